@@ -1,0 +1,71 @@
+# cutile2triton — build, test and benchmark.
+#
+#   make            build/cutile2triton, build/libcutile2triton.a, build/libcutile2triton.so
+#   make test       every test; ends with "N passed, M failed"
+#   make bench      parse + emit the standard library, against CPython's ast
+#   make asan       the tool built with AddressSanitizer + UndefinedBehaviorSanitizer
+#   make clean
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -Wall -Wextra -Werror -Wno-unused-parameter -D_POSIX_C_SOURCE=200809L
+CPPFLAGS += -Iinclude -Isrc
+PYTHON  ?= python3
+
+BUILD   := build
+ASAN_BUILD := build/asan
+
+# The library: every stage under src/ except the command-line front end.
+LIB_SRCS := $(sort $(wildcard src/*.c src/base/*.c src/tokenize/*.c src/parse/*.c \
+              src/resolve/*.c src/analyze/*.c src/lower/*.c src/emit/*.c))
+CLI_SRCS := src/cli/main.c
+UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
+HEADERS  := include/cutile2triton.h $(wildcard src/*.h src/*/*.h tests/unit/*.h)
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+PIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/pic/%.o)
+ASAN_OBJS := $(LIB_SRCS:%.c=$(ASAN_BUILD)/obj/%.o) $(CLI_SRCS:%.c=$(ASAN_BUILD)/obj/%.o)
+SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+.PHONY: all test unit oracle oracle-asan bench asan clean
+all: $(BUILD)/cutile2triton $(BUILD)/libcutile2triton.a $(BUILD)/libcutile2triton.so
+
+$(BUILD)/obj/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/pic/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c $< -o $@
+
+$(ASAN_BUILD)/obj/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -O1 $(SANITIZE) -c $< -o $@
+
+$(BUILD)/libcutile2triton.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libcutile2triton.so: $(PIC_OBJS)
+	$(CC) -shared -o $@ $^
+
+$(BUILD)/cutile2triton: $(BUILD)/obj/src/cli/main.o $(BUILD)/libcutile2triton.a
+	$(CC) $(CFLAGS) -o $@ $^
+
+$(BUILD)/unit_tests: $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/libcutile2triton.a
+	$(CC) $(CFLAGS) -o $@ $^
+
+$(ASAN_BUILD)/cutile2triton: $(ASAN_OBJS)
+	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^
+
+asan: $(ASAN_BUILD)/cutile2triton
+
+# make test: every test suite, one summary line at the end.
+test: all $(BUILD)/unit_tests $(ASAN_BUILD)/cutile2triton
+	@$(PYTHON) tests/run_all.py
+
+bench: $(BUILD)/cutile2triton
+	@$(PYTHON) bench/bench_stdlib.py --tool $(BUILD)/cutile2triton
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,63 @@
+/*
+ * cutile2triton.h — the one public header of libcutile2triton.
+ *
+ * The library reads a Python module (cuTile kernels and their host code) and
+ * writes Python back: today the module re-emitted from its syntax tree
+ * (round trip); the conversion to Triton builds on the same pipeline:
+ *
+ *   source - tokenize - parse - resolve - analyze - lower - emit
+ *
+ * Every entry point takes the whole source text in memory, never touches the
+ * file system, never exits the process and never prints: output and
+ * diagnostics come back in a c2t_result that the caller frees.
+ */
+#ifndef CUTILE2TRITON_H
+#define CUTILE2TRITON_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define C2T_VERSION "0.1.0"
+
+/* Exit statuses of the command-line tool, and statuses of c2t_result. */
+enum {
+  C2T_OK = 0,          /* output produced */
+  C2T_ERROR_INPUT = 1, /* the input is not valid (syntax, unsupported construct) */
+  C2T_ERROR_USAGE = 2, /* bad usage or an I/O error (the command-line tool only) */
+  C2T_ERROR_LIMIT = 1  /* an explicit limit was hit: reported like an input error */
+};
+
+/* What one call produced. `output` holds the emitted module when status is
+ * C2T_OK; `diagnostics` holds formatted messages (errors and warnings), each
+ * "FILE:LINE:COL: error: MESSAGE" followed by the source line and a caret.
+ * Both strings are NUL-terminated and owned by the result. */
+typedef struct c2t_result {
+  int status;
+  char *output;
+  size_t output_len;
+  char *diagnostics;
+  size_t diagnostics_len;
+} c2t_result;
+
+/* Parse `source` (`length` bytes, need not be NUL-terminated) as a Python
+ * 3.12 module named `filename` in diagnostics, and write it back from its
+ * syntax tree, comments included. Returns result->status. */
+int c2t_roundtrip(const char *filename, const char *source, size_t length, c2t_result *result);
+
+/* Parse only: status and diagnostics, no output. */
+int c2t_check_syntax(const char *filename, const char *source, size_t length, c2t_result *result);
+
+/* Release what a result holds; the struct itself belongs to the caller. */
+void c2t_result_free(c2t_result *result);
+
+/* The library version, C2T_VERSION. */
+const char *c2t_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUTILE2TRITON_H */
