@@ -16,8 +16,8 @@ BUILD   := build
 ASAN_BUILD := build/asan
 
 # The library: every stage under src/ except the command-line front end.
-LIB_SRCS := $(sort $(wildcard src/*.c src/base/*.c src/tokenize/*.c src/parse/*.c \
-              src/resolve/*.c src/analyze/*.c src/lower/*.c src/emit/*.c))
+LIB_SRCS := $(sort $(wildcard src/*.c src/base/*.c src/tokenize/*.c src/parse/*.c src/emit/*.c \
+              src/resolve/*.c src/lower/*.c))
 CLI_SRCS := src/cli/main.c
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 HEADERS  := include/cutile2triton.h $(wildcard src/*.h src/*/*.h tests/unit/*.h)
@@ -64,8 +64,11 @@ asan: $(ASAN_BUILD)/cutile2triton
 test: all $(BUILD)/unit_tests $(ASAN_BUILD)/cutile2triton
 	@$(PYTHON) tests/run_all.py
 
-bench: $(BUILD)/cutile2triton
-	@$(PYTHON) bench/bench_stdlib.py --tool $(BUILD)/cutile2triton
+$(BUILD)/bench_roundtrip: $(BUILD)/obj/bench/bench_roundtrip.o $(BUILD)/libcutile2triton.a
+	$(CC) $(CFLAGS) -o $@ $^
+
+bench: $(BUILD)/bench_roundtrip
+	@$(PYTHON) bench/bench_stdlib.py --bench-binary $(BUILD)/bench_roundtrip
 
 clean:
 	rm -rf $(BUILD)

@@ -47,6 +47,13 @@ typedef struct c2t_result {
  * syntax tree, comments included. Returns result->status. */
 int c2t_roundtrip(const char *filename, const char *source, size_t length, c2t_result *result);
 
+/* Convert a cuTile module (`import cuda.tile as ct`, @ct.kernel functions
+ * and the host code that launches them) into a Triton module: @triton.jit
+ * kernels, one launcher per kernel, the host code rewritten, everything else
+ * kept. What cannot be converted faithfully is an error, and then there is
+ * no output. Returns result->status. */
+int c2t_convert(const char *filename, const char *source, size_t length, c2t_result *result);
+
 /* Parse only: status and diagnostics, no output. */
 int c2t_check_syntax(const char *filename, const char *source, size_t length, c2t_result *result);
 

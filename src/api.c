@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "c2t.h"
+#include "convert.h"
+#include "lower/lower.h"
 
 const char *c2t_version(void) { return C2T_VERSION; }
 
@@ -21,7 +22,7 @@ void c2t_result_free(c2t_result *result) {
   result->output_len = result->diagnostics_len = 0;
 }
 
-typedef enum ApiJob { JOB_CHECK, JOB_ROUNDTRIP } ApiJob;
+typedef enum ApiJob { JOB_CHECK, JOB_ROUNDTRIP, JOB_CONVERT } ApiJob;
 
 static char *api_take_string(Buf *buf, size_t *length) {
   if (!buf->data)
@@ -53,7 +54,14 @@ static int api_run(ApiJob job, const char *filename, const char *source, size_t 
     ctx->source.text = arena_strndup(&ctx->arena, source ? source : "", source ? length : 0);
     ctx->source.len = source ? length : 0;
     ParseResult parsed = parse_module(ctx);
-    if (job == JOB_ROUNDTRIP)
+    if (job == JOB_CONVERT) {
+      Converter *conv = arena_alloc(&ctx->arena, sizeof(Converter));
+      conv->ctx = ctx;
+      conv->module = parsed.module;
+      resolve_module(conv);
+      lower_module(conv);
+    }
+    if (job != JOB_CHECK)
       emit_python_module(ctx, &parsed, &output);
     result->status = C2T_OK;
   } else {
@@ -62,7 +70,7 @@ static int api_run(ApiJob job, const char *filename, const char *source, size_t 
     result->status = C2T_ERROR_INPUT;
     buf_free(&output);
   }
-  if (result->status == C2T_OK && job == JOB_ROUNDTRIP)
+  if (result->status == C2T_OK && job != JOB_CHECK)
     result->output = api_take_string(&output, &result->output_len);
   result->diagnostics = api_take_string(&ctx->diag.messages, &result->diagnostics_len);
   arena_free(&ctx->arena);
@@ -76,4 +84,8 @@ int c2t_roundtrip(const char *filename, const char *source, size_t length, c2t_r
 
 int c2t_check_syntax(const char *filename, const char *source, size_t length, c2t_result *result) {
   return api_run(JOB_CHECK, filename, source, length, result);
+}
+
+int c2t_convert(const char *filename, const char *source, size_t length, c2t_result *result) {
+  return api_run(JOB_CONVERT, filename, source, length, result);
 }

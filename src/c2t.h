@@ -221,6 +221,7 @@ typedef enum NodeKind {
   N_PASS,
   N_BREAK,
   N_CONTINUE,
+  N_COMMENT,      /* converter only: a comment line `# text` (u.piece.text, without '#') */
   /* expressions */
   N_BOOL_OP,
   N_NAMED_EXPR,
@@ -303,8 +304,11 @@ typedef enum ExprContext { CTX_LOAD, CTX_STORE, CTX_DEL } ExprContext;
 
 struct Node {
   NodeKind kind;
-  Span span;
+  Span span;          /* all zero for nodes the converter synthesizes */
   bool parenthesized; /* expressions: written inside (...) in the source */
+  bool rewritten;      /* the converter replaced or changed this node or something inside it */
+  const char *note;    /* statements: a comment the converter puts at the end of the line, or NULL */
+  struct TypeInfo *type; /* analyze: what an expression holds in a kernel (NULL before analysis) */
   union {
     struct { NodeList body; } module;
 
@@ -418,6 +422,14 @@ struct Node {
     struct { NodeList patterns; } match_or;
   } u;
 };
+
+/* Call visit(child, data) for each direct child of node, in source order
+ * (base/walk.c). */
+typedef void (*NodeVisitor)(Node *child, void *data);
+void node_children(Node *node, NodeVisitor visit, void *data);
+/* The same with the address of each child, so that a visitor can replace it. */
+typedef void (*SlotVisitor)(Node **slot, void *data);
+void node_child_slots(Node *node, SlotVisitor visit, void *data);
 
 /* Parse a whole module. Reports syntax errors through ctx->diag. The
  * returned N_MODULE and the token list (for comments) live in the arena. */

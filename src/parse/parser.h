@@ -76,6 +76,10 @@ Node *parse_annotation(Parser *p);          /* expression, or star_expression wh
  * "cannot assign to function call here", ... `what` is "assign to" or "delete". */
 void set_target_context(Parser *p, Node *target, ExprContext ctx);
 bool is_augassign_target(const Node *target); /* Name, Attribute, Subscript (not parenthesized tuples) */
+/* What CPython calls an expression in messages: "function call", "literal",
+ * "tuple", "conditional expression", ... (added by the expression parser, for
+ * "'%s' is an illegal expression for augmented assignment" and the like). */
+const char *expr_name(const Node *node);
 
 /* ---- parse_stmt.c */
 NodeList parse_block(Parser *p);            /* block: NEWLINE INDENT statements DEDENT | simple_stmts */

@@ -52,7 +52,8 @@ const char *unit_parse(const char *source);
 const char *unit_roundtrip(const char *source);
 
 void run_tokenize_tests(void);
-void run_parse_tests(void);
+void run_parse_tests(void);      /* test_parse.c: expressions; calls run_parse_stmt_tests */
+void run_parse_stmt_tests(void); /* test_parse_stmt.c: statements, patterns, module */
 void run_emit_tests(void);
 
 #endif /* C2T_UNIT_H */

@@ -1,0 +1,76 @@
+/*
+ * convert.h — shared by the conversion stages (cuTile module -> Triton module):
+ *
+ *   resolve/   which names mean cuda.tile, which functions are kernels or
+ *              reachable from them, module constants, launch sites
+ *   analyze/   per kernel: what each parameter and expression holds
+ *   lower/     cuTile operations -> Triton operations, kernel by kernel
+ *   emit/      the module written back (emit_python.c) with the lowered parts
+ *
+ * The stages share one Converter. Errors go through ctx->diag (longjmp).
+ */
+#ifndef C2T_CONVERT_H
+#define C2T_CONVERT_H
+
+#include "c2t.h"
+
+/* Explicit limits of the conversion. */
+#define C2T_MAX_KERNELS      256
+#define C2T_MAX_FUNCTIONS    4096
+#define C2T_MAX_ALIASES      512
+
+/* A module-level name and what it is bound to. */
+typedef struct Binding {
+  Str name;
+  Node *value;     /* the assigned expression (aliases, constants) or NULL */
+  const char *member; /* cuda.tile member it stands for ("load", "PaddingMode.ZERO"), or NULL */
+} Binding;
+
+typedef enum FunctionRole {
+  ROLE_HOST,       /* stays Python */
+  ROLE_KERNEL,     /* @ct.kernel: becomes @triton.jit with a launcher */
+  ROLE_DEVICE,     /* called from a kernel (or @ct.function): becomes @triton.jit */
+} FunctionRole;
+
+typedef struct Function {
+  Node *def;       /* N_FUNCTION_DEF at module level */
+  FunctionRole role;
+  Node *kernel_decorator; /* the @ct.kernel(...) decorator, for hints */
+  bool host_too;   /* @ct.function(host=True): kept as a host function as well */
+  /* lowering state of tile functions */
+  bool lowered;
+  bool lowering;   /* on the stack: a recursive call cannot be converted */
+  bool *param_is_array; /* per original positional parameter */
+  int param_count;
+  struct TypeInfo *return_type;
+} Function;
+
+typedef struct Converter {
+  Context *ctx;
+  Node *module;
+
+  /* resolve */
+  Str ct_modules[16];     /* names bound to the cuda.tile module (`ct`) */
+  int ct_module_count;
+  bool cuda_package_bound;/* `import cuda.tile`: cuda.tile.X chains */
+  Binding bindings[C2T_MAX_ALIASES]; /* from-imports and module-level aliases/constants */
+  int binding_count;
+  Function functions[C2T_MAX_FUNCTIONS];
+  int function_count;
+  NodeList launch_sites;  /* N_CALL nodes of ct.launch in host code */
+  NodeList ct_imports;    /* import statements of cuda.tile, removed from the output */
+} Converter;
+
+/* ---- resolve/resolve.c */
+void resolve_module(Converter *conv);
+/* The cuda.tile member an expression names ("load", "float16",
+ * "PaddingMode.ZERO", "Constant"), following imports and module-level
+ * aliases; NULL when it names something else. */
+const char *resolve_ct_member(Converter *conv, const Node *expr);
+bool is_ct_member(Converter *conv, const Node *expr, const char *member);
+Function *find_function(Converter *conv, Str name);
+const Binding *find_binding(Converter *conv, Str name);
+bool str_eq(Str a, const char *text);
+bool str_same(Str a, Str b);
+
+#endif /* C2T_CONVERT_H */

@@ -1,0 +1,113 @@
+/*
+ * emit.h — the emitter's internal API, shared by its files and by later
+ * stages that write Python (the Triton converter):
+ *
+ *   emit_layout.c  lines, indentation, comments and blank lines
+ *   emit_expr.c    expressions with their precedence, f-strings, call and
+ *                  parameter lists, comprehensions, match patterns
+ *   emit_python.c  statements, blocks, clauses, the module entry point
+ *
+ * An Emitter writes into a Buf. Built with emitter_init over a parsed module
+ * it also re-inserts the source's comments and blank lines; built with
+ * emitter_init_bare it writes synthesized trees (spans all zero) without any.
+ */
+#ifndef C2T_EMIT_H
+#define C2T_EMIT_H
+
+#include "../c2t.h"
+
+/* How tightly an expression binds, loosest first. A context asks for a
+ * minimum level; a node below it is written inside parentheses. */
+typedef enum Prec {
+  PREC_NAMED,  /* x := y */
+  PREC_YIELD,  /* yield x: the whole of an expression statement or assigned value */
+  PREC_TUPLE,  /* a, b: return values, for targets and iterables, subscripts */
+  PREC_TEST,   /* lambda, a if b else c: most single-expression contexts */
+  PREC_OR,
+  PREC_AND,
+  PREC_NOT,
+  PREC_CMP,    /* < > == >= <= != in, not in, is, is not */
+  PREC_BOR,    /* | ; also the operand of * and ** unpacking in displays */
+  PREC_BXOR,
+  PREC_BAND,
+  PREC_SHIFT,
+  PREC_ARITH,  /* + - */
+  PREC_TERM,   /* * / // % @ */
+  PREC_FACTOR, /* unary + - ~ */
+  PREC_POWER,  /* ** */
+  PREC_AWAIT,
+  PREC_ATOM,   /* names, literals, displays, calls, attributes, subscripts */
+} Prec;
+
+typedef struct Emitter {
+  Context *ctx;       /* arena and diagnostics (depth errors) */
+  Buf *out;
+  int indent;         /* block depth; a level is four spaces */
+  int depth;          /* nested emit calls, bounded by C2T_MAX_EMIT_DEPTH */
+
+  /* Source layout, all empty for a bare emitter. */
+  const char *text;   /* the source bytes */
+  size_t text_len;
+  const size_t *line_starts; /* byte offset of each line, index 0 is line 1 */
+  int line_count;
+  const Token *tokens;
+  int token_count;
+  const Comment *comments;
+  int comment_count;
+  int next_comment;   /* comments before this index have been written */
+  const bool *comment_written; /* or NULL: comments already inside verbatim text */
+  int last_line;      /* last source line the output has accounted for */
+  bool block_start;   /* nothing written yet in the current block */
+} Emitter;
+
+/* ---- emit_layout.c */
+void emitter_init(Emitter *e, Context *ctx, Buf *out, const ParseResult *parsed);
+void emitter_init_bare(Emitter *e, Context *ctx, Buf *out);
+void emit_text(Emitter *e, const char *text);
+void emit_str(Emitter *e, Str s);
+void emit_begin_line(Emitter *e); /* the current indentation */
+void emit_end_line(Emitter *e);   /* a line break */
+void emit_blank_line(Emitter *e);
+void emit_enter(Emitter *e, const Node *node); /* depth + 1, error past the limit */
+void emit_leave(Emitter *e);
+
+/* Comments and blank lines around a statement or clause header whose text
+ * starts on source line `first_line` and whose last line is `last_line`:
+ * comments before `first_line` on their own lines (with the blank lines
+ * between them when `keep_blank_lines`), the blank lines before the
+ * statement, then the comments on its lines before `last_line`. */
+void emit_comments_before(Emitter *e, int first_line, int last_line, bool keep_blank_lines);
+/* The comment at the end of source line `line`, if it is the next one:
+ * "  # text". Call before emit_end_line. */
+void emit_trailing_comment(Emitter *e, int line);
+/* Own-line comments after a block's last statement that belong to the
+ * block: before `limit_line` and at column `block_col` or deeper. */
+void emit_block_tail_comments(Emitter *e, int limit_line, int block_col);
+/* Every comment not written yet, on its own line. */
+void emit_remaining_comments(Emitter *e);
+/* Line of the last token of the header that introduces `body_first`
+ * (normally the `:`), and of the keyword before that `:` (`else`,
+ * `finally`); 0 without tokens. */
+int header_last_line(const Emitter *e, const Node *body_first);
+int clause_keyword_line(const Emitter *e, const Node *body_first);
+int stmt_first_line(const Node *stmt); /* decorators included */
+
+/* ---- emit_expr.c */
+void emit_expr(Emitter *e, const Node *expr, Prec context);
+void emit_named_expression(Emitter *e, const Node *expr); /* `x := y` bare, else as PREC_TEST */
+void emit_arguments(Emitter *e, const Node *arguments, bool is_lambda); /* the text inside (...) */
+void emit_call_arguments(Emitter *e, const NodeList *args, const NodeList *keywords);
+void emit_type_params(Emitter *e, const NodeList *params); /* `[T, *Ts, **P]`, nothing when empty */
+void emit_pattern(Emitter *e, const Node *pattern, bool top_level);
+const char *ast_op_spelling(AstOp op);
+
+/* ---- emit_python.c */
+/* A statement on its own line(s); `next` is the following statement of the
+ * same block (or NULL) and `limit_line` the first source line after the
+ * statement that belongs to what follows it. */
+void emit_stmt(Emitter *e, const Node *stmt, const Node *next, int limit_line);
+void emit_stmts(Emitter *e, const NodeList *body, int limit_line);
+/* A block one level deeper than the current one. */
+void emit_block(Emitter *e, const NodeList *body, int limit_line);
+
+#endif /* C2T_EMIT_H */

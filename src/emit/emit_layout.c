@@ -1,0 +1,316 @@
+/*
+ * emit_layout.c — the emitter's lines: indentation, the source's comments
+ * and blank lines put back around the statements.
+ *
+ * Comments are written strictly in source order through one cursor
+ * (next_comment), so each comes out exactly once. Where a comment goes
+ * follows from its line: before a statement (own line), at the end of a
+ * statement's or header's last line (trailing), or at the end of a block.
+ * Blank lines are counted in the source between the last line accounted for
+ * and the next thing written, at most two in a row, none at a block's start.
+ */
+#include <string.h>
+
+#include "emit.h"
+
+enum { MAX_BLANK_LINES = 2, INDENT_WIDTH = 4 };
+
+/* ------------------------------------------------------------------ init */
+
+/* Byte offset of the start of each line (arena). */
+static void emitter_index_lines(Emitter *e) {
+  int count = 1;
+  for (size_t i = 0; i < e->text_len; i++)
+    if (e->text[i] == '\n')
+      count++;
+  size_t *starts = arena_alloc(&e->ctx->arena, sizeof(size_t) * (size_t)(count + 1));
+  int line = 0;
+  starts[line++] = 0;
+  for (size_t i = 0; i < e->text_len; i++)
+    if (e->text[i] == '\n')
+      starts[line++] = i + 1;
+  starts[count] = e->text_len;
+  e->line_starts = starts;
+  e->line_count = count;
+}
+
+void emitter_init_bare(Emitter *e, Context *ctx, Buf *out) {
+  memset(e, 0, sizeof *e);
+  e->ctx = ctx;
+  e->out = out;
+  e->block_start = true;
+}
+
+/* Is some comment inside an f-string? Only then can one sit in a debug
+ * field's text (`f"{x = # c` newline `}"`, Python 3.12). */
+static bool comment_inside_fstring(const Emitter *e) {
+  int c = 0, depth = 0;
+  size_t start = 0;
+  for (int i = 0; i < e->token_count && c < e->comment_count; i++) {
+    const Token *t = &e->tokens[i];
+    if (t->kind == TOK_FSTRING_START && depth++ == 0)
+      start = t->span.start.offset;
+    if (t->kind != TOK_FSTRING_END || --depth > 0)
+      continue;
+    while (c < e->comment_count && e->comments[c].pos.offset < start)
+      c++;
+    if (c < e->comment_count && e->comments[c].pos.offset < t->span.end.offset)
+      return true;
+  }
+  return false;
+}
+
+typedef struct VerbatimMarks {
+  Emitter *e;
+  bool *written;
+} VerbatimMarks;
+
+/* Mark the comments inside the debug text of each f-string field below
+ * `n`: the text is written verbatim, comments included. */
+static void mark_debug_text_comments(Node *n, void *data) {
+  VerbatimMarks *marks = data;
+  if (n->kind == N_FORMATTED_VALUE && n->u.formatted_value.debug_text.len > 0) {
+    Str debug = n->u.formatted_value.debug_text;
+    size_t from = (size_t)(debug.text - marks->e->text), to = from + (size_t)debug.len;
+    for (int i = 0; i < marks->e->comment_count; i++) {
+      size_t at = marks->e->comments[i].pos.offset;
+      if (at >= from && at < to)
+        marks->written[i] = true;
+    }
+  }
+  node_children(n, mark_debug_text_comments, data);
+}
+
+void emitter_init(Emitter *e, Context *ctx, Buf *out, const ParseResult *parsed) {
+  emitter_init_bare(e, ctx, out);
+  e->text = ctx->source.text;
+  e->text_len = ctx->source.len;
+  e->tokens = parsed->tokens.tokens;
+  e->token_count = parsed->tokens.tokens ? parsed->tokens.count : 0;
+  e->comments = parsed->tokens.comments;
+  e->comment_count = parsed->tokens.comments ? parsed->tokens.comment_count : 0;
+  if (e->text)
+    emitter_index_lines(e);
+  if (e->text && parsed->module && comment_inside_fstring(e)) {
+    VerbatimMarks marks = {e, arena_alloc(&ctx->arena, (size_t)e->comment_count)};
+    mark_debug_text_comments(parsed->module, &marks);
+    e->comment_written = marks.written;
+  }
+  /* The start of the module keeps its blank lines, so that a comment below
+   * line 2 never moves up into the coding-cookie lines. */
+  e->block_start = false;
+}
+
+/* ----------------------------------------------------------------- text */
+
+void emit_text(Emitter *e, const char *text) { buf_puts(e->out, text); }
+
+void emit_str(Emitter *e, Str s) { buf_put(e->out, s.text, (size_t)s.len); }
+
+void emit_begin_line(Emitter *e) {
+  static const char spaces[] = "                                                                ";
+  int width = e->indent * INDENT_WIDTH;
+  while (width > 0) {
+    int chunk = width < (int)sizeof spaces - 1 ? width : (int)sizeof spaces - 1;
+    buf_put(e->out, spaces, (size_t)chunk);
+    width -= chunk;
+  }
+}
+
+void emit_end_line(Emitter *e) { buf_putc(e->out, '\n'); }
+
+void emit_blank_line(Emitter *e) { buf_putc(e->out, '\n'); }
+
+void emit_enter(Emitter *e, const Node *node) {
+  if (++e->depth > C2T_MAX_EMIT_DEPTH)
+    diag_error(&e->ctx->diag, node->span.start, "too deeply nested to write back (limit %d)", C2T_MAX_EMIT_DEPTH);
+}
+
+void emit_leave(Emitter *e) { e->depth--; }
+
+/* ----------------------------------------------------------- blank lines */
+
+static bool source_line_is_blank(const Emitter *e, int line) {
+  if (line < 1 || line > e->line_count)
+    return false;
+  for (size_t i = e->line_starts[line - 1]; i < e->line_starts[line]; i++) {
+    char c = e->text[i];
+    if (c != ' ' && c != '\t' && c != '\f' && c != '\r' && c != '\n')
+      return false;
+  }
+  return true;
+}
+
+/* The blank source lines between the last line accounted for and `line`,
+ * at most two, unless nothing has been written in this block yet. */
+static void emit_blank_lines_before(Emitter *e, int line) {
+  if (e->block_start || !e->text)
+    return;
+  int blank = 0;
+  for (int l = e->last_line + 1; l < line && blank < MAX_BLANK_LINES; l++)
+    if (source_line_is_blank(e, l))
+      blank++;
+  for (int i = 0; i < blank; i++)
+    emit_blank_line(e);
+}
+
+/* -------------------------------------------------------------- comments */
+
+static const Comment *next_comment(Emitter *e) {
+  while (e->comment_written && e->next_comment < e->comment_count && e->comment_written[e->next_comment])
+    e->next_comment++;
+  return e->next_comment < e->comment_count ? &e->comments[e->next_comment] : NULL;
+}
+
+/* The comment text without trailing blanks. */
+static void emit_comment_text(Emitter *e, const Comment *c) {
+  int length = c->len;
+  while (length > 0 && strchr(" \t\f\r\v", c->text[length - 1]))
+    length--;
+  buf_put(e->out, c->text, (size_t)length);
+}
+
+/* A comment that CPython would read as an encoding declaration
+ * (`coding[:=]`) if it stood on line 1 or 2. */
+static bool comment_declares_coding(const Comment *c) {
+  for (int i = 0; i + 7 <= c->len; i++)
+    if (memcmp(c->text + i, "coding", 6) == 0 && (c->text[i + 6] == ':' || c->text[i + 6] == '='))
+      return true;
+  return false;
+}
+
+/* Number of lines written so far, counted only while it is below 2. */
+static int output_lines_below_two(const Emitter *e) {
+  int lines = 0;
+  for (size_t i = 0; i < e->out->len && lines < 2; i++)
+    if (e->out->data[i] == '\n')
+      lines++;
+  return lines;
+}
+
+/* A coding-like comment moved up onto line 1 or 2 (out of a statement)
+ * would change how CPython decodes the file: keep it below them. */
+static void keep_off_cookie_lines(Emitter *e, const Comment *c) {
+  if (!comment_declares_coding(c))
+    return;
+  int written = output_lines_below_two(e);
+  if (written < 2 && written + 1 != c->pos.line)
+    while (written++ < 2)
+      emit_blank_line(e);
+}
+
+static void emit_own_line_comment(Emitter *e, const Comment *c) {
+  keep_off_cookie_lines(e, c);
+  emit_begin_line(e);
+  emit_comment_text(e, c);
+  emit_end_line(e);
+  e->next_comment++;
+  if (c->pos.line > e->last_line)
+    e->last_line = c->pos.line;
+  e->block_start = false;
+}
+
+void emit_comments_before(Emitter *e, int first_line, int last_line, bool keep_blank_lines) {
+  const Comment *c;
+  while ((c = next_comment(e)) && c->pos.line < first_line) {
+    if (keep_blank_lines)
+      emit_blank_lines_before(e, c->pos.line);
+    emit_own_line_comment(e, c);
+  }
+  if (keep_blank_lines)
+    emit_blank_lines_before(e, first_line);
+  while ((c = next_comment(e)) && c->pos.line < last_line)
+    emit_own_line_comment(e, c);
+}
+
+void emit_trailing_comment(Emitter *e, int line) {
+  const Comment *c = next_comment(e);
+  if (!c || c->own_line || c->pos.line != line)
+    return;
+  buf_put(e->out, "  ", 2);
+  emit_comment_text(e, c);
+  e->next_comment++;
+}
+
+void emit_block_tail_comments(Emitter *e, int limit_line, int block_col) {
+  const Comment *c;
+  while ((c = next_comment(e)) && c->own_line && c->pos.line < limit_line && c->pos.col >= block_col) {
+    emit_blank_lines_before(e, c->pos.line);
+    emit_own_line_comment(e, c);
+  }
+}
+
+void emit_remaining_comments(Emitter *e) {
+  const Comment *c;
+  while ((c = next_comment(e))) {
+    emit_blank_lines_before(e, c->pos.line);
+    emit_own_line_comment(e, c);
+  }
+}
+
+/* ---------------------------------------------------------------- tokens */
+
+/* Index of the first token that starts at or after byte `offset`. */
+static int token_index_at(const Emitter *e, size_t offset) {
+  int low = 0, high = e->token_count;
+  while (low < high) {
+    int mid = low + (high - low) / 2;
+    if (e->tokens[mid].span.start.offset < offset)
+      low = mid + 1;
+    else
+      high = mid;
+  }
+  return low;
+}
+
+static bool token_is_layout(const Token *t) {
+  return t->kind == TOK_NEWLINE || t->kind == TOK_INDENT || t->kind == TOK_DEDENT;
+}
+
+/* Opening brackets and `@` that may precede a statement's first node. */
+static bool token_opens_statement(const Token *t) {
+  return t->kind == TOK_OP && (t->op == OP_LPAR || t->op == OP_LSQB || t->op == OP_LBRACE || t->op == OP_AT);
+}
+
+static size_t stmt_first_offset(const Node *stmt) {
+  size_t offset = stmt->span.start.offset;
+  if (stmt->kind == N_FUNCTION_DEF && stmt->u.function_def.decorator_list.count > 0)
+    offset = stmt->u.function_def.decorator_list.items[0]->span.start.offset;
+  else if (stmt->kind == N_CLASS_DEF && stmt->u.class_def.decorator_list.count > 0)
+    offset = stmt->u.class_def.decorator_list.items[0]->span.start.offset;
+  return offset < stmt->span.start.offset ? offset : stmt->span.start.offset;
+}
+
+/* Index of the last token of the header before `body_first`, or -1. */
+static int header_last_token(const Emitter *e, const Node *body_first) {
+  if (!e->tokens || !body_first)
+    return -1;
+  int i = token_index_at(e, stmt_first_offset(body_first)) - 1;
+  while (i >= 0 && (token_is_layout(&e->tokens[i]) || token_opens_statement(&e->tokens[i])))
+    i--;
+  return i;
+}
+
+int header_last_line(const Emitter *e, const Node *body_first) {
+  int i = header_last_token(e, body_first);
+  return i >= 0 ? e->tokens[i].span.end.line : 0;
+}
+
+int clause_keyword_line(const Emitter *e, const Node *body_first) {
+  int i = header_last_token(e, body_first);
+  if (i > 0 && e->tokens[i].kind == TOK_OP && e->tokens[i].op == OP_COLON)
+    i--;
+  return i >= 0 ? e->tokens[i].span.start.line : 0;
+}
+
+int stmt_first_line(const Node *stmt) {
+  int line = stmt->span.start.line;
+  const NodeList *decorators = NULL;
+  if (stmt->kind == N_FUNCTION_DEF)
+    decorators = &stmt->u.function_def.decorator_list;
+  else if (stmt->kind == N_CLASS_DEF)
+    decorators = &stmt->u.class_def.decorator_list;
+  if (decorators && decorators->count > 0 && decorators->items[0]->span.start.line < line)
+    line = decorators->items[0]->span.start.line;
+  return line;
+}

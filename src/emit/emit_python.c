@@ -1,0 +1,495 @@
+/*
+ * emit_python.c — statements and the module entry point.
+ *
+ * One statement per line, four spaces a level, compound statements as a
+ * header line ending in `:` followed by their indented block. Semicolons
+ * and one-line bodies (`if x: y`) come out as separate lines. Around each
+ * statement and clause header the layout functions (emit_layout.c) put back
+ * the source's comments and blank lines; `limit_line` tells a block where
+ * what follows it begins, so own-line comments after its last statement go
+ * to the right level.
+ */
+#include <limits.h>
+
+#include "emit.h"
+
+/* -------------------------------------------------------------- headers */
+
+/* Comments before a header, then the start of its line. */
+static void begin_header(Emitter *e, int first_line, int header_line, bool keep_blank_lines) {
+  emit_comments_before(e, first_line, header_line, keep_blank_lines);
+  emit_begin_line(e);
+}
+
+/* The `:` closing a header, its trailing comment when the block starts on
+ * a later line, and the line break. */
+static void end_header(Emitter *e, int header_line, int body_first_line) {
+  buf_putc(e->out, ':');
+  if (header_line > 0 && body_first_line > header_line)
+    emit_trailing_comment(e, header_line);
+  emit_end_line(e);
+  if (header_line > e->last_line)
+    e->last_line = header_line;
+  e->block_start = false;
+}
+
+static int body_first_line(const NodeList *body) { return body->count ? stmt_first_line(body->items[0]) : 0; }
+
+static int body_header_line(const Emitter *e, const NodeList *body) {
+  return body->count ? header_last_line(e, body->items[0]) : 0;
+}
+
+/* A clause introduced by a bare keyword: `else:`, `finally:`, `try:`. */
+static void emit_keyword_clause(Emitter *e, const char *keyword, const NodeList *body, int limit_line) {
+  int keyword_line = body->count ? clause_keyword_line(e, body->items[0]) : 0;
+  int header_line = body_header_line(e, body);
+  begin_header(e, keyword_line, header_line, false);
+  emit_text(e, keyword);
+  end_header(e, header_line, body_first_line(body));
+  emit_block(e, body, limit_line);
+}
+
+/* The line where a clause begins, for the block before it. */
+static int keyword_clause_line(const Emitter *e, const NodeList *body, int otherwise) {
+  return body->count ? clause_keyword_line(e, body->items[0]) : otherwise;
+}
+
+void emit_block(Emitter *e, const NodeList *body, int limit_line) {
+  e->indent++;
+  e->block_start = true;
+  if (body->count == 0) {
+    emit_begin_line(e);
+    emit_text(e, "pass");
+    emit_end_line(e);
+  } else {
+    emit_stmts(e, body, limit_line);
+    emit_block_tail_comments(e, limit_line, body->items[0]->span.start.col);
+  }
+  e->indent--;
+}
+
+void emit_stmts(Emitter *e, const NodeList *body, int limit_line) {
+  for (int i = 0; i < body->count; i++) {
+    const Node *next = i + 1 < body->count ? body->items[i + 1] : NULL;
+    emit_stmt(e, body->items[i], next, next ? stmt_first_line(next) : limit_line);
+  }
+}
+
+/* ------------------------------------------------------ simple statements */
+
+static void emit_names(Emitter *e, const char *keyword, const NodeList *names) {
+  emit_text(e, keyword);
+  for (int i = 0; i < names->count; i++) {
+    if (i)
+      emit_text(e, ", ");
+    emit_str(e, names->items[i]->u.name.id);
+  }
+}
+
+static void emit_aliases(Emitter *e, const NodeList *aliases) {
+  for (int i = 0; i < aliases->count; i++) {
+    const Node *alias = aliases->items[i];
+    if (i)
+      emit_text(e, ", ");
+    emit_str(e, alias->u.alias.name);
+    if (alias->u.alias.asname.len) {
+      emit_text(e, " as ");
+      emit_str(e, alias->u.alias.asname);
+    }
+  }
+}
+
+static void emit_import_from(Emitter *e, const Node *s) {
+  emit_text(e, "from ");
+  for (int i = 0; i < s->u.import_from.level; i++)
+    buf_putc(e->out, '.');
+  emit_str(e, s->u.import_from.module);
+  emit_text(e, " import ");
+  emit_aliases(e, &s->u.import_from.names);
+}
+
+static void emit_assign(Emitter *e, const Node *s) {
+  for (int i = 0; i < s->u.assign.targets.count; i++) {
+    emit_expr(e, s->u.assign.targets.items[i], PREC_TUPLE);
+    emit_text(e, " = ");
+  }
+  emit_expr(e, s->u.assign.value, PREC_YIELD);
+}
+
+static void emit_ann_assign(Emitter *e, const Node *s) {
+  const Node *target = s->u.ann_assign.target;
+  /* `(x): int` is not simple; only the parentheses say so. */
+  if (target->kind == N_NAME && !s->u.ann_assign.simple && !target->parenthesized) {
+    buf_putc(e->out, '(');
+    emit_expr(e, target, PREC_TEST);
+    buf_putc(e->out, ')');
+  } else {
+    emit_expr(e, target, PREC_TEST);
+  }
+  emit_text(e, ": ");
+  emit_expr(e, s->u.ann_assign.annotation, PREC_TEST);
+  if (s->u.ann_assign.value) {
+    emit_text(e, " = ");
+    emit_expr(e, s->u.ann_assign.value, PREC_YIELD);
+  }
+}
+
+static void emit_raise(Emitter *e, const Node *s) {
+  emit_text(e, "raise");
+  if (s->u.raise.exc) {
+    buf_putc(e->out, ' ');
+    emit_expr(e, s->u.raise.exc, PREC_TEST);
+    if (s->u.raise.cause) {
+      emit_text(e, " from ");
+      emit_expr(e, s->u.raise.cause, PREC_TEST);
+    }
+  }
+}
+
+/* The text of a statement that fits on one line. */
+static void emit_simple_stmt_text(Emitter *e, const Node *s) {
+  switch (s->kind) {
+  case N_EXPR_STMT: emit_expr(e, s->u.expr_stmt.value, PREC_YIELD); break;
+  case N_ASSIGN: emit_assign(e, s); break;
+  case N_AUG_ASSIGN:
+    emit_expr(e, s->u.aug_assign.target, PREC_TEST);
+    buf_putc(e->out, ' ');
+    emit_text(e, ast_op_spelling(s->u.aug_assign.op));
+    emit_text(e, "= ");
+    emit_expr(e, s->u.aug_assign.value, PREC_YIELD);
+    break;
+  case N_ANN_ASSIGN: emit_ann_assign(e, s); break;
+  case N_RETURN:
+    emit_text(e, "return");
+    if (s->u.return_.value) {
+      buf_putc(e->out, ' ');
+      emit_expr(e, s->u.return_.value, PREC_TUPLE);
+    }
+    break;
+  case N_DELETE:
+    emit_text(e, "del ");
+    for (int i = 0; i < s->u.delete_.targets.count; i++) {
+      if (i)
+        emit_text(e, ", ");
+      emit_expr(e, s->u.delete_.targets.items[i], PREC_TEST);
+    }
+    break;
+  case N_TYPE_ALIAS:
+    emit_text(e, "type ");
+    emit_expr(e, s->u.type_alias.name, PREC_ATOM);
+    emit_type_params(e, &s->u.type_alias.type_params);
+    emit_text(e, " = ");
+    emit_expr(e, s->u.type_alias.value, PREC_TEST);
+    break;
+  case N_RAISE: emit_raise(e, s); break;
+  case N_ASSERT:
+    emit_text(e, "assert ");
+    emit_expr(e, s->u.assert_.test, PREC_TEST);
+    if (s->u.assert_.msg) {
+      emit_text(e, ", ");
+      emit_expr(e, s->u.assert_.msg, PREC_TEST);
+    }
+    break;
+  case N_IMPORT:
+    emit_text(e, "import ");
+    emit_aliases(e, &s->u.import.names);
+    break;
+  case N_IMPORT_FROM: emit_import_from(e, s); break;
+  case N_GLOBAL: emit_names(e, "global ", &s->u.global.names); break;
+  case N_NONLOCAL: emit_names(e, "nonlocal ", &s->u.global.names); break;
+  case N_PASS: emit_text(e, "pass"); break;
+  case N_BREAK: emit_text(e, "break"); break;
+  case N_CONTINUE: emit_text(e, "continue"); break;
+  default:
+    diag_error(&e->ctx->diag, s->span.start, "cannot write a %s node as a statement", node_kind_name(s->kind));
+  }
+}
+
+static void emit_simple_stmt(Emitter *e, const Node *s, const Node *next) {
+  int first_line = s->span.start.line, last_line = s->span.end.line;
+  emit_comments_before(e, first_line, last_line, true);
+  emit_begin_line(e);
+  emit_simple_stmt_text(e, s);
+  /* With `a; b  # c` the comment belongs to the last statement of the line. */
+  bool shares_line = next && last_line > 0 && next->span.start.line == last_line;
+  if (!shares_line && last_line > 0)
+    emit_trailing_comment(e, last_line);
+  emit_end_line(e);
+  if (last_line > e->last_line)
+    e->last_line = last_line;
+  e->block_start = false;
+}
+
+/* ---------------------------------------------------- compound statements */
+
+static void emit_decorators(Emitter *e, const NodeList *decorators) {
+  for (int i = 0; i < decorators->count; i++) {
+    const Node *d = decorators->items[i];
+    int first_line = d->span.start.line, last_line = d->span.end.line;
+    emit_comments_before(e, first_line, last_line, i == 0);
+    emit_begin_line(e);
+    buf_putc(e->out, '@');
+    emit_named_expression(e, d);
+    if (last_line > 0)
+      emit_trailing_comment(e, last_line);
+    emit_end_line(e);
+    if (last_line > e->last_line)
+      e->last_line = last_line;
+    e->block_start = false;
+  }
+}
+
+/* Comments and blank lines before a def or class line that may follow
+ * decorators, then the start of the line. */
+static void begin_definition(Emitter *e, const Node *s, const NodeList *decorators, const NodeList *body) {
+  emit_decorators(e, decorators);
+  int header_line = body_header_line(e, body);
+  if (decorators->count)
+    begin_header(e, 0, header_line, false);
+  else
+    begin_header(e, s->span.start.line, header_line, true);
+}
+
+static void emit_function_def(Emitter *e, const Node *s, int limit_line) {
+  const NodeList *body = &s->u.function_def.body;
+  begin_definition(e, s, &s->u.function_def.decorator_list, body);
+  emit_text(e, s->u.function_def.is_async ? "async def " : "def ");
+  emit_str(e, s->u.function_def.name);
+  emit_type_params(e, &s->u.function_def.type_params);
+  buf_putc(e->out, '(');
+  if (s->u.function_def.args)
+    emit_arguments(e, s->u.function_def.args, false);
+  buf_putc(e->out, ')');
+  if (s->u.function_def.returns) {
+    emit_text(e, " -> ");
+    emit_expr(e, s->u.function_def.returns, PREC_TEST);
+  }
+  end_header(e, body_header_line(e, body), body_first_line(body));
+  emit_block(e, body, limit_line);
+}
+
+static void emit_class_def(Emitter *e, const Node *s, int limit_line) {
+  const NodeList *body = &s->u.class_def.body;
+  begin_definition(e, s, &s->u.class_def.decorator_list, body);
+  emit_text(e, "class ");
+  emit_str(e, s->u.class_def.name);
+  emit_type_params(e, &s->u.class_def.type_params);
+  if (s->u.class_def.bases.count || s->u.class_def.keywords.count) {
+    buf_putc(e->out, '(');
+    emit_call_arguments(e, &s->u.class_def.bases, &s->u.class_def.keywords);
+    buf_putc(e->out, ')');
+  }
+  end_header(e, body_header_line(e, body), body_first_line(body));
+  emit_block(e, body, limit_line);
+}
+
+/* `if`, then each `elif` of the chain, then `else`. */
+static void emit_if(Emitter *e, const Node *s, int limit_line) {
+  const char *keyword = "if ";
+  bool keep_blank_lines = true;
+  for (;;) {
+    const NodeList *body = &s->u.if_.body, *orelse = &s->u.if_.orelse;
+    int header_line = body_header_line(e, body);
+    begin_header(e, s->span.start.line, header_line, keep_blank_lines);
+    emit_text(e, keyword);
+    emit_named_expression(e, s->u.if_.test);
+    end_header(e, header_line, body_first_line(body));
+    bool has_elif = orelse->count == 1 && orelse->items[0]->kind == N_IF && orelse->items[0]->u.if_.is_elif;
+    int next_clause = has_elif ? orelse->items[0]->span.start.line : keyword_clause_line(e, orelse, limit_line);
+    emit_block(e, body, next_clause);
+    if (!has_elif) {
+      if (orelse->count)
+        emit_keyword_clause(e, "else", orelse, limit_line);
+      return;
+    }
+    s = orelse->items[0];
+    keyword = "elif ";
+    keep_blank_lines = false;
+  }
+}
+
+static void emit_loop_else(Emitter *e, const NodeList *body, const NodeList *orelse, int limit_line) {
+  emit_block(e, body, keyword_clause_line(e, orelse, limit_line));
+  if (orelse->count)
+    emit_keyword_clause(e, "else", orelse, limit_line);
+}
+
+static void emit_for(Emitter *e, const Node *s, int limit_line) {
+  const NodeList *body = &s->u.for_.body;
+  int header_line = body_header_line(e, body);
+  begin_header(e, s->span.start.line, header_line, true);
+  emit_text(e, s->u.for_.is_async ? "async for " : "for ");
+  emit_expr(e, s->u.for_.target, PREC_TUPLE);
+  emit_text(e, " in ");
+  emit_expr(e, s->u.for_.iter, PREC_TUPLE);
+  end_header(e, header_line, body_first_line(body));
+  emit_loop_else(e, body, &s->u.for_.orelse, limit_line);
+}
+
+static void emit_while(Emitter *e, const Node *s, int limit_line) {
+  const NodeList *body = &s->u.while_.body;
+  int header_line = body_header_line(e, body);
+  begin_header(e, s->span.start.line, header_line, true);
+  emit_text(e, "while ");
+  emit_named_expression(e, s->u.while_.test);
+  end_header(e, header_line, body_first_line(body));
+  emit_loop_else(e, body, &s->u.while_.orelse, limit_line);
+}
+
+static void emit_with(Emitter *e, const Node *s, int limit_line) {
+  const NodeList *body = &s->u.with.body, *items = &s->u.with.items;
+  int header_line = body_header_line(e, body);
+  begin_header(e, s->span.start.line, header_line, true);
+  emit_text(e, s->u.with.is_async ? "async with " : "with ");
+  /* `with (a, b):` reads as two items; one tuple item needs `((a, b))`. */
+  bool lone_tuple = items->count == 1 && !items->items[0]->u.withitem.optional_vars &&
+                    items->items[0]->u.withitem.context_expr->kind == N_TUPLE;
+  if (lone_tuple)
+    buf_putc(e->out, '(');
+  for (int i = 0; i < items->count; i++) {
+    const Node *item = items->items[i];
+    if (i)
+      emit_text(e, ", ");
+    emit_expr(e, item->u.withitem.context_expr, PREC_TEST);
+    if (item->u.withitem.optional_vars) {
+      emit_text(e, " as ");
+      emit_expr(e, item->u.withitem.optional_vars, PREC_TEST);
+    }
+  }
+  if (lone_tuple)
+    buf_putc(e->out, ')');
+  end_header(e, header_line, body_first_line(body));
+  emit_block(e, body, limit_line);
+}
+
+static int handler_line(const Node *handler) { return handler->span.start.line; }
+
+static void emit_except_handler(Emitter *e, const Node *h, bool is_star, int limit_line) {
+  const NodeList *body = &h->u.except_handler.body;
+  int header_line = body_header_line(e, body);
+  begin_header(e, handler_line(h), header_line, false);
+  emit_text(e, is_star ? "except*" : "except");
+  if (h->u.except_handler.type) {
+    buf_putc(e->out, ' ');
+    emit_expr(e, h->u.except_handler.type, PREC_TEST);
+    if (h->u.except_handler.name.len) {
+      emit_text(e, " as ");
+      emit_str(e, h->u.except_handler.name);
+    }
+  }
+  end_header(e, header_line, body_first_line(body));
+  emit_block(e, body, limit_line);
+}
+
+static void emit_try(Emitter *e, const Node *s, int limit_line) {
+  const NodeList *body = &s->u.try_.body, *handlers = &s->u.try_.handlers;
+  const NodeList *orelse = &s->u.try_.orelse, *finalbody = &s->u.try_.finalbody;
+  int finally_line = keyword_clause_line(e, finalbody, limit_line);
+  int else_line = keyword_clause_line(e, orelse, finally_line);
+  int header_line = body_header_line(e, body);
+  begin_header(e, s->span.start.line, header_line, true);
+  emit_text(e, "try");
+  end_header(e, header_line, body_first_line(body));
+  emit_block(e, body, handlers->count ? handler_line(handlers->items[0]) : else_line);
+  for (int i = 0; i < handlers->count; i++) {
+    int next = i + 1 < handlers->count ? handler_line(handlers->items[i + 1]) : else_line;
+    emit_except_handler(e, handlers->items[i], s->u.try_.is_star, next);
+  }
+  if (orelse->count)
+    emit_keyword_clause(e, "else", orelse, finally_line);
+  if (finalbody->count)
+    emit_keyword_clause(e, "finally", finalbody, limit_line);
+}
+
+static int case_line(const Node *c) {
+  return c->span.start.line > 0 ? c->span.start.line : c->u.match_case.pattern->span.start.line;
+}
+
+static void emit_match_case(Emitter *e, const Node *c, bool keep_blank_lines, int limit_line) {
+  const NodeList *body = &c->u.match_case.body;
+  int header_line = body_header_line(e, body);
+  begin_header(e, case_line(c), header_line, keep_blank_lines);
+  emit_text(e, "case ");
+  emit_pattern(e, c->u.match_case.pattern, true);
+  if (c->u.match_case.guard) {
+    emit_text(e, " if ");
+    emit_named_expression(e, c->u.match_case.guard);
+  }
+  end_header(e, header_line, body_first_line(body));
+  emit_block(e, body, limit_line);
+}
+
+static void emit_match(Emitter *e, const Node *s, int limit_line) {
+  const NodeList *cases = &s->u.match.cases;
+  int first_case_line = cases->count ? case_line(cases->items[0]) : 0;
+  /* The `:` of `match x:` is the last token before the first `case`. */
+  int header_line = s->u.match.subject->span.end.line;
+  if (cases->count && cases->items[0]->span.start.line > 0) {
+    int line = header_last_line(e, cases->items[0]);
+    if (line > 0)
+      header_line = line;
+  }
+  begin_header(e, s->span.start.line, header_line, true);
+  emit_text(e, "match ");
+  if (s->u.match.subject->kind == N_NAMED_EXPR)
+    emit_named_expression(e, s->u.match.subject);
+  else
+    emit_expr(e, s->u.match.subject, PREC_TUPLE);
+  end_header(e, header_line, first_case_line);
+  e->indent++;
+  e->block_start = true;
+  for (int i = 0; i < cases->count; i++) {
+    int next = i + 1 < cases->count ? case_line(cases->items[i + 1]) : limit_line;
+    emit_match_case(e, cases->items[i], i > 0, next);
+  }
+  if (cases->count)
+    emit_block_tail_comments(e, limit_line, cases->items[0]->span.start.col);
+  e->indent--;
+}
+
+static bool is_compound(NodeKind kind) {
+  switch (kind) {
+  case N_FUNCTION_DEF:
+  case N_CLASS_DEF:
+  case N_IF:
+  case N_FOR:
+  case N_WHILE:
+  case N_WITH:
+  case N_TRY:
+  case N_MATCH: return true;
+  default: return false;
+  }
+}
+
+void emit_stmt(Emitter *e, const Node *s, const Node *next, int limit_line) {
+  emit_enter(e, s);
+  if (!is_compound(s->kind)) {
+    emit_simple_stmt(e, s, next);
+    emit_leave(e);
+    return;
+  }
+  switch (s->kind) {
+  case N_FUNCTION_DEF: emit_function_def(e, s, limit_line); break;
+  case N_CLASS_DEF: emit_class_def(e, s, limit_line); break;
+  case N_IF: emit_if(e, s, limit_line); break;
+  case N_FOR: emit_for(e, s, limit_line); break;
+  case N_WHILE: emit_while(e, s, limit_line); break;
+  case N_WITH: emit_with(e, s, limit_line); break;
+  case N_TRY: emit_try(e, s, limit_line); break;
+  case N_MATCH: emit_match(e, s, limit_line); break;
+  default: break;
+  }
+  emit_leave(e);
+}
+
+/* ------------------------------------------------------------- the module */
+
+void emit_python_module(Context *ctx, const ParseResult *parsed, Buf *out) {
+  Emitter e;
+  emitter_init(&e, ctx, out, parsed);
+  if (parsed->module)
+    emit_stmts(&e, &parsed->module->u.module.body, INT_MAX);
+  emit_remaining_comments(&e);
+  if (out->len > 0 && out->data[out->len - 1] != '\n')
+    buf_putc(out, '\n');
+}

@@ -1,0 +1,387 @@
+/*
+ * launch.c — the host side: launchers, host-code rewrites, the module's
+ * imports and generated pieces.
+ *
+ * Each kernel gets a launcher next to it:
+ *
+ *     def launch_k(stream, grid, args):
+ *         """Launch k as ct.launch(stream, grid, k, args) did."""
+ *         x, y, n, BLOCK = args
+ *         with _kernel_stream(stream, x):
+ *             k[grid](x, tuple(x.shape), tuple(x.stride()), ..., n, BLOCK, ...)
+ *
+ * so a host call site `ct.launch(stream, grid, k, args)` keeps working
+ * however it builds `args` (a literal, a variable, a tuple built in a loop).
+ */
+#include <string.h>
+
+#include "lower.h"
+
+static char *str_text(Lowerer *L, Str s) { return arena_strndup(&L->ctx->arena, s.text, (size_t)s.len); }
+
+/* ------------------------------------------------------------- launchers */
+
+static bool param_is_array(Lowerer *L, Function *kernel, int index) {
+  return kernel->param_is_array && index < kernel->param_count && kernel->param_is_array[index];
+}
+
+static Str source_text(Lowerer *L, const Node *node) {
+  size_t begin = node->span.start.offset, end = node->span.end.offset;
+  if (!node->span.start.line || end < begin || end > L->ctx->source.len)
+    return (Str){"...", 3};
+  return (Str){L->ctx->source.text + begin, (int)(end - begin)};
+}
+
+typedef struct LaunchOptions {
+  Buf text;      /* keyword arguments of the launch, one per line */
+  Buf notes;     /* comments about hints that have no Triton counterpart */
+  Node *values[9];
+  int count;
+} LaunchOptions;
+
+/* Launch options from the kernel's decorator: num_ctas (a ct.ByTarget is
+ * resolved at launch by _by_target), occupancy and the other compiler hints
+ * (no Triton counterpart: a comment says so). */
+static void collect_launch_options(Lowerer *L, Function *kernel, LaunchOptions *options) {
+  Node *decorator = kernel->kernel_decorator;
+  if (!decorator || decorator->kind != N_CALL)
+    return;
+  NodeList *keywords = &decorator->u.call.keywords;
+  for (int i = 0; i < keywords->count; i++) {
+    Node *kw = keywords->items[i];
+    Str name = kw->u.keyword.arg;
+    Node *value = kw->u.keyword.value;
+    if (str_eq(name, "num_ctas")) {
+      if (value->kind == N_CALL && is_ct_member(L->conv, value->u.call.func, "ByTarget")) {
+        value->u.call.func = new_name(L, "_by_target");
+        L->needs_by_target = true;
+      }
+      options->values[options->count++] = value;
+      buf_printf(&options->text, "            num_ctas=_%d,\n", options->count);
+    } else if (str_eq(name, "occupancy") || str_eq(name, "opt_level") || str_eq(name, "num_worker_warps")) {
+      Str written = source_text(L, value);
+      buf_printf(&options->notes,
+                 "    # C2T101: %.*s=%.*s is a cuTile compiler hint with no Triton launch option; not used.\n",
+                 name.len, name.text, written.len, written.text);
+    } else {
+      lower_error(L, kw, "kernel hint '%.*s' cannot be converted", name.len, name.text);
+    }
+  }
+}
+
+void lower_launcher(Lowerer *L, Function *kernel) {
+  Node *def = kernel->def;
+  Str name = def->u.function_def.name;
+  Buf text = {0}, notes = {0}, unpack = {0}, call = {0};
+  NodeList *params = &def->u.function_def.args->u.arguments.args;
+  /* the original parameters, in order: arrays expanded to three */
+  int original = 0;
+  for (int i = 0; i < params->count; original++) {
+    Str param = params->items[i]->u.arg.arg;
+    buf_printf(&unpack, "%s%.*s", original ? ", " : "", param.len, param.text);
+    bool is_array = i + 2 < params->count && params->items[i + 1]->u.arg.annotation == NULL &&
+                    params->items[i + 1]->u.arg.arg.len == param.len + 6 &&
+                    memcmp(params->items[i + 1]->u.arg.arg.text + param.len, "_shape", 6) == 0;
+    if (is_array) {
+      buf_printf(&call, "            %.*s, tuple(%.*s.shape), tuple(%.*s.stride()),\n", param.len, param.text,
+                 param.len, param.text, param.len, param.text);
+      i += 3;
+    } else {
+      buf_printf(&call, "            %.*s,\n", param.len, param.text);
+      i += 1;
+    }
+  }
+  (void)param_is_array;
+  LaunchOptions options = {0};
+  collect_launch_options(L, kernel, &options);
+  if (options.text.data)
+    buf_puts(&call, options.text.data);
+  if (options.notes.data)
+    buf_puts(&notes, options.notes.data);
+  const char *first_array = "None";
+  for (int i = 0; i + 1 < params->count; i++)
+    if (params->items[i + 1]->u.arg.arg.len > 6 &&
+        memcmp(params->items[i + 1]->u.arg.arg.text + params->items[i + 1]->u.arg.arg.len - 6, "_shape", 6) == 0) {
+      first_array = str_text(L, params->items[i]->u.arg.arg);
+      break;
+    }
+  buf_printf(&text,
+             "def launch_%.*s(stream, grid, args):\n"
+             "    \"\"\"Launch %.*s as ct.launch(stream, grid, %.*s, args) did.\"\"\"\n"
+             "%s"
+             "    %s%s = args\n"
+             "    with _kernel_stream(stream, %s):\n"
+             "        %.*s[tuple(grid)](\n%s        )\n",
+             name.len, name.text, name.len, name.text, name.len, name.text, notes.data ? notes.data : "",
+             unpack.data ? unpack.data : "_", original == 1 ? "," : "", first_array, name.len, name.text,
+             call.data ? call.data : "");
+  NodeList made = template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), options.values,
+                                 options.count);
+  buf_free(&options.text);
+  buf_free(&options.notes);
+  buf_free(&text);
+  buf_free(&notes);
+  buf_free(&unpack);
+  buf_free(&call);
+  if (L->launcher_count == C2T_MAX_KERNELS)
+    lower_error(L, def, "more than %d kernels in one module", C2T_MAX_KERNELS);
+  L->launchers[L->launcher_count] = made.items[0];
+  L->launcher_of[L->launcher_count++] = kernel;
+}
+
+/* --------------------------------------------------------- module twins */
+
+void require_constexpr_twin(Lowerer *L, const Binding *binding) {
+  for (int i = 0; i < L->twin_count; i++)
+    if (L->twins[i] == binding)
+      return;
+  L->twins[L->twin_count++] = binding;
+}
+
+/* ------------------------------------------------------------ host code */
+
+typedef struct HostRewrite {
+  Lowerer *L;
+} HostRewrite;
+
+static Function *kernel_named(Lowerer *L, const Node *expr) {
+  if (expr->kind != N_NAME)
+    return NULL;
+  Function *fn = find_function(L->conv, expr->u.name.id);
+  return fn && fn->role == ROLE_KERNEL ? fn : NULL;
+}
+
+/* ct.launch(stream, grid, kernel, args) -> launch_kernel(stream, grid, args) */
+static Node *rewrite_launch(Lowerer *L, Node *call) {
+  NodeList *args = &call->u.call.args;
+  if (args->count != 4 || call->u.call.keywords.count)
+    lower_error(L, call, "ct.launch takes (stream, grid, kernel, args) as four positional arguments");
+  Function *kernel = kernel_named(L, args->items[2]);
+  if (!kernel)
+    lower_error(L, args->items[2], "the kernel launched here is not a @ct.kernel of this module by name; "
+                                   "launch it by its name so the converter can pick its launcher");
+  Str name = kernel->def->u.function_def.name;
+  Node *launcher = new_name(L, arena_printf(&L->ctx->arena, "launch_%.*s", name.len, name.text));
+  return T(L, "_1(_2, _3, _4)", launcher, args->items[0], args->items[1], args->items[3]);
+}
+
+/* ct.cdiv(x, y) on the host: cuTile computes -((-x) // y), exact ceiling. */
+static Node *rewrite_host_cdiv(Lowerer *L, Node *call) {
+  NodeList *args = &call->u.call.args;
+  if (args->count != 2 || call->u.call.keywords.count)
+    lower_error(L, call, "ct.cdiv takes two positional arguments");
+  return T(L, "-(-_1 // _2)", args->items[0], args->items[1]);
+}
+
+static void rewrite_host_slot(Node **slot, void *data);
+
+/* The arguments of a call, not its callee. */
+static void rewrite_call_arguments(Node *call, void *data) {
+  for (int i = 0; i < call->u.call.args.count; i++)
+    rewrite_host_slot(&call->u.call.args.items[i], data);
+  for (int i = 0; i < call->u.call.keywords.count; i++)
+    rewrite_host_slot(&call->u.call.keywords.items[i]->u.keyword.value, data);
+}
+
+static Node *rewrite_host_member(Lowerer *L, Node *node, const char *member) {
+  DType dtype = dtype_from_cutile_name(member);
+  if (dtype != DT_UNKNOWN)
+    return T0(L, dtype_info(dtype)->torch);
+  lower_error(L, node, "host code uses ct.%s, which has no conversion on the host", member);
+}
+
+static void rewrite_host_slot(Node **slot, void *data) {
+  HostRewrite *rw = data;
+  Lowerer *L = rw->L;
+  Node *node = *slot;
+  if (node->kind == N_FUNCTION_DEF) {
+    Function *fn = find_function(L->conv, node->u.function_def.name);
+    if (fn && fn->def == node && fn->role != ROLE_HOST)
+      return; /* tile code: lowered already */
+  }
+  if (node->kind == N_IMPORT || node->kind == N_IMPORT_FROM)
+    return;
+  if (node->kind == N_CALL) {
+    const char *member = resolve_ct_member(L->conv, node->u.call.func);
+    if (member && strcmp(member, "launch") == 0) {
+      rewrite_call_arguments(node, data);
+      *slot = rewrite_launch(L, node);
+      return;
+    }
+    if (member && strcmp(member, "cdiv") == 0) {
+      rewrite_call_arguments(node, data);
+      *slot = rewrite_host_cdiv(L, node);
+      return;
+    }
+  }
+  if (node->kind == N_NAME || node->kind == N_ATTRIBUTE) {
+    const char *member = resolve_ct_member(L->conv, node);
+    if (member) {
+      *slot = rewrite_host_member(L, node, member);
+      return;
+    }
+  }
+  node_child_slots(node, rewrite_host_slot, data);
+}
+
+void lower_host_code(Lowerer *L) {
+  HostRewrite rw = {L};
+  NodeList *body = &L->conv->module->u.module.body;
+  for (int i = 0; i < body->count; i++) {
+    Node *stmt = body->items[i];
+    /* module-level aliases of cuTile names (ConstInt = ct.Constant[int]) go away with the import */
+    if (stmt->kind == N_ASSIGN && stmt->u.assign.targets.count == 1 && resolve_ct_member(L->conv, stmt->u.assign.value) == NULL &&
+        stmt->u.assign.value->kind == N_SUBSCRIPT && resolve_ct_member(L->conv, stmt->u.assign.value->u.subscript.value))
+      continue;
+    rewrite_host_slot(&body->items[i], &rw);
+  }
+}
+
+/* ------------------------------------------------------------ the module */
+
+static bool is_ct_import(Lowerer *L, const Node *stmt) {
+  for (int i = 0; i < L->conv->ct_imports.count; i++)
+    if (L->conv->ct_imports.items[i] == stmt)
+      return true;
+  return false;
+}
+
+/* `ConstInt = ct.Constant[int]`: a cuTile type alias, gone with cuda.tile. */
+static bool is_ct_type_alias(Lowerer *L, const Node *stmt) {
+  if (stmt->kind != N_ASSIGN || stmt->u.assign.targets.count != 1)
+    return false;
+  const Node *value = stmt->u.assign.value;
+  if (value->kind == N_SUBSCRIPT)
+    value = value->u.subscript.value;
+  const char *member = resolve_ct_member(L->conv, value);
+  return member && dtype_from_cutile_name(member) == DT_UNKNOWN;
+}
+
+static bool module_imports(Lowerer *L, const char *module) {
+  NodeList *body = &L->conv->module->u.module.body;
+  for (int i = 0; i < body->count; i++) {
+    Node *stmt = body->items[i];
+    if (stmt->kind != N_IMPORT)
+      continue;
+    for (int j = 0; j < stmt->u.import.names.count; j++) {
+      Node *alias = stmt->u.import.names.items[j];
+      if (str_eq(alias->u.alias.name, module) && alias->u.alias.asname.len == 0)
+        return true;
+    }
+  }
+  return false;
+}
+
+static void push_all(Lowerer *L, NodeList *out, NodeList stmts) {
+  for (int i = 0; i < stmts.count; i++)
+    node_list_push(&L->ctx->arena, out, stmts.items[i]);
+}
+
+static void push_imports(Lowerer *L, NodeList *out) {
+  Buf text = {0};
+  if (!module_imports(L, "contextlib"))
+    buf_puts(&text, "import contextlib\n");
+  if (!module_imports(L, "torch"))
+    buf_puts(&text, "import torch\n");
+  buf_puts(&text, "import triton\nimport triton.language as tl\n");
+  if (L->needs_libdevice)
+    buf_puts(&text, "from triton.language.extra import libdevice\n");
+  push_all(L, out, template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), NULL, 0));
+  buf_free(&text);
+}
+
+static const char HOST_HELPERS[] =
+    "def _kernel_stream(stream, tensor):\n"
+    "    \"\"\"The stream context of a launch: cuTile launched on `stream`; tensors on the CPU\n"
+    "    (Triton's interpreter) have none.\"\"\"\n"
+    "    if stream is None or tensor is None or tensor.device.type != \"cuda\":\n"
+    "        return contextlib.nullcontext()\n"
+    "    return torch.cuda.stream(stream)\n";
+
+static const char BY_TARGET_HELPER[] =
+    "def _by_target(default=None, **by_arch):\n"
+    "    \"\"\"ct.ByTarget: the value given for this GPU's architecture (sm_XY), else the default.\"\"\"\n"
+    "    if not torch.cuda.is_available():\n"
+    "        return default\n"
+    "    major, minor = torch.cuda.get_device_capability()\n"
+    "    return by_arch.get(f\"sm_{major}{minor}\", default)\n";
+
+static void push_helpers(Lowerer *L, NodeList *out) {
+  push_all(L, out, template_stmts(L->ctx, HOST_HELPERS, NULL, 0));
+  if (L->needs_by_target)
+    push_all(L, out, template_stmts(L->ctx, BY_TARGET_HELPER, NULL, 0));
+  append_runtime_helpers(L, out);
+}
+
+static void push_twins_of(Lowerer *L, NodeList *out, const Node *stmt) {
+  for (int i = 0; i < L->twin_count; i++) {
+    const Binding *binding = L->twins[i];
+    bool defined_here = (stmt->kind == N_ASSIGN && stmt->u.assign.value == binding->value) ||
+                        (stmt->kind == N_ANN_ASSIGN && stmt->u.ann_assign.value == binding->value);
+    if (!defined_here)
+      continue;
+    Str name = binding->name;
+    char *text = arena_printf(&L->ctx->arena, "%.*s_TL = tl.constexpr(%.*s)  # the value as tile code reads it\n",
+                              name.len, name.text, name.len, name.text);
+    NodeList made = template_stmts(L->ctx, text, NULL, 0);
+    made.items[0]->note = "Triton kernels read only tl.constexpr globals";
+    push_all(L, out, made);
+  }
+}
+
+static void push_launcher_of(Lowerer *L, NodeList *out, const Node *stmt) {
+  for (int i = 0; i < L->launcher_count; i++)
+    if (L->launcher_of[i]->def == stmt)
+      node_list_push(&L->ctx->arena, out, L->launchers[i]);
+}
+
+/* Index after which the imports and helpers go: the end of the leading
+ * block of docstring, __future__ imports and imports. */
+static int import_block_end(Lowerer *L) {
+  NodeList *body = &L->conv->module->u.module.body;
+  int end = 0;
+  for (int i = 0; i < body->count; i++) {
+    NodeKind kind = body->items[i]->kind;
+    if (kind == N_IMPORT || kind == N_IMPORT_FROM || (i == 0 && kind == N_EXPR_STMT))
+      end = i + 1;
+    else if (kind == N_FUNCTION_DEF || kind == N_CLASS_DEF)
+      break;
+  }
+  return end;
+}
+
+void finish_module(Lowerer *L) {
+  NodeList *body = &L->conv->module->u.module.body;
+  for (int i = 0; i < L->conv->ct_imports.count; i++) {
+    Node *import = L->conv->ct_imports.items[i];
+    bool top_level = false;
+    for (int j = 0; j < body->count; j++)
+      top_level |= body->items[j] == import;
+    if (!top_level)
+      lower_error(L, import, "cuda.tile is imported inside a block; only module-level imports can be converted");
+  }
+  int helpers_at = import_block_end(L);
+  NodeList out = {0};
+  bool imports_done = false;
+  for (int i = 0; i < body->count; i++) {
+    Node *stmt = body->items[i];
+    if (is_ct_import(L, stmt)) {
+      if (!imports_done)
+        push_imports(L, &out);
+      imports_done = true;
+    } else if (!is_ct_type_alias(L, stmt)) {
+      node_list_push(&L->ctx->arena, &out, stmt);
+      push_twins_of(L, &out, stmt);
+      push_launcher_of(L, &out, stmt);
+    }
+    if (i + 1 == helpers_at)
+      push_helpers(L, &out);
+  }
+  if (helpers_at == 0) {
+    NodeList with_helpers = {0};
+    push_helpers(L, &with_helpers);
+    push_all(L, &with_helpers, out);
+    out = with_helpers;
+  }
+  *body = out;
+}

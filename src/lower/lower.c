@@ -1,0 +1,449 @@
+/*
+ * lower.c — the lowering driver: tile functions, statements, names.
+ *
+ * A kernel `def k(x, y, n, B: ct.Constant[int])` whose `x`, `y` are arrays
+ * becomes
+ *
+ *     @triton.jit
+ *     def k(x, x_shape, x_strides, y, y_shape, y_strides, n, B: tl.constexpr):
+ *
+ * (an array arrives as its base pointer plus its shape and strides tuples; the
+ * generated launcher expands tensors that way). Statements are lowered in
+ * order; each expression is typed as it is lowered; cuTile operations are
+ * dispatched to their family (lower_*.c) through the op table.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lower.h"
+
+/* ------------------------------------------------------------- helpers */
+
+_Noreturn void lower_error(Lowerer *L, const Node *at, const char *fmt, ...) {
+  char message[600];
+  va_list args;
+  va_start(args, fmt);
+  vsnprintf(message, sizeof message, fmt, args);
+  va_end(args);
+  Pos where = at && at->span.start.line ? at->span.start : (Pos){1, 0, 0};
+  diag_error(&L->ctx->diag, where, "%s", message);
+}
+
+Node *new_name(Lowerer *L, const char *text) {
+  Node *node = arena_alloc(&L->ctx->arena, sizeof(Node));
+  node->kind = N_NAME;
+  node->u.name.id = (Str){arena_strndup(&L->ctx->arena, text, strlen(text)), (int)strlen(text)};
+  node->u.name.ctx = CTX_LOAD;
+  node->rewritten = true;
+  return node;
+}
+
+Node *new_int(Lowerer *L, long long value) {
+  Node *node = arena_alloc(&L->ctx->arena, sizeof(Node));
+  node->kind = N_CONSTANT;
+  node->u.constant.kind = CONST_NUMBER;
+  const char *text = arena_printf(&L->ctx->arena, "%lld", value < 0 ? -value : value);
+  node->u.constant.text = (Str){text, (int)strlen(text)};
+  node->type = type_const_int(L->ctx, value);
+  node->rewritten = true;
+  if (value < 0) {
+    Node *negative = T(L, "-_1", node);
+    negative->type = type_const_int(L->ctx, value);
+    return negative;
+  }
+  return node;
+}
+
+Str new_temp_name(Lowerer *L, const char *hint) {
+  for (;;) {
+    char *text = arena_printf(&L->ctx->arena, "%s_%d", hint, ++L->temp_counter);
+    Str name = {text, (int)strlen(text)};
+    if (!scope_lookup(L, name))
+      return name;
+  }
+}
+
+static char *str_dup(Lowerer *L, Str s) { return arena_strndup(&L->ctx->arena, s.text, (size_t)s.len); }
+
+/* --------------------------------------------------------------- scope */
+
+Variable *scope_lookup(Lowerer *L, Str name) {
+  if (!L->scope)
+    return NULL;
+  for (int i = L->scope->count - 1; i >= 0; i--)
+    if (str_same(L->scope->vars[i].name, name))
+      return &L->scope->vars[i];
+  return NULL;
+}
+
+void scope_bind(Lowerer *L, Str name, TypeInfo *type) {
+  Variable *existing = scope_lookup(L, name);
+  if (existing) {
+    existing->type = type;
+    return;
+  }
+  if (L->scope->count == C2T_MAX_SCOPE_NAMES)
+    lower_error(L, NULL, "more than %d local names in one function", C2T_MAX_SCOPE_NAMES);
+  L->scope->vars[L->scope->count++] = (Variable){name, type};
+}
+
+/* ------------------------------------------------------------ parameters */
+
+typedef enum ParamKind { PARAM_RUNTIME, PARAM_ARRAY, PARAM_CONSTEXPR } ParamKind;
+
+static bool annotation_is(Lowerer *L, Node *annotation, const char *member, int depth);
+
+/* `ct.Constant[int]`, `ct.Constant`, `ConstInt` (an alias of those),
+ * `Annotated[int, ct.ConstantAnnotation()]`. */
+static bool annotation_is(Lowerer *L, Node *annotation, const char *member, int depth) {
+  if (!annotation || depth > 8)
+    return false;
+  if (annotation->kind == N_SUBSCRIPT) {
+    Node *base = annotation->u.subscript.value;
+    if (is_ct_member(L->conv, base, member))
+      return true;
+    if (base->kind == N_NAME && str_eq(base->u.name.id, "Annotated") && annotation->u.subscript.slice->kind == N_TUPLE) {
+      NodeList *parts = &annotation->u.subscript.slice->u.list.elts;
+      for (int i = 1; i < parts->count; i++) {
+        Node *part = parts->items[i];
+        Node *callee = part->kind == N_CALL ? part->u.call.func : part;
+        char *annotation_member = arena_printf(&L->ctx->arena, "%sAnnotation", member);
+        if (is_ct_member(L->conv, callee, annotation_member))
+          return true;
+      }
+    }
+    return false;
+  }
+  if (is_ct_member(L->conv, annotation, member))
+    return true;
+  if (annotation->kind == N_NAME) {
+    const Binding *binding = find_binding(L->conv, annotation->u.name.id);
+    if (binding && binding->value)
+      return annotation_is(L, binding->value, member, depth + 1);
+  }
+  return false;
+}
+
+typedef struct UseScan {
+  Lowerer *L;
+  Str param;
+  bool is_array;
+} UseScan;
+
+static bool names_param(const Node *node, Str param) {
+  return node && node->kind == N_NAME && str_same(node->u.name.id, param);
+}
+
+static const char *const ARRAY_FIRST_ARGUMENT[] = {
+    "load", "store", "gather", "scatter", "num_tiles", "load_advanced_indexing", "store_advanced_indexing",
+    "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg",
+    "atomic_cas", NULL,
+};
+
+static const char *const ARRAY_ONLY_ATTRIBUTES[] = {"strides", "slice", "tiled_view", "get_raw_memory", NULL};
+
+static bool in_list(const char *const *list, const char *text) {
+  for (int i = 0; list[i]; i++)
+    if (strcmp(list[i], text) == 0)
+      return true;
+  return false;
+}
+
+static void scan_array_use(Node *node, void *data) {
+  UseScan *scan = data;
+  if (node->kind == N_CALL && node->u.call.args.count > 0 && names_param(node->u.call.args.items[0], scan->param)) {
+    const char *member = resolve_ct_member(scan->L->conv, node->u.call.func);
+    if (member && in_list(ARRAY_FIRST_ARGUMENT, member))
+      scan->is_array = true;
+  }
+  if (node->kind == N_ATTRIBUTE && names_param(node->u.attribute.value, scan->param)) {
+    char *attr = str_dup(scan->L, node->u.attribute.attr);
+    /* in a kernel, `.shape` can only be an array's: kernels take no tiles */
+    if (in_list(ARRAY_ONLY_ATTRIBUTES, attr) || (scan->L->function->role == ROLE_KERNEL && strcmp(attr, "shape") == 0))
+      scan->is_array = true;
+  }
+  node_children(node, scan_array_use, data);
+}
+
+static ParamKind kernel_param_kind(Lowerer *L, Node *arg) {
+  Node *annotation = arg->u.arg.annotation;
+  if (annotation_is(L, annotation, "Constant", 0))
+    return PARAM_CONSTEXPR;
+  if (annotation_is(L, annotation, "Array", 0) || annotation_is(L, annotation, "IndexedWithInt64", 0))
+    return PARAM_ARRAY;
+  UseScan scan = {L, arg->u.arg.arg, false};
+  NodeList *body = &L->function->def->u.function_def.body;
+  for (int i = 0; i < body->count; i++)
+    scan_array_use(body->items[i], &scan);
+  return scan.is_array ? PARAM_ARRAY : PARAM_RUNTIME;
+}
+
+static Node *new_arg(Lowerer *L, Str name, const char *annotation) {
+  Node *arg = arena_alloc(&L->ctx->arena, sizeof(Node));
+  arg->kind = N_ARG;
+  arg->u.arg.arg = name;
+  arg->u.arg.annotation = annotation ? T0(L, annotation) : NULL;
+  arg->rewritten = true;
+  return arg;
+}
+
+static Str suffixed(Lowerer *L, Str name, const char *suffix) {
+  char *text = arena_printf(&L->ctx->arena, "%.*s%s", name.len, name.text, suffix);
+  return (Str){text, (int)strlen(text)};
+}
+
+TypeInfo *array_param_type(Lowerer *L, Str name, bool int64_index) {
+  TypeInfo *type = type_new(L->ctx, VAL_ARRAY);
+  ArrayRef *array = arena_alloc(&L->ctx->arena, sizeof(ArrayRef));
+  array->pointer = new_name(L, str_dup(L, name));
+  array->shape = new_name(L, str_dup(L, suffixed(L, name, "_shape")));
+  array->strides = new_name(L, str_dup(L, suffixed(L, name, "_strides")));
+  array->param = name;
+  array->int64_index = int64_index;
+  type->array = array;
+  type->dtype = DT_UNKNOWN;
+  type->dtype_expr = T(L, "_1.dtype.element_ty", new_name(L, str_dup(L, name)));
+  return type;
+}
+
+/* Rewrite a kernel's parameter list and bind the parameters' types. */
+static void lower_kernel_params(Lowerer *L, Node *def) {
+  Node *arguments = def->u.function_def.args;
+  if (arguments->u.arguments.vararg || arguments->u.arguments.kwarg || arguments->u.arguments.kwonlyargs.count ||
+      arguments->u.arguments.posonlyargs.count)
+    lower_error(L, def, "kernel '%.*s': only plain positional parameters can be converted",
+                def->u.function_def.name.len, def->u.function_def.name.text);
+  NodeList params = {0};
+  NodeList *original = &arguments->u.arguments.args;
+  for (int i = 0; i < original->count; i++) {
+    Node *arg = original->items[i];
+    Str name = arg->u.arg.arg;
+    switch (kernel_param_kind(L, arg)) {
+    case PARAM_ARRAY: {
+      bool int64_index = annotation_is(L, arg->u.arg.annotation, "IndexedWithInt64", 0);
+      node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
+      node_list_push(&L->ctx->arena, &params, new_arg(L, suffixed(L, name, "_shape"), NULL));
+      node_list_push(&L->ctx->arena, &params, new_arg(L, suffixed(L, name, "_strides"), NULL));
+      scope_bind(L, name, array_param_type(L, name, int64_index));
+      break;
+    }
+    case PARAM_CONSTEXPR: {
+      node_list_push(&L->ctx->arena, &params, new_arg(L, name, "tl.constexpr"));
+      TypeInfo *type = type_new(L->ctx, VAL_CONST);
+      type->rank = 0;
+      type->dtype = DT_UNKNOWN; /* its value comes with each launch */
+      scope_bind(L, name, type);
+      break;
+    }
+    case PARAM_RUNTIME:
+      node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
+      scope_bind(L, name, type_tile(L->ctx, DT_UNKNOWN, 0, NULL));
+      break;
+    }
+  }
+  arguments->u.arguments.args = params;
+  arguments->u.arguments.defaults = (NodeList){0};
+  arguments->rewritten = true;
+}
+
+/* ------------------------------------------------------------ functions */
+
+static void replace_decorators(Lowerer *L, Node *def) {
+  NodeList kept = {0};
+  node_list_push(&L->ctx->arena, &kept, T0(L, "triton.jit"));
+  NodeList *decorators = &def->u.function_def.decorator_list;
+  for (int i = 0; i < decorators->count; i++) {
+    Node *decorator = decorators->items[i];
+    Node *callee = decorator->kind == N_CALL ? decorator->u.call.func : decorator;
+    const char *member = resolve_ct_member(L->conv, callee);
+    if (member && (strcmp(member, "kernel") == 0 || strcmp(member, "function") == 0))
+      continue;
+    lower_error(L, decorator, "a tile function with another decorator cannot be converted");
+  }
+  def->u.function_def.decorator_list = kept;
+  def->u.function_def.returns = NULL;
+  def->rewritten = true;
+}
+
+static void lower_function_body(Lowerer *L, Node *def) {
+  NodeList prologue = {0};
+  L->prologue = &prologue;
+  lower_stmts(L, &def->u.function_def.body);
+  if (prologue.count) {
+    NodeList body = {0};
+    NodeList *old = &def->u.function_def.body;
+    int first = 0;
+    /* the docstring stays first */
+    if (old->count && old->items[0]->kind == N_EXPR_STMT && old->items[0]->u.expr_stmt.value->kind == N_STRING)
+      node_list_push(&L->ctx->arena, &body, old->items[first++]);
+    for (int i = 0; i < prologue.count; i++)
+      node_list_push(&L->ctx->arena, &body, prologue.items[i]);
+    for (int i = first; i < old->count; i++)
+      node_list_push(&L->ctx->arena, &body, old->items[i]);
+    def->u.function_def.body = body;
+  }
+  L->prologue = NULL;
+}
+
+static void lower_kernel(Lowerer *L, Function *fn) {
+  Scope *scope = arena_alloc(&L->ctx->arena, sizeof(Scope));
+  L->function = fn;
+  L->scope = scope;
+  L->temp_counter = 0;
+  Node *def = fn->def;
+  lower_kernel_params(L, def);
+  replace_decorators(L, def);
+  lower_function_body(L, def);
+  lower_launcher(L, fn);
+  L->function = NULL;
+  L->scope = NULL;
+}
+
+/* ------------------------------------------------------------ the module */
+
+void lower_module(Converter *conv) {
+  Lowerer *L = arena_alloc(&conv->ctx->arena, sizeof(Lowerer));
+  L->conv = conv;
+  L->ctx = conv->ctx;
+  if (conv->ct_imports.count == 0)
+    lower_error(L, NULL, "this module does not import cuda.tile: there is nothing to convert");
+  for (int i = 0; i < conv->function_count; i++)
+    if (conv->functions[i].role == ROLE_KERNEL)
+      lower_kernel(L, &conv->functions[i]);
+  for (int i = 0; i < conv->function_count; i++)
+    if (conv->functions[i].role == ROLE_DEVICE && !conv->functions[i].lowered)
+      lower_unused_device_function(L, &conv->functions[i]);
+  lower_host_code(L);
+  finish_module(L);
+}
+
+/* ----------------------------------------------------- tile functions */
+
+void note_return_type(Lowerer *L, TypeInfo *type) {
+  if (!L->return_type)
+    L->return_type = type;
+}
+
+typedef struct SavedState {
+  Function *function;
+  Scope *scope;
+  NodeList *prologue;
+  NodeList *pending;
+  TypeInfo *return_type;
+  int temp_counter;
+} SavedState;
+
+static SavedState save_state(Lowerer *L) {
+  return (SavedState){L->function, L->scope, L->prologue, L->pending, L->return_type, L->temp_counter};
+}
+
+static void restore_state(Lowerer *L, SavedState saved) {
+  L->function = saved.function;
+  L->scope = saved.scope;
+  L->prologue = saved.prologue;
+  L->pending = saved.pending;
+  L->return_type = saved.return_type;
+  L->temp_counter = saved.temp_counter;
+}
+
+/* Lower a tile function with the kinds of its first call's arguments
+ * (arg_types may be NULL: nothing known, arrays found by their use). */
+static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types, int arg_count) {
+  SavedState saved = save_state(L);
+  fn->lowering = true;
+  L->function = fn;
+  L->scope = arena_alloc(&L->ctx->arena, sizeof(Scope));
+  L->return_type = NULL;
+  L->temp_counter = 0;
+  L->pending = NULL;
+  Node *def = fn->def;
+  Node *arguments = def->u.function_def.args;
+  if (arguments->u.arguments.vararg || arguments->u.arguments.kwarg || arguments->u.arguments.kwonlyargs.count)
+    lower_error(L, def, "tile function '%.*s': *args, **kwargs and keyword-only parameters cannot be converted",
+                def->u.function_def.name.len, def->u.function_def.name.text);
+  NodeList *original = &arguments->u.arguments.args;
+  fn->param_count = original->count;
+  fn->param_is_array = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
+  NodeList params = {0};
+  for (int i = 0; i < original->count; i++) {
+    Node *arg = original->items[i];
+    Str name = arg->u.arg.arg;
+    TypeInfo *given = i < arg_count && arg_types ? arg_types[i] : NULL;
+    bool is_array = given ? given->kind == VAL_ARRAY : kernel_param_kind(L, arg) == PARAM_ARRAY;
+    fn->param_is_array[i] = is_array;
+    if (is_array) {
+      node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
+      node_list_push(&L->ctx->arena, &params, new_arg(L, suffixed(L, name, "_shape"), NULL));
+      node_list_push(&L->ctx->arena, &params, new_arg(L, suffixed(L, name, "_strides"), NULL));
+      TypeInfo *type = array_param_type(L, name, given && given->array && given->array->int64_index);
+      if (given) {
+        type->rank = given->rank;
+        type->dtype = given->dtype;
+      }
+      scope_bind(L, name, type);
+    } else if (annotation_is(L, arg->u.arg.annotation, "Constant", 0)) {
+      node_list_push(&L->ctx->arena, &params, new_arg(L, name, "tl.constexpr"));
+      scope_bind(L, name, given ? given : type_new(L->ctx, VAL_CONST));
+    } else {
+      node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
+      scope_bind(L, name, given ? given : type_tile(L->ctx, DT_UNKNOWN, -1, NULL));
+    }
+  }
+  arguments->u.arguments.args = params;
+  arguments->rewritten = true;
+  if (arguments->u.arguments.defaults.count)
+    lower_error(L, def, "tile function '%.*s': parameter defaults cannot be converted yet",
+                def->u.function_def.name.len, def->u.function_def.name.text);
+  replace_decorators(L, def);
+  lower_function_body(L, def);
+  fn->return_type = L->return_type ? L->return_type : type_new(L->ctx, VAL_NONE);
+  fn->lowering = false;
+  fn->lowered = true;
+  restore_state(L, saved);
+}
+
+void lower_unused_device_function(Lowerer *L, Function *fn) { lower_device_function(L, fn, NULL, 0); }
+
+/* A fresh copy of a Name node (array pieces are used in many places). */
+static Node *copy_node(Lowerer *L, Node *node) {
+  Node *copy = arena_alloc(&L->ctx->arena, sizeof(Node));
+  *copy = *node;
+  return copy;
+}
+
+Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
+  if (call->u.call.keywords.count)
+    lower_error(L, call, "keyword arguments to tile functions cannot be converted yet");
+  NodeList *args = &call->u.call.args;
+  TypeInfo **types = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(args->count + 1));
+  for (int i = 0; i < args->count; i++) {
+    if (args->items[i]->kind == N_STARRED)
+      lower_error(L, args->items[i], "starred arguments to tile functions cannot be converted");
+    args->items[i] = lower_expr(L, args->items[i]);
+    types[i] = args->items[i]->type;
+  }
+  if (fn->lowering)
+    lower_error(L, call, "recursive tile functions cannot be converted");
+  if (!fn->lowered)
+    lower_device_function(L, fn, types, args->count);
+  NodeList expanded = {0};
+  for (int i = 0; i < args->count; i++) {
+    bool is_array = types[i] && types[i]->kind == VAL_ARRAY;
+    if (i < fn->param_count && is_array != fn->param_is_array[i])
+      lower_error(L, args->items[i], "tile function '%.*s' is called with an array and with something else in "
+                  "the same position; this cannot be converted", fn->def->u.function_def.name.len,
+                  fn->def->u.function_def.name.text);
+    if (is_array) {
+      ArrayRef *array = types[i]->array;
+      node_list_push(&L->ctx->arena, &expanded, copy_node(L, array->pointer));
+      node_list_push(&L->ctx->arena, &expanded, copy_node(L, array->shape));
+      node_list_push(&L->ctx->arena, &expanded, copy_node(L, array->strides));
+    } else {
+      node_list_push(&L->ctx->arena, &expanded, args->items[i]);
+    }
+  }
+  call->u.call.args = expanded;
+  call->rewritten = true;
+  call->type = fn->return_type;
+  return call;
+}

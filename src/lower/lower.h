@@ -1,0 +1,234 @@
+/*
+ * lower.h — shared by the lowering stage (src/lower/, src/analyze/).
+ *
+ * Lowering rewrites the module's tree in place, function by function:
+ * kernels and the functions they reach become @triton.jit functions, host
+ * code keeps its shape with ct.launch and friends rewritten, and generated
+ * pieces (launchers, runtime helpers) are appended. Expressions are typed
+ * as they are lowered (analysis and rewriting in one pass, like a compiler's
+ * code generator with its type checker): every lowered expression node has
+ * node->type set.
+ *
+ *   lower.c           the driver: module, functions, statements, names
+ *   template.c        trees from Python text with placeholders
+ *   types.c           dtypes, TypeInfo constructors, promotion
+ *   calls.c           binding call arguments to cuTile signatures, the op table
+ *   lower_*.c         one family of cuTile operations each
+ *   launch.c          launchers and host-side rewrites
+ */
+#ifndef C2T_LOWER_H
+#define C2T_LOWER_H
+
+#include "../convert.h"
+
+#define C2T_MAX_RANK 8
+#define C2T_MAX_SCOPE_NAMES 1024
+#define C2T_MAX_CALL_ARGS 16
+
+/* ------------------------------------------------------------------ dtypes */
+
+typedef enum DType {
+  DT_UNKNOWN, /* known only at launch (it comes from an array) */
+  DT_BOOL,
+  DT_INT8, DT_INT16, DT_INT32, DT_INT64,
+  DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64,
+  DT_FLOAT16, DT_BFLOAT16, DT_FLOAT32, DT_FLOAT64,
+  DT_TFLOAT32, DT_FLOAT8_E4M3FN, DT_FLOAT8_E5M2,
+  DT_COUNT
+} DType;
+
+typedef struct DTypeInfo {
+  const char *cutile;  /* "float16" */
+  const char *triton;  /* "tl.float16" */
+  const char *torch;   /* "torch.float16" */
+  int bits;
+  char category;       /* 'b' bool, 'i' signed, 'u' unsigned, 'f' float */
+} DTypeInfo;
+
+const DTypeInfo *dtype_info(DType dtype);
+DType dtype_from_cutile_name(const char *name); /* "float16" -> DT_FLOAT16, DT_UNKNOWN if none */
+
+/* ------------------------------------------------------------------- types */
+
+typedef enum ValueKind {
+  VAL_UNKNOWN,  /* a value we do not model (host objects); an error where a tile is needed */
+  VAL_ARRAY,    /* a global-memory view: pointer + shape + strides */
+  VAL_TILE,     /* a run-time tile; rank 0 is a scalar */
+  VAL_CONST,    /* a compile-time number or bool (literal, Constant parameter, folded) */
+  VAL_DTYPE,    /* a dtype: ct.float16, x.dtype */
+  VAL_TUPLE,    /* a tuple of values */
+  VAL_ENUM,     /* a cuda.tile enum member: PaddingMode.ZERO, RoundingMode.RN, ... */
+  VAL_NONE,
+  VAL_FUNCTION, /* a tile function (reduce/scan combine functions) */
+  VAL_STRING,
+} ValueKind;
+
+/* Where an array's pieces are in the generated kernel. */
+typedef struct ArrayRef {
+  Node *pointer;   /* expression of the base pointer, e.g. `x` */
+  Node *shape;     /* expression of the shape tuple, e.g. `x_shape` */
+  Node *strides;   /* expression of the strides tuple, e.g. `x_strides` */
+  Str param;       /* the kernel parameter it comes from (for TMA flags), len 0 if none */
+  bool int64_index;/* ct.IndexedWithInt64 */
+} ArrayRef;
+
+typedef struct TypeInfo TypeInfo;
+struct TypeInfo {
+  ValueKind kind;
+  DType dtype;        /* tiles, constants, arrays, dtypes; DT_UNKNOWN: from an array at launch */
+  Node *dtype_expr;   /* when dtype is DT_UNKNOWN: a Triton expression of it (`x.dtype.element_ty`) */
+  int rank;           /* tiles and arrays; -1 when unknown */
+  int shape[C2T_MAX_RANK]; /* tiles: dimensions, -1 where unknown */
+  Node *dims[C2T_MAX_RANK]; /* tiles: each dimension as a constant expression (`BLOCK`, `64`), NULL where unknown */
+  bool loose;         /* constants: loosely typed (a Python literal) */
+  bool is_float;      /* constants: a float value */
+  long long int_value;
+  double float_value;
+  ArrayRef *array;    /* arrays */
+  TypeInfo **elts;    /* tuples */
+  int count;
+  const char *member; /* enums: "PaddingMode.ZERO"; functions: the name */
+};
+
+TypeInfo *type_new(Context *ctx, ValueKind kind);
+TypeInfo *type_tile(Context *ctx, DType dtype, int rank, const int *shape);
+TypeInfo *type_const_int(Context *ctx, long long value);
+TypeInfo *type_const_float(Context *ctx, double value);
+TypeInfo *type_const_bool(Context *ctx, bool value);
+bool type_is_scalar(const TypeInfo *type); /* a rank-0 tile or a constant */
+const char *type_describe(Context *ctx, const TypeInfo *type); /* "tile of float16 (64, 64)" */
+
+/* --------------------------------------------------------------- lowering */
+
+typedef struct Variable {
+  Str name;
+  TypeInfo *type;
+} Variable;
+
+typedef struct Scope {
+  Variable vars[C2T_MAX_SCOPE_NAMES];
+  int count;
+} Scope;
+
+/* A runtime helper (a @triton.jit function emitted once per module). */
+typedef struct RuntimeHelper {
+  const char *name;
+  const char *source; /* Python text of the helper, with its docstring */
+} RuntimeHelper;
+
+typedef struct Lowerer {
+  Converter *conv;
+  Context *ctx;
+  Function *function; /* being lowered */
+  Scope *scope;
+  TypeInfo *return_type; /* of the tile function being lowered */
+  NodeList *prologue; /* statements to put at the top of the current kernel */
+  NodeList *pending;  /* statements to put before the statement being lowered */
+  int depth;
+  int temp_counter;
+  /* what the module needs */
+  bool needs_libdevice;
+  bool needs_allocator;
+  bool needs_by_target;
+  NodeList generated; /* launchers and helpers to append to the module */
+  bool uses_tma;      /* some kernel builds tensor descriptors: the module sets an allocator */
+  /* per kernel: arrays with a TMA flag parameter, descriptors made in the prologue */
+  Str tma_arrays[64];
+  int tma_array_count;
+  const char *descriptor_keys[64];
+  const char *descriptor_names[64];
+  int descriptor_count;
+  RuntimeHelper helpers[64];              /* runtime helpers used, in order */
+  int helper_count;
+  const Binding *twins[C2T_MAX_ALIASES]; /* module constants read in tile code */
+  int twin_count;
+  Node *launchers[C2T_MAX_KERNELS];      /* per kernel, to place after it */
+  Function *launcher_of[C2T_MAX_KERNELS];
+  int launcher_count;
+} Lowerer;
+
+/* ---- lower.c */
+void lower_module(Converter *conv);
+Node *lower_expr(Lowerer *L, Node *expr);
+void lower_stmts(Lowerer *L, NodeList *stmts);
+Variable *scope_lookup(Lowerer *L, Str name);
+void scope_bind(Lowerer *L, Str name, TypeInfo *type);
+Node *new_name(Lowerer *L, const char *text);
+Node *new_int(Lowerer *L, long long value);
+Str new_temp_name(Lowerer *L, const char *hint); /* a fresh local: hint_1, hint_2 ... */
+_Noreturn void lower_error(Lowerer *L, const Node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+TypeInfo *array_param_type(Lowerer *L, Str name, bool int64_index);
+Node *lower_device_call(Lowerer *L, Node *call, Function *fn);
+void lower_unused_device_function(Lowerer *L, Function *fn);
+void note_return_type(Lowerer *L, TypeInfo *type);
+
+/* ---- lower_expr.c, lower_call.c */
+Node *lower_ct_value(Lowerer *L, Node *expr, const char *member);
+Node *lower_call(Lowerer *L, Node *call);
+
+/* ---- lower_control.c: break/continue in the loops of `stmts` (Triton has neither) */
+void rewrite_break_continue(Lowerer *L, NodeList *stmts);
+
+/* ---- launch.c */
+void lower_launcher(Lowerer *L, Function *kernel);   /* the launcher of a kernel */
+void require_constexpr_twin(Lowerer *L, const Binding *binding); /* NAME_TL = tl.constexpr(NAME) */
+void lower_host_code(Lowerer *L);                   /* ct.launch, ct.cdiv, dtypes in host code */
+void finish_module(Lowerer *L);                     /* imports, twins, launchers, runtime helpers */
+
+/* ---- template.c */
+Node *template_expr(Context *ctx, const char *text, Node **nodes, int count);
+NodeList template_stmts(Context *ctx, const char *text, Node **nodes, int count);
+void set_store_context(Node *node, ExprContext ctx);
+/* The expression as Python text (a bare emitter), appended to out. */
+void expr_text(Context *ctx, const Node *expr, Buf *out);
+#define TEMPLATE_NODES(...) (Node *[]){__VA_ARGS__}, (int)(sizeof((Node *[]){__VA_ARGS__}) / sizeof(Node *))
+/* T(L, "tl.load(_1, mask=_2)", ptr, mask) */
+#define T(L, text, ...) template_expr((L)->ctx, text, TEMPLATE_NODES(__VA_ARGS__))
+#define T0(L, text) template_expr((L)->ctx, text, NULL, 0)
+
+/* ---- calls.c */
+/* Arguments of a call bound to a cuTile signature written like Python's:
+ * "array, index, shape, /, *, order, padding_mode" (all parameters optional
+ * here; the rule checks what it requires). */
+typedef struct BoundArgs {
+  Node *arg[C2T_MAX_CALL_ARGS];    /* lowered argument, NULL when absent */
+  Node *source[C2T_MAX_CALL_ARGS]; /* the argument as written, NULL when absent */
+  int count;
+} BoundArgs;
+
+void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, BoundArgs *out);
+Node *require_arg(Lowerer *L, Node *call, const BoundArgs *args, int index, const char *what, const char *name);
+
+/* One cuTile operation's lowering: gets the call as written (arguments not
+ * yet lowered; use bind_call) and returns the lowered expression with its
+ * type set. `member` is the cuda.tile name ("load", "sum", ...). Method
+ * calls (`t.astype(dt)`) arrive as calls with the object as first argument. */
+typedef Node *(*OpLowering)(Lowerer *L, Node *call, const char *member);
+
+typedef struct OpEntry {
+  const char *member;
+  OpLowering lower;
+} OpEntry;
+
+/* The op tables of the families, each ending with {NULL, NULL}. */
+extern const OpEntry lower_index_ops[];  /* lower_index.c: bid, num_blocks, num_tiles, cdiv, ... */
+extern const OpEntry lower_memory_ops[]; /* lower_memory.c: load, store, gather, scatter, atomics */
+extern const OpEntry lower_math_ops[];   /* lower_math.c: elementwise math, where, astype, ... */
+extern const OpEntry lower_reduce_ops[]; /* lower_reduce.c: reductions and scans */
+extern const OpEntry lower_shape_ops[];  /* lower_shape.c: creation and shape operations */
+extern const OpEntry lower_debug_ops[];  /* lower_debug.c: printf, assert_, static_* */
+OpLowering find_op_lowering(const char *member);
+
+/* Operators written with Python syntax (a + b, a // b, -a, a < b) on tiles:
+ * lower_math.c applies cuTile's semantics to operands already lowered. */
+Node *lower_binary_operator(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right);
+Node *lower_unary_operator(Lowerer *L, Node *expr, AstOp op, Node *operand);
+Node *lower_comparison(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right);
+
+/* ---- runtime.c: helpers (@triton.jit functions) emitted once per module.
+ * `source` is the helper's Python text, `name` the function it defines;
+ * returns a Name node for it. Helpers appear in the order first used. */
+Node *use_runtime(Lowerer *L, const char *name, const char *source);
+void append_runtime_helpers(Lowerer *L, NodeList *module_body);
+
+#endif /* C2T_LOWER_H */

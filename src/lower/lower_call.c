@@ -1,0 +1,178 @@
+/*
+ * lower_call.c — calls in tile code.
+ *
+ *   ct.op(...)          the op table (lower_*.c families)
+ *   tile.method(...)    the same table with the tile as first argument
+ *   helper(...)         a module function: lowered on its first call, with
+ *                       the argument kinds of that call; arrays expand to
+ *                       pointer, shape and strides as for kernels
+ *   min, max, abs, ...  Python builtins with a tile meaning
+ */
+#include <string.h>
+
+#include "lower.h"
+
+/* --------------------------------------------------------- the op table */
+
+static const OpEntry *const FAMILIES[] = {
+    lower_index_ops, lower_memory_ops, lower_math_ops, lower_reduce_ops, lower_shape_ops, lower_debug_ops,
+};
+
+OpLowering find_op_lowering(const char *member) {
+  for (size_t f = 0; f < sizeof FAMILIES / sizeof FAMILIES[0]; f++)
+    for (const OpEntry *entry = FAMILIES[f]; entry->member; entry++)
+      if (strcmp(entry->member, member) == 0)
+        return entry->lower;
+  return NULL;
+}
+
+/* ------------------------------------------------------ argument binding */
+
+typedef struct Signature {
+  const char *names[C2T_MAX_CALL_ARGS];
+  int count;
+  int positional_only; /* parameters before "/" */
+  int keyword_from;    /* index of the first keyword-only parameter ("*") */
+} Signature;
+
+static Signature parse_signature(const char *text) {
+  Signature sig = {.keyword_from = C2T_MAX_CALL_ARGS};
+  static char storage[C2T_MAX_CALL_ARGS][40];
+  const char *p = text;
+  while (*p && sig.count < C2T_MAX_CALL_ARGS) {
+    while (*p == ' ' || *p == ',')
+      p++;
+    const char *start = p;
+    while (*p && *p != ',')
+      p++;
+    const char *end = p;
+    while (end > start && end[-1] == ' ')
+      end--;
+    size_t length = (size_t)(end - start);
+    if (length == 1 && *start == '/') {
+      sig.positional_only = sig.count;
+    } else if (length == 1 && *start == '*') {
+      sig.keyword_from = sig.count;
+    } else if (length > 0 && length < sizeof storage[0]) {
+      memcpy(storage[sig.count], start, length);
+      storage[sig.count][length] = '\0';
+      sig.names[sig.count] = storage[sig.count];
+      sig.count++;
+    }
+  }
+  return sig;
+}
+
+void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, BoundArgs *out) {
+  memset(out, 0, sizeof *out);
+  Signature sig = parse_signature(signature);
+  out->count = sig.count;
+  NodeList *args = &call->u.call.args;
+  int positional_limit = sig.keyword_from < sig.count ? sig.keyword_from : sig.count;
+  for (int i = 0; i < args->count; i++) {
+    if (args->items[i]->kind == N_STARRED)
+      lower_error(L, args->items[i], "%s: starred arguments cannot be converted", what);
+    if (i >= positional_limit)
+      lower_error(L, args->items[i], "%s takes at most %d positional arguments", what, positional_limit);
+    out->source[i] = args->items[i];
+  }
+  NodeList *keywords = &call->u.call.keywords;
+  for (int k = 0; k < keywords->count; k++) {
+    Node *kw = keywords->items[k];
+    Str name = kw->u.keyword.arg;
+    int index = -1;
+    for (int i = sig.positional_only; i < sig.count; i++)
+      if (str_eq(name, sig.names[i]))
+        index = i;
+    if (name.len == 0)
+      lower_error(L, kw, "%s: **arguments cannot be converted", what);
+    if (index < 0)
+      lower_error(L, kw, "%s got an unexpected keyword argument '%.*s'", what, name.len, name.text);
+    if (out->source[index])
+      lower_error(L, kw, "%s got multiple values for argument '%s'", what, sig.names[index]);
+    out->source[index] = kw->u.keyword.value;
+  }
+  for (int i = 0; i < sig.count; i++)
+    if (out->source[i])
+      out->arg[i] = lower_expr(L, out->source[i]);
+}
+
+Node *require_arg(Lowerer *L, Node *call, const BoundArgs *args, int index, const char *what, const char *name) {
+  if (!args->arg[index])
+    lower_error(L, call, "%s: missing required argument '%s'", what, name);
+  return args->arg[index];
+}
+
+/* ------------------------------------------------------- method calls */
+
+/* tile.astype(dt) -> the `astype` lowering with the tile as first argument. */
+static Node *lower_method_call(Lowerer *L, Node *call) {
+  Node *callee = call->u.call.func;
+  Str method = callee->u.attribute.attr;
+  char *member = arena_strndup(&L->ctx->arena, method.text, (size_t)method.len);
+  OpLowering lower = find_op_lowering(member);
+  if (!lower)
+    lower_error(L, call, "method '%s' cannot be converted", member);
+  Node *as_function = arena_alloc(&L->ctx->arena, sizeof(Node));
+  *as_function = *call;
+  as_function->u.call.args = (NodeList){0};
+  node_list_push(&L->ctx->arena, &as_function->u.call.args, callee->u.attribute.value);
+  for (int i = 0; i < call->u.call.args.count; i++)
+    node_list_push(&L->ctx->arena, &as_function->u.call.args, call->u.call.args.items[i]);
+  return lower(L, as_function, member);
+}
+
+static bool is_method_call(Lowerer *L, Node *call) {
+  Node *callee = call->u.call.func;
+  if (callee->kind != N_ATTRIBUTE || resolve_ct_member(L->conv, callee))
+    return false;
+  Node *base = callee->u.attribute.value;
+  if (base->kind == N_NAME) {
+    Variable *var = scope_lookup(L, base->u.name.id);
+    return var && var->type && (var->type->kind == VAL_TILE || var->type->kind == VAL_ARRAY);
+  }
+  return base->kind != N_NAME; /* (a + b).astype(...), ct.load(...).reshape(...) */
+}
+
+/* ------------------------------------------------------------ builtins */
+
+static Node *lower_builtin(Lowerer *L, Node *call, Str name) {
+  const char *text = arena_strndup(&L->ctx->arena, name.text, (size_t)name.len);
+  static const struct {
+    const char *builtin;
+    const char *member;
+  } MAP[] = {{"min", "minimum"}, {"max", "maximum"}, {"abs", "abs"}, {"print", "print"}, {"divmod", "divmod"},
+             {"int", "int"},     {"float", "float"}, {"bool", "bool"}, {"len", "len"}};
+  for (size_t i = 0; i < sizeof MAP / sizeof MAP[0]; i++) {
+    if (strcmp(MAP[i].builtin, text) != 0)
+      continue;
+    OpLowering lower = find_op_lowering(MAP[i].member);
+    if (lower)
+      return lower(L, call, MAP[i].member);
+  }
+  lower_error(L, call, "'%s' cannot be called in tile code", text);
+}
+
+/* ------------------------------------------------------------- the call */
+
+Node *lower_call(Lowerer *L, Node *call) {
+  Node *callee = call->u.call.func;
+  const char *member = resolve_ct_member(L->conv, callee);
+  if (member) {
+    OpLowering lower = find_op_lowering(member);
+    if (!lower)
+      lower_error(L, call, "ct.%s is not supported by the converter yet", member);
+    return lower(L, call, member);
+  }
+  if (is_method_call(L, call))
+    return lower_method_call(L, call);
+  if (callee->kind == N_NAME) {
+    Function *fn = find_function(L->conv, callee->u.name.id);
+    if (fn)
+      return lower_device_call(L, call, fn);
+    if (!scope_lookup(L, callee->u.name.id))
+      return lower_builtin(L, call, callee->u.name.id);
+  }
+  lower_error(L, call, "this call cannot be converted (only cuTile operations, tile functions of this module "
+                       "and a few builtins can be called in tile code)");
+}

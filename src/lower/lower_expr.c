@@ -1,0 +1,348 @@
+/*
+ * lower_expr.c — expressions of tile functions.
+ *
+ * Each expression is lowered bottom-up and typed (node->type). Operators go
+ * to lower_math.c (cuTile's promotion, floor division, IEEE division),
+ * cuTile calls to their family through the op table, calls of other module
+ * functions to lower_call.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower.h"
+
+static Node *typed(Node *node, TypeInfo *type) {
+  node->type = type;
+  return node;
+}
+
+/* ------------------------------------------------------------ constants */
+
+/* The value of a number literal as spelled (underscores, any base). */
+static Node *lower_number(Lowerer *L, Node *expr) {
+  Str text = expr->u.constant.text;
+  char digits[128];
+  int length = 0;
+  bool is_float = false;
+  bool is_hex = text.len > 1 && text.text[0] == '0' && (text.text[1] == 'x' || text.text[1] == 'X');
+  for (int i = 0; i < text.len && length < (int)sizeof digits - 1; i++) {
+    char c = text.text[i];
+    if (c == '_')
+      continue;
+    if (c == 'j' || c == 'J')
+      lower_error(L, expr, "complex numbers are not valid in tile code");
+    if (!is_hex && (c == '.' || c == 'e' || c == 'E'))
+      is_float = true;
+    digits[length++] = c;
+  }
+  digits[length] = '\0';
+  if (is_float)
+    return typed(expr, type_const_float(L->ctx, strtod(digits, NULL)));
+  int base = 10;
+  const char *start = digits;
+  if (length > 1 && digits[0] == '0' && strchr("xXoObB", digits[1])) {
+    base = strchr("xX", digits[1]) ? 16 : strchr("oO", digits[1]) ? 8 : 2;
+    start = digits + 2;
+  }
+  errno = 0;
+  unsigned long long value = strtoull(start, NULL, base);
+  if (errno == ERANGE || value > (unsigned long long)INT64_MAX)
+    lower_error(L, expr, "integer constant %.*s does not fit in 64 bits", text.len, text.text);
+  return typed(expr, type_const_int(L->ctx, (long long)value));
+}
+
+static Node *lower_constant(Lowerer *L, Node *expr) {
+  switch (expr->u.constant.kind) {
+  case CONST_NUMBER: return lower_number(L, expr);
+  case CONST_TRUE: return typed(expr, type_const_bool(L->ctx, true));
+  case CONST_FALSE: return typed(expr, type_const_bool(L->ctx, false));
+  case CONST_NONE: return typed(expr, type_new(L->ctx, VAL_NONE));
+  case CONST_ELLIPSIS: return typed(expr, type_new(L->ctx, VAL_UNKNOWN));
+  }
+  return expr;
+}
+
+/* ------------------------------------------------------- cuTile members */
+
+/* A cuda.tile name used as a value: a dtype (ct.float16 -> tl.float16) or
+ * an enum member (ct.PaddingMode.ZERO, kept for the operation that reads
+ * it). */
+Node *lower_ct_value(Lowerer *L, Node *expr, const char *member) {
+  DType dtype = dtype_from_cutile_name(member);
+  if (dtype != DT_UNKNOWN) {
+    Node *node = T0(L, dtype_info(dtype)->triton);
+    TypeInfo *type = type_new(L->ctx, VAL_DTYPE);
+    type->dtype = dtype;
+    return typed(node, type);
+  }
+  static const char *const ENUMS[] = {"PaddingMode.", "RoundingMode.", "MemoryOrder.", "MemoryScope.", NULL};
+  for (int i = 0; ENUMS[i]; i++) {
+    if (strncmp(member, ENUMS[i], strlen(ENUMS[i])) == 0) {
+      TypeInfo *type = type_new(L->ctx, VAL_ENUM);
+      type->member = member;
+      return typed(expr, type);
+    }
+  }
+  lower_error(L, expr, "ct.%s cannot be used as a value in tile code", member);
+}
+
+/* ---------------------------------------------------------------- names */
+
+/* A module-level constant read in tile code: Triton only reads globals that
+ * are tl.constexpr, so kernels read a constexpr twin NAME_TL (emitted next
+ * to the original by launch.c). */
+static Node *lower_module_constant(Lowerer *L, Node *expr, const Binding *binding) {
+  Node *value = binding->value;
+  const char *member = resolve_ct_member(L->conv, value);
+  if (member)
+    return lower_ct_value(L, expr, member);
+  TypeInfo *type = NULL;
+  if (value->kind == N_CONSTANT)
+    type = lower_constant(L, value)->type;
+  else if (value->kind == N_UNARY_OP && value->u.unary_op.op == AOP_USUB && value->u.unary_op.operand->kind == N_CONSTANT) {
+    type = lower_constant(L, value->u.unary_op.operand)->type;
+    type->int_value = -type->int_value;
+    type->float_value = -type->float_value;
+  }
+  if (!type) {
+    type = type_new(L->ctx, VAL_CONST);
+    type->rank = 0;
+  }
+  require_constexpr_twin(L, binding);
+  Str id = expr->u.name.id;
+  return typed(new_name(L, arena_printf(&L->ctx->arena, "%.*s_TL", id.len, id.text)), type);
+}
+
+static Node *lower_name(Lowerer *L, Node *expr) {
+  Str id = expr->u.name.id;
+  Variable *var = scope_lookup(L, id);
+  if (var)
+    return typed(expr, var->type);
+  Function *fn = find_function(L->conv, id);
+  if (fn) {
+    TypeInfo *type = type_new(L->ctx, VAL_FUNCTION);
+    type->member = arena_strndup(&L->ctx->arena, id.text, (size_t)id.len);
+    return typed(expr, type);
+  }
+  const char *member = resolve_ct_member(L->conv, expr);
+  if (member)
+    return lower_ct_value(L, expr, member);
+  const Binding *binding = find_binding(L->conv, id);
+  if (binding && binding->value)
+    return lower_module_constant(L, expr, binding);
+  lower_error(L, expr, "name '%.*s' is not defined in tile code (tile code reads only its parameters, its "
+                       "locals, module constants and tile functions)", id.len, id.text);
+}
+
+/* ----------------------------------------------------------- attributes */
+
+static Node *tuple_of_pieces(Lowerer *L, Node *tuple_expr, int count) {
+  TypeInfo *type = type_new(L->ctx, VAL_TUPLE);
+  type->count = count;
+  type->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(count > 0 ? count : 1));
+  for (int i = 0; i < count; i++)
+    type->elts[i] = type_tile(L->ctx, DT_INT32, 0, NULL);
+  return typed(tuple_expr, type);
+}
+
+static Node *lower_array_attribute(Lowerer *L, Node *expr, TypeInfo *array, Str attr) {
+  if (str_eq(attr, "shape"))
+    return tuple_of_pieces(L, array->array->shape, array->rank);
+  if (str_eq(attr, "strides"))
+    return tuple_of_pieces(L, array->array->strides, array->rank);
+  if (str_eq(attr, "dtype")) {
+    TypeInfo *type = type_new(L->ctx, VAL_DTYPE);
+    type->dtype = array->dtype;
+    type->dtype_expr = array->dtype_expr;
+    return typed(array->dtype != DT_UNKNOWN ? T0(L, dtype_info(array->dtype)->triton) : array->dtype_expr, type);
+  }
+  if (str_eq(attr, "ndim") && array->rank >= 0)
+    return new_int(L, array->rank);
+  lower_error(L, expr, "array attribute '%.*s' cannot be converted here", attr.len, attr.text);
+}
+
+static Node *lower_tile_attribute(Lowerer *L, Node *expr, Node *base, Str attr) {
+  TypeInfo *tile = base->type;
+  if (str_eq(attr, "dtype")) {
+    TypeInfo *type = type_new(L->ctx, VAL_DTYPE);
+    type->dtype = tile->dtype;
+    Node *node = tile->dtype != DT_UNKNOWN ? T0(L, dtype_info(tile->dtype)->triton) : T(L, "_1.dtype", base);
+    type->dtype_expr = node;
+    return typed(node, type);
+  }
+  if (str_eq(attr, "ndim") && tile->rank >= 0)
+    return new_int(L, tile->rank);
+  if (str_eq(attr, "shape") && tile->rank >= 0) {
+    Node *tuple = T0(L, "()");
+    TypeInfo *type = type_new(L->ctx, VAL_TUPLE);
+    type->count = tile->rank;
+    type->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(tile->rank + 1));
+    for (int i = 0; i < tile->rank; i++) {
+      if (tile->shape[i] < 0)
+        lower_error(L, expr, "the shape of this tile is not known at conversion time");
+      Node *dim = new_int(L, tile->shape[i]);
+      node_list_push(&L->ctx->arena, &tuple->u.list.elts, dim);
+      type->elts[i] = dim->type;
+    }
+    return typed(tuple, type);
+  }
+  lower_error(L, expr, "tile attribute '%.*s' cannot be converted here", attr.len, attr.text);
+}
+
+static Node *lower_attribute(Lowerer *L, Node *expr) {
+  const char *member = resolve_ct_member(L->conv, expr);
+  if (member)
+    return lower_ct_value(L, expr, member);
+  Node *base = lower_expr(L, expr->u.attribute.value);
+  Str attr = expr->u.attribute.attr;
+  if (base->type && base->type->kind == VAL_ARRAY)
+    return lower_array_attribute(L, expr, base->type, attr);
+  if (base->type && (base->type->kind == VAL_TILE || base->type->kind == VAL_CONST))
+    return lower_tile_attribute(L, expr, base, attr);
+  expr->u.attribute.value = base;
+  return typed(expr, type_new(L->ctx, VAL_UNKNOWN));
+}
+
+/* ----------------------------------------------------------- subscripts */
+
+static bool constant_index(const Node *index, long long *value) {
+  if (!index->type || index->type->kind != VAL_CONST || index->type->is_float || index->type->dtype == DT_UNKNOWN)
+    return false;
+  *value = index->type->int_value;
+  return true;
+}
+
+static Node *lower_tuple_subscript(Lowerer *L, Node *expr, Node *base, Node *index) {
+  long long i;
+  if (!constant_index(index, &i))
+    lower_error(L, expr->u.subscript.slice, "a tuple index in tile code must be a constant");
+  TypeInfo *tuple = base->type;
+  if (tuple->count >= 0 && i < 0)
+    i += tuple->count;
+  if (tuple->count >= 0 && (i < 0 || i >= tuple->count))
+    lower_error(L, expr, "tuple index %lld out of range for %d elements", i, tuple->count);
+  if (base->kind == N_TUPLE && !base->parenthesized && i < base->u.list.elts.count)
+    return base->u.list.elts.items[i];
+  Node *item = T(L, "_1[_2]", base, new_int(L, i));
+  TypeInfo *type = tuple->count > i ? tuple->elts[i] : type_tile(L->ctx, DT_INT32, 0, NULL);
+  return typed(item, type);
+}
+
+/* t[None, :], t[:, None], t[..., None]: expand_dims, same syntax in Triton. */
+static Node *lower_tile_subscript(Lowerer *L, Node *expr, Node *base) {
+  Node *slice = expr->u.subscript.slice;
+  int count = slice->kind == N_TUPLE ? slice->u.list.elts.count : 1;
+  Node **items = slice->kind == N_TUPLE ? slice->u.list.elts.items : &slice;
+  int added = 0;
+  for (int i = 0; i < count; i++) {
+    Node *item = items[i];
+    bool is_none = item->kind == N_CONSTANT && item->u.constant.kind == CONST_NONE;
+    bool is_all = item->kind == N_SLICE && !item->u.slice.lower && !item->u.slice.upper && !item->u.slice.step;
+    bool is_ellipsis = item->kind == N_CONSTANT && item->u.constant.kind == CONST_ELLIPSIS;
+    if (!is_none && !is_all && !is_ellipsis)
+      lower_error(L, item, "tiles cannot be indexed; only None, ':' and '...' may appear (use ct.extract)");
+    added += is_none;
+  }
+  expr->u.subscript.value = base;
+  TypeInfo *type = type_tile(L->ctx, base->type->dtype, base->type->rank + added, NULL);
+  type->dtype_expr = base->type->dtype_expr;
+  return typed(expr, type);
+}
+
+static Node *lower_subscript(Lowerer *L, Node *expr) {
+  Node *base = lower_expr(L, expr->u.subscript.value);
+  if (base->type && base->type->kind == VAL_TUPLE) {
+    Node *index = lower_expr(L, expr->u.subscript.slice);
+    return lower_tuple_subscript(L, expr, base, index);
+  }
+  if (base->type && base->type->kind == VAL_TILE)
+    return lower_tile_subscript(L, expr, base);
+  if (base->type && base->type->kind == VAL_ARRAY)
+    lower_error(L, expr, "arrays cannot be indexed in tile code (use ct.load or ct.gather)");
+  lower_error(L, expr, "%s cannot be indexed here", type_describe(L->ctx, base->type));
+}
+
+/* ------------------------------------------------------ other operators */
+
+static Node *lower_tuple(Lowerer *L, Node *expr) {
+  NodeList *elts = &expr->u.list.elts;
+  TypeInfo *type = type_new(L->ctx, VAL_TUPLE);
+  type->count = elts->count;
+  type->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(elts->count + 1));
+  for (int i = 0; i < elts->count; i++) {
+    elts->items[i] = lower_expr(L, elts->items[i]);
+    type->elts[i] = elts->items[i]->type;
+  }
+  return typed(expr, type);
+}
+
+/* a and b and c: Triton takes two operands at a time. */
+static Node *lower_bool_op(Lowerer *L, Node *expr) {
+  NodeList *values = &expr->u.bool_op.values;
+  Node *result = lower_expr(L, values->items[0]);
+  for (int i = 1; i < values->count; i++) {
+    Node *right = lower_expr(L, values->items[i]);
+    result = expr->u.bool_op.op == AOP_AND ? T(L, "_1 and _2", result, right) : T(L, "_1 or _2", result, right);
+    result->type = type_tile(L->ctx, DT_BOOL, 0, NULL);
+  }
+  return result;
+}
+
+/* a < b < c -> (a < b) & (b < c) */
+static Node *lower_compare(Lowerer *L, Node *expr) {
+  Node *left = lower_expr(L, expr->u.compare.left);
+  Node *result = NULL;
+  for (int i = 0; i < expr->u.compare.count; i++) {
+    Node *right = lower_expr(L, expr->u.compare.comparators[i]);
+    Node *pair = lower_comparison(L, expr, expr->u.compare.ops[i], left, right);
+    if (result) {
+      TypeInfo *type = pair->type;
+      result = T(L, "_1 & _2", result, pair);
+      result->type = type;
+    } else {
+      result = pair;
+    }
+    left = right;
+  }
+  return result;
+}
+
+static Node *lower_if_exp(Lowerer *L, Node *expr) {
+  expr->u.if_exp.test = lower_expr(L, expr->u.if_exp.test);
+  expr->u.if_exp.body = lower_expr(L, expr->u.if_exp.body);
+  expr->u.if_exp.orelse = lower_expr(L, expr->u.if_exp.orelse);
+  return typed(expr, expr->u.if_exp.body->type);
+}
+
+Node *lower_expr(Lowerer *L, Node *expr) {
+  if (++L->depth > C2T_MAX_PARSE_DEPTH)
+    lower_error(L, expr, "expression nested too deeply");
+  Node *result;
+  switch (expr->kind) {
+  case N_CONSTANT: result = lower_constant(L, expr); break;
+  case N_STRING: result = typed(expr, type_new(L->ctx, VAL_STRING)); break;
+  case N_NAME: result = lower_name(L, expr); break;
+  case N_ATTRIBUTE: result = lower_attribute(L, expr); break;
+  case N_SUBSCRIPT: result = lower_subscript(L, expr); break;
+  case N_CALL: result = lower_call(L, expr); break;
+  case N_TUPLE: result = lower_tuple(L, expr); break;
+  case N_BOOL_OP: result = lower_bool_op(L, expr); break;
+  case N_COMPARE: result = lower_compare(L, expr); break;
+  case N_IF_EXP: result = lower_if_exp(L, expr); break;
+  case N_BIN_OP: {
+    Node *left = lower_expr(L, expr->u.bin_op.left);
+    Node *right = lower_expr(L, expr->u.bin_op.right);
+    result = lower_binary_operator(L, expr, expr->u.bin_op.op, left, right);
+    break;
+  }
+  case N_UNARY_OP:
+    result = lower_unary_operator(L, expr, expr->u.unary_op.op, lower_expr(L, expr->u.unary_op.operand));
+    break;
+  default: lower_error(L, expr, "this expression is not valid in tile code");
+  }
+  L->depth--;
+  if (result->parenthesized && result != expr)
+    result->parenthesized = false;
+  return result;
+}

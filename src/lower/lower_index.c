@@ -1,0 +1,70 @@
+/*
+ * lower_index.c — block indices and tile counts: ct.bid, ct.num_blocks,
+ * ct.num_tiles, ct.cdiv.
+ */
+#include "lower.h"
+
+/* An axis argument: a constant 0, 1 or 2. */
+static long long constant_axis(Lowerer *L, Node *call, Node *axis, const char *what) {
+  if (!axis || !axis->type || axis->type->kind != VAL_CONST || axis->type->is_float || axis->type->int_value < 0 ||
+      axis->type->int_value > 2)
+    lower_error(L, call, "%s: the axis must be a constant 0, 1 or 2", what);
+  return axis->type->int_value;
+}
+
+/* ct.bid(axis) -> tl.program_id(axis) */
+static Node *lower_bid(Lowerer *L, Node *call, const char *member) {
+  BoundArgs args;
+  bind_call(L, call, "ct.bid()", "axis", &args);
+  long long axis = constant_axis(L, call, require_arg(L, call, &args, 0, "ct.bid()", "axis"), "ct.bid()");
+  Node *result = T(L, "tl.program_id(_1)", new_int(L, axis));
+  result->type = type_tile(L->ctx, DT_INT32, 0, NULL);
+  return result;
+}
+
+/* ct.num_blocks(axis) -> tl.num_programs(axis) */
+static Node *lower_num_blocks(Lowerer *L, Node *call, const char *member) {
+  BoundArgs args;
+  bind_call(L, call, "ct.num_blocks()", "axis", &args);
+  long long axis = constant_axis(L, call, require_arg(L, call, &args, 0, "ct.num_blocks()", "axis"), "ct.num_blocks()");
+  Node *result = T(L, "tl.num_programs(_1)", new_int(L, axis));
+  result->type = type_tile(L->ctx, DT_INT32, 0, NULL);
+  return result;
+}
+
+static const char CDIV_HELPER[] =
+    "@triton.jit\n"
+    "def ct_cdiv(x, y):\n"
+    "    \"\"\"ct.cdiv: the exact ceiling of x / y for integers of any sign (tl.cdiv is\n"
+    "    (x + y - 1) // y with a truncating //, wrong for negative operands).\"\"\"\n"
+    "    x = tl.to_tensor(x)\n"
+    "    y = tl.to_tensor(y)\n"
+    "    q = x // y\n"
+    "    r = x % y\n"
+    "    return q + ((r != 0) & ((r > 0) == (y > 0))).to(q.dtype)\n";
+
+/* ct.cdiv(x, y): folded for constants; tl.cdiv when both are known to be
+ * non-negative; else the exact helper. */
+static Node *lower_cdiv(Lowerer *L, Node *call, const char *member) {
+  BoundArgs args;
+  bind_call(L, call, "ct.cdiv()", "x, y", &args);
+  Node *x = require_arg(L, call, &args, 0, "ct.cdiv()", "x");
+  Node *y = require_arg(L, call, &args, 1, "ct.cdiv()", "y");
+  bool x_const = x->type->kind == VAL_CONST && x->type->dtype != DT_UNKNOWN;
+  bool y_const = y->type->kind == VAL_CONST && y->type->dtype != DT_UNKNOWN;
+  if (x_const && y_const && y->type->int_value != 0) {
+    long long a = x->type->int_value, b = y->type->int_value;
+    long long q = a / b, r = a % b;
+    return new_int(L, q + (r != 0 && ((r > 0) == (b > 0))));
+  }
+  Node *result = T(L, "_1(_2, _3)", use_runtime(L, "ct_cdiv", CDIV_HELPER), x, y);
+  result->type = type_tile(L->ctx, DT_INT32, 0, NULL);
+  return result;
+}
+
+const OpEntry lower_index_ops[] = {
+    {"bid", lower_bid},
+    {"num_blocks", lower_num_blocks},
+    {"cdiv", lower_cdiv},
+    {NULL, NULL},
+};

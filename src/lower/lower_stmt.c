@@ -1,0 +1,184 @@
+/*
+ * lower_stmt.c — statements of tile functions.
+ *
+ * Assignments bind the types of the names they assign; `if` on a constant
+ * stays an `if` (Triton folds constexpr conditions as cuTile does); `for`
+ * over `range(...)` stays a `for`, over `ct.static_iter(range(...))` becomes
+ * `tl.static_range`; `break` and `continue`, which Triton lacks, are
+ * rewritten by lower_control.c.
+ */
+#include <string.h>
+
+#include "lower.h"
+
+static void lower_stmt(Lowerer *L, Node *stmt, NodeList *out);
+
+static void push_stmt(Lowerer *L, NodeList *out, Node *stmt) { node_list_push(&L->ctx->arena, out, stmt); }
+
+/* Bind the names of an assignment target to the value's type. */
+static void bind_target(Lowerer *L, Node *target, TypeInfo *type) {
+  if (target->kind == N_NAME) {
+    scope_bind(L, target->u.name.id, type);
+    return;
+  }
+  if (target->kind == N_TUPLE || target->kind == N_LIST) {
+    NodeList *elts = &target->u.list.elts;
+    if (!type || type->kind != VAL_TUPLE || type->count != elts->count)
+      lower_error(L, target, "cannot unpack %s into %d names", type_describe(L->ctx, type), elts->count);
+    for (int i = 0; i < elts->count; i++)
+      bind_target(L, elts->items[i], type->elts[i]);
+    return;
+  }
+  lower_error(L, target, "tile code can only assign to names (tiles and arrays are immutable)");
+}
+
+static void lower_assign(Lowerer *L, Node *stmt, NodeList *out) {
+  Node *value = lower_expr(L, stmt->u.assign.value);
+  stmt->u.assign.value = value;
+  for (int i = 0; i < stmt->u.assign.targets.count; i++)
+    bind_target(L, stmt->u.assign.targets.items[i], value->type);
+  push_stmt(L, out, stmt);
+}
+
+static void lower_ann_assign(Lowerer *L, Node *stmt, NodeList *out) {
+  if (!stmt->u.ann_assign.value)
+    return; /* a bare annotation declares nothing at run time */
+  Node *value = lower_expr(L, stmt->u.ann_assign.value);
+  NodeList made = template_stmts(L->ctx, "_1 = _2", TEMPLATE_NODES(stmt->u.ann_assign.target, value));
+  Node *result = made.items[0];
+  result->span = stmt->span;
+  bind_target(L, stmt->u.ann_assign.target, value->type);
+  push_stmt(L, out, result);
+}
+
+/* x += y: the operator with cuTile's semantics, written back as `x += y`
+ * when it stays a plain operator. */
+static void lower_aug_assign(Lowerer *L, Node *stmt, NodeList *out) {
+  Node *target = stmt->u.aug_assign.target;
+  if (target->kind != N_NAME)
+    lower_error(L, target, "tile code can only assign to names (tiles and arrays are immutable)");
+  Node *current = T(L, "_1", new_name(L, arena_strndup(&L->ctx->arena, target->u.name.id.text, (size_t)target->u.name.id.len)));
+  current = lower_expr(L, current);
+  Node *value = lower_expr(L, stmt->u.aug_assign.value);
+  Node *combined = lower_binary_operator(L, stmt, stmt->u.aug_assign.op, current, value);
+  if (combined->kind == N_BIN_OP && combined->u.bin_op.left == current && combined->u.bin_op.right == value) {
+    stmt->u.aug_assign.value = value;
+  } else {
+    NodeList made = template_stmts(L->ctx, "_1 = _2", TEMPLATE_NODES(target, combined));
+    stmt = made.items[0];
+  }
+  scope_bind(L, target->u.name.id, combined->type);
+  push_stmt(L, out, stmt);
+}
+
+static void lower_expr_stmt(Lowerer *L, Node *stmt, NodeList *out) {
+  Node *value = stmt->u.expr_stmt.value;
+  if (value->kind == N_STRING) { /* docstrings and string statements stay */
+    push_stmt(L, out, stmt);
+    return;
+  }
+  stmt->u.expr_stmt.value = lower_expr(L, value);
+  if (stmt->u.expr_stmt.value->kind == N_CONSTANT && stmt->u.expr_stmt.value->u.constant.kind == CONST_NONE)
+    return; /* the operation lowered to nothing (a hint, a static check) */
+  push_stmt(L, out, stmt);
+}
+
+static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
+  Node *test = lower_expr(L, stmt->u.if_.test);
+  if (test->type && test->type->kind == VAL_TILE && test->type->rank > 0)
+    lower_error(L, stmt->u.if_.test, "an `if` condition must be a scalar, not %s", type_describe(L->ctx, test->type));
+  stmt->u.if_.test = test;
+  lower_stmts(L, &stmt->u.if_.body);
+  lower_stmts(L, &stmt->u.if_.orelse);
+  push_stmt(L, out, stmt);
+}
+
+static void lower_while(Lowerer *L, Node *stmt, NodeList *out) {
+  if (stmt->u.while_.orelse.count)
+    lower_error(L, stmt, "`while ... else` is not valid in tile code");
+  stmt->u.while_.test = lower_expr(L, stmt->u.while_.test);
+  lower_stmts(L, &stmt->u.while_.body);
+  push_stmt(L, out, stmt);
+}
+
+/* for i in range(...) | for i in ct.static_iter(range(...)) */
+static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
+  if (stmt->u.for_.orelse.count)
+    lower_error(L, stmt, "`for ... else` is not valid in tile code");
+  if (stmt->u.for_.is_async)
+    lower_error(L, stmt, "`async for` is not valid in tile code");
+  Node *iter = stmt->u.for_.iter;
+  bool is_static = false;
+  if (iter->kind == N_CALL && is_ct_member(L->conv, iter->u.call.func, "static_iter")) {
+    if (iter->u.call.args.count != 1)
+      lower_error(L, iter, "ct.static_iter takes one iterable");
+    iter = iter->u.call.args.items[0];
+    is_static = true;
+  }
+  if (iter->kind != N_CALL || iter->u.call.func->kind != N_NAME || !str_eq(iter->u.call.func->u.name.id, "range"))
+    lower_error(L, iter, "only loops over range(...) can be converted (found another iterable)");
+  NodeList *args = &iter->u.call.args;
+  if (args->count < 1 || args->count > 3 || iter->u.call.keywords.count)
+    lower_error(L, iter, "range() takes 1 to 3 positional arguments");
+  for (int i = 0; i < args->count; i++)
+    args->items[i] = lower_expr(L, args->items[i]);
+  if (is_static)
+    iter->u.call.func = T0(L, "tl.static_range");
+  stmt->u.for_.iter = iter;
+  if (stmt->u.for_.target->kind != N_NAME)
+    lower_error(L, stmt->u.for_.target, "a loop over range() needs a single name as its target");
+  scope_bind(L, stmt->u.for_.target->u.name.id, type_tile(L->ctx, DT_INT32, 0, NULL));
+  lower_stmts(L, &stmt->u.for_.body);
+  push_stmt(L, out, stmt);
+}
+
+static void lower_return(Lowerer *L, Node *stmt, NodeList *out) {
+  if (stmt->u.return_.value) {
+    if (L->function->role == ROLE_KERNEL)
+      lower_error(L, stmt, "a kernel cannot return a value");
+    stmt->u.return_.value = lower_expr(L, stmt->u.return_.value);
+    note_return_type(L, stmt->u.return_.value->type);
+  }
+  push_stmt(L, out, stmt);
+}
+
+static void lower_stmt(Lowerer *L, Node *stmt, NodeList *out) {
+  NodeList pending = {0};
+  NodeList *outer_pending = L->pending;
+  L->pending = &pending;
+  NodeList lowered = {0};
+  switch (stmt->kind) {
+  case N_ASSIGN: lower_assign(L, stmt, &lowered); break;
+  case N_ANN_ASSIGN: lower_ann_assign(L, stmt, &lowered); break;
+  case N_AUG_ASSIGN: lower_aug_assign(L, stmt, &lowered); break;
+  case N_EXPR_STMT: lower_expr_stmt(L, stmt, &lowered); break;
+  case N_IF: lower_if(L, stmt, &lowered); break;
+  case N_WHILE: lower_while(L, stmt, &lowered); break;
+  case N_FOR: lower_for(L, stmt, &lowered); break;
+  case N_RETURN: lower_return(L, stmt, &lowered); break;
+  case N_PASS:
+  case N_BREAK:
+  case N_CONTINUE: push_stmt(L, &lowered, stmt); break;
+  default: lower_error(L, stmt, "this statement is not valid in tile code");
+  }
+  L->pending = outer_pending;
+  for (int i = 0; i < pending.count; i++)
+    push_stmt(L, out, pending.items[i]);
+  for (int i = 0; i < lowered.count; i++)
+    push_stmt(L, out, lowered.items[i]);
+}
+
+void lower_stmts(Lowerer *L, NodeList *stmts) {
+  if (++L->depth > C2T_MAX_PARSE_DEPTH)
+    lower_error(L, NULL, "tile code nested too deeply");
+  NodeList out = {0};
+  for (int i = 0; i < stmts->count; i++)
+    lower_stmt(L, stmts->items[i], &out);
+  if (out.count == 0 && stmts->count > 0) {
+    Node *pass = template_stmts(L->ctx, "pass", NULL, 0).items[0];
+    push_stmt(L, &out, pass);
+  }
+  *stmts = out;
+  L->depth--;
+  rewrite_break_continue(L, stmts);
+}

@@ -1,0 +1,32 @@
+/*
+ * runtime.c — helpers the generated module carries.
+ *
+ * Where a cuTile operation has no one-line Triton form (floor division,
+ * Python modulo, exact ceiling division, ...), the lowering calls a small
+ * @triton.jit helper and the module gets that helper once, after its
+ * imports. The generated module stays self-contained: it needs triton and
+ * torch, not this project.
+ */
+#include <string.h>
+
+#include "lower.h"
+
+Node *use_runtime(Lowerer *L, const char *name, const char *source) {
+  bool known = false;
+  for (int i = 0; i < L->helper_count; i++)
+    known |= strcmp(L->helpers[i].name, name) == 0;
+  if (!known) {
+    if (L->helper_count == (int)(sizeof L->helpers / sizeof L->helpers[0]))
+      lower_error(L, NULL, "too many runtime helpers");
+    L->helpers[L->helper_count++] = (RuntimeHelper){name, source};
+  }
+  return new_name(L, name);
+}
+
+void append_runtime_helpers(Lowerer *L, NodeList *module_body) {
+  for (int i = 0; i < L->helper_count; i++) {
+    NodeList made = template_stmts(L->ctx, L->helpers[i].source, NULL, 0);
+    for (int j = 0; j < made.count; j++)
+      node_list_push(&L->ctx->arena, module_body, made.items[j]);
+  }
+}

@@ -1,0 +1,103 @@
+/*
+ * types.c — dtypes and the TypeInfo of lowered expressions.
+ */
+#include <string.h>
+
+#include "lower.h"
+
+static const DTypeInfo DTYPES[DT_COUNT] = {
+    [DT_UNKNOWN] = {"?", "?", "?", 0, '?'},
+    [DT_BOOL] = {"bool_", "tl.int1", "torch.bool", 1, 'b'},
+    [DT_INT8] = {"int8", "tl.int8", "torch.int8", 8, 'i'},
+    [DT_INT16] = {"int16", "tl.int16", "torch.int16", 16, 'i'},
+    [DT_INT32] = {"int32", "tl.int32", "torch.int32", 32, 'i'},
+    [DT_INT64] = {"int64", "tl.int64", "torch.int64", 64, 'i'},
+    [DT_UINT8] = {"uint8", "tl.uint8", "torch.uint8", 8, 'u'},
+    [DT_UINT16] = {"uint16", "tl.uint16", "torch.uint16", 16, 'u'},
+    [DT_UINT32] = {"uint32", "tl.uint32", "torch.uint32", 32, 'u'},
+    [DT_UINT64] = {"uint64", "tl.uint64", "torch.uint64", 64, 'u'},
+    [DT_FLOAT16] = {"float16", "tl.float16", "torch.float16", 16, 'f'},
+    [DT_BFLOAT16] = {"bfloat16", "tl.bfloat16", "torch.bfloat16", 16, 'f'},
+    [DT_FLOAT32] = {"float32", "tl.float32", "torch.float32", 32, 'f'},
+    [DT_FLOAT64] = {"float64", "tl.float64", "torch.float64", 64, 'f'},
+    [DT_TFLOAT32] = {"tfloat32", "tl.float32", "torch.float32", 32, 'f'},
+    [DT_FLOAT8_E4M3FN] = {"float8_e4m3fn", "tl.float8e4nv", "torch.float8_e4m3fn", 8, 'f'},
+    [DT_FLOAT8_E5M2] = {"float8_e5m2", "tl.float8e5", "torch.float8_e5m2", 8, 'f'},
+};
+
+const DTypeInfo *dtype_info(DType dtype) { return &DTYPES[dtype < DT_COUNT ? dtype : DT_UNKNOWN]; }
+
+DType dtype_from_cutile_name(const char *name) {
+  if (strcmp(name, "bool") == 0)
+    return DT_BOOL;
+  for (int i = DT_BOOL; i < DT_COUNT; i++)
+    if (strcmp(DTYPES[i].cutile, name) == 0)
+      return (DType)i;
+  return DT_UNKNOWN;
+}
+
+TypeInfo *type_new(Context *ctx, ValueKind kind) {
+  TypeInfo *type = arena_alloc(&ctx->arena, sizeof(TypeInfo));
+  type->kind = kind;
+  type->rank = -1;
+  for (int i = 0; i < C2T_MAX_RANK; i++)
+    type->shape[i] = -1;
+  return type;
+}
+
+TypeInfo *type_tile(Context *ctx, DType dtype, int rank, const int *shape) {
+  TypeInfo *type = type_new(ctx, VAL_TILE);
+  type->dtype = dtype;
+  type->rank = rank;
+  for (int i = 0; shape && i < rank && i < C2T_MAX_RANK; i++)
+    type->shape[i] = shape[i];
+  return type;
+}
+
+TypeInfo *type_const_int(Context *ctx, long long value) {
+  TypeInfo *type = type_new(ctx, VAL_CONST);
+  type->dtype = DT_INT32;
+  type->loose = true;
+  type->int_value = value;
+  type->float_value = (double)value;
+  type->rank = 0;
+  return type;
+}
+
+TypeInfo *type_const_float(Context *ctx, double value) {
+  TypeInfo *type = type_new(ctx, VAL_CONST);
+  type->dtype = DT_FLOAT32;
+  type->loose = true;
+  type->is_float = true;
+  type->float_value = value;
+  type->rank = 0;
+  return type;
+}
+
+TypeInfo *type_const_bool(Context *ctx, bool value) {
+  TypeInfo *type = type_new(ctx, VAL_CONST);
+  type->dtype = DT_BOOL;
+  type->loose = true;
+  type->int_value = value;
+  type->rank = 0;
+  return type;
+}
+
+bool type_is_scalar(const TypeInfo *type) {
+  return type && (type->kind == VAL_CONST || (type->kind == VAL_TILE && type->rank == 0));
+}
+
+const char *type_describe(Context *ctx, const TypeInfo *type) {
+  static const char *KIND_NAMES[] = {
+      [VAL_UNKNOWN] = "a value of unknown kind", [VAL_ARRAY] = "an array", [VAL_TILE] = "a tile",
+      [VAL_CONST] = "a constant", [VAL_DTYPE] = "a dtype", [VAL_TUPLE] = "a tuple",
+      [VAL_ENUM] = "an enum member", [VAL_NONE] = "None", [VAL_FUNCTION] = "a function", [VAL_STRING] = "a string",
+  };
+  if (!type)
+    return "nothing";
+  if (type->kind == VAL_TILE && type->rank == 0)
+    return arena_printf(&ctx->arena, "a scalar of %s", dtype_info(type->dtype)->cutile);
+  if (type->kind == VAL_TILE)
+    return arena_printf(&ctx->arena, "a %d-d tile of %s", type->rank, dtype_info(type->dtype)->cutile);
+  return KIND_NAMES[type->kind];
+}

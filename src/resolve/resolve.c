@@ -1,0 +1,328 @@
+/*
+ * resolve.c — what the names of a cuTile module mean.
+ *
+ * Finds the names bound to cuda.tile (`import cuda.tile as ct`,
+ * `from cuda.tile import load, PaddingMode as PM`, `ConstInt = ct.Constant[int]`),
+ * the kernels (`@ct.kernel`, bare or with hints, under other decorators too),
+ * every module function reachable from a kernel (these become @triton.jit),
+ * and the host call sites of ct.launch.
+ */
+#include <string.h>
+
+#include "../convert.h"
+
+#define RESOLVE_MAX_ALIAS_DEPTH 16
+#define MEMBER_MODULE "<module>" /* the expression is the cuda.tile module itself */
+
+bool str_eq(Str a, const char *text) {
+  size_t length = strlen(text);
+  return (size_t)a.len == length && memcmp(a.text, text, length) == 0;
+}
+
+bool str_same(Str a, Str b) { return a.len == b.len && memcmp(a.text, b.text, (size_t)a.len) == 0; }
+
+static void push_node(Converter *conv, NodeList *list, Node *node) { node_list_push(&conv->ctx->arena, list, node); }
+
+const Binding *find_binding(Converter *conv, Str name) {
+  for (int i = conv->binding_count - 1; i >= 0; i--)
+    if (str_same(conv->bindings[i].name, name))
+      return &conv->bindings[i];
+  return NULL;
+}
+
+Function *find_function(Converter *conv, Str name) {
+  for (int i = 0; i < conv->function_count; i++)
+    if (str_same(conv->functions[i].def->u.function_def.name, name))
+      return &conv->functions[i];
+  return NULL;
+}
+
+static void add_binding(Converter *conv, Node *at, Str name, Node *value, const char *member) {
+  if (conv->binding_count == C2T_MAX_ALIASES)
+    diag_error(&conv->ctx->diag, at->span.start, "more than %d module-level names to track", C2T_MAX_ALIASES);
+  conv->bindings[conv->binding_count++] = (Binding){name, value, member};
+}
+
+static bool is_ct_module_name(Converter *conv, Str name) {
+  for (int i = 0; i < conv->ct_module_count; i++)
+    if (str_same(conv->ct_modules[i], name))
+      return true;
+  return false;
+}
+
+/* ---------------------------------------------------------- name lookup */
+
+static const char *resolve_depth(Converter *conv, const Node *expr, int depth);
+
+static const char *resolve_name(Converter *conv, Str id, int depth) {
+  if (is_ct_module_name(conv, id))
+    return MEMBER_MODULE;
+  const Binding *binding = find_binding(conv, id);
+  if (!binding)
+    return NULL;
+  if (binding->member)
+    return binding->member;
+  if (binding->value)
+    return resolve_depth(conv, binding->value, depth + 1);
+  return NULL;
+}
+
+static const char *resolve_attribute(Converter *conv, const Node *expr, int depth) {
+  const Node *base = expr->u.attribute.value;
+  Str attr = expr->u.attribute.attr;
+  if (base->kind == N_NAME && conv->cuda_package_bound && str_eq(base->u.name.id, "cuda") && str_eq(attr, "tile"))
+    return MEMBER_MODULE;
+  const char *outer = resolve_depth(conv, base, depth + 1);
+  if (!outer)
+    return NULL;
+  if (strcmp(outer, MEMBER_MODULE) == 0)
+    return arena_strndup(&conv->ctx->arena, attr.text, (size_t)attr.len);
+  return arena_printf(&conv->ctx->arena, "%s.%.*s", outer, attr.len, attr.text);
+}
+
+static const char *resolve_depth(Converter *conv, const Node *expr, int depth) {
+  if (!expr || depth > RESOLVE_MAX_ALIAS_DEPTH)
+    return NULL;
+  if (expr->kind == N_NAME)
+    return resolve_name(conv, expr->u.name.id, depth);
+  if (expr->kind == N_ATTRIBUTE)
+    return resolve_attribute(conv, expr, depth);
+  return NULL;
+}
+
+const char *resolve_ct_member(Converter *conv, const Node *expr) {
+  const char *member = resolve_depth(conv, expr, 0);
+  if (member && strcmp(member, MEMBER_MODULE) == 0)
+    return NULL;
+  return member;
+}
+
+bool is_ct_member(Converter *conv, const Node *expr, const char *member) {
+  const char *found = resolve_ct_member(conv, expr);
+  return found && strcmp(found, member) == 0;
+}
+
+/* ------------------------------------------------------------- imports */
+
+static bool is_cuda_tile(Str module) { return str_eq(module, "cuda.tile"); }
+
+static bool starts_with_cuda_tile(Str module) {
+  return module.len > 10 && memcmp(module.text, "cuda.tile.", 10) == 0;
+}
+
+/* import cuda.tile as ct | import cuda.tile | import cuda */
+static void resolve_import(Converter *conv, Node *stmt) {
+  bool touches_cuda_tile = false;
+  NodeList *names = &stmt->u.import.names;
+  for (int i = 0; i < names->count; i++) {
+    Node *alias = names->items[i];
+    Str name = alias->u.alias.name, asname = alias->u.alias.asname;
+    if (is_cuda_tile(name) && asname.len) {
+      if (conv->ct_module_count == 16)
+        diag_error(&conv->ctx->diag, alias->span.start, "too many names for cuda.tile");
+      conv->ct_modules[conv->ct_module_count++] = asname;
+      touches_cuda_tile = true;
+    } else if ((is_cuda_tile(name) || starts_with_cuda_tile(name)) && !asname.len) {
+      conv->cuda_package_bound = true;
+      touches_cuda_tile = true;
+    } else if (starts_with_cuda_tile(name)) {
+      /* import cuda.tile.tune as tune */
+      add_binding(conv, alias, asname, NULL, arena_strndup(&conv->ctx->arena, name.text + 10, (size_t)name.len - 10));
+      touches_cuda_tile = true;
+    }
+  }
+  if (touches_cuda_tile) {
+    for (int i = 0; i < names->count; i++) {
+      Str name = names->items[i]->u.alias.name;
+      if (!is_cuda_tile(name) && !starts_with_cuda_tile(name))
+        diag_error(&conv->ctx->diag, names->items[i]->span.start,
+                   "import cuda.tile on a line of its own: this import statement also imports '%.*s'", name.len,
+                   name.text);
+    }
+    push_node(conv, &conv->ct_imports, stmt);
+  }
+}
+
+/* from cuda.tile import X as Y | from cuda import tile as ct | from cuda.tile.tune import f */
+static void resolve_import_from(Converter *conv, Node *stmt) {
+  Str module = stmt->u.import_from.module;
+  if (stmt->u.import_from.level != 0)
+    return;
+  bool from_cuda_tile = is_cuda_tile(module);
+  bool from_submodule = starts_with_cuda_tile(module);
+  bool from_cuda = str_eq(module, "cuda");
+  if (!from_cuda_tile && !from_submodule && !from_cuda)
+    return;
+  NodeList *names = &stmt->u.import_from.names;
+  for (int i = 0; i < names->count; i++) {
+    Node *alias = names->items[i];
+    Str name = alias->u.alias.name;
+    Str bound = alias->u.alias.asname.len ? alias->u.alias.asname : name;
+    if (str_eq(name, "*"))
+      diag_error(&conv->ctx->diag, alias->span.start,
+                 "'from %.*s import *' cannot be converted: import the names you use explicitly", module.len,
+                 module.text);
+    if (from_cuda) {
+      if (!str_eq(name, "tile"))
+        return; /* another cuda package (cuda.bindings, ...): not ours */
+      conv->ct_modules[conv->ct_module_count++ % 16] = bound;
+    } else if (from_cuda_tile) {
+      add_binding(conv, alias, bound, NULL, arena_strndup(&conv->ctx->arena, name.text, (size_t)name.len));
+    } else {
+      add_binding(conv, alias, bound, NULL,
+                  arena_printf(&conv->ctx->arena, "%.*s.%.*s", module.len - 10, module.text + 10, name.len, name.text));
+    }
+  }
+  push_node(conv, &conv->ct_imports, stmt);
+}
+
+/* ----------------------------------------------------------- functions */
+
+/* The decorator's callee: `ct.kernel` in both `@ct.kernel` and `@ct.kernel(...)`. */
+static Node *decorator_callee(Node *decorator) {
+  return decorator->kind == N_CALL ? decorator->u.call.func : decorator;
+}
+
+static bool keyword_is_true(Node *call, const char *name) {
+  if (call->kind != N_CALL)
+    return false;
+  NodeList *keywords = &call->u.call.keywords;
+  for (int i = 0; i < keywords->count; i++) {
+    Node *kw = keywords->items[i];
+    if (str_eq(kw->u.keyword.arg, name) && kw->u.keyword.value->kind == N_CONSTANT &&
+        kw->u.keyword.value->u.constant.kind == CONST_TRUE)
+      return true;
+  }
+  return false;
+}
+
+static void resolve_function_def(Converter *conv, Node *def) {
+  if (conv->function_count == C2T_MAX_FUNCTIONS)
+    diag_error(&conv->ctx->diag, def->span.start, "more than %d module-level functions", C2T_MAX_FUNCTIONS);
+  Function *fn = &conv->functions[conv->function_count++];
+  *fn = (Function){.def = def, .role = ROLE_HOST};
+  NodeList *decorators = &def->u.function_def.decorator_list;
+  for (int i = 0; i < decorators->count; i++) {
+    Node *decorator = decorators->items[i];
+    const char *member = resolve_ct_member(conv, decorator_callee(decorator));
+    if (!member)
+      continue;
+    if (strcmp(member, "kernel") == 0) {
+      fn->role = ROLE_KERNEL;
+      fn->kernel_decorator = decorator;
+    } else if (strcmp(member, "function") == 0) {
+      fn->role = ROLE_DEVICE;
+      fn->host_too = keyword_is_true(decorator, "host");
+    }
+  }
+}
+
+/* NAME = value at module level: an alias (ConstInt = ct.Constant[int]) or a
+ * constant that kernels may read. */
+static void resolve_assign(Converter *conv, Node *stmt) {
+  if (stmt->u.assign.targets.count != 1)
+    return;
+  Node *target = stmt->u.assign.targets.items[0];
+  if (target->kind != N_NAME)
+    return;
+  Node *value = stmt->u.assign.value;
+  add_binding(conv, stmt, target->u.name.id, value, NULL);
+}
+
+static void resolve_statements(Converter *conv, NodeList *body, int depth);
+
+static void resolve_statement(Converter *conv, Node *stmt, int depth) {
+  switch (stmt->kind) {
+  case N_IMPORT: resolve_import(conv, stmt); break;
+  case N_IMPORT_FROM: resolve_import_from(conv, stmt); break;
+  case N_ASSIGN: resolve_assign(conv, stmt); break;
+  case N_ANN_ASSIGN:
+    if (stmt->u.ann_assign.target->kind == N_NAME && stmt->u.ann_assign.value)
+      add_binding(conv, stmt, stmt->u.ann_assign.target->u.name.id, stmt->u.ann_assign.value, NULL);
+    break;
+  case N_FUNCTION_DEF: resolve_function_def(conv, stmt); break;
+  /* imports guarded by if/try (optional dependencies) count as well */
+  case N_IF:
+    resolve_statements(conv, &stmt->u.if_.body, depth + 1);
+    resolve_statements(conv, &stmt->u.if_.orelse, depth + 1);
+    break;
+  case N_TRY:
+    resolve_statements(conv, &stmt->u.try_.body, depth + 1);
+    for (int i = 0; i < stmt->u.try_.handlers.count; i++)
+      resolve_statements(conv, &stmt->u.try_.handlers.items[i]->u.except_handler.body, depth + 1);
+    resolve_statements(conv, &stmt->u.try_.orelse, depth + 1);
+    resolve_statements(conv, &stmt->u.try_.finalbody, depth + 1);
+    break;
+  default: break;
+  }
+}
+
+static void resolve_statements(Converter *conv, NodeList *body, int depth) {
+  if (depth > RESOLVE_MAX_ALIAS_DEPTH)
+    return;
+  for (int i = 0; i < body->count; i++)
+    resolve_statement(conv, body->items[i], depth);
+}
+
+/* -------------------------------------------------------- reachability */
+
+typedef struct CallScan {
+  Converter *conv;
+  Function *worklist[C2T_MAX_FUNCTIONS];
+  int pending;
+} CallScan;
+
+static void mark_device(CallScan *scan, Function *fn) {
+  if (fn->role != ROLE_HOST)
+    return;
+  fn->role = ROLE_DEVICE;
+  scan->worklist[scan->pending++] = fn;
+}
+
+/* Any module function named inside tile code is tile code too: called
+ * directly, or passed along (ct.reduce combine functions). */
+static void scan_for_callees(Node *node, void *data) {
+  CallScan *scan = data;
+  if (node->kind == N_NAME && node->u.name.ctx == CTX_LOAD) {
+    Function *fn = find_function(scan->conv, node->u.name.id);
+    if (fn)
+      mark_device(scan, fn);
+  }
+  node_children(node, scan_for_callees, data);
+}
+
+static void resolve_reachable(Converter *conv) {
+  CallScan *scan = arena_alloc(&conv->ctx->arena, sizeof(CallScan));
+  scan->conv = conv;
+  for (int i = 0; i < conv->function_count; i++)
+    if (conv->functions[i].role != ROLE_HOST)
+      scan->worklist[scan->pending++] = &conv->functions[i];
+  while (scan->pending > 0) {
+    Function *fn = scan->worklist[--scan->pending];
+    NodeList *body = &fn->def->u.function_def.body;
+    for (int i = 0; i < body->count; i++)
+      scan_for_callees(body->items[i], scan);
+  }
+}
+
+/* -------------------------------------------------------- launch sites */
+
+static void scan_for_launches(Node *node, void *data) {
+  Converter *conv = data;
+  if (node->kind == N_FUNCTION_DEF) {
+    Function *fn = find_function(conv, node->u.function_def.name);
+    if (fn && fn->def == node && fn->role != ROLE_HOST)
+      return; /* tile code has no launches */
+  }
+  if (node->kind == N_CALL && is_ct_member(conv, node->u.call.func, "launch"))
+    push_node(conv, &conv->launch_sites, node);
+  node_children(node, scan_for_launches, data);
+}
+
+void resolve_module(Converter *conv) {
+  resolve_statements(conv, &conv->module->u.module.body, 0);
+  if (conv->ct_module_count == 0 && !conv->cuda_package_bound && conv->binding_count == 0)
+    return;
+  resolve_reachable(conv);
+  scan_for_launches(conv->module, conv);
+}

@@ -1,0 +1,62 @@
+"""make test: run every suite and end with one line "N passed, M failed".
+
+Suites (each prints its own "NAME: N passed, M failed" line):
+  unit         the C unit tests (tokenizer, parser, emitter)
+  cli          the command-line tool: options, exit statuses, I/O errors
+  oracle       round trip of the whole standard library, judged by CPython
+  sanitizers   the oracle on a sample, plus hostile inputs, under ASan+UBSan
+  valgrind     a few files under valgrind's memcheck (when valgrind exists)
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+BUILD = os.path.join(ROOT, "build")
+SUMMARY = re.compile(r"(\d+) passed, (\d+) failed")
+
+
+def run_suite(name, command, env=None):
+    """Run one suite, echo its output, return (passed, failed)."""
+    print(f"=== {name}: {' '.join(command)}", flush=True)
+    merged_env = dict(os.environ, **(env or {}))
+    run = subprocess.run(command, cwd=ROOT, env=merged_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    output = run.stdout.decode("utf-8", "replace")
+    sys.stdout.write(output)
+    found = SUMMARY.findall(output)
+    if not found:
+        print(f"{name}: no summary line; counted as 1 failure (exit {run.returncode})")
+        return 0, 1
+    passed, failed = (int(x) for x in found[-1])
+    if run.returncode != 0 and failed == 0:
+        print(f"{name}: exited {run.returncode}; counted as 1 failure")
+        failed = 1
+    return passed, failed
+
+
+def main():
+    py = sys.executable
+    suites = [
+        ("unit", [os.path.join(BUILD, "unit_tests")], None),
+        ("cli", [py, os.path.join(HERE, "cli", "test_cli.py")], None),
+        ("oracle", [py, os.path.join(HERE, "oracle", "oracle.py"), "--tool", os.path.join(BUILD, "cutile2triton")], None),
+        ("sanitizers", [py, os.path.join(HERE, "oracle", "sanitizers.py")], None),
+    ]
+    if shutil.which("valgrind"):
+        suites.append(("valgrind", [py, os.path.join(HERE, "oracle", "valgrind.py")], None))
+    else:
+        print("valgrind: not installed here; that suite is not run")
+    total_passed = total_failed = 0
+    for name, command, env in suites:
+        passed, failed = run_suite(name, command, env)
+        total_passed += passed
+        total_failed += failed
+    print(f"{total_passed} passed, {total_failed} failed")
+    return 1 if total_failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
