@@ -21,6 +21,13 @@ static char *str_text(Lowerer *L, Str s) { return arena_strndup(&L->ctx->arena, 
 
 /* ------------------------------------------------------------- launchers */
 
+static bool is_tma_flag(Lowerer *L, Str param) {
+  for (int i = 0; i < L->tma_array_count; i++)
+    if (L->tma_arrays[i].len + 4 == param.len && memcmp(L->tma_arrays[i].text, param.text, (size_t)L->tma_arrays[i].len) == 0)
+      return true;
+  return false;
+}
+
 static bool param_is_array(Lowerer *L, Function *kernel, int index) {
   return kernel->param_is_array && index < kernel->param_count && kernel->param_is_array[index];
 }
@@ -78,15 +85,23 @@ void lower_launcher(Lowerer *L, Function *kernel) {
   int original = 0;
   for (int i = 0; i < params->count; original++) {
     Str param = params->items[i]->u.arg.arg;
-    buf_printf(&unpack, "%s%.*s", original ? ", " : "", param.len, param.text);
+    if (param.len > 4 && memcmp(param.text + param.len - 4, "_tma", 4) == 0 && params->items[i]->u.arg.annotation &&
+        is_tma_flag(L, param)) {
+      buf_printf(&call, "            %.*s=_tma_compatible(%.*s),\n", param.len, param.text, param.len - 4, param.text);
+      i += 1;
+      original--;
+      continue;
+    }
     bool is_array = i + 2 < params->count && params->items[i + 1]->u.arg.annotation == NULL &&
                     params->items[i + 1]->u.arg.arg.len == param.len + 6 &&
                     memcmp(params->items[i + 1]->u.arg.arg.text + param.len, "_shape", 6) == 0;
     if (is_array) {
+      buf_printf(&unpack, "%s%.*s", original ? ", " : "", param.len, param.text);
       buf_printf(&call, "            %.*s, tuple(%.*s.shape), tuple(%.*s.stride()),\n", param.len, param.text,
                  param.len, param.text, param.len, param.text);
       i += 3;
     } else {
+      buf_printf(&unpack, "%s%.*s", original ? ", " : "", param.len, param.text);
       buf_printf(&call, "            %.*s,\n", param.len, param.text);
       i += 1;
     }
@@ -281,6 +296,8 @@ static void push_imports(Lowerer *L, NodeList *out) {
   Buf text = {0};
   if (!module_imports(L, "contextlib"))
     buf_puts(&text, "import contextlib\n");
+  if (L->needs_interpreted_flag && !module_imports(L, "os"))
+    buf_puts(&text, "import os\n");
   if (!module_imports(L, "torch"))
     buf_puts(&text, "import torch\n");
   buf_puts(&text, "import triton\nimport triton.language as tl\n");
@@ -306,8 +323,40 @@ static const char BY_TARGET_HELPER[] =
     "    major, minor = torch.cuda.get_device_capability()\n"
     "    return by_arch.get(f\"sm_{major}{minor}\", default)\n";
 
+static const char TMA_HELPERS[] =
+    "def _tma_compatible(tensor):\n"
+    "    \"\"\"Whether a tensor descriptor (TMA) can address `tensor`: the last stride is 1, and the\n"
+    "    base address and the other strides are multiples of 16 bytes. On the H200 a descriptor\n"
+    "    that breaks these rules returns wrong data without an error, so such tensors take the\n"
+    "    pointer path.\"\"\"\n"
+    "    size = tensor.element_size()\n"
+    "    return (\n"
+    "        2 <= tensor.dim() <= 5\n"
+    "        and tensor.stride(-1) == 1\n"
+    "        and tensor.data_ptr() % 16 == 0\n"
+    "        and all(stride * size % 16 == 0 for stride in tensor.stride()[:-1])\n"
+    "    )\n"
+    "\n"
+    "\n"
+    "def _tma_workspace(size: int, alignment: int, stream):\n"
+    "    \"\"\"Global memory for the tensor descriptors kernels make (tl.make_tensor_descriptor).\"\"\"\n"
+    "    return torch.empty(size, device=\"cuda\", dtype=torch.int8)\n"
+    "\n"
+    "\n"
+    "triton.set_allocator(_tma_workspace)\n";
+
+static const char INTERPRETED_FLAG[] =
+    "INTERPRETED = tl.constexpr(os.environ.get(\"TRITON_INTERPRET\", \"0\") == \"1\")\n";
+
 static void push_helpers(Lowerer *L, NodeList *out) {
+  if (L->needs_interpreted_flag) {
+    NodeList flag = template_stmts(L->ctx, INTERPRETED_FLAG, NULL, 0);
+    flag.items[0]->note = "Triton's interpreter (CPU) has no libdevice";
+    push_all(L, out, flag);
+  }
   push_all(L, out, template_stmts(L->ctx, HOST_HELPERS, NULL, 0));
+  if (L->uses_tma)
+    push_all(L, out, template_stmts(L->ctx, TMA_HELPERS, NULL, 0));
   if (L->needs_by_target)
     push_all(L, out, template_stmts(L->ctx, BY_TARGET_HELPER, NULL, 0));
   append_runtime_helpers(L, out);

@@ -238,6 +238,7 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
     case PARAM_RUNTIME:
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
       scope_bind(L, name, type_tile(L->ctx, DT_UNKNOWN, 0, NULL));
+      node_list_push(&L->ctx->arena, &L->runtime_scalars, new_name(L, str_dup(L, name)));
       break;
     }
   }
@@ -248,9 +249,25 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
 
 /* ------------------------------------------------------------ functions */
 
+/* @triton.jit, or @triton.jit(do_not_specialize=[...]) for a kernel with
+ * run-time scalars: Triton would turn an int argument equal to 1 into a
+ * Python constant and widen large ones to int64; cuTile passes int32
+ * (float32, bool) scalars, so these are kept as such. */
+static Node *jit_decorator(Lowerer *L) {
+  if (L->runtime_scalars.count == 0)
+    return T0(L, "triton.jit");
+  Node *names = T0(L, "[]");
+  for (int i = 0; i < L->runtime_scalars.count; i++) {
+    Str id = L->runtime_scalars.items[i]->u.name.id;
+    char *quoted = arena_printf(&L->ctx->arena, "\"%.*s\"", id.len, id.text);
+    node_list_push(&L->ctx->arena, &names->u.list.elts, T0(L, quoted));
+  }
+  return T(L, "triton.jit(do_not_specialize=_1)", names);
+}
+
 static void replace_decorators(Lowerer *L, Node *def) {
   NodeList kept = {0};
-  node_list_push(&L->ctx->arena, &kept, T0(L, "triton.jit"));
+  node_list_push(&L->ctx->arena, &kept, jit_decorator(L));
   NodeList *decorators = &def->u.function_def.decorator_list;
   for (int i = 0; i < decorators->count; i++) {
     Node *decorator = decorators->items[i];
@@ -290,10 +307,19 @@ static void lower_kernel(Lowerer *L, Function *fn) {
   L->function = fn;
   L->scope = scope;
   L->temp_counter = 0;
+  L->tma_array_count = 0;
+  L->descriptor_count = 0;
+  L->runtime_scalars = (NodeList){0};
   Node *def = fn->def;
   lower_kernel_params(L, def);
   replace_decorators(L, def);
   lower_function_body(L, def);
+  /* one constexpr flag per array read or written through a descriptor:
+   * the launcher checks the real tensor (TMA's alignment rules) */
+  for (int i = 0; i < L->tma_array_count; i++) {
+    Str flag = suffixed(L, L->tma_arrays[i], "_tma");
+    node_list_push(&L->ctx->arena, &def->u.function_def.args->u.arguments.args, new_arg(L, flag, "tl.constexpr"));
+  }
   lower_launcher(L, fn);
   L->function = NULL;
   L->scope = NULL;
@@ -356,6 +382,7 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
   L->return_type = NULL;
   L->temp_counter = 0;
   L->pending = NULL;
+  L->runtime_scalars = (NodeList){0};
   Node *def = fn->def;
   Node *arguments = def->u.function_def.args;
   if (arguments->u.arguments.vararg || arguments->u.arguments.kwarg || arguments->u.arguments.kwonlyargs.count)

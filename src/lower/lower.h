@@ -130,6 +130,7 @@ typedef struct Lowerer {
   bool needs_libdevice;
   bool needs_allocator;
   bool needs_by_target;
+  bool needs_interpreted_flag; /* INTERPRETED: running under TRITON_INTERPRET=1 (no libdevice there) */
   NodeList generated; /* launchers and helpers to append to the module */
   bool uses_tma;      /* some kernel builds tensor descriptors: the module sets an allocator */
   /* per kernel: arrays with a TMA flag parameter, descriptors made in the prologue */
@@ -138,6 +139,7 @@ typedef struct Lowerer {
   const char *descriptor_keys[64];
   const char *descriptor_names[64];
   int descriptor_count;
+  NodeList runtime_scalars; /* kernel parameters passed as run-time scalars */
   RuntimeHelper helpers[64];              /* runtime helpers used, in order */
   int helper_count;
   const Binding *twins[C2T_MAX_ALIASES]; /* module constants read in tile code */

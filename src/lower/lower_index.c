@@ -37,8 +37,6 @@ static const char CDIV_HELPER[] =
     "def ct_cdiv(x, y):\n"
     "    \"\"\"ct.cdiv: the exact ceiling of x / y for integers of any sign (tl.cdiv is\n"
     "    (x + y - 1) // y with a truncating //, wrong for negative operands).\"\"\"\n"
-    "    x = tl.to_tensor(x)\n"
-    "    y = tl.to_tensor(y)\n"
     "    q = x // y\n"
     "    r = x % y\n"
     "    return q + ((r != 0) & ((r > 0) == (y > 0))).to(q.dtype)\n";
@@ -56,6 +54,13 @@ static Node *lower_cdiv(Lowerer *L, Node *call, const char *member) {
     long long a = x->type->int_value, b = y->type->int_value;
     long long q = a / b, r = a % b;
     return new_int(L, q + (r != 0 && ((r > 0) == (b > 0))));
+  }
+  if (x->type->kind == VAL_CONST && y->type->kind == VAL_CONST) {
+    /* constexpr operands: Python's floor division is exact */
+    Node *folded = T(L, "-(-_1 // _2)", x, y);
+    folded->type = type_new(L->ctx, VAL_CONST);
+    folded->type->rank = 0;
+    return folded;
   }
   Node *result = T(L, "_1(_2, _3)", use_runtime(L, "ct_cdiv", CDIV_HELPER), x, y);
   result->type = type_tile(L->ctx, DT_INT32, 0, NULL);

@@ -235,20 +235,34 @@ static Node *unary_math(Lowerer *L, Node *call, const char *member, const char *
 static const char EXP_HELPER[] =
     "@triton.jit\n"
     "def ct_exp(x):\n"
-    "    \"\"\"ct.exp: full precision like cuTile (tl.exp is approximate); integers give float32,\n"
-    "    float16/bfloat16 are computed in float32 and rounded back.\"\"\"\n"
-    "    x = tl.to_tensor(x)\n"
+    "    \"\"\"ct.exp: full precision like cuTile (tl.exp is approximate on the GPU); integers give\n"
+    "    float32, float16/bfloat16 are computed in float32 and rounded back.\"\"\"\n"
     "    if x.dtype == tl.float64:\n"
-    "        return libdevice.exp(x)\n"
+    "        return precise_exp(x)\n"
     "    elif x.dtype == tl.float16 or x.dtype == tl.bfloat16:\n"
-    "        return libdevice.exp(x.to(tl.float32)).to(x.dtype)\n"
+    "        return precise_exp(x.to(tl.float32)).to(x.dtype)\n"
     "    else:\n"
-    "        return libdevice.exp(x.to(tl.float32))\n";
+    "        return precise_exp(x.to(tl.float32))\n";
+
+static const char PRECISE_EXP_HELPER[] =
+    "@triton.jit\n"
+    "def precise_exp(x):\n"
+    "    \"\"\"exp rounded as libdevice does; Triton's interpreter has no libdevice, and there\n"
+    "    tl.exp is numpy's exp.\"\"\"\n"
+    "    if INTERPRETED:\n"
+    "        return tl.exp(x)\n"
+    "    else:\n"
+    "        return libdevice.exp(x)\n";
 
 static Node *lower_exp(Lowerer *L, Node *call, const char *member) {
   Node *result = unary_math(L, call, member, "ct_exp");
-  result->u.call.func = use_runtime(L, "ct_exp", EXP_HELPER);
+  Node *x = result->u.call.args.items[0];
+  if (x->type->kind == VAL_CONST) /* a Python number in Triton: make it a float32 scalar */
+    result->u.call.args.items[0] = T(L, "tl.full((), _1, tl.float32)", x);
   L->needs_libdevice = true;
+  L->needs_interpreted_flag = true;
+  use_runtime(L, "precise_exp", PRECISE_EXP_HELPER);
+  result->u.call.func = use_runtime(L, "ct_exp", EXP_HELPER);
   return result;
 }
 

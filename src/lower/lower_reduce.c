@@ -45,7 +45,7 @@ static bool constant_bool(const Node *node, bool otherwise) {
 static Node *lower_reduction(Lowerer *L, Node *call, const char *member) {
   char *what = arena_printf(&L->ctx->arena, "ct.%s()", member);
   BoundArgs args;
-  bind_call(L, call, what, "x, axis, /, *, keepdims, rounding_mode, flush_to_zero, propagate_nan", &args);
+  bind_call(L, call, what, "x, /, axis, *, keepdims, rounding_mode, flush_to_zero, propagate_nan", &args);
   Node *x = require_arg(L, call, &args, 0, what, "x");
   if (!x->type || x->type->kind != VAL_TILE || x->type->rank < 0)
     lower_error(L, args.source[0], "%s reduces a tile of known rank, not %s", what, type_describe(L->ctx, x->type));

@@ -156,6 +156,8 @@ static bool starts_statement(Parser *p, const Node *target) {
          is_token_op(before, OP_SEMI) || is_token_op(before, OP_COLON);
 }
 
+static int token_after(Parser *p, const Node *node);
+
 /* Whether an invalid target could be a mistyped comparison, the left side
  * of CPython's invalid_named_expression:
  *     !(list|tuple|genexp|'True'|'None'|'False') a=bitwise_or '=' ... */
@@ -206,15 +208,38 @@ bool single_bitwise_or_follows(Parser *p, int index) {
 static bool looks_like_comparison(Parser *p, const Node *target) {
   if (!may_be_comparison_target(target) || !starts_statement(p, target))
     return false;
-  int i = token_index_at(p, target->span.end.offset);
-  while (i < p->count - 1 && is_token_op(&p->tokens[i], OP_RPAR) && target->parenthesized)
-    i++;
+  int i = token_after(p, target);
   return is_token_op(&p->tokens[i], OP_EQUAL) && single_bitwise_or_follows(p, i + 1);
+}
+
+/* The index of the token after `node` and its own closing parentheses. */
+static int token_after(Parser *p, const Node *node) {
+  int i = token_index_at(p, node->span.end.offset);
+  while (i < p->count - 1 && is_token_op(&p->tokens[i], OP_RPAR) && node->parenthesized)
+    i++;
+  return i;
+}
+
+/* An invalid unparenthesized tuple target `a, b = c`: CPython words the
+ * error by its last item, which reads as `b = c` (invalid_named_expression). */
+static void reject_tuple_as_comparison(Parser *p, const Node *tuple) {
+  if (tuple->kind != N_TUPLE || tuple->parenthesized || tuple->u.list.elts.count == 0)
+    return;
+  const Node *last = tuple->u.list.elts.items[tuple->u.list.elts.count - 1];
+  int i = token_after(p, last);
+  if (!is_token_op(&p->tokens[i], OP_EQUAL) || !single_bitwise_or_follows(p, i + 1))
+    return;
+  if (last->kind == N_NAME && !last->parenthesized)
+    parse_error_node(p, last, "invalid syntax. Maybe you meant '==' or ':=' instead of '='?");
+  if (may_be_comparison_target(last))
+    parse_error_node(p, last, "cannot assign to %s here. Maybe you meant '==' instead of '='?", expr_name(last));
 }
 
 static void check_and_apply(Parser *p, Node *target, ExprContext ctx, bool is_assignment) {
   const Node *invalid = find_invalid_target(target, ctx);
   if (invalid) {
+    if (is_assignment && ctx == CTX_STORE)
+      reject_tuple_as_comparison(p, target);
     if (ctx == CTX_DEL)
       parse_error_node(p, invalid, "cannot delete %s", expr_name(invalid));
     if (is_assignment && invalid == target && (target->kind == N_YIELD || target->kind == N_YIELD_FROM) &&

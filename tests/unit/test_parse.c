@@ -1034,7 +1034,7 @@ static void test_assignment_target_errors_4(void) {
   CHECK_STR(unit_parse("{a} = c"),
             "<test>:1:1: error: cannot assign to set display here. Maybe you meant '==' instead of '='?");
   CHECK_STR(unit_parse("a, b + 1 = c"),
-            "<test>:1:4: error: cannot assign to expression");
+            "<test>:1:4: error: cannot assign to expression here. Maybe you meant '==' instead of '='?");
 }
 
 static void test_assignment_target_errors_5(void) {
@@ -1042,10 +1042,19 @@ static void test_assignment_target_errors_5(void) {
             "<test>:1:5: error: cannot assign to literal");
   CHECK_STR(unit_parse("if x: f() = 1"),
             "<test>:1:7: error: cannot assign to function call here. Maybe you meant '==' instead of '='?");
+  CHECK_STR(unit_parse("1, foo = bar"),
+            "<test>:1:4: error: invalid syntax. Maybe you meant '==' or ':=' instead of '='?");
+  CHECK_STR(unit_parse("f(), a.b = c"),
+            "<test>:1:6: error: cannot assign to attribute here. Maybe you meant '==' instead of '='?");
+  CHECK_STR(unit_parse("1, foo = bar = baz"),
+            "<test>:1:1: error: cannot assign to literal");
   CHECK_STR(unit_parse("for f() in x: pass"),
             "<test>:1:5: error: cannot assign to function call");
   CHECK_STR(unit_parse("for a + b in c: pass"),
             "<test>:1:5: error: cannot assign to expression");
+}
+
+static void test_assignment_target_errors_6(void) {
   CHECK_STR(unit_parse("with a as f(): pass"),
             "<test>:1:11: error: cannot assign to function call");
 }
@@ -1490,6 +1499,7 @@ void run_parse_tests(void) {
   UNIT_RUN(test_assignment_target_errors_3);
   UNIT_RUN(test_assignment_target_errors_4);
   UNIT_RUN(test_assignment_target_errors_5);
+  UNIT_RUN(test_assignment_target_errors_6);
   UNIT_RUN(test_delete_target_errors);
   UNIT_RUN(test_augmented_assignment_targets);
   UNIT_RUN(test_likely_comparison_errors_1);
