@@ -6,6 +6,9 @@ Suites (each prints its own "NAME: N passed, M failed" line):
   oracle       round trip of the whole standard library, judged by CPython
   sanitizers   the oracle on a sample, plus hostile inputs, under ASan+UBSan
   valgrind     a few files under valgrind's memcheck (when valgrind exists)
+  pytest       the conversion tests: rules (tests/convert), goldens
+               (tests/golden), the corpus operators (tests/ops), run on the CPU
+               under TRITON_INTERPRET=1 without a GPU
 """
 import os
 import re
@@ -19,6 +22,20 @@ BUILD = os.path.join(ROOT, "build")
 SUMMARY = re.compile(r"(\d+) passed, (\d+) failed")
 
 
+PYTEST_COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)")
+
+
+def pytest_counts(output):
+    """(passed, failed) from pytest's closing line; errors count as failures."""
+    lines = [line for line in output.splitlines() if PYTEST_COUNT.search(line) and " in " in line]
+    if not lines:
+        return None
+    counts = {}
+    for number, word in PYTEST_COUNT.findall(lines[-1]):
+        counts[word.rstrip("s") if word.startswith("error") else word] = int(number)
+    return counts.get("passed", 0), counts.get("failed", 0) + counts.get("error", 0)
+
+
 def run_suite(name, command, env=None):
     """Run one suite, echo its output, return (passed, failed)."""
     print(f"=== {name}: {' '.join(command)}", flush=True)
@@ -26,6 +43,16 @@ def run_suite(name, command, env=None):
     run = subprocess.run(command, cwd=ROOT, env=merged_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     output = run.stdout.decode("utf-8", "replace")
     sys.stdout.write(output)
+    if name == "pytest":
+        counts = pytest_counts(output)
+        if counts is None:
+            print(f"{name}: no pytest summary; counted as 1 failure (exit {run.returncode})")
+            return 0, 1
+        passed, failed = counts
+        if run.returncode not in (0, 1) or (run.returncode == 1 and failed == 0):
+            print(f"{name}: pytest exited {run.returncode}; counted as 1 failure")
+            failed = max(failed, 1)
+        return passed, failed
     found = SUMMARY.findall(output)
     if not found:
         print(f"{name}: no summary line; counted as 1 failure (exit {run.returncode})")
@@ -49,6 +76,8 @@ def main():
         suites.append(("valgrind", [py, os.path.join(HERE, "oracle", "valgrind.py")], None))
     else:
         print("valgrind: not installed here; that suite is not run")
+    suites.append(("pytest", [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/convert", "tests/golden",
+                              "tests/ops"], None))
     total_passed = total_failed = 0
     for name, command, env in suites:
         passed, failed = run_suite(name, command, env)

@@ -96,6 +96,9 @@ int stmt_first_line(const Node *stmt); /* decorators included */
 void emit_expr(Emitter *e, const Node *expr, Prec context);
 void emit_named_expression(Emitter *e, const Node *expr); /* `x := y` bare, else as PREC_TEST */
 void emit_arguments(Emitter *e, const Node *arguments, bool is_lambda); /* the text inside (...) */
+/* `a, *b, c=1, **d`: positional arguments first, then keywords. The call
+ * form also writes a sole generator argument bare: `f(x for x in y)`. */
+void emit_argument_list(Emitter *e, const NodeList *args, const NodeList *keywords);
 void emit_call_arguments(Emitter *e, const NodeList *args, const NodeList *keywords);
 void emit_type_params(Emitter *e, const NodeList *params); /* `[T, *Ts, **P]`, nothing when empty */
 void emit_pattern(Emitter *e, const Node *pattern, bool top_level);

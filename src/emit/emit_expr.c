@@ -297,15 +297,7 @@ static void emit_generator_body(Emitter *e, const Node *n) {
   emit_comprehensions(e, &n->u.comp.generators);
 }
 
-void emit_call_arguments(Emitter *e, const NodeList *args, const NodeList *keywords) {
-  bool sole_generator = args->count == 1 && keywords->count == 0 && args->items[0]->kind == N_GENERATOR_EXP &&
-                        !args->items[0]->parenthesized;
-  if (sole_generator) {
-    emit_enter(e, args->items[0]);
-    emit_generator_body(e, args->items[0]);
-    emit_leave(e);
-    return;
-  }
+void emit_argument_list(Emitter *e, const NodeList *args, const NodeList *keywords) {
   emit_named_list(e, args);
   for (int i = 0; i < keywords->count; i++) {
     if (i || args->count)
@@ -319,6 +311,18 @@ void emit_call_arguments(Emitter *e, const NodeList *args, const NodeList *keywo
     }
     emit_expr(e, k->u.keyword.value, PREC_TEST);
   }
+}
+
+void emit_call_arguments(Emitter *e, const NodeList *args, const NodeList *keywords) {
+  bool sole_generator = args->count == 1 && keywords->count == 0 && args->items[0]->kind == N_GENERATOR_EXP &&
+                        !args->items[0]->parenthesized;
+  if (sole_generator) {
+    emit_enter(e, args->items[0]);
+    emit_generator_body(e, args->items[0]);
+    emit_leave(e);
+    return;
+  }
+  emit_argument_list(e, args, keywords);
 }
 
 static void emit_compare(Emitter *e, const Node *n) {

@@ -65,18 +65,30 @@ typedef struct VerbatimMarks {
   bool *written;
 } VerbatimMarks;
 
+/* Index of the first comment at or after byte `offset`. */
+static int comment_index_at(const Emitter *e, size_t offset) {
+  int low = 0, high = e->comment_count;
+  while (low < high) {
+    int mid = low + (high - low) / 2;
+    if (e->comments[mid].pos.offset < offset)
+      low = mid + 1;
+    else
+      high = mid;
+  }
+  return low;
+}
+
 /* Mark the comments inside the debug text of each f-string field below
  * `n`: the text is written verbatim, comments included. */
 static void mark_debug_text_comments(Node *n, void *data) {
   VerbatimMarks *marks = data;
-  if (n->kind == N_FORMATTED_VALUE && n->u.formatted_value.debug_text.len > 0) {
-    Str debug = n->u.formatted_value.debug_text;
-    size_t from = (size_t)(debug.text - marks->e->text), to = from + (size_t)debug.len;
-    for (int i = 0; i < marks->e->comment_count; i++) {
-      size_t at = marks->e->comments[i].pos.offset;
-      if (at >= from && at < to)
-        marks->written[i] = true;
-    }
+  const Emitter *e = marks->e;
+  Str debug = n->kind == N_FORMATTED_VALUE ? n->u.formatted_value.debug_text : (Str){NULL, 0};
+  uintptr_t text = (uintptr_t)e->text, at = (uintptr_t)debug.text;
+  if (debug.len > 0 && at >= text && at - text < e->text_len) {
+    size_t from = at - text, to = from + (size_t)debug.len;
+    for (int i = comment_index_at(e, from); i < e->comment_count && e->comments[i].pos.offset < to; i++)
+      marks->written[i] = true;
   }
   node_children(n, mark_debug_text_comments, data);
 }

@@ -39,7 +39,7 @@ static int body_header_line(const Emitter *e, const NodeList *body) {
   return body->count ? header_last_line(e, body->items[0]) : 0;
 }
 
-/* A clause introduced by a bare keyword: `else:`, `finally:`, `try:`. */
+/* A clause introduced by a bare keyword: `else:` or `finally:`. */
 static void emit_keyword_clause(Emitter *e, const char *keyword, const NodeList *body, int limit_line) {
   int keyword_line = body->count ? clause_keyword_line(e, body->items[0]) : 0;
   int header_line = body_header_line(e, body);
@@ -50,7 +50,7 @@ static void emit_keyword_clause(Emitter *e, const char *keyword, const NodeList 
 }
 
 /* The line where a clause begins, for the block before it. */
-static int keyword_clause_line(const Emitter *e, const NodeList *body, int otherwise) {
+static int clause_start_line(const Emitter *e, const NodeList *body, int otherwise) {
   return body->count ? clause_keyword_line(e, body->items[0]) : otherwise;
 }
 
@@ -276,7 +276,7 @@ static void emit_class_def(Emitter *e, const Node *s, int limit_line) {
   emit_type_params(e, &s->u.class_def.type_params);
   if (s->u.class_def.bases.count || s->u.class_def.keywords.count) {
     buf_putc(e->out, '(');
-    emit_call_arguments(e, &s->u.class_def.bases, &s->u.class_def.keywords);
+    emit_argument_list(e, &s->u.class_def.bases, &s->u.class_def.keywords);
     buf_putc(e->out, ')');
   }
   end_header(e, body_header_line(e, body), body_first_line(body));
@@ -295,7 +295,7 @@ static void emit_if(Emitter *e, const Node *s, int limit_line) {
     emit_named_expression(e, s->u.if_.test);
     end_header(e, header_line, body_first_line(body));
     bool has_elif = orelse->count == 1 && orelse->items[0]->kind == N_IF && orelse->items[0]->u.if_.is_elif;
-    int next_clause = has_elif ? orelse->items[0]->span.start.line : keyword_clause_line(e, orelse, limit_line);
+    int next_clause = has_elif ? orelse->items[0]->span.start.line : clause_start_line(e, orelse, limit_line);
     emit_block(e, body, next_clause);
     if (!has_elif) {
       if (orelse->count)
@@ -309,7 +309,7 @@ static void emit_if(Emitter *e, const Node *s, int limit_line) {
 }
 
 static void emit_loop_else(Emitter *e, const NodeList *body, const NodeList *orelse, int limit_line) {
-  emit_block(e, body, keyword_clause_line(e, orelse, limit_line));
+  emit_block(e, body, clause_start_line(e, orelse, limit_line));
   if (orelse->count)
     emit_keyword_clause(e, "else", orelse, limit_line);
 }
@@ -384,8 +384,8 @@ static void emit_except_handler(Emitter *e, const Node *h, bool is_star, int lim
 static void emit_try(Emitter *e, const Node *s, int limit_line) {
   const NodeList *body = &s->u.try_.body, *handlers = &s->u.try_.handlers;
   const NodeList *orelse = &s->u.try_.orelse, *finalbody = &s->u.try_.finalbody;
-  int finally_line = keyword_clause_line(e, finalbody, limit_line);
-  int else_line = keyword_clause_line(e, orelse, finally_line);
+  int finally_line = clause_start_line(e, finalbody, limit_line);
+  int else_line = clause_start_line(e, orelse, finally_line);
   int header_line = body_header_line(e, body);
   begin_header(e, s->span.start.line, header_line, true);
   emit_text(e, "try");

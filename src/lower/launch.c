@@ -172,9 +172,11 @@ static Node *rewrite_launch(Lowerer *L, Node *call) {
   if (args->count != 4 || call->u.call.keywords.count)
     lower_error(L, call, "ct.launch takes (stream, grid, kernel, args) as four positional arguments");
   Function *kernel = kernel_named(L, args->items[2]);
-  if (!kernel)
-    lower_error(L, args->items[2], "the kernel launched here is not a @ct.kernel of this module by name; "
-                                   "launch it by its name so the converter can pick its launcher");
+  if (!kernel) {
+    /* a kernel chosen at run time: dispatch on the kernel object */
+    L->needs_generic_launch = true;
+    return T(L, "launch_kernel(_1, _2, _3, _4)", args->items[0], args->items[1], args->items[2], args->items[3]);
+  }
   Str name = kernel->def->u.function_def.name;
   Node *launcher = new_name(L, arena_printf(&L->ctx->arena, "launch_%.*s", name.len, name.text));
   return T(L, "_1(_2, _3, _4)", launcher, args->items[0], args->items[1], args->items[3]);
@@ -378,10 +380,33 @@ static void push_twins_of(Lowerer *L, NodeList *out, const Node *stmt) {
   }
 }
 
+/* launch_kernel(stream, grid, kernel, args): ct.launch of a kernel chosen
+ * at run time, through a table from each converted kernel to its launcher. */
+static void push_generic_launcher(Lowerer *L, NodeList *out) {
+  Buf text = {0};
+  buf_puts(&text, "_LAUNCHERS = {\n");
+  for (int i = 0; i < L->launcher_count; i++) {
+    Str name = L->launcher_of[i]->def->u.function_def.name;
+    buf_printf(&text, "    %.*s: launch_%.*s,\n", name.len, name.text, name.len, name.text);
+  }
+  buf_puts(&text, "}\n\n\n"
+                  "def launch_kernel(stream, grid, kernel, args):\n"
+                  "    \"\"\"ct.launch(stream, grid, kernel, args) for a kernel chosen at run time.\"\"\"\n"
+                  "    if kernel not in _LAUNCHERS:\n"
+                  "        raise TypeError(f\"{kernel!r} is not a kernel converted from this module\")\n"
+                  "    _LAUNCHERS[kernel](stream, grid, args)\n");
+  push_all(L, out, template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), NULL, 0));
+  buf_free(&text);
+}
+
 static void push_launcher_of(Lowerer *L, NodeList *out, const Node *stmt) {
-  for (int i = 0; i < L->launcher_count; i++)
-    if (L->launcher_of[i]->def == stmt)
-      node_list_push(&L->ctx->arena, out, L->launchers[i]);
+  for (int i = 0; i < L->launcher_count; i++) {
+    if (L->launcher_of[i]->def != stmt)
+      continue;
+    node_list_push(&L->ctx->arena, out, L->launchers[i]);
+    if (i == L->launcher_count - 1 && L->needs_generic_launch)
+      push_generic_launcher(L, out);
+  }
 }
 
 /* Index after which the imports and helpers go: the end of the leading

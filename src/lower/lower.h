@@ -70,6 +70,8 @@ typedef struct ArrayRef {
   Node *strides;   /* expression of the strides tuple, e.g. `x_strides` */
   Str param;       /* the kernel parameter it comes from (for TMA flags), len 0 if none */
   bool int64_index;/* ct.IndexedWithInt64 */
+  bool is_view;    /* made in tile code (Array.slice): its pieces are locals, descriptors go next to their use */
+  bool tma_unsafe; /* its base may break TMA's 16-byte alignment (Array.slice on the last axis) */
 } ArrayRef;
 
 typedef struct TypeInfo TypeInfo;
@@ -130,6 +132,7 @@ typedef struct Lowerer {
   bool needs_libdevice;
   bool needs_allocator;
   bool needs_by_target;
+  bool needs_generic_launch; /* a ct.launch whose kernel is not named directly */
   bool needs_interpreted_flag; /* INTERPRETED: running under TRITON_INTERPRET=1 (no libdevice there) */
   NodeList generated; /* launchers and helpers to append to the module */
   bool uses_tma;      /* some kernel builds tensor descriptors: the module sets an allocator */
@@ -140,6 +143,8 @@ typedef struct Lowerer {
   const char *descriptor_names[64];
   int descriptor_count;
   NodeList runtime_scalars; /* kernel parameters passed as run-time scalars */
+  const char *statement_note; /* a `# C2Tnnn: ...` comment for the statement being lowered (lower_stmt.c) */
+  struct MemoryState *memory; /* lower_memory*.c: memory accesses, path choices, barriers */
   RuntimeHelper helpers[64];              /* runtime helpers used, in order */
   int helper_count;
   const Binding *twins[C2T_MAX_ALIASES]; /* module constants read in tile code */
@@ -220,6 +225,14 @@ extern const OpEntry lower_reduce_ops[]; /* lower_reduce.c: reductions and scans
 extern const OpEntry lower_shape_ops[];  /* lower_shape.c: creation and shape operations */
 extern const OpEntry lower_debug_ops[];  /* lower_debug.c: printf, assert_, static_* */
 OpLowering find_op_lowering(const char *member);
+
+/* lower_memory.c: `target = value` (target NULL: an expression statement)
+ * as an if/else statement when `value` is a memory operation that picks
+ * its path (TMA or pointers) by a constexpr condition; NULL otherwise. */
+Node *memory_choice_stmt(Lowerer *L, Node *target, Node *value);
+/* lower_memory_order.c: tl.debug_barrier() where cuTile's block-wide memory
+ * order needs one (a store then a load of the same array, lock hand-offs). */
+void insert_memory_barriers(Lowerer *L, NodeList *body);
 
 /* Operators written with Python syntax (a + b, a // b, -a, a < b) on tiles:
  * lower_math.c applies cuTile's semantics to operands already lowered. */

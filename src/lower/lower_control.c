@@ -1,48 +1,459 @@
 /*
- * lower_control.c — `break` and `continue`, which Triton does not have.
+ * lower_control.c — `break`, `continue` and `return` inside loops, which
+ * Triton's code generator refuses ("unsupported AST node type: Break";
+ * "Cannot have `return` statements inside `while` or `for` statements").
  *
- * cuTile accepts both in `for` and `while` loops. They are rewritten with
- * flags:
+ * cuTile accepts `break` and `continue` in `for` and `while` loops, and
+ * `return` inside `while` loops (not inside `for`: cuTile's own error). They
+ * are rewritten with flags on statement lists that are already lowered:
  *
- *   while cond:              keep_going = True
- *       a                    while keep_going and cond:
+ *   while cond:              keep_looping_1 = True
+ *       a                    while keep_looping_1 and cond:
  *       if x:                    a
  *           break      ->        if x:
- *       b                            keep_going = False
- *                                if keep_going:
+ *       b                            keep_looping_1 = False
+ *                                if keep_looping_1:
  *                                    b
  *
- * A `for i in range(a, b, c)` loop with a `break` becomes a `while` over
- * an explicit counter; `continue` guards the rest of the body with a flag
- * that is reset at the top of each iteration.
+ * - the statements after a possible jump are nested under `if flag:` (nested,
+ *   not one guard after another, so names they define stay visible to the
+ *   statements after them); statements after a jump in the same block are
+ *   unreachable and dropped;
+ * - `continue` clears keep_iterating_N, set to True at the top of each
+ *   iteration; `break` clears keep_looping_N (and keep_iterating_N);
+ * - a `while` condition with calls is not evaluated again after a break
+ *   (Triton's `and` evaluates both sides): it moves into the loop,
+ *       keep_looping_1 = cond
+ *       while keep_looping_1:
+ *           ...
+ *           if keep_looping_1:
+ *               keep_looping_1 = cond
+ * - `for i in range(a, b, c)` with a `break` becomes a `while` over an
+ *   explicit counter; b and c are evaluated once, before the loop, as
+ *   range() does. cuTile requires a constant step to be positive and says a
+ *   negative run-time step is undefined behaviour, so the counter runs
+ *   upward (`counter < b`); a constant step <= 0 is an error here as there;
+ * - `return` inside a `while`: the value goes to return_value_N, the flag
+ *   returned_N ends the loop, and after the loop `if returned_N: return ...`
+ *   (Triton accepts returns inside `if` outside loops). return_value_N needs
+ *   an initial value of the returned type before the loop (Triton's loop
+ *   carried variables keep one type): a zero of that type.
+ * Each loop owns its jumps: a nested loop is rewritten first (by the
+ * lower_stmts call of its own body) and its `if returned_N: return` is then
+ * a `return` of the enclosing loop.
+ *
+ * Also checked here, for every loop: a `while` condition is a scalar; a
+ * constant range() step is positive; no jump inside ct.static_iter.
  */
+#include <string.h>
+
 #include "lower.h"
 
-static bool contains_jump(const NodeList *stmts, NodeKind kind);
+enum { JUMP_BREAK = 1, JUMP_CONTINUE = 2, JUMP_RETURN = 4 };
 
-static bool stmt_contains_jump(const Node *stmt, NodeKind kind) {
+/* The flags of one loop being rewritten (a name of length 0: not needed). */
+typedef struct LoopFlags {
+  Str keep_looping;   /* cleared by break and return */
+  Str keep_iterating; /* cleared by continue, break and return; set at each iteration's start */
+  Str returned;       /* set by return */
+  Str return_value;   /* the value returned (length 0: bare returns) */
+} LoopFlags;
+
+/* ------------------------------------------------------------- scanning */
+
+static int jumps_in_block(const NodeList *stmts);
+
+/* The jumps a statement can make out of the loop around it. A nested loop
+ * owns its break/continue; its returns were already rewritten into
+ * `if returned_N: return` after it, which this scan sees. */
+static int jumps_in_stmt(const Node *stmt) {
   switch (stmt->kind) {
-  case N_BREAK:
-  case N_CONTINUE: return stmt->kind == kind;
-  case N_IF: return contains_jump(&stmt->u.if_.body, kind) || contains_jump(&stmt->u.if_.orelse, kind);
-  default: return false; /* nested loops own their jumps */
+  case N_BREAK: return JUMP_BREAK;
+  case N_CONTINUE: return JUMP_CONTINUE;
+  case N_RETURN: return JUMP_RETURN;
+  case N_IF: return jumps_in_block(&stmt->u.if_.body) | jumps_in_block(&stmt->u.if_.orelse);
+  default: return 0;
   }
 }
 
-static bool contains_jump(const NodeList *stmts, NodeKind kind) {
+static int jumps_in_block(const NodeList *stmts) {
+  int jumps = 0;
   for (int i = 0; i < stmts->count; i++)
-    if (stmt_contains_jump(stmts->items[i], kind))
+    jumps |= jumps_in_stmt(stmts->items[i]);
+  return jumps;
+}
+
+/* The first statement of `kind` reachable through ifs (for error locations). */
+static const Node *find_jump(const NodeList *stmts, NodeKind kind) {
+  for (int i = 0; i < stmts->count; i++) {
+    const Node *stmt = stmts->items[i];
+    if (stmt->kind == kind)
+      return stmt;
+    if (stmt->kind == N_IF) {
+      const Node *found = find_jump(&stmt->u.if_.body, kind);
+      if (!found)
+        found = find_jump(&stmt->u.if_.orelse, kind);
+      if (found)
+        return found;
+    }
+  }
+  return NULL;
+}
+
+typedef struct CallScan {
+  bool has_call;
+} CallScan;
+
+static void scan_calls(Node *node, void *data) {
+  CallScan *scan = data;
+  if (node->kind == N_CALL || node->kind == N_NAMED_EXPR)
+    scan->has_call = true;
+  if (!scan->has_call)
+    node_children(node, scan_calls, data);
+}
+
+/* Can `expr` be evaluated once more without effect? (No calls: names,
+ * constants and operators only.) */
+static bool is_plain_expression(Node *expr) {
+  CallScan scan = {false};
+  scan_calls(expr, &scan);
+  return !scan.has_call;
+}
+
+static bool is_constant_true(const Node *expr) {
+  return expr->kind == N_CONSTANT && expr->u.constant.kind == CONST_TRUE;
+}
+
+/* ------------------------------------------------------- building pieces */
+
+static Node *flag(Lowerer *L, Str name) {
+  Node *node = new_name(L, arena_strndup(&L->ctx->arena, name.text, (size_t)name.len));
+  node->type = type_tile(L->ctx, DT_BOOL, 0, NULL);
+  return node;
+}
+
+static void push(Lowerer *L, NodeList *out, Node *stmt) { node_list_push(&L->ctx->arena, out, stmt); }
+
+/* `name = value` (value: Python text) appended to out. */
+static void push_set(Lowerer *L, NodeList *out, Str name, const char *value) {
+  char *text = arena_printf(&L->ctx->arena, "_1 = %s\n", value);
+  NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(flag(L, name)));
+  push(L, out, made.items[0]);
+}
+
+/* `if test:` with the given body. */
+static Node *make_if(Lowerer *L, Node *test, NodeList body) {
+  Node *stmt = template_stmts(L->ctx, "if _1:\n    pass\n", TEMPLATE_NODES(test)).items[0];
+  stmt->u.if_.body = body;
+  return stmt;
+}
+
+/* A fresh flag name, bound in the scope so that later temporaries differ. */
+static Str new_flag(Lowerer *L, const char *hint) {
+  Str name = new_temp_name(L, hint);
+  scope_bind(L, name, type_tile(L->ctx, DT_BOOL, 0, NULL));
+  return name;
+}
+
+/* The guard of the statements after a possible jump. */
+static Node *guard_test(Lowerer *L, const LoopFlags *F) {
+  return flag(L, F->keep_iterating.len ? F->keep_iterating : F->keep_looping);
+}
+
+/* ------------------------------------------------------ the jumps, as flags */
+
+static void push_jump(Lowerer *L, const LoopFlags *F, Node *jump, NodeList *out) {
+  if (jump->kind == N_RETURN) {
+    if (jump->u.return_.value) {
+      NodeList made = template_stmts(L->ctx, "_1 = _2\n", TEMPLATE_NODES(flag(L, F->return_value), jump->u.return_.value));
+      push(L, out, made.items[0]);
+    }
+    push_set(L, out, F->returned, "True");
+  }
+  if (jump->kind == N_BREAK || jump->kind == N_RETURN)
+    push_set(L, out, F->keep_looping, "False");
+  if (F->keep_iterating.len)
+    push_set(L, out, F->keep_iterating, "False");
+}
+
+static NodeList rewrite_block(Lowerer *L, const LoopFlags *F, NodeList *body, int from);
+
+/* An `if` (and its elif/else chain) with jumps inside. */
+static void rewrite_if(Lowerer *L, const LoopFlags *F, Node *stmt) {
+  stmt->u.if_.body = rewrite_block(L, F, &stmt->u.if_.body, 0);
+  if (stmt->u.if_.orelse.count)
+    stmt->u.if_.orelse = rewrite_block(L, F, &stmt->u.if_.orelse, 0);
+}
+
+/* body[from:] with this loop's jumps turned into flag assignments: the
+ * statements after a statement that may jump run under `if flag:`. */
+static NodeList rewrite_block(Lowerer *L, const LoopFlags *F, NodeList *body, int from) {
+  NodeList out = {0};
+  for (int i = from; i < body->count; i++) {
+    Node *stmt = body->items[i];
+    if (stmt->kind == N_BREAK || stmt->kind == N_CONTINUE || stmt->kind == N_RETURN) {
+      push_jump(L, F, stmt, &out);
+      return out; /* what follows in this block is unreachable */
+    }
+    if (jumps_in_stmt(stmt) == 0) {
+      push(L, &out, stmt);
+      continue;
+    }
+    rewrite_if(L, F, stmt);
+    push(L, &out, stmt);
+    NodeList rest = rewrite_block(L, F, body, i + 1);
+    if (rest.count)
+      push(L, &out, make_if(L, guard_test(L, F), rest));
+    return out;
+  }
+  return out;
+}
+
+/* ------------------------------------------------------------- returns */
+
+typedef struct ParamScan {
+  Lowerer *L;
+  bool only_params;
+} ParamScan;
+
+static bool is_parameter(Lowerer *L, Str name) {
+  NodeList *params = &L->function->def->u.function_def.args->u.arguments.args;
+  for (int i = 0; i < params->count; i++)
+    if (str_same(params->items[i]->u.arg.arg, name))
       return true;
   return false;
 }
 
+static void scan_names(Node *node, void *data) {
+  ParamScan *scan = data;
+  if (node->kind == N_NAME && !is_parameter(scan->L, node->u.name.id) && !str_eq(node->u.name.id, "tl"))
+    scan->only_params = false;
+  node_children(node, scan_names, data);
+}
+
+/* The dtype of a value as a Triton expression valid before the loop: a
+ * known dtype, or one read from parameters (`x.dtype.element_ty`). */
+static Node *dtype_before_loop(Lowerer *L, const TypeInfo *type) {
+  if (type->dtype != DT_UNKNOWN)
+    return T0(L, dtype_info(type->dtype)->triton);
+  if (!type->dtype_expr)
+    return NULL;
+  ParamScan scan = {L, true};
+  scan_names(type->dtype_expr, &scan);
+  return scan.only_params ? type->dtype_expr : NULL;
+}
+
+/* A zero of the type of `value` (the returned value), as the initial value
+ * of return_value_N: Triton's loop-carried variables keep one type. */
+static Node *zero_of(Lowerer *L, const Node *value) {
+  const TypeInfo *type = value->type;
+  if (type && type->kind == VAL_CONST && type->loose && type->dtype != DT_UNKNOWN)
+    return T0(L, type->is_float ? "0.0" : type->dtype == DT_BOOL ? "False" : "0");
+  if (!type || (type->kind != VAL_TILE && type->kind != VAL_CONST) || type->rank < 0)
+    return NULL;
+  Node *dtype = dtype_before_loop(L, type);
+  if (!dtype)
+    return NULL;
+  Node *shape = T0(L, "()");
+  for (int d = 0; d < type->rank; d++) {
+    Node *dim = type->shape[d] >= 0 ? new_int(L, type->shape[d]) : type->dims[d];
+    if (!dim)
+      return NULL;
+    node_list_push(&L->ctx->arena, &shape->u.list.elts, dim);
+  }
+  return T(L, "tl.full(_1, 0, _2)", shape, dtype);
+}
+
+/* Statements before the loop for its returns: returned_N = False and the
+ * initial return_value_N. */
+static void push_return_setup(Lowerer *L, LoopFlags *F, const NodeList *body, NodeList *out) {
+  const Node *first = find_jump(body, N_RETURN);
+  F->returned = new_flag(L, "returned");
+  push_set(L, out, F->returned, "False");
+  if (!first->u.return_.value)
+    return;
+  Node *zero = zero_of(L, first->u.return_.value);
+  if (!zero)
+    lower_error(L, first, "`return` of %s inside a `while` loop cannot be converted (Triton needs a value of "
+                "its type before the loop; only scalars and tiles of known dtype and shape can be made)",
+                type_describe(L->ctx, first->u.return_.value->type));
+  F->return_value = new_temp_name(L, "return_value");
+  scope_bind(L, F->return_value, first->u.return_.value->type);
+  NodeList made = template_stmts(L->ctx, "_1 = _2\n", TEMPLATE_NODES(flag(L, F->return_value), zero));
+  push(L, out, made.items[0]);
+}
+
+/* After the loop: if returned_N: return return_value_N */
+static void push_return_after(Lowerer *L, const LoopFlags *F, const Node *first_return, NodeList *out) {
+  NodeList body = {0};
+  Node *ret;
+  if (F->return_value.len) {
+    ret = template_stmts(L->ctx, "return _1\n", TEMPLATE_NODES(flag(L, F->return_value))).items[0];
+    ret->u.return_.value->type = first_return->u.return_.value->type;
+  } else {
+    ret = template_stmts(L->ctx, "return\n", NULL, 0).items[0];
+  }
+  ret->span = first_return->span; /* errors about it point at the original return */
+  push(L, &body, ret);
+  push(L, out, make_if(L, flag(L, F->returned), body));
+}
+
+/* ----------------------------------------------------------- the loops */
+
+static bool is_static_loop(const Node *loop) {
+  const Node *func = loop->u.for_.iter->u.call.func;
+  return func->kind == N_ATTRIBUTE && str_eq(func->u.attribute.attr, "static_range");
+}
+
+/* range(stop) | range(start, stop) | range(start, stop, step) */
+static void range_parts(Lowerer *L, Node *iter, Node **start, Node **stop, Node **step) {
+  NodeList *args = &iter->u.call.args;
+  *start = args->count > 1 ? args->items[0] : new_int(L, 0);
+  *stop = args->count > 1 ? args->items[1] : args->items[0];
+  *step = args->count > 2 ? args->items[2] : new_int(L, 1);
+}
+
+static void check_range_step(Lowerer *L, Node *loop) {
+  Node *start, *stop, *step;
+  range_parts(L, loop->u.for_.iter, &start, &stop, &step);
+  const TypeInfo *type = step->type;
+  if (type && type->kind == VAL_CONST && type->dtype != DT_UNKNOWN && !type->is_float && type->int_value <= 0)
+    lower_error(L, step, "the step of range() in tile code must be positive (cuTile rejects a constant step <= 0)");
+}
+
+/* A range() bound used by the rewritten loop: constants as they are,
+ * anything else evaluated once into a temporary, as range() does. */
+static Node *evaluated_once(Lowerer *L, Node *value, const char *hint, NodeList *out) {
+  if (value->type && value->type->kind == VAL_CONST)
+    return value;
+  Str name = new_temp_name(L, hint);
+  scope_bind(L, name, value->type);
+  NodeList made = template_stmts(L->ctx, "_1 = _2\n", TEMPLATE_NODES(flag(L, name), value));
+  push(L, out, made.items[0]);
+  Node *use = flag(L, name);
+  use->type = value->type;
+  return use;
+}
+
+static NodeList body_with_flags(Lowerer *L, LoopFlags *F, NodeList *body) {
+  NodeList out = {0};
+  if (F->keep_iterating.len)
+    push_set(L, &out, F->keep_iterating, "True");
+  NodeList rewritten = rewrite_block(L, F, body, 0);
+  for (int i = 0; i < rewritten.count; i++)
+    push(L, &out, rewritten.items[i]);
+  return out;
+}
+
+/* for i in range(a, b, c) with a break:
+ *     i_next_N = a; stop_N = b; keep_looping_N = True
+ *     while keep_looping_N and i_next_N < stop_N:
+ *         i = i_next_N
+ *         i_next_N += c
+ *         <body> */
+static void rewrite_for_as_while(Lowerer *L, Node *loop, LoopFlags *F, NodeList *out) {
+  Node *start, *stop, *step;
+  range_parts(L, loop->u.for_.iter, &start, &stop, &step);
+  Node *target = loop->u.for_.target;
+  Str id = target->u.name.id;
+  Str counter = new_temp_name(L, arena_printf(&L->ctx->arena, "%.*s_next", id.len, id.text));
+  scope_bind(L, counter, type_tile(L->ctx, DT_INT32, 0, NULL));
+  NodeList made = template_stmts(L->ctx, "_1 = _2\n", TEMPLATE_NODES(flag(L, counter), start));
+  push(L, out, made.items[0]);
+  stop = evaluated_once(L, stop, "stop", out);
+  step = evaluated_once(L, step, "step", out);
+  push_set(L, out, F->keep_looping, "True");
+  Node *loop_test = T(L, "_1 and _2 < _3", flag(L, F->keep_looping), flag(L, counter), stop);
+  Node *loop_stmt = template_stmts(L->ctx, "while _1:\n    pass\n", TEMPLATE_NODES(loop_test)).items[0];
+  loop_stmt->span = loop->span;
+  NodeList body = {0};
+  push(L, &body, template_stmts(L->ctx, "_1 = _2\n", TEMPLATE_NODES(target, flag(L, counter))).items[0]);
+  push(L, &body, template_stmts(L->ctx, "_1 += _2\n", TEMPLATE_NODES(flag(L, counter), step)).items[0]);
+  NodeList rest = body_with_flags(L, F, &loop->u.for_.body);
+  for (int i = 0; i < rest.count; i++)
+    push(L, &body, rest.items[i]);
+  loop_stmt->u.while_.body = body;
+  push(L, out, loop_stmt);
+}
+
+static void rewrite_for(Lowerer *L, Node *loop, NodeList *out) {
+  NodeList *body = &loop->u.for_.body;
+  int jumps = jumps_in_block(body);
+  if (is_static_loop(loop) && jumps) {
+    const Node *at = find_jump(body, N_BREAK);
+    at = at ? at : find_jump(body, N_CONTINUE);
+    at = at ? at : find_jump(body, N_RETURN);
+    lower_error(L, at, "break, continue and return are not allowed inside a ct.static_iter loop");
+  }
+  check_range_step(L, loop);
+  if (jumps & JUMP_RETURN)
+    lower_error(L, find_jump(body, N_RETURN), "returning from inside a `for` loop is not supported by cuTile");
+  LoopFlags F = {0};
+  if (jumps & JUMP_CONTINUE)
+    F.keep_iterating = new_flag(L, "keep_iterating");
+  if (jumps & JUMP_BREAK) {
+    F.keep_looping = new_flag(L, "keep_looping");
+    rewrite_for_as_while(L, loop, &F, out);
+    return;
+  }
+  if (jumps & JUMP_CONTINUE)
+    loop->u.for_.body = body_with_flags(L, &F, body);
+  push(L, out, loop);
+}
+
+static void rewrite_while(Lowerer *L, Node *loop, NodeList *out) {
+  Node *test = loop->u.while_.test;
+  if (test->type && test->type->kind == VAL_TILE && test->type->rank > 0)
+    lower_error(L, test, "a `while` condition must be a scalar, not %s", type_describe(L->ctx, test->type));
+  NodeList *body = &loop->u.while_.body;
+  int jumps = jumps_in_block(body);
+  if (!jumps) {
+    push(L, out, loop);
+    return;
+  }
+  const Node *first_return = find_jump(body, N_RETURN);
+  LoopFlags F = {0};
+  if (jumps & JUMP_CONTINUE)
+    F.keep_iterating = new_flag(L, "keep_iterating");
+  if (jumps & JUMP_RETURN)
+    push_return_setup(L, &F, body, out);
+  if (!(jumps & (JUMP_BREAK | JUMP_RETURN))) {
+    loop->u.while_.body = body_with_flags(L, &F, body);
+    push(L, out, loop);
+    return;
+  }
+  F.keep_looping = new_flag(L, "keep_looping");
+  NodeList new_body = body_with_flags(L, &F, body);
+  if (is_plain_expression(test)) {
+    push_set(L, out, F.keep_looping, "True");
+    loop->u.while_.test = is_constant_true(test) ? flag(L, F.keep_looping) : T(L, "_1 and _2", flag(L, F.keep_looping), test);
+  } else {
+    /* the condition is evaluated only while the loop goes on */
+    push(L, out, template_stmts(L->ctx, "_1 = _2\n", TEMPLATE_NODES(flag(L, F.keep_looping), test)).items[0]);
+    NodeList again = template_stmts(L->ctx, "_1 = _2\n", TEMPLATE_NODES(flag(L, F.keep_looping), test));
+    push(L, &new_body, make_if(L, flag(L, F.keep_looping), again));
+    loop->u.while_.test = flag(L, F.keep_looping);
+  }
+  loop->u.while_.body = new_body;
+  push(L, out, loop);
+  if (first_return)
+    push_return_after(L, &F, first_return, out);
+}
+
 void rewrite_break_continue(Lowerer *L, NodeList *stmts) {
+  NodeList out = {0};
+  bool changed = false;
   for (int i = 0; i < stmts->count; i++) {
     Node *stmt = stmts->items[i];
-    const NodeList *body = stmt->kind == N_FOR ? &stmt->u.for_.body : stmt->kind == N_WHILE ? &stmt->u.while_.body : NULL;
-    if (!body)
-      continue;
-    if (contains_jump(body, N_BREAK) || contains_jump(body, N_CONTINUE))
-      lower_error(L, stmt, "break/continue in tile loops: not converted yet");
+    int before = out.count;
+    if (stmt->kind == N_FOR)
+      rewrite_for(L, stmt, &out);
+    else if (stmt->kind == N_WHILE)
+      rewrite_while(L, stmt, &out);
+    else
+      push(L, &out, stmt);
+    changed |= out.count != before + 1 || out.items[before] != stmt;
   }
+  if (changed)
+    *stmts = out;
 }

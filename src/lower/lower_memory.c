@@ -1,136 +1,35 @@
 /*
- * lower_memory.c — ct.load and ct.store.
+ * lower_memory.c — ct.load, ct.store, ct.num_tiles and Array.slice.
  *
- * cuTile indexes these in tile units: the tile at index (i0, i1) of shape
- * (S0, S1) covers elements [i0*S0, (i0+1)*S0) x [i1*S1, (i1+1)*S1).
- * Out-of-bounds elements read the padding value and are not written.
+ * cuTile indexes loads and stores in tile units: the tile at index (i0, i1)
+ * of shape (S0, S1) covers elements [i0*S0, (i0+1)*S0) x [i1*S1, (i1+1)*S1);
+ * with `order` (a permutation; "F" reverses) tile axis d walks array axis
+ * order[d]. Out-of-bounds elements read the padding value and are not
+ * written; shape=() reads one element, a scalar tile writes one.
  *
  * Two paths, chosen per launch:
- *   - TMA: a tensor descriptor made once at the top of the kernel
- *     (tl.make_tensor_descriptor), for 2-D and larger tiles of kernel
- *     parameters. TMA needs the last stride to be 1 and the base and other
- *     strides 16-byte aligned; a misaligned descriptor gives wrong data
- *     without an error on the H200, so the launcher checks the real tensor
- *     and passes a constexpr flag `x_tma`.
- *   - pointers: tl.load/tl.store on base + offsets * strides with a bounds
- *     mask, through the runtime helpers ct_load_Nd / ct_store_Nd.
- * The kernel holds both: `desc.load(...) if x_tma and ... else ct_load_2d(...)`;
- * Triton compiles only the branch its constexpr condition picks.
+ *   - TMA: a tensor descriptor (tl.make_tensor_descriptor) made once at the
+ *     top of the kernel, for 2-D to 5-D tiles of kernel parameters. TMA
+ *     needs the last stride to be 1 and the base and the other strides
+ *     16-byte aligned; a misaligned descriptor gives wrong data without an
+ *     error on the H200, so the launcher checks the real tensor and passes
+ *     a constexpr flag `x_tma`. The prologue names the whole condition once:
+ *         x_desc_1_ok: tl.constexpr = x_tma and BN * (bits // 8) >= 16 ...
+ *     A descriptor pads with zero or NaN only: other padding values take a
+ *     bounds mask and tl.where.
+ *   - pointers: the helpers of lower_memory_helpers.c (64-bit offsets, a
+ *     bounds mask, `other` = the padding value).
+ * The kernel holds both, as `if x_desc_1_ok: ... else: ...`; Triton compiles
+ * only the branch its constexpr condition picks.
  */
 #include <string.h>
 
-#include "lower.h"
-
-#define MAX_TILE_RANK 5
-
-/* ------------------------------------------------------- runtime helpers */
-
-/* Python text of ct_load_Nd / ct_store_Nd / ct_tile_mask_Nd for rank r. */
-static const char *offsets_text(Lowerer *L, int rank) {
-  Buf text = {0};
-  for (int a = 0; a < rank; a++)
-    buf_printf(&text, "    o%d = i%d * S%d + tl.arange(0, S%d)\n", a, a, a, a);
-  char *result = arena_strndup(&L->ctx->arena, text.data, text.len);
-  buf_free(&text);
-  return result;
-}
-
-/* `o0[:, None]` style broadcasting of axis a in rank r. */
-static void broadcast_axis(Buf *text, const char *name, int axis, int rank) {
-  if (rank == 1) {
-    buf_printf(text, "%s", name);
-    return;
-  }
-  buf_printf(text, "%s[", name);
-  for (int d = 0; d < rank; d++)
-    buf_printf(text, "%s%s", d ? ", " : "", d == axis ? ":" : "None");
-  buf_puts(text, "]");
-}
-
-static const char *pointer_and_mask_text(Lowerer *L, int rank) {
-  Buf text = {0};
-  buf_puts(&text, "    ptrs = base");
-  for (int a = 0; a < rank; a++) {
-    buf_puts(&text, " + ");
-    broadcast_axis(&text, arena_printf(&L->ctx->arena, "o%d", a), a, rank);
-    buf_printf(&text, " * strides[%d]", a);
-  }
-  buf_puts(&text, "\n    mask = ");
-  for (int a = 0; a < rank; a++) {
-    buf_puts(&text, a ? " & " : "");
-    broadcast_axis(&text, arena_printf(&L->ctx->arena, "((o%d >= 0) & (o%d < shape[%d]))", a, a, a), a, rank);
-  }
-  buf_puts(&text, "\n");
-  char *result = arena_strndup(&L->ctx->arena, text.data, text.len);
-  buf_free(&text);
-  return result;
-}
-
-static const char *index_params(Lowerer *L, int rank, bool sizes) {
-  Buf text = {0};
-  for (int a = 0; a < rank; a++)
-    buf_printf(&text, ", i%d", a);
-  for (int a = 0; sizes && a < rank; a++)
-    buf_printf(&text, ", S%d: tl.constexpr", a);
-  char *result = arena_strndup(&L->ctx->arena, text.data, text.len);
-  buf_free(&text);
-  return result;
-}
-
-static Node *load_helper(Lowerer *L, int rank) {
-  const char *name = arena_printf(&L->ctx->arena, "ct_load_%dd", rank);
-  const char *source = arena_printf(
-      &L->ctx->arena,
-      "@triton.jit\n"
-      "def %s(base, shape, strides%s, other):\n"
-      "    \"\"\"ct.load of the tile at tile index (i0, ...) with tile shape (S0, ...), through pointers:\n"
-      "    elements outside the array read `other`.\"\"\"\n"
-      "%s%s"
-      "    return tl.load(ptrs, mask=mask, other=other)\n",
-      name, index_params(L, rank, true), offsets_text(L, rank), pointer_and_mask_text(L, rank));
-  return use_runtime(L, name, source);
-}
-
-static Node *store_helper(Lowerer *L, int rank) {
-  const char *name = arena_printf(&L->ctx->arena, "ct_store_%dd", rank);
-  Buf sizes = {0};
-  for (int a = 0; a < rank; a++)
-    buf_printf(&sizes, "    S%d: tl.constexpr = value.shape[%d]\n", a, a);
-  const char *source = arena_printf(
-      &L->ctx->arena,
-      "@triton.jit\n"
-      "def %s(base, shape, strides%s, value):\n"
-      "    \"\"\"ct.store of `value` as the tile at tile index (i0, ...), through pointers: elements\n"
-      "    outside the array are not written.\"\"\"\n"
-      "%s%s%s"
-      "    tl.store(ptrs, value, mask=mask)\n",
-      name, index_params(L, rank, false), sizes.data, offsets_text(L, rank), pointer_and_mask_text(L, rank));
-  buf_free(&sizes);
-  return use_runtime(L, name, source);
-}
-
-static Node *mask_helper(Lowerer *L, int rank) {
-  const char *name = arena_printf(&L->ctx->arena, "ct_tile_mask_%dd", rank);
-  Buf text = {0};
-  buf_puts(&text, "    return ");
-  for (int a = 0; a < rank; a++) {
-    buf_puts(&text, a ? " & " : "");
-    broadcast_axis(&text, arena_printf(&L->ctx->arena, "((o%d >= 0) & (o%d < shape[%d]))", a, a, a), a, rank);
-  }
-  const char *source = arena_printf(&L->ctx->arena,
-                                    "@triton.jit\n"
-                                    "def %s(shape%s):\n"
-                                    "    \"\"\"Which elements of the tile at tile index (i0, ...) lie inside the array.\"\"\"\n"
-                                    "%s%s\n",
-                                    name, index_params(L, rank, true), offsets_text(L, rank), text.data);
-  buf_free(&text);
-  return use_runtime(L, name, source);
-}
+#include "lower_memory.h"
 
 /* ------------------------------------------------------------ arguments */
 
-/* The elements of a constant tuple argument (or the argument itself for a
- * 1-D shorthand). */
+/* The elements of a tuple argument (or the argument itself: the 1-D
+ * shorthand). */
 static int tuple_items(Node *arg, Node **items, int max) {
   if (arg->kind == N_TUPLE) {
     int count = arg->u.list.elts.count;
@@ -144,8 +43,20 @@ static int tuple_items(Node *arg, Node **items, int max) {
 
 static bool is_constant_expr(const Node *node) { return node->type && node->type->kind == VAL_CONST; }
 
-/* order="C" | "F" | (perm...): tile axis d walks array axis perm[d]. */
-static void read_order(Lowerer *L, Node *call, Node *order, int rank, int *perm) {
+/* A constant whose value the converter knows (a literal, not a constexpr parameter). */
+static bool known_int(const Node *node, long long *value) {
+  if (!is_constant_expr(node) || node->type->is_float || node->type->dtype == DT_UNKNOWN)
+    return false;
+  *value = node->type->int_value;
+  return true;
+}
+
+bool memory_is_false(const Node *flag) {
+  return flag && flag->type && flag->type->kind == VAL_CONST && flag->type->dtype == DT_BOOL && !flag->type->int_value;
+}
+
+/* order="C" | "F" | (axes...): tile axis d walks array axis perm[d]. */
+static void read_order(Lowerer *L, Node *order, int rank, int *perm) {
   for (int d = 0; d < rank; d++)
     perm[d] = d;
   if (!order)
@@ -154,12 +65,10 @@ static void read_order(Lowerer *L, Node *call, Node *order, int rank, int *perm)
     Node *piece = order->u.string.parts.items[0];
     Str text = piece->u.piece.text;
     char letter = text.len >= 3 ? text.text[text.len - 2] : '?';
-    if (letter == 'F') {
-      for (int d = 0; d < rank; d++)
-        perm[d] = rank - 1 - d;
-    } else if (letter != 'C') {
+    if (text.len != 3 || (letter != 'F' && letter != 'C'))
       lower_error(L, order, "order must be \"C\", \"F\" or a tuple of axes");
-    }
+    for (int d = 0; letter == 'F' && d < rank; d++)
+      perm[d] = rank - 1 - d;
     return;
   }
   Node *items[MAX_TILE_RANK];
@@ -167,17 +76,16 @@ static void read_order(Lowerer *L, Node *call, Node *order, int rank, int *perm)
     lower_error(L, order, "order must be \"C\", \"F\" or a tuple of %d axes", rank);
   bool seen[MAX_TILE_RANK] = {0};
   for (int d = 0; d < rank; d++) {
-    if (!is_constant_expr(items[d]) || items[d]->type->is_float)
+    long long axis;
+    if (!known_int(items[d], &axis))
       lower_error(L, items[d], "order must hold constant axes");
-    long long axis = items[d]->type->int_value;
     if (axis < 0)
       axis += rank;
     if (axis < 0 || axis >= rank || seen[axis])
-      lower_error(L, items[d], "order must be a permutation of the axes");
+      lower_error(L, items[d], "order must be a permutation of the %d axes", rank);
     seen[axis] = true;
     perm[d] = (int)axis;
   }
-  (void)call;
 }
 
 static bool is_identity(const int *perm, int rank) {
@@ -187,58 +95,170 @@ static bool is_identity(const int *perm, int rank) {
   return true;
 }
 
-static Node *permutation_tuple(Lowerer *L, const int *perm, int rank) {
+static Node *int_tuple(Lowerer *L, const int *values, int count) {
   Node *tuple = T0(L, "()");
   tuple->parenthesized = true;
-  for (int d = 0; d < rank; d++)
-    node_list_push(&L->ctx->arena, &tuple->u.list.elts, new_int(L, perm[d]));
+  for (int d = 0; d < count; d++)
+    node_list_push(&L->ctx->arena, &tuple->u.list.elts, new_int(L, values[d]));
   return tuple;
 }
 
-/* The value padding_mode asks for, as Triton text; NULL for UNDETERMINED. */
-static const char *padding_value(Lowerer *L, Node *mode) {
+/* ------------------------------------------------------------- padding */
+
+typedef enum Padding { PAD_UNDETERMINED, PAD_ZERO, PAD_NEG_ZERO, PAD_NAN, PAD_POS_INF, PAD_NEG_INF } Padding;
+
+static const char *const PADDING_NAMES[] = {"UNDETERMINED", "ZERO", "NEG_ZERO", "NAN", "POS_INF", "NEG_INF"};
+static const char *const PADDING_TEXT[] = {"None", "0", "-0.0", "float(\"nan\")", "float(\"inf\")", "float(\"-inf\")"};
+
+static Padding read_padding(Lowerer *L, Node *mode) {
   if (!mode)
-    return NULL;
+    return PAD_UNDETERMINED;
   if (!mode->type || mode->type->kind != VAL_ENUM || strncmp(mode->type->member, "PaddingMode.", 12) != 0)
     lower_error(L, mode, "padding_mode must be a ct.PaddingMode member");
-  const char *name = mode->type->member + 12;
-  if (strcmp(name, "UNDETERMINED") == 0)
+  for (int p = 0; p <= PAD_NEG_INF; p++)
+    if (strcmp(mode->type->member + 12, PADDING_NAMES[p]) == 0)
+      return (Padding)p;
+  lower_error(L, mode, "padding mode %s cannot be converted", mode->type->member);
+}
+
+/* -0.0, NaN and infinities exist in float arrays only (cuTile leaves them
+ * undefined for integers): an error where the dtype is known, else a
+ * static assertion that Triton checks when it compiles the kernel. */
+static void require_float_padding(Lowerer *L, Node *at, const TypeInfo *array, Padding padding) {
+  if (padding <= PAD_ZERO)
+    return;
+  char category = dtype_info(array->dtype)->category;
+  if (array->dtype != DT_UNKNOWN && category != 'f')
+    lower_error(L, at, "padding_mode=%s needs a float array, not %s", PADDING_NAMES[padding],
+                dtype_info(array->dtype)->cutile);
+  if (array->dtype != DT_UNKNOWN || !L->prologue)
+    return;
+  Buf pointer = {0};
+  expr_text(L->ctx, array->array->pointer, &pointer);
+  const char *key = arena_printf(&L->ctx->arena, "float-padding|%s|%s", pointer.data, PADDING_NAMES[padding]);
+  if (memory_first_time(L, key)) {
+    const char *text = arena_printf(&L->ctx->arena,
+                                    "tl.static_assert(_1.dtype.element_ty.is_floating(), \"ct.load(%s, "
+                                    "padding_mode=%s): this padding needs a float array\")\n",
+                                    pointer.data, PADDING_NAMES[padding]);
+    NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(array->array->pointer));
+    node_list_push(&L->ctx->arena, L->prologue, made.items[0]);
+  }
+  buf_free(&pointer);
+}
+
+/* ------------------------------------------------------ implicit casts */
+
+static bool is_restricted(DType dt) { return dt == DT_TFLOAT32 || dt == DT_FLOAT8_E4M3FN || dt == DT_FLOAT8_E5M2; }
+
+/* cuTile's implicit cast (stores, scatters, atomics): allowed when
+ * promote(from, to) == to, i.e. only widening. */
+static bool widening_cast(DType from, DType to) {
+  if (from == to)
+    return true;
+  if (is_restricted(from) || is_restricted(to))
+    return false;
+  const DTypeInfo *a = dtype_info(from), *b = dtype_info(to);
+  if (a->category == 'b')
+    return true;
+  if (b->category == 'b')
+    return false;
+  if (b->category == 'f' && a->category != 'f')
+    return true;
+  if (a->category == 'f' && b->category != 'f')
+    return false;
+  if (a->category == 'f') /* float16 <-> bfloat16 is an error in cuTile */
+    return b->bits > a->bits;
+  return a->category == b->category && b->bits >= a->bits;
+}
+
+void memory_check_store_cast(Lowerer *L, Node *at, const TypeInfo *value, const TypeInfo *array, const char *what) {
+  if (!value || array->dtype == DT_UNKNOWN || value->dtype == DT_UNKNOWN)
+    return;
+  if (value->kind == VAL_CONST && value->loose) {
+    bool to_int = strchr("iu", dtype_info(array->dtype)->category) != NULL;
+    if ((value->is_float && array->dtype != DT_UNKNOWN && dtype_info(array->dtype)->category != 'f') ||
+        (to_int && dtype_info(array->dtype)->category == 'u' && value->int_value < 0))
+      lower_error(L, at, "%s: the constant does not fit the array's dtype %s", what, dtype_info(array->dtype)->cutile);
+    return;
+  }
+  if (!widening_cast(value->dtype, array->dtype))
+    lower_error(L, at, "%s: cuTile casts a %s value to the array's dtype %s only when that widens it; this is "
+                "a narrowing cast (use .astype() first)", what, dtype_info(value->dtype)->cutile,
+                dtype_info(array->dtype)->cutile);
+}
+
+/* ---------------------------------------------------- path choice */
+
+Node *memory_choice(Lowerer *L, Node *condition, Node *by_tma, Node *by_pointers) {
+  Node *choice = T(L, "_1 if _2 else _3", by_tma, condition, by_pointers);
+  MemoryState *state = memory_state(L);
+  if (state->choice_count == state->choice_capacity) {
+    int wanted = state->choice_capacity ? state->choice_capacity * 2 : 16;
+    const Node **bigger = arena_alloc(&L->ctx->arena, sizeof(Node *) * (size_t)wanted);
+    if (state->choice_count)
+      memcpy(bigger, state->choices, sizeof(Node *) * (size_t)state->choice_count);
+    state->choices = bigger;
+    state->choice_capacity = wanted;
+  }
+  state->choices[state->choice_count++] = choice;
+  return choice;
+}
+
+static bool is_choice(Lowerer *L, const Node *node) {
+  for (int i = 0; L->memory && i < L->memory->choice_count; i++)
+    if (L->memory->choices[i] == node)
+      return true;
+  return false;
+}
+
+Node *memory_choice_stmt(Lowerer *L, Node *target, Node *value) {
+  if (!value || value->kind != N_IF_EXP || !is_choice(L, value))
     return NULL;
-  if (strcmp(name, "ZERO") == 0)
-    return "0";
-  if (strcmp(name, "NEG_ZERO") == 0)
-    return "-0.0";
-  if (strcmp(name, "NAN") == 0)
-    return "float(\"nan\")";
-  if (strcmp(name, "POS_INF") == 0)
-    return "float(\"inf\")";
-  if (strcmp(name, "NEG_INF") == 0)
-    return "float(\"-inf\")";
-  lower_error(L, mode, "padding mode %s cannot be converted", name);
+  Node *condition = value->u.if_exp.test, *by_tma = value->u.if_exp.body, *by_pointers = value->u.if_exp.orelse;
+  NodeList made = target ? template_stmts(L->ctx, "if _1:\n    _2 = _3\nelse:\n    _2 = _4\n",
+                                          TEMPLATE_NODES(condition, target, by_tma, by_pointers))
+                         : template_stmts(L->ctx, "if _1:\n    _2\nelse:\n    _3\n",
+                                          TEMPLATE_NODES(condition, by_tma, by_pointers));
+  Node *stmt = made.items[0];
+  memory_choice(L, condition, by_tma, by_pointers); /* grows the table */
+  L->memory->choices[L->memory->choice_count - 1] = stmt; /* the order pass treats it as one statement */
+  return stmt;
 }
 
-static bool flag_is_false(const Node *flag) {
-  return flag && flag->type && flag->type->kind == VAL_CONST && flag->type->dtype == DT_BOOL && !flag->type->int_value;
+Str memory_temp(Lowerer *L, Str base, const char *what) {
+  return new_temp_name(L, arena_printf(&L->ctx->arena, "%.*s_%s", base.len, base.text, what));
 }
 
-static void reject_memory_order(Lowerer *L, Node *order, const char *what) {
-  if (order && !(order->type && order->type->kind == VAL_ENUM && strcmp(order->type->member, "MemoryOrder.WEAK") == 0))
-    lower_error(L, order, "%s with a memory_order other than WEAK cannot be converted (Triton loads and stores "
-                          "have no memory order)", what);
+/* ---------------------------------------------------------------- TMA */
+
+typedef struct TileAccess {
+  ArrayRef *array;
+  int rank;
+  int perm[MAX_TILE_RANK];    /* tile axis d walks array axis perm[d] */
+  Node *index[MAX_TILE_RANK]; /* per array axis: tile index */
+  Node *size[MAX_TILE_RANK];  /* per array axis: tile size */
+  bool allow_tma;
+  bool check_bounds;
+} TileAccess;
+
+/* Whether this access may take a descriptor at all. */
+static bool tma_possible(Lowerer *L, const TileAccess *access) {
+  const ArrayRef *array = access->array;
+  return access->rank >= 2 && access->allow_tma && array->param.len && !array->tma_unsafe && !array->int64_index &&
+         L->prologue && L->function->role == ROLE_KERNEL;
 }
 
-/* -------------------------------------------------------------- TMA */
-
-/* The constexpr condition under which a descriptor is used for `array`
- * with block sizes `sizes` (array-axis order). */
+/* `x_tma and BN * (x.dtype.element_ty.primitive_bitwidth // 8) >= 16 and BM <= 256`:
+ * the launcher's flag (alignment) and TMA's box rules (inner box of at
+ * least 16 bytes, at most 256 elements a dimension). */
 static Node *tma_condition(Lowerer *L, const ArrayRef *array, Node **sizes, int rank) {
   Node *flag = new_name(L, arena_printf(&L->ctx->arena, "%.*s_tma", array->param.len, array->param.text));
-  Node *condition = T(L, "_1 and _2 * _3.dtype.element_ty.primitive_bitwidth >= 128", flag, sizes[rank - 1],
-                      array->pointer);
+  Node *element = new_name(L, arena_printf(&L->ctx->arena, "%.*s", array->param.len, array->param.text));
+  Node *condition = T(L, "_1 and _2 * (_3.dtype.element_ty.primitive_bitwidth // 8) >= 16", flag, sizes[rank - 1], element);
   for (int a = 0; a < rank; a++) {
-    bool small_literal = sizes[a]->type && sizes[a]->type->kind == VAL_CONST && sizes[a]->type->dtype != DT_UNKNOWN &&
-                         sizes[a]->type->int_value <= 256;
-    if (!small_literal)
+    long long size;
+    if (!known_int(sizes[a], &size) || size > 256)
       condition = T(L, "_1 and _2 <= 256", condition, sizes[a]);
   }
   return condition;
@@ -253,72 +273,166 @@ static void note_tma_array(Lowerer *L, const ArrayRef *array) {
     L->tma_arrays[L->tma_array_count++] = array->param;
 }
 
-/* The descriptor of `array` with block `sizes` (and padding), made once at
- * the top of the kernel under the TMA condition. */
-static Node *tma_descriptor(Lowerer *L, const ArrayRef *array, Node **sizes, int rank, bool nan_padding,
-                            Node *condition) {
+static Node *list_of(Lowerer *L, Node **items, int count) {
+  Node *list = T0(L, "[]");
+  for (int i = 0; i < count; i++)
+    node_list_push(&L->ctx->arena, &list->u.list.elts, items[i]);
+  return list;
+}
+
+/* The descriptor of `array` with block `sizes` and a padding (zero or
+ * NaN), and the name of its constexpr condition. A parameter's is made once
+ * at the top of the kernel; a view's (Array.slice) just before its use. */
+static Node *tma_descriptor(Lowerer *L, const ArrayRef *array, Node **sizes, int rank, bool nan_padding, Node **ok) {
   Buf key = {0};
-  expr_text(L->ctx, condition, &key);
+  expr_text(L->ctx, array->pointer, &key);
+  for (int a = 0; a < rank; a++) {
+    buf_puts(&key, "|");
+    expr_text(L->ctx, sizes[a], &key);
+  }
   buf_printf(&key, "|%d", nan_padding);
   for (int i = 0; i < L->descriptor_count; i++)
     if (strcmp(L->descriptor_keys[i], key.data) == 0) {
       buf_free(&key);
+      *ok = new_name(L, arena_printf(&L->ctx->arena, "%s_ok", L->descriptor_names[i]));
       return new_name(L, L->descriptor_names[i]);
     }
   if (L->descriptor_count == 64)
     lower_error(L, NULL, "more than 64 tensor descriptors in one kernel");
   char *name = arena_printf(&L->ctx->arena, "%.*s_desc_%d", array->param.len, array->param.text, L->descriptor_count + 1);
-  Node *shape = T0(L, "[]");
-  Node *strides = T0(L, "[]");
-  Node *block = T0(L, "[]");
+  Node *shape[MAX_TILE_RANK], *strides[MAX_TILE_RANK];
   for (int a = 0; a < rank; a++) {
-    node_list_push(&L->ctx->arena, &shape->u.list.elts, T(L, "_1[_2]", array->shape, new_int(L, a)));
-    node_list_push(&L->ctx->arena, &strides->u.list.elts,
-                   a + 1 < rank ? T(L, "_1[_2]", array->strides, new_int(L, a)) : new_int(L, 1));
-    node_list_push(&L->ctx->arena, &block->u.list.elts, sizes[a]);
+    shape[a] = T(L, "_1[_2]", array->shape, new_int(L, a));
+    strides[a] = a + 1 < rank ? T(L, "_1[_2]", array->strides, new_int(L, a)) : new_int(L, 1);
   }
-  char *text = arena_printf(&L->ctx->arena,
-                            "if _1:\n    %s = tl.make_tensor_descriptor(_2, shape=_3, strides=_4, block_shape=_5%s)\n",
-                            name, nan_padding ? ", padding_option=\"nan\"" : "");
-  NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(condition, array->pointer, shape, strides, block));
+  char *text = arena_printf(&L->ctx->arena, "%s_ok: tl.constexpr = _1\n", name);
+  NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(tma_condition(L, array, sizes, rank)));
   node_list_push(&L->ctx->arena, L->prologue, made.items[0]);
-  L->descriptor_keys[L->descriptor_count] = arena_strndup(&L->ctx->arena, key.data, key.len);
-  L->descriptor_names[L->descriptor_count++] = name;
+  text = arena_printf(&L->ctx->arena,
+                      "if %s_ok:\n    %s = tl.make_tensor_descriptor(_1, shape=_2, strides=_3, block_shape=_4%s)\n", name,
+                      name, nan_padding ? ", padding_option=\"nan\"" : "");
+  made = template_stmts(L->ctx, text,
+                        TEMPLATE_NODES(array->pointer, list_of(L, shape, rank), list_of(L, strides, rank),
+                                       list_of(L, sizes, rank)));
+  node_list_push(&L->ctx->arena, array->is_view ? L->pending : L->prologue, made.items[0]);
+  if (!array->is_view) { /* a view's descriptor is made at each use */
+    L->descriptor_keys[L->descriptor_count] = arena_strndup(&L->ctx->arena, key.data, key.len);
+    L->descriptor_names[L->descriptor_count++] = name;
+  } else {
+    L->descriptor_keys[L->descriptor_count] = "";
+    L->descriptor_names[L->descriptor_count++] = name;
+  }
   buf_free(&key);
   note_tma_array(L, array);
+  *ok = new_name(L, arena_printf(&L->ctx->arena, "%s_ok", name));
   return new_name(L, name);
+}
+
+/* index * size with the trivial cases folded (0 * S, i * 1). */
+static Node *scaled(Lowerer *L, Node *index, Node *size) {
+  long long i, s;
+  bool index_known = known_int(index, &i), size_known = known_int(size, &s);
+  if (index_known && size_known)
+    return new_int(L, i * s);
+  if (index_known && i == 0)
+    return new_int(L, 0);
+  if (size_known && s == 1)
+    return index;
+  return T(L, "_1 * _2", index, size);
+}
+
+static Node *element_offsets(Lowerer *L, const TileAccess *access) {
+  Node *offsets[MAX_TILE_RANK];
+  for (int a = 0; a < access->rank; a++)
+    offsets[a] = scaled(L, access->index[a], access->size[a]);
+  return list_of(L, offsets, access->rank);
+}
+
+/* helper(base, shape, strides, i0, i1, ...) */
+static Node *pointer_call(Lowerer *L, Node *helper, const ArrayRef *array, Node **indices, int rank) {
+  Node *call = T(L, "_1(_2, _3, _4)", helper, array->pointer, array->shape, array->strides);
+  for (int a = 0; a < rank; a++)
+    node_list_push(&L->ctx->arena, &call->u.call.args, indices[a]);
+  return call;
+}
+
+static void push_arg(Lowerer *L, Node *call, Node *arg) { node_list_push(&L->ctx->arena, &call->u.call.args, arg); }
+
+static void push_unchecked(Lowerer *L, Node *call, bool check_bounds) {
+  if (!check_bounds)
+    node_list_push(&L->ctx->arena, &call->u.call.keywords, T0(L, "f(check_bounds=False)")->u.call.keywords.items[0]);
 }
 
 /* ------------------------------------------------------------- ct.load */
 
-typedef struct TileAccess {
-  ArrayRef *array;
-  int rank;
-  int perm[MAX_TILE_RANK];    /* tile axis d walks array axis perm[d] */
-  Node *index[MAX_TILE_RANK]; /* per array axis: tile index */
-  Node *size[MAX_TILE_RANK];  /* per array axis: tile size */
-  bool allow_tma;
-} TileAccess;
-
-static Node *element_offsets(Lowerer *L, const TileAccess *access) {
-  Node *list = T0(L, "[]");
-  for (int a = 0; a < access->rank; a++)
-    node_list_push(&L->ctx->arena, &list->u.list.elts, T(L, "_1 * _2", access->index[a], access->size[a]));
-  return list;
+static void reject_memory_order(Lowerer *L, Node *order, const char *what) {
+  if (order && !(order->type && order->type->kind == VAL_ENUM && strcmp(order->type->member, "MemoryOrder.WEAK") == 0))
+    lower_error(L, order, "%s with a memory_order other than WEAK cannot be converted (Triton's loads and stores "
+                          "have no memory order)", what);
 }
 
-static Node *pointer_call(Lowerer *L, Node *helper, const TileAccess *access, Node *last) {
-  Node *call = T(L, "_1(_2, _3, _4)", helper, access->array->pointer, access->array->shape, access->array->strides);
-  for (int a = 0; a < access->rank; a++)
-    node_list_push(&L->ctx->arena, &call->u.call.args, access->index[a]);
-  return call;
-  (void)last;
+static void check_latency(Lowerer *L, Node *latency, const char *what) {
+  long long value;
+  if (latency && !(latency->type && latency->type->kind == VAL_NONE) &&
+      (!known_int(latency, &value) || value < 1 || value > 10))
+    lower_error(L, latency, "%s: latency must be a constant from 1 to 10", what);
+}
+
+static bool read_check_bounds(Lowerer *L, Node *flag, const char *what) {
+  if (!flag)
+    return true;
+  if (!flag->type || flag->type->kind != VAL_CONST || flag->type->dtype != DT_BOOL)
+    lower_error(L, flag, "%s: check_bounds must be a constant True or False", what);
+  return flag->type->int_value != 0;
+}
+
+/* The array argument, checked. */
+static TypeInfo *array_arg(Lowerer *L, Node *call, const BoundArgs *args, const char *what) {
+  Node *array = require_arg(L, call, args, 0, what, "array");
+  if (array->type->kind != VAL_ARRAY)
+    lower_error(L, args->source[0], "%s works on an array, not %s", what, type_describe(L->ctx, array->type));
+  return array->type;
+}
+
+/* shape=(): one element at element index `index`, a 0-d tile. */
+static Node *load_element(Lowerer *L, TypeInfo *array, Node *index, Padding padding, bool check_bounds) {
+  Node *items[MAX_TILE_RANK];
+  int rank = tuple_items(index, items, MAX_TILE_RANK);
+  if (rank > MAX_TILE_RANK || (array->rank >= 0 && array->rank != rank))
+    lower_error(L, index, "ct.load(): the index needs one entry per array dimension");
+  if (array->rank < 0)
+    array->rank = rank;
+  Node *loaded = pointer_call(L, load_element_helper(L, rank), array->array, items, rank);
+  push_arg(L, loaded, T0(L, PADDING_TEXT[padding]));
+  push_unchecked(L, loaded, check_bounds);
+  loaded->type = type_tile(L->ctx, array->dtype, 0, NULL);
+  loaded->type->dtype_expr = array->dtype_expr;
+  memory_note_access(L, loaded, array->array, MEM_READ);
+  return loaded;
 }
 
 /* Positions in ct.load's signature. */
 enum { LOAD_ARRAY, LOAD_INDEX, LOAD_SHAPE, LOAD_ORDER, LOAD_PADDING_MODE, LOAD_CHECK_BOUNDS, LOAD_LATENCY,
        LOAD_ALLOW_TMA, LOAD_MEMORY_ORDER, LOAD_MEMORY_SCOPE };
 
+/* The TMA branch of a load: desc.load, masked with tl.where when the
+ * padding is neither zero nor NaN. */
+static Node *load_by_tma(Lowerer *L, const TileAccess *access, Padding padding, Node **ok) {
+  bool nan = padding == PAD_NAN;
+  Node *desc = tma_descriptor(L, access->array, (Node **)access->size, access->rank, nan, ok);
+  Node *by_tma = T(L, "_1.load(_2)", desc, element_offsets(L, access));
+  if (access->check_bounds && padding != PAD_UNDETERMINED && padding != PAD_ZERO && !nan) {
+    Node *mask = T(L, "_1(_2)", tile_mask_helper(L, access->rank), access->array->shape);
+    for (int a = 0; a < access->rank; a++)
+      push_arg(L, mask, access->index[a]);
+    for (int a = 0; a < access->rank; a++)
+      push_arg(L, mask, access->size[a]);
+    by_tma = T(L, "tl.where(_1, _2, _3)", mask, by_tma, T0(L, PADDING_TEXT[padding]));
+  }
+  return by_tma;
+}
+
+/* ct.load(array, index, shape, *, order, padding_mode, check_bounds, latency, allow_tma, ...) */
 static Node *lower_load(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.load()";
   BoundArgs args;
@@ -326,60 +440,58 @@ static Node *lower_load(Lowerer *L, Node *call, const char *member) {
             "array, /, index, shape, *, order, padding_mode, check_bounds, latency, allow_tma, memory_order, "
             "memory_scope",
             &args);
-  Node *array = require_arg(L, call, &args, 0, what, "array");
-  if (array->type->kind != VAL_ARRAY)
-    lower_error(L, args.source[0], "ct.load() reads an array, not %s", type_describe(L->ctx, array->type));
-  Node *index = require_arg(L, call, &args, 1, what, "index");
-  Node *shape = require_arg(L, call, &args, 2, what, "shape");
+  TypeInfo *array = array_arg(L, call, &args, what);
+  Node *index = require_arg(L, call, &args, LOAD_INDEX, what, "index");
+  Node *shape = require_arg(L, call, &args, LOAD_SHAPE, what, "shape");
   reject_memory_order(L, args.arg[LOAD_MEMORY_ORDER], what);
+  check_latency(L, args.arg[LOAD_LATENCY], what);
+  Padding padding = read_padding(L, args.arg[LOAD_PADDING_MODE]);
+  require_float_padding(L, call, array, padding);
+  bool check_bounds = read_check_bounds(L, args.arg[LOAD_CHECK_BOUNDS], what);
+  if (shape->kind == N_TUPLE && shape->u.list.elts.count == 0)
+    return load_element(L, array, index, padding, check_bounds);
   Node *index_items[MAX_TILE_RANK], *shape_items[MAX_TILE_RANK];
   int rank = tuple_items(shape, shape_items, MAX_TILE_RANK);
-  if (shape->kind == N_TUPLE && rank == 0)
-    lower_error(L, shape, "ct.load() with shape=() cannot be converted yet");
   if (rank > MAX_TILE_RANK)
     lower_error(L, shape, "tiles of more than %d dimensions cannot be converted", MAX_TILE_RANK);
-  if (tuple_items(index, index_items, MAX_TILE_RANK) != rank)
-    lower_error(L, index, "ct.load(): index and shape must have one entry per array dimension (%d)", rank);
-  TileAccess access = {.array = array->type->array, .rank = rank, .allow_tma = !flag_is_false(args.arg[LOAD_ALLOW_TMA])};
-  read_order(L, call, args.arg[LOAD_ORDER], rank, access.perm);
+  if (tuple_items(index, index_items, MAX_TILE_RANK) != rank || (array->rank >= 0 && array->rank != rank))
+    lower_error(L, index, "ct.load(): index and shape must have one entry per array dimension");
+  TileAccess access = {.array = array->array, .rank = rank, .allow_tma = !memory_is_false(args.arg[LOAD_ALLOW_TMA]),
+                       .check_bounds = check_bounds};
+  read_order(L, args.arg[LOAD_ORDER], rank, access.perm);
   for (int d = 0; d < rank; d++) {
+    long long size;
     if (!is_constant_expr(shape_items[d]))
       lower_error(L, shape_items[d], "ct.load(): the tile shape must be constant");
+    if (known_int(shape_items[d], &size) && (size <= 0 || (size & (size - 1))))
+      lower_error(L, shape_items[d], "ct.load(): tile dimensions must be powers of two, not %lld", size);
     access.index[access.perm[d]] = index_items[d];
     access.size[access.perm[d]] = shape_items[d];
   }
-  if (array->type->rank < 0)
-    array->type->rank = rank;
-  const char *pad = padding_value(L, args.arg[LOAD_PADDING_MODE]);
-  Node *other = pad ? T0(L, pad) : T0(L, "None");
-  Node *loaded = pointer_call(L, load_helper(L, rank), &access, NULL);
+  if (array->rank < 0)
+    array->rank = rank;
+  Node *loaded = pointer_call(L, load_helper(L, rank), access.array, access.index, rank);
   for (int a = 0; a < rank; a++)
-    node_list_push(&L->ctx->arena, &loaded->u.call.args, access.size[a]);
-  node_list_push(&L->ctx->arena, &loaded->u.call.args, other);
-  if (rank >= 2 && access.allow_tma && access.array->param.len && L->prologue && L->function->role == ROLE_KERNEL) {
-    Node *condition = tma_condition(L, access.array, access.size, rank);
-    bool nan = pad && strcmp(pad, "float(\"nan\")") == 0;
-    Node *desc = tma_descriptor(L, access.array, access.size, rank, nan, condition);
-    Node *by_tma = T(L, "_1.load(_2)", desc, element_offsets(L, &access));
-    if (pad && strcmp(pad, "0") != 0 && !nan) {
-      Node *mask = pointer_call(L, mask_helper(L, rank), &access, NULL);
-      mask->u.call.args.items[0] = access.array->shape;
-      mask->u.call.args.count = 1;
-      for (int a = 0; a < rank; a++)
-        node_list_push(&L->ctx->arena, &mask->u.call.args, access.index[a]);
-      for (int a = 0; a < rank; a++)
-        node_list_push(&L->ctx->arena, &mask->u.call.args, access.size[a]);
-      by_tma = T(L, "tl.where(_1, _2, _3)", mask, by_tma, T0(L, pad));
-    }
-    loaded = T(L, "_1 if _2 else _3", by_tma, condition, loaded);
+    push_arg(L, loaded, access.size[a]);
+  push_arg(L, loaded, T0(L, PADDING_TEXT[padding]));
+  push_unchecked(L, loaded, check_bounds);
+  memory_note_access(L, loaded, access.array, MEM_READ);
+  Node *ok = NULL, *by_tma = tma_possible(L, &access) ? load_by_tma(L, &access, padding, &ok) : NULL;
+  if (by_tma)
+    memory_note_access(L, by_tma, access.array, MEM_READ);
+  if (!is_identity(access.perm, rank)) {
+    Node *perm = int_tuple(L, access.perm, rank);
+    loaded = T(L, "tl.permute(_1, _2)", loaded, perm);
+    by_tma = by_tma ? T(L, "tl.permute(_1, _2)", by_tma, perm) : NULL;
   }
-  if (!is_identity(access.perm, rank))
-    loaded = T(L, "tl.permute(_1, _2)", loaded, permutation_tuple(L, access.perm, rank));
-  TypeInfo *type = type_tile(L->ctx, array->type->dtype, rank, NULL);
-  type->dtype_expr = array->type->dtype_expr;
+  if (by_tma)
+    loaded = memory_choice(L, ok, by_tma, loaded);
+  TypeInfo *type = type_tile(L->ctx, array->dtype, rank, NULL);
+  type->dtype_expr = array->dtype_expr;
   for (int d = 0; d < rank; d++) {
+    long long size;
     type->dims[d] = shape_items[d];
-    type->shape[d] = shape_items[d]->type->dtype != DT_UNKNOWN ? (int)shape_items[d]->type->int_value : -1;
+    type->shape[d] = known_int(shape_items[d], &size) ? (int)size : -1;
   }
   loaded->type = type;
   return loaded;
@@ -387,55 +499,175 @@ static Node *lower_load(Lowerer *L, Node *call, const char *member) {
 
 /* ------------------------------------------------------------ ct.store */
 
+enum { STORE_ARRAY, STORE_INDEX, STORE_TILE, STORE_ORDER, STORE_CHECK_BOUNDS, STORE_LATENCY, STORE_ALLOW_TMA,
+       STORE_MEMORY_ORDER, STORE_MEMORY_SCOPE };
+
+static Node *none_typed(Lowerer *L, Node *node) {
+  node->type = type_new(L->ctx, VAL_NONE);
+  return node;
+}
+
+/* A scalar (0-d tile or constant): one element at element index `index`. */
+static Node *store_element(Lowerer *L, TypeInfo *array, Node *index, Node *value, bool check_bounds) {
+  Node *items[MAX_TILE_RANK];
+  int rank = tuple_items(index, items, MAX_TILE_RANK);
+  if (rank > MAX_TILE_RANK || (array->rank >= 0 && array->rank != rank))
+    lower_error(L, index, "ct.store(): the index needs one entry per array dimension");
+  if (array->rank < 0)
+    array->rank = rank;
+  Node *stored = pointer_call(L, store_element_helper(L, rank), array->array, items, rank);
+  push_arg(L, stored, value);
+  push_unchecked(L, stored, check_bounds);
+  memory_note_access(L, stored, array->array, MEM_WRITE);
+  return none_typed(L, stored);
+}
+
+/* ct.store(array, index, tile, *, order, check_bounds, latency, allow_tma, ...) */
 static Node *lower_store(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.store()";
   BoundArgs args;
   bind_call(L, call, what, "array, /, index, tile, *, order, check_bounds, latency, allow_tma, memory_order, memory_scope",
             &args);
-  Node *array = require_arg(L, call, &args, 0, what, "array");
-  if (array->type->kind != VAL_ARRAY)
-    lower_error(L, args.source[0], "ct.store() writes an array, not %s", type_describe(L->ctx, array->type));
-  Node *index = require_arg(L, call, &args, 1, what, "index");
-  Node *tile = require_arg(L, call, &args, 2, what, "tile");
-  reject_memory_order(L, args.arg[7], what);
+  TypeInfo *array = array_arg(L, call, &args, what);
+  Node *index = require_arg(L, call, &args, STORE_INDEX, what, "index");
+  Node *tile = require_arg(L, call, &args, STORE_TILE, what, "tile");
+  reject_memory_order(L, args.arg[STORE_MEMORY_ORDER], what);
+  check_latency(L, args.arg[STORE_LATENCY], what);
+  bool check_bounds = read_check_bounds(L, args.arg[STORE_CHECK_BOUNDS], what);
+  if (!tile->type || (tile->type->kind != VAL_TILE && tile->type->kind != VAL_CONST))
+    lower_error(L, args.source[STORE_TILE], "ct.store() stores a tile or a scalar, not %s",
+                type_describe(L->ctx, tile->type));
+  memory_check_store_cast(L, args.source[STORE_TILE], tile->type, array, what);
+  if (tile->type->kind == VAL_CONST || tile->type->rank == 0)
+    return store_element(L, array, index, tile, check_bounds);
+  if (tile->type->rank < 0)
+    lower_error(L, args.source[STORE_TILE], "ct.store(): the rank of this tile is not known at conversion time");
   Node *index_items[MAX_TILE_RANK];
   int rank = tuple_items(index, index_items, MAX_TILE_RANK);
-  int tile_rank = tile->type && tile->type->kind == VAL_TILE ? tile->type->rank : 0;
-  if (tile_rank == 0)
-    lower_error(L, args.source[2], "ct.store() of a scalar cannot be converted yet");
-  if (tile_rank != rank)
-    lower_error(L, index, "ct.store(): the index has %d entries for a %d-d tile", rank, tile_rank);
-  TileAccess access = {.array = array->type->array, .rank = rank, .allow_tma = !flag_is_false(args.arg[6])};
-  read_order(L, call, args.arg[3], rank, access.perm);
+  if (rank != tile->type->rank || rank > MAX_TILE_RANK || (array->rank >= 0 && array->rank != rank))
+    lower_error(L, index, "ct.store(): the index has %d entries for a %d-d tile", rank, tile->type->rank);
+  TileAccess access = {.array = array->array, .rank = rank, .allow_tma = !memory_is_false(args.arg[STORE_ALLOW_TMA]),
+                       .check_bounds = check_bounds};
+  read_order(L, args.arg[STORE_ORDER], rank, access.perm);
   bool sizes_known = true;
   for (int d = 0; d < rank; d++) {
     access.index[access.perm[d]] = index_items[d];
     access.size[access.perm[d]] = tile->type->dims[d];
     sizes_known &= tile->type->dims[d] != NULL;
   }
-  if (array->type->rank < 0)
-    array->type->rank = rank;
-  Node *value = T(L, "_1.to(_2.dtype.element_ty)", tile, access.array->pointer);
+  if (array->rank < 0)
+    array->rank = rank;
+  Node *value = tile;
   if (!is_identity(access.perm, rank)) {
     int inverse[MAX_TILE_RANK];
     for (int d = 0; d < rank; d++)
       inverse[access.perm[d]] = d;
-    value = T(L, "tl.permute(_1, _2)", value, permutation_tuple(L, inverse, rank));
+    value = T(L, "tl.permute(_1, _2)", value, int_tuple(L, inverse, rank));
   }
-  Node *stored = pointer_call(L, store_helper(L, rank), &access, NULL);
-  node_list_push(&L->ctx->arena, &stored->u.call.args, value);
-  if (rank >= 2 && sizes_known && access.allow_tma && access.array->param.len && L->prologue && L->function->role == ROLE_KERNEL) {
-    Node *condition = tma_condition(L, access.array, access.size, rank);
-    Node *desc = tma_descriptor(L, access.array, access.size, rank, false, condition);
+  Node *stored = pointer_call(L, store_helper(L, rank), access.array, access.index, rank);
+  push_arg(L, stored, value);
+  push_unchecked(L, stored, check_bounds);
+  memory_note_access(L, stored, access.array, MEM_WRITE);
+  if (sizes_known && tma_possible(L, &access)) {
+    Node *ok;
+    Node *desc = tma_descriptor(L, access.array, access.size, rank, false, &ok);
     Node *by_tma = T(L, "_1.store(_2, _3)", desc, element_offsets(L, &access), value);
-    stored = T(L, "_1 if _2 else _3", by_tma, condition, stored);
+    memory_note_access(L, by_tma, access.array, MEM_WRITE);
+    stored = memory_choice(L, ok, by_tma, stored);
   }
-  stored->type = type_new(L->ctx, VAL_NONE);
-  return stored;
+  return none_typed(L, stored);
+}
+
+/* ---------------------------------------------------------- ct.num_tiles */
+
+/* ct.num_tiles(array, axis, shape, order="C"): tiles along tile axis
+ * `axis`, which walks array axis order[axis]: cdiv(extent, shape[axis]). */
+static Node *lower_num_tiles(Lowerer *L, Node *call, const char *member) {
+  const char *what = "ct.num_tiles()";
+  BoundArgs args;
+  bind_call(L, call, what, "array, /, axis, shape, order", &args);
+  TypeInfo *array = array_arg(L, call, &args, what);
+  Node *axis_arg = require_arg(L, call, &args, 1, what, "axis");
+  Node *shape = require_arg(L, call, &args, 2, what, "shape");
+  Node *items[MAX_TILE_RANK];
+  int rank = tuple_items(shape, items, MAX_TILE_RANK);
+  long long axis;
+  if (rank > MAX_TILE_RANK || !known_int(axis_arg, &axis))
+    lower_error(L, axis_arg, "%s: axis must be a constant and shape a tuple of at most %d sizes", what, MAX_TILE_RANK);
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= rank)
+    lower_error(L, axis_arg, "%s: axis %lld is out of range for a %d-d tile", what, axis, rank);
+  int perm[MAX_TILE_RANK];
+  read_order(L, args.arg[3], rank, perm);
+  if (!is_constant_expr(items[axis]))
+    lower_error(L, items[axis], "%s: the tile shape must be constant", what);
+  Node *result = T(L, "tl.cdiv(_1[_2], _3)", array->array->shape, new_int(L, perm[axis]), items[axis]);
+  result->type = type_tile(L->ctx, DT_INT32, 0, NULL);
+  return result;
+}
+
+/* --------------------------------------------------------- Array.slice */
+
+/* x.slice(axis, start, stop): a view whose base moves by start * stride
+ * and whose extent on `axis` is stop - start (later loads pad relative to
+ * it). Its pieces become locals:
+ *     x_slice_1 = x + tl.cast(start, tl.int64) * x_strides[axis]
+ *     x_slice_1_shape = x_shape[:axis] + (stop - start,) + x_shape[axis + 1:]
+ * A slice on another axis than the last keeps the parent's TMA flag: the
+ * base moves by whole rows of an aligned stride. */
+static Node *lower_slice(Lowerer *L, Node *call, const char *member) {
+  const char *what = "Array.slice()";
+  BoundArgs args;
+  bind_call(L, call, what, "array, axis, start, stop", &args);
+  TypeInfo *array = array_arg(L, call, &args, what);
+  Node *axis_arg = require_arg(L, call, &args, 1, what, "axis");
+  Node *start = require_arg(L, call, &args, 2, what, "start");
+  Node *stop = require_arg(L, call, &args, 3, what, "stop");
+  long long axis;
+  if (!known_int(axis_arg, &axis))
+    lower_error(L, axis_arg, "%s: axis must be a constant", what);
+  if (array->rank >= 0 && axis < 0)
+    axis += array->rank;
+  if (array->rank >= 0 && (axis < 0 || axis >= array->rank))
+    lower_error(L, axis_arg, "%s: axis is out of range for a %d-d array", what, array->rank);
+  if (axis < -1)
+    lower_error(L, axis_arg, "%s: a negative axis other than -1 needs the array's rank, not known here", what);
+  long long first, last;
+  if (known_int(start, &first) && known_int(stop, &last) && (first < 0 || last < first))
+    lower_error(L, call, "%s: needs 0 <= start <= stop", what);
+  ArrayRef *parent = array->array;
+  Str base = memory_temp(L, parent->param.len ? parent->param : (Str){"array", 5}, "slice");
+  char *pointer = arena_strndup(&L->ctx->arena, base.text, (size_t)base.len);
+  char *shape = arena_printf(&L->ctx->arena, "%s_shape", pointer);
+  Node *stride = axis >= 0 ? T(L, "_1[_2]", parent->strides, new_int(L, axis)) : T(L, "_1[-1]", parent->strides);
+  Node *extent = T(L, "_1 - _2", stop, start);
+  Node *new_shape = axis == -1 ? T(L, "_1[:-1] + (_2,)", parent->shape, extent)
+                               : T(L, "_1[:_2] + (_3,) + _1[_4:]", parent->shape, new_int(L, axis), extent,
+                                   new_int(L, axis + 1));
+  const char *text = arena_printf(&L->ctx->arena, "%s = _1 + tl.cast(_2, tl.int64) * _3\n%s = _4\n", pointer, shape);
+  NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(parent->pointer, start, stride, new_shape));
+  for (int i = 0; i < made.count; i++)
+    node_list_push(&L->ctx->arena, L->pending, made.items[i]);
+  TypeInfo *type = type_new(L->ctx, VAL_ARRAY);
+  *type = *array;
+  ArrayRef *view = arena_alloc(&L->ctx->arena, sizeof(ArrayRef));
+  *view = *parent;
+  view->pointer = new_name(L, pointer);
+  view->shape = new_name(L, shape);
+  view->is_view = true;
+  view->tma_unsafe = parent->tma_unsafe || axis == -1 || (array->rank >= 0 && axis == array->rank - 1) ||
+                     array->rank < 0;
+  type->array = view;
+  Node *result = new_name(L, pointer);
+  result->type = type;
+  return result;
 }
 
 const OpEntry lower_memory_ops[] = {
     {"load", lower_load},
     {"store", lower_store},
+    {"num_tiles", lower_num_tiles},
+    {"slice", lower_slice},
     {NULL, NULL},
 };

@@ -146,6 +146,8 @@ static void lower_stmt(Lowerer *L, Node *stmt, NodeList *out) {
   NodeList pending = {0};
   NodeList *outer_pending = L->pending;
   L->pending = &pending;
+  const char *outer_note = L->statement_note;
+  L->statement_note = NULL;
   NodeList lowered = {0};
   switch (stmt->kind) {
   case N_ASSIGN: lower_assign(L, stmt, &lowered); break;
@@ -162,6 +164,9 @@ static void lower_stmt(Lowerer *L, Node *stmt, NodeList *out) {
   default: lower_error(L, stmt, "this statement is not valid in tile code");
   }
   L->pending = outer_pending;
+  if (L->statement_note && lowered.count > 0)
+    lowered.items[0]->note = L->statement_note;
+  L->statement_note = outer_note;
   for (int i = 0; i < pending.count; i++)
     push_stmt(L, out, pending.items[i]);
   for (int i = 0; i < lowered.count; i++)

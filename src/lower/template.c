@@ -63,6 +63,74 @@ void set_store_context(Node *node, ExprContext ctx) {
   }
 }
 
+/* ------------------------------------------------- comments in templates */
+
+static int stmt_column(const Node *stmt) { return stmt->span.start.col; }
+
+static NodeList *child_blocks(Node *stmt, int which) {
+  switch (stmt->kind) {
+  case N_FUNCTION_DEF: return which == 0 ? &stmt->u.function_def.body : NULL;
+  case N_CLASS_DEF: return which == 0 ? &stmt->u.class_def.body : NULL;
+  case N_IF: return which == 0 ? &stmt->u.if_.body : which == 1 ? &stmt->u.if_.orelse : NULL;
+  case N_FOR: return which == 0 ? &stmt->u.for_.body : which == 1 ? &stmt->u.for_.orelse : NULL;
+  case N_WHILE: return which == 0 ? &stmt->u.while_.body : which == 1 ? &stmt->u.while_.orelse : NULL;
+  case N_WITH: return which == 0 ? &stmt->u.with.body : NULL;
+  case N_TRY: return which == 0 ? &stmt->u.try_.body : which == 1 ? &stmt->u.try_.finalbody : NULL;
+  default: return NULL;
+  }
+}
+
+static Node *comment_stmt(Context *ctx, const Comment *comment) {
+  Node *node = arena_alloc(&ctx->arena, sizeof(Node));
+  node->kind = N_COMMENT;
+  const char *text = comment->text + 1; /* without '#' */
+  int length = comment->len - 1;
+  if (length > 0 && *text == ' ') {
+    text++;
+    length--;
+  }
+  node->u.piece.text = (Str){text, length};
+  node->span.start = comment->pos; /* for placement; cleared with the others */
+  node->span.end = comment->pos;
+  return node;
+}
+
+static void insert_at(Context *ctx, NodeList *block, int index, Node *node) {
+  node_list_push(&ctx->arena, block, node);
+  for (int i = block->count - 1; i > index; i--)
+    block->items[i] = block->items[i - 1];
+  block->items[index] = node;
+}
+
+/* Put an own-line comment of a template into the block it belongs to: the
+ * one whose statements stand at the comment's column. */
+static bool attach_comment(Context *ctx, NodeList *block, const Comment *comment) {
+  if (block->count == 0)
+    return false;
+  int index = 0;
+  while (index < block->count && block->items[index]->span.start.line <= comment->pos.line)
+    index++;
+  if (comment->pos.col == stmt_column(block->items[index < block->count ? index : block->count - 1])) {
+    insert_at(ctx, block, index, comment_stmt(ctx, comment));
+    return true;
+  }
+  if (index == 0)
+    return false;
+  Node *enclosing = block->items[index - 1];
+  for (int which = 1; which >= 0; which--) {
+    NodeList *inner = child_blocks(enclosing, which);
+    if (inner && inner->count && inner->items[0]->span.start.line <= comment->pos.line + 1 &&
+        attach_comment(ctx, inner, comment))
+      return true;
+  }
+  for (int which = 0; which <= 1; which++) {
+    NodeList *inner = child_blocks(enclosing, which);
+    if (inner && attach_comment(ctx, inner, comment))
+      return true;
+  }
+  return false;
+}
+
 /* Parse `text` as a module with the caller's arena; errors are internal. */
 static Node *parse_template_module(Context *ctx, const char *text) {
   Context sub;
@@ -84,6 +152,9 @@ static Node *parse_template_module(Context *ctx, const char *text) {
   ParseResult parsed = parse_module(&sub);
   ctx->arena = sub.arena;
   buf_free(&sub.diag.messages);
+  for (int i = 0; i < parsed.tokens.comment_count; i++)
+    if (parsed.tokens.comments[i].own_line)
+      attach_comment(ctx, &parsed.module->u.module.body, &parsed.tokens.comments[i]);
   return parsed.module;
 }
 

@@ -2,15 +2,16 @@
  * parse_expr.c — expressions of Python 3.12 (Grammar/python.gram), from
  * `expression` down to `atom`: conditional expressions, boolean operators,
  * comparison chains, binary and unary operators, `await`, trailers, and the
- * atoms (names, constants, strings, displays). Comprehensions and f-strings
- * are in parse_expr_target.c and parse_expr_string.c; call arguments and
- * parameter lists in parse_expr_args.c; assignment targets in
+ * atoms (names, constants, strings, displays). Elsewhere: strings and
+ * f-strings in parse_expr_string.c; call arguments and parameter lists in
+ * parse_expr_args.c; targets and comprehension clauses in
  * parse_expr_target.c.
  *
  * Left-associative operators are parsed with loops, so long chains such as
- * `a + b + ... + z` never recurse. The right-recursive forms (unary
- * operators, `not`, `**`, conditional expressions, lambda bodies, brackets)
- * go through enter_rule/leave_rule, which bounds the depth.
+ * `a + b + ... + z` never recurse; so is the chain `a if b else c if d
+ * else e ...`. The right-recursive forms (unary operators, `not`, `**`,
+ * lambda bodies, brackets) go through enter_rule/leave_rule, which bounds
+ * the depth.
  *
  * Spans: a node starts at the first token of its rule (so `(a) + b` starts
  * at the `(`) and ends after the last token consumed. The group `(x)`
@@ -79,29 +80,41 @@ Node *finish_node(Parser *p, Node *node) {
 /* expression:
  *     | disjunction 'if' disjunction 'else' expression
  *     | disjunction
- *     | lambdef */
+ *     | lambdef
+ * A chain `a if b else c if d else e` is built with a loop, each IfExp
+ * hanging from the orelse of the one before. */
 Node *parse_expression(Parser *p) {
-  if (at_keyword(p, KW_LAMBDA))
-    return parse_lambdef(p);
   enter_rule(p);
-  Token *start = peek(p);
-  Node *body = parse_disjunction(p);
-  if (!at_keyword(p, KW_IF)) {
-    leave_rule(p);
-    return body;
+  Node *root = NULL;
+  Node **slot = &root;
+  for (;;) {
+    if (at_keyword(p, KW_LAMBDA)) {
+      *slot = parse_lambdef(p);
+      break;
+    }
+    Token *start = peek(p);
+    Node *body = parse_disjunction(p);
+    if (!at_keyword(p, KW_IF)) {
+      *slot = body;
+      break;
+    }
+    advance(p);
+    Node *node = new_node(p, N_IF_EXP, start);
+    node->u.if_exp.body = body;
+    node->u.if_exp.test = parse_disjunction(p);
+    if (!accept_keyword(p, KW_ELSE)) {
+      if (at_op(p, OP_COLON))
+        parse_error_invalid(p);
+      parse_error_node(p, node, "expected 'else' after 'if' expression");
+    }
+    *slot = node;
+    slot = &node->u.if_exp.orelse;
   }
-  advance(p);
-  Node *node = new_node(p, N_IF_EXP, start);
-  node->u.if_exp.body = body;
-  node->u.if_exp.test = parse_disjunction(p);
-  if (!accept_keyword(p, KW_ELSE)) {
-    if (at_op(p, OP_COLON))
-      parse_error_invalid(p);
-    parse_error_node(p, node, "expected 'else' after 'if' expression");
-  }
-  node->u.if_exp.orelse = parse_expression(p);
+  /* Every IfExp of the chain ends where the last orelse ends. */
+  for (Node *node = root; node != *slot; node = node->u.if_exp.orelse)
+    end_node(p, node);
   leave_rule(p);
-  return finish_node(p, node);
+  return root;
 }
 
 /* lambdef: 'lambda' [lambda_params] ':' expression */

@@ -63,6 +63,7 @@ static Node *parse_positional_argument(Parser *p, Node *call) {
  * kwarg_or_starred: NAME '=' expression | starred_expression
  * kwarg_or_double_starred: NAME '=' expression | '**' expression */
 void parse_call_arguments(Parser *p, Node *call) {
+  Token *open = previous(p);
   ArgumentState state = {false, false};
   Node *last = NULL;
   while (!at_op(p, OP_RPAR)) {
@@ -98,6 +99,11 @@ void parse_call_arguments(Parser *p, Node *call) {
       break;
   }
   expect_closing(p, OP_RPAR, last);
+  /* `f(x for x in y)`: the generator's span takes the call's parentheses, as in CPython. */
+  if (last && last->kind == N_GENERATOR_EXP && !last->parenthesized && call->u.call.args.count == 1) {
+    last->span.start = open->span.start;
+    last->span.end = previous(p)->span.end;
+  }
 }
 
 /* ------------------------------------------------------------- parameters */

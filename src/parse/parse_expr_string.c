@@ -58,8 +58,11 @@ static void parse_fstring_parts(Parser *p, NodeList *parts) {
 static int parse_fstring_conversion(Parser *p) {
   Token *bang = expect_op(p, OP_EXCLAIM);
   Token *name = peek(p);
-  if (name->kind != TOK_NAME)
-    parse_error_at(p, name, "f-string: missing conversion character");
+  if (name->kind != TOK_NAME) {
+    if (name->kind == TOK_OP && (name->op == OP_RBRACE || name->op == OP_COLON))
+      parse_error_at(p, name, "f-string: missing conversion character");
+    parse_error_at(p, name, "f-string: invalid conversion character");
+  }
   if (name->span.start.offset != bang->span.end.offset)
     parse_error_at(p, bang, "f-string: conversion type must come right after the exclamanation mark");
   if (name->len != 1 || !strchr("sra", name->text[0]))

@@ -3,13 +3,21 @@
  * module: the statement half of Python 3.12's Grammar/python.gram.
  *
  * Each function carries the grammar rule it implements as a comment. Most
- * decisions take one token of lookahead; three take a speculative parse
- * (see `attempt`): a `match` line that may be an ordinary expression, the
- * parenthesized `with (a as b, c):` item list, and a `match`-like line that
- * is neither. Spans follow CPython: a statement starts at its first token
- * (a decorated definition at `def`/`class`/`async`, its decorators carry
- * their own spans) and ends at its last token, a compound statement at the
- * end of its last body statement.
+ * decisions take one token of lookahead; a few take a speculative parse
+ * (see `attempt`), as CPython's PEG parser would backtrack: a line starting
+ * with the soft keyword `match` (a match statement, or ordinary code such as
+ * `match(x)`), the parenthesized item list of `with (a as b, c):` (or a
+ * parenthesized expression, `with (a, b) as c:`), and a def's type params
+ * (whose failure CPython reports as "expected '('").
+ *
+ * Spans follow CPython: a statement starts at its first token (a decorated
+ * definition at `def`/`class`/`async`; its decorators carry their own
+ * spans) and ends at its last token, a compound statement at the end of its
+ * last body statement.
+ *
+ * Rejected is what `ast.parse` rejects, no more: `break` outside a loop,
+ * `return` outside a function, a bare `except:` before others, two starred
+ * names in one sequence pattern are left to a compiler.
  */
 #include <string.h>
 
@@ -106,13 +114,13 @@ static bool keyword_starts_expression(Keyword kw) {
          kw == KW_TRUE || kw == KW_FALSE || kw == KW_YIELD;
 }
 
-/* Can `t` begin an expression (after `print`)? */
+/* Can `t` begin an expression (not a yield)? */
 static bool starts_expression_token(const Token *t) {
   switch (t->kind) {
   case TOK_NAME: return keyword_starts_expression(t->keyword) && t->keyword != KW_YIELD;
   case TOK_NUMBER: case TOK_STRING: case TOK_FSTRING_START: return true;
   case TOK_OP:
-    return t->op == OP_LSQB || t->op == OP_LBRACE || t->op == OP_MINUS || t->op == OP_PLUS || t->op == OP_TILDE ||
+    return t->op == OP_LPAR || t->op == OP_LSQB || t->op == OP_LBRACE || t->op == OP_MINUS || t->op == OP_PLUS || t->op == OP_TILDE ||
            t->op == OP_ELLIPSIS || t->op == OP_STAR;
   default: return false;
   }
@@ -193,9 +201,10 @@ static Node *parse_type_param(Parser *p) {
   param->u.type_param.name = expect_name(p);
   if (at_op(p, OP_COLON)) {
     Token *colon = advance(p);
+    Node *bound = parse_expression(p);
     if (kind != N_TYPE_VAR)
-      parse_error_at(p, colon, "cannot use %s with %s", at_op(p, OP_LPAR) ? "constraints" : "bound", what);
-    param->u.type_param.bound = parse_expression(p);
+      parse_error_at(p, colon, "cannot use %s with %s", bound->kind == N_TUPLE ? "constraints" : "bound", what);
+    param->u.type_param.bound = bound;
   }
   end_node(p, param);
   return param;

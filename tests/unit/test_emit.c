@@ -60,7 +60,12 @@ static void test_loops(void) {
 }
 
 static void test_try(void) {
-  CHECK_SAME("try:\n    a\nexcept (A, B) as e:\n    b\nexcept C:\n    c\nexcept:\n    d\nelse:\n    e\nfinally:\n    f\n");
+  CHECK_SAME("try:\n    a\n"
+             "except (A, B) as e:\n    b\n"
+             "except C:\n    c\n"
+             "except:\n    d\n"
+             "else:\n    e\n"
+             "finally:\n    f\n");
   CHECK_SAME("try:\n    a\nexcept* E as group:\n    b\n");
 }
 

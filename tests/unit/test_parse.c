@@ -74,6 +74,8 @@ static char *nested(const char *open, const char *middle, const char *close, int
   return text;
 }
 
+static bool starts_with(const char *text, const char *prefix) { return strncmp(text, prefix, strlen(prefix)) == 0; }
+
 /* Whether unit_parse's result is an error line containing `text`. */
 static bool is_error_with(const char *result, const char *text) {
   return strncmp(result, "<test>:", 7) == 0 && strstr(result, text) != NULL;
@@ -226,11 +228,17 @@ static void test_fstring_errors_1(void) {
             "<test>:1:6: error: f-string: invalid conversion character 'z': expected 's', 'r', or 'a'");
   CHECK_STR(unit_parse("f\"{x!}\""),
             "<test>:1:6: error: f-string: missing conversion character");
-  CHECK_STR(unit_parse("f\"{x! r}\""),
-            "<test>:1:5: error: f-string: conversion type must come right after the exclamanation mark");
+  CHECK_STR(unit_parse("f\"{x!:}\""),
+            "<test>:1:6: error: f-string: missing conversion character");
 }
 
 static void test_fstring_errors_2(void) {
+  CHECK_STR(unit_parse("f\"{x!1}\""),
+            "<test>:1:6: error: f-string: invalid conversion character");
+  CHECK_STR(unit_parse("f\"{x!{y}}\""),
+            "<test>:1:6: error: f-string: invalid conversion character");
+  CHECK_STR(unit_parse("f\"{x! r}\""),
+            "<test>:1:5: error: f-string: conversion type must come right after the exclamanation mark");
   CHECK_STR(unit_parse("f\"{x!r=}\""),
             "<test>:1:7: error: f-string: expecting ':' or '}'");
   CHECK_STR(unit_parse("f\"{x=y}\""),
@@ -239,15 +247,15 @@ static void test_fstring_errors_2(void) {
             "<test>:1:4: error: invalid syntax. Perhaps you forgot a comma?");
   CHECK_STR(unit_parse("f\"{lambda x: 1}\""),
             "<test>:1:4: error: f-string: lambda expressions are not allowed without parentheses");
+}
+
+static void test_fstring_errors_3(void) {
   CHECK_STR(unit_parse("f\"{lambda: 1}\""),
             "<test>:1:4: error: f-string: lambda expressions are not allowed without parentheses");
   CHECK_STR(unit_parse("f\"{.}\""),
             "<test>:1:4: error: f-string: expecting a valid expression after '{'");
   CHECK_STR(unit_parse("f\"{x!rr}\""),
             "<test>:1:6: error: f-string: invalid conversion character 'rr': expected 's', 'r', or 'a'");
-}
-
-static void test_fstring_errors_3(void) {
   CHECK_STR(unit_parse("f\"{x:{y:{z:{w}}}}\""),
             "<test>:1:11: error: f-string: expressions nested too deeply");
 }
@@ -1314,7 +1322,7 @@ static void test_nesting_limits(void) {
   CHECK_STR(unit_parse(text), "(Module (Expr (Name a)))");
   free(text);
   text = nested("[", "a", "]", 150);
-  CHECK(strncmp(unit_parse(text), "(Module (Expr (List [(List [", 28) == 0);
+  CHECK(starts_with(unit_parse(text), "(Module (Expr (List [(List ["));
   free(text);
   text = repeat("", "-", 5000, "a\n");
   CHECK(is_error_with(unit_parse(text), "too many nested expressions"));
@@ -1325,24 +1333,24 @@ static void test_nesting_limits(void) {
   text = repeat("a", " ** a", 3000, "\n");
   CHECK(is_error_with(unit_parse(text), "too many nested expressions"));
   free(text);
-  text = repeat("", "a if b else ", 2000, "c\n");
-  CHECK(is_error_with(unit_parse(text), "too many nested expressions"));
+  text = repeat("", "a if b else ", 20000, "c\n"); /* a loop, as in CPython: no limit */
+  CHECK(starts_with(unit_parse(text), "(Module (Expr (IfExp (Name b) (Name a) (IfExp"));
   free(text);
   text = repeat("", "lambda: ", 2000, "a\n");
   CHECK(is_error_with(unit_parse(text), "too many nested expressions"));
   free(text);
   text = repeat("x = ", "~", 900, "a\n"); /* within the limit */
-  CHECK(strncmp(unit_parse(text), "(Module (Assign (Name x Store) (UnaryOp Invert", 46) == 0);
+  CHECK(starts_with(unit_parse(text), "(Module (Assign (Name x Store) (UnaryOp Invert"));
   free(text);
   /* 199 parentheses around 390 unary minus signs: near the limit, and within it. */
   char *inner = repeat("", "-", 390, "a");
   text = nested("(", inner, ")", 199);
-  CHECK(strncmp(unit_parse(text), "(Module (Expr (UnaryOp USub", 27) == 0);
+  CHECK(starts_with(unit_parse(text), "(Module (Expr (UnaryOp USub"));
   free(inner);
   free(text);
   /* f-strings nested in f-strings. */
   text = nested("f'{", "x", "}'", 30); /* PEP 701: the same quotes inside */
-  CHECK(strncmp(unit_parse(text), "(Module (Expr (JoinedStr (FString f' (FormattedValue (JoinedStr", 63) == 0);
+  CHECK(starts_with(unit_parse(text), "(Module (Expr (JoinedStr (FString f' (FormattedValue (JoinedStr"));
   free(text);
 }
 

@@ -1,0 +1,43 @@
+/*
+ * lower_math.h — shared by the elementwise math family (lower_math*.c).
+ *
+ *   lower_math.c          cuTile's dtype promotion, Python operators, the
+ *                         binary ct functions (add ... maximum, where), the
+ *                         family's op table
+ *   lower_math_unary.c    unary math functions, astype, bitcast, dtype
+ *                         constructors, int()/float()/bool()
+ *   lower_math_runtime.c  the runtime helpers' Python text
+ */
+#ifndef C2T_LOWER_MATH_H
+#define C2T_LOWER_MATH_H
+
+#include "lower.h"
+
+/* ---- lower_math.c */
+bool math_is_number(const TypeInfo *type);      /* a Python number in Triton (literal, constexpr) */
+bool math_dtype_is_float(DType dtype);
+bool math_dtype_is_restricted(DType dtype);     /* tf32, float8: not arithmetic in cuTile */
+char math_category(DType dtype);                /* 'b', 'i' (also unsigned), 'f', '?' */
+void math_note(Lowerer *L, const char *text);   /* a `# C2T2nn: ...` note on the current statement */
+TypeInfo *math_tile_type(Lowerer *L, const TypeInfo *like, DType dtype); /* like's shape, `dtype` */
+/* a RoundingMode argument: "RN", "RZ", ... or NULL when absent/None */
+const char *math_rounding_mode(Lowerer *L, Node *arg, Node *source, const char *what);
+bool math_true_constant(Lowerer *L, Node *arg, Node *source, const char *what); /* a constant bool flag */
+
+/* ---- lower_math_unary.c */
+Node *lower_math_unary_function(Lowerer *L, Node *call, const char *member);
+Node *lower_math_astype(Lowerer *L, Node *call, const char *member);
+Node *lower_math_bitcast(Lowerer *L, Node *call, const char *member);
+Node *lower_math_dtype_constructor(Lowerer *L, Node *call, const char *member);
+Node *lower_math_python_conversion(Lowerer *L, Node *call, const char *member); /* int() float() bool() */
+Node *lower_math_negative(Lowerer *L, Node *expr, Node *operand);
+Node *lower_math_bitwise_not(Lowerer *L, Node *expr, Node *operand);
+Node *lower_math_isnan(Lowerer *L, Node *call, const char *member);
+Node *lower_math_abs(Lowerer *L, Node *call, const char *member);
+
+/* ---- lower_math_runtime.c: helpers of the generated module */
+Node *math_helper(Lowerer *L, const char *name); /* ct_truediv, ct_floordiv, ct_mod, ... by name */
+Node *math_unary_helper(Lowerer *L, const char *name, const char *gpu_expr, const char *interpreted_expr,
+                        const char *doc); /* ct_<name>(x) for a float math function */
+
+#endif /* C2T_LOWER_MATH_H */

@@ -1,0 +1,73 @@
+/*
+ * lower_memory.h — private to the memory family (lower_memory*.c).
+ *
+ *   lower_memory.c          ct.load, ct.store, ct.num_tiles, Array.slice;
+ *                           TMA descriptors and the constexpr path choice
+ *   lower_memory_helpers.c  the pointer-path runtime helpers (Python text)
+ *   lower_memory_gather.c   ct.gather, ct.scatter, ct.atomic_*
+ *   lower_memory_order.c    which array each lowered operation touches, and
+ *                           the tl.debug_barrier() pass that restores
+ *                           cuTile's block-wide memory order
+ */
+#ifndef C2T_LOWER_MEMORY_H
+#define C2T_LOWER_MEMORY_H
+
+#include "lower.h"
+
+#define MAX_TILE_RANK 5
+
+/* ------------------------------------------------ lower_memory_helpers.c */
+
+Node *load_helper(Lowerer *L, int rank);         /* ct_load_Nd */
+Node *store_helper(Lowerer *L, int rank);        /* ct_store_Nd */
+Node *tile_mask_helper(Lowerer *L, int rank);    /* ct_tile_mask_Nd */
+Node *load_element_helper(Lowerer *L, int rank); /* ct_load_element_Nd: shape=() */
+Node *store_element_helper(Lowerer *L, int rank);/* ct_store_element_Nd: a scalar tile */
+
+/* -------------------------------------------------- lower_memory_order.c */
+
+/* What a lowered operation does to its array. */
+enum {
+  MEM_READ = 1,     /* load, gather */
+  MEM_WRITE = 2,    /* store, scatter */
+  MEM_ATOMIC = 4,   /* atomic read-modify-write (also MEM_READ) */
+  MEM_ACQUIRE = 8,  /* memory_order ACQUIRE or ACQ_REL */
+  MEM_RELEASE = 16, /* memory_order RELEASE or ACQ_REL */
+};
+
+typedef struct MemoryAccess {
+  const Node *node; /* the lowered expression (found again in the function body) */
+  Str array;        /* the array parameter it reaches (slices: their parent's) */
+  unsigned effects;
+} MemoryAccess;
+
+typedef struct MemoryState {
+  MemoryAccess *accesses;
+  int access_count, access_capacity;
+  const Node **choices; /* IfExp nodes that choose TMA or pointers by a constexpr */
+  int choice_count, choice_capacity;
+  const char **once;    /* keys of prologue statements already made */
+  int once_count, once_capacity;
+} MemoryState;
+
+MemoryState *memory_state(Lowerer *L);
+void memory_note_access(Lowerer *L, const Node *node, const ArrayRef *array, unsigned effects);
+/* True the first time `key` is asked for in this module. */
+bool memory_first_time(Lowerer *L, const char *key);
+
+/* --------------------------------------------------------- lower_memory.c */
+
+/* `by_tma if condition else by_pointers`, marked so that an assignment or
+ * expression statement becomes an if/else statement. */
+Node *memory_choice(Lowerer *L, Node *condition, Node *by_tma, Node *by_pointers);
+/* The name of a fresh local for a memory operation (`x_slice_1`). */
+Str memory_temp(Lowerer *L, Str base, const char *what);
+bool memory_is_false(const Node *flag);
+/* "sem"/"scope" text for an atomic's memory_order / memory_scope argument. */
+const char *memory_order_sem(Lowerer *L, Node *order, const char *what, unsigned *effects);
+const char *memory_scope_text(Lowerer *L, Node *scope, const char *what);
+/* The dtype a stored value must not narrow from (cuTile allows only
+ * widening implicit casts): errors where both dtypes are known. */
+void memory_check_store_cast(Lowerer *L, Node *at, const TypeInfo *value, const TypeInfo *array, const char *what);
+
+#endif /* C2T_LOWER_MEMORY_H */

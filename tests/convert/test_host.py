@@ -1,0 +1,197 @@
+"""Host side of a converted module: launches, launchers, imports, hints, constants."""
+
+import torch
+
+COPY_KERNEL = '''
+import torch
+import cuda.tile as ct
+
+TILE = 16
+
+
+@ct.kernel
+def copy_kernel(x, y, T: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    ct.store(y, index=(ct.bid(0),), tile=t)
+'''
+
+
+def test_launch_with_a_literal_argument_tuple(convert, device):
+    mod = convert(COPY_KERNEL + '''
+def copy(x):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], TILE),), copy_kernel, (x, y, TILE))
+    return y
+''')
+    x = torch.randn(37, device=device)
+    assert torch.equal(mod.copy(x), x)
+
+
+def test_launch_with_arguments_built_in_a_loop(convert, device):
+    mod = convert(COPY_KERNEL + '''
+def copy(x):
+    y = torch.empty_like(x)
+    args = ()
+    for value in (x, y, TILE):
+        args = args + (value,)
+    grid = [ct.cdiv(x.shape[0], TILE)]
+    ct.launch(torch.cuda.current_stream(), grid, copy_kernel, args)
+    return y
+''')
+    x = torch.randn(50, device=device)
+    assert torch.equal(mod.copy(x), x)
+
+
+def test_launch_of_a_kernel_chosen_at_run_time(convert, device):
+    mod = convert(COPY_KERNEL + '''
+@ct.kernel
+def negate_kernel(x, y, T: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    ct.store(y, index=(ct.bid(0),), tile=-t)
+
+
+def run(x, negate):
+    y = torch.empty_like(x)
+    kernel = negate_kernel if negate else copy_kernel
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], TILE),), kernel, (x, y, TILE))
+    return y
+''')
+    x = torch.randn(20, device=device)
+    assert torch.equal(mod.run(x, False), x)
+    assert torch.equal(mod.run(x, True), -x)
+
+
+def test_launch_on_a_side_stream(convert, device):
+    mod = convert(COPY_KERNEL + '''
+def copy(x):
+    y = torch.empty_like(x)
+    side = torch.cuda.Stream()
+    ct.launch(side, (ct.cdiv(x.shape[0], TILE),), copy_kernel, (x, y, TILE))
+    side.synchronize()
+    return y
+''')
+    x = torch.randn(40, device=device)
+    assert torch.equal(mod.copy(x), x)
+
+
+def test_three_dimensional_grid_and_from_imports(convert, device):
+    mod = convert('''
+import torch
+from cuda.tile import kernel, bid, load, store, Constant, launch
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+
+
+@kernel
+def grid_kernel(x, y, B: ConstInt):
+    i = bid(0) + 2 * bid(1) + 6 * bid(2)
+    t = load(x, index=(i,), shape=(B,))
+    store(y, index=(i,), tile=t + 1)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    launch(torch.cuda.current_stream(), (2, 3, 4), grid_kernel, (x, y, 4))
+    return y
+''')
+    x = torch.arange(96, dtype=torch.float32, device=device)
+    assert torch.equal(mod.run(x), x + 1)
+
+
+def test_module_constant_read_in_a_kernel(convert, device):
+    mod = convert('''
+import torch
+import cuda.tile as ct
+
+SCALE = 3
+BLOCK = 8
+
+
+@ct.kernel
+def scale_kernel(x, y):
+    t = ct.load(x, index=(ct.bid(0),), shape=(BLOCK,))
+    ct.store(y, index=(ct.bid(0),), tile=t * SCALE)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], BLOCK),), scale_kernel, (x, y))
+    return y
+''')
+    x = torch.arange(20, dtype=torch.int32, device=device)
+    assert torch.equal(mod.run(x), x * 3)
+    assert mod.BLOCK == 8 and isinstance(mod.BLOCK, int)
+
+
+def test_host_cdiv_is_exact_for_negative_operands(convert):
+    mod = convert(COPY_KERNEL + '''
+def host_cdiv(a, b):
+    return ct.cdiv(a, b)
+''')
+    for a in range(-9, 10):
+        for b in (-4, -3, -1, 1, 2, 5):
+            assert mod.host_cdiv(a, b) == -((-a) // b), (a, b)
+
+
+def test_host_dtypes_become_torch_dtypes(convert):
+    mod = convert(COPY_KERNEL + '''
+DTYPE = ct.float16
+
+
+def make(n):
+    return torch.zeros(n, dtype=ct.bfloat16), DTYPE
+''')
+    t, dtype = mod.make(3)
+    assert t.dtype == torch.bfloat16 and dtype == torch.float16
+
+
+def test_hints_become_launch_options_or_notes(convert_text):
+    text = convert_text('''
+import cuda.tile as ct
+
+
+@ct.kernel(occupancy=2, num_ctas=ct.ByTarget(sm_100=2, default=1))
+def k(x, T: ct.Constant[int]):
+    ct.store(x, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)))
+''')
+    assert "num_ctas=_by_target(sm_100=2, default=1)" in text
+    assert "C2T101" in text and "occupancy=2" in text
+    assert "cuda.tile" not in text and "ct." not in text.replace("ct_", "")
+
+
+def test_converted_module_has_no_cuda_tile_left(convert_text):
+    text = convert_text(COPY_KERNEL)
+    assert "import cuda" not in text and "ct.Constant" not in text
+    assert "@triton.jit" in text and "def launch_copy_kernel(stream, grid, args):" in text
+
+
+def test_star_import_is_an_error(convert_error):
+    message = convert_error('''
+from cuda.tile import *
+''')
+    assert "import *" in message
+
+
+def test_not_a_cutile_module_is_an_error(convert_error):
+    assert "does not import cuda.tile" in convert_error("x = 1\n")
+
+
+def test_launch_with_wrong_arity_is_an_error(convert_error):
+    message = convert_error(COPY_KERNEL + '''
+def run(x, y):
+    ct.launch(torch.cuda.current_stream(), (1,), copy_kernel)
+''')
+    assert "ct.launch" in message
+
+
+def test_kernel_with_star_args_is_an_error(convert_error):
+    message = convert_error('''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(*arrays):
+    pass
+''')
+    assert "positional parameters" in message
