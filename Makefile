@@ -17,7 +17,7 @@ ASAN_BUILD := build/asan
 
 # The library: every stage under src/ except the command-line front end.
 LIB_SRCS := $(sort $(wildcard src/*.c src/base/*.c src/tokenize/*.c src/parse/*.c src/emit/*.c \
-              src/resolve/*.c src/lower/*.c))
+              src/resolve/*.c src/lower/*.c) src/cli/cli.c)
 CLI_SRCS := src/cli/main.c
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 HEADERS  := include/cutile2triton.h $(wildcard src/*.h src/*/*.h tests/unit/*.h)

@@ -60,6 +60,10 @@ int c2t_check_syntax(const char *filename, const char *source, size_t length, c2
 /* Release what a result holds; the struct itself belongs to the caller. */
 void c2t_result_free(c2t_result *result);
 
+/* The command-line tool itself: argv as for `cutile2triton`; prints to
+ * stdout/stderr and returns the exit status (0, 1 or 2). */
+int c2t_main(int argc, char **argv);
+
 /* The library version, C2T_VERSION. */
 const char *c2t_version(void);
 

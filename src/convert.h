@@ -40,6 +40,7 @@ typedef struct Function {
   /* lowering state of tile functions */
   bool lowered;
   bool lowering;   /* on the stack: a recursive call cannot be converted */
+  bool needs_debug; /* reaches ct.assert_ (itself or through its calls): kernels need debug=True */
   bool *param_is_array; /* per original positional parameter */
   int param_count;
   struct TypeInfo *return_type;

@@ -55,7 +55,11 @@ typedef struct Emitter {
   const Comment *comments;
   int comment_count;
   int next_comment;   /* comments before this index have been written */
-  const bool *comment_written; /* or NULL: comments already inside verbatim text */
+  Node *module;       /* the parsed module, or NULL */
+  bool *in_debug_text; /* per comment, computed on first need (emit_layout.c) */
+  int scan_token;     /* f-string nesting scan: next token, and depth there */
+  int scan_depth;
+  int token_hint;     /* last token looked up by offset */
   int last_line;      /* last source line the output has accounted for */
   bool block_start;   /* nothing written yet in the current block */
 } Emitter;
@@ -88,8 +92,8 @@ void emit_remaining_comments(Emitter *e);
 /* Line of the last token of the header that introduces `body_first`
  * (normally the `:`), and of the keyword before that `:` (`else`,
  * `finally`); 0 without tokens. */
-int header_last_line(const Emitter *e, const Node *body_first);
-int clause_keyword_line(const Emitter *e, const Node *body_first);
+int header_last_line(Emitter *e, const Node *body_first);
+int clause_keyword_line(Emitter *e, const Node *body_first);
 int stmt_first_line(const Node *stmt); /* decorators included */
 
 /* ---- emit_expr.c */

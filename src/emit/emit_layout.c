@@ -19,16 +19,15 @@ enum { MAX_BLANK_LINES = 2, INDENT_WIDTH = 4 };
 
 /* Byte offset of the start of each line (arena). */
 static void emitter_index_lines(Emitter *e) {
+  const char *text = e->text, *end = e->text + e->text_len, *newline;
   int count = 1;
-  for (size_t i = 0; i < e->text_len; i++)
-    if (e->text[i] == '\n')
-      count++;
+  for (const char *p = text; (newline = memchr(p, '\n', (size_t)(end - p))); p = newline + 1)
+    count++;
   size_t *starts = arena_alloc(&e->ctx->arena, sizeof(size_t) * (size_t)(count + 1));
   int line = 0;
   starts[line++] = 0;
-  for (size_t i = 0; i < e->text_len; i++)
-    if (e->text[i] == '\n')
-      starts[line++] = i + 1;
+  for (const char *p = text; (newline = memchr(p, '\n', (size_t)(end - p))); p = newline + 1)
+    starts[line++] = (size_t)(newline + 1 - text);
   starts[count] = e->text_len;
   e->line_starts = starts;
   e->line_count = count;
@@ -41,58 +40,6 @@ void emitter_init_bare(Emitter *e, Context *ctx, Buf *out) {
   e->block_start = true;
 }
 
-/* Is some comment inside an f-string? Only then can one sit in a debug
- * field's text (`f"{x = # c` newline `}"`, Python 3.12). */
-static bool comment_inside_fstring(const Emitter *e) {
-  int c = 0, depth = 0;
-  size_t start = 0;
-  for (int i = 0; i < e->token_count && c < e->comment_count; i++) {
-    const Token *t = &e->tokens[i];
-    if (t->kind == TOK_FSTRING_START && depth++ == 0)
-      start = t->span.start.offset;
-    if (t->kind != TOK_FSTRING_END || --depth > 0)
-      continue;
-    while (c < e->comment_count && e->comments[c].pos.offset < start)
-      c++;
-    if (c < e->comment_count && e->comments[c].pos.offset < t->span.end.offset)
-      return true;
-  }
-  return false;
-}
-
-typedef struct VerbatimMarks {
-  Emitter *e;
-  bool *written;
-} VerbatimMarks;
-
-/* Index of the first comment at or after byte `offset`. */
-static int comment_index_at(const Emitter *e, size_t offset) {
-  int low = 0, high = e->comment_count;
-  while (low < high) {
-    int mid = low + (high - low) / 2;
-    if (e->comments[mid].pos.offset < offset)
-      low = mid + 1;
-    else
-      high = mid;
-  }
-  return low;
-}
-
-/* Mark the comments inside the debug text of each f-string field below
- * `n`: the text is written verbatim, comments included. */
-static void mark_debug_text_comments(Node *n, void *data) {
-  VerbatimMarks *marks = data;
-  const Emitter *e = marks->e;
-  Str debug = n->kind == N_FORMATTED_VALUE ? n->u.formatted_value.debug_text : (Str){NULL, 0};
-  uintptr_t text = (uintptr_t)e->text, at = (uintptr_t)debug.text;
-  if (debug.len > 0 && at >= text && at - text < e->text_len) {
-    size_t from = at - text, to = from + (size_t)debug.len;
-    for (int i = comment_index_at(e, from); i < e->comment_count && e->comments[i].pos.offset < to; i++)
-      marks->written[i] = true;
-  }
-  node_children(n, mark_debug_text_comments, data);
-}
-
 void emitter_init(Emitter *e, Context *ctx, Buf *out, const ParseResult *parsed) {
   emitter_init_bare(e, ctx, out);
   e->text = ctx->source.text;
@@ -101,13 +48,9 @@ void emitter_init(Emitter *e, Context *ctx, Buf *out, const ParseResult *parsed)
   e->token_count = parsed->tokens.tokens ? parsed->tokens.count : 0;
   e->comments = parsed->tokens.comments;
   e->comment_count = parsed->tokens.comments ? parsed->tokens.comment_count : 0;
+  e->module = parsed->module;
   if (e->text)
     emitter_index_lines(e);
-  if (e->text && parsed->module && comment_inside_fstring(e)) {
-    VerbatimMarks marks = {e, arena_alloc(&ctx->arena, (size_t)e->comment_count)};
-    mark_debug_text_comments(parsed->module, &marks);
-    e->comment_written = marks.written;
-  }
   /* The start of the module keeps its blank lines, so that a comment below
    * line 2 never moves up into the coding-cookie lines. */
   e->block_start = false;
@@ -168,9 +111,7 @@ static void emit_blank_lines_before(Emitter *e, int line) {
 
 /* -------------------------------------------------------------- comments */
 
-static const Comment *next_comment(Emitter *e) {
-  while (e->comment_written && e->next_comment < e->comment_count && e->comment_written[e->next_comment])
-    e->next_comment++;
+static const Comment *next_comment(const Emitter *e) {
   return e->next_comment < e->comment_count ? &e->comments[e->next_comment] : NULL;
 }
 
@@ -222,6 +163,80 @@ static void emit_own_line_comment(Emitter *e, const Comment *c) {
   e->block_start = false;
 }
 
+/* ------------------------------------------------ comments in f-strings */
+
+/* Python 3.12 lets a comment sit inside a multi-line f-string field. In a
+ * debug field (`f"{x = # note` newline `}"`) it is part of the debug text,
+ * which is written verbatim, so it must not be written again. */
+
+static int token_index_at(Emitter *e, size_t offset);
+
+/* Is comment `c`, inside the statement starting on `first_line`, within
+ * an f-string? The f-string nesting is tracked by scanning the statement's
+ * tokens, resuming where the last scan of the same statement stopped. */
+static bool comment_inside_fstring(Emitter *e, const Comment *c, int first_line) {
+  if (!e->tokens || first_line < 1 || first_line > e->line_count)
+    return false;
+  int statement_start = token_index_at(e, e->line_starts[first_line - 1]);
+  if (e->scan_token < statement_start) {
+    e->scan_token = statement_start;
+    e->scan_depth = 0;
+  }
+  for (; e->scan_token < e->token_count && e->tokens[e->scan_token].span.start.offset < c->pos.offset; e->scan_token++) {
+    TokenKind kind = e->tokens[e->scan_token].kind;
+    if (kind == TOK_FSTRING_START)
+      e->scan_depth++;
+    else if (kind == TOK_FSTRING_END && e->scan_depth > 0)
+      e->scan_depth--;
+  }
+  return e->scan_depth > 0;
+}
+
+/* Index of the first comment at or after byte `offset`. */
+static int comment_index_at(const Emitter *e, size_t offset) {
+  int low = 0, high = e->comment_count;
+  while (low < high) {
+    int mid = low + (high - low) / 2;
+    if (e->comments[mid].pos.offset < offset)
+      low = mid + 1;
+    else
+      high = mid;
+  }
+  return low;
+}
+
+typedef struct DebugTextMarks {
+  const Emitter *e;
+  bool *in_debug_text; /* per comment */
+} DebugTextMarks;
+
+/* Mark the comments inside the debug text of each f-string field below `n`. */
+static void mark_debug_text_comments(Node *n, void *data) {
+  DebugTextMarks *marks = data;
+  const Emitter *e = marks->e;
+  Str debug = n->kind == N_FORMATTED_VALUE ? n->u.formatted_value.debug_text : (Str){NULL, 0};
+  uintptr_t text = (uintptr_t)e->text, at = (uintptr_t)debug.text;
+  if (debug.len > 0 && at >= text && at - text < e->text_len) {
+    size_t from = at - text, to = from + (size_t)debug.len;
+    for (int i = comment_index_at(e, from); i < e->comment_count && e->comments[i].pos.offset < to; i++)
+      marks->in_debug_text[i] = true;
+  }
+  node_children(n, mark_debug_text_comments, data);
+}
+
+/* The first time a comment turns up inside an f-string, one walk over the
+ * tree marks every comment that lies in a debug text. */
+static bool comment_in_debug_text(Emitter *e, const Comment *c, int first_line) {
+  if (!comment_inside_fstring(e, c, first_line) || !e->module)
+    return false;
+  if (!e->in_debug_text) {
+    DebugTextMarks marks = {e, arena_alloc(&e->ctx->arena, (size_t)e->comment_count)};
+    mark_debug_text_comments(e->module, &marks);
+    e->in_debug_text = marks.in_debug_text;
+  }
+  return e->in_debug_text[c - e->comments];
+}
+
 void emit_comments_before(Emitter *e, int first_line, int last_line, bool keep_blank_lines) {
   const Comment *c;
   while ((c = next_comment(e)) && c->pos.line < first_line) {
@@ -231,8 +246,12 @@ void emit_comments_before(Emitter *e, int first_line, int last_line, bool keep_b
   }
   if (keep_blank_lines)
     emit_blank_lines_before(e, first_line);
-  while ((c = next_comment(e)) && c->pos.line < last_line)
-    emit_own_line_comment(e, c);
+  while ((c = next_comment(e)) && c->pos.line < last_line) {
+    if (comment_in_debug_text(e, c, first_line))
+      e->next_comment++; /* already part of the f-string's verbatim text */
+    else
+      emit_own_line_comment(e, c);
+  }
 }
 
 void emit_trailing_comment(Emitter *e, int line) {
@@ -262,9 +281,22 @@ void emit_remaining_comments(Emitter *e) {
 
 /* ---------------------------------------------------------------- tokens */
 
-/* Index of the first token that starts at or after byte `offset`. */
-static int token_index_at(const Emitter *e, size_t offset) {
+/* Index of the first token that starts at or after byte `offset`. The
+ * emitter asks in source order, so the search gallops forward from the
+ * previous answer and stays within a few nearby tokens. */
+static int token_index_at(Emitter *e, size_t offset) {
   int low = 0, high = e->token_count;
+  int hint = e->token_hint < e->token_count ? e->token_hint : 0;
+  if (e->tokens[hint].span.start.offset < offset) {
+    low = hint + 1;
+    for (int step = 1; low + step < high; step *= 2) {
+      if (e->tokens[low + step].span.start.offset >= offset) {
+        high = low + step;
+        break;
+      }
+      low += step + 1;
+    }
+  }
   while (low < high) {
     int mid = low + (high - low) / 2;
     if (e->tokens[mid].span.start.offset < offset)
@@ -272,6 +304,7 @@ static int token_index_at(const Emitter *e, size_t offset) {
     else
       high = mid;
   }
+  e->token_hint = low;
   return low;
 }
 
@@ -294,7 +327,7 @@ static size_t stmt_first_offset(const Node *stmt) {
 }
 
 /* Index of the last token of the header before `body_first`, or -1. */
-static int header_last_token(const Emitter *e, const Node *body_first) {
+static int header_last_token(Emitter *e, const Node *body_first) {
   if (!e->tokens || !body_first)
     return -1;
   int i = token_index_at(e, stmt_first_offset(body_first)) - 1;
@@ -303,12 +336,12 @@ static int header_last_token(const Emitter *e, const Node *body_first) {
   return i;
 }
 
-int header_last_line(const Emitter *e, const Node *body_first) {
+int header_last_line(Emitter *e, const Node *body_first) {
   int i = header_last_token(e, body_first);
   return i >= 0 ? e->tokens[i].span.end.line : 0;
 }
 
-int clause_keyword_line(const Emitter *e, const Node *body_first) {
+int clause_keyword_line(Emitter *e, const Node *body_first) {
   int i = header_last_token(e, body_first);
   if (i > 0 && e->tokens[i].kind == TOK_OP && e->tokens[i].op == OP_COLON)
     i--;

@@ -35,7 +35,7 @@ static void end_header(Emitter *e, int header_line, int body_first_line) {
 
 static int body_first_line(const NodeList *body) { return body->count ? stmt_first_line(body->items[0]) : 0; }
 
-static int body_header_line(const Emitter *e, const NodeList *body) {
+static int body_header_line(Emitter *e, const NodeList *body) {
   return body->count ? header_last_line(e, body->items[0]) : 0;
 }
 
@@ -50,7 +50,7 @@ static void emit_keyword_clause(Emitter *e, const char *keyword, const NodeList 
 }
 
 /* The line where a clause begins, for the block before it. */
-static int clause_start_line(const Emitter *e, const NodeList *body, int otherwise) {
+static int clause_start_line(Emitter *e, const NodeList *body, int otherwise) {
   return body->count ? clause_keyword_line(e, body->items[0]) : otherwise;
 }
 

@@ -255,13 +255,15 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
  * (float32, bool) scalars, so these are kept as such. */
 static Node *jit_decorator(Lowerer *L) {
   if (L->runtime_scalars.count == 0)
-    return T0(L, "triton.jit");
+    return T0(L, L->needs_debug ? "triton.jit(debug=True)" : "triton.jit");
   Node *names = T0(L, "[]");
   for (int i = 0; i < L->runtime_scalars.count; i++) {
     Str id = L->runtime_scalars.items[i]->u.name.id;
     char *quoted = arena_printf(&L->ctx->arena, "\"%.*s\"", id.len, id.text);
     node_list_push(&L->ctx->arena, &names->u.list.elts, T0(L, quoted));
   }
+  if (L->needs_debug) /* ct.assert_: tl.device_assert is compiled only with debug=True */
+    return T(L, "triton.jit(do_not_specialize=_1, debug=True)", names);
   return T(L, "triton.jit(do_not_specialize=_1)", names);
 }
 
@@ -286,6 +288,7 @@ static void lower_function_body(Lowerer *L, Node *def) {
   NodeList prologue = {0};
   L->prologue = &prologue;
   lower_stmts(L, &def->u.function_def.body);
+  insert_memory_barriers(L, &def->u.function_def.body);
   if (prologue.count) {
     NodeList body = {0};
     NodeList *old = &def->u.function_def.body;
@@ -311,9 +314,12 @@ static void lower_kernel(Lowerer *L, Function *fn) {
   L->descriptor_count = 0;
   L->runtime_scalars = (NodeList){0};
   Node *def = fn->def;
+  L->needs_debug = false;
   lower_kernel_params(L, def);
   replace_decorators(L, def);
   lower_function_body(L, def);
+  if (L->needs_debug)
+    def->u.function_def.decorator_list.items[0] = jit_decorator(L);
   /* one constexpr flag per array read or written through a descriptor:
    * the launcher checks the real tensor (TMA's alignment rules) */
   for (int i = 0; i < L->tma_array_count; i++) {
@@ -421,8 +427,12 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
   if (arguments->u.arguments.defaults.count)
     lower_error(L, def, "tile function '%.*s': parameter defaults cannot be converted yet",
                 def->u.function_def.name.len, def->u.function_def.name.text);
+  bool caller_needs_debug = L->needs_debug;
+  L->needs_debug = false;
   replace_decorators(L, def);
   lower_function_body(L, def);
+  fn->needs_debug = L->needs_debug;
+  L->needs_debug = caller_needs_debug || fn->needs_debug;
   fn->return_type = L->return_type ? L->return_type : type_new(L->ctx, VAL_NONE);
   fn->lowering = false;
   fn->lowered = true;
@@ -453,6 +463,8 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
     lower_error(L, call, "recursive tile functions cannot be converted");
   if (!fn->lowered)
     lower_device_function(L, fn, types, args->count);
+  if (fn->needs_debug)
+    L->needs_debug = true;
   NodeList expanded = {0};
   for (int i = 0; i < args->count; i++) {
     bool is_array = types[i] && types[i]->kind == VAL_ARRAY;

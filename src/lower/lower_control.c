@@ -428,7 +428,10 @@ static void rewrite_while(Lowerer *L, Node *loop, NodeList *out) {
     push_set(L, out, F.keep_looping, "True");
     loop->u.while_.test = is_constant_true(test) ? flag(L, F.keep_looping) : T(L, "_1 and _2", flag(L, F.keep_looping), test);
   } else {
-    /* the condition is evaluated only while the loop goes on */
+    /* the condition is evaluated only while the loop goes on; the flag
+     * stays a bool (Triton's loop-carried variables keep one type) */
+    if (!test->type || test->type->dtype != DT_BOOL)
+      test = T(L, "_1 != 0", test);
     push(L, out, template_stmts(L->ctx, "_1 = _2\n", TEMPLATE_NODES(flag(L, F.keep_looping), test)).items[0]);
     NodeList again = template_stmts(L->ctx, "_1 = _2\n", TEMPLATE_NODES(flag(L, F.keep_looping), test));
     push(L, &new_body, make_if(L, flag(L, F.keep_looping), again));

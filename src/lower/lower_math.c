@@ -1,81 +1,224 @@
 /*
- * lower_math.c — operators and elementwise math with cuTile's semantics.
+ * lower_math.c — operators and binary elementwise functions with cuTile's
+ * semantics, and the op table of the math family.
  *
- * Where Triton's operator means the same as cuTile's, it stays an
- * operator (+, -, *, comparisons, bitwise). Where it does not, a runtime
- * helper carries cuTile's meaning:
- *   /   IEEE round-to-nearest (Triton's float32 / is approximate), integers
- *       give float32, float16/bfloat16 stay in their dtype (Triton: float32)
+ * Dtypes follow cuTile's promotion (CUTILE-SEMANTICS §4.1): a loose
+ * constant (a Python number) takes the dtype of a typed operand of its kind
+ * or a higher one and must fit it; int with float gives the float dtype;
+ * signed with unsigned, float16 with bfloat16, bool arithmetic and the
+ * restricted floats (tf32, float8) are errors. Where dtypes are known at
+ * conversion these errors are located errors; where they come from arrays
+ * (known at launch) the helpers compute them at Triton compile time
+ * (ct_common_dtype).
+ *
+ * Where Triton's operator means the same as cuTile's it stays an operator
+ * (+ - * & | ^ << >> comparisons); otherwise a runtime helper carries
+ * cuTile's meaning:
+ *   /   IEEE round-to-nearest (Triton's float32 / is approximate); integers
+ *       give float32; float16/bfloat16 stay in their dtype (Triton: float32)
  *   //  floor division (Triton truncates; float // is an error there)
  *   %   Python's modulo, sign of the divisor (Triton: C remainder, fmod)
+ *   **  libdevice pow in the common float dtype
+ * Triton computes an integer with a bfloat16 operand in float32 where
+ * cuTile uses bfloat16: the integer operand is converted first.
  */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "lower.h"
+#include "lower_math.h"
 
-/* ------------------------------------------------------------ promotion */
+/* ------------------------------------------------------------- basics */
 
-static bool dtype_is_float(DType dt) { return dtype_info(dt)->category == 'f'; }
+bool math_is_number(const TypeInfo *type) { return type && type->kind == VAL_CONST; }
 
-/* cuTile's promotion of two known dtypes (§4.1); DT_UNKNOWN if either is. */
-static DType promote(DType a, DType b) {
-  if (a == DT_UNKNOWN || b == DT_UNKNOWN)
-    return DT_UNKNOWN;
+bool math_dtype_is_float(DType dtype) { return dtype != DT_UNKNOWN && dtype_info(dtype)->category == 'f'; }
+
+bool math_dtype_is_restricted(DType dtype) {
+  return dtype == DT_TFLOAT32 || dtype == DT_FLOAT8_E4M3FN || dtype == DT_FLOAT8_E5M2;
+}
+
+char math_category(DType dtype) {
+  if (dtype == DT_UNKNOWN)
+    return '?';
+  char category = dtype_info(dtype)->category;
+  return category == 'u' ? 'i' : category;
+}
+
+void math_note(Lowerer *L, const char *text) {
+  if (!L->statement_note) {
+    L->statement_note = text;
+  } else if (!strstr(L->statement_note, text)) {
+    L->statement_note = arena_printf(&L->ctx->arena, "%s; %s", L->statement_note, text);
+  }
+}
+
+TypeInfo *math_tile_type(Lowerer *L, const TypeInfo *like, DType dtype) {
+  TypeInfo *type = type_new(L->ctx, VAL_TILE);
+  if (like && like->kind == VAL_TILE) {
+    *type = *like;
+  } else {
+    type->rank = 0;
+  }
+  type->kind = VAL_TILE;
+  type->dtype = dtype;
+  type->dtype_expr = NULL;
+  type->loose = false;
+  return type;
+}
+
+/* The kind of a Python number: 'b', 'i', 'f', or '?' for a constexpr
+ * parameter whose value comes with the launch. */
+static char number_category(const TypeInfo *type) {
+  if (type->dtype == DT_UNKNOWN)
+    return '?';
+  if (type->is_float)
+    return 'f';
+  return type->dtype == DT_BOOL ? 'b' : 'i';
+}
+
+/* A loose constant's own dtype (cuTile's dtype_of_constant_scalar). */
+static DType number_dtype(const TypeInfo *type) {
+  switch (number_category(type)) {
+  case 'b': return DT_BOOL;
+  case 'f': return DT_FLOAT32;
+  case 'i': return type->int_value >= INT32_MIN && type->int_value <= INT32_MAX ? DT_INT32 : DT_INT64;
+  default: return DT_UNKNOWN;
+  }
+}
+
+static int category_rank(char category) { return category == 'b' ? 0 : category == 'i' ? 1 : 2; }
+
+static bool int_fits(long long value, DType dtype) {
+  const DTypeInfo *info = dtype_info(dtype);
+  if (info->category == 'u')
+    return value >= 0 && (info->bits >= 64 || value < (1LL << info->bits));
+  if (info->bits >= 64)
+    return true;
+  long long limit = 1LL << (info->bits - 1);
+  return value >= -limit && value < limit;
+}
+
+static const char *dtype_name(DType dtype) { return dtype_info(dtype)->cutile; }
+
+/* -------------------------------------------------------- promotion */
+
+typedef enum OpClass {
+  OPC_ARITH,    /* + - * */
+  OPC_TRUEDIV,  /* / */
+  OPC_FLOORDIV, /* // */
+  OPC_MOD,      /* % */
+  OPC_POW,      /* ** */
+  OPC_BITWISE,  /* & | ^ */
+  OPC_SHIFT,    /* << >> */
+  OPC_COMPARE,  /* == != < <= > >= */
+  OPC_MINMAX,   /* minimum, maximum */
+  OPC_ATAN2,
+} OpClass;
+
+/* cuTile's promotion of two typed dtypes (the table of §4.1). */
+static DType promote_typed(Lowerer *L, const Node *at, const char *what, DType a, DType b) {
   if (a == b)
     return a;
-  const DTypeInfo *x = dtype_info(a), *y = dtype_info(b);
-  if (x->category == 'f' && y->category != 'f')
-    return a;
-  if (y->category == 'f' && x->category != 'f')
-    return b;
-  if (x->category == 'b')
-    return b;
-  if (y->category == 'b')
-    return a;
-  if (x->category == 'f' && y->category == 'f') {
-    if (a == DT_FLOAT64 || b == DT_FLOAT64)
-      return DT_FLOAT64;
-    return DT_FLOAT32; /* f16 with bf16 is an error in cuTile; f16/bf16 with f32 is f32 */
+  char ca = math_category(a), cb = math_category(b);
+  if (ca != cb)
+    return category_rank(ca) > category_rank(cb) ? a : b;
+  if (ca == 'f') {
+    if (dtype_info(a)->bits == dtype_info(b)->bits)
+      lower_error(L, at, "%s: cuTile does not promote %s with %s (convert one with astype)", what, dtype_name(a),
+                  dtype_name(b));
+    return dtype_info(a)->bits > dtype_info(b)->bits ? a : b;
   }
-  return x->bits >= y->bits ? a : b;
+  if (dtype_info(a)->category != dtype_info(b)->category)
+    lower_error(L, at, "%s: cuTile does not promote %s with %s (signed with unsigned; convert one with astype)",
+                what, dtype_name(a), dtype_name(b));
+  return dtype_info(a)->bits >= dtype_info(b)->bits ? a : b;
 }
 
-/* The dtype of `left op right`: a loose constant adopts the typed side. */
-static DType result_dtype(const TypeInfo *left, const TypeInfo *right) {
-  bool left_loose = left->kind == VAL_CONST && left->loose;
-  bool right_loose = right->kind == VAL_CONST && right->loose;
-  if (left_loose && !right_loose) {
-    if (left->is_float && !dtype_is_float(right->dtype) && right->dtype != DT_UNKNOWN)
-      return DT_FLOAT32;
-    return right->dtype;
-  }
-  if (right_loose && !left_loose) {
-    if (right->is_float && !dtype_is_float(left->dtype) && left->dtype != DT_UNKNOWN)
-      return DT_FLOAT32;
-    return left->dtype;
-  }
-  return promote(left->dtype, right->dtype);
+/* A Python number meeting a tile of `dtype`. */
+static DType promote_number(Lowerer *L, const Node *at, const char *what, const TypeInfo *number, DType dtype) {
+  char category = number_category(number);
+  if (dtype == DT_UNKNOWN || category == '?')
+    return DT_UNKNOWN;
+  if (category_rank(category) > category_rank(math_category(dtype)))
+    return number_dtype(number);
+  if (category == 'i' && math_category(dtype) == 'i' && !int_fits(number->int_value, dtype))
+    lower_error(L, at, "%s: the constant %lld does not fit in %s, the dtype of the other operand", what,
+                number->int_value, dtype_name(dtype));
+  return dtype;
 }
 
-/* Shapes broadcast numpy-style. */
+static void reject_restricted(Lowerer *L, const Node *at, const char *what, const TypeInfo *type) {
+  if (!math_is_number(type) && math_dtype_is_restricted(type->dtype))
+    lower_error(L, at, "%s: cuTile does no arithmetic on %s (convert it with astype first)", what,
+                dtype_name(type->dtype));
+}
+
+static bool is_bool_operand(const TypeInfo *type) {
+  return math_is_number(type) ? number_category(type) == 'b' : type->dtype == DT_BOOL;
+}
+
+/* The dtype cuTile gives `left op right` (DT_UNKNOWN: known at launch
+ * only), after the checks cuTile makes where dtypes are known. */
+static DType operation_dtype(Lowerer *L, const Node *at, const char *what, OpClass cls, const TypeInfo *lt,
+                             const TypeInfo *rt) {
+  reject_restricted(L, at, what, lt);
+  reject_restricted(L, at, what, rt);
+  bool ln = math_is_number(lt), rn = math_is_number(rt);
+  if (cls == OPC_BITWISE || cls == OPC_SHIFT) {
+    for (int side = 0; side < 2; side++) {
+      const TypeInfo *t = side ? rt : lt;
+      char c = math_is_number(t) ? number_category(t) : math_category(t->dtype);
+      if (c == 'f' || (cls == OPC_SHIFT && c == 'b'))
+        lower_error(L, at, "%s needs %s operands (bitcast floats first)", what,
+                    cls == OPC_SHIFT ? "integer" : "integer or bool");
+    }
+    if (cls == OPC_BITWISE && !ln && !rn && lt->dtype != DT_UNKNOWN && rt->dtype != DT_UNKNOWN &&
+        lt->dtype != rt->dtype)
+      lower_error(L, at, "%s needs operands of the same dtype in cuTile, not %s and %s", what,
+                  dtype_name(lt->dtype), dtype_name(rt->dtype));
+  }
+  bool arithmetic = cls == OPC_ARITH || cls == OPC_TRUEDIV || cls == OPC_FLOORDIV || cls == OPC_MOD ||
+                    cls == OPC_POW;
+  if (arithmetic && !(ln && rn) && is_bool_operand(lt) && is_bool_operand(rt))
+    lower_error(L, at, "%s: cuTile does not do arithmetic on two bool operands (convert with astype)", what);
+  DType dtype;
+  if (ln && rn)
+    return DT_UNKNOWN; /* Python arithmetic on Python numbers */
+  if (ln || rn)
+    dtype = promote_number(L, at, what, ln ? lt : rt, ln ? rt->dtype : lt->dtype);
+  else if (lt->dtype == DT_UNKNOWN || rt->dtype == DT_UNKNOWN)
+    dtype = DT_UNKNOWN;
+  else
+    dtype = promote_typed(L, at, what, lt->dtype, rt->dtype);
+  if (cls == OPC_POW && math_category(dtype) != '?' && math_category(dtype) != 'f')
+    lower_error(L, at, "%s: cuTile has no integer ** integer (make one operand a float)", what);
+  if ((cls == OPC_TRUEDIV || cls == OPC_ATAN2) && dtype != DT_UNKNOWN && !math_dtype_is_float(dtype))
+    dtype = DT_FLOAT32;
+  if (cls == OPC_COMPARE)
+    dtype = DT_BOOL;
+  return dtype;
+}
+
+/* Shapes broadcast numpy-style; a Python number is a scalar. */
 static TypeInfo *broadcast_type(Lowerer *L, const TypeInfo *left, const TypeInfo *right, DType dtype) {
-  const TypeInfo *bigger = left->rank >= right->rank ? left : right;
-  const TypeInfo *smaller = bigger == left ? right : left;
-  if (left->kind == VAL_CONST && right->kind == VAL_CONST) {
-    TypeInfo *type = type_new(L->ctx, VAL_CONST);
-    type->dtype = dtype;
-    type->rank = 0;
-    type->loose = left->loose && right->loose;
-    type->is_float = left->is_float || right->is_float;
+  const TypeInfo *l = math_is_number(left) ? NULL : left;
+  const TypeInfo *r = math_is_number(right) ? NULL : right;
+  if (!l)
+    return math_tile_type(L, r, dtype);
+  if (!r)
+    return math_tile_type(L, l, dtype);
+  const TypeInfo *bigger = l->rank >= r->rank ? l : r;
+  const TypeInfo *smaller = bigger == l ? r : l;
+  TypeInfo *type = math_tile_type(L, bigger, dtype);
+  if (bigger->rank < 0 || smaller->rank < 0) {
+    type->rank = bigger->rank < 0 ? -1 : bigger->rank;
     return type;
   }
-  TypeInfo *type = type_tile(L->ctx, dtype, bigger->rank < 0 ? -1 : bigger->rank, NULL);
-  int offset = bigger->rank - (smaller->rank < 0 ? 0 : smaller->rank);
-  for (int d = 0; d < bigger->rank && d < C2T_MAX_RANK; d++) {
-    type->shape[d] = bigger->shape[d];
-    type->dims[d] = bigger->dims[d];
+  int offset = bigger->rank - smaller->rank;
+  for (int d = offset; d < bigger->rank && d < C2T_MAX_RANK; d++) {
     int s = d - offset;
-    if (smaller->rank > 0 && s >= 0 && bigger->shape[d] == 1 && smaller->shape[s] != 1) {
+    if (bigger->shape[d] == 1 && smaller->shape[s] != 1) {
       type->shape[d] = smaller->shape[s];
       type->dims[d] = smaller->dims[s];
     }
@@ -83,232 +226,547 @@ static TypeInfo *broadcast_type(Lowerer *L, const TypeInfo *left, const TypeInfo
   return type;
 }
 
-/* ---------------------------------------------------------- helpers */
+/* ----------------------------------------------- bfloat16 with integers */
 
-static const char TRUEDIV_HELPER[] =
-    "@triton.jit\n"
-    "def ct_truediv(x, y):\n"
-    "    \"\"\"x / y as cuTile computes it: IEEE round-to-nearest (Triton's float32 / is\n"
-    "    approximate), integers divide as float32, float16/bfloat16 stay in their dtype.\"\"\"\n"
-    "    dtype: tl.constexpr = (x + y).dtype\n"
-    "    if dtype == tl.float64:\n"
-    "        return tl.div_rn(x.to(tl.float64), y.to(tl.float64))\n"
-    "    elif dtype.is_floating():\n"
-    "        # float32 holds float16/bfloat16 quotients exactly enough: one rounding to dtype\n"
-    "        return tl.div_rn(tl.cast(x, tl.float32), tl.cast(y, tl.float32)).to(dtype)\n"
-    "    else:\n"
-    "        return tl.div_rn(tl.cast(x, tl.float32), tl.cast(y, tl.float32))\n";
-
-static const char FLOORDIV_HELPER[] =
-    "@triton.jit\n"
-    "def ct_floordiv(x, y):\n"
-    "    \"\"\"x // y as cuTile (and Python) computes it: rounded toward negative infinity.\n"
-    "    Triton's // truncates toward zero and rejects floats.\"\"\"\n"
-    "    dtype: tl.constexpr = (x + y).dtype\n"
-    "    if dtype.is_floating():\n"
-    "        return tl.floor(ct_truediv(x, y))\n"
-    "    else:\n"
-    "        q = x // y\n"
-    "        r = x - q * y\n"
-    "        return q - ((r != 0) & ((r < 0) != (y < 0))).to(dtype)\n";
-
-static const char MOD_HELPER[] =
-    "@triton.jit\n"
-    "def ct_mod(x, y):\n"
-    "    \"\"\"x % y as cuTile (and Python) computes it: the result has the sign of y.\n"
-    "    Triton's % is C's remainder (sign of x).\"\"\"\n"
-    "    r = x % y\n"
-    "    fix = (r != 0) & ((r < 0) != (y < 0))\n"
-    "    return tl.where(fix, r + y, r)\n";
-
-static Node *call_helper(Lowerer *L, const char *name, const char *source, Node *left, Node *right) {
-  return T(L, "_1(_2, _3)", use_runtime(L, name, source), left, right);
+static bool integer_tile(const TypeInfo *type) {
+  return !math_is_number(type) && type->dtype != DT_UNKNOWN && math_category(type->dtype) != 'f';
 }
 
-/* ----------------------------------------------------------- operators */
+/* The dtype of an operand as Triton text without evaluating it twice:
+ * a known dtype, the dtype expression of an array's tile, or `name.dtype`. */
+static Node *dtype_text_of(Lowerer *L, Node *operand) {
+  TypeInfo *type = operand->type;
+  if (type->dtype != DT_UNKNOWN)
+    return T0(L, dtype_info(type->dtype)->triton);
+  if (type->dtype_expr)
+    return type->dtype_expr;
+  if (operand->kind == N_NAME)
+    return T(L, "_1.dtype", operand);
+  return NULL;
+}
 
-Node *lower_binary_operator(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right) {
-  TypeInfo *lt = left->type, *rt = right->type;
-  if (!lt || !rt || (lt->kind != VAL_TILE && lt->kind != VAL_CONST) || (rt->kind != VAL_TILE && rt->kind != VAL_CONST))
-    lower_error(L, expr, "operator on %s and %s cannot be converted", type_describe(L->ctx, lt),
-                type_describe(L->ctx, rt));
-  DType dtype = result_dtype(lt, rt);
-  Node *result;
-  switch (op) {
-  case AOP_DIV:
-    if (lt->kind == VAL_CONST && rt->kind == VAL_CONST && lt->dtype != DT_UNKNOWN && rt->dtype != DT_UNKNOWN) {
-      result = T(L, "_1 / _2", left, right);
-    } else {
-      result = call_helper(L, "ct_truediv", TRUEDIV_HELPER, left, right);
-    }
-    if (!dtype_is_float(dtype) && dtype != DT_UNKNOWN)
-      dtype = DT_FLOAT32;
-    break;
-  case AOP_FLOORDIV:
-  case AOP_MOD:
-    if (lt->kind == VAL_CONST && rt->kind == VAL_CONST) {
-      result = T(L, op == AOP_MOD ? "_1 % _2" : "_1 // _2", left, right); /* Python semantics already */
-    } else if (op == AOP_MOD) {
-      result = call_helper(L, "ct_mod", MOD_HELPER, left, right);
-    } else {
-      use_runtime(L, "ct_truediv", TRUEDIV_HELPER);
-      result = call_helper(L, "ct_floordiv", FLOORDIV_HELPER, left, right);
-    }
-    break;
-  case AOP_MATMULT: lower_error(L, expr, "the @ operator is not supported by the converter yet");
-  default: {
-    Node *made = T(L, "_1 + _2", left, right);
-    made->u.bin_op.op = op;
-    result = made;
-    break;
+/* Triton computes an integer (or bool) tile with a bfloat16 one in
+ * float32; cuTile in bfloat16. Convert the integer side first: directly
+ * when both dtypes are known, through ct_bf16_operand when the other
+ * side's dtype comes from an array. */
+static void convert_integer_side(Lowerer *L, Node **side, Node *other) {
+  TypeInfo *type = (*side)->type, *other_type = other->type;
+  if (!integer_tile(type) || math_is_number(other_type))
+    return;
+  if (other_type->dtype == DT_BFLOAT16) {
+    Node *converted = T(L, "_1.to(tl.bfloat16)", *side);
+    converted->type = type;
+    *side = converted;
+  } else if (other_type->dtype == DT_UNKNOWN) {
+    Node *dtype = dtype_text_of(L, other);
+    if (!dtype)
+      return; /* not reachable for tiles made by ct operations: they carry a dtype expression */
+    Node *converted = T(L, "_1(_2, _3)", math_helper(L, "ct_bf16_operand"), *side, dtype);
+    converted->type = type;
+    *side = converted;
   }
+}
+
+static void match_bfloat16(Lowerer *L, Node **left, Node **right) {
+  convert_integer_side(L, left, *right);
+  convert_integer_side(L, right, *left);
+}
+
+/* ------------------------------------------------------------ folding */
+
+static TypeInfo *number_result(Lowerer *L, const TypeInfo *lt, const TypeInfo *rt, AstOp op) {
+  TypeInfo *type = type_new(L->ctx, VAL_CONST);
+  type->rank = 0;
+  type->loose = true;
+  bool known = lt->dtype != DT_UNKNOWN && rt->dtype != DT_UNKNOWN;
+  bool any_float = lt->is_float || rt->is_float;
+  type->is_float = any_float || op == AOP_DIV;
+  type->dtype = known ? (type->is_float ? DT_FLOAT32 : DT_INT32) : DT_UNKNOWN;
+  if (!known)
+    return type;
+  double a = lt->is_float ? lt->float_value : (double)lt->int_value;
+  double b = rt->is_float ? rt->float_value : (double)rt->int_value;
+  long long x = lt->int_value, y = rt->int_value;
+  switch (op) {
+  case AOP_ADD: type->int_value = x + y; type->float_value = a + b; break;
+  case AOP_SUB: type->int_value = x - y; type->float_value = a - b; break;
+  case AOP_MULT: type->int_value = x * y; type->float_value = a * b; break;
+  case AOP_DIV: type->float_value = a / b; break;
+  default: type->dtype = DT_UNKNOWN; break; /* value not tracked */
+  }
+  type->int_value = type->is_float ? (long long)type->float_value : type->int_value;
+  if (type->dtype != DT_UNKNOWN && !type->is_float && llabs(type->int_value) > (1LL << 53))
+    type->dtype = DT_UNKNOWN; /* beyond what we track exactly */
+  return type;
+}
+
+/* --------------------------------------------------------- operators */
+
+static OpClass class_of(AstOp op) {
+  switch (op) {
+  case AOP_DIV: return OPC_TRUEDIV;
+  case AOP_FLOORDIV: return OPC_FLOORDIV;
+  case AOP_MOD: return OPC_MOD;
+  case AOP_POW: return OPC_POW;
+  case AOP_BITAND:
+  case AOP_BITOR:
+  case AOP_BITXOR: return OPC_BITWISE;
+  case AOP_LSHIFT:
+  case AOP_RSHIFT: return OPC_SHIFT;
+  default: return OPC_ARITH;
+  }
+}
+
+static const char *operator_text(AstOp op) {
+  switch (op) {
+  case AOP_ADD: return "+";
+  case AOP_SUB: return "-";
+  case AOP_MULT: return "*";
+  case AOP_DIV: return "/";
+  case AOP_FLOORDIV: return "//";
+  case AOP_MOD: return "%";
+  case AOP_POW: return "**";
+  case AOP_BITAND: return "&";
+  case AOP_BITOR: return "|";
+  case AOP_BITXOR: return "^";
+  case AOP_LSHIFT: return "<<";
+  case AOP_RSHIFT: return ">>";
+  case AOP_MATMULT: return "@";
+  default: return "?";
+  }
+}
+
+static void require_operand(Lowerer *L, const Node *at, const char *what, const TypeInfo *type) {
+  if (!type || (type->kind != VAL_TILE && type->kind != VAL_CONST))
+    lower_error(L, at, "%s on %s cannot be converted", what, type_describe(L->ctx, type));
+}
+
+/* A bool operand meeting a Python int beyond int32: Triton types the
+ * number uint32 or int64 by its value, cuTile int64. */
+static void check_number_width(Lowerer *L, const Node *at, const char *what, const TypeInfo *lt, const TypeInfo *rt) {
+  for (int side = 0; side < 2; side++) {
+    const TypeInfo *number = side ? rt : lt, *tile = side ? lt : rt;
+    if (!math_is_number(number) || math_is_number(tile) || number_category(number) == '?')
+      continue;
+    if (number->is_float && math_category(tile->dtype) != 'f') {
+      double magnitude = fabs(number->float_value);
+      bool float32_range = magnitude == 0 || isinf(magnitude) || isnan(magnitude) ||
+                           (magnitude >= 0x1p-126 && magnitude <= 0x1.fffffep127);
+      if (!float32_range)
+        lower_error(L, at, "%s: the constant %g with an integer operand is float32 in cuTile but float64 in "
+                    "Triton; write it as a float32 value", what, number->float_value);
+    }
+    if (!number->is_float && number_category(number) == 'i' && tile->dtype != DT_UNKNOWN &&
+        math_category(tile->dtype) == 'b' && !int_fits(number->int_value, DT_INT32))
+      lower_error(L, at, "%s: an integer constant beyond int32 with a bool operand cannot be converted", what);
+  }
+}
+
+/* `left op right` for the operators of the binary family, with cuTile's
+ * dtypes; `what` names it in errors. */
+static Node *lower_binary(Lowerer *L, Node *at, const char *what, AstOp op, Node *left, Node *right) {
+  TypeInfo *lt = left->type, *rt = right->type;
+  require_operand(L, at, what, lt);
+  require_operand(L, at, what, rt);
+  OpClass cls = class_of(op);
+  DType dtype = operation_dtype(L, at, what, cls, lt, rt);
+  if (math_is_number(lt) && math_is_number(rt)) { /* Python's arithmetic, as cuTile's on loose constants */
+    Node *folded = T(L, "_1 + _2", left, right);
+    folded->u.bin_op.op = op;
+    folded->type = number_result(L, lt, rt, op);
+    return folded;
+  }
+  check_number_width(L, at, what, lt, rt);
+  Node *result;
+  switch (cls) {
+  case OPC_TRUEDIV: result = T(L, "_1(_2, _3)", math_helper(L, "ct_truediv"), left, right); break;
+  case OPC_FLOORDIV: result = T(L, "_1(_2, _3)", math_helper(L, "ct_floordiv"), left, right); break;
+  case OPC_MOD: result = T(L, "_1(_2, _3)", math_helper(L, "ct_mod"), left, right); break;
+  case OPC_POW: result = T(L, "_1(_2, _3)", math_helper(L, "ct_pow"), left, right); break;
+  default:
+    match_bfloat16(L, &left, &right);
+    result = T(L, "_1 + _2", left, right);
+    result->u.bin_op.op = op;
+    break;
   }
   result->type = broadcast_type(L, lt, rt, dtype);
-  if (lt->kind == VAL_CONST && rt->kind == VAL_CONST && !lt->is_float && !rt->is_float && lt->dtype != DT_UNKNOWN &&
-      rt->dtype != DT_UNKNOWN) {
-    long long a = lt->int_value, b = rt->int_value;
-    switch (op) {
-    case AOP_ADD: result->type->int_value = a + b; break;
-    case AOP_SUB: result->type->int_value = a - b; break;
-    case AOP_MULT: result->type->int_value = a * b; break;
-    default: result->type->dtype = DT_UNKNOWN; break; /* value not tracked */
-    }
-  } else if (lt->kind == VAL_CONST && rt->kind == VAL_CONST) {
-    result->type->dtype = DT_UNKNOWN;
-  }
   return result;
 }
 
+Node *lower_binary_operator(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right) {
+  if (op == AOP_MATMULT)
+    lower_error(L, expr, "the @ operator (matrix multiply) is not supported by the converter yet");
+  const char *what = arena_printf(&L->ctx->arena, "the %s operator", operator_text(op));
+  return lower_binary(L, expr, what, op, left, right);
+}
+
+/* -x, +x, ~x, not x */
 Node *lower_unary_operator(Lowerer *L, Node *expr, AstOp op, Node *operand) {
   TypeInfo *type = operand->type;
-  if (!type || (type->kind != VAL_TILE && type->kind != VAL_CONST))
-    lower_error(L, expr, "operator on %s cannot be converted", type_describe(L->ctx, type));
-  Node *result = T(L, "-_1", operand);
-  result->u.unary_op.op = op;
-  TypeInfo *copy = type_new(L->ctx, type->kind);
-  *copy = *type;
-  if (op == AOP_USUB && type->kind == VAL_CONST) {
-    copy->int_value = -type->int_value;
-    copy->float_value = -type->float_value;
+  require_operand(L, expr, "a unary operator", type);
+  if (op == AOP_USUB)
+    return lower_math_negative(L, expr, operand);
+  if (op == AOP_INVERT)
+    return lower_math_bitwise_not(L, expr, operand);
+  if (op == AOP_UADD) {
+    if (!math_is_number(type) && type->dtype == DT_BOOL)
+      lower_error(L, expr, "unary + on a bool tile is not valid in cuTile");
+    return operand;
   }
-  if (op == AOP_NOT) {
-    copy->dtype = DT_BOOL;
-    copy->is_float = false;
+  /* not: Python's `not` on a Triton tensor is not elementwise (the
+   * interpreter calls bool() on it): compare with zero instead */
+  if (math_is_number(type)) {
+    Node *result = T(L, "not _1", operand);
+    result->type = type_const_bool(L->ctx, type->dtype != DT_UNKNOWN && type->int_value == 0 && type->float_value == 0);
+    result->type->dtype = type->dtype == DT_UNKNOWN ? DT_UNKNOWN : DT_BOOL;
+    return result;
   }
-  result->type = copy;
+  Node *result = T(L, "_1 == 0", operand);
+  result->type = math_tile_type(L, type, DT_BOOL);
   return result;
+}
+
+static AstOp compare_op_of(const char *member) {
+  static const struct {
+    const char *member;
+    AstOp op;
+  } MAP[] = {{"equal", AOP_EQ},   {"not_equal", AOP_NOTEQ}, {"greater", AOP_GT},
+             {"greater_equal", AOP_GTE}, {"less", AOP_LT}, {"less_equal", AOP_LTE}};
+  for (size_t i = 0; i < sizeof MAP / sizeof MAP[0]; i++)
+    if (strcmp(MAP[i].member, member) == 0)
+      return MAP[i].op;
+  return AOP_EQ;
 }
 
 Node *lower_comparison(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right) {
-  TypeInfo *lt = left->type, *rt = right->type;
-  if (op == AOP_IS || op == AOP_ISNOT || op == AOP_IN || op == AOP_NOTIN)
-    lower_error(L, expr, "'is' and 'in' comparisons cannot be converted in tile code");
-  Node *result = T(L, "_1 < _2", left, right);
-  result->u.compare.ops[0] = op;
-  if (lt->kind == VAL_CONST && rt->kind == VAL_CONST) {
+  if (op == AOP_IS || op == AOP_ISNOT || op == AOP_IN || op == AOP_NOTIN) {
+    bool none_test = (op == AOP_IS || op == AOP_ISNOT) && left->type && right->type &&
+                     (left->type->kind == VAL_NONE || right->type->kind == VAL_NONE);
+    if (!none_test)
+      lower_error(L, expr, "'is' and 'in' comparisons cannot be converted in tile code");
+    Node *result = T(L, "_1 is _2", left, right); /* `x is None`: decided by Triton at compile time */
+    result->u.compare.ops[0] = op;
     result->type = type_new(L->ctx, VAL_CONST);
     result->type->rank = 0;
     return result;
   }
+  TypeInfo *lt = left->type, *rt = right->type;
+  require_operand(L, expr, "a comparison", lt);
+  require_operand(L, expr, "a comparison", rt);
+  operation_dtype(L, expr, "a comparison", OPC_COMPARE, lt, rt);
+  if (math_is_number(lt) && math_is_number(rt)) {
+    Node *result = T(L, "_1 < _2", left, right);
+    result->u.compare.ops[0] = op;
+    result->type = type_new(L->ctx, VAL_CONST);
+    result->type->rank = 0;
+    result->type->loose = true;
+    return result;
+  }
+  check_number_width(L, expr, "a comparison", lt, rt);
+  match_bfloat16(L, &left, &right);
+  Node *result = T(L, "_1 < _2", left, right);
+  result->u.compare.ops[0] = op;
   result->type = broadcast_type(L, lt, rt, DT_BOOL);
-  result->type->dtype = DT_BOOL;
   return result;
 }
 
-/* ------------------------------------------------------------ functions */
+/* -------------------------------------------------- enum/flag arguments */
 
-static Node *unary_math(Lowerer *L, Node *call, const char *member, const char *triton) {
+const char *math_rounding_mode(Lowerer *L, Node *arg, Node *source, const char *what) {
+  if (!arg || arg->type->kind == VAL_NONE)
+    return NULL;
+  if (arg->type->kind != VAL_ENUM || strncmp(arg->type->member, "RoundingMode.", 13) != 0)
+    lower_error(L, source, "%s: rounding_mode must be a ct.RoundingMode member", what);
+  return arg->type->member + 13;
+}
+
+bool math_true_constant(Lowerer *L, Node *arg, Node *source, const char *what) {
+  if (!arg)
+    return false;
+  if (arg->type->kind != VAL_CONST || arg->type->dtype == DT_UNKNOWN)
+    lower_error(L, source, "%s must be a constant True or False", what);
+  return arg->type->is_float ? arg->type->float_value != 0 : arg->type->int_value != 0;
+}
+
+/* flush_to_zero=True: Triton has no flag for it; keeping subnormals is at
+ * least as accurate. */
+static void note_flush_to_zero(Lowerer *L, Node *arg, Node *source, const char *what) {
+  if (math_true_constant(L, arg, source, what))
+    math_note(L, "C2T202: flush_to_zero=True not applied (Triton has no such flag): subnormal values are kept");
+}
+
+/* ------------------------------------------------------ ct functions */
+
+static const struct {
+  const char *member;
+  AstOp op;
+} BINARY_MEMBERS[] = {
+    {"add", AOP_ADD},           {"sub", AOP_SUB},           {"mul", AOP_MULT},
+    {"truediv", AOP_DIV},       {"floordiv", AOP_FLOORDIV}, {"mod", AOP_MOD},
+    {"pow", AOP_POW},           {"bitwise_and", AOP_BITAND}, {"bitwise_or", AOP_BITOR},
+    {"bitwise_xor", AOP_BITXOR}, {"bitwise_lshift", AOP_LSHIFT}, {"bitwise_rshift", AOP_RSHIFT},
+};
+
+/* ct.floordiv(x, y), ct.mod, ct.pow, ct.bitwise_*: the operator's lowering. */
+static Node *lower_binary_function(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
-  char *what = arena_printf(&L->ctx->arena, "ct.%s()", member);
-  bind_call(L, call, what, "x, /, *, rounding_mode, flush_to_zero", &args);
+  const char *what = arena_printf(&L->ctx->arena, "ct.%s()", member);
+  bind_call(L, call, what, "x, y, /", &args);
   Node *x = require_arg(L, call, &args, 0, what, "x");
-  Node *result = T(L, "_1(_2)", T0(L, triton), x);
-  TypeInfo *type = type_new(L->ctx, VAL_TILE);
-  *type = *x->type;
-  type->kind = VAL_TILE;
-  if (!dtype_is_float(type->dtype) && type->dtype != DT_UNKNOWN)
-    type->dtype = DT_FLOAT32;
-  result->type = type;
-  return result;
+  Node *y = require_arg(L, call, &args, 1, what, "y");
+  for (size_t i = 0; i < sizeof BINARY_MEMBERS / sizeof BINARY_MEMBERS[0]; i++)
+    if (strcmp(BINARY_MEMBERS[i].member, member) == 0)
+      return lower_binary(L, call, what, BINARY_MEMBERS[i].op, x, y);
+  lower_error(L, call, "internal error: %s is not a binary function", what);
 }
 
-static const char EXP_HELPER[] =
-    "@triton.jit\n"
-    "def ct_exp(x):\n"
-    "    \"\"\"ct.exp: full precision like cuTile (tl.exp is approximate on the GPU); integers give\n"
-    "    float32, float16/bfloat16 are computed in float32 and rounded back.\"\"\"\n"
-    "    if x.dtype == tl.float64:\n"
-    "        return precise_exp(x)\n"
-    "    elif x.dtype == tl.float16 or x.dtype == tl.bfloat16:\n"
-    "        return precise_exp(x.to(tl.float32)).to(x.dtype)\n"
-    "    else:\n"
-    "        return precise_exp(x.to(tl.float32))\n";
-
-static const char PRECISE_EXP_HELPER[] =
-    "@triton.jit\n"
-    "def precise_exp(x):\n"
-    "    \"\"\"exp rounded as libdevice does; Triton's interpreter has no libdevice, and there\n"
-    "    tl.exp is numpy's exp.\"\"\"\n"
-    "    if INTERPRETED:\n"
-    "        return tl.exp(x)\n"
-    "    else:\n"
-    "        return libdevice.exp(x)\n";
-
-static Node *lower_exp(Lowerer *L, Node *call, const char *member) {
-  Node *result = unary_math(L, call, member, "ct_exp");
-  Node *x = result->u.call.args.items[0];
-  if (x->type->kind == VAL_CONST) /* a Python number in Triton: make it a float32 scalar */
-    result->u.call.args.items[0] = T(L, "tl.full((), _1, tl.float32)", x);
-  L->needs_libdevice = true;
-  L->needs_interpreted_flag = true;
-  use_runtime(L, "precise_exp", PRECISE_EXP_HELPER);
-  result->u.call.func = use_runtime(L, "ct_exp", EXP_HELPER);
-  return result;
-}
-
-static Node *lower_simple_unary(Lowerer *L, Node *call, const char *member) {
-  static const struct {
-    const char *member, *triton;
-  } MAP[] = {{"exp2", "tl.exp2"}, {"log", "tl.log"},     {"log2", "tl.log2"}, {"rsqrt", "tl.rsqrt"},
-             {"sin", "tl.sin"},   {"cos", "tl.cos"},     {"floor", "tl.floor"}, {"ceil", "tl.ceil"},
-             {"sqrt", "tl.sqrt_rn"}};
-  for (size_t i = 0; i < sizeof MAP / sizeof MAP[0]; i++)
-    if (strcmp(MAP[i].member, member) == 0)
-      return unary_math(L, call, member, MAP[i].triton);
-  lower_error(L, call, "ct.%s is not supported by the converter yet", member);
-}
-
-/* x.astype(dtype) / ct.astype(x, dtype) -> x.to(dtype) */
-static Node *lower_astype(Lowerer *L, Node *call, const char *member) {
+/* ct.add/sub/mul(x, y, rounding_mode=, flush_to_zero=): RN is the
+ * operator; the directed modes have no Triton form that runs everywhere. */
+static Node *lower_rounded_arithmetic(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
-  bind_call(L, call, "astype()", "x, dtype, /, *, rounding_mode", &args);
-  Node *x = require_arg(L, call, &args, 0, "astype()", "x");
-  Node *dtype = require_arg(L, call, &args, 1, "astype()", "dtype");
-  if (dtype->type->kind != VAL_DTYPE)
-    lower_error(L, args.source[1], "astype() needs a dtype");
-  if (args.arg[2])
-    lower_error(L, args.source[2], "astype() with a rounding_mode is not supported by the converter yet");
-  Node *result = T(L, "tl.cast(_1, _2)", x, dtype);
-  TypeInfo *type = type_new(L->ctx, VAL_TILE);
-  *type = *x->type;
-  type->kind = VAL_TILE;
-  type->dtype = dtype->type->dtype;
-  type->dtype_expr = dtype->type->dtype != DT_UNKNOWN ? NULL : dtype;
-  result->type = type;
+  const char *what = arena_printf(&L->ctx->arena, "ct.%s()", member);
+  bind_call(L, call, what, "x, y, /, *, rounding_mode, flush_to_zero", &args);
+  Node *x = require_arg(L, call, &args, 0, what, "x");
+  Node *y = require_arg(L, call, &args, 1, what, "y");
+  const char *mode = math_rounding_mode(L, args.arg[2], args.source[2], what);
+  if (mode && strcmp(mode, "RN") != 0)
+    lower_error(L, args.source[2], "%s with rounding_mode=RoundingMode.%s cannot be converted (Triton has no "
+                "directed-rounding %s)", what, mode, member);
+  note_flush_to_zero(L, args.arg[3], args.source[3], what);
+  AstOp op = strcmp(member, "add") == 0 ? AOP_ADD : strcmp(member, "sub") == 0 ? AOP_SUB : AOP_MULT;
+  return lower_binary(L, call, what, op, x, y);
+}
+
+/* A Python number as a float32 scalar tensor, for helpers that read .dtype. */
+static Node *as_float32_tensor(Lowerer *L, Node *x) {
+  if (!math_is_number(x->type))
+    return x;
+  Node *made = T(L, "tl.full((), _1, tl.float32)", x);
+  made->type = type_tile(L->ctx, DT_FLOAT32, 0, NULL);
+  return made;
+}
+
+/* ct.truediv(x, y, rounding_mode=, flush_to_zero=):
+ *   RN (default)  IEEE division, ct_truediv
+ *   FULL          cuTile's full-range approximation (about 2 ulp): the IEEE
+ *                 division, which is at least as accurate (note C2T201)
+ *   APPROX        Triton's plain `/` on float32, the approximate division
+ *   RZ, RM, RP    libdevice div_rz/div_rd/div_ru on float32 */
+static Node *lower_truediv(Lowerer *L, Node *call, const char *member) {
+  BoundArgs args;
+  const char *what = "ct.truediv()";
+  bind_call(L, call, what, "x, y, /, *, rounding_mode, flush_to_zero", &args);
+  Node *x = require_arg(L, call, &args, 0, what, "x");
+  Node *y = require_arg(L, call, &args, 1, what, "y");
+  const char *mode = math_rounding_mode(L, args.arg[2], args.source[2], what);
+  note_flush_to_zero(L, args.arg[3], args.source[3], what);
+  if (!mode || strcmp(mode, "RN") == 0)
+    return lower_binary(L, call, what, AOP_DIV, x, y);
+  Node *plain = lower_binary(L, call, what, AOP_DIV, x, y); /* types and checks */
+  DType dtype = plain->type->dtype;
+  if (strcmp(mode, "RA") == 0 || strcmp(mode, "RZI") == 0)
+    lower_error(L, args.source[2], "%s does not accept rounding_mode=RoundingMode.%s", what, mode);
+  if (dtype != DT_FLOAT32 && dtype != DT_UNKNOWN) /* unknown: the helpers check at Triton compile time */
+    lower_error(L, args.source[2], "%s with rounding_mode=RoundingMode.%s is converted for float32 operands "
+                "only (here: %s)", what, mode, dtype_name(dtype));
+  if (strcmp(mode, "FULL") == 0) {
+    math_note(L, "C2T201: RoundingMode.FULL division computed as IEEE round-to-nearest (at least as accurate)");
+    return plain;
+  }
+  Node *result;
+  if (strcmp(mode, "APPROX") == 0) {
+    result = T(L, "_1(_2, _3)", math_helper(L, "ct_truediv_approx"), x, y);
+  } else {
+    const char *direction = strcmp(mode, "RZ") == 0 ? "\"rz\"" : strcmp(mode, "RM") == 0 ? "\"rd\"" : "\"ru\"";
+    result = T(L, "_1(_2, _3, _4)", math_helper(L, "ct_truediv_directed"), x, y, T0(L, direction));
+  }
+  result->type = plain->type;
+  return result;
+}
+
+/* ct.divmod(x, y) / divmod(x, y): integers only, (x // y, x % y). */
+static Node *lower_divmod(Lowerer *L, Node *call, const char *member) {
+  BoundArgs args;
+  const char *what = "divmod()";
+  bind_call(L, call, what, "x, y, /", &args);
+  Node *x = require_arg(L, call, &args, 0, what, "x");
+  Node *y = require_arg(L, call, &args, 1, what, "y");
+  for (int side = 0; side < 2; side++) {
+    const TypeInfo *t = side ? y->type : x->type;
+    if (t && ((math_is_number(t) && t->is_float) || (!math_is_number(t) && math_dtype_is_float(t->dtype))))
+      lower_error(L, call, "divmod() on floats is not supported by cuTile");
+  }
+  bool simple = (x->kind == N_NAME || x->kind == N_CONSTANT) && (y->kind == N_NAME || y->kind == N_CONSTANT);
+  if (!simple)
+    lower_error(L, call, "divmod() of expressions cannot be converted yet: assign the operands to names first");
+  Node *quotient = lower_binary(L, call, what, AOP_FLOORDIV, x, y);
+  Node *remainder = lower_binary(L, call, what, AOP_MOD, x, y);
+  Node *tuple = T(L, "(_1, _2)", quotient, remainder);
+  TypeInfo *type = type_new(L->ctx, VAL_TUPLE);
+  type->count = 2;
+  type->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * 2);
+  type->elts[0] = quotient->type;
+  type->elts[1] = remainder->type;
+  tuple->type = type;
+  return tuple;
+}
+
+/* ct.minimum/maximum(x, y, flush_to_zero=, propagate_nan=), min(x, y),
+ * max(x, y): tl.minimum/maximum; NaN is ignored unless propagate_nan
+ * (tl.PropagateNan.ALL). */
+static Node *lower_minmax(Lowerer *L, Node *call, const char *member) {
+  bool is_min = strcmp(member, "minimum") == 0;
+  bool builtin = call->u.call.func->kind == N_NAME;
+  const char *what = builtin ? (is_min ? "min()" : "max()") : (is_min ? "ct.minimum()" : "ct.maximum()");
+  if (builtin && (call->u.call.args.count != 2 || call->u.call.keywords.count))
+    lower_error(L, call, "%s in tile code takes exactly two operands", what);
+  BoundArgs args;
+  bind_call(L, call, what, "x, y, /, *, flush_to_zero, propagate_nan", &args);
+  Node *x = require_arg(L, call, &args, 0, what, "x");
+  Node *y = require_arg(L, call, &args, 1, what, "y");
+  require_operand(L, call, what, x->type);
+  require_operand(L, call, what, y->type);
+  DType dtype = operation_dtype(L, call, what, OPC_MINMAX, x->type, y->type);
+  note_flush_to_zero(L, args.arg[2], args.source[2], what);
+  bool propagate = math_true_constant(L, args.arg[3], args.source[3], what);
+  if (math_is_number(x->type) && math_is_number(y->type)) {
+    Node *folded = T(L, is_min ? "min(_1, _2)" : "max(_1, _2)", x, y);
+    folded->type = type_new(L->ctx, VAL_CONST);
+    folded->type->rank = 0;
+    folded->type->loose = true;
+    return folded;
+  }
+  check_number_width(L, call, what, x->type, y->type);
+  TypeInfo *xt = x->type, *yt = y->type;
+  match_bfloat16(L, &x, &y);
+  Node *result;
+  if (propagate)
+    result = T(L, is_min ? "tl.minimum(_1, _2, propagate_nan=tl.PropagateNan.ALL)"
+                         : "tl.maximum(_1, _2, propagate_nan=tl.PropagateNan.ALL)", x, y);
+  else
+    result = T(L, is_min ? "tl.minimum(_1, _2)" : "tl.maximum(_1, _2)", x, y);
+  result->type = broadcast_type(L, xt, yt, dtype);
+  return result;
+}
+
+/* ct.equal(x, y) ...: the comparison operators. */
+static Node *lower_compare_function(Lowerer *L, Node *call, const char *member) {
+  BoundArgs args;
+  const char *what = arena_printf(&L->ctx->arena, "ct.%s()", member);
+  bind_call(L, call, what, "x, y, /", &args);
+  Node *x = require_arg(L, call, &args, 0, what, "x");
+  Node *y = require_arg(L, call, &args, 1, what, "y");
+  return lower_comparison(L, call, compare_op_of(member), x, y);
+}
+
+/* ct.atan2(x1, x2): libdevice atan2 in the common float dtype. */
+static Node *lower_atan2(Lowerer *L, Node *call, const char *member) {
+  BoundArgs args;
+  bind_call(L, call, "ct.atan2()", "x1, x2, /", &args);
+  Node *x1 = require_arg(L, call, &args, 0, "ct.atan2()", "x1");
+  Node *x2 = require_arg(L, call, &args, 1, "ct.atan2()", "x2");
+  require_operand(L, call, "ct.atan2()", x1->type);
+  require_operand(L, call, "ct.atan2()", x2->type);
+  DType dtype = operation_dtype(L, call, "ct.atan2()", OPC_ATAN2, x1->type, x2->type);
+  TypeInfo *t1 = x1->type, *t2 = x2->type;
+  if (math_is_number(t1) && math_is_number(t2)) {
+    x1 = as_float32_tensor(L, x1);
+    dtype = DT_FLOAT32;
+  }
+  Node *result = T(L, "_1(_2, _3)", math_helper(L, "ct_atan2"), x1, x2);
+  result->type = broadcast_type(L, x1->type, x2->type, dtype);
+  return result;
+}
+
+/* ct.where(cond, x, y): tl.where with cuTile's promotion of x and y (a
+ * Python number takes the other side's dtype: where(m, f16, 0) is f16). */
+static Node *lower_where(Lowerer *L, Node *call, const char *member) {
+  BoundArgs args;
+  const char *what = "ct.where()";
+  bind_call(L, call, what, "cond, x, y, /", &args);
+  Node *cond = require_arg(L, call, &args, 0, what, "cond");
+  Node *x = require_arg(L, call, &args, 1, what, "x");
+  Node *y = require_arg(L, call, &args, 2, what, "y");
+  require_operand(L, call, what, cond->type);
+  require_operand(L, call, what, x->type);
+  require_operand(L, call, what, y->type);
+  DType dtype = operation_dtype(L, call, what, OPC_MINMAX, x->type, y->type);
+  TypeInfo *xt = x->type, *yt = y->type;
+  if (math_is_number(xt) && math_is_number(yt)) {
+    bool any_float = xt->is_float || yt->is_float;
+    bool known = xt->dtype != DT_UNKNOWN && yt->dtype != DT_UNKNOWN;
+    dtype = !known ? DT_UNKNOWN : any_float ? DT_FLOAT32 : (xt->dtype == DT_BOOL && yt->dtype == DT_BOOL) ? DT_BOOL : DT_INT32;
+    if (known && !any_float && (!int_fits(xt->int_value, DT_INT32) || !int_fits(yt->int_value, DT_INT32)))
+      lower_error(L, call, "%s: integer constants beyond int32 cannot be converted here", what);
+  } else {
+    check_number_width(L, call, what, xt, yt);
+  }
+  match_bfloat16(L, &x, &y);
+  Node *result = T(L, "tl.where(_1, _2, _3)", cond, x, y);
+  TypeInfo *shape = broadcast_type(L, math_is_number(cond->type) ? xt : cond->type, xt, dtype);
+  result->type = broadcast_type(L, shape, yt, dtype);
   return result;
 }
 
 const OpEntry lower_math_ops[] = {
-    {"exp", lower_exp},
-    {"exp2", lower_simple_unary},
-    {"log", lower_simple_unary},
-    {"log2", lower_simple_unary},
-    {"rsqrt", lower_simple_unary},
-    {"sqrt", lower_simple_unary},
-    {"sin", lower_simple_unary},
-    {"cos", lower_simple_unary},
-    {"floor", lower_simple_unary},
-    {"ceil", lower_simple_unary},
-    {"astype", lower_astype},
+    {"add", lower_rounded_arithmetic},
+    {"sub", lower_rounded_arithmetic},
+    {"mul", lower_rounded_arithmetic},
+    {"truediv", lower_truediv},
+    {"floordiv", lower_binary_function},
+    {"mod", lower_binary_function},
+    {"pow", lower_binary_function},
+    {"divmod", lower_divmod},
+    {"atan2", lower_atan2},
+    {"minimum", lower_minmax},
+    {"maximum", lower_minmax},
+    {"bitwise_and", lower_binary_function},
+    {"bitwise_or", lower_binary_function},
+    {"bitwise_xor", lower_binary_function},
+    {"bitwise_lshift", lower_binary_function},
+    {"bitwise_rshift", lower_binary_function},
+    {"equal", lower_compare_function},
+    {"not_equal", lower_compare_function},
+    {"greater", lower_compare_function},
+    {"greater_equal", lower_compare_function},
+    {"less", lower_compare_function},
+    {"less_equal", lower_compare_function},
+    {"where", lower_where},
+    {"bitwise_not", lower_math_unary_function},
+    {"negative", lower_math_unary_function},
+    {"isnan", lower_math_isnan},
+    {"abs", lower_math_abs},
+    {"exp", lower_math_unary_function},
+    {"exp2", lower_math_unary_function},
+    {"log", lower_math_unary_function},
+    {"log2", lower_math_unary_function},
+    {"sqrt", lower_math_unary_function},
+    {"rsqrt", lower_math_unary_function},
+    {"sin", lower_math_unary_function},
+    {"cos", lower_math_unary_function},
+    {"tan", lower_math_unary_function},
+    {"sinh", lower_math_unary_function},
+    {"cosh", lower_math_unary_function},
+    {"tanh", lower_math_unary_function},
+    {"floor", lower_math_unary_function},
+    {"ceil", lower_math_unary_function},
+    {"astype", lower_math_astype},
+    {"bitcast", lower_math_bitcast},
+    {"int", lower_math_python_conversion},
+    {"float", lower_math_python_conversion},
+    {"bool", lower_math_python_conversion},
+    {"bool_", lower_math_dtype_constructor},
+    {"int8", lower_math_dtype_constructor},
+    {"int16", lower_math_dtype_constructor},
+    {"int32", lower_math_dtype_constructor},
+    {"int64", lower_math_dtype_constructor},
+    {"uint8", lower_math_dtype_constructor},
+    {"uint16", lower_math_dtype_constructor},
+    {"uint32", lower_math_dtype_constructor},
+    {"uint64", lower_math_dtype_constructor},
+    {"float16", lower_math_dtype_constructor},
+    {"bfloat16", lower_math_dtype_constructor},
+    {"float32", lower_math_dtype_constructor},
+    {"float64", lower_math_dtype_constructor},
     {NULL, NULL},
 };

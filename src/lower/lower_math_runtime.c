@@ -171,7 +171,8 @@ static const char ROUND_DIRECTED[] =
     "def ct_round_directed(q, exact_above, exact_below, MODE: tl.constexpr):\n"
     "    \"\"\"Only under TRITON_INTERPRET=1: the float32 `q`, rounded to nearest, moved one ulp\n"
     "    where the exact result lies above it (`exact_above`) or below it (`exact_below`) and\n"
-    "    MODE (\"rz\" toward zero, \"rd\" down, \"ru\" up) rounds the other way.\"\"\"\n"
+    "    MODE (\"rz\" toward zero, \"rd\" down, \"ru\" up) rounds the other way. The callers find\n"
+    "    the side from a remainder that is exact in float64.\"\"\"\n"
     "    bits = q.to(tl.int32, bitcast=True)\n"
     "    up = tl.where(q > 0, bits + 1, tl.where(q < 0, bits - 1, 1)).to(tl.float32, bitcast=True)\n"
     "    down = tl.where(q > 0, bits - 1, tl.where(q < 0, bits + 1, -2147483647)).to(tl.float32, bitcast=True)\n"
@@ -187,11 +188,11 @@ static const char DIV_DIRECTED[] =
     "def ct_truediv_directed(x, y, MODE: tl.constexpr):\n"
     "    \"\"\"ct.truediv(x, y, rounding_mode=RZ/RM/RP) on float32: the quotient rounded toward\n"
     "    zero (MODE \"rz\"), down (\"rd\") or up (\"ru\"), as libdevice's div_rz/rd/ru.\"\"\"\n"
+    "    tl.static_assert(ct_common_dtype(x, y) == tl.float32, \"converted for float32 only\")\n"
     "    x = tl.cast(x, tl.float32)\n"
     "    y = tl.cast(y, tl.float32)\n"
     "    if INTERPRETED:\n"
     "        q = tl.div_rn(x, y)\n"
-    "        # x - q*y is exact in float64: its sign says on which side of q the quotient lies\n"
     "        r = (x.to(tl.float64) - q.to(tl.float64) * y.to(tl.float64)) * y.to(tl.float64)\n"
     "        return ct_round_directed(q, r > 0, r < 0, MODE)\n"
     "    elif MODE == \"rz\":\n"
@@ -206,10 +207,10 @@ static const char SQRT_DIRECTED[] =
     "def ct_sqrt_directed(x, MODE: tl.constexpr):\n"
     "    \"\"\"ct.sqrt(x, rounding_mode=RZ/RM/RP) on float32: the square root rounded toward zero\n"
     "    (MODE \"rz\"), down (\"rd\") or up (\"ru\"), as libdevice's sqrt_rz/rd/ru.\"\"\"\n"
+    "    tl.static_assert(x.dtype == tl.float32, \"converted for float32 only\")\n"
     "    x = tl.cast(x, tl.float32)\n"
     "    if INTERPRETED:\n"
     "        q = tl.sqrt_rn(x)\n"
-    "        # x - q*q is exact in float64: its sign says on which side of q the root lies\n"
     "        r = x.to(tl.float64) - q.to(tl.float64) * q.to(tl.float64)\n"
     "        return ct_round_directed(q, r > 0, r < 0, MODE)\n"
     "    elif MODE == \"rz\":\n"
@@ -219,12 +220,20 @@ static const char SQRT_DIRECTED[] =
     "    else:\n"
     "        return libdevice.sqrt_ru(x)\n";
 
+static const char DIV_APPROX[] =
+    "@triton.jit\n"
+    "def ct_truediv_approx(x, y):\n"
+    "    \"\"\"ct.truediv(x, y, rounding_mode=APPROX) on float32: Triton's plain / on float32,\n"
+    "    the approximate division.\"\"\"\n"
+    "    tl.static_assert(ct_common_dtype(x, y) == tl.float32, \"converted for float32 only\")\n"
+    "    return tl.cast(x, tl.float32) / tl.cast(y, tl.float32)\n";
+
 /* ------------------------------------------------------------ lookup */
 
 typedef struct HelperText {
   const char *name;
   const char *source;
-  const char *needs[3]; /* helpers it calls */
+  const char *needs[4]; /* helpers it calls */
   bool libdevice;       /* uses libdevice and the INTERPRETED flag */
 } HelperText;
 
@@ -238,9 +247,10 @@ static const HelperText HELPERS[] = {
     {"ct_floordiv", FLOORDIV, {"ct_truediv", "ct_compute_dtype"}, false},
     {"ct_mod", MOD, {"ct_common_dtype", "ct_compute_dtype"}, false},
     {"ct_pow", POW, {"ct_common_dtype", "ct_compute_dtype", "interpreted_numpy"}, true},
-    {"ct_atan2", ATAN2, {"ct_float_dtype", "ct_compute_dtype", "interpreted_numpy"}, true},
+    {"ct_atan2", ATAN2, {"ct_common_dtype", "ct_float_dtype", "ct_compute_dtype", "interpreted_numpy"}, true},
     {"ct_round_directed", ROUND_DIRECTED, {NULL}, false},
-    {"ct_truediv_directed", DIV_DIRECTED, {"ct_round_directed"}, true},
+    {"ct_truediv_directed", DIV_DIRECTED, {"ct_round_directed", "ct_common_dtype"}, true},
+    {"ct_truediv_approx", DIV_APPROX, {"ct_common_dtype"}, false},
     {"ct_sqrt_directed", SQRT_DIRECTED, {"ct_round_directed"}, true},
 };
 
@@ -249,7 +259,7 @@ Node *math_helper(Lowerer *L, const char *name) {
     const HelperText *helper = &HELPERS[i];
     if (strcmp(helper->name, name) != 0)
       continue;
-    for (int j = 0; j < 3 && helper->needs[j]; j++) /* helpers it calls come first */
+    for (int j = 0; j < 4 && helper->needs[j]; j++) /* helpers it calls come first */
       math_helper(L, helper->needs[j]);
     if (helper->libdevice) {
       L->needs_libdevice = true;
@@ -260,16 +270,20 @@ Node *math_helper(Lowerer *L, const char *name) {
   lower_error(L, NULL, "internal error: no math helper '%s'", name);
 }
 
+static const char FLOAT32_ONLY[] =
+    "    tl.static_assert(x.dtype == tl.float32, \"cuTile takes this rounding mode for float32 only\")\n";
+
 /* ct_<name>(x): a float math function with cuTile's dtypes: integers and
  * bool give float32, float16/bfloat16 are computed in float32 and rounded
  * back (Triton's math functions take float32/float64 only). */
 Node *math_unary_helper(Lowerer *L, const char *name, const char *gpu_expr, const char *interpreted_expr,
-                        const char *doc) {
+                        const char *doc, bool float32_only) {
   math_helper(L, "ct_float_dtype");
   math_helper(L, "ct_compute_dtype");
   Buf body = {0};
   if (interpreted_expr) {
-    math_helper(L, "interpreted_numpy");
+    if (strstr(interpreted_expr, "interpreted_numpy"))
+      math_helper(L, "interpreted_numpy");
     L->needs_libdevice = true;
     L->needs_interpreted_flag = true;
     buf_printf(&body,
@@ -285,11 +299,12 @@ Node *math_unary_helper(Lowerer *L, const char *name, const char *gpu_expr, cons
                                     "@triton.jit\n"
                                     "def %s(x):\n"
                                     "    \"\"\"%s\"\"\"\n"
+                                    "%s"
                                     "    dtype: tl.constexpr = ct_float_dtype(x.dtype)\n"
                                     "    x = x.to(ct_compute_dtype(dtype))\n"
                                     "%s"
                                     "    return r.to(dtype)\n",
-                                    name, doc, body.data);
+                                    name, doc, float32_only ? FLOAT32_ONLY : "", body.data);
   buf_free(&body);
   return use_runtime(L, arena_strndup(&L->ctx->arena, name, strlen(name)), source);
 }

@@ -108,7 +108,21 @@ static Node *int_tuple(Lowerer *L, const int *values, int count) {
 typedef enum Padding { PAD_UNDETERMINED, PAD_ZERO, PAD_NEG_ZERO, PAD_NAN, PAD_POS_INF, PAD_NEG_INF } Padding;
 
 static const char *const PADDING_NAMES[] = {"UNDETERMINED", "ZERO", "NEG_ZERO", "NAN", "POS_INF", "NEG_INF"};
-static const char *const PADDING_TEXT[] = {"None", "0", "-0.0", "float(\"nan\")", "float(\"inf\")", "float(\"-inf\")"};
+static const char *const PADDING_TEXT[] = {"None", "0", "ct_negative_zero()", "float(\"nan\")", "float(\"inf\")", "float(\"-inf\")"};
+
+static const char NEGATIVE_ZERO_HELPER[] =
+    "@triton.jit\n"
+    "def ct_negative_zero():\n"
+    "    \"\"\"-0.0 (padding_mode=NEG_ZERO) as a float32 scalar. Triton turns a literal -0.0 into\n"
+    "    +0.0 (measured in its interpreter), so the value is made from its bits.\"\"\"\n"
+    "    return tl.full((), 0x80000000, tl.uint32).to(tl.float32, bitcast=True)\n";
+
+/* The padding value as a Triton expression (`None` for UNDETERMINED). */
+static Node *padding_value(Lowerer *L, Padding padding) {
+  if (padding == PAD_NEG_ZERO)
+    return T(L, "_1()", use_runtime(L, "ct_negative_zero", NEGATIVE_ZERO_HELPER));
+  return T0(L, PADDING_TEXT[padding]);
+}
 
 static Padding read_padding(Lowerer *L, Node *mode) {
   if (!mode)
@@ -133,15 +147,18 @@ static void require_float_padding(Lowerer *L, Node *at, const TypeInfo *array, P
                 dtype_info(array->dtype)->cutile);
   if (array->dtype != DT_UNKNOWN || !L->prologue)
     return;
+  const ArrayRef *ref = array->array;
+  Node *root = ref->is_view ? new_name(L, arena_printf(&L->ctx->arena, "%.*s", ref->param.len, ref->param.text))
+                            : ref->pointer; /* a view's dtype is its parent's, a parameter of the kernel */
   Buf pointer = {0};
-  expr_text(L->ctx, array->array->pointer, &pointer);
+  expr_text(L->ctx, root, &pointer);
   const char *key = arena_printf(&L->ctx->arena, "float-padding|%s|%s", pointer.data, PADDING_NAMES[padding]);
   if (memory_first_time(L, key)) {
     const char *text = arena_printf(&L->ctx->arena,
                                     "tl.static_assert(_1.dtype.element_ty.is_floating(), \"ct.load(%s, "
                                     "padding_mode=%s): this padding needs a float array\")\n",
                                     pointer.data, PADDING_NAMES[padding]);
-    NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(array->array->pointer));
+    NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(root));
     node_list_push(&L->ctx->arena, L->prologue, made.items[0]);
   }
   buf_free(&pointer);
@@ -245,8 +262,30 @@ typedef struct TileAccess {
 /* Whether this access may take a descriptor at all. */
 static bool tma_possible(Lowerer *L, const TileAccess *access) {
   const ArrayRef *array = access->array;
+  if (memory_view_slices_axis(L, array, access->rank - 1))
+    return false;
   return access->rank >= 2 && access->allow_tma && array->param.len && !array->tma_unsafe && !array->int64_index &&
          L->prologue && L->function->role == ROLE_KERNEL;
+}
+
+/* The expressions of `parts` with repeats (same text) left out. */
+static int drop_repeated(Lowerer *L, Node **parts, int count) {
+  int kept = 0;
+  for (int i = 0; i < count; i++) {
+    Buf a = {0};
+    expr_text(L->ctx, parts[i], &a);
+    bool repeated = false;
+    for (int j = 0; j < kept && !repeated; j++) {
+      Buf b = {0};
+      expr_text(L->ctx, parts[j], &b);
+      repeated = strcmp(a.data, b.data) == 0;
+      buf_free(&b);
+    }
+    buf_free(&a);
+    if (!repeated)
+      parts[kept++] = parts[i];
+  }
+  return kept;
 }
 
 /* `x_tma and BN * (x.dtype.element_ty.primitive_bitwidth // 8) >= 16 and BM <= 256`:
@@ -255,12 +294,19 @@ static bool tma_possible(Lowerer *L, const TileAccess *access) {
 static Node *tma_condition(Lowerer *L, const ArrayRef *array, Node **sizes, int rank) {
   Node *flag = new_name(L, arena_printf(&L->ctx->arena, "%.*s_tma", array->param.len, array->param.text));
   Node *element = new_name(L, arena_printf(&L->ctx->arena, "%.*s", array->param.len, array->param.text));
-  Node *condition = T(L, "_1 and _2 * (_3.dtype.element_ty.primitive_bitwidth // 8) >= 16", flag, sizes[rank - 1], element);
+  Node *parts[MAX_TILE_RANK + 2] = {flag, T(L, "_1 * (_2.dtype.element_ty.primitive_bitwidth // 8) >= 16", sizes[rank - 1], element)};
+  int count = 2;
   for (int a = 0; a < rank; a++) {
     long long size;
     if (!known_int(sizes[a], &size) || size > 256)
-      condition = T(L, "_1 and _2 <= 256", condition, sizes[a]);
+      parts[count++] = T(L, "_1 <= 256", sizes[a]);
   }
+  count = drop_repeated(L, parts, count);
+  Buf text = {0};
+  for (int i = 0; i < count; i++)
+    buf_printf(&text, "%s_%d", i ? " and " : "", i + 1);
+  Node *condition = template_expr(L->ctx, text.data, parts, count);
+  buf_free(&text);
   return condition;
 }
 
@@ -403,7 +449,7 @@ static Node *load_element(Lowerer *L, TypeInfo *array, Node *index, Padding padd
   if (array->rank < 0)
     array->rank = rank;
   Node *loaded = pointer_call(L, load_element_helper(L, rank), array->array, items, rank);
-  push_arg(L, loaded, T0(L, PADDING_TEXT[padding]));
+  push_arg(L, loaded, padding_value(L, padding));
   push_unchecked(L, loaded, check_bounds);
   loaded->type = type_tile(L->ctx, array->dtype, 0, NULL);
   loaded->type->dtype_expr = array->dtype_expr;
@@ -427,7 +473,7 @@ static Node *load_by_tma(Lowerer *L, const TileAccess *access, Padding padding, 
       push_arg(L, mask, access->index[a]);
     for (int a = 0; a < access->rank; a++)
       push_arg(L, mask, access->size[a]);
-    by_tma = T(L, "tl.where(_1, _2, _3)", mask, by_tma, T0(L, PADDING_TEXT[padding]));
+    by_tma = T(L, "tl.where(_1, _2, _3)", mask, by_tma, padding_value(L, padding));
   }
   return by_tma;
 }
@@ -473,7 +519,7 @@ static Node *lower_load(Lowerer *L, Node *call, const char *member) {
   Node *loaded = pointer_call(L, load_helper(L, rank), access.array, access.index, rank);
   for (int a = 0; a < rank; a++)
     push_arg(L, loaded, access.size[a]);
-  push_arg(L, loaded, T0(L, PADDING_TEXT[padding]));
+  push_arg(L, loaded, padding_value(L, padding));
   push_unchecked(L, loaded, check_bounds);
   memory_note_access(L, loaded, access.array, MEM_READ);
   Node *ok = NULL, *by_tma = tma_possible(L, &access) ? load_by_tma(L, &access, padding, &ok) : NULL;
@@ -642,7 +688,8 @@ static Node *lower_slice(Lowerer *L, Node *call, const char *member) {
   char *shape = arena_printf(&L->ctx->arena, "%s_shape", pointer);
   Node *stride = axis >= 0 ? T(L, "_1[_2]", parent->strides, new_int(L, axis)) : T(L, "_1[-1]", parent->strides);
   Node *extent = T(L, "_1 - _2", stop, start);
-  Node *new_shape = axis == -1 ? T(L, "_1[:-1] + (_2,)", parent->shape, extent)
+  Node *new_shape = axis == -1  ? T(L, "_1[:-1] + (_2,)", parent->shape, extent)
+                   : axis == 0 ? T(L, "(_1,) + _2[1:]", extent, parent->shape)
                                : T(L, "_1[:_2] + (_3,) + _1[_4:]", parent->shape, new_int(L, axis), extent,
                                    new_int(L, axis + 1));
   const char *text = arena_printf(&L->ctx->arena, "%s = _1 + tl.cast(_2, tl.int64) * _3\n%s = _4\n", pointer, shape);
@@ -656,8 +703,9 @@ static Node *lower_slice(Lowerer *L, Node *call, const char *member) {
   view->pointer = new_name(L, pointer);
   view->shape = new_name(L, shape);
   view->is_view = true;
-  view->tma_unsafe = parent->tma_unsafe || axis == -1 || (array->rank >= 0 && axis == array->rank - 1) ||
-                     array->rank < 0;
+  view->tma_unsafe = parent->tma_unsafe || axis == -1 || (array->rank >= 0 && axis == array->rank - 1);
+  if (array->rank < 0) /* the rank comes with the first load: a slice on the last axis then takes no TMA */
+    memory_note_view_axis(L, view, (int)axis);
   type->array = view;
   Node *result = new_name(L, pointer);
   result->type = type;
@@ -669,5 +717,15 @@ const OpEntry lower_memory_ops[] = {
     {"store", lower_store},
     {"num_tiles", lower_num_tiles},
     {"slice", lower_slice},
+    {"gather", memory_lower_gather},
+    {"scatter", memory_lower_scatter},
+    {"atomic_add", memory_lower_atomic_rmw},
+    {"atomic_max", memory_lower_atomic_rmw},
+    {"atomic_min", memory_lower_atomic_rmw},
+    {"atomic_and", memory_lower_atomic_rmw},
+    {"atomic_or", memory_lower_atomic_rmw},
+    {"atomic_xor", memory_lower_atomic_rmw},
+    {"atomic_xchg", memory_lower_atomic_rmw},
+    {"atomic_cas", memory_lower_atomic_cas},
     {NULL, NULL},
 };

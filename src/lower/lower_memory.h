@@ -48,10 +48,18 @@ typedef struct MemoryState {
   int choice_count, choice_capacity;
   const char **once;    /* keys of prologue statements already made */
   int once_count, once_capacity;
+  const ArrayRef *views[64]; /* slices of arrays whose rank was not known yet, */
+  int view_axes[64];         /* and the axis each slices (its own or its parent's) */
+  int view_count;
 } MemoryState;
 
 MemoryState *memory_state(Lowerer *L);
 void memory_note_access(Lowerer *L, const Node *node, const ArrayRef *array, unsigned effects);
+/* Array.slice on an axis of an array whose rank is not known yet: a load
+ * of rank r takes no TMA when the view (or a view it was sliced from)
+ * slices axis r - 1, the contiguous one. */
+void memory_note_view_axis(Lowerer *L, const ArrayRef *view, int axis);
+bool memory_view_slices_axis(Lowerer *L, const ArrayRef *view, int axis);
 /* True the first time `key` is asked for in this module. */
 bool memory_first_time(Lowerer *L, const char *key);
 
@@ -69,5 +77,12 @@ const char *memory_scope_text(Lowerer *L, Node *scope, const char *what);
 /* The dtype a stored value must not narrow from (cuTile allows only
  * widening implicit casts): errors where both dtypes are known. */
 void memory_check_store_cast(Lowerer *L, Node *at, const TypeInfo *value, const TypeInfo *array, const char *what);
+
+/* -------------------------------------------------- lower_memory_gather.c */
+
+Node *memory_lower_gather(Lowerer *L, Node *call, const char *member);
+Node *memory_lower_scatter(Lowerer *L, Node *call, const char *member);
+Node *memory_lower_atomic_rmw(Lowerer *L, Node *call, const char *member); /* add max min and or xor xchg */
+Node *memory_lower_atomic_cas(Lowerer *L, Node *call, const char *member);
 
 #endif /* C2T_LOWER_MEMORY_H */

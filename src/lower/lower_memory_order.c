@@ -64,6 +64,23 @@ bool memory_first_time(Lowerer *L, const char *key) {
   return true;
 }
 
+void memory_note_view_axis(Lowerer *L, const ArrayRef *view, int axis) {
+  MemoryState *state = memory_state(L);
+  if (state->view_count == 64)
+    lower_error(L, NULL, "more than 64 slices of arrays of unknown rank in one module");
+  state->views[state->view_count] = view;
+  state->view_axes[state->view_count++] = axis;
+}
+
+bool memory_view_slices_axis(Lowerer *L, const ArrayRef *view, int axis) {
+  MemoryState *state = L->memory;
+  for (int i = 0; state && i < state->view_count; i++)
+    if (state->views[i]->pointer == view->pointer || str_same(state->views[i]->pointer->u.name.id, view->pointer->u.name.id))
+      if (state->view_axes[i] == axis)
+        return true;
+  return false;
+}
+
 /* ------------------------------------------------------ order state */
 
 #define MAX_TRACKED_ARRAYS 32
@@ -163,10 +180,13 @@ typedef struct OrderPass {
   bool insert; /* false on the first walk of a loop body: only the state is wanted */
 } OrderPass;
 
-static Node *barrier_stmt(OrderPass *pass) {
-  Node *stmt = template_stmts(pass->L->ctx, "tl.debug_barrier()", NULL, 0).items[0];
-  stmt->note = "cuTile orders this block's memory operations; Triton orders each thread's only";
-  return stmt;
+/* The barrier, with a note (a comment at the end of its line) saying why. */
+static void push_barrier(OrderPass *pass, NodeList *out) {
+  if (!pass->insert)
+    return;
+  Node *stmt = template_stmts(pass->L->ctx, "tl.debug_barrier()\n", NULL, 0).items[0];
+  stmt->note = "cuTile orders the block's memory operations; Triton orders each thread's only";
+  node_list_push(&pass->L->ctx->arena, out, stmt);
 }
 
 /* Effects of `expr` against `state`: true when a barrier must come first
@@ -210,15 +230,15 @@ static void order_loop(OrderPass *pass, Node *loop_test, NodeList *body, OrderSt
   OrderState head = *state;
   state_union(&head, &after_body);
   OrderState entry = *state;
-  if (loop_test && expression_needs_barrier(pass, loop_test, &entry) && pass->insert)
-    push(pass, out, barrier_stmt(pass));
+  if (loop_test && expression_needs_barrier(pass, loop_test, &entry))
+    push_barrier(pass, out);
   OrderState in_body = head;
   expression_needs_barrier(pass, loop_test, &in_body);
   order_stmts(pass, body, &in_body);
   if (loop_test) {
     OrderState back_edge = in_body;
-    if (expression_needs_barrier(pass, loop_test, &back_edge) && pass->insert)
-      push(pass, body, barrier_stmt(pass));
+    if (expression_needs_barrier(pass, loop_test, &back_edge))
+      push_barrier(pass, body);
   }
   push(pass, out, stmt);
   /* after the loop: it ran zero or more times */
@@ -229,8 +249,8 @@ static void order_loop(OrderPass *pass, Node *loop_test, NodeList *body, OrderSt
 static void order_stmt(OrderPass *pass, Node *stmt, OrderState *state, NodeList *out) {
   switch (is_choice_stmt(pass, stmt) ? N_EXPR_STMT : stmt->kind) {
   case N_IF: {
-    if (expression_needs_barrier(pass, stmt->u.if_.test, state) && pass->insert)
-      push(pass, out, barrier_stmt(pass));
+    if (expression_needs_barrier(pass, stmt->u.if_.test, state))
+      push_barrier(pass, out);
     OrderState then_state = *state, else_state = *state;
     order_stmts(pass, &stmt->u.if_.body, &then_state);
     order_stmts(pass, &stmt->u.if_.orelse, &else_state);
@@ -240,16 +260,16 @@ static void order_stmt(OrderPass *pass, Node *stmt, OrderState *state, NodeList 
     return;
   }
   case N_FOR:
-    if (expression_needs_barrier(pass, stmt->u.for_.iter, state) && pass->insert)
-      push(pass, out, barrier_stmt(pass));
+    if (expression_needs_barrier(pass, stmt->u.for_.iter, state))
+      push_barrier(pass, out);
     order_loop(pass, NULL, &stmt->u.for_.body, state, out, stmt);
     return;
   case N_WHILE:
     order_loop(pass, stmt->u.while_.test, &stmt->u.while_.body, state, out, stmt);
     return;
   default:
-    if (expression_needs_barrier(pass, stmt, state) && pass->insert)
-      push(pass, out, barrier_stmt(pass));
+    if (expression_needs_barrier(pass, stmt, state))
+      push_barrier(pass, out);
     push(pass, out, stmt);
     return;
   }

@@ -37,7 +37,11 @@ static void lower_assign(Lowerer *L, Node *stmt, NodeList *out) {
   stmt->u.assign.value = value;
   for (int i = 0; i < stmt->u.assign.targets.count; i++)
     bind_target(L, stmt->u.assign.targets.items[i], value->type);
-  push_stmt(L, out, stmt);
+  if (value->type && value->type->kind == VAL_ARRAY && stmt->u.assign.targets.count == 1 &&
+      stmt->u.assign.targets.items[0]->kind == N_NAME)
+    return; /* an array view (x.slice(...)): its pieces are named already */
+  Node *chosen = stmt->u.assign.targets.count == 1 ? memory_choice_stmt(L, stmt->u.assign.targets.items[0], value) : NULL;
+  push_stmt(L, out, chosen ? chosen : stmt);
 }
 
 static void lower_ann_assign(Lowerer *L, Node *stmt, NodeList *out) {
@@ -80,7 +84,8 @@ static void lower_expr_stmt(Lowerer *L, Node *stmt, NodeList *out) {
   stmt->u.expr_stmt.value = lower_expr(L, value);
   if (stmt->u.expr_stmt.value->kind == N_CONSTANT && stmt->u.expr_stmt.value->u.constant.kind == CONST_NONE)
     return; /* the operation lowered to nothing (a hint, a static check) */
-  push_stmt(L, out, stmt);
+  Node *chosen = memory_choice_stmt(L, NULL, stmt->u.expr_stmt.value);
+  push_stmt(L, out, chosen ? chosen : stmt);
 }
 
 static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {

@@ -1262,6 +1262,11 @@ static void test_spans(void) {
   }
   free_parsed(&parsed);
 
+  parsed = parse_source("f(x for x in y)\n"); /* the sole generator takes the call's parentheses */
+  Node *call = first_expression(&parsed);
+  CHECK(call && call->kind == N_CALL && has_columns(call->u.call.args.items[0], 1, 15));
+  free_parsed(&parsed);
+
   parsed = parse_source("x = 1, 2\n");
   CHECK(has_columns(first_expression(&parsed), 4, 8));
   free_parsed(&parsed);

@@ -716,6 +716,10 @@ static void test_error_annotation_targets(void) {
             "<test>:1:1: error: only single target (not list) can be annotated");
   CHECK_STR(unit_parse("a.b(): int\n"),
             "<test>:1:1: error: illegal target for annotation");
+  CHECK_STR(unit_parse("(a, b): (int)\n"),
+            "<test>:1:1: error: only single target (not tuple) can be annotated");
+  CHECK_STR(unit_parse("a, b:\n"),
+            "<test>:1:5: error: invalid syntax at ':'");
   CHECK_STR(unit_parse("*a: int\n"),
             "<test>:1:3: error: invalid syntax at ':'");
   CHECK_STR(unit_parse("x: int, y: int\n"),
@@ -827,6 +831,8 @@ static void test_error_type_params(void) {
             "<test>:1:8: error: invalid syntax at ']'");
   CHECK_STR(unit_parse("def f[*T: int](): pass\n"),
             "<test>:1:9: error: cannot use bound with TypeVarTuple");
+  CHECK_STR(unit_parse("def f[*T: (int, str)](): pass\n"),
+            "<test>:1:9: error: cannot use constraints with TypeVarTuple");
   CHECK_STR(unit_parse("def f[**P: int](): pass\n"),
             "<test>:1:10: error: cannot use bound with ParamSpec");
   CHECK_STR(unit_parse("def f[T = int](): pass\n"),

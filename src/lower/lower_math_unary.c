@@ -1,0 +1,489 @@
+/*
+ * lower_math_unary.c — unary elementwise operations and conversions with
+ * cuTile's semantics.
+ *
+ *   exp, exp2, log, log2, sqrt, rsqrt, sin, cos, tan, sinh, cosh, tanh,
+ *   floor, ceil   float functions: integer and bool inputs become float32
+ *                 first; float16/bfloat16 are computed in float32 and
+ *                 rounded back (Triton's math takes float32/float64 only).
+ *                 exp and tanh default to full precision (libdevice),
+ *                 sqrt to IEEE round-to-nearest (tl.sqrt_rn); APPROX picks
+ *                 the approximate instructions. floor/ceil reject integers.
+ *   -x, ~x, abs, isnan
+ *   astype        x.to(dtype): float->int truncates, int->bool is != 0,
+ *                 float->float rounds to nearest or toward zero on request
+ *   bitcast       x.to(dtype, bitcast=True), same width, no bool
+ *   ct.int16(5)   a strictly typed constant: folded here, a 0-d tile
+ *   int() float() bool()  on scalars
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower_math.h"
+
+static const char *dtype_name(DType dtype) { return dtype_info(dtype)->cutile; }
+
+/* A Python number as a 0-d tensor of `dtype` (helpers read .dtype). */
+static Node *number_as_tensor(Lowerer *L, Node *x, DType dtype) {
+  Node *made = T(L, "tl.full((), _1, _2)", x, T0(L, dtype_info(dtype)->triton));
+  made->type = type_tile(L->ctx, dtype, 0, NULL);
+  return made;
+}
+
+/* A Python number given to a float function: cuTile makes it float32. */
+static Node *float_operand(Lowerer *L, Node *x) {
+  return math_is_number(x->type) ? number_as_tensor(L, x, DT_FLOAT32) : x;
+}
+
+static void require_value(Lowerer *L, Node *at, const char *what, const TypeInfo *type) {
+  if (!type || (type->kind != VAL_TILE && type->kind != VAL_CONST))
+    lower_error(L, at, "%s of %s cannot be converted", what, type_describe(L->ctx, type));
+}
+
+/* ------------------------------------------------------ float functions */
+
+typedef struct UnaryFunction {
+  const char *member;
+  const char *signature;
+  const char *helper;           /* the default form */
+  const char *gpu_expr;         /* on `x` in float32/float64 */
+  const char *interpreted_expr; /* NULL: the GPU expression runs in the interpreter too */
+  const char *doc;
+  bool rejects_integers; /* floor, ceil */
+} UnaryFunction;
+
+static const UnaryFunction FUNCTIONS[] = {
+    {"exp", "x, /, *, rounding_mode", "ct_exp", "libdevice.exp(x)", "tl.exp(x)",
+     "ct.exp: full precision like cuTile (tl.exp is approximate on the GPU); integers give\n"
+     "    float32, float16/bfloat16 are computed in float32 and rounded back.", false},
+    {"exp2", "x, /, *, flush_to_zero", "ct_exp2", "tl.exp2(x)", NULL,
+     "ct.exp2: 2 ** x; integers give float32, float16/bfloat16 are computed in float32 and\n"
+     "    rounded back.", false},
+    {"log", "x, /", "ct_log", "tl.log(x)", NULL,
+     "ct.log: the natural logarithm; integers give float32, float16/bfloat16 are computed in\n"
+     "    float32 and rounded back.", false},
+    {"log2", "x, /", "ct_log2", "tl.log2(x)", NULL,
+     "ct.log2: the base-2 logarithm; integers give float32, float16/bfloat16 are computed in\n"
+     "    float32 and rounded back.", false},
+    {"sqrt", "x, /, *, rounding_mode, flush_to_zero", "ct_sqrt", "tl.sqrt_rn(x) if x.dtype == tl.float32 else tl.sqrt(x)",
+     NULL,
+     "ct.sqrt: IEEE round-to-nearest like cuTile (tl.sqrt is approximate on float32; float64\n"
+     "    tl.sqrt is IEEE); integers give float32, float16/bfloat16 are computed in float32 and\n"
+     "    rounded back.", false},
+    {"rsqrt", "x, /, *, flush_to_zero", "ct_rsqrt", "tl.rsqrt(x)", NULL,
+     "ct.rsqrt: 1 / sqrt(x); integers give float32, float16/bfloat16 are computed in float32\n"
+     "    and rounded back.", false},
+    {"sin", "x, /", "ct_sin", "tl.sin(x)", NULL,
+     "ct.sin; integers give float32, float16/bfloat16 are computed in float32 and rounded\n"
+     "    back.", false},
+    {"cos", "x, /", "ct_cos", "tl.cos(x)", NULL,
+     "ct.cos; integers give float32, float16/bfloat16 are computed in float32 and rounded\n"
+     "    back.", false},
+    {"tan", "x, /", "ct_tan", "libdevice.tan(x)", "interpreted_numpy(\"tan\", x)",
+     "ct.tan (libdevice); integers give float32, float16/bfloat16 are computed in float32 and\n"
+     "    rounded back.", false},
+    {"sinh", "x, /", "ct_sinh", "libdevice.sinh(x)", "interpreted_numpy(\"sinh\", x)",
+     "ct.sinh (libdevice); integers give float32, float16/bfloat16 are computed in float32\n"
+     "    and rounded back.", false},
+    {"cosh", "x, /", "ct_cosh", "libdevice.cosh(x)", "interpreted_numpy(\"cosh\", x)",
+     "ct.cosh (libdevice); integers give float32, float16/bfloat16 are computed in float32\n"
+     "    and rounded back.", false},
+    {"tanh", "x, /, *, rounding_mode", "ct_tanh", "libdevice.tanh(x)", "interpreted_numpy(\"tanh\", x)",
+     "ct.tanh: full precision (libdevice; Triton has no tl.tanh); integers give float32,\n"
+     "    float16/bfloat16 are computed in float32 and rounded back.", false},
+    {"floor", "x, /", "ct_floor", "tl.floor(x)", NULL,
+     "ct.floor on floats (exact; float16/bfloat16 go through float32).", true},
+    {"ceil", "x, /", "ct_ceil", "tl.ceil(x)", NULL, "ct.ceil on floats (exact; float16/bfloat16 go through float32).",
+     true},
+};
+
+static const UnaryFunction EXP_APPROX = {
+    "exp", NULL, "ct_exp_approx", "tl.exp(x)", NULL,
+    "ct.exp(x, rounding_mode=RoundingMode.APPROX): the approximate exponential (tl.exp).", false};
+static const UnaryFunction TANH_APPROX = {
+    "tanh", NULL, "ct_tanh_approx",
+    "tl.inline_asm_elementwise(\"tanh.approx.f32 $0, $1;\", \"=f,f\", [x], dtype=tl.float32, is_pure=True, pack=1)",
+    "interpreted_numpy(\"tanh\", x)",
+    "ct.tanh(x, rounding_mode=RoundingMode.APPROX) on float32: the tanh.approx.f32 instruction.", false};
+static const UnaryFunction SQRT_APPROX = {
+    "sqrt", NULL, "ct_sqrt_approx", "tl.sqrt(x)", NULL,
+    "ct.sqrt(x, rounding_mode=RoundingMode.APPROX): the approximate square root (tl.sqrt).", false};
+
+static Node *call_unary_helper(Lowerer *L, const UnaryFunction *fn, Node *x) {
+  bool float32_only = fn == &EXP_APPROX || fn == &TANH_APPROX || fn == &SQRT_APPROX;
+  Node *helper = math_unary_helper(L, fn->helper, fn->gpu_expr, fn->interpreted_expr, fn->doc, float32_only);
+  return T(L, "_1(_2)", helper, float_operand(L, x));
+}
+
+/* The rounding_mode of exp/tanh/sqrt: the helper it picks (NULL: the
+ * default form), or a located error for modes with no faithful form. */
+static const UnaryFunction *rounded_form(Lowerer *L, const UnaryFunction *fn, const char *mode, DType dtype,
+                                         Node *source, const char *what) {
+  if (!mode)
+    return fn;
+  bool is_sqrt = strcmp(fn->member, "sqrt") == 0;
+  bool float32_only = strcmp(mode, "APPROX") == 0 || strcmp(mode, "FULL") == 0 ||
+                      (is_sqrt && strcmp(mode, "RN") != 0);
+  if (float32_only && dtype != DT_FLOAT32 && dtype != DT_UNKNOWN) /* unknown: the helper checks */
+    lower_error(L, source, "%s with rounding_mode=RoundingMode.%s is converted for float32 input only (here: %s)",
+                what, mode, dtype_name(dtype));
+  if (is_sqrt) {
+    if (strcmp(mode, "RN") == 0)
+      return fn;
+    if (strcmp(mode, "APPROX") == 0)
+      return &SQRT_APPROX;
+    if (strcmp(mode, "RZ") == 0 || strcmp(mode, "RM") == 0 || strcmp(mode, "RP") == 0)
+      return NULL; /* ct_sqrt_directed */
+  } else if (strcmp(mode, "FULL") == 0) {
+    return fn;
+  } else if (strcmp(mode, "APPROX") == 0) {
+    return strcmp(fn->member, "exp") == 0 ? &EXP_APPROX : &TANH_APPROX;
+  }
+  lower_error(L, source, "%s does not accept rounding_mode=RoundingMode.%s", what, mode);
+}
+
+static Node *lower_float_function(Lowerer *L, Node *call, const UnaryFunction *fn) {
+  BoundArgs args;
+  const char *what = arena_printf(&L->ctx->arena, "ct.%s()", fn->member);
+  bind_call(L, call, what, fn->signature, &args);
+  Node *x = require_arg(L, call, &args, 0, what, "x");
+  require_value(L, call, what, x->type);
+  DType in = math_is_number(x->type) ? (x->type->dtype == DT_UNKNOWN ? DT_UNKNOWN : DT_FLOAT32) : x->type->dtype;
+  if (math_dtype_is_restricted(in))
+    lower_error(L, call, "%s: cuTile does no arithmetic on %s", what, dtype_name(in));
+  bool integer_input = in != DT_UNKNOWN && !math_dtype_is_float(in) &&
+                       !(math_is_number(x->type) && x->type->dtype != DT_UNKNOWN);
+  if (fn->rejects_integers && (integer_input || (math_is_number(x->type) && !x->type->is_float)))
+    lower_error(L, call, "%s takes a float tile in cuTile, not %s", what,
+                math_is_number(x->type) ? "an integer" : dtype_name(in));
+  DType out = in == DT_UNKNOWN ? DT_UNKNOWN : math_dtype_is_float(in) ? in : DT_FLOAT32;
+  const char *mode = NULL;
+  for (int i = 1; i < args.count; i++) {
+    if (!args.source[i])
+      continue;
+    if (strstr(fn->signature, "rounding_mode") && i == 1)
+      mode = math_rounding_mode(L, args.arg[i], args.source[i], what);
+    else if (math_true_constant(L, args.arg[i], args.source[i], what))
+      math_note(L, "C2T202: flush_to_zero=True not applied (Triton has no such flag): subnormal values are kept");
+  }
+  const UnaryFunction *form = rounded_form(L, fn, mode, out, args.source[1], what);
+  Node *result;
+  if (!form) {
+    const char *direction = strcmp(mode, "RZ") == 0 ? "\"rz\"" : strcmp(mode, "RM") == 0 ? "\"rd\"" : "\"ru\"";
+    result = T(L, "_1(_2, _3)", math_helper(L, "ct_sqrt_directed"), float_operand(L, x), T0(L, direction));
+  } else {
+    result = call_unary_helper(L, form, x);
+  }
+  result->type = math_tile_type(L, math_is_number(x->type) ? NULL : x->type, out);
+  return result;
+}
+
+Node *lower_math_unary_function(Lowerer *L, Node *call, const char *member) {
+  if (strcmp(member, "negative") == 0 || strcmp(member, "bitwise_not") == 0) {
+    BoundArgs args;
+    const char *what = arena_printf(&L->ctx->arena, "ct.%s()", member);
+    bind_call(L, call, what, "x, /", &args);
+    Node *x = require_arg(L, call, &args, 0, what, "x");
+    return member[0] == 'n' ? lower_math_negative(L, call, x) : lower_math_bitwise_not(L, call, x);
+  }
+  for (size_t i = 0; i < sizeof FUNCTIONS / sizeof FUNCTIONS[0]; i++)
+    if (strcmp(FUNCTIONS[i].member, member) == 0)
+      return lower_float_function(L, call, &FUNCTIONS[i]);
+  lower_error(L, call, "ct.%s is not supported by the converter yet", member);
+}
+
+/* ------------------------------------------------- -x, ~x, abs, isnan */
+
+static TypeInfo *negated_number(Lowerer *L, const TypeInfo *type) {
+  TypeInfo *copy = type_new(L->ctx, VAL_CONST);
+  *copy = *type;
+  copy->int_value = -type->int_value;
+  copy->float_value = -type->float_value;
+  if (type->dtype == DT_BOOL) /* -True is -1 */
+    copy->dtype = DT_INT32;
+  return copy;
+}
+
+/* -x: bool tiles become int32 first (cuTile); unsigned wraps. */
+Node *lower_math_negative(Lowerer *L, Node *expr, Node *operand) {
+  TypeInfo *type = operand->type;
+  require_value(L, expr, "negation", type);
+  if (math_is_number(type)) {
+    Node *result = T(L, "-_1", operand);
+    result->type = negated_number(L, type);
+    return result;
+  }
+  if (math_dtype_is_restricted(type->dtype))
+    lower_error(L, expr, "negation: cuTile does no arithmetic on %s", dtype_name(type->dtype));
+  if (type->dtype == DT_BOOL) {
+    Node *result = T(L, "-(_1.to(tl.int32))", operand);
+    result->type = math_tile_type(L, type, DT_INT32);
+    return result;
+  }
+  Node *result = T(L, "-_1", operand);
+  result->type = math_tile_type(L, type, type->dtype);
+  result->type->dtype_expr = type->dtype_expr;
+  return result;
+}
+
+/* ~x: integers flip their bits, bool tiles are negated; floats and bool
+ * constants are errors in cuTile. */
+Node *lower_math_bitwise_not(Lowerer *L, Node *expr, Node *operand) {
+  TypeInfo *type = operand->type;
+  require_value(L, expr, "the ~ operator", type);
+  if (math_is_number(type)) {
+    if (type->is_float || type->dtype == DT_BOOL)
+      lower_error(L, expr, "~ on a %s constant is not valid in cuTile%s", type->is_float ? "float" : "bool",
+                  type->is_float ? "" : " (use `not`)");
+    Node *result = T(L, "~_1", operand);
+    result->type = type_new(L->ctx, VAL_CONST);
+    *result->type = *type;
+    result->type->int_value = ~type->int_value;
+    return result;
+  }
+  if (math_dtype_is_float(type->dtype))
+    lower_error(L, expr, "~ needs an integer or bool tile, not %s (bitcast floats first)", dtype_name(type->dtype));
+  Node *result = T(L, "~_1", operand);
+  result->type = math_tile_type(L, type, type->dtype);
+  result->type->dtype_expr = type->dtype_expr;
+  return result;
+}
+
+/* ct.abs(x), abs(x): tl.abs (unsigned and bool stay as they are). */
+Node *lower_math_abs(Lowerer *L, Node *call, const char *member) {
+  BoundArgs args;
+  bind_call(L, call, "abs()", "x, /", &args);
+  Node *x = require_arg(L, call, &args, 0, "abs()", "x");
+  require_value(L, call, "abs()", x->type);
+  if (math_is_number(x->type)) {
+    Node *result = T(L, "abs(_1)", x);
+    result->type = type_new(L->ctx, VAL_CONST);
+    *result->type = *x->type;
+    result->type->int_value = llabs(x->type->int_value);
+    result->type->float_value = fabs(x->type->float_value);
+    return result;
+  }
+  if (math_dtype_is_restricted(x->type->dtype))
+    lower_error(L, call, "abs(): cuTile does no arithmetic on %s", dtype_name(x->type->dtype));
+  Node *result = x->type->dtype == DT_BOOL ? x : T(L, "tl.abs(_1)", x);
+  result->type = math_tile_type(L, x->type, x->type->dtype);
+  result->type->dtype_expr = x->type->dtype_expr;
+  return result;
+}
+
+/* ct.isnan(x): x != x (unordered), float tiles only. */
+Node *lower_math_isnan(Lowerer *L, Node *call, const char *member) {
+  BoundArgs args;
+  bind_call(L, call, "ct.isnan()", "x, /", &args);
+  Node *x = require_arg(L, call, &args, 0, "ct.isnan()", "x");
+  require_value(L, call, "ct.isnan()", x->type);
+  bool integer = math_is_number(x->type) ? !x->type->is_float && x->type->dtype != DT_UNKNOWN
+                                         : x->type->dtype != DT_UNKNOWN && !math_dtype_is_float(x->type->dtype);
+  if (integer)
+    lower_error(L, call, "ct.isnan() takes a float tile in cuTile");
+  if (math_is_number(x->type))
+    x = number_as_tensor(L, x, DT_FLOAT32);
+  Node *result;
+  if (x->kind == N_NAME) /* a name can be read twice */
+    result = T(L, "_1 != _1", x);
+  else
+    result = T(L, "_1(_2)", use_runtime(L, "ct_isnan",
+                                         "@triton.jit\n"
+                                         "def ct_isnan(x):\n"
+                                         "    \"\"\"ct.isnan: x != x (float != is unordered: true for NaN only).\"\"\"\n"
+                                         "    return x != x\n"),
+               x);
+  result->type = math_tile_type(L, x->type, DT_BOOL);
+  return result;
+}
+
+/* ------------------------------------------------------- conversions */
+
+/* A known constant converted to `dtype` as cuTile converts: floats to
+ * integers truncate, integers wrap, anything to bool is != 0. Returns
+ * Python text of the value. */
+static const char *converted_constant_text(Lowerer *L, const TypeInfo *number, DType dtype) {
+  const DTypeInfo *info = dtype_info(dtype);
+  if (info->category == 'f') {
+    double value = number->is_float ? number->float_value : (double)number->int_value;
+    if (isnan(value))
+      return "float(\"nan\")";
+    if (isinf(value))
+      return value > 0 ? "float(\"inf\")" : "float(\"-inf\")";
+    const char *digits = arena_printf(&L->ctx->arena, "%.17g", value);
+    bool looks_float = strchr(digits, '.') || strchr(digits, 'e');
+    return looks_float ? digits : arena_printf(&L->ctx->arena, "%s.0", digits);
+  }
+  bool nonzero = number->is_float ? number->float_value != 0 : number->int_value != 0;
+  if (info->category == 'b')
+    return nonzero ? "True" : "False";
+  long long value = number->int_value;
+  if (number->is_float) {
+    if (!isfinite(number->float_value) || fabs(number->float_value) >= 9.2e18)
+      lower_error(L, NULL, "a float constant outside the integer range cannot be converted to an integer dtype");
+    value = (long long)number->float_value; /* truncation toward zero */
+  }
+  unsigned long long bits = (unsigned long long)value;
+  if (info->bits < 64)
+    bits &= (1ULL << info->bits) - 1;
+  if (info->category == 'i' && info->bits < 64 && (bits >> (info->bits - 1)) & 1)
+    return arena_printf(&L->ctx->arena, "%lld", (long long)bits - (1LL << info->bits));
+  if (info->category == 'u')
+    return arena_printf(&L->ctx->arena, "%llu", bits);
+  return arena_printf(&L->ctx->arena, "%lld", (long long)bits);
+}
+
+/* A Python number as a strictly typed scalar of `dtype`. */
+static Node *typed_constant(Lowerer *L, Node *at, Node *x, DType dtype) {
+  Node *result;
+  if (x->type->dtype != DT_UNKNOWN) {
+    const char *text = converted_constant_text(L, x->type, dtype);
+    result = T(L, "tl.full((), _1, _2)", T0(L, text), T0(L, dtype_info(dtype)->triton));
+  } else {
+    result = T(L, "tl.cast(_1, _2)", x, T0(L, dtype_info(dtype)->triton));
+  }
+  result->type = type_tile(L->ctx, dtype, 0, NULL);
+  return result;
+}
+
+static const char *rounding_of(const char *mode) { return strcmp(mode, "RZ") == 0 ? "\"rtz\"" : NULL; }
+
+/* x.to(dtype) with cuTile's astype rules; `source` locates errors. */
+static Node *convert_tile(Lowerer *L, Node *at, Node *x, Node *dtype_node, DType dtype, const char *mode,
+                          Node *mode_source) {
+  DType from = x->type->dtype;
+  if (math_is_number(x->type) && dtype != DT_UNKNOWN && !mode)
+    return typed_constant(L, at, x, dtype);
+  if (math_is_number(x->type))
+    x = number_as_tensor(L, x, x->type->is_float ? DT_FLOAT32 : DT_INT32);
+  bool float_to_float = math_dtype_is_float(from) && math_dtype_is_float(dtype);
+  if (mode && strcmp(mode, "RN") != 0) {
+    bool unknown = from == DT_UNKNOWN || dtype == DT_UNKNOWN;
+    if (!unknown && !float_to_float)
+      lower_error(L, mode_source, "astype(): a rounding_mode is only valid for float to float conversions");
+    bool widening = !unknown && dtype_info(dtype)->bits > dtype_info(from)->bits;
+    if (!widening && !rounding_of(mode))
+      lower_error(L, mode_source, "astype() with rounding_mode=RoundingMode.%s cannot be converted (Triton rounds "
+                  "float conversions to nearest or toward zero only)", mode);
+    if (!widening) {
+      Node *result = T(L, "_1.to(_2, fp_downcast_rounding=\"rtz\")", x, dtype_node);
+      result->type = math_tile_type(L, x->type, dtype);
+      return result;
+    }
+  }
+  if (dtype == DT_BOOL && math_dtype_is_float(from))
+    lower_error(L, at, "astype(bool) of a float tile cannot be converted: cuTile's rule for it is not settled "
+                "(truncation or != 0); write `x != 0`");
+  if (dtype == DT_BOOL && from == DT_UNKNOWN)
+    math_note(L, "C2T205: astype(bool) of a dtype known only at launch: a float source gives x != 0");
+  Node *result = T(L, "_1.to(_2)", x, dtype_node);
+  result->type = math_tile_type(L, x->type, dtype);
+  if (dtype == DT_UNKNOWN)
+    result->type->dtype_expr = dtype_node;
+  return result;
+}
+
+/* ct.astype(x, dtype, rounding_mode=), x.astype(dtype) */
+Node *lower_math_astype(Lowerer *L, Node *call, const char *member) {
+  BoundArgs args;
+  bind_call(L, call, "astype()", "x, dtype, /, *, rounding_mode", &args);
+  Node *x = require_arg(L, call, &args, 0, "astype()", "x");
+  Node *dtype = require_arg(L, call, &args, 1, "astype()", "dtype");
+  require_value(L, call, "astype()", x->type);
+  if (dtype->type->kind != VAL_DTYPE)
+    lower_error(L, args.source[1], "astype() needs a dtype");
+  if (dtype->type->dtype == DT_TFLOAT32)
+    lower_error(L, args.source[1], "astype(ct.tfloat32) is part of matrix multiply and not supported here yet");
+  const char *mode = math_rounding_mode(L, args.arg[2], args.source[2], "astype()");
+  return convert_tile(L, call, x, dtype, dtype->type->dtype, mode, args.source[2]);
+}
+
+/* ct.bitcast(x, dtype): the same bits as another dtype of the same width. */
+Node *lower_math_bitcast(Lowerer *L, Node *call, const char *member) {
+  BoundArgs args;
+  bind_call(L, call, "ct.bitcast()", "x, /, dtype", &args);
+  Node *x = require_arg(L, call, &args, 0, "ct.bitcast()", "x");
+  Node *dtype = require_arg(L, call, &args, 1, "ct.bitcast()", "dtype");
+  require_value(L, call, "ct.bitcast()", x->type);
+  if (dtype->type->kind != VAL_DTYPE)
+    lower_error(L, args.source[1], "ct.bitcast() needs a dtype");
+  if (math_is_number(x->type)) {
+    if (x->type->dtype == DT_UNKNOWN)
+      lower_error(L, call, "ct.bitcast() of a constant parameter cannot be converted");
+    x = number_as_tensor(L, x, x->type->is_float ? DT_FLOAT32 : x->type->dtype == DT_BOOL ? DT_BOOL : DT_INT32);
+  }
+  DType from = x->type->dtype, to = dtype->type->dtype;
+  if (from == DT_BOOL || to == DT_BOOL)
+    lower_error(L, call, "ct.bitcast() does not take bool");
+  if (from != DT_UNKNOWN && to != DT_UNKNOWN && dtype_info(from)->bits != dtype_info(to)->bits)
+    lower_error(L, call, "ct.bitcast() needs dtypes of the same width, not %s and %s", dtype_name(from),
+                dtype_name(to));
+  Node *result = T(L, "_1.to(_2, bitcast=True)", x, dtype);
+  result->type = math_tile_type(L, x->type, to);
+  if (to == DT_UNKNOWN)
+    result->type->dtype_expr = dtype;
+  return result;
+}
+
+/* ct.int16(5), ct.float32(x): a strictly typed constant, or astype. */
+Node *lower_math_dtype_constructor(Lowerer *L, Node *call, const char *member) {
+  DType dtype = dtype_from_cutile_name(member);
+  const char *what = arena_printf(&L->ctx->arena, "ct.%s()", member);
+  BoundArgs args;
+  bind_call(L, call, what, "value, /", &args);
+  Node *x = require_arg(L, call, &args, 0, what, "value");
+  require_value(L, call, what, x->type);
+  Node *dtype_node = T0(L, dtype_info(dtype)->triton);
+  return convert_tile(L, call, x, dtype_node, dtype, NULL, NULL);
+}
+
+/* int(x), float(x), bool(x) in tile code: on constants Python's own
+ * conversion (folded), on scalars astype to int32, float32, bool. */
+Node *lower_math_python_conversion(Lowerer *L, Node *call, const char *member) {
+  const char *what = arena_printf(&L->ctx->arena, "%s()", member);
+  if (call->u.call.args.count != 1 || call->u.call.keywords.count)
+    lower_error(L, call, "%s in tile code takes one argument", what);
+  BoundArgs args;
+  bind_call(L, call, what, "x, /", &args);
+  Node *x = require_arg(L, call, &args, 0, what, "x");
+  require_value(L, call, what, x->type);
+  TypeInfo *type = x->type;
+  if (math_is_number(type)) {
+    if (type->dtype == DT_UNKNOWN)
+      lower_error(L, call, "%s of a constant parameter cannot be converted", what);
+    TypeInfo *result_type = type_new(L->ctx, VAL_CONST);
+    *result_type = *type;
+    result_type->loose = true;
+    Node *result;
+    if (member[0] == 'i') {
+      result_type->int_value = type->is_float ? (long long)type->float_value : type->int_value;
+      result_type->float_value = (double)result_type->int_value;
+      result_type->is_float = false;
+      result_type->dtype = DT_INT32;
+      result = new_int(L, result_type->int_value);
+    } else if (member[0] == 'f') {
+      result_type->float_value = type->is_float ? type->float_value : (double)type->int_value;
+      result_type->is_float = true;
+      result_type->dtype = DT_FLOAT32;
+      result = T0(L, converted_constant_text(L, type, DT_FLOAT64));
+    } else {
+      bool value = type->is_float ? type->float_value != 0 : type->int_value != 0;
+      result_type->int_value = value;
+      result_type->is_float = false;
+      result_type->dtype = DT_BOOL;
+      result = T0(L, value ? "True" : "False");
+    }
+    result->type = result_type;
+    return result;
+  }
+  if (type->rank > 0)
+    lower_error(L, call, "%s takes a scalar, not %s", what, type_describe(L->ctx, type));
+  DType dtype = member[0] == 'i' ? DT_INT32 : member[0] == 'f' ? DT_FLOAT32 : DT_BOOL;
+  if (dtype == DT_BOOL) {
+    Node *result = T(L, "_1 != 0", x);
+    result->type = math_tile_type(L, type, DT_BOOL);
+    return result;
+  }
+  return convert_tile(L, call, x, T0(L, dtype_info(dtype)->triton), dtype, NULL, NULL);
+}

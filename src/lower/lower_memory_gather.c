@@ -1,0 +1,382 @@
+/*
+ * lower_memory_gather.c — ct.gather, ct.scatter and the atomics
+ * (ct.atomic_add/max/min/and/or/xor/xchg/cas): element-indexed memory
+ * operations.
+ *
+ * Indices are element indices, one entry per array dimension (a single
+ * tile or scalar for a 1-D array); tiles and scalars broadcast together
+ * into the shape of the result. Addresses are computed in 64 bits, as
+ * cuTile does. With check_bounds (the default) an index is inside when
+ * 0 <= i < extent — cuTile compares unsigned, so negative indices are out
+ * of bounds — and outside lanes are masked: a gather reads padding_value
+ * (cast to the array's dtype), a scatter and the atomics do nothing there.
+ * The offsets and the bounds mask come first, as named locals:
+ *
+ *     x_offsets_1, x_inside_1 = ct_element_offsets_2d(x_shape, x_strides, rows, cols)
+ *     t = tl.load(x + x_offsets_1, mask=x_inside_1, other=0)
+ *
+ * Atomics map memory_order/memory_scope to Triton's sem/scope (cuTile's
+ * defaults, ACQ_REL and DEVICE, are Triton's: "acq_rel", "gpu") and return
+ * the old values. tl.atomic_cas has no mask: outside lanes compare-and-swap
+ * the array's first element with cmp == val (which changes nothing) and
+ * return `expected`, as cuTile's CAS does there.
+ */
+#include <string.h>
+
+#include "lower_memory.h"
+
+/* ---------------------------------------------------------- the helpers */
+
+static Node *offsets_helper(Lowerer *L, int rank) {
+  const char *name = arena_printf(&L->ctx->arena, "ct_element_offsets_%dd", rank);
+  Buf params = {0}, offsets = {0}, inside = {0}, axes = {0};
+  for (int a = 0; a < rank; a++) {
+    buf_printf(&params, ", i%d", a);
+    buf_printf(&axes, "%si%d", a ? ", " : "", a);
+    buf_printf(&offsets, "%stl.cast(i%d, tl.int64) * strides[%d]", a ? " + " : "", a, a);
+    buf_printf(&inside, "%s(i%d >= 0) & (i%d < shape[%d])", a ? " & " : "", a, a, a);
+  }
+  const char *source = arena_printf(
+      &L->ctx->arena,
+      "@triton.jit\n"
+      "def %s(shape, strides%s):\n"
+      "    \"\"\"Element offsets (64-bit) of the element indices (%s) of ct.gather, ct.scatter and\n"
+      "    the atomics (tiles and scalars broadcast together), and which lie inside the array:\n"
+      "    cuTile compares indices unsigned, so negative ones are outside.\"\"\"\n"
+      "    offsets = %s\n"
+      "    inside = %s\n"
+      "    return offsets, inside\n",
+      name, params.data, axes.data, offsets.data, inside.data);
+  buf_free(&params);
+  buf_free(&offsets);
+  buf_free(&inside);
+  buf_free(&axes);
+  return use_runtime(L, name, source);
+}
+
+static const char ATOMIC_CAS_HELPER[] =
+    "@triton.jit\n"
+    "def ct_atomic_cas(base, offsets, inside, expected, desired, sem: tl.constexpr, scope: tl.constexpr):\n"
+    "    \"\"\"ct.atomic_cas: per element, `desired` replaces the value when it equals `expected`;\n"
+    "    returns the old values. tl.atomic_cas has no mask: lanes outside the array compare-and-\n"
+    "    swap the first element with cmp == val (no change) and return `expected`, as cuTile's\n"
+    "    CAS does for them.\"\"\"\n"
+    "    dtype: tl.constexpr = base.dtype.element_ty\n"
+    "    ptrs = base + tl.where(inside, offsets, 0)\n"
+    "    expected = tl.broadcast_to(tl.cast(expected, dtype), ptrs.shape)\n"
+    "    desired = tl.broadcast_to(tl.cast(desired, dtype), ptrs.shape)\n"
+    "    old = tl.atomic_cas(ptrs, tl.where(inside, expected, desired), desired, sem=sem, scope=scope)\n"
+    "    return tl.where(inside, old, expected)\n";
+
+/* ------------------------------------------------------------ arguments */
+
+static int index_items(Node *indices, Node **items, int max) {
+  if (indices->kind == N_TUPLE) {
+    int count = indices->u.list.elts.count;
+    for (int i = 0; i < count && i < max; i++)
+      items[i] = indices->u.list.elts.items[i];
+    return count;
+  }
+  items[0] = indices;
+  return 1;
+}
+
+static bool is_integer_value(const TypeInfo *type) {
+  if (!type || (type->kind != VAL_TILE && type->kind != VAL_CONST))
+    return false;
+  if (type->kind == VAL_CONST && type->is_float)
+    return false;
+  return type->dtype == DT_UNKNOWN || strchr("iu", dtype_info(type->dtype)->category) != NULL;
+}
+
+/* The shape the indices broadcast to (numpy rules), as a tile type. */
+static TypeInfo *broadcast_shape(Lowerer *L, Node **items, int count, Node *at) {
+  int rank = 0;
+  for (int i = 0; i < count; i++) {
+    const TypeInfo *type = items[i]->type;
+    if (type->kind == VAL_TILE && type->rank < 0)
+      lower_error(L, items[i], "the rank of this index is not known at conversion time");
+    if (type->kind == VAL_TILE && type->rank > rank)
+      rank = type->rank;
+  }
+  TypeInfo *result = type_tile(L->ctx, DT_UNKNOWN, rank, NULL);
+  for (int d = 0; d < rank; d++)
+    result->shape[d] = 1;
+  for (int i = 0; i < count; i++) {
+    const TypeInfo *type = items[i]->type;
+    if (type->kind != VAL_TILE)
+      continue;
+    for (int d = 0; d < type->rank; d++) {
+      int r = d + rank - type->rank;
+      if (type->shape[d] == 1)
+        continue;
+      if (result->shape[r] != 1 && type->shape[d] != result->shape[r] && type->shape[d] >= 0 && result->shape[r] >= 0)
+        lower_error(L, at, "the indices do not broadcast together");
+      if (result->shape[r] == 1 || result->dims[r] == NULL) {
+        result->shape[r] = type->shape[d];
+        result->dims[r] = type->dims[d];
+      }
+    }
+  }
+  return result;
+}
+
+typedef struct ElementAccess {
+  TypeInfo *array;
+  Node *offsets; /* name of the offsets local */
+  Node *inside;  /* name of the bounds-mask local */
+  TypeInfo *shape;
+} ElementAccess;
+
+/* `x_offsets_1, x_inside_1 = ct_element_offsets_Nd(x_shape, x_strides, ...)`
+ * before the statement. */
+static ElementAccess element_access(Lowerer *L, TypeInfo *array, Node *indices, const char *what) {
+  Node *items[MAX_TILE_RANK];
+  int rank = index_items(indices, items, MAX_TILE_RANK);
+  if (rank > MAX_TILE_RANK || (array->rank >= 0 && array->rank != rank))
+    lower_error(L, indices, "%s: the indices need one entry per array dimension%s", what,
+                array->rank >= 0 ? "" : " (at most 5)");
+  for (int i = 0; i < rank; i++)
+    if (!is_integer_value(items[i]->type))
+      lower_error(L, items[i], "%s: indices must be integer tiles or scalars, not %s", what,
+                  type_describe(L->ctx, items[i]->type));
+  if (array->rank < 0)
+    array->rank = rank;
+  ArrayRef *ref = array->array;
+  Str base = ref->param.len ? ref->param : (Str){"array", 5};
+  Str offsets = memory_temp(L, base, "offsets");
+  char *offsets_name = arena_strndup(&L->ctx->arena, offsets.text, (size_t)offsets.len);
+  char *inside_name = arena_printf(&L->ctx->arena, "%.*s_inside%s", base.len, base.text,
+                                   offsets_name + base.len + strlen("_offsets"));
+  Node *call = T(L, "_1(_2, _3)", offsets_helper(L, rank), ref->shape, ref->strides);
+  for (int i = 0; i < rank; i++)
+    node_list_push(&L->ctx->arena, &call->u.call.args, items[i]);
+  const char *text = arena_printf(&L->ctx->arena, "%s, %s = _1\n", offsets_name, inside_name);
+  NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(call));
+  node_list_push(&L->ctx->arena, L->pending, made.items[0]);
+  scope_bind(L, offsets, type_tile(L->ctx, DT_INT64, -1, NULL));
+  scope_bind(L, (Str){inside_name, (int)strlen(inside_name)}, type_tile(L->ctx, DT_BOOL, -1, NULL));
+  return (ElementAccess){array, new_name(L, offsets_name), new_name(L, inside_name), broadcast_shape(L, items, rank, indices)};
+}
+
+static TypeInfo *result_type(Lowerer *L, const ElementAccess *access) {
+  TypeInfo *type = access->shape;
+  type->dtype = access->array->dtype;
+  type->dtype_expr = access->array->dtype_expr;
+  return type;
+}
+
+static bool read_flag(Lowerer *L, Node *flag, const char *what, const char *name) {
+  if (!flag)
+    return true;
+  if (!flag->type || flag->type->kind != VAL_CONST || flag->type->dtype != DT_BOOL)
+    lower_error(L, flag, "%s: %s must be a constant True or False", what, name);
+  return flag->type->int_value != 0;
+}
+
+static void check_mask(Lowerer *L, Node *mask, const char *what) {
+  if (mask && !(mask->type && (mask->type->kind == VAL_TILE || mask->type->kind == VAL_CONST)))
+    lower_error(L, mask, "%s: mask must be a bool tile or scalar", what);
+}
+
+/* The effective mask: bounds and the user's mask, either, or none (NULL). */
+static Node *effective_mask(Lowerer *L, const ElementAccess *access, bool check_bounds, Node *mask) {
+  if (check_bounds && mask)
+    return T(L, "_1 & _2", access->inside, mask);
+  return check_bounds ? access->inside : mask;
+}
+
+/* ------------------------------------------------------- gather, scatter */
+
+/* ct.gather(array, indices, /, *, mask=None, padding_value=0, check_bounds=True, latency=None) */
+Node *memory_lower_gather(Lowerer *L, Node *call, const char *member) {
+  const char *what = "ct.gather()";
+  BoundArgs args;
+  bind_call(L, call, what, "array, indices, /, *, mask, padding_value, check_bounds, latency", &args);
+  Node *array = require_arg(L, call, &args, 0, what, "array");
+  if (array->type->kind != VAL_ARRAY)
+    lower_error(L, args.source[0], "%s reads an array, not %s", what, type_describe(L->ctx, array->type));
+  Node *indices = require_arg(L, call, &args, 1, what, "indices");
+  Node *mask = args.arg[2], *padding = args.arg[3];
+  check_mask(L, mask, what);
+  bool check_bounds = read_flag(L, args.arg[4], what, "check_bounds");
+  if (padding)
+    memory_check_store_cast(L, args.source[3], padding->type, array->type, "ct.gather() padding_value");
+  ElementAccess access = element_access(L, array->type, indices, what);
+  Node *pointers = T(L, "_1 + _2", array->type->array->pointer, access.offsets);
+  Node *effective = effective_mask(L, &access, check_bounds, mask);
+  Node *loaded;
+  if (effective)
+    loaded = T(L, "tl.load(_1, mask=_2, other=_3)", pointers, effective, padding ? padding : new_int(L, 0));
+  else
+    loaded = T(L, "tl.load(_1)", pointers);
+  loaded->type = result_type(L, &access);
+  memory_note_access(L, loaded, array->type->array, MEM_READ);
+  return loaded;
+}
+
+/* ct.scatter(array, indices, value, /, *, mask=None, check_bounds=True, latency=None) */
+Node *memory_lower_scatter(Lowerer *L, Node *call, const char *member) {
+  const char *what = "ct.scatter()";
+  BoundArgs args;
+  bind_call(L, call, what, "array, indices, value, /, *, mask, check_bounds, latency", &args);
+  Node *array = require_arg(L, call, &args, 0, what, "array");
+  if (array->type->kind != VAL_ARRAY)
+    lower_error(L, args.source[0], "%s writes an array, not %s", what, type_describe(L->ctx, array->type));
+  Node *indices = require_arg(L, call, &args, 1, what, "indices");
+  Node *value = require_arg(L, call, &args, 2, what, "value");
+  Node *mask = args.arg[3];
+  check_mask(L, mask, what);
+  bool check_bounds = read_flag(L, args.arg[4], what, "check_bounds");
+  memory_check_store_cast(L, args.source[2], value->type, array->type, what);
+  ElementAccess access = element_access(L, array->type, indices, what);
+  Node *pointers = T(L, "_1 + _2", array->type->array->pointer, access.offsets);
+  Node *effective = effective_mask(L, &access, check_bounds, mask);
+  Node *stored = effective ? T(L, "tl.store(_1, _2, mask=_3)", pointers, value, effective)
+                           : T(L, "tl.store(_1, _2)", pointers, value);
+  stored->type = type_new(L->ctx, VAL_NONE);
+  memory_note_access(L, stored, array->type->array, MEM_WRITE);
+  return stored;
+}
+
+/* ------------------------------------------------------------- atomics */
+
+/* memory_order -> Triton's sem ("acq_rel", the default, gives NULL). */
+const char *memory_order_sem(Lowerer *L, Node *order, const char *what, unsigned *effects) {
+  *effects |= MEM_ACQUIRE | MEM_RELEASE;
+  if (!order)
+    return NULL;
+  const char *member = order->type && order->type->kind == VAL_ENUM ? order->type->member : "";
+  if (strcmp(member, "MemoryOrder.ACQ_REL") == 0)
+    return NULL;
+  *effects &= ~(unsigned)(MEM_ACQUIRE | MEM_RELEASE);
+  if (strcmp(member, "MemoryOrder.RELAXED") == 0)
+    return "relaxed";
+  if (strcmp(member, "MemoryOrder.ACQUIRE") == 0) {
+    *effects |= MEM_ACQUIRE;
+    return "acquire";
+  }
+  if (strcmp(member, "MemoryOrder.RELEASE") == 0) {
+    *effects |= MEM_RELEASE;
+    return "release";
+  }
+  lower_error(L, order, "%s: memory_order must be RELAXED, ACQUIRE, RELEASE or ACQ_REL", what);
+}
+
+/* memory_scope -> Triton's scope ("gpu", the default, gives NULL). */
+const char *memory_scope_text(Lowerer *L, Node *scope, const char *what) {
+  if (!scope)
+    return NULL;
+  const char *member = scope->type && scope->type->kind == VAL_ENUM ? scope->type->member : "";
+  if (strcmp(member, "MemoryScope.DEVICE") == 0)
+    return NULL;
+  if (strcmp(member, "MemoryScope.BLOCK") == 0)
+    return "cta";
+  if (strcmp(member, "MemoryScope.SYS") == 0)
+    return "sys";
+  lower_error(L, scope, "%s: memory_scope must be BLOCK, DEVICE or SYS", what);
+}
+
+/* `, sem="acquire", scope="cta"` for the non-default ones. */
+static void push_sem_scope(Lowerer *L, Node *call, const char *sem, const char *scope) {
+  const char *text = arena_printf(&L->ctx->arena, "f(sem=\"%s\", scope=\"%s\")", sem ? sem : "acq_rel",
+                                  scope ? scope : "gpu");
+  Node *keywords = T0(L, text);
+  if (sem)
+    node_list_push(&L->ctx->arena, &call->u.call.keywords, keywords->u.call.keywords.items[0]);
+  if (scope)
+    node_list_push(&L->ctx->arena, &call->u.call.keywords, keywords->u.call.keywords.items[1]);
+}
+
+typedef struct AtomicSpec {
+  const char *member;
+  const char *triton;
+  bool floats;      /* float arrays allowed */
+  bool exact_dtype; /* the update must have the array's dtype (and/or/xor) */
+} AtomicSpec;
+
+static const AtomicSpec ATOMICS[] = {
+    {"atomic_add", "tl.atomic_add", true, false}, {"atomic_max", "tl.atomic_max", false, false},
+    {"atomic_min", "tl.atomic_min", false, false}, {"atomic_and", "tl.atomic_and", false, true},
+    {"atomic_or", "tl.atomic_or", false, true},   {"atomic_xor", "tl.atomic_xor", false, true},
+    {"atomic_xchg", "tl.atomic_xchg", true, false},
+};
+
+static void check_atomic_dtypes(Lowerer *L, const AtomicSpec *spec, TypeInfo *array, Node *update, Node *at,
+                                const char *what) {
+  DType dt = array->dtype;
+  if (dt != DT_UNKNOWN) {
+    char category = dtype_info(dt)->category;
+    bool ok = (category == 'i' || category == 'u') ? dtype_info(dt)->bits >= 32
+                                                   : category == 'f' && spec->floats &&
+                                                         (dt == DT_FLOAT32 || dt == DT_FLOAT64 ||
+                                                          (strcmp(spec->member, "atomic_add") == 0 &&
+                                                           (dt == DT_FLOAT16 || dt == DT_BFLOAT16)));
+    if (!ok)
+      lower_error(L, at, "%s does not support arrays of %s", what, dtype_info(dt)->cutile);
+  }
+  if (spec->exact_dtype && update->type->kind == VAL_TILE && update->type->dtype != DT_UNKNOWN && dt != DT_UNKNOWN &&
+      update->type->dtype != dt)
+    lower_error(L, at, "%s: the update must have the array's dtype %s, not %s", what, dtype_info(dt)->cutile,
+                dtype_info(update->type->dtype)->cutile);
+  memory_check_store_cast(L, at, update->type, array, what);
+}
+
+/* ct.atomic_OP(array, indices, update, /, *, check_bounds, memory_order, memory_scope) */
+Node *memory_lower_atomic_rmw(Lowerer *L, Node *call, const char *member) {
+  const AtomicSpec *spec = NULL;
+  for (size_t i = 0; i < sizeof ATOMICS / sizeof ATOMICS[0]; i++)
+    if (strcmp(ATOMICS[i].member, member) == 0)
+      spec = &ATOMICS[i];
+  const char *what = arena_printf(&L->ctx->arena, "ct.%s()", member);
+  BoundArgs args;
+  bind_call(L, call, what, "array, indices, update, /, *, check_bounds, memory_order, memory_scope", &args);
+  Node *array = require_arg(L, call, &args, 0, what, "array");
+  if (array->type->kind != VAL_ARRAY)
+    lower_error(L, args.source[0], "%s works on an array, not %s", what, type_describe(L->ctx, array->type));
+  Node *indices = require_arg(L, call, &args, 1, what, "indices");
+  Node *update = require_arg(L, call, &args, 2, what, "update");
+  bool check_bounds = read_flag(L, args.arg[3], what, "check_bounds");
+  unsigned effects = MEM_READ | MEM_WRITE | MEM_ATOMIC;
+  const char *sem = memory_order_sem(L, args.arg[4], what, &effects);
+  const char *scope = memory_scope_text(L, args.arg[5], what);
+  check_atomic_dtypes(L, spec, array->type, update, args.source[2], what);
+  ElementAccess access = element_access(L, array->type, indices, what);
+  Node *pointers = T(L, "_1 + _2", array->type->array->pointer, access.offsets);
+  Node *op = new_name(L, spec->triton);
+  Node *result = check_bounds ? T(L, "_1(_2, _3, mask=_4)", op, pointers, update, access.inside)
+                              : T(L, "_1(_2, _3)", op, pointers, update);
+  push_sem_scope(L, result, sem, scope);
+  result->type = result_type(L, &access);
+  memory_note_access(L, result, array->type->array, effects);
+  return result;
+}
+
+/* ct.atomic_cas(array, indices, expected, desired, /, *, check_bounds, memory_order, memory_scope) */
+Node *memory_lower_atomic_cas(Lowerer *L, Node *call, const char *member) {
+  const char *what = "ct.atomic_cas()";
+  BoundArgs args;
+  bind_call(L, call, what, "array, indices, expected, desired, /, *, check_bounds, memory_order, memory_scope", &args);
+  Node *array = require_arg(L, call, &args, 0, what, "array");
+  if (array->type->kind != VAL_ARRAY)
+    lower_error(L, args.source[0], "%s works on an array, not %s", what, type_describe(L->ctx, array->type));
+  Node *indices = require_arg(L, call, &args, 1, what, "indices");
+  Node *expected = require_arg(L, call, &args, 2, what, "expected");
+  Node *desired = require_arg(L, call, &args, 3, what, "desired");
+  bool check_bounds = read_flag(L, args.arg[4], what, "check_bounds");
+  unsigned effects = MEM_READ | MEM_WRITE | MEM_ATOMIC;
+  const char *sem = memory_order_sem(L, args.arg[5], what, &effects);
+  const char *scope = memory_scope_text(L, args.arg[6], what);
+  static const AtomicSpec cas = {"atomic_cas", "tl.atomic_cas", true, false};
+  check_atomic_dtypes(L, &cas, array->type, expected, args.source[2], what);
+  check_atomic_dtypes(L, &cas, array->type, desired, args.source[3], what);
+  ElementAccess access = element_access(L, array->type, indices, what);
+  Node *inside = check_bounds ? access.inside : T0(L, "True");
+  Node *sem_text = T0(L, arena_printf(&L->ctx->arena, "\"%s\"", sem ? sem : "acq_rel"));
+  Node *scope_text = T0(L, arena_printf(&L->ctx->arena, "\"%s\"", scope ? scope : "gpu"));
+  Node *result = T(L, "_1(_2, _3, _4, _5, _6, _7, _8)", use_runtime(L, "ct_atomic_cas", ATOMIC_CAS_HELPER),
+                   array->type->array->pointer, access.offsets, inside, expected, desired, sem_text, scope_text);
+  result->type = result_type(L, &access);
+  memory_note_access(L, result, array->type->array, effects);
+  return result;
+}

@@ -1,0 +1,577 @@
+"""Control flow: break/continue/return in loops (flag rewrites), if/else on
+run-time scalars and constants, while loops, chained and/or, conditional
+expressions, ct.static_iter.
+
+Triton's interpreter runs Python directly and accepts break/continue, so
+besides running the kernels each test checks the generated module the way
+Triton's GPU code generator sees it: no Break/Continue node and no return
+inside a loop in any @triton.jit function, and (`frontend`) the kernel goes
+through Triton's own code generator (ast_to_ttir), which runs on the CPU.
+"""
+
+import ast
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+TILE = 4
+
+
+# ------------------------------------------------------------------ checks
+
+def _is_jit(fn: ast.FunctionDef) -> bool:
+    for dec in fn.decorator_list:
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        if isinstance(target, ast.Attribute) and target.attr == "jit":
+            return True
+    return False
+
+
+def assert_gpu_control_flow(text: str):
+    """No break/continue, and no return inside a loop, in any @triton.jit function."""
+    tree = ast.parse(text)
+    for fn in ast.walk(tree):
+        if not (isinstance(fn, ast.FunctionDef) and _is_jit(fn)):
+            continue
+        for node in ast.walk(fn):
+            assert not isinstance(node, (ast.Break, ast.Continue)), f"{type(node).__name__} left in {fn.name}"
+            if isinstance(node, (ast.While, ast.For)):
+                for inner in ast.walk(node):
+                    assert not isinstance(inner, ast.Return), f"return inside a loop in {fn.name}"
+
+
+_FRONTEND = r"""
+import importlib.util, json, sys
+from triton._C.libtriton import ir
+from triton.backends.compiler import GPUTarget
+from triton.backends.nvidia.compiler import CUDABackend
+from triton.compiler.compiler import ASTSource
+
+path, kernel, spec = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+module_spec = importlib.util.spec_from_file_location("generated", path)
+module = importlib.util.module_from_spec(module_spec)
+module_spec.loader.exec_module(module)
+jit = getattr(module, kernel)
+signature = {}
+for name in jit.arg_names:
+    if name in spec["constexprs"]:
+        signature[name] = "constexpr"
+    elif name in spec["pointers"]:
+        signature[name] = "*fp32"
+    elif name.endswith("_shape") or name.endswith("_strides"):
+        signature[name] = ("i32",)
+    else:
+        signature[name] = "i32"
+target = GPUTarget("cuda", 90, 32)
+backend = CUDABackend(target)
+options = backend.parse_options({"debug": True})
+context = ir.context()
+ir.load_dialects(context)
+backend.load_dialects(context)
+constants = {(jit.arg_names.index(k),): v for k, v in spec["constexprs"].items()}
+source = ASTSource(jit, signature, constants)
+source.make_ir(target, options, backend.get_codegen_implementation(options), backend.get_module_map(), context)
+"""
+
+
+def frontend(tmp_path, text, kernel="k", pointers=("x", "y"), constexprs=None):
+    """Run Triton's GPU code generator (AST -> TTIR, CPU only) on a generated
+    kernel, in a process without TRITON_INTERPRET: it refuses what the
+    interpreter lets through (break, returns in loops, loop-carried variables
+    that change type, `if` on tensors)."""
+    path = tmp_path / f"frontend_{kernel}.py"
+    path.write_text(text)
+    spec = json.dumps({"pointers": list(pointers), "constexprs": constexprs or {}})
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-c", _FRONTEND, str(path), kernel, spec], capture_output=True, text=True,
+                          timeout=120, env=env)
+    if "No module named" in proc.stderr and "nvidia" in proc.stderr:  # pragma: no cover
+        pytest.skip("Triton's CUDA front end is not importable")
+    assert proc.returncode == 0, f"Triton's code generator refused the kernel:\n{proc.stderr[-3000:]}"
+
+
+@pytest.fixture
+def convert_checked(convert, convert_text):
+    """Convert, check the text for what Triton's GPU compiler refuses, import."""
+
+    def run(source):
+        assert_gpu_control_flow(convert_text(source))
+        return convert(source)
+
+    return run
+
+
+def tiles(n_tiles):
+    return torch.randn(n_tiles * TILE, dtype=torch.float32)
+
+
+def tile(x, i):
+    return x[i * TILE:(i + 1) * TILE]
+
+
+# ---------------------------------------------------------------- break / continue
+
+WHILE_JUMPS = '''
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, n, TILE: ct.Constant[int]):
+    acc = ct.load(x, index=(0,), shape=(TILE,))
+    i = 0
+    while i < n:
+        i += 1
+        if i == 2:
+            continue
+        t = ct.load(x, index=(i,), shape=(TILE,))
+        if i > 5:
+            break
+            acc = acc + 1000.0
+        acc = acc + t
+    ct.store(y, index=(0,), tile=acc)
+'''
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 4, 9])
+def test_while_break_continue(convert_checked, n):
+    mod = convert_checked(WHILE_JUMPS)
+    x, y = tiles(12), torch.zeros(TILE)
+    mod.launch_k(None, (1,), (x, y, n, TILE))
+    ref = tile(x, 0).clone()
+    i = 0
+    while i < n:
+        i += 1
+        if i == 2:
+            continue
+        if i > 5:
+            break
+        ref += tile(x, i)
+    torch.testing.assert_close(y, ref)
+
+
+FOR_BREAK = '''
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, n, limit, TILE: ct.Constant[int]):
+    acc = ct.load(x, index=(0,), shape=(TILE,)) * 0.0
+    for j in range(1, n, 2):
+        t = ct.load(x, index=(j,), shape=(TILE,))
+        if ct.sum(t) > limit:
+            break
+        acc = acc + t * j
+    ct.store(y, index=(0,), tile=acc)
+'''
+
+
+@pytest.mark.parametrize("n,limit", [(0, 0.0), (9, 100.0), (9, 0.0), (12, 1.0)])
+def test_for_break_on_data(convert_checked, n, limit):
+    """`for` with a break on a run-time (data) condition becomes a counted while."""
+    mod = convert_checked(FOR_BREAK)
+    x, y = tiles(12), torch.zeros(TILE)
+    mod.launch_k(None, (1,), (x, y, n, limit, TILE))
+    ref = torch.zeros(TILE)
+    for j in range(1, n, 2):
+        t = tile(x, j)
+        if t.sum() > limit:
+            break
+        ref += t * j
+    torch.testing.assert_close(y, ref)
+
+
+FOR_BOUNDS_ONCE = '''
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, n, step, TILE: ct.Constant[int]):
+    acc = ct.load(x, index=(0,), shape=(TILE,)) * 0.0
+    for j in range(0, n, step):
+        n = n - 1
+        step = step + 1
+        if j > 100:
+            break
+        acc = acc + j
+    ct.store(y, index=(0,), tile=acc)
+'''
+
+
+def test_for_break_evaluates_range_once(convert_checked):
+    """range(a, b, c) evaluates b and c once, even when the body rebinds them."""
+    mod = convert_checked(FOR_BOUNDS_ONCE)
+    x, y = tiles(1), torch.zeros(TILE)
+    mod.launch_k(None, (1,), (x, y, 10, 3, TILE))
+    torch.testing.assert_close(y, torch.full((TILE,), float(0 + 3 + 6 + 9)))
+
+
+FOR_CONTINUE = '''
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, n, TILE: ct.Constant[int]):
+    acc = ct.load(x, index=(0,), shape=(TILE,)) * 0.0
+    for j in range(n):
+        if j % 3 == 0:
+            continue
+        elif j == 4:
+            acc = acc - 1.0
+            continue
+        acc = acc + ct.load(x, index=(j,), shape=(TILE,))
+    ct.store(y, index=(0,), tile=acc)
+'''
+
+
+def test_for_continue_in_elif(convert_checked):
+    mod = convert_checked(FOR_CONTINUE)
+    x, y = tiles(8), torch.zeros(TILE)
+    mod.launch_k(None, (1,), (x, y, 8, TILE))
+    ref = torch.zeros(TILE)
+    for j in range(8):
+        if j % 3 == 0:
+            continue
+        elif j == 4:
+            ref -= 1.0
+            continue
+        ref += tile(x, j)
+    torch.testing.assert_close(y, ref)
+
+
+NESTED = '''
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, n, TILE: ct.Constant[int]):
+    acc = ct.load(x, index=(0,), shape=(TILE,)) * 0.0
+    for i in range(n):
+        if i == 1:
+            continue
+        j = 0
+        while True:
+            if j >= i:
+                break
+            j += 1
+            if j == 2:
+                continue
+            acc = acc + ct.load(x, index=(j,), shape=(TILE,))
+        if i == 4:
+            break
+        acc = acc + i
+    ct.store(y, index=(0,), tile=acc)
+'''
+
+
+def test_nested_loops_own_their_jumps(convert_checked):
+    mod = convert_checked(NESTED)
+    x, y = tiles(8), torch.zeros(TILE)
+    mod.launch_k(None, (1,), (x, y, 7, TILE))
+    ref = torch.zeros(TILE)
+    for i in range(7):
+        if i == 1:
+            continue
+        j = 0
+        while True:
+            if j >= i:
+                break
+            j += 1
+            if j == 2:
+                continue
+            ref += tile(x, j)
+        if i == 4:
+            break
+        ref += i
+    torch.testing.assert_close(y, ref)
+
+
+SIDE_EFFECT_CONDITION = '''
+import cuda.tile as ct
+
+def visit(x, seen, i, n):
+    ct.store(seen, index=(i,), tile=ct.load(x, index=(i,), shape=(4,)))
+    return i < n
+
+@ct.kernel
+def k(x: ct.Array, seen: ct.Array, n, stop):
+    i = 0
+    while visit(x, seen, i, n):
+        if i == stop:
+            break
+        i += 1
+'''
+
+
+def test_while_condition_with_side_effects_not_evaluated_after_break(convert_checked):
+    """cuTile does not evaluate the condition again after a break; Triton's `and`
+    would evaluate both sides, so the condition moves into the loop."""
+    mod = convert_checked(SIDE_EFFECT_CONDITION)
+    x, seen = tiles(8), torch.zeros(8 * TILE)
+    mod.launch_k(None, (1,), (x, seen, 6, 2))
+    ref = torch.zeros(8 * TILE)
+    ref[:3 * TILE] = x[:3 * TILE]  # visited i = 0, 1, 2; the break at 2 stops it
+    torch.testing.assert_close(seen, ref)
+    seen.zero_()
+    mod.launch_k(None, (1,), (x, seen, 3, 99))  # ends by the condition: visits 0..3
+    ref = torch.zeros(8 * TILE)
+    ref[:4 * TILE] = x[:4 * TILE]
+    torch.testing.assert_close(seen, ref)
+
+
+# ---------------------------------------------------------------------- return
+
+RETURN_IN_WHILE = '''
+import cuda.tile as ct
+
+def first_big(x, n, limit):
+    i = 0
+    while i < n:
+        s = ct.sum(ct.load(x, index=(i,), shape=(4,)))
+        if s > limit:
+            return s
+        i += 1
+    return limit * 0.0 - 1.0
+
+@ct.kernel
+def k(x, y, n, limit):
+    s = first_big(x, n, limit)
+    ct.store(y, index=(0,), tile=ct.load(x, index=(0,), shape=(4,)) * 0.0 + s)
+'''
+
+
+@pytest.mark.parametrize("limit", [-100.0, 0.5, 100.0])
+def test_return_inside_while_in_helper(convert_checked, limit):
+    mod = convert_checked(RETURN_IN_WHILE)
+    x, y = tiles(6), torch.zeros(TILE)
+    mod.launch_k(None, (1,), (x, y, 6, limit))
+    expected = -1.0
+    for i in range(6):
+        s = tile(x, i).sum()
+        if s > limit:
+            expected = s.item()
+            break
+    torch.testing.assert_close(y, torch.full((TILE,), expected))
+
+
+KERNEL_RETURN_IN_WHILE = '''
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, n, TILE: ct.Constant[int]):
+    i = 0
+    while i < 4:
+        if i == n:
+            return
+        ct.store(y, index=(i,), tile=ct.load(x, index=(i,), shape=(TILE,)))
+        i += 1
+    ct.store(y, index=(4,), tile=ct.load(x, index=(4,), shape=(TILE,)))
+'''
+
+
+@pytest.mark.parametrize("n", [0, 2, 7])
+def test_bare_return_inside_while_in_kernel(convert_checked, n):
+    mod = convert_checked(KERNEL_RETURN_IN_WHILE)
+    x, y = tiles(5), torch.zeros(5 * TILE)
+    mod.launch_k(None, (1,), (x, y, n, TILE))
+    ref = torch.zeros(5 * TILE)
+    written = min(n, 4)
+    ref[:written * TILE] = x[:written * TILE]
+    if n >= 4:
+        ref[4 * TILE:] = x[4 * TILE:]
+    torch.testing.assert_close(y, ref)
+
+
+EARLY_RETURN_HELPER = '''
+import cuda.tile as ct
+
+def pick(t, n):
+    if n > 2:
+        return t * 2.0
+    return t - 1.0
+
+@ct.kernel
+def k(x, y, n):
+    t = ct.load(x, index=(0,), shape=(4,))
+    ct.store(y, index=(0,), tile=pick(t, n))
+'''
+
+
+@pytest.mark.parametrize("n", [1, 5])
+def test_early_return_in_helper_outside_loops(convert_checked, n):
+    """Triton accepts returns inside `if` outside loops: kept as written."""
+    mod = convert_checked(EARLY_RETURN_HELPER)
+    x, y = tiles(1), torch.zeros(TILE)
+    mod.launch_k(None, (1,), (x, y, n))
+    torch.testing.assert_close(y, x * 2.0 if n > 2 else x - 1.0)
+
+
+# ------------------------------------------------------------- if / while / expressions
+
+BRANCHES = '''
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, n, MODE: ct.Constant[int]):
+    t = ct.load(x, index=(0,), shape=(4,))
+    if MODE == 1:
+        t = t + 1.0
+    elif MODE == 2:
+        t = t * 3.0
+    else:
+        t = t - 5.0
+    if n > 2 and n < 100 and n != 7 or n == 0:
+        t = t * 10.0
+    if not (n > 50 or n < -50 or n == 7):
+        t = t + 0.5
+    s = 2.0 if n > 3 else 0.25
+    ct.store(y, index=(0,), tile=t * s)
+'''
+
+
+@pytest.mark.parametrize("mode", [1, 2, 3])
+@pytest.mark.parametrize("n", [0, 2, 3, 7, 60])
+def test_if_constexpr_runtime_and_chains(convert_checked, mode, n):
+    mod = convert_checked(BRANCHES)
+    x, y = tiles(1), torch.zeros(TILE)
+    mod.launch_k(None, (1,), (x, y, n, mode))
+    t = x + 1.0 if mode == 1 else x * 3.0 if mode == 2 else x - 5.0
+    if n > 2 and n < 100 and n != 7 or n == 0:
+        t = t * 10.0
+    if not (n > 50 or n < -50 or n == 7):
+        t = t + 0.5
+    torch.testing.assert_close(y, t * (2.0 if n > 3 else 0.25))
+
+
+STATIC_RANGE = '''
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, N: ct.Constant[int]):
+    acc = ct.load(x, index=(0,), shape=(4,))
+    for i in ct.static_iter(range(1, N)):
+        acc = acc + ct.load(x, index=(i,), shape=(4,)) * i
+    ct.store(y, index=(0,), tile=acc)
+'''
+
+
+def test_static_iter_range(convert_checked, convert_text):
+    assert "tl.static_range(1, N)" in convert_text(STATIC_RANGE)
+    mod = convert_checked(STATIC_RANGE)
+    x, y = tiles(4), torch.zeros(TILE)
+    mod.launch_k(None, (1,), (x, y, 4))
+    torch.testing.assert_close(y, tile(x, 0) + sum(tile(x, i) * i for i in range(1, 4)))
+
+
+# ------------------------------------------------- Triton's GPU code generator
+
+GPU_CASES = {
+    "while_jumps": (WHILE_JUMPS, ("x", "y"), {"TILE": TILE}),
+    "for_break": (FOR_BREAK, ("x", "y"), {"TILE": TILE}),
+    "for_bounds_once": (FOR_BOUNDS_ONCE, ("x", "y"), {"TILE": TILE}),
+    "for_continue": (FOR_CONTINUE, ("x", "y"), {"TILE": TILE}),
+    "nested": (NESTED, ("x", "y"), {"TILE": TILE}),
+    "side_effect_condition": (SIDE_EFFECT_CONDITION, ("x", "seen"), {}),
+    "return_in_while": (RETURN_IN_WHILE, ("x", "y"), {}),
+    "kernel_return_in_while": (KERNEL_RETURN_IN_WHILE, ("x", "y"), {"TILE": TILE}),
+    "early_return_helper": (EARLY_RETURN_HELPER, ("x", "y"), {}),
+    "branches": (BRANCHES, ("x", "y"), {"MODE": 2}),
+    "static_range": (STATIC_RANGE, ("x", "y"), {"N": 4}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GPU_CASES))
+def test_triton_gpu_codegen_accepts(convert_text, tmp_path, case):
+    source, pointers, constexprs = GPU_CASES[case]
+    frontend(tmp_path, convert_text(source), "k", pointers, constexprs)
+
+
+def test_triton_gpu_codegen_refuses_break(tmp_path):
+    """The check above is meaningful: Triton's code generator refuses `break`."""
+    text = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def k(x, y, n):
+    for i in range(n):
+        if i > 2:
+            break
+"""
+    with pytest.raises(AssertionError, match="Break"):
+        frontend(tmp_path, text, "k", ("x", "y"), {})
+
+
+# ----------------------------------------------------------------------- errors
+
+def test_return_inside_for_is_an_error(convert_error):
+    message = convert_error('''
+import cuda.tile as ct
+
+def f(n):
+    for i in range(n):
+        if i == 3:
+            return i
+    return 0
+
+@ct.kernel
+def k(y, n):
+    ct.store(y, index=(0,), tile=ct.arange(4, dtype=ct.int32) + f(n))
+''')
+    assert "return" in message and "for" in message
+
+
+@pytest.mark.parametrize("step", ["0", "-1"])
+def test_constant_step_must_be_positive(convert_error, step):
+    message = convert_error(f'''
+import cuda.tile as ct
+
+@ct.kernel
+def k(y, n):
+    t = ct.arange(4, dtype=ct.int32)
+    for i in range(n, 0, {step}):
+        t = t + i
+    ct.store(y, index=(0,), tile=t)
+''')
+    assert "step" in message
+
+
+@pytest.mark.parametrize("jump", ["break", "continue"])
+def test_jump_inside_static_iter_is_an_error(convert_error, jump):
+    message = convert_error(f'''
+import cuda.tile as ct
+
+@ct.kernel
+def k(y):
+    t = ct.arange(4, dtype=ct.int32)
+    for i in ct.static_iter(range(4)):
+        if i == 2:
+            {jump}
+        t = t + i
+    ct.store(y, index=(0,), tile=t)
+''')
+    assert "static_iter" in message
+
+
+def test_with_statement_is_an_error(convert_error):
+    convert_error('''
+import cuda.tile as ct
+
+@ct.kernel
+def k(y):
+    with ct.compiler_timeout(3):
+        t = ct.arange(4, dtype=ct.int32)
+    ct.store(y, index=(0,), tile=t)
+''')
+
+
+def test_while_on_a_tile_is_an_error(convert_error):
+    message = convert_error('''
+import cuda.tile as ct
+
+@ct.kernel
+def k(y):
+    t = ct.arange(4, dtype=ct.int32)
+    while t < 3:
+        t = t + 1
+    ct.store(y, index=(0,), tile=t)
+''')
+    assert "scalar" in message

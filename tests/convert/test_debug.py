@@ -1,0 +1,167 @@
+"""Debug operations: ct.printf / ct.print / print -> tl.device_print,
+ct.assert_ (always checked, as in cuTile), ct.static_assert, ct.static_eval,
+ct.ensure_constant, ct.assume_divisible_by."""
+
+import re
+
+import pytest
+import torch
+
+ARANGE_KERNEL = '''
+import cuda.tile as ct
+
+@ct.kernel
+def k(y, n, TILE: ct.Constant[int]):
+    t = ct.arange(TILE, dtype=ct.int32) + n
+    {body}
+    ct.store(y, index=(0,), tile=t)
+'''
+
+
+def kernel(body):
+    return ARANGE_KERNEL.replace("{body}", body)
+
+
+# ---------------------------------------------------------------- printing
+
+def test_printf_prints_values(convert, convert_text, capsys):
+    source = kernel('ct.printf("t=%d n=%5d\\n", t, n)')
+    text = convert_text(source)
+    assert 'tl.device_print("t=", t)' in text
+    assert 'tl.device_print("n=", n)' in text
+    mod = convert(source)
+    y = torch.zeros(4, dtype=torch.int32)
+    mod.launch_k(None, (1,), (y, 40, 4))
+    out = capsys.readouterr().out
+    assert re.search(r"t=.*\[40 41 42 43\]", out), out
+    assert re.search(r"n=.*40", out), out
+
+
+def test_printf_hex(convert_text):
+    assert 'tl.device_print("t =", t, hex=True)' in convert_text(kernel('ct.printf("t = %x", t)'))
+
+
+@pytest.mark.parametrize("call", ["ct.print", "print"])
+def test_print_fstring(convert, convert_text, capsys, call):
+    source = kernel(f'{call}(f"tile={{t}} plus {{TILE}}", "and", n)')
+    text = convert_text(source)
+    assert 'tl.device_print("tile=", t)' in text
+    mod = convert(source)
+    y = torch.zeros(4, dtype=torch.int32)
+    mod.launch_k(None, (1,), (y, 7, 4))
+    out = capsys.readouterr().out
+    assert re.search(r"tile=.*\[ ?7  ?8  ?9 10\]", out), out
+    assert re.search(r"plus.*4", out), out
+    assert re.search(r"and.*7", out), out
+
+
+def test_printf_count_mismatch_is_an_error(convert_error):
+    assert "conversions" in convert_error(kernel('ct.printf("%d %d", t)'))
+
+
+def test_printf_needs_a_literal_format(convert_error):
+    assert "string literal" in convert_error(kernel('ct.printf(t, t)'))
+
+
+# -------------------------------------------------------------- assertions
+
+def test_assert_passes_and_kernel_is_debug(convert, convert_text):
+    source = kernel('ct.assert_(t >= n, "below n")')
+    text = convert_text(source)
+    assert "debug=True" in text.split("def k(")[0].splitlines()[-1]
+    mod = convert(source)
+    y = torch.zeros(4, dtype=torch.int32)
+    mod.launch_k(None, (1,), (y, 3, 4))
+    assert y.tolist() == [3, 4, 5, 6]
+
+
+def test_failing_assert_is_reported(convert):
+    """cuTile always checks assert_; tl.device_assert is a no-op without debug and
+    under the interpreter: the converted kernel must still fail."""
+    mod = convert(kernel('ct.assert_(t < 42, "t reached 42")'))
+    y = torch.zeros(4, dtype=torch.int32)
+    with pytest.raises(Exception, match="t reached 42"):
+        mod.launch_k(None, (1,), (y, 40, 4))
+
+
+HELPER_ASSERT = '''
+import cuda.tile as ct
+
+def checked(t, n):
+    ct.assert_(t != n, message="hit n")
+    return t
+
+@ct.kernel
+def k(y, n):
+    t = ct.arange(4, dtype=ct.int32)
+    ct.store(y, index=(0,), tile=checked(t, n))
+'''
+
+
+def test_assert_in_helper_makes_kernel_debug(convert, convert_text):
+    text = convert_text(HELPER_ASSERT)
+    assert re.search(r"@triton\.jit\([^)]*debug=True\)\ndef k\(", text), text
+    mod = convert(HELPER_ASSERT)
+    y = torch.zeros(4, dtype=torch.int32)
+    mod.launch_k(None, (1,), (y, 9))
+    with pytest.raises(Exception, match="hit n"):
+        mod.launch_k(None, (1,), (y, 2))
+
+
+def test_assert_needs_bool(convert_error):
+    assert "boolean" in convert_error(kernel('ct.assert_(ct.arange(4, dtype=ct.int32))'))
+
+
+# ---------------------------------------------------------- compile time
+
+def test_static_assert_true_is_dropped(convert_text):
+    text = convert_text(kernel('ct.static_assert(2 + 2, "fine")'))
+    assert "static_assert" not in text
+
+
+def test_static_assert_untracked_constant_checked_by_triton(convert_text):
+    """A comparison of constants is not folded by the converter: Triton checks it."""
+    assert 'tl.static_assert(4 > 2, "fine")' in convert_text(kernel('ct.static_assert(4 > 2, "fine")'))
+
+
+def test_static_assert_false_is_a_conversion_error(convert_error):
+    assert "too small" in convert_error(kernel('ct.static_assert(False, "too small")'))
+
+
+def test_static_assert_on_launch_constant(convert, convert_text):
+    source = kernel('ct.static_assert(TILE == 4, "TILE must be 4")')
+    assert 'tl.static_assert(TILE == 4, "TILE must be 4")' in convert_text(source)
+    mod = convert(source)
+    y = torch.zeros(8, dtype=torch.int32)
+    mod.launch_k(None, (1,), (y, 0, 4))
+    with pytest.raises(Exception, match="TILE must be 4"):
+        mod.launch_k(None, (1,), (y, 0, 8))
+
+
+def test_static_assert_on_runtime_value_is_an_error(convert_error):
+    assert "compile-time" in convert_error(kernel('ct.static_assert(n > 2)'))
+
+
+def test_static_eval_and_ensure_constant(convert):
+    mod = convert(kernel('t = t + ct.static_eval(TILE * 2) + ct.ensure_constant(3)'))
+    y = torch.zeros(4, dtype=torch.int32)
+    mod.launch_k(None, (1,), (y, 0, 4))
+    assert y.tolist() == [11, 12, 13, 14]
+
+
+def test_ensure_constant_of_runtime_value_is_an_error(convert_error):
+    assert "not a compile-time constant" in convert_error(kernel('t = t + ct.ensure_constant(n)'))
+
+
+def test_assume_divisible_by(convert):
+    mod = convert(kernel('t = t + ct.assume_divisible_by(n, 8)'))
+    y = torch.zeros(4, dtype=torch.int32)
+    mod.launch_k(None, (1,), (y, 16, 4))
+    assert y.tolist() == [32, 33, 34, 35]
+    # a false hint is undefined behaviour in cuTile; Triton's interpreter catches it
+    with pytest.raises(Exception, match="Assume failed"):
+        mod.launch_k(None, (1,), (y, 12, 4))
+
+
+def test_assume_divisible_by_needs_positive_constant(convert_error):
+    assert "divisor" in convert_error(kernel('t = t + ct.assume_divisible_by(n, 0)'))

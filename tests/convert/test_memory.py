@@ -1,0 +1,573 @@
+"""Memory operations: ct.load / ct.store (both paths: TMA descriptors and pointers),
+padding modes, orders, shape=() and scalar stores, check_bounds=False, int64-indexed
+arrays, Array.slice, ct.num_tiles, ct.gather / ct.scatter, the atomics and the
+block-ordering barriers (CUTILE-SEMANTICS §2, traps 1, 11, 12, 14).
+
+Copies are compared bit for bit. Under Triton's interpreter the descriptor path runs
+too and refuses misaligned descriptors, so a wrong TMA flag fails loudly: the cases
+below use tensors that take the descriptor path (contiguous, 16-byte rows) and tensors
+that must not (100x70 float32: 280-byte rows; offset and transposed views).
+"""
+
+import math
+
+import pytest
+import torch
+
+
+@pytest.fixture(autouse=True)
+def _on_device(device):
+    """Tensors are made where the kernels run: CPU under the interpreter, else the GPU."""
+    torch.set_default_device(device)
+    yield
+    torch.set_default_device("cpu")
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def bits(t):
+    """A tensor's bits, so that -0.0 != 0.0 and NaN == NaN compare as wanted."""
+    view = {torch.float32: torch.int32, torch.float16: torch.int16, torch.float64: torch.int64}
+    return t.view(view[t.dtype]) if t.dtype in view else t
+
+
+def assert_same(actual, expected):
+    assert actual.shape == expected.shape
+    assert torch.equal(bits(actual.contiguous()), bits(expected.contiguous())), (actual, expected)
+
+
+# ------------------------------------------------------------ load / store
+
+COPY_2D = """
+import cuda.tile as ct
+
+@ct.kernel
+def copy(x, y, BM: ct.Constant[int], BN: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0), ct.bid(1)), shape=(BM, BN){load_options})
+    ct.store(y, index=(ct.bid(0), ct.bid(1)), tile=t{store_options})
+"""
+
+
+def copy_2d(convert, x, y, bm, bn, load_options="", store_options=""):
+    mod = convert(COPY_2D.format(load_options=load_options, store_options=store_options))
+    mod.launch_copy(None, (cdiv(y.shape[0], bm), cdiv(y.shape[1], bn)), (x, y, bm, bn))
+    return y
+
+
+@pytest.mark.parametrize("shape", [(64, 48), (100, 70), (37, 20)])
+def test_copy_2d_both_paths(convert, shape):
+    # (64, 48) float32 takes descriptors; (100, 70) has 280-byte rows (no TMA); (37, 20) is odd
+    x = torch.randn(shape)
+    y = torch.zeros(shape)
+    assert_same(copy_2d(convert, x, y, 16, 32), x)
+
+
+def test_copy_2d_generated_code_is_readable(convert_text):
+    text = convert_text(COPY_2D.format(load_options="", store_options=""))
+    assert "x_desc_1_ok: tl.constexpr = x_tma and BN * (x.dtype.element_ty.primitive_bitwidth // 8) >= 16" in text
+    assert "    if x_desc_1_ok:\n        t = x_desc_1.load([tl.program_id(0) * BM, tl.program_id(1) * BN])\n" in text
+    assert "    else:\n        t = ct_load_2d(x, x_shape, x_strides, tl.program_id(0), tl.program_id(1), BM, BN, None)" in text
+    assert "y_desc_2.store([tl.program_id(0) * BM, tl.program_id(1) * BN], t)" in text
+    assert ".to(" not in text.split("def copy(")[1].split("def launch_copy")[0]  # tl.store casts
+
+
+@pytest.mark.parametrize("view", ["offset_columns", "transposed", "offset_buffer"])
+def test_copy_2d_views(convert, view):
+    base = torch.randn(40, 33)
+    if view == "offset_columns":
+        x = base[:, 1:]  # base moves by 4 bytes: no TMA
+    elif view == "transposed":
+        x = base.t()  # last stride is not 1: no TMA
+    else:
+        buf = torch.randn(5 + 32 * 16)
+        x = buf[5:].view(32, 16)  # base 20 bytes in
+    y = torch.zeros(x.shape)
+    assert_same(copy_2d(convert, x, y, 16, 16), x)
+    # and writing into a view
+    out_base = torch.zeros(40, 34)
+    out = out_base[:, 1:]
+    src = torch.randn(out.shape)
+    assert_same(copy_2d(convert, src, out, 8, 16), src)
+    assert torch.all(out_base[:, 0] == 0)
+
+
+PADDINGS = {
+    "ZERO": 0.0,
+    "NEG_ZERO": -0.0,
+    "NAN": math.nan,
+    "POS_INF": math.inf,
+    "NEG_INF": -math.inf,
+}
+
+
+@pytest.mark.parametrize("mode", list(PADDINGS))
+@pytest.mark.parametrize("shape", [(40, 24), (100, 70)])
+def test_padding_modes(convert, mode, shape):
+    # (40, 24) takes descriptors (zero/NaN by TMA, others masked); (100, 70) pointers
+    x = torch.randn(shape)
+    bm, bn = 32, 32
+    y = torch.full((cdiv(shape[0], bm) * bm, cdiv(shape[1], bn) * bn), 7.0)
+    copy_2d(convert, x, y, bm, bn, load_options=f", padding_mode=ct.PaddingMode.{mode}")
+    expected = torch.full(y.shape, PADDINGS[mode])
+    expected[: shape[0], : shape[1]] = x
+    assert_same(y, expected)
+
+
+def test_padding_undetermined_keeps_the_inside(convert):
+    x = torch.randn(37, 20)
+    y = torch.zeros(64, 32)
+    copy_2d(convert, x, y, 32, 32)
+    assert_same(y[:37, :20], x)
+
+
+def test_padding_float_mode_on_int_array_is_refused_by_triton(convert):
+    mod = convert(COPY_2D.format(load_options=", padding_mode=ct.PaddingMode.NEG_INF", store_options=""))
+    x = torch.arange(12, dtype=torch.int32).reshape(3, 4)
+    y = torch.zeros(4, 4, dtype=torch.int32)
+    with pytest.raises(Exception, match="padding needs a float array"):
+        mod.launch_copy(None, (1, 1), (x, y, 4, 4))
+
+
+def test_check_bounds_false(convert):
+    x = torch.randn(64, 32)
+    y = torch.zeros(64, 32)
+    copy_2d(convert, x, y, 16, 32, load_options=", check_bounds=False, latency=2, allow_tma=True",
+            store_options=", check_bounds=False, allow_tma=False")
+    assert_same(y, x)
+
+
+def test_store_widens_to_the_array_dtype(convert):
+    x = torch.randn(16, 24, dtype=torch.float16)
+    y = torch.zeros(16, 24, dtype=torch.float32)
+    copy_2d(convert, x, y, 8, 8)
+    assert_same(y, x.float())
+
+
+ORDER_KERNEL = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, BM: ct.Constant[int], BN: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0), ct.bid(1)), shape=(BM, BN), order={order}, padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, index=(ct.bid(0), ct.bid(1)), tile=t)
+"""
+
+
+@pytest.mark.parametrize("order", ['"F"', "(1, 0)", "(-1, 0)"])
+@pytest.mark.parametrize("shape", [(32, 64), (20, 30)])
+def test_load_order_transposes(convert, order, shape):
+    # tile axis 0 walks array axis 1: y = x.T (tile (i, j) of shape (BM, BN) covers x[j*BN.., i*BM..])
+    mod = convert(ORDER_KERNEL.format(order=order))
+    x = torch.randn(shape)
+    y = torch.zeros(shape[1], shape[0])
+    mod.launch_k(None, (cdiv(shape[1], 16), cdiv(shape[0], 16)), (x, y, 16, 16))
+    assert_same(y, x.t())
+
+
+STORE_ORDER_3D = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, A: ct.Constant[int], B: ct.Constant[int], C: ct.Constant[int]):
+    t = ct.load(x, index=(0, 0, 0), shape=(A, B, C))
+    ct.store(y, index=(0, 0, 0), tile=t, order=(2, 0, 1))
+"""
+
+
+def test_store_order_3d(convert):
+    # tile axis d is written along array axis order[d]: y[k2, k0, k1]... y.permute(1, 2, 0) == x
+    mod = convert(STORE_ORDER_3D)
+    x = torch.randn(2, 4, 8)
+    y = torch.zeros(4, 8, 2)
+    mod.launch_k(None, (1,), (x, y, 2, 4, 8))
+    assert_same(y.permute(2, 0, 1), x)
+
+
+RANK_KERNEL = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y):
+    t = ct.load(x, index=({zeros}), shape={shape}, padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, index=({zeros}), tile=t)
+"""
+
+
+@pytest.mark.parametrize("shape", [(8,), (2, 8), (2, 2, 8), (2, 2, 2, 8), (2, 1, 2, 2, 8)])
+@pytest.mark.parametrize("odd", [False, True])
+def test_ranks_1_to_5(convert, shape, odd):
+    zeros = ", ".join("0" for _ in shape) + ("," if len(shape) == 1 else "")
+    mod = convert(RANK_KERNEL.format(zeros=zeros, shape=shape if len(shape) > 1 else f"({shape[0]},)"))
+    real = tuple(s - 1 if odd and s > 1 else s for s in shape)  # odd: partial tiles (and no TMA)
+    x = torch.randn(real)
+    y = torch.zeros(real)
+    mod.launch_k(None, (1,), (x, y))
+    assert_same(y, x)
+
+
+ELEMENT_KERNEL = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, out):
+    v = ct.load(x, index=(ct.bid(0), 2), shape=(), padding_mode=ct.PaddingMode.NEG_INF)
+    ct.store(y, index=(ct.bid(0),), tile=v)
+    ct.store(out, index=(ct.bid(0), 1), tile=ct.bid(0) * 10)
+    ct.store(out, (ct.bid(0), 5), 3)
+"""
+
+
+def test_shape_empty_load_and_scalar_store(convert):
+    mod = convert(ELEMENT_KERNEL)
+    x = torch.randn(5, 3)
+    y = torch.zeros(6)
+    out = torch.zeros(6, 3, dtype=torch.int32)
+    mod.launch_k(None, (6,), (x, y, out))  # block 5 reads row 5: outside, -inf; its stores fall outside `out`... except column 1
+    assert_same(y[:5], x[:, 2])
+    assert y[5] == -math.inf
+    assert torch.equal(out[:, 1], torch.arange(6, dtype=torch.int32) * 10)
+    assert torch.all(out[:, 0] == 0) and torch.all(out[:, 2] == 0)  # (b, 5) is outside: not written
+
+
+INT64_KERNEL = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x: ct.IndexedWithInt64, y: ct.IndexedWithInt64, B: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(B, B))
+    ct.store(y, index=(ct.bid(0), 0), tile=t)
+"""
+
+
+def test_int64_indexed_arrays(convert, convert_text):
+    text = convert_text(INT64_KERNEL)
+    assert "make_tensor_descriptor" not in text  # descriptor shapes are int32 in Triton
+    mod = convert(INT64_KERNEL)
+    x = torch.randn(40, 16)
+    y = torch.zeros(40, 16)
+    mod.launch_k(None, (3,), (x, y, 16))
+    assert_same(y, x)
+
+
+NUM_TILES_KERNEL = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, out):
+    ct.store(out, (0,), ct.num_tiles(x, 0, (16, 32)))
+    ct.store(out, (1,), ct.num_tiles(x, 1, (16, 32)))
+    ct.store(out, (2,), ct.num_tiles(x, 0, (16, 32), order="F"))
+"""
+
+
+def test_num_tiles(convert):
+    mod = convert(NUM_TILES_KERNEL)
+    x = torch.zeros(100, 70)
+    out = torch.zeros(3, dtype=torch.int32)
+    mod.launch_k(None, (1,), (x, out))
+    assert out.tolist() == [cdiv(100, 16), cdiv(70, 32), cdiv(70, 16)]
+
+
+SLICE_KERNEL = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, start, stop, B: ct.Constant[int]):
+    v = x.slice({axis}, start, stop)
+    t = ct.load(v, (ct.bid(0), ct.bid(1)), (B, B), padding_mode=ct.PaddingMode.NEG_ZERO)
+    ct.store(y, (ct.bid(0), ct.bid(1)), t)
+"""
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("shape", [(48, 32), (30, 21)])
+def test_array_slice_pads_at_the_sliced_extent(convert, axis, shape):
+    mod = convert(SLICE_KERNEL.format(axis=axis))
+    x = torch.randn(shape)
+    start, stop = 3, 3 + 13
+    sliced = x[start:stop] if axis == 0 else x[:, start:stop]
+    y = torch.full((32, 32), 5.0)
+    mod.launch_k(None, (2, 2), (x, y, start, stop, 16))
+    expected = torch.full((32, 32), -0.0)
+    expected[: sliced.shape[0], : sliced.shape[1]] = sliced[:32, :32]
+    assert_same(y, expected)
+
+
+def test_slice_on_the_last_axis_takes_no_descriptor(convert_text):
+    text = convert_text(SLICE_KERNEL.format(axis=1))
+    assert "make_tensor_descriptor(x_slice" not in text
+    text = convert_text(SLICE_KERNEL.format(axis=0))
+    assert "make_tensor_descriptor(x_slice_1" in text
+
+
+# ------------------------------------------------------- gather / scatter
+
+GATHER_KERNEL = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, idx, out, B: ct.Constant[int]):
+    i = ct.load(idx, (0,), (B,))
+    row = ct.bid(0)
+    m = (i % 2) == 0
+    a = ct.gather(x, (row, i), padding_value=-1.5)
+    b = ct.gather(x, (row, i), mask=m, padding_value=9)
+    c = ct.gather(x, (i, 1), check_bounds=False, mask=(i >= 0) & (i < 4))
+    ct.store(out, (row, 0), a.reshape((1, B)))
+    ct.store(out, (row, 1), b.reshape((1, B)))
+"""
+
+
+def test_gather_bounds_mask_padding(convert):
+    mod = convert(GATHER_KERNEL)
+    x = torch.randn(4, 10)
+    idx = torch.tensor([0, 3, -1, 9, 10, 2, -7, 5], dtype=torch.int32)
+    out = torch.zeros(4, 16)
+    mod.launch_k(None, (4,), (x, idx, out, 8))
+    for row in range(4):
+        inside = (idx >= 0) & (idx < 10)
+        safe = idx.clamp(0, 9).long()
+        a = torch.where(inside, x[row, safe], torch.tensor(-1.5))
+        b = torch.where(inside & (idx % 2 == 0), x[row, safe], torch.tensor(9.0))
+        assert_same(out[row, :8], a)
+        assert_same(out[row, 8:], b)
+
+
+SCATTER_KERNEL = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(src, idx, out, B: ct.Constant[int]):
+    i = ct.load(idx, (0,), (B,))
+    v = ct.load(src, (0,), (B,))
+    ct.scatter(out, i, v, mask=v > 0)
+    ct.scatter(out, (i + 20,), 7)
+"""
+
+
+def test_scatter_mask_and_negative_indices(convert):
+    mod = convert(SCATTER_KERNEL)
+    idx = torch.tensor([0, 3, -1, 19, 25, 2, -20, 5], dtype=torch.int32)
+    src = torch.tensor([1.0, -2.0, 3.0, 4.0, 5.0, 6.0, 7.0, -8.0])
+    out = torch.zeros(24)
+    mod.launch_k(None, (1,), (src, idx, out, 8))
+    expected = torch.zeros(24)
+    for i, v in zip(idx.tolist(), src.tolist()):
+        if 0 <= i < 24 and v > 0:
+            expected[i] = v
+    for i in idx.tolist():
+        if 0 <= i + 20 < 24:
+            expected[i + 20] = 7
+    assert_same(out, expected)
+
+
+# -------------------------------------------------------------- atomics
+
+ATOMIC_KERNEL = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(hist, idx, upd, old, B: ct.Constant[int]):
+    i = ct.load(idx, (ct.bid(0),), (B,))
+    u = ct.load(upd, (ct.bid(0),), (B,))
+    o = ct.{op}(hist, i, u{options})
+    ct.store(old, (ct.bid(0),), o)
+"""
+
+REDUCERS = {
+    "atomic_add": lambda a, b: a + b,
+    "atomic_max": max,
+    "atomic_min": min,
+    "atomic_and": lambda a, b: a & b,
+    "atomic_or": lambda a, b: a | b,
+    "atomic_xor": lambda a, b: a ^ b,
+}
+
+
+@pytest.mark.parametrize("op", list(REDUCERS))
+@pytest.mark.parametrize("options", ["", ", memory_order=ct.MemoryOrder.RELAXED, memory_scope=ct.MemoryScope.BLOCK"])
+def test_atomic_histograms(convert, op, options):
+    mod = convert(ATOMIC_KERNEL.format(op=op, options=options))
+    n, bins = 40, 5
+    idx = torch.randint(-2, bins + 2, (n,), dtype=torch.int32)  # duplicates and outside lanes
+    upd = torch.randint(-50, 50, (n,), dtype=torch.int32)
+    hist = torch.randint(-9, 9, (bins,), dtype=torch.int32)
+    start = hist.clone()
+    old = torch.zeros(n, dtype=torch.int32)
+    mod.launch_k(None, (cdiv(n, 8),), (hist, idx, upd, old, 8))
+    expected = start.clone()
+    for i, u in zip(idx.tolist(), upd.tolist()):
+        if 0 <= i < bins:
+            expected[i] = REDUCERS[op](int(expected[i]), u)
+    assert torch.equal(hist, expected)
+    # each inside lane saw some intermediate value: for add, old values are distinct partial sums
+    if op == "atomic_add":
+        for b in range(bins):
+            lanes = [j for j in range(n) if idx[j] == b]
+            olds = sorted(int(old[j]) for j in lanes)
+            assert len(set(olds)) == len(olds) or any(int(upd[j]) == 0 for j in lanes)
+
+
+def test_atomic_add_float(convert):
+    mod = convert(ATOMIC_KERNEL.format(op="atomic_add", options=""))
+    idx = torch.tensor([0, 1, 1, 2, 2, 2, 9, -1], dtype=torch.int32)
+    upd = torch.tensor([0.5, 1.0, 2.0, 0.25, 0.25, 0.5, 4.0, 8.0])
+    hist = torch.zeros(3)
+    old = torch.zeros(8)
+    mod.launch_k(None, (1,), (hist, idx, upd, old, 8))
+    assert hist.tolist() == [0.5, 3.0, 1.0]
+
+
+def test_atomic_xchg_duplicates(convert):
+    mod = convert(ATOMIC_KERNEL.format(op="atomic_xchg", options=""))
+    idx = torch.tensor([0, 1, 1, 2, 2, 2, 7, -3], dtype=torch.int32)
+    upd = torch.tensor([10, 11, 12, 13, 14, 15, 16, 17], dtype=torch.int32)
+    hist = torch.tensor([-1, -2, -3], dtype=torch.int32)
+    old = torch.zeros(8, dtype=torch.int32)
+    mod.launch_k(None, (1,), (hist, idx, upd, old, 8))
+    assert hist[0] == 10 and int(hist[1]) in (11, 12) and int(hist[2]) in (13, 14, 15)
+    # per slot, the old values and the final value are the initial value and the updates, each once
+    for b, first in enumerate([-1, -2, -3]):
+        lanes = [j for j in range(8) if 0 <= idx[j] < 3 and idx[j] == b]
+        seen = sorted([int(old[j]) for j in lanes] + [int(hist[b])])
+        assert seen == sorted([first] + [int(upd[j]) for j in lanes])
+
+
+CAS_KERNEL = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(arr, idx, exp, out, B: ct.Constant[int]):
+    i = ct.load(idx, (0,), (B,))
+    e = ct.load(exp, (0,), (B,))
+    o = ct.atomic_cas(arr, i, e, 100 + i)
+    ct.store(out, (0,), o)
+"""
+
+
+def test_atomic_cas_outside_lanes_return_expected(convert):
+    mod = convert(CAS_KERNEL)
+    arr = torch.tensor([5, 6, 7, 8], dtype=torch.int32)
+    idx = torch.tensor([0, 1, -1, 4, 3, 2, -100, 7], dtype=torch.int32)
+    exp = torch.tensor([5, 0, 41, 42, 8, 0, 43, 44], dtype=torch.int32)
+    out = torch.zeros(8, dtype=torch.int32)
+    mod.launch_k(None, (1,), (arr, idx, exp, out, 8))
+    assert arr.tolist() == [100, 6, 7, 103]  # lanes 0 and 4 matched; the others changed nothing
+    assert out.tolist() == [5, 6, 41, 42, 8, 7, 43, 44]
+
+
+# ------------------------------------------------------------- ordering
+
+ORDER_RAW = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(buf, out, B: ct.Constant[int]):
+    t = ct.load(buf, (0,), (B,))
+    ct.store(buf, (0,), t * 2)
+    u = ct.load(buf, (0,), (B,), order="C")
+    ct.store(out, (0,), u + 1)
+"""
+
+
+def test_store_then_load_of_the_same_array_gets_a_barrier(convert, convert_text):
+    text = convert_text(ORDER_RAW)
+    body = text.split("def k(")[1].split("def launch_k")[0]
+    lines = [line.strip() for line in body.splitlines()]
+    store = lines.index("ct_store_1d(buf, buf_shape, buf_strides, 0, t * 2)")
+    assert lines[store + 1].startswith("tl.debug_barrier()")
+    assert body.count("tl.debug_barrier()") == 1  # not before the first load, nor for `out`
+    mod = convert(ORDER_RAW)
+    buf = torch.arange(16, dtype=torch.float32)
+    out = torch.zeros(16)
+    mod.launch_k(None, (1,), (buf, out, 16))
+    assert_same(out, torch.arange(16, dtype=torch.float32) * 2 + 1)
+
+
+ORDER_LOOP = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(acc, n, B: ct.Constant[int]):
+    for step in range(n):
+        t = ct.load(acc, (0,), (B,))
+        ct.store(acc, (0,), t + 1)
+"""
+
+
+def test_loop_carried_store_then_load_gets_a_barrier(convert, convert_text):
+    text = convert_text(ORDER_LOOP)
+    loop = text.split("for step in range(n):")[1].split("def launch_k")[0]
+    assert loop.strip().startswith("tl.debug_barrier()")  # the store of the previous iteration
+    mod = convert(ORDER_LOOP)
+    acc = torch.zeros(16)
+    mod.launch_k(None, (1,), (acc, 5, 16))
+    assert_same(acc, torch.full((16,), 5.0))
+
+
+LOCK_KERNEL = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(lock, total, x, B: ct.Constant[int]):
+    t = ct.load(x, (ct.bid(0),), (B,))
+    while ct.atomic_cas(lock, 0, 0, 1, memory_order=ct.MemoryOrder.ACQUIRE) == 1:
+        pass
+    s = ct.load(total, (0,), (B,))
+    ct.store(total, (0,), s + t)
+    ct.atomic_xchg(lock, 0, 0, memory_order=ct.MemoryOrder.RELEASE)
+"""
+
+
+def test_lock_acquire_release_barriers(convert, convert_text):
+    text = convert_text(LOCK_KERNEL)
+    body = [line.strip() for line in text.split("def k(")[1].split("def launch_k")[0].splitlines()]
+    release = next(i for i, line in enumerate(body) if "tl.atomic_xchg" in line)
+    assert body[release - 1].startswith("tl.debug_barrier()")
+    acquire_end = next(i for i, line in enumerate(body) if line.startswith("s = "))
+    assert any(line.startswith("tl.debug_barrier()") for line in body[acquire_end - 2:acquire_end])
+    mod = convert(LOCK_KERNEL)
+    lock = torch.zeros(1, dtype=torch.int32)
+    total = torch.zeros(8)
+    x = torch.arange(32, dtype=torch.float32)
+    mod.launch_k(None, (4,), (lock, total, x, 8))
+    assert_same(total, x.view(4, 8).sum(0))
+    assert lock.item() == 0
+
+
+# ------------------------------------------------------------- refusals
+
+
+def test_memory_order_on_load_is_refused(convert_error):
+    message = convert_error("""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, B: ct.Constant[int]):
+    t = ct.load(x, (0,), (B,), memory_order=ct.MemoryOrder.ACQUIRE, memory_scope=ct.MemoryScope.DEVICE)
+""")
+    assert "memory_order" in message
+
+
+def test_non_power_of_two_tile_is_refused(convert_error):
+    message = convert_error("""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x):
+    t = ct.load(x, (0,), (24,))
+""")
+    assert "powers of two" in message
+
+
+def test_bad_latency_is_refused(convert_error):
+    message = convert_error("""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x):
+    t = ct.load(x, (0,), (16,), latency=11)
+""")
+    assert "latency" in message

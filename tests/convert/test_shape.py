@@ -1,0 +1,187 @@
+"""Creation and shape operations: arange, full, zeros, ones, astile, reshape, item, permute,
+transpose, expand_dims, broadcast_to, cat, extract, insert.
+
+Traps (CUTILE-SEMANTICS.md §3.1/§3.2/§10): arange casts start/step to the dtype first; ct.cat is
+not tl.cat (1-D only, may reorder); ct.transpose swaps two axes of an N-D tile (tl.trans needs a
+full permutation); extract/insert index a grid of sub-tiles, not elements.
+"""
+import pytest
+import torch
+
+
+def kernel(body, in_shape, out_rank, extra=""):
+    zeros = ", ".join("0" for _ in in_shape)
+    shape = ", ".join(str(s) for s in in_shape)
+    index = ", ".join("0" for _ in range(out_rank))
+    return f"""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, v{extra}):
+    t = ct.load(x, index=({zeros},), shape=({shape},))
+    r = {body}
+    ct.store(y, index=({index},), tile=r)
+"""
+
+
+def run(convert, body, x, out_shape, out_dtype=None, v=3):
+    mod = convert(kernel(body, tuple(x.shape), len(out_shape)))
+    y = torch.zeros(out_shape, dtype=out_dtype or x.dtype)
+    mod.launch_k(None, (1,), (x, y, v))
+    return y
+
+
+def ramp(*shape, dtype=torch.int32):
+    n = 1
+    for s in shape:
+        n *= s
+    return torch.arange(n, dtype=dtype).reshape(shape)
+
+
+# ---------------------------------------------------------------- creation
+
+def test_arange(convert):
+    x = ramp(8)
+    assert torch.equal(run(convert, "ct.arange(8, dtype=ct.int32)", x, (8,)), ramp(8))
+    assert torch.equal(run(convert, "ct.arange(8, dtype=ct.int32, start=7, step=-1)", x, (8,)),
+                       torch.arange(7, -1, -1, dtype=torch.int32))
+    assert torch.equal(run(convert, "ct.arange(8, dtype=ct.float32, start=1, step=0.5)", x, (8,), torch.float32),
+                       torch.arange(8, dtype=torch.float32) * 0.5 + 1)
+    assert torch.equal(run(convert, "ct.arange(8, dtype=ct.int32, start=v, step=2)", x, (8,)),
+                       torch.arange(8, dtype=torch.int32) * 2 + 3)
+
+
+def test_arange_casts_start_and_step_first(convert):
+    x = ramp(8)
+    # step 1.7 becomes int 1 before the multiply; start 0.9 becomes 0
+    assert torch.equal(run(convert, "ct.arange(8, dtype=ct.int32, start=0.9, step=1.7)", x, (8,)), ramp(8))
+    # int8 arithmetic wraps: 100 + 10 * i
+    want = (torch.arange(8) * 10 + 100).to(torch.int8).to(torch.int32)
+    assert torch.equal(run(convert, "ct.arange(8, dtype=ct.int8, start=100, step=10)", x, (8,)), want)
+    # float16: the step is rounded to float16 first
+    want = (torch.arange(8).half() * torch.tensor(0.1).half()).float()
+    assert torch.equal(run(convert, "ct.arange(8, dtype=ct.float16, step=0.1)", x, (8,), torch.float32), want)
+
+
+def test_full_zeros_ones(convert):
+    x = ramp(2, 4)
+    assert torch.equal(run(convert, "ct.full((2, 4), 7, ct.int32)", x, (2, 4)), torch.full((2, 4), 7, dtype=torch.int32))
+    assert torch.equal(run(convert, "ct.full((2, 4), v, dtype=ct.int32) + t", x, (2, 4)), x + 3)
+    assert torch.equal(run(convert, "ct.full(8, v * 0.5, ct.float16)", ramp(8), (8,), torch.float32),
+                       torch.full((8,), 1.5))
+    assert torch.equal(run(convert, "ct.zeros((2, 4), ct.int32) + t", x, (2, 4)), x)
+    assert torch.equal(run(convert, "ct.ones((2, 4), dtype=ct.float32)", x, (2, 4), torch.float32), torch.ones(2, 4))
+
+
+def test_astile(convert):
+    x = ramp(2, 2)
+    assert torch.equal(run(convert, "ct.astile(((1, 2), (3, v)), dtype=ct.int32)", x, (2, 2)),
+                       torch.tensor([[1, 2], [3, 3]], dtype=torch.int32))
+    assert torch.equal(run(convert, "ct.astile((1.5, 2.5), dtype=ct.float32)", ramp(2), (2,), torch.float32),
+                       torch.tensor([1.5, 2.5]))
+
+
+# ------------------------------------------------------------------ shape
+
+def test_reshape(convert):
+    x = ramp(4, 8)
+    assert torch.equal(run(convert, "ct.reshape(t, (8, -1))", x, (8, 4)), x.reshape(8, 4))
+    assert torch.equal(run(convert, "t.reshape((32,))", x, (32,)), x.reshape(32))
+    assert torch.equal(run(convert, "t.reshape((2, 2, -1)).reshape((4, 8))", x, (4, 8)), x)
+
+
+def test_item(convert):
+    x = ramp(4)
+    assert torch.equal(run(convert, "ct.arange(4, dtype=ct.int32) * ct.reshape(ct.sum(t, 0, keepdims=True), (1,)).item()",
+                           x, (4,)), torch.arange(4, dtype=torch.int32) * 6)
+
+
+def test_permute_and_transpose(convert):
+    x = ramp(2, 4, 8)
+    assert torch.equal(run(convert, "ct.permute(t, (2, 0, 1))", x, (8, 2, 4)), x.permute(2, 0, 1))
+    assert torch.equal(run(convert, "ct.transpose(t, 0, 2)", x, (8, 4, 2)), x.transpose(0, 2))
+    assert torch.equal(run(convert, "t.transpose(-1, 1)", x, (2, 8, 4)), x.transpose(1, 2))
+    y = ramp(4, 8)
+    assert torch.equal(run(convert, "ct.transpose(t)", y, (8, 4)), y.t())
+    assert torch.equal(run(convert, "t.permute((1, 0))", y, (8, 4)), y.t())
+
+
+def test_expand_dims_and_broadcast_to(convert):
+    x = ramp(8)
+    assert torch.equal(run(convert, "ct.expand_dims(t, 0)", x, (1, 8)), x[None])
+    assert torch.equal(run(convert, "ct.expand_dims(t, -1)", x, (8, 1)), x[:, None])
+    assert torch.equal(run(convert, "ct.broadcast_to(t, (4, 8))", x, (4, 8)), x.expand(4, 8))
+    y = ramp(4, 1)
+    assert torch.equal(run(convert, "ct.broadcast_to(t, (2, 4, 8))", y, (2, 4, 8)), y.expand(2, 4, 8))
+
+
+def test_cat(convert):
+    x = ramp(2, 4)
+    assert torch.equal(run(convert, "ct.cat((t, t + 100), 0)", x, (4, 4)), torch.cat((x, x + 100), 0))
+    assert torch.equal(run(convert, "ct.cat((t, t + 100), axis=1)", x, (2, 8)), torch.cat((x, x + 100), 1))
+    assert torch.equal(run(convert, "ct.cat((t, t + 100), -1)", x, (2, 8)), torch.cat((x, x + 100), 1))
+    y = ramp(4)
+    assert torch.equal(run(convert, "ct.cat((t + 100, t), 0)", y, (8,)), torch.cat((y + 100, y)))
+
+
+def test_extract_constant_index(convert):
+    x = ramp(8)
+    assert torch.equal(run(convert, "ct.extract(t, (1,), shape=(4,))", x, (4,)), x[4:])
+    assert torch.equal(run(convert, "ct.extract(t, 5, (1,))", x, (1,)), x[5:6])
+    y = ramp(4, 8)
+    assert torch.equal(run(convert, "ct.extract(t, (0, 1), shape=(2, 2))", y, (2, 2)), y[0:2, 2:4])
+    assert torch.equal(run(convert, "ct.extract(t, (3, 2), shape=(1, 2))", y, (1, 2)), y[3:4, 4:6])
+    assert torch.equal(run(convert, "ct.extract(t, (1, 0), shape=(2, 8))", y, (2, 8)), y[2:4])
+    z = ramp(2, 2, 4)
+    assert torch.equal(run(convert, "ct.extract(t, (1, 0, 1), shape=(1, 2, 2))", z, (1, 2, 2)), z[1:2, :, 2:4])
+
+
+def test_extract_runtime_index(convert):
+    y = ramp(4, 8)
+    for v in (0, 3):
+        got = run(convert, "ct.extract(t, (v // 2, v), shape=(2, 2))", y, (2, 2), v=v)
+        assert torch.equal(got, y[v // 2 * 2:v // 2 * 2 + 2, 2 * v:2 * v + 2])
+
+
+def test_extract_element(convert):
+    y = ramp(4, 8)
+    body = "ct.full((2,), ct.extract(t, (2, 5), shape=()), ct.int32) + ct.extract(t, (v, 1), shape=())"
+    assert torch.equal(run(convert, body, y, (2,)), torch.full((2,), int(y[2, 5] + y[3, 1]), dtype=torch.int32))
+
+
+def test_extract_keeps_float_bits(convert):
+    x = torch.tensor([-0.0, float("nan"), float("inf"), 1.0, -0.0, 2.0, -3.0, 4.0])
+    got = run(convert, "ct.extract(t, (v,), shape=(4,))", x, (4,), v=1)
+    assert torch.equal(got.view(torch.int32), x[4:].view(torch.int32))
+    got = run(convert, "ct.extract(t, (0,), shape=(4,))", x, (4,), v=0)
+    assert torch.equal(got.view(torch.int32), x[:4].view(torch.int32))
+
+
+def test_insert(convert):
+    x = ramp(8)
+    want = x.clone()
+    want[4:] = 99
+    assert torch.equal(run(convert, "ct.insert(t, (1,), ct.full((4,), 99, ct.int32))", x, (8,)), want)
+    y = ramp(4, 8)
+    want = y.clone()
+    want[2:4, 6:8] = -1
+    assert torch.equal(run(convert, "t.insert((v - 2, v), ct.full((2, 2), -1, ct.int32))", y, (4, 8)), want)
+    want = y.clone()
+    want[3, 5] = 7
+    assert torch.equal(run(convert, "ct.insert(t, (3, 5), ct.astile(7, dtype=ct.int32))", y, (4, 8)), want)
+
+
+@pytest.mark.parametrize("body, message", [
+    ("ct.reshape(t, (3, -1))", "power of two"),
+    ("ct.reshape(t, (4, 4))", "cannot be reshaped"),
+    ("ct.transpose(t.reshape((2, 2, 2)))", "both axes"),
+    ("ct.transpose(t.reshape((2, 4)), 0)", "both axes or neither"),
+    ("ct.permute(t.reshape((2, 4)), (0,))", "each of the"),
+    ("ct.extract(t, (2,), shape=(4,))", "out of range"),
+    ("ct.extract(t, (0,), shape=(3,))", "power of two"),
+    ("ct.cat((t.astype(ct.int32), t.astype(ct.float32)), 0)", "different dtypes"),
+    ("ct.broadcast_to(t, (4, 4))", "cannot be broadcast"),
+    ("ct.full((2, 2), t, ct.int32)", "scalar"),
+])
+def test_errors(convert_error, body, message):
+    assert message in convert_error(kernel(body, (8,), 1))

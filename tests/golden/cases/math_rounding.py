@@ -1,0 +1,15 @@
+"""ct.truediv rounding modes and flush_to_zero: directed rounding through
+libdevice, FULL kept as IEEE division (note C2T201), flush_to_zero not applied
+(note C2T202)."""
+import cuda.tile as ct
+
+
+@ct.kernel
+def rounding(x, y, out, TILE: ct.Constant[int]):
+    bid = ct.bid(0)
+    a = ct.load(x, index=(bid,), shape=(TILE,))
+    b = ct.load(y, index=(bid,), shape=(TILE,))
+    down = ct.truediv(a, b, rounding_mode=ct.RoundingMode.RM)
+    full = ct.truediv(a, b, rounding_mode=ct.RoundingMode.FULL, flush_to_zero=True)
+    fast = ct.truediv(a, b, rounding_mode=ct.RoundingMode.APPROX)
+    ct.store(out, index=(bid,), tile=down + full + fast)
