@@ -200,6 +200,10 @@ static void emit_simple_stmt_text(Emitter *e, const Node *s) {
   case N_PASS: emit_text(e, "pass"); break;
   case N_BREAK: emit_text(e, "break"); break;
   case N_CONTINUE: emit_text(e, "continue"); break;
+  case N_COMMENT: /* written by the converter */
+    emit_text(e, "# ");
+    emit_str(e, s->u.piece.text);
+    break;
   default:
     diag_error(&e->ctx->diag, s->span.start, "cannot write a %s node as a statement", node_kind_name(s->kind));
   }
@@ -214,6 +218,10 @@ static void emit_simple_stmt(Emitter *e, const Node *s, const Node *next) {
   bool shares_line = next && last_line > 0 && next->span.start.line == last_line;
   if (!shares_line && last_line > 0)
     emit_trailing_comment(e, last_line);
+  if (s->note) { /* a note of the converter about this line */
+    emit_text(e, "  # ");
+    emit_text(e, s->note);
+  }
   emit_end_line(e);
   if (last_line > e->last_line)
     e->last_line = last_line;

@@ -378,6 +378,20 @@ static void restore_state(Lowerer *L, SavedState saved) {
   L->temp_counter = saved.temp_counter;
 }
 
+/* A tile function's view of an argument's type: the caller's dimension
+ * expressions name the caller's constants, so only numeric sizes stay. */
+static TypeInfo *param_type_from_argument(Lowerer *L, const TypeInfo *given) {
+  TypeInfo *type = type_new(L->ctx, given->kind);
+  *type = *given;
+  for (int d = 0; d < C2T_MAX_RANK; d++)
+    type->dims[d] = type->shape[d] >= 0 ? new_int(L, type->shape[d]) : NULL;
+  if (type->dtype == DT_UNKNOWN)
+    type->dtype_expr = NULL;
+  if (type->kind == VAL_CONST)
+    type->dtype = DT_UNKNOWN; /* the value of the first call must not be folded into the function */
+  return type;
+}
+
 /* Lower a tile function with the kinds of its first call's arguments
  * (arg_types may be NULL: nothing known, arrays found by their use). */
 static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types, int arg_count) {
@@ -419,7 +433,7 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
       scope_bind(L, name, given ? given : type_new(L->ctx, VAL_CONST));
     } else {
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
-      scope_bind(L, name, given ? given : type_tile(L->ctx, DT_UNKNOWN, -1, NULL));
+      scope_bind(L, name, given ? param_type_from_argument(L, given) : type_tile(L->ctx, DT_UNKNOWN, -1, NULL));
     }
   }
   arguments->u.arguments.args = params;

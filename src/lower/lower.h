@@ -176,6 +176,8 @@ Node *lower_call(Lowerer *L, Node *call);
 
 /* ---- lower_control.c: break/continue in the loops of `stmts` (Triton has neither) */
 void rewrite_break_continue(Lowerer *L, NodeList *stmts);
+/* `a and b`: an operand after the first with side effects is an error (cuTile short-circuits) */
+void check_short_circuit(Lowerer *L, Node *bool_op);
 
 /* ---- launch.c */
 void lower_launcher(Lowerer *L, Function *kernel);   /* the launcher of a kernel */

@@ -460,3 +460,61 @@ void rewrite_break_continue(Lowerer *L, NodeList *stmts) {
   if (changed)
     *stmts = out;
 }
+
+/* ------------------------------------------------------ and / or operands */
+
+/* cuTile's `and`/`or` short-circuit at run time; Triton's evaluate every
+ * operand that is not a constant (and pair chains of 3+ operands
+ * themselves). For operands without side effects this is the same result,
+ * so they stay `a and b and c`. An operand after the first that stores,
+ * prints, asserts, does atomics or calls a tile function (which may do any
+ * of these) would run where cuTile skips it: a located error. */
+static const char *const SIDE_EFFECT_OPS[] = {
+    "store", "scatter", "store_advanced_indexing", "atomic_add", "atomic_max", "atomic_min", "atomic_and",
+    "atomic_or", "atomic_xor", "atomic_xchg", "atomic_cas", "printf", "print", "assert_", NULL,
+};
+
+typedef struct EffectScan {
+  Lowerer *L;
+  const Node *found;
+} EffectScan;
+
+static bool has_side_effect(Lowerer *L, const Node *call) {
+  const char *member = resolve_ct_member(L->conv, call->u.call.func);
+  if (!member && call->u.call.func->kind == N_ATTRIBUTE) /* tile.method(...) / array.method(...) */
+    member = arena_strndup(&L->ctx->arena, call->u.call.func->u.attribute.attr.text,
+                           (size_t)call->u.call.func->u.attribute.attr.len);
+  if (member) {
+    if (strncmp(member, "store", 5) == 0 || strncmp(member, "atomic_", 7) == 0)
+      return true; /* also TiledView.store, RawArrayMemory.store_offset, ... */
+    for (int i = 0; SIDE_EFFECT_OPS[i]; i++)
+      if (strcmp(member, SIDE_EFFECT_OPS[i]) == 0)
+        return true;
+    return false;
+  }
+  const Node *callee = call->u.call.func;
+  return callee->kind != N_NAME || find_function(L->conv, callee->u.name.id) || str_eq(callee->u.name.id, "print");
+}
+
+static void scan_effects(Node *node, void *data) {
+  EffectScan *scan = data;
+  if (scan->found)
+    return;
+  if (node->kind == N_CALL && has_side_effect(scan->L, node)) {
+    scan->found = node;
+    return;
+  }
+  node_children(node, scan_effects, data);
+}
+
+void check_short_circuit(Lowerer *L, Node *bool_op) {
+  NodeList *values = &bool_op->u.bool_op.values;
+  for (int i = 1; i < values->count; i++) {
+    EffectScan scan = {L, NULL};
+    scan_effects(values->items[i], &scan);
+    if (scan.found)
+      lower_error(L, scan.found, "this call may have side effects, and cuTile skips it when the `%s` is decided "
+                  "by the operands before it (Triton evaluates every operand): assign it under an `if` first",
+                  bool_op->u.bool_op.op == AOP_AND ? "and" : "or");
+  }
+}

@@ -234,7 +234,7 @@ static Node *lower_tile_subscript(Lowerer *L, Node *expr, Node *base) {
   Node *slice = expr->u.subscript.slice;
   int count = slice->kind == N_TUPLE ? slice->u.list.elts.count : 1;
   Node **items = slice->kind == N_TUPLE ? slice->u.list.elts.items : &slice;
-  int added = 0;
+  int added = 0, ellipses = 0;
   for (int i = 0; i < count; i++) {
     Node *item = items[i];
     bool is_none = item->kind == N_CONSTANT && item->u.constant.kind == CONST_NONE;
@@ -243,10 +243,37 @@ static Node *lower_tile_subscript(Lowerer *L, Node *expr, Node *base) {
     if (!is_none && !is_all && !is_ellipsis)
       lower_error(L, item, "tiles cannot be indexed; only None, ':' and '...' may appear (use ct.extract)");
     added += is_none;
+    ellipses += is_ellipsis;
   }
+  if (ellipses > 1)
+    lower_error(L, slice, "at most one '...' may index a tile");
   expr->u.subscript.value = base;
-  TypeInfo *type = type_tile(L->ctx, base->type->dtype, base->type->rank + added, NULL);
-  type->dtype_expr = base->type->dtype_expr;
+  const TypeInfo *input = base->type;
+  int rank = input->rank < 0 ? -1 : input->rank + added;
+  TypeInfo *type = type_tile(L->ctx, input->dtype, rank, NULL);
+  type->dtype_expr = input->dtype_expr;
+  if (rank < 0 || rank > C2T_MAX_RANK)
+    return typed(expr, type);
+  /* the new dimensions: 1 for each None, the input's for ':' and '...' */
+  int explicit_axes = count - added - ellipses, out = 0, in = 0;
+  for (int i = 0; i < count; i++) {
+    Node *item = items[i];
+    bool is_none = item->kind == N_CONSTANT && item->u.constant.kind == CONST_NONE;
+    bool is_ellipsis = item->kind == N_CONSTANT && item->u.constant.kind == CONST_ELLIPSIS;
+    int copy = is_none ? 0 : is_ellipsis ? input->rank - explicit_axes : 1;
+    if (is_none) {
+      type->shape[out] = 1;
+      type->dims[out++] = new_int(L, 1);
+    }
+    for (int k = 0; k < copy && in < input->rank; k++, in++) {
+      type->shape[out] = input->shape[in];
+      type->dims[out++] = input->dims[in];
+    }
+  }
+  for (; in < input->rank && out < rank; in++, out++) { /* axes not named keep their place */
+    type->shape[out] = input->shape[in];
+    type->dims[out] = input->dims[in];
+  }
   return typed(expr, type);
 }
 
@@ -280,6 +307,7 @@ static Node *lower_tuple(Lowerer *L, Node *expr) {
 /* a and b and c: Triton takes two operands at a time. */
 static Node *lower_bool_op(Lowerer *L, Node *expr) {
   NodeList *values = &expr->u.bool_op.values;
+  check_short_circuit(L, expr);
   Node *result = lower_expr(L, values->items[0]);
   for (int i = 1; i < values->count; i++) {
     Node *right = lower_expr(L, values->items[i]);

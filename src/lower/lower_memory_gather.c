@@ -10,10 +10,10 @@
  * 0 <= i < extent — cuTile compares unsigned, so negative indices are out
  * of bounds — and outside lanes are masked: a gather reads padding_value
  * (cast to the array's dtype), a scatter and the atomics do nothing there.
- * The offsets and the bounds mask come first, as named locals:
+ * For example:
  *
- *     x_offsets_1, x_inside_1 = ct_element_offsets_2d(x_shape, x_strides, rows, cols)
- *     t = tl.load(x + x_offsets_1, mask=x_inside_1, other=0)
+ *     t = tl.load(x + ct_element_offsets_2d(x_strides, rows, cols),
+ *                 mask=ct_element_inside_2d(x_shape, rows, cols), other=0)
  *
  * Atomics map memory_order/memory_scope to Triton's sem/scope (cuTile's
  * defaults, ACQ_REL and DEVICE, are Triton's: "acq_rel", "gpu") and return
@@ -27,29 +27,32 @@
 
 /* ---------------------------------------------------------- the helpers */
 
-static Node *offsets_helper(Lowerer *L, int rank) {
-  const char *name = arena_printf(&L->ctx->arena, "ct_element_offsets_%dd", rank);
-  Buf params = {0}, offsets = {0}, inside = {0}, axes = {0};
+/* ct_element_offsets_Nd(strides, i0, ...) and ct_element_inside_Nd(shape, i0, ...). */
+static Node *element_helper(Lowerer *L, int rank, bool inside) {
+  const char *name = arena_printf(&L->ctx->arena, "ct_element_%s_%dd", inside ? "inside" : "offsets", rank);
+  Buf params = {0}, body = {0}, axes = {0};
   for (int a = 0; a < rank; a++) {
     buf_printf(&params, ", i%d", a);
     buf_printf(&axes, "%si%d", a ? ", " : "", a);
-    buf_printf(&offsets, "%stl.cast(i%d, tl.int64) * strides[%d]", a ? " + " : "", a, a);
-    buf_printf(&inside, "%s(i%d >= 0) & (i%d < shape[%d])", a ? " & " : "", a, a, a);
+    if (inside)
+      buf_printf(&body, "%s(i%d >= 0) & (i%d < shape[%d])", a ? " & " : "", a, a, a);
+    else
+      buf_printf(&body, "%stl.cast(i%d, tl.int64) * strides[%d]", a ? " + " : "", a, a);
   }
-  const char *source = arena_printf(
-      &L->ctx->arena,
-      "@triton.jit\n"
-      "def %s(shape, strides%s):\n"
-      "    \"\"\"Element offsets (64-bit) of the element indices (%s) of ct.gather, ct.scatter and\n"
-      "    the atomics (tiles and scalars broadcast together), and which lie inside the array:\n"
-      "    cuTile compares indices unsigned, so negative ones are outside.\"\"\"\n"
-      "    offsets = %s\n"
-      "    inside = %s\n"
-      "    return offsets, inside\n",
-      name, params.data, axes.data, offsets.data, inside.data);
+  const char *doc = inside ? "Which element indices (%s) of ct.gather, ct.scatter and the atomics lie inside\n"
+                             "    the array (tiles and scalars broadcast together). cuTile compares them unsigned:\n"
+                             "    negative indices are outside."
+                           : "The 64-bit element offsets of the element indices (%s) of ct.gather, ct.scatter\n"
+                             "    and the atomics (tiles and scalars broadcast together), as cuTile computes addresses.";
+  const char *source = arena_printf(&L->ctx->arena,
+                                    "@triton.jit\n"
+                                    "def %s(%s%s):\n"
+                                    "    \"\"\"%s\"\"\"\n"
+                                    "    return %s\n",
+                                    name, inside ? "shape" : "strides", params.data,
+                                    arena_printf(&L->ctx->arena, doc, axes.data), body.data);
   buf_free(&params);
-  buf_free(&offsets);
-  buf_free(&inside);
+  buf_free(&body);
   buf_free(&axes);
   return use_runtime(L, name, source);
 }
@@ -123,13 +126,13 @@ static TypeInfo *broadcast_shape(Lowerer *L, Node **items, int count, Node *at) 
 
 typedef struct ElementAccess {
   TypeInfo *array;
-  Node *offsets; /* name of the offsets local */
-  Node *inside;  /* name of the bounds-mask local */
+  Node *offsets; /* ct_element_offsets_Nd(strides, ...) */
+  Node *inside;  /* ct_element_inside_Nd(shape, ...) */
   TypeInfo *shape;
 } ElementAccess;
 
-/* `x_offsets_1, x_inside_1 = ct_element_offsets_Nd(x_shape, x_strides, ...)`
- * before the statement. */
+/* The offsets and the bounds mask of the indices, as calls made in place
+ * (not hoisted: the operation may sit in a `while` condition). */
 static ElementAccess element_access(Lowerer *L, TypeInfo *array, Node *indices, const char *what) {
   Node *items[MAX_TILE_RANK];
   int rank = index_items(indices, items, MAX_TILE_RANK);
@@ -143,20 +146,13 @@ static ElementAccess element_access(Lowerer *L, TypeInfo *array, Node *indices, 
   if (array->rank < 0)
     array->rank = rank;
   ArrayRef *ref = array->array;
-  Str base = ref->param.len ? ref->param : (Str){"array", 5};
-  Str offsets = memory_temp(L, base, "offsets");
-  char *offsets_name = arena_strndup(&L->ctx->arena, offsets.text, (size_t)offsets.len);
-  char *inside_name = arena_printf(&L->ctx->arena, "%.*s_inside%s", base.len, base.text,
-                                   offsets_name + base.len + strlen("_offsets"));
-  Node *call = T(L, "_1(_2, _3)", offsets_helper(L, rank), ref->shape, ref->strides);
-  for (int i = 0; i < rank; i++)
-    node_list_push(&L->ctx->arena, &call->u.call.args, items[i]);
-  const char *text = arena_printf(&L->ctx->arena, "%s, %s = _1\n", offsets_name, inside_name);
-  NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(call));
-  node_list_push(&L->ctx->arena, L->pending, made.items[0]);
-  scope_bind(L, offsets, type_tile(L->ctx, DT_INT64, -1, NULL));
-  scope_bind(L, (Str){inside_name, (int)strlen(inside_name)}, type_tile(L->ctx, DT_BOOL, -1, NULL));
-  return (ElementAccess){array, new_name(L, offsets_name), new_name(L, inside_name), broadcast_shape(L, items, rank, indices)};
+  Node *offsets = T(L, "_1(_2)", element_helper(L, rank, false), ref->strides);
+  Node *inside = T(L, "_1(_2)", element_helper(L, rank, true), ref->shape);
+  for (int i = 0; i < rank; i++) {
+    node_list_push(&L->ctx->arena, &offsets->u.call.args, items[i]);
+    node_list_push(&L->ctx->arena, &inside->u.call.args, items[i]);
+  }
+  return (ElementAccess){array, offsets, inside, broadcast_shape(L, items, rank, indices)};
 }
 
 static TypeInfo *result_type(Lowerer *L, const ElementAccess *access) {

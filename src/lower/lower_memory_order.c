@@ -237,8 +237,11 @@ static void order_loop(OrderPass *pass, Node *loop_test, NodeList *body, OrderSt
   order_stmts(pass, body, &in_body);
   if (loop_test) {
     OrderState back_edge = in_body;
-    if (expression_needs_barrier(pass, loop_test, &back_edge))
+    if (expression_needs_barrier(pass, loop_test, &back_edge)) {
+      if (body->count == 1 && body->items[0]->kind == N_PASS)
+        body->count = 0; /* the barrier replaces a spin loop's `pass` */
       push_barrier(pass, body);
+    }
   }
   push(pass, out, stmt);
   /* after the loop: it ran zero or more times */

@@ -15,10 +15,19 @@ import os
 import subprocess
 import sys
 
+import ops_common
 import pytest
 import torch
 
 TILE = 4
+
+
+@pytest.fixture(autouse=True)
+def _on_device():
+    """Tensors of these tests live where the kernels run (CPU under the interpreter)."""
+    torch.set_default_device(ops_common.DEVICE)
+    yield
+    torch.set_default_device("cpu")
 
 
 # ------------------------------------------------------------------ checks
@@ -575,3 +584,40 @@ def k(y):
     ct.store(y, index=(0,), tile=t)
 ''')
     assert "scalar" in message
+
+
+def test_and_with_side_effect_operand_is_an_error(convert_error):
+    """cuTile skips the right operand of `and`/`or` when the left decides; Triton
+    evaluates both: an operand with side effects cannot stay in the expression."""
+    message = convert_error('''
+import cuda.tile as ct
+
+def visit(x, seen, i):
+    ct.store(seen, index=(i,), tile=ct.load(x, index=(i,), shape=(4,)))
+    return i < 3
+
+@ct.kernel
+def k(x: ct.Array, seen: ct.Array, n):
+    if n > 2 and visit(x, seen, n):
+        ct.store(seen, index=(0,), tile=ct.load(x, index=(0,), shape=(4,)))
+''')
+    assert "side effects" in message
+
+
+def test_or_with_pure_operands_runs(convert_checked):
+    """Side-effect-free operands: evaluating both sides gives cuTile's result."""
+    mod = convert_checked('''
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, n):
+    t = ct.load(x, index=(0,), shape=(4,))
+    if n == 0 or ct.sum(ct.load(x, index=(n,), shape=(4,))) > 0.0 or n > 5:
+        t = t + 1.0
+    ct.store(y, index=(0,), tile=t)
+''')
+    x, y = tiles(8), torch.zeros(TILE)
+    for n in range(8):
+        mod.launch_k(None, (1,), (x, y, n))
+        expect = tile(x, 0) + 1.0 if (n == 0 or tile(x, n).sum() > 0 or n > 5) else tile(x, 0)
+        torch.testing.assert_close(y, expect)
