@@ -286,6 +286,8 @@ void emit_remaining_comments(Emitter *e) {
  * previous answer and stays within a few nearby tokens. */
 static int token_index_at(Emitter *e, size_t offset) {
   int low = 0, high = e->token_count;
+  if (high == 0)
+    return 0;
   int hint = e->token_hint < e->token_count ? e->token_hint : 0;
   if (e->tokens[hint].span.start.offset < offset) {
     low = hint + 1;

@@ -36,12 +36,31 @@ static const char NOTE_HALF_SUM[] =
     "C2T302: float16/bfloat16 accumulate in their own dtype as in cuTile, but in Triton's reduction order: "
     "the last bits may differ";
 
+/* A flag whose value the conversion depends on (keepdims changes the
+ * result's type): it must be known at conversion time. */
 static bool constant_flag(Lowerer *L, const Node *node, const Node *at, const char *what, const char *name) {
   if (!node || node->type->kind == VAL_NONE)
     return false;
-  if (node->type->kind != VAL_CONST || node->type->dtype == DT_UNKNOWN || node->type->is_float)
+  if (node->type->kind != VAL_CONST || node->type->is_float)
     lower_error(L, at, "%s: %s must be a constant bool", what, name);
+  if (node->type->dtype == DT_UNKNOWN)
+    lower_error(L, at, "%s: %s must be known at conversion time (a literal or a module constant), not a value "
+                "that comes with the launch", what, name);
   return node->type->int_value != 0;
+}
+
+/* A flag that only passes through to Triton (reverse= of a scan): True or
+ * False when known, else the constant expression itself, which is a
+ * tl.constexpr in the generated code (a ct.Constant parameter: its value
+ * comes with each launch). */
+static Node *constant_flag_node(Lowerer *L, Node *node, const Node *at, const char *what, const char *name) {
+  if (!node || node->type->kind == VAL_NONE)
+    return T0(L, "False");
+  if (node->type->kind != VAL_CONST || node->type->is_float)
+    lower_error(L, at, "%s: %s must be a constant bool", what, name);
+  if (node->type->dtype == DT_UNKNOWN)
+    return node;
+  return node->type->int_value != 0 ? T0(L, "True") : T0(L, "False");
 }
 
 static bool is_small_int(DType dt) {
@@ -405,10 +424,10 @@ static Node *lower_cumulative(Lowerer *L, Node *call, const char *member) {
   if (x->type->rank == 0)
     lower_error(L, args.source[0], "%s of a 0-d tile cannot be converted", what);
   int axis = args.arg[1] ? shape_axis(L, args.arg[1], args.source[1], x->type->rank, what) : 0;
-  bool reverse = constant_flag(L, args.arg[2], args.source[2], what, "reverse");
+  Node *r = constant_flag_node(L, args.arg[2], args.source[2], what, "reverse");
   check_float_options(L, &args, 3, 4, what);
   DType dt = x->type->dtype;
-  Node *a = new_int(L, axis), *r = reverse ? T0(L, "True") : T0(L, "False");
+  Node *a = new_int(L, axis);
   Node *result;
   if (dt == DT_UNKNOWN && is_sum) {
     result = T(L, "_1(_2, _3, _4)", use_runtime(L, "ct_cumsum", CUMSUM_HELPER), x, a, r);
@@ -734,7 +753,7 @@ static Node *lower_custom_scan(Lowerer *L, Node *call, const char *member) {
   Node *x = require_arg(L, call, &args, 0, what, "x");
   Node *axis_arg = require_arg(L, call, &args, 1, what, "axis");
   Node *identity = require_arg(L, call, &args, 3, what, "identity");
-  bool reverse = constant_flag(L, args.arg[4], args.source[4], what, "reverse");
+  Node *reverse = constant_flag_node(L, args.arg[4], args.source[4], what, "reverse");
   Node *xs[C2T_MAX_CALL_ARGS];
   int n = broadcast_operands(L, x, args.source[0], xs, what);
   check_identity(L, identity, args.source[3], n, what);
@@ -744,7 +763,7 @@ static Node *lower_custom_scan(Lowerer *L, Node *call, const char *member) {
   int axis = shape_axis(L, axis_arg, args.source[1], rank, what);
   Combine combine = read_combine(L, lambda, &args, 2, xs, n, what);
   Node *result = T(L, "tl.associative_scan(_1, _2, _3, reverse=_4)", operands_node(L, xs, n), new_int(L, axis),
-                   combine.node, reverse ? T0(L, "True") : T0(L, "False"));
+                   combine.node, reverse);
   Node *parts[C2T_MAX_CALL_ARGS];
   for (int i = 0; i < n; i++) {
     Node *dims[C2T_MAX_RANK];
