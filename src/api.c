@@ -10,6 +10,7 @@
 
 #include "convert.h"
 #include "lower/lower.h"
+#include "emit/emit.h"
 
 const char *c2t_version(void) { return C2T_VERSION; }
 
@@ -61,8 +62,10 @@ static int api_run(ApiJob job, const char *filename, const char *source, size_t 
       resolve_module(conv);
       lower_module(conv);
     }
-    if (job != JOB_CHECK)
+    if (job == JOB_ROUNDTRIP)
       emit_python_module(ctx, &parsed, &output);
+    else if (job == JOB_CONVERT)
+      emit_converted_module(ctx, &parsed, &output);
     result->status = C2T_OK;
   } else {
     if (ctx->diag.error_count == 0)

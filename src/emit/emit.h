@@ -62,7 +62,18 @@ typedef struct Emitter {
   int token_hint;     /* last token looked up by offset */
   int last_line;      /* last source line the output has accounted for */
   bool block_start;   /* nothing written yet in the current block */
+
+  /* Converted modules (emit_converted_module): statements the converter did
+   * not touch are copied from the source as written; long argument lists of
+   * the rest are broken one item per line. */
+  bool converting;
+  int wrap_depth;     /* extra indentation inside broken argument lists */
+  int no_wrap;        /* > 0 inside f-strings, where lines cannot break */
+  bool breaking_items;/* emit_arguments: one parameter per line */
 } Emitter;
+
+/* The longest line the emitter writes before breaking an argument list. */
+#define EMIT_LINE_LIMIT 100
 
 /* ---- emit_layout.c */
 void emitter_init(Emitter *e, Context *ctx, Buf *out, const ParseResult *parsed);
@@ -100,6 +111,7 @@ int stmt_first_line(const Node *stmt); /* decorators included */
 void emit_expr(Emitter *e, const Node *expr, Prec context);
 void emit_named_expression(Emitter *e, const Node *expr); /* `x := y` bare, else as PREC_TEST */
 void emit_arguments(Emitter *e, const Node *arguments, bool is_lambda); /* the text inside (...) */
+void emit_arguments_broken(Emitter *e, const Node *arguments); /* one per line, trailing comma */
 /* `a, *b, c=1, **d`: positional arguments first, then keywords. The call
  * form also writes a sole generator argument bare: `f(x for x in y)`. */
 void emit_argument_list(Emitter *e, const NodeList *args, const NodeList *keywords);
@@ -116,5 +128,10 @@ void emit_stmt(Emitter *e, const Node *stmt, const Node *next, int limit_line);
 void emit_stmts(Emitter *e, const NodeList *body, int limit_line);
 /* A block one level deeper than the current one. */
 void emit_block(Emitter *e, const NodeList *body, int limit_line);
+
+/* ---- emit_convert.c: a converted module (see Emitter.converting) */
+void emit_converted_module(Context *ctx, const ParseResult *parsed, Buf *out);
+bool emit_verbatim_stmt(Emitter *e, const Node *stmt, const Node *next); /* false: emit from the tree */
+bool emit_wants_break(Emitter *e, const NodeList *args, const NodeList *keywords, const Node *arguments);
 
 #endif /* C2T_EMIT_H */

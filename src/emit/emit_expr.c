@@ -154,7 +154,16 @@ static void emit_constant(Emitter *e, const Node *n) {
 static void emit_fstring_parts(Emitter *e, const NodeList *parts);
 
 /* `{value!r:spec}`, or `{x = }` with the debug text as spelled. */
+static void emit_formatted_value_parts(Emitter *e, const Node *n);
+
+/* Inside an f-string field nothing may break a line. */
 static void emit_formatted_value(Emitter *e, const Node *n) {
+  e->no_wrap++;
+  emit_formatted_value_parts(e, n);
+  e->no_wrap--;
+}
+
+static void emit_formatted_value_parts(Emitter *e, const Node *n) {
   buf_putc(e->out, '{');
   if (n->u.formatted_value.debug_text.len > 0) {
     emit_str(e, n->u.formatted_value.debug_text);
@@ -313,6 +322,42 @@ void emit_argument_list(Emitter *e, const NodeList *args, const NodeList *keywor
   }
 }
 
+/* A call's arguments one per line, each followed by a comma. */
+static void emit_argument_list_broken(Emitter *e, const NodeList *args, const NodeList *keywords) {
+  e->wrap_depth++;
+  for (int i = 0; i < args->count; i++) {
+    emit_end_line(e);
+    emit_begin_line(e);
+    emit_named_expression(e, args->items[i]);
+    buf_putc(e->out, ',');
+  }
+  for (int i = 0; i < keywords->count; i++) {
+    const Node *k = keywords->items[i];
+    emit_end_line(e);
+    emit_begin_line(e);
+    if (k->u.keyword.arg.len) {
+      emit_str(e, k->u.keyword.arg);
+      buf_putc(e->out, '=');
+    } else {
+      emit_text(e, "**");
+    }
+    emit_expr(e, k->u.keyword.value, PREC_TEST);
+    buf_putc(e->out, ',');
+  }
+  e->wrap_depth--;
+  emit_end_line(e);
+  emit_begin_line(e);
+}
+
+/* A def's parameters one per line (the caller writes the line breaks
+ * around them). */
+void emit_arguments_broken(Emitter *e, const Node *arguments) {
+  e->breaking_items = true;
+  emit_arguments(e, arguments, false);
+  e->breaking_items = false;
+  buf_putc(e->out, ',');
+}
+
 void emit_call_arguments(Emitter *e, const NodeList *args, const NodeList *keywords) {
   bool sole_generator = args->count == 1 && keywords->count == 0 && args->items[0]->kind == N_GENERATOR_EXP &&
                         !args->items[0]->parenthesized;
@@ -320,6 +365,10 @@ void emit_call_arguments(Emitter *e, const NodeList *args, const NodeList *keywo
     emit_enter(e, args->items[0]);
     emit_generator_body(e, args->items[0]);
     emit_leave(e);
+    return;
+  }
+  if (emit_wants_break(e, args, keywords, NULL)) {
+    emit_argument_list_broken(e, args, keywords);
     return;
   }
   emit_argument_list(e, args, keywords);
@@ -407,8 +456,14 @@ static void emit_param(Emitter *e, const Node *arg, const Node *default_value, b
 }
 
 static void emit_separator(Emitter *e, bool *first) {
-  if (!*first)
+  if (e->breaking_items) { /* one item per line */
+    if (!*first)
+      buf_putc(e->out, ',');
+    emit_end_line(e);
+    emit_begin_line(e);
+  } else if (!*first) {
     emit_text(e, ", ");
+  }
   *first = false;
 }
 

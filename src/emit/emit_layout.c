@@ -64,7 +64,7 @@ void emit_str(Emitter *e, Str s) { buf_put(e->out, s.text, (size_t)s.len); }
 
 void emit_begin_line(Emitter *e) {
   static const char spaces[] = "                                                                ";
-  int width = e->indent * INDENT_WIDTH;
+  int width = (e->indent + e->wrap_depth) * INDENT_WIDTH;
   while (width > 0) {
     int chunk = width < (int)sizeof spaces - 1 ? width : (int)sizeof spaces - 1;
     buf_put(e->out, spaces, (size_t)chunk);
@@ -74,7 +74,14 @@ void emit_begin_line(Emitter *e) {
 
 void emit_end_line(Emitter *e) { buf_putc(e->out, '\n'); }
 
-void emit_blank_line(Emitter *e) { buf_putc(e->out, '\n'); }
+/* A blank line, unless two already end the output (never more than two in
+ * a row, whatever asks for them). */
+void emit_blank_line(Emitter *e) {
+  const Buf *out = e->out;
+  if (out->len >= 3 && memcmp(out->data + out->len - 3, "\n\n\n", 3) == 0)
+    return;
+  buf_putc(e->out, '\n');
+}
 
 void emit_enter(Emitter *e, const Node *node) {
   if (++e->depth > C2T_MAX_EMIT_DEPTH)

@@ -33,10 +33,23 @@ static void end_header(Emitter *e, int header_line, int body_first_line) {
   e->block_start = false;
 }
 
-static int body_first_line(const NodeList *body) { return body->count ? stmt_first_line(body->items[0]) : 0; }
+/* The first statement of a body that comes from the source (the converter
+ * may put synthesized ones first), or NULL. */
+static const Node *first_source_stmt(const NodeList *body) {
+  for (int i = 0; i < body->count; i++)
+    if (body->items[i]->span.start.line > 0)
+      return body->items[i];
+  return NULL;
+}
+
+static int body_first_line(const NodeList *body) {
+  const Node *first = first_source_stmt(body);
+  return first ? stmt_first_line(first) : 0;
+}
 
 static int body_header_line(Emitter *e, const NodeList *body) {
-  return body->count ? header_last_line(e, body->items[0]) : 0;
+  const Node *first = first_source_stmt(body);
+  return first ? header_last_line(e, first) : 0;
 }
 
 /* A clause introduced by a bare keyword: `else:` or `finally:`. */
@@ -68,9 +81,36 @@ void emit_block(Emitter *e, const NodeList *body, int limit_line) {
   e->indent--;
 }
 
+static bool is_definition(const Node *stmt) { return stmt->kind == N_FUNCTION_DEF || stmt->kind == N_CLASS_DEF; }
+
+static bool is_import(const Node *stmt) { return stmt->kind == N_IMPORT || stmt->kind == N_IMPORT_FROM; }
+
+/* In a converted module, what the converter wrote or changed is laid out as
+ * PEP 8 asks: two blank lines around definitions and after the imports at
+ * module level, and one after the statements a converted function starts
+ * with (its prologue). The source's own layout is kept elsewhere. */
+static void separate_converted(Emitter *e, const NodeList *body, int index) {
+  if (!e->converting || index == 0)
+    return;
+  const Node *previous = body->items[index - 1], *stmt = body->items[index];
+  bool changed = previous->rewritten || stmt->rewritten;
+  if (e->indent == 0 && changed &&
+      (is_definition(previous) || is_definition(stmt) || (is_import(previous) && !is_import(stmt)))) {
+    emit_blank_line(e);
+    emit_blank_line(e);
+    return;
+  }
+  bool prologue_ends = previous->span.start.line == 0 && stmt->span.start.line > 0 && index >= 2;
+  for (int i = 0; prologue_ends && i < index; i++)
+    prologue_ends = body->items[i]->span.start.line == 0;
+  if (e->indent > 0 && prologue_ends)
+    emit_blank_line(e);
+}
+
 void emit_stmts(Emitter *e, const NodeList *body, int limit_line) {
   for (int i = 0; i < body->count; i++) {
     const Node *next = i + 1 < body->count ? body->items[i + 1] : NULL;
+    separate_converted(e, body, i);
     emit_stmt(e, body->items[i], next, next ? stmt_first_line(next) : limit_line);
   }
 }
@@ -265,8 +305,16 @@ static void emit_function_def(Emitter *e, const Node *s, int limit_line) {
   emit_str(e, s->u.function_def.name);
   emit_type_params(e, &s->u.function_def.type_params);
   buf_putc(e->out, '(');
-  if (s->u.function_def.args)
+  if (s->u.function_def.args && emit_wants_break(e, NULL, NULL, s->u.function_def.args)) {
+    /* one parameter per line */
+    e->wrap_depth++;
+    emit_arguments_broken(e, s->u.function_def.args);
+    e->wrap_depth--;
+    emit_end_line(e);
+    emit_begin_line(e);
+  } else if (s->u.function_def.args) {
     emit_arguments(e, s->u.function_def.args, false);
+  }
   buf_putc(e->out, ')');
   if (s->u.function_def.returns) {
     emit_text(e, " -> ");
@@ -470,6 +518,8 @@ static bool is_compound(NodeKind kind) {
 }
 
 void emit_stmt(Emitter *e, const Node *s, const Node *next, int limit_line) {
+  if (e->converting && emit_verbatim_stmt(e, s, next))
+    return;
   emit_enter(e, s);
   if (!is_compound(s->kind)) {
     emit_simple_stmt(e, s, next);

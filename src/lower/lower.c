@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lower.h"
+#include "lower_shape.h"
 
 /* ------------------------------------------------------------- helpers */
 
@@ -269,7 +269,11 @@ static Node *jit_decorator(Lowerer *L) {
 
 static void replace_decorators(Lowerer *L, Node *def) {
   NodeList kept = {0};
-  node_list_push(&L->ctx->arena, &kept, jit_decorator(L));
+  Node *jit = jit_decorator(L);
+  /* where the original decorators stood: comments above them stay above */
+  if (def->u.function_def.decorator_list.count)
+    jit->span = def->u.function_def.decorator_list.items[0]->span;
+  node_list_push(&L->ctx->arena, &kept, jit);
   NodeList *decorators = &def->u.function_def.decorator_list;
   for (int i = 0; i < decorators->count; i++) {
     Node *decorator = decorators->items[i];
@@ -379,16 +383,32 @@ static void restore_state(Lowerer *L, SavedState saved) {
 }
 
 /* A tile function's view of an argument's type: the caller's dimension
- * expressions name the caller's constants, so only numeric sizes stay. */
-static TypeInfo *param_type_from_argument(Lowerer *L, const TypeInfo *given) {
+ * expressions name the caller's constants, so numeric sizes stay and the
+ * others become `param.shape[d]` (a constexpr in Triton, right for every
+ * call since Triton specializes the function per argument shape). */
+static TypeInfo *param_type_from_argument(Lowerer *L, const TypeInfo *given, Node *value, int depth) {
   TypeInfo *type = type_new(L->ctx, given->kind);
   *type = *given;
-  for (int d = 0; d < C2T_MAX_RANK; d++)
+  for (int d = 0; d < C2T_MAX_RANK; d++) {
     type->dims[d] = type->shape[d] >= 0 ? new_int(L, type->shape[d]) : NULL;
+    if (type->kind == VAL_TILE && d < type->rank && type->shape[d] < 0 && value) {
+      type->dims[d] = T(L, "_1.shape[_2]", value, new_int(L, d));
+      type->dims[d]->type = type_new(L->ctx, VAL_CONST);
+      type->dims[d]->type->rank = 0;
+    }
+  }
   if (type->dtype == DT_UNKNOWN)
     type->dtype_expr = NULL;
   if (type->kind == VAL_CONST)
     type->dtype = DT_UNKNOWN; /* the value of the first call must not be folded into the function */
+  if (type->kind == VAL_TUPLE && type->count > 0 && depth < 8) {
+    type->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)type->count);
+    for (int i = 0; i < type->count; i++)
+      type->elts[i] = given->elts[i] ? param_type_from_argument(L, given->elts[i],
+                                                                value ? T(L, "_1[_2]", value, new_int(L, i)) : NULL,
+                                                                depth + 1)
+                                     : NULL;
+  }
   return type;
 }
 
@@ -411,6 +431,7 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
   NodeList *original = &arguments->u.arguments.args;
   fn->param_count = original->count;
   fn->param_is_array = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
+  fn->param_types = arg_types ? arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(original->count + 1)) : NULL;
   NodeList params = {0};
   for (int i = 0; i < original->count; i++) {
     Node *arg = original->items[i];
@@ -433,8 +454,11 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
       scope_bind(L, name, given ? given : type_new(L->ctx, VAL_CONST));
     } else {
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
-      scope_bind(L, name, given ? param_type_from_argument(L, given) : type_tile(L->ctx, DT_UNKNOWN, -1, NULL));
+      scope_bind(L, name, given ? param_type_from_argument(L, given, new_name(L, str_dup(L, name)), 0)
+                                : type_tile(L->ctx, DT_UNKNOWN, -1, NULL));
     }
+    if (fn->param_types && given)
+      fn->param_types[i] = scope_lookup(L, name)->type; /* what the body was lowered with */
   }
   arguments->u.arguments.args = params;
   arguments->rewritten = true;
@@ -462,6 +486,152 @@ static Node *copy_node(Lowerer *L, Node *node) {
   return copy;
 }
 
+/* ----------------------------------------------- calls of tile functions */
+
+/* A tile function is lowered once, with its first call's argument types;
+ * what its body depends on must be the same at every call: the kind, rank,
+ * the dtype and sizes the body knew, constant values it folded. Otherwise
+ * the one Triton function would compute something else for that call. */
+static void check_same_param_types(Lowerer *L, Node *call, Function *fn, TypeInfo **types, int count) {
+  if (!fn->param_types)
+    return;
+  Str fname = fn->def->u.function_def.name;
+  for (int i = 0; i < count && i < fn->param_count; i++) {
+    const TypeInfo *seen = fn->param_types[i], *now = types[i];
+    if (!seen || !now)
+      continue;
+    const char *why = NULL;
+    if (seen->kind != now->kind)
+      why = "a different kind of value";
+    else if ((seen->kind == VAL_TILE || seen->kind == VAL_ARRAY) && seen->rank >= 0 && seen->rank != now->rank)
+      why = "a different rank";
+    else if ((seen->kind == VAL_TILE || seen->kind == VAL_ARRAY) && seen->dtype != DT_UNKNOWN &&
+             seen->dtype != now->dtype)
+      why = "a different dtype";
+    else if (seen->kind == VAL_CONST && seen->dtype != DT_UNKNOWN &&
+             (now->dtype == DT_UNKNOWN || now->is_float != seen->is_float ||
+              (seen->is_float ? now->float_value != seen->float_value : now->int_value != seen->int_value)))
+      why = "a different constant value";
+    for (int d = 0; !why && seen->kind == VAL_TILE && d < seen->rank && d < C2T_MAX_RANK; d++)
+      if (seen->shape[d] >= 0 && now->shape[d] != seen->shape[d])
+        why = "a different tile shape";
+    if (why)
+      lower_error(L, call->u.call.args.items[i],
+                  "tile function '%.*s' is converted once, for the types of its first call; argument %d of this "
+                  "call has %s (%s), which the converted function would not compute correctly",
+                  fname.len, fname.text, i + 1, why, type_describe(L->ctx, now));
+  }
+}
+
+static int param_index(Function *fn, Str name) {
+  NodeList *params = &fn->def->u.function_def.args->u.arguments.args;
+  /* the rewritten parameter list: arrays expanded to three names */
+  int original = 0;
+  for (int i = 0; i < params->count && original < fn->param_count; i++) {
+    if (str_same(params->items[i]->u.arg.arg, name))
+      return original;
+    if (fn->param_is_array[original])
+      i += 2;
+    original++;
+  }
+  return -1;
+}
+
+/* The type of a parameter path `p`, `p[k]` at this call; NULL if not one. */
+static TypeInfo *argument_type_of(Function *fn, Node *path, Node **args, TypeInfo **types, int count, Node **arg) {
+  if (path->kind == N_NAME) {
+    int i = param_index(fn, path->u.name.id);
+    if (i < 0 || i >= count)
+      return NULL;
+    if (arg)
+      *arg = args[i];
+    return types[i];
+  }
+  if (path->kind == N_SUBSCRIPT && path->u.subscript.slice->kind == N_CONSTANT) {
+    TypeInfo *tuple = argument_type_of(fn, path->u.subscript.value, args, types, count, NULL);
+    long long k = path->u.subscript.slice->type ? path->u.subscript.slice->type->int_value : -1;
+    if (arg)
+      *arg = NULL;
+    if (tuple && tuple->kind == VAL_TUPLE && k >= 0 && k < tuple->count)
+      return tuple->elts[k];
+  }
+  return NULL;
+}
+
+/* A dimension expression of the tile function, in the caller's terms: its
+ * `p.shape[d]` and constant parameters become what this call passed,
+ * module constants stay; NULL when it names the function's locals. */
+static Node *dim_at_call(Lowerer *L, Function *fn, Node *dim, Node **args, TypeInfo **types, int count, int depth) {
+  long long value;
+  if (!dim || depth > 16)
+    return NULL;
+  if (dim->type && dim->type->kind == VAL_CONST && dim->type->dtype != DT_UNKNOWN && !dim->type->is_float) {
+    value = dim->type->int_value;
+    return new_int(L, value);
+  }
+  if (dim->kind == N_SUBSCRIPT && dim->u.subscript.value->kind == N_ATTRIBUTE &&
+      str_eq(dim->u.subscript.value->u.attribute.attr, "shape") && dim->u.subscript.slice->kind == N_CONSTANT) {
+    TypeInfo *tile = argument_type_of(fn, dim->u.subscript.value->u.attribute.value, args, types, count, NULL);
+    long long d = dim->u.subscript.slice->type ? dim->u.subscript.slice->type->int_value : -1;
+    if (!tile || tile->kind != VAL_TILE || d < 0 || d >= tile->rank || d >= C2T_MAX_RANK)
+      return NULL;
+    if (tile->dims[d])
+      return tile->dims[d];
+    return tile->shape[d] >= 0 ? new_int(L, tile->shape[d]) : NULL;
+  }
+  if (dim->kind == N_NAME) {
+    Node *arg = NULL;
+    TypeInfo *type = argument_type_of(fn, dim, args, types, count, &arg);
+    if (type)
+      return type->kind == VAL_CONST && arg ? arg : NULL;
+    Str id = dim->u.name.id;
+    if (id.len > 3 && memcmp(id.text + id.len - 3, "_TL", 3) == 0 &&
+        find_binding(L->conv, (Str){id.text, id.len - 3}))
+      return dim; /* a module constant's constexpr twin: global */
+    return NULL;
+  }
+  if (dim->kind == N_BIN_OP) {
+    Node *left = dim_at_call(L, fn, dim->u.bin_op.left, args, types, count, depth + 1);
+    Node *right = dim_at_call(L, fn, dim->u.bin_op.right, args, types, count, depth + 1);
+    if (!left || !right)
+      return NULL;
+    Node *copy = arena_alloc(&L->ctx->arena, sizeof(Node));
+    *copy = *dim;
+    copy->u.bin_op.left = left;
+    copy->u.bin_op.right = right;
+    copy->type = type_new(L->ctx, VAL_CONST);
+    copy->type->rank = 0;
+    return copy;
+  }
+  return NULL;
+}
+
+/* The function's return type as seen by this call: dimensions in the
+ * caller's terms, dtype expressions (which name the function's locals)
+ * dropped. */
+static TypeInfo *return_type_at_call(Lowerer *L, Function *fn, TypeInfo *type, Node **args, TypeInfo **types,
+                                     int count, int depth) {
+  if (!type || depth > 8 || (type->kind != VAL_TILE && type->kind != VAL_TUPLE))
+    return type;
+  TypeInfo *copy = type_new(L->ctx, type->kind);
+  *copy = *type;
+  if (type->kind == VAL_TUPLE) {
+    copy->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(type->count + 1));
+    for (int i = 0; i < type->count; i++)
+      copy->elts[i] = return_type_at_call(L, fn, type->elts[i], args, types, count, depth + 1);
+    return copy;
+  }
+  copy->dtype_expr = NULL;
+  for (int d = 0; d < type->rank && d < C2T_MAX_RANK; d++) {
+    long long value;
+    copy->dims[d] = type->shape[d] >= 0 ? new_int(L, type->shape[d])
+                                        : dim_at_call(L, fn, type->dims[d], args, types, count, 0);
+    if (copy->shape[d] < 0 && copy->dims[d] && shape_known_int(copy->dims[d], &value))
+      copy->shape[d] = (int)value;
+  }
+  return copy;
+}
+
 Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
   if (call->u.call.keywords.count)
     lower_error(L, call, "keyword arguments to tile functions cannot be converted yet");
@@ -477,8 +647,11 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
     lower_error(L, call, "recursive tile functions cannot be converted");
   if (!fn->lowered)
     lower_device_function(L, fn, types, args->count);
+  else
+    check_same_param_types(L, call, fn, types, args->count);
   if (fn->needs_debug)
     L->needs_debug = true;
+  TypeInfo *return_type = return_type_at_call(L, fn, fn->return_type, args->items, types, args->count, 0);
   NodeList expanded = {0};
   for (int i = 0; i < args->count; i++) {
     bool is_array = types[i] && types[i]->kind == VAL_ARRAY;
@@ -497,6 +670,6 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
   }
   call->u.call.args = expanded;
   call->rewritten = true;
-  call->type = fn->return_type;
+  call->type = return_type;
   return call;
 }

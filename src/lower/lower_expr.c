@@ -89,6 +89,12 @@ Node *lower_ct_value(Lowerer *L, Node *expr, const char *member) {
 
 /* ---------------------------------------------------------------- names */
 
+static Node *arena_dup_node(Lowerer *L, const Node *node) {
+  Node *copy = arena_alloc(&L->ctx->arena, sizeof(Node));
+  *copy = *node;
+  return copy;
+}
+
 /* A module-level constant read in tile code: Triton only reads globals that
  * are tl.constexpr, so kernels read a constexpr twin NAME_TL (emitted next
  * to the original by launch.c). */
@@ -104,6 +110,28 @@ static Node *lower_module_constant(Lowerer *L, Node *expr, const Binding *bindin
     type = lower_constant(L, value->u.unary_op.operand)->type;
     type->int_value = -type->int_value;
     type->float_value = -type->float_value;
+  }
+  else if (value->kind == N_TUPLE) { /* a tuple of numbers: each element known */
+    NodeList *elts = &value->u.list.elts;
+    type = type_new(L->ctx, VAL_TUPLE);
+    type->count = elts->count;
+    type->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(elts->count + 1));
+    for (int i = 0; i < elts->count && type; i++) {
+      Node *elt = elts->items[i];
+      bool negative = elt->kind == N_UNARY_OP && elt->u.unary_op.op == AOP_USUB;
+      Node *number = negative ? elt->u.unary_op.operand : elt;
+      if (number->kind != N_CONSTANT || number->u.constant.kind == CONST_NONE ||
+          number->u.constant.kind == CONST_ELLIPSIS) {
+        type = NULL; /* not only numbers: as before, an opaque constant */
+        break;
+      }
+      TypeInfo *e = lower_constant(L, arena_dup_node(L, number))->type;
+      if (negative) {
+        e->int_value = -e->int_value;
+        e->float_value = -e->float_value;
+      }
+      type->elts[i] = e;
+    }
   }
   if (!type) {
     type = type_new(L->ctx, VAL_CONST);
@@ -179,9 +207,16 @@ static Node *lower_tile_attribute(Lowerer *L, Node *expr, Node *base, Str attr) 
     type->count = tile->rank;
     type->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(tile->rank + 1));
     for (int i = 0; i < tile->rank; i++) {
-      if (tile->shape[i] < 0)
+      /* a size known as a number, else its constant expression (`BLOCK`,
+       * `x.shape[0]`: constexprs in Triton) */
+      Node *dim = tile->shape[i] >= 0 ? new_int(L, tile->shape[i]) : tile->dims[i];
+      if (!dim && base->kind == N_NAME) {
+        dim = T(L, "_1.shape[_2]", base, new_int(L, i));
+        dim->type = type_new(L->ctx, VAL_CONST);
+        dim->type->rank = 0;
+      }
+      if (!dim)
         lower_error(L, expr, "the shape of this tile is not known at conversion time");
-      Node *dim = new_int(L, tile->shape[i]);
       node_list_push(&L->ctx->arena, &tuple->u.list.elts, dim);
       type->elts[i] = dim->type;
     }

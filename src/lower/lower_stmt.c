@@ -106,6 +106,70 @@ static void lower_while(Lowerer *L, Node *stmt, NodeList *out) {
   push_stmt(L, out, stmt);
 }
 
+/* The type of the loop variable of a ct.static_iter over a tuple: one type
+ * for every element (constants: their kind, the value varies). */
+static TypeInfo *static_element_type(Lowerer *L, Node *at, const TypeInfo *tuple) {
+  const TypeInfo *first = tuple->elts[0];
+  bool all_constants = true, any_float = false;
+  for (int i = 0; i < tuple->count; i++) {
+    const TypeInfo *e = tuple->elts[i];
+    all_constants &= e && e->kind == VAL_CONST;
+    any_float |= e && e->kind == VAL_CONST && e->is_float;
+  }
+  if (all_constants) {
+    TypeInfo *type = type_new(L->ctx, VAL_CONST);
+    type->rank = 0;
+    type->dtype = DT_UNKNOWN; /* differs from one iteration to the next */
+    type->is_float = any_float;
+    type->loose = true;
+    return type;
+  }
+  for (int i = 1; i < tuple->count; i++) {
+    const TypeInfo *e = tuple->elts[i];
+    bool same = e && first && e->kind == VAL_TILE && first->kind == VAL_TILE && e->dtype == first->dtype &&
+                e->rank == first->rank;
+    for (int d = 0; same && d < first->rank && d < C2T_MAX_RANK; d++)
+      same = e->shape[d] == first->shape[d] && (e->shape[d] >= 0 || e->dims[d] == first->dims[d]);
+    if (!same)
+      lower_error(L, at, "ct.static_iter over a tuple whose elements differ in kind, dtype or shape cannot be "
+                         "converted (the loop body is not unrolled by the converter)");
+  }
+  if (!first || first->kind != VAL_TILE)
+    lower_error(L, at, "ct.static_iter over a tuple of %s cannot be converted", type_describe(L->ctx, first));
+  return (TypeInfo *)first;
+}
+
+/* for x in ct.static_iter(tuple): Triton unrolls tl.static_range loops, and
+ * a tuple indexed by its constexpr counter gives each element:
+ *     for x_k in tl.static_range(n):
+ *         x = tuple[x_k]                                                     */
+static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList *out) {
+  Node *tuple = lower_expr(L, iter);
+  if (!tuple->type || tuple->type->kind != VAL_TUPLE)
+    lower_error(L, iter, "ct.static_iter can only be converted over range(...) or a tuple, not %s",
+                type_describe(L->ctx, tuple->type));
+  if (stmt->u.for_.target->kind != N_NAME)
+    lower_error(L, stmt->u.for_.target, "a loop over ct.static_iter(tuple) needs a single name as its target");
+  if (tuple->type->count == 0) /* nothing to run */
+    return;
+  Str target = stmt->u.for_.target->u.name.id;
+  Str counter = new_temp_name(L, arena_printf(&L->ctx->arena, "%.*s_k", target.len, target.text));
+  Node *counter_name = new_name(L, arena_strndup(&L->ctx->arena, counter.text, (size_t)counter.len));
+  scope_bind(L, counter, type_tile(L->ctx, DT_INT32, 0, NULL));
+  scope_bind(L, target, static_element_type(L, iter, tuple->type));
+  NodeList element = template_stmts(L->ctx, "_1 = _2[_3]\n",
+                                    TEMPLATE_NODES(stmt->u.for_.target, tuple, counter_name));
+  lower_stmts(L, &stmt->u.for_.body);
+  NodeList body = {0};
+  push_stmt(L, &body, element.items[0]);
+  for (int i = 0; i < stmt->u.for_.body.count; i++)
+    push_stmt(L, &body, stmt->u.for_.body.items[i]);
+  stmt->u.for_.body = body;
+  stmt->u.for_.target = new_name(L, arena_strndup(&L->ctx->arena, counter.text, (size_t)counter.len));
+  stmt->u.for_.iter = T(L, "tl.static_range(_1)", new_int(L, tuple->type->count));
+  push_stmt(L, out, stmt);
+}
+
 /* for i in range(...) | for i in ct.static_iter(range(...)) */
 static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
   if (stmt->u.for_.orelse.count)
@@ -119,6 +183,10 @@ static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
       lower_error(L, iter, "ct.static_iter takes one iterable");
     iter = iter->u.call.args.items[0];
     is_static = true;
+  }
+  if (is_static && !(iter->kind == N_CALL && iter->u.call.func->kind == N_NAME && str_eq(iter->u.call.func->u.name.id, "range"))) {
+    lower_static_tuple_loop(L, stmt, iter, out);
+    return;
   }
   if (iter->kind != N_CALL || iter->u.call.func->kind != N_NAME || !str_eq(iter->u.call.func->u.name.id, "range"))
     lower_error(L, iter, "only loops over range(...) can be converted (found another iterable)");
