@@ -42,6 +42,7 @@ typedef struct Function {
   bool lowering;   /* on the stack: a recursive call cannot be converted */
   bool needs_debug; /* reaches ct.assert_ (itself or through its calls): kernels need debug=True */
   bool *param_is_array; /* per original positional parameter */
+  Str *param_names;     /* the original positional parameters (kernels) */
   struct TypeInfo **param_types; /* the first call's argument types (NULL: lowered without a call) */
   int param_count;
   struct TypeInfo *return_type;

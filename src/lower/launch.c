@@ -21,17 +21,7 @@ static char *str_text(Lowerer *L, Str s) { return arena_strndup(&L->ctx->arena, 
 
 /* ------------------------------------------------------------- launchers */
 
-static bool is_tma_flag(Lowerer *L, Str param) {
-  for (int i = 0; i < L->tma_array_count; i++)
-    if (L->tma_arrays[i].len + 4 == param.len && memcmp(L->tma_arrays[i].text, param.text, (size_t)L->tma_arrays[i].len) == 0)
-      return true;
-  return false;
-}
-
-static bool param_is_array(Lowerer *L, Function *kernel, int index) {
-  return kernel->param_is_array && index < kernel->param_count && kernel->param_is_array[index];
-}
-
+/* The text of a node as written in the source. */
 static Str source_text(Lowerer *L, const Node *node) {
   size_t begin = node->span.start.offset, end = node->span.end.offset;
   if (!node->span.start.line || end < begin || end > L->ctx->source.len)
@@ -76,66 +66,56 @@ static void collect_launch_options(Lowerer *L, Function *kernel, LaunchOptions *
   }
 }
 
+/* The launch call's arguments: each array as pointer, shape and strides
+ * tuples, then the TMA flags the kernel reads (checked on the real tensors). */
+static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *call) {
+  for (int i = 0; i < kernel->param_count; i++) {
+    Str param = kernel->param_names[i];
+    buf_printf(unpack, "%s%.*s", i ? ", " : "", param.len, param.text);
+    if (kernel->param_is_array[i])
+      buf_printf(call, "            %.*s, tuple(%.*s.shape), tuple(%.*s.stride()),\n", param.len, param.text,
+                 param.len, param.text, param.len, param.text);
+    else
+      buf_printf(call, "            %.*s,\n", param.len, param.text);
+  }
+  for (int i = 0; i < L->tma_array_count; i++) {
+    Str array = L->tma_arrays[i];
+    buf_printf(call, "            %.*s_tma=_tma_compatible(%.*s),\n", array.len, array.text, array.len, array.text);
+  }
+}
+
+/* The tensor whose device decides the launch's stream context: the first
+ * array parameter. */
+static const char *first_array_param(Lowerer *L, const Function *kernel) {
+  for (int i = 0; i < kernel->param_count; i++)
+    if (kernel->param_is_array[i])
+      return str_text(L, kernel->param_names[i]);
+  return "None";
+}
+
 void lower_launcher(Lowerer *L, Function *kernel) {
   Node *def = kernel->def;
   Str name = def->u.function_def.name;
-  Buf text = {0}, notes = {0}, unpack = {0}, call = {0};
-  NodeList *params = &def->u.function_def.args->u.arguments.args;
-  /* the original parameters, in order: arrays expanded to three */
-  int original = 0;
-  for (int i = 0; i < params->count; original++) {
-    Str param = params->items[i]->u.arg.arg;
-    if (param.len > 4 && memcmp(param.text + param.len - 4, "_tma", 4) == 0 && params->items[i]->u.arg.annotation &&
-        is_tma_flag(L, param)) {
-      buf_printf(&call, "            %.*s=_tma_compatible(%.*s),\n", param.len, param.text, param.len - 4, param.text);
-      i += 1;
-      original--;
-      continue;
-    }
-    bool is_array = i + 2 < params->count && params->items[i + 1]->u.arg.annotation == NULL &&
-                    params->items[i + 1]->u.arg.arg.len == param.len + 6 &&
-                    memcmp(params->items[i + 1]->u.arg.arg.text + param.len, "_shape", 6) == 0;
-    if (is_array) {
-      buf_printf(&unpack, "%s%.*s", original ? ", " : "", param.len, param.text);
-      buf_printf(&call, "            %.*s, tuple(%.*s.shape), tuple(%.*s.stride()),\n", param.len, param.text,
-                 param.len, param.text, param.len, param.text);
-      i += 3;
-    } else {
-      buf_printf(&unpack, "%s%.*s", original ? ", " : "", param.len, param.text);
-      buf_printf(&call, "            %.*s,\n", param.len, param.text);
-      i += 1;
-    }
-  }
-  (void)param_is_array;
+  Buf text = {0}, unpack = {0}, call = {0};
+  launch_arguments(L, kernel, &unpack, &call);
   LaunchOptions options = {0};
   collect_launch_options(L, kernel, &options);
-  if (options.text.data)
-    buf_puts(&call, options.text.data);
-  if (options.notes.data)
-    buf_puts(&notes, options.notes.data);
-  const char *first_array = "None";
-  for (int i = 0; i + 1 < params->count; i++)
-    if (params->items[i + 1]->u.arg.arg.len > 6 &&
-        memcmp(params->items[i + 1]->u.arg.arg.text + params->items[i + 1]->u.arg.arg.len - 6, "_shape", 6) == 0) {
-      first_array = str_text(L, params->items[i]->u.arg.arg);
-      break;
-    }
   buf_printf(&text,
              "def launch_%.*s(stream, grid, args):\n"
              "    \"\"\"Launch %.*s as ct.launch(stream, grid, %.*s, args) did.\"\"\"\n"
              "%s"
              "    %s%s = args\n"
              "    with _kernel_stream(stream, %s):\n"
-             "        %.*s[tuple(grid)](\n%s        )\n",
-             name.len, name.text, name.len, name.text, name.len, name.text, notes.data ? notes.data : "",
-             unpack.data ? unpack.data : "_", original == 1 ? "," : "", first_array, name.len, name.text,
-             call.data ? call.data : "");
+             "        %.*s[tuple(grid)](\n%s%s        )\n",
+             name.len, name.text, name.len, name.text, name.len, name.text,
+             options.notes.data ? options.notes.data : "", unpack.data ? unpack.data : "_",
+             kernel->param_count == 1 ? "," : "", first_array_param(L, kernel), name.len, name.text,
+             call.data ? call.data : "", options.text.data ? options.text.data : "");
   NodeList made = template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), options.values,
                                  options.count);
   buf_free(&options.text);
   buf_free(&options.notes);
   buf_free(&text);
-  buf_free(&notes);
   buf_free(&unpack);
   buf_free(&call);
   if (L->launcher_count == C2T_MAX_KERNELS)

@@ -215,10 +215,17 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
                 def->u.function_def.name.len, def->u.function_def.name.text);
   NodeList params = {0};
   NodeList *original = &arguments->u.arguments.args;
+  Function *fn = L->function;
+  fn->param_count = original->count;
+  fn->param_names = arena_alloc(&L->ctx->arena, sizeof(Str) * (size_t)(original->count + 1));
+  fn->param_is_array = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
   for (int i = 0; i < original->count; i++) {
     Node *arg = original->items[i];
     Str name = arg->u.arg.arg;
-    switch (kernel_param_kind(L, arg)) {
+    ParamKind kind = kernel_param_kind(L, arg);
+    fn->param_names[i] = name;
+    fn->param_is_array[i] = kind == PARAM_ARRAY;
+    switch (kind) {
     case PARAM_ARRAY: {
       bool int64_index = annotation_is(L, arg->u.arg.annotation, "IndexedWithInt64", 0);
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
@@ -322,8 +329,11 @@ static void lower_kernel(Lowerer *L, Function *fn) {
   lower_kernel_params(L, def);
   replace_decorators(L, def);
   lower_function_body(L, def);
-  if (L->needs_debug)
-    def->u.function_def.decorator_list.items[0] = jit_decorator(L);
+  if (L->needs_debug) {
+    Node *with_debug = jit_decorator(L);
+    with_debug->span = def->u.function_def.decorator_list.items[0]->span;
+    def->u.function_def.decorator_list.items[0] = with_debug;
+  }
   /* one constexpr flag per array read or written through a descriptor:
    * the launcher checks the real tensor (TMA's alignment rules) */
   for (int i = 0; i < L->tma_array_count; i++) {

@@ -257,7 +257,7 @@ static Node *reduce_once(Lowerer *L, ReduceKind kind, Node *x, int axis, bool ke
   DType dt = x->type->dtype;
   bool known = dt != DT_UNKNOWN;
   const char *triton_dt = known ? dtype_info(reduced_dtype(dt))->triton : NULL;
-  Node *result;
+  Node *result = NULL;
   Node *a = axis_node(L, axis), *k = keep_node(L, keepdims);
   bool half = dt == DT_FLOAT16 || dt == DT_BFLOAT16;
   bool is_float = known && dtype_info(dt)->category == 'f';
