@@ -4,6 +4,7 @@
 #   make test       every test; ends with "N passed, M failed"
 #   make bench      parse + emit the standard library, against CPython's ast
 #   make asan       the tool built with AddressSanitizer + UndefinedBehaviorSanitizer
+#   make report     build/perf/report.md + report.png from the last benchmark run
 #   make clean
 
 CC      ?= cc
@@ -17,7 +18,7 @@ ASAN_BUILD := build/asan
 
 # The library: every stage under src/ except the command-line front end.
 LIB_SRCS := $(sort $(wildcard src/*.c src/base/*.c src/tokenize/*.c src/parse/*.c src/emit/*.c \
-              src/resolve/*.c src/lower/*.c) src/cli/cli.c)
+              src/resolve/*.c src/lower/*.c) $(sort $(filter-out src/cli/main.c,$(wildcard src/cli/*.c))))
 CLI_SRCS := src/cli/main.c
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 HEADERS  := include/cutile2triton.h $(wildcard src/*.h src/*/*.h tests/unit/*.h)
@@ -69,6 +70,12 @@ $(BUILD)/bench_roundtrip: $(BUILD)/obj/bench/bench_roundtrip.o $(BUILD)/libcutil
 
 bench: $(BUILD)/bench_roundtrip
 	@$(PYTHON) bench/bench_stdlib.py --bench-binary $(BUILD)/bench_roundtrip
+
+# make report: markdown table + PNG chart of the last benchmark run
+# (build/perf/last_run.json, written by `pytest tests/ops -k test_perf`; or PERF_RUN=path)
+.PHONY: report
+report:
+	@$(PYTHON) tools/perf_report.py $(PERF_RUN)
 
 clean:
 	rm -rf $(BUILD)

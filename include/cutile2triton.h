@@ -32,7 +32,8 @@ enum {
 
 /* What one call produced. `output` holds the emitted module when status is
  * C2T_OK; `diagnostics` holds formatted messages (errors and warnings), each
- * "FILE:LINE:COL: error: MESSAGE" followed by the source line and a caret.
+ * "FILE:LINE:COL: error: C2Tnnn: MESSAGE" followed by the source line and a
+ * caret; C2Tnnn is a stable code (docs/diagnostics.md).
  * Both strings are NUL-terminated and owned by the result. */
 typedef struct c2t_result {
   int status;
@@ -53,6 +54,43 @@ int c2t_roundtrip(const char *filename, const char *source, size_t length, c2t_r
  * kept. What cannot be converted faithfully is an error, and then there is
  * no output. Returns result->status. */
 int c2t_convert(const char *filename, const char *source, size_t length, c2t_result *result);
+
+/* c2t_convert with options. `options` may be NULL (then it is c2t_convert);
+ * `report` may be NULL; when given it is filled in and the caller releases
+ * it with c2t_report_free. (c2t_result keeps its layout: language bindings
+ * mirror it.) */
+enum {
+  C2T_OPTION_STATS = 1,       /* count what the conversion did: report->stats */
+  C2T_OPTION_CUTILE_ONLY = 2, /* a module that does not import cuda.tile is not an error:
+                                 status C2T_NOT_CUTILE, no output, no diagnostics */
+};
+
+enum { C2T_NOT_CUTILE = 3 }; /* c2t_result.status under C2T_OPTION_CUTILE_ONLY */
+
+typedef struct c2t_options {
+  unsigned flags; /* C2T_OPTION_* */
+} c2t_options;
+
+/* What c2t_convert_ex found besides the output. `stats` (C2T_OPTION_STATS,
+ * NUL-terminated, NULL otherwise) holds one fact a line, names sorted:
+ *   op ct.load 2                  a cuTile operation converted, and how often
+ *                                 ("ct.NAME", "Tile.METHOD", "Array.slice",
+ *                                 "builtin NAME")
+ *   memory tma 3                  memory operations given a TMA (tensor
+ *                                 descriptor) path
+ *   memory pointer REASON 1       memory operations on the pointer path only,
+ *                                 by reason ("1-D tile", "allow_tma=False", ...)
+ *   note C2T302 1                 notes put in the output, by code
+ * `stats` stays NULL when the conversion does not succeed. */
+typedef struct c2t_report {
+  int imports_cuda_tile; /* 1 when the module imports cuda.tile (0 also when it does not parse) */
+  char *stats;
+  size_t stats_len;
+} c2t_report;
+
+int c2t_convert_ex(const char *filename, const char *source, size_t length, const c2t_options *options,
+                   c2t_result *result, c2t_report *report);
+void c2t_report_free(c2t_report *report);
 
 /* Parse only: status and diagnostics, no output. */
 int c2t_check_syntax(const char *filename, const char *source, size_t length, c2t_result *result);

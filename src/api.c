@@ -35,8 +35,21 @@ static char *api_take_string(Buf *buf, size_t *length) {
   return data;
 }
 
-static int api_run(ApiJob job, const char *filename, const char *source, size_t length, c2t_result *result) {
+void c2t_report_free(c2t_report *report) {
+  if (!report)
+    return;
+  free(report->stats);
+  report->stats = NULL;
+  report->stats_len = 0;
+}
+
+static int api_run(ApiJob job, const char *filename, const char *source, size_t length, c2t_result *result,
+                   const c2t_options *options, c2t_report *report) {
   memset(result, 0, sizeof *result);
+  if (report)
+    memset(report, 0, sizeof *report);
+  unsigned flags = options ? options->flags : 0;
+  Buf stats_text = {0};
   Context *ctx = calloc(1, sizeof *ctx);
   if (!ctx)
     abort();
@@ -49,7 +62,7 @@ static int api_run(ApiJob job, const char *filename, const char *source, size_t 
     if (length > C2T_MAX_SOURCE_BYTES) {
       Pos start = {1, 0, 0};
       ctx->source.text = "";
-      diag_error(&ctx->diag, start, "input is %zu bytes, more than the limit of %u", length,
+      diag_error_code(&ctx->diag, C2T_CODE_LIMIT, start, "input is %zu bytes, more than the limit of %u", length,
                  (unsigned)C2T_MAX_SOURCE_BYTES);
     }
     ctx->source.text = arena_strndup(&ctx->arena, source ? source : "", source ? length : 0);
@@ -59,14 +72,31 @@ static int api_run(ApiJob job, const char *filename, const char *source, size_t 
       Converter *conv = arena_alloc(&ctx->arena, sizeof(Converter));
       conv->ctx = ctx;
       conv->module = parsed.module;
+      if (flags & C2T_OPTION_STATS)
+        conv->stats = arena_alloc(&ctx->arena, sizeof(ConvertStats));
+      ctx->diag.code = C2T_CODE_MODULE;
       resolve_module(conv);
+      if (report)
+        report->imports_cuda_tile = conv->ct_imports.count > 0;
+      if (conv->ct_imports.count == 0 && (flags & C2T_OPTION_CUTILE_ONLY)) {
+        result->status = C2T_NOT_CUTILE;
+        goto done;
+      }
+      if (conv->ct_imports.count == 0)
+        diag_error_code(&ctx->diag, C2T_CODE_NOT_CUTILE, (Pos){1, 0, 0},
+                        "this module does not import cuda.tile: there is nothing to convert");
+      ctx->diag.code = C2T_CODE_TILE;
       lower_module(conv);
+      ctx->diag.code = C2T_CODE_INTERNAL;
+      if (conv->stats)
+        stats_format(conv->stats, &stats_text);
     }
     if (job == JOB_ROUNDTRIP)
       emit_python_module(ctx, &parsed, &output);
     else if (job == JOB_CONVERT)
       emit_converted_module(ctx, &parsed, &output);
     result->status = C2T_OK;
+  done:;
   } else {
     if (ctx->diag.error_count == 0)
       buf_puts(&ctx->diag.messages, "cutile2triton: out of memory\n");
@@ -75,6 +105,10 @@ static int api_run(ApiJob job, const char *filename, const char *source, size_t 
   }
   if (result->status == C2T_OK && job != JOB_CHECK)
     result->output = api_take_string(&output, &result->output_len);
+  buf_free(&output);
+  if (result->status == C2T_OK && report && (flags & C2T_OPTION_STATS))
+    report->stats = api_take_string(&stats_text, &report->stats_len);
+  buf_free(&stats_text);
   result->diagnostics = api_take_string(&ctx->diag.messages, &result->diagnostics_len);
   arena_free(&ctx->arena);
   free(ctx);
@@ -82,13 +116,18 @@ static int api_run(ApiJob job, const char *filename, const char *source, size_t 
 }
 
 int c2t_roundtrip(const char *filename, const char *source, size_t length, c2t_result *result) {
-  return api_run(JOB_ROUNDTRIP, filename, source, length, result);
+  return api_run(JOB_ROUNDTRIP, filename, source, length, result, NULL, NULL);
 }
 
 int c2t_check_syntax(const char *filename, const char *source, size_t length, c2t_result *result) {
-  return api_run(JOB_CHECK, filename, source, length, result);
+  return api_run(JOB_CHECK, filename, source, length, result, NULL, NULL);
 }
 
 int c2t_convert(const char *filename, const char *source, size_t length, c2t_result *result) {
-  return api_run(JOB_CONVERT, filename, source, length, result);
+  return api_run(JOB_CONVERT, filename, source, length, result, NULL, NULL);
+}
+
+int c2t_convert_ex(const char *filename, const char *source, size_t length, const c2t_options *options,
+                   c2t_result *result, c2t_report *report) {
+  return api_run(JOB_CONVERT, filename, source, length, result, options, report);
 }

@@ -77,17 +77,35 @@ typedef struct Source {
 } Source;
 
 /* Diagnostics. A stage reports an error with diag_error, which formats
- * "FILE:LINE:COL: error: MESSAGE", the source line and a caret into
+ * "FILE:LINE:COL: error: C2Tnnn: MESSAGE", the source line and a caret into
  * `messages`, then longjmps to `on_error`. Columns printed are 1-based and
- * count characters, not bytes. */
+ * count characters, not bytes.
+ *
+ * Every error and warning carries a stable code (docs/diagnostics.md). The
+ * code of plain diag_error calls is `code`, which the driver (api.c) sets per
+ * stage; NULL means C2T_CODE_SYNTAX (the front end). Sites with a code of
+ * their own (limits, encoding) use diag_error_code, or set `code` just
+ * before calling a reporting wrapper (the error ends the run). */
+#define C2T_CODE_SYNTAX   "C2T001" /* tokenizer and parser: invalid Python 3.12 */
+#define C2T_CODE_LIMIT    "C2T002" /* an explicit limit was exceeded */
+#define C2T_CODE_ENCODING "C2T003" /* encoding: BOM, coding cookie, UTF-8, NUL bytes */
+#define C2T_CODE_NOT_CUTILE "C2T400" /* the module does not import cuda.tile */
+#define C2T_CODE_MODULE   "C2T401" /* module level: cuda.tile imports the converter cannot follow */
+#define C2T_CODE_TILE     "C2T402" /* tile code (kernels, tile functions): not convertible faithfully */
+#define C2T_CODE_HOST     "C2T403" /* host code: launches, kernel options */
+#define C2T_CODE_INTERNAL "C2T900" /* internal error of the converter */
+
 typedef struct Diag {
   const Source *source;
   Buf messages;
   int error_count;
   jmp_buf on_error;
+  const char *code; /* code of diag_error reports; NULL: C2T_CODE_SYNTAX */
 } Diag;
 
 _Noreturn void diag_error(Diag *diag, Pos at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+_Noreturn void diag_error_code(Diag *diag, const char *code, Pos at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 void diag_warning(Diag *diag, Pos at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Everything one run needs; the stages receive a pointer to it. */

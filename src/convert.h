@@ -48,9 +48,30 @@ typedef struct Function {
   struct TypeInfo *return_type;
 } Function;
 
+/* What a conversion did, counted where the lowering decides it (--stats):
+ * cuTile operations by name, memory operations by path (a tensor
+ * descriptor, i.e. TMA, or pointers only, with the reason), C2Tnnn notes by
+ * code. Names are static strings or arena strings of the run. */
+#define C2T_STATS_MAX_NAMES 256
+typedef struct StatCount {
+  const char *name;
+  int count;
+} StatCount;
+
+typedef struct ConvertStats {
+  StatCount ops[C2T_STATS_MAX_NAMES];          /* "ct.load", "Tile.astype", "builtin min" */
+  int op_count;
+  int tma;                                     /* memory operations with a TMA (descriptor) path */
+  StatCount pointer_only[C2T_STATS_MAX_NAMES]; /* memory operations on the pointer path only, by reason */
+  int pointer_reason_count;
+  StatCount notes[C2T_STATS_MAX_NAMES];        /* "C2T302" */
+  int note_count;
+} ConvertStats;
+
 typedef struct Converter {
   Context *ctx;
   Node *module;
+  ConvertStats *stats;    /* NULL unless the caller asked for statistics */
 
   /* resolve */
   Str ct_modules[16];     /* names bound to the cuda.tile module (`ct`) */
@@ -74,6 +95,15 @@ bool is_ct_member(Converter *conv, const Node *expr, const char *member);
 Function *find_function(Converter *conv, Str name);
 const Binding *find_binding(Converter *conv, Str name);
 bool str_eq(Str a, const char *text);
+
+/* ---- lower/stats.c: counting for --stats (no-ops when conv->stats is NULL) */
+void stats_op(Converter *conv, const char *prefix, const char *name); /* "ct.", "load" */
+void stats_memory(Converter *conv, const char *pointer_reason);        /* NULL: a TMA path */
+void stats_notes(Converter *conv, const char *note_text);              /* counts each C2Tnnn in it */
+/* The counts as text, one fact a line ("op ct.load 2", "memory tma 1",
+ * "memory pointer 1-D tile 1", "note C2T302 1"): the format of
+ * c2t_report.stats (include/cutile2triton.h). */
+void stats_format(const ConvertStats *stats, Buf *out);
 bool str_same(Str a, Str b);
 
 #endif /* C2T_CONVERT_H */

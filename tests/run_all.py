@@ -2,7 +2,9 @@
 
 Suites (each prints its own "NAME: N passed, M failed" line):
   unit         the C unit tests (tokenizer, parser, emitter)
-  cli          the command-line tool: options, exit statuses, I/O errors
+  cli          the command-line tool: options, exit statuses, I/O errors,
+               diagnostic codes, --query
+  directory    directory mode, --stats, --diff
   oracle       round trip of the whole standard library, judged by CPython
   sanitizers   the oracle on a sample, plus hostile inputs, under ASan+UBSan
   valgrind     a few files under valgrind's memcheck (when valgrind exists)
@@ -69,6 +71,7 @@ def main():
     suites = [
         ("unit", [os.path.join(BUILD, "unit_tests")], None),
         ("cli", [py, os.path.join(HERE, "cli", "test_cli.py")], None),
+        ("directory", [py, os.path.join(HERE, "cli", "test_directory.py")], None),
         ("oracle", [py, os.path.join(HERE, "oracle", "oracle.py"), "--tool", os.path.join(BUILD, "cutile2triton")], None),
         ("sanitizers", [py, os.path.join(HERE, "oracle", "sanitizers.py")], None),
     ]
@@ -77,7 +80,7 @@ def main():
     else:
         print("valgrind: not installed here; that suite is not run")
     suites.append(("pytest", [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/convert", "tests/golden",
-                              "tests/ops"], None))
+                              "tests/ops", "tests/report"], None))
     total_passed = total_failed = 0
     for name, command, env in suites:
         passed, failed = run_suite(name, command, env)

@@ -1,7 +1,7 @@
 /*
  * diag.c — located diagnostics.
  *
- *   FILE:LINE:COL: error: MESSAGE
+ *   FILE:LINE:COL: error: C2Tnnn: MESSAGE
  *       the source line
  *       ^
  *
@@ -37,7 +37,8 @@ static int diag_count_chars(const char *text, size_t length) {
   return count;
 }
 
-static void diag_report(Diag *diag, Pos at, const char *severity, const char *fmt, va_list args) {
+static void diag_report(Diag *diag, Pos at, const char *severity, const char *code, const char *fmt,
+                        va_list args) {
   const Source *source = diag->source;
   size_t begin = 0, end = 0;
   int column = at.col + 1;
@@ -48,7 +49,8 @@ static void diag_report(Diag *diag, Pos at, const char *severity, const char *fm
       caret = begin;
     column = diag_count_chars(source->text + begin, caret - begin) + 1;
   }
-  buf_printf(&diag->messages, "%s:%d:%d: %s: ", source ? source->name : "<input>", at.line, column, severity);
+  buf_printf(&diag->messages, "%s:%d:%d: %s: %s: ", source ? source->name : "<input>", at.line, column, severity,
+             code ? code : C2T_CODE_SYNTAX);
   char message[1024];
   vsnprintf(message, sizeof message, fmt, args);
   buf_puts(&diag->messages, message);
@@ -74,7 +76,16 @@ static void diag_report(Diag *diag, Pos at, const char *severity, const char *fm
 _Noreturn void diag_error(Diag *diag, Pos at, const char *fmt, ...) {
   va_list args;
   va_start(args, fmt);
-  diag_report(diag, at, "error", fmt, args);
+  diag_report(diag, at, "error", diag->code, fmt, args);
+  va_end(args);
+  diag->error_count++;
+  longjmp(diag->on_error, 1);
+}
+
+_Noreturn void diag_error_code(Diag *diag, const char *code, Pos at, const char *fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  diag_report(diag, at, "error", code, fmt, args);
   va_end(args);
   diag->error_count++;
   longjmp(diag->on_error, 1);
@@ -83,6 +94,6 @@ _Noreturn void diag_error(Diag *diag, Pos at, const char *fmt, ...) {
 void diag_warning(Diag *diag, Pos at, const char *fmt, ...) {
   va_list args;
   va_start(args, fmt);
-  diag_report(diag, at, "warning", fmt, args);
+  diag_report(diag, at, "warning", diag->code, fmt, args);
   va_end(args);
 }

@@ -628,7 +628,7 @@ static void emit_node(Emitter *e, const Node *n) {
   case N_SLICE: emit_slice(e, n); break;
   case N_ARGUMENTS: emit_arguments(e, n, false); break;
   default:
-    diag_error(&e->ctx->diag, n->span.start, "cannot write a %s node as an expression", node_kind_name(n->kind));
+    diag_error_code(&e->ctx->diag, C2T_CODE_INTERNAL, n->span.start, "cannot write a %s node as an expression", node_kind_name(n->kind));
   }
 }
 
@@ -753,7 +753,7 @@ static void emit_pattern_node(Emitter *e, const Node *p, bool top_level) {
     }
     break;
   default:
-    diag_error(&e->ctx->diag, p->span.start, "cannot write a %s node as a pattern", node_kind_name(p->kind));
+    diag_error_code(&e->ctx->diag, C2T_CODE_INTERNAL, p->span.start, "cannot write a %s node as a pattern", node_kind_name(p->kind));
   }
 }
 

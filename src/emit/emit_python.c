@@ -245,7 +245,7 @@ static void emit_simple_stmt_text(Emitter *e, const Node *s) {
     emit_str(e, s->u.piece.text);
     break;
   default:
-    diag_error(&e->ctx->diag, s->span.start, "cannot write a %s node as a statement", node_kind_name(s->kind));
+    diag_error_code(&e->ctx->diag, C2T_CODE_INTERNAL, s->span.start, "cannot write a %s node as a statement", node_kind_name(s->kind));
   }
 }
 

@@ -57,6 +57,7 @@ static void collect_launch_options(Lowerer *L, Function *kernel, LaunchOptions *
       buf_printf(&options->text, "            num_ctas=_%d,\n", options->count);
     } else if (str_eq(name, "occupancy") || str_eq(name, "opt_level") || str_eq(name, "num_worker_warps")) {
       Str written = source_text(L, value);
+      stats_notes(L->conv, "C2T101");
       buf_printf(&options->notes,
                  "    # C2T101: %.*s=%.*s is a cuTile compiler hint with no Triton launch option; not used.\n",
                  name.len, name.text, written.len, written.text);
@@ -333,7 +334,7 @@ static const char INTERPRETED_FLAG[] =
 static void push_helpers(Lowerer *L, NodeList *out) {
   if (L->needs_interpreted_flag) {
     NodeList flag = template_stmts(L->ctx, INTERPRETED_FLAG, NULL, 0);
-    flag.items[0]->note = "Triton's interpreter (CPU) has no libdevice";
+    flag.items[0]->note = "TRITON_INTERPRET=1: Triton's CPU interpreter, where libdevice and device asserts are unavailable";
     push_all(L, out, flag);
   }
   push_all(L, out, template_stmts(L->ctx, HOST_HELPERS, NULL, 0));

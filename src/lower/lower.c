@@ -26,7 +26,8 @@ _Noreturn void lower_error(Lowerer *L, const Node *at, const char *fmt, ...) {
   vsnprintf(message, sizeof message, fmt, args);
   va_end(args);
   Pos where = at && at->span.start.line ? at->span.start : (Pos){1, 0, 0};
-  diag_error(&L->ctx->diag, where, "%s", message);
+  /* C2T402 in tile code, C2T403 in host code (docs/diagnostics.md) */
+  diag_error_code(&L->ctx->diag, L->function ? C2T_CODE_TILE : C2T_CODE_HOST, where, "%s", message);
 }
 
 Node *new_name(Lowerer *L, const char *text) {
@@ -128,7 +129,11 @@ typedef struct UseScan {
   Lowerer *L;
   Str param;
   bool is_array;
+  bool in_kernel; /* scanning a kernel's body: `.shape` can only be an array's */
+  int depth;      /* tile functions followed through calls */
 } UseScan;
+
+#define C2T_MAX_PARAM_SCAN_DEPTH 8
 
 static bool names_param(const Node *node, Str param) {
   return node && node->kind == N_NAME && str_same(node->u.name.id, param);
@@ -149,17 +154,54 @@ static bool in_list(const char *const *list, const char *text) {
   return false;
 }
 
+static void scan_array_use(Node *node, void *data);
+
+/* Whether parameter `index` of tile function `fn` is used as an array. */
+static bool callee_param_is_array(Lowerer *L, Function *fn, int index, int depth) {
+  if (fn->lowered || fn->lowering) /* its parameter list is rewritten: what it was lowered with */
+    return fn->param_is_array && index < fn->param_count && fn->param_is_array[index];
+  NodeList *params = &fn->def->u.function_def.args->u.arguments.args;
+  if (index >= params->count)
+    return false;
+  Node *arg = params->items[index];
+  if (annotation_is(L, arg->u.arg.annotation, "Array", 0) || annotation_is(L, arg->u.arg.annotation, "IndexedWithInt64", 0))
+    return true;
+  UseScan scan = {L, arg->u.arg.arg, false, false, depth};
+  NodeList *body = &fn->def->u.function_def.body;
+  for (int i = 0; i < body->count && !scan.is_array; i++)
+    scan_array_use(body->items[i], &scan);
+  return scan.is_array;
+}
+
 static void scan_array_use(Node *node, void *data) {
   UseScan *scan = data;
+  if (scan->is_array)
+    return;
   if (node->kind == N_CALL && node->u.call.args.count > 0 && names_param(node->u.call.args.items[0], scan->param)) {
     const char *member = resolve_ct_member(scan->L->conv, node->u.call.func);
     if (member && in_list(ARRAY_FIRST_ARGUMENT, member))
       scan->is_array = true;
   }
+  /* passed to a tile function that uses that parameter as an array */
+  if (node->kind == N_CALL && node->u.call.func->kind == N_NAME) {
+    Function *fn = find_function(scan->L->conv, node->u.call.func->u.name.id);
+    NodeList *args = &node->u.call.args;
+    for (int i = 0; fn && fn->role == ROLE_DEVICE && i < args->count; i++) {
+      if (args->items[i]->kind == N_STARRED)
+        break;
+      if (!names_param(args->items[i], scan->param))
+        continue;
+      if (scan->depth >= C2T_MAX_PARAM_SCAN_DEPTH)
+        lower_error(scan->L, node, "tile functions call each other more than %d deep; this cannot be converted",
+                    C2T_MAX_PARAM_SCAN_DEPTH);
+      if (callee_param_is_array(scan->L, fn, i, scan->depth + 1))
+        scan->is_array = true;
+    }
+  }
   if (node->kind == N_ATTRIBUTE && names_param(node->u.attribute.value, scan->param)) {
     char *attr = str_dup(scan->L, node->u.attribute.attr);
     /* in a kernel, `.shape` can only be an array's: kernels take no tiles */
-    if (in_list(ARRAY_ONLY_ATTRIBUTES, attr) || (scan->L->function->role == ROLE_KERNEL && strcmp(attr, "shape") == 0))
+    if (in_list(ARRAY_ONLY_ATTRIBUTES, attr) || (scan->in_kernel && strcmp(attr, "shape") == 0))
       scan->is_array = true;
   }
   node_children(node, scan_array_use, data);
@@ -171,7 +213,7 @@ static ParamKind kernel_param_kind(Lowerer *L, Node *arg) {
     return PARAM_CONSTEXPR;
   if (annotation_is(L, annotation, "Array", 0) || annotation_is(L, annotation, "IndexedWithInt64", 0))
     return PARAM_ARRAY;
-  UseScan scan = {L, arg->u.arg.arg, false};
+  UseScan scan = {L, arg->u.arg.arg, false, L->function->role == ROLE_KERNEL, 0};
   NodeList *body = &L->function->def->u.function_def.body;
   for (int i = 0; i < body->count; i++)
     scan_array_use(body->items[i], &scan);
@@ -461,7 +503,10 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
       scope_bind(L, name, type);
     } else if (annotation_is(L, arg->u.arg.annotation, "Constant", 0)) {
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, "tl.constexpr"));
-      scope_bind(L, name, given ? given : type_new(L->ctx, VAL_CONST));
+      /* its value is not folded: other calls may pass other values (Triton
+       * specializes the function for each) */
+      scope_bind(L, name, given ? param_type_from_argument(L, given, new_name(L, str_dup(L, name)), 0)
+                                : type_new(L->ctx, VAL_CONST));
     } else {
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
       scope_bind(L, name, given ? param_type_from_argument(L, given, new_name(L, str_dup(L, name)), 0)
@@ -513,9 +558,13 @@ static void check_same_param_types(Lowerer *L, Node *call, Function *fn, TypeInf
     const char *why = NULL;
     if (seen->kind != now->kind)
       why = "a different kind of value";
-    else if ((seen->kind == VAL_TILE || seen->kind == VAL_ARRAY) && seen->rank >= 0 && seen->rank != now->rank)
+    else if (seen->kind == VAL_TILE && seen->rank >= 0 && seen->rank != now->rank)
       why = "a different rank";
-    else if ((seen->kind == VAL_TILE || seen->kind == VAL_ARRAY) && seen->dtype != DT_UNKNOWN &&
+    else if (seen->kind == VAL_ARRAY && seen->rank >= 0 && now->rank >= 0 && seen->rank != now->rank)
+      why = "a different rank"; /* an array's rank may be learnt from its first use */
+    else if (seen->kind == VAL_TILE && seen->dtype != DT_UNKNOWN && seen->dtype != now->dtype)
+      why = "a different dtype";
+    else if (seen->kind == VAL_ARRAY && seen->dtype != DT_UNKNOWN && now->dtype != DT_UNKNOWN &&
              seen->dtype != now->dtype)
       why = "a different dtype";
     else if (seen->kind == VAL_CONST && seen->dtype != DT_UNKNOWN &&

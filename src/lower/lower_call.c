@@ -113,6 +113,7 @@ static Node *lower_method_call(Lowerer *L, Node *call) {
   OpLowering lower = find_op_lowering(member);
   if (!lower)
     lower_error(L, call, "method '%s' cannot be converted", member);
+  stats_op(L->conv, strcmp(member, "slice") == 0 ? "Array." : "Tile.", member);
   Node *as_function = arena_alloc(&L->ctx->arena, sizeof(Node));
   *as_function = *call;
   as_function->u.call.args = (NodeList){0};
@@ -147,6 +148,7 @@ static Node *lower_builtin(Lowerer *L, Node *call, Str name) {
     if (strcmp(MAP[i].builtin, text) != 0)
       continue;
     OpLowering lower = find_op_lowering(MAP[i].member);
+    stats_op(L->conv, "builtin ", text);
     if (lower)
       return lower(L, call, MAP[i].member);
   }
@@ -162,6 +164,7 @@ Node *lower_call(Lowerer *L, Node *call) {
     OpLowering lower = find_op_lowering(member);
     if (!lower)
       lower_error(L, call, "ct.%s is not supported by the converter yet", member);
+    stats_op(L->conv, "ct.", member);
     return lower(L, call, member);
   }
   if (is_method_call(L, call))

@@ -268,6 +268,27 @@ static bool tma_possible(Lowerer *L, const TileAccess *access) {
          L->prologue && L->function->role == ROLE_KERNEL;
 }
 
+/* Why an access takes the pointer path only (--stats, lower/stats.c), or
+ * NULL when it gets a descriptor; the answer follows tma_possible. */
+static const char *tma_refusal(Lowerer *L, const TileAccess *access) {
+  const ArrayRef *array = access->array;
+  if (tma_possible(L, access))
+    return NULL;
+  if (!L->prologue || !L->function || L->function->role != ROLE_KERNEL)
+    return "in a tile function, not a kernel";
+  if (access->rank < 2)
+    return "1-D tile";
+  if (!access->allow_tma)
+    return "allow_tma=False";
+  if (!array->param.len)
+    return "not a kernel parameter";
+  if (array->int64_index)
+    return "IndexedWithInt64";
+  if (array->tma_unsafe || memory_view_slices_axis(L, array, access->rank - 1))
+    return "array view sliced on its last axis";
+  return "other";
+}
+
 /* The expressions of `parts` with repeats (same text) left out. */
 static int drop_repeated(Lowerer *L, Node **parts, int count) {
   int kept = 0;
@@ -448,6 +469,7 @@ static Node *load_element(Lowerer *L, TypeInfo *array, Node *index, Padding padd
     lower_error(L, index, "ct.load(): the index needs one entry per array dimension");
   if (array->rank < 0)
     array->rank = rank;
+  stats_memory(L->conv, "scalar element (shape=())");
   Node *loaded = pointer_call(L, load_element_helper(L, rank), array->array, items, rank);
   push_arg(L, loaded, padding_value(L, padding));
   push_unchecked(L, loaded, check_bounds);
@@ -473,7 +495,15 @@ static Node *load_by_tma(Lowerer *L, const TileAccess *access, Padding padding, 
       push_arg(L, mask, access->index[a]);
     for (int a = 0; a < access->rank; a++)
       push_arg(L, mask, access->size[a]);
-    by_tma = T(L, "tl.where(_1, _2, _3)", mask, by_tma, padding_value(L, padding));
+    /* the padding as a scalar of the array's dtype: a Python float would
+     * be made a bfloat16 constant, which Triton's interpreter cannot
+     * build, and a float32 scalar would widen the tile */
+    Node *pointer = arena_alloc(&L->ctx->arena, sizeof(Node));
+    *pointer = *access->array->pointer;
+    Node *element = T(L, "_1.dtype.element_ty", pointer);
+    Node *value = padding == PAD_NEG_ZERO ? T(L, "_1.to(_2)", padding_value(L, padding), element)
+                                          : T(L, "tl.full((), _1, tl.float32).to(_2)", padding_value(L, padding), element);
+    by_tma = T(L, "tl.where(_1, _2, _3)", mask, by_tma, value);
   }
   return by_tma;
 }
@@ -522,6 +552,7 @@ static Node *lower_load(Lowerer *L, Node *call, const char *member) {
   push_arg(L, loaded, padding_value(L, padding));
   push_unchecked(L, loaded, check_bounds);
   memory_note_access(L, loaded, access.array, MEM_READ);
+  stats_memory(L->conv, tma_refusal(L, &access));
   Node *ok = NULL, *by_tma = tma_possible(L, &access) ? load_by_tma(L, &access, padding, &ok) : NULL;
   if (by_tma)
     memory_note_access(L, by_tma, access.array, MEM_READ);
@@ -561,6 +592,7 @@ static Node *store_element(Lowerer *L, TypeInfo *array, Node *index, Node *value
     lower_error(L, index, "ct.store(): the index needs one entry per array dimension");
   if (array->rank < 0)
     array->rank = rank;
+  stats_memory(L->conv, "scalar element (shape=())");
   Node *stored = pointer_call(L, store_element_helper(L, rank), array->array, items, rank);
   push_arg(L, stored, value);
   push_unchecked(L, stored, check_bounds);
@@ -614,6 +646,7 @@ static Node *lower_store(Lowerer *L, Node *call, const char *member) {
   push_arg(L, stored, value);
   push_unchecked(L, stored, check_bounds);
   memory_note_access(L, stored, access.array, MEM_WRITE);
+  stats_memory(L->conv, sizes_known ? tma_refusal(L, &access) : "tile dims unknown");
   if (sizes_known && tma_possible(L, &access)) {
     Node *ok;
     Node *desc = tma_descriptor(L, access.array, access.size, rank, false, &ok);

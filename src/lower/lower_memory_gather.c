@@ -193,6 +193,7 @@ Node *memory_lower_gather(Lowerer *L, Node *call, const char *member) {
   if (array->type->kind != VAL_ARRAY)
     lower_error(L, args.source[0], "%s reads an array, not %s", what, type_describe(L->ctx, array->type));
   Node *indices = require_arg(L, call, &args, 1, what, "indices");
+  stats_memory(L->conv, "gather/scatter (no TMA form)");
   Node *mask = args.arg[2], *padding = args.arg[3];
   check_mask(L, mask, what);
   bool check_bounds = read_flag(L, args.arg[4], what, "check_bounds");
@@ -220,6 +221,7 @@ Node *memory_lower_scatter(Lowerer *L, Node *call, const char *member) {
   if (array->type->kind != VAL_ARRAY)
     lower_error(L, args.source[0], "%s writes an array, not %s", what, type_describe(L->ctx, array->type));
   Node *indices = require_arg(L, call, &args, 1, what, "indices");
+  stats_memory(L->conv, "gather/scatter (no TMA form)");
   Node *value = require_arg(L, call, &args, 2, what, "value");
   Node *mask = args.arg[3];
   check_mask(L, mask, what);
@@ -332,6 +334,7 @@ Node *memory_lower_atomic_rmw(Lowerer *L, Node *call, const char *member) {
     lower_error(L, args.source[0], "%s works on an array, not %s", what, type_describe(L->ctx, array->type));
   Node *indices = require_arg(L, call, &args, 1, what, "indices");
   Node *update = require_arg(L, call, &args, 2, what, "update");
+  stats_memory(L->conv, "atomic (no TMA form)");
   bool check_bounds = read_flag(L, args.arg[3], what, "check_bounds");
   unsigned effects = MEM_READ | MEM_WRITE | MEM_ATOMIC;
   const char *sem = memory_order_sem(L, args.arg[4], what, &effects);
@@ -358,6 +361,7 @@ Node *memory_lower_atomic_cas(Lowerer *L, Node *call, const char *member) {
     lower_error(L, args.source[0], "%s works on an array, not %s", what, type_describe(L->ctx, array->type));
   Node *indices = require_arg(L, call, &args, 1, what, "indices");
   Node *expected = require_arg(L, call, &args, 2, what, "expected");
+  stats_memory(L->conv, "atomic (no TMA form)");
   Node *desired = require_arg(L, call, &args, 3, what, "desired");
   bool check_bounds = read_flag(L, args.arg[4], what, "check_bounds");
   unsigned effects = MEM_READ | MEM_WRITE | MEM_ATOMIC;

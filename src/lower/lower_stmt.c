@@ -4,8 +4,17 @@
  * Assignments bind the types of the names they assign; `if` on a constant
  * stays an `if` (Triton folds constexpr conditions as cuTile does); `for`
  * over `range(...)` stays a `for`, over `ct.static_iter(range(...))` becomes
- * `tl.static_range`; `break` and `continue`, which Triton lacks, are
- * rewritten by lower_control.c.
+ * `tl.static_range`, over `ct.static_iter(a_tuple)` a `tl.static_range`
+ * loop that indexes the tuple; `break` and `continue`, which Triton lacks,
+ * are rewritten by lower_control.c.
+ *
+ * Types flow through control flow: a name that a loop assigns loses a
+ * constant value it had before (it is a loop-carried run-time value, in
+ * the condition and body as after the loop), each branch of an `if` starts
+ * from the types before it, and after it a name keeps a constant only where
+ * both branches agree (or the condition is known). A `while` condition that
+ * needs statements queued before it (L->pending) is refused: they would run
+ * once, not before each test.
  */
 #include <string.h>
 
@@ -88,21 +97,155 @@ static void lower_expr_stmt(Lowerer *L, Node *stmt, NodeList *out) {
   push_stmt(L, out, chosen ? chosen : stmt);
 }
 
+/* ---------------------------------------- names assigned in a block */
+
+#define MAX_ASSIGNED 256
+
+typedef struct Assigned {
+  Str names[MAX_ASSIGNED];
+  TypeInfo *types[MAX_ASSIGNED]; /* saved types (NULL: not bound) */
+  int count;
+} Assigned;
+
+static void add_assigned_target(Assigned *A, const Node *target) {
+  if (!target)
+    return;
+  if (target->kind == N_NAME) {
+    for (int i = 0; i < A->count; i++)
+      if (str_same(A->names[i], target->u.name.id))
+        return;
+    if (A->count < MAX_ASSIGNED)
+      A->names[A->count++] = target->u.name.id;
+  } else if (target->kind == N_TUPLE || target->kind == N_LIST) {
+    for (int i = 0; i < target->u.list.elts.count; i++)
+      add_assigned_target(A, target->u.list.elts.items[i]);
+  }
+}
+
+/* The names a block assigns (nested blocks included), before lowering. */
+static void collect_assigned(Assigned *A, const NodeList *stmts, int depth) {
+  for (int i = 0; i < stmts->count && depth < 64; i++) {
+    const Node *stmt = stmts->items[i];
+    switch (stmt->kind) {
+    case N_ASSIGN:
+      for (int t = 0; t < stmt->u.assign.targets.count; t++)
+        add_assigned_target(A, stmt->u.assign.targets.items[t]);
+      break;
+    case N_AUG_ASSIGN: add_assigned_target(A, stmt->u.aug_assign.target); break;
+    case N_ANN_ASSIGN: add_assigned_target(A, stmt->u.ann_assign.target); break;
+    case N_FOR:
+      add_assigned_target(A, stmt->u.for_.target);
+      collect_assigned(A, &stmt->u.for_.body, depth + 1);
+      collect_assigned(A, &stmt->u.for_.orelse, depth + 1);
+      break;
+    case N_WHILE:
+      collect_assigned(A, &stmt->u.while_.body, depth + 1);
+      break;
+    case N_IF:
+      collect_assigned(A, &stmt->u.if_.body, depth + 1);
+      collect_assigned(A, &stmt->u.if_.orelse, depth + 1);
+      break;
+    default: break;
+    }
+  }
+}
+
+static void save_assigned(Lowerer *L, Assigned *A) {
+  for (int i = 0; i < A->count; i++) {
+    Variable *var = scope_lookup(L, A->names[i]);
+    A->types[i] = var ? var->type : NULL;
+  }
+}
+
+/* A constant whose value is no longer fixed (a loop changes it, branches
+ * disagree) becomes a run-time scalar (cuTile makes a loop variable of a
+ * loose constant: `i = 0` is an int32 loop-carried value). Its dtype is
+ * left to Triton (DT_UNKNOWN), which also gives a Python int carried by a
+ * loop int32, and the operations on it stay dtype-generic. */
+static TypeInfo *concretized(Lowerer *L, TypeInfo *type) {
+  if (!type || type->kind != VAL_CONST)
+    return type;
+  return type_tile(L->ctx, DT_UNKNOWN, 0, NULL);
+}
+
+/* Names that a loop body assigns lose their constant values, before the
+ * loop (its condition and body see any iteration's value) and after it. */
+static void concretize_assigned(Lowerer *L, const NodeList *body, const Node *target) {
+  Assigned *A = arena_alloc(&L->ctx->arena, sizeof(Assigned));
+  collect_assigned(A, body, 0);
+  for (int i = 0; i < A->count; i++) {
+    if (target && target->kind == N_NAME && str_same(target->u.name.id, A->names[i]))
+      continue;
+    Variable *var = scope_lookup(L, A->names[i]);
+    if (var && var->type && var->type->kind == VAL_CONST)
+      var->type = concretized(L, var->type);
+  }
+}
+
+static bool same_constant(const TypeInfo *a, const TypeInfo *b) {
+  return a == b || (a && b && a->kind == VAL_CONST && b->kind == VAL_CONST && a->dtype != DT_UNKNOWN &&
+                    a->dtype == b->dtype && a->is_float == b->is_float &&
+                    (a->is_float ? a->float_value == b->float_value : a->int_value == b->int_value));
+}
+
 static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   Node *test = lower_expr(L, stmt->u.if_.test);
   if (test->type && test->type->kind == VAL_TILE && test->type->rank > 0)
     lower_error(L, stmt->u.if_.test, "an `if` condition must be a scalar, not %s", type_describe(L->ctx, test->type));
   stmt->u.if_.test = test;
+  /* each branch starts from the types before the `if`; after it, a name
+   * has the taken branch's type when the condition is known, else the
+   * branches' types, a constant only where both give the same value */
+  Assigned *A = arena_alloc(&L->ctx->arena, sizeof(Assigned));
+  collect_assigned(A, &stmt->u.if_.body, 0);
+  collect_assigned(A, &stmt->u.if_.orelse, 0);
+  save_assigned(L, A);
+  TypeInfo *before[MAX_ASSIGNED], *after_body[MAX_ASSIGNED];
+  for (int i = 0; i < A->count; i++)
+    before[i] = A->types[i];
   lower_stmts(L, &stmt->u.if_.body);
+  save_assigned(L, A);
+  for (int i = 0; i < A->count; i++) {
+    after_body[i] = A->types[i];
+    if (before[i])
+      scope_bind(L, A->names[i], before[i]);
+  }
   lower_stmts(L, &stmt->u.if_.orelse);
+  save_assigned(L, A);
+  bool known = test->type && test->type->kind == VAL_CONST && test->type->dtype != DT_UNKNOWN;
+  for (int i = 0; i < A->count; i++) {
+    TypeInfo *from_body = after_body[i], *from_else = A->types[i], *merged;
+    if (known)
+      merged = test->type->int_value != 0 || test->type->float_value != 0 ? from_body : from_else;
+    else if (!from_body || !from_else || same_constant(from_body, from_else))
+      merged = from_body ? from_body : from_else;
+    else if (from_body->kind == VAL_CONST || from_else->kind == VAL_CONST)
+      merged = concretized(L, from_body->kind == VAL_CONST ? from_body : from_else);
+    else
+      merged = from_else;
+    if (merged)
+      scope_bind(L, A->names[i], merged);
+  }
   push_stmt(L, out, stmt);
 }
 
 static void lower_while(Lowerer *L, Node *stmt, NodeList *out) {
   if (stmt->u.while_.orelse.count)
     lower_error(L, stmt, "`while ... else` is not valid in tile code");
-  stmt->u.while_.test = lower_expr(L, stmt->u.while_.test);
+  concretize_assigned(L, &stmt->u.while_.body, NULL);
+  /* statements the condition needs first would run once, before the loop,
+   * not before each test */
+  NodeList condition_pending = {0};
+  NodeList *outer_pending = L->pending;
+  L->pending = &condition_pending;
+  Node *test = stmt->u.while_.test;
+  stmt->u.while_.test = lower_expr(L, test);
+  L->pending = outer_pending;
+  if (condition_pending.count)
+    lower_error(L, test, "this `while` condition cannot be converted: it needs statements before each test "
+                "(assign the value to a name before the loop and again at the end of its body)");
   lower_stmts(L, &stmt->u.while_.body);
+  concretize_assigned(L, &stmt->u.while_.body, NULL);
   push_stmt(L, out, stmt);
 }
 
@@ -157,6 +300,7 @@ static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList
   Node *counter_name = new_name(L, arena_strndup(&L->ctx->arena, counter.text, (size_t)counter.len));
   scope_bind(L, counter, type_tile(L->ctx, DT_INT32, 0, NULL));
   scope_bind(L, target, static_element_type(L, iter, tuple->type));
+  concretize_assigned(L, &stmt->u.for_.body, stmt->u.for_.target);
   NodeList element = template_stmts(L->ctx, "_1 = _2[_3]\n",
                                     TEMPLATE_NODES(stmt->u.for_.target, tuple, counter_name));
   lower_stmts(L, &stmt->u.for_.body);
@@ -164,6 +308,7 @@ static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList
   push_stmt(L, &body, element.items[0]);
   for (int i = 0; i < stmt->u.for_.body.count; i++)
     push_stmt(L, &body, stmt->u.for_.body.items[i]);
+  concretize_assigned(L, &stmt->u.for_.body, NULL);
   stmt->u.for_.body = body;
   stmt->u.for_.target = new_name(L, arena_strndup(&L->ctx->arena, counter.text, (size_t)counter.len));
   stmt->u.for_.iter = T(L, "tl.static_range(_1)", new_int(L, tuple->type->count));
@@ -201,7 +346,9 @@ static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
   if (stmt->u.for_.target->kind != N_NAME)
     lower_error(L, stmt->u.for_.target, "a loop over range() needs a single name as its target");
   scope_bind(L, stmt->u.for_.target->u.name.id, type_tile(L->ctx, DT_INT32, 0, NULL));
+  concretize_assigned(L, &stmt->u.for_.body, stmt->u.for_.target);
   lower_stmts(L, &stmt->u.for_.body);
+  concretize_assigned(L, &stmt->u.for_.body, stmt->u.for_.target);
   push_stmt(L, out, stmt);
 }
 
@@ -237,8 +384,10 @@ static void lower_stmt(Lowerer *L, Node *stmt, NodeList *out) {
   default: lower_error(L, stmt, "this statement is not valid in tile code");
   }
   L->pending = outer_pending;
-  if (L->statement_note && lowered.count > 0)
+  if (L->statement_note && lowered.count > 0) {
     lowered.items[0]->note = L->statement_note;
+    stats_notes(L->conv, L->statement_note); /* --stats: notes by code */
+  }
   L->statement_note = outer_note;
   for (int i = 0; i < pending.count; i++)
     push_stmt(L, out, pending.items[i]);

@@ -147,7 +147,7 @@ static Node *parse_template_module(Context *ctx, const char *text) {
     char copy[512];
     snprintf(copy, sizeof copy, "%s", message);
     buf_free(&sub.diag.messages);
-    diag_error(&ctx->diag, nowhere, "internal error: a conversion template does not parse: %s", copy);
+    diag_error_code(&ctx->diag, C2T_CODE_INTERNAL, nowhere, "internal error: a conversion template does not parse: %s", copy);
   }
   ParseResult parsed = parse_module(&sub);
   ctx->arena = sub.arena;
@@ -171,7 +171,7 @@ Node *template_expr(Context *ctx, const char *text, Node **nodes, int count) {
   NodeList body = template_stmts(ctx, text, nodes, count);
   if (body.count != 1 || body.items[0]->kind != N_EXPR_STMT) {
     Pos nowhere = {1, 0, 0};
-    diag_error(&ctx->diag, nowhere, "internal error: template '%s' is not one expression", text);
+    diag_error_code(&ctx->diag, C2T_CODE_INTERNAL, nowhere, "internal error: template '%s' is not one expression", text);
   }
   Node *value = body.items[0]->u.expr_stmt.value;
   value->parenthesized = false;

@@ -133,8 +133,10 @@ _Noreturn void parse_error_invalid(Parser *p) {
 }
 
 void enter_rule(Parser *p) {
-  if (++p->depth > C2T_MAX_PARSE_DEPTH)
+  if (++p->depth > C2T_MAX_PARSE_DEPTH) {
+    p->ctx->diag.code = C2T_CODE_LIMIT;
     parse_error_at(p, peek(p), "too many nested expressions or statements (limit %d)", C2T_MAX_PARSE_DEPTH);
+  }
 }
 
 void leave_rule(Parser *p) { p->depth--; }

@@ -39,7 +39,7 @@ Function *find_function(Converter *conv, Str name) {
 
 static void add_binding(Converter *conv, Node *at, Str name, Node *value, const char *member) {
   if (conv->binding_count == C2T_MAX_ALIASES)
-    diag_error(&conv->ctx->diag, at->span.start, "more than %d module-level names to track", C2T_MAX_ALIASES);
+    diag_error_code(&conv->ctx->diag, C2T_CODE_LIMIT, at->span.start, "more than %d module-level names to track", C2T_MAX_ALIASES);
   conv->bindings[conv->binding_count++] = (Binding){name, value, member};
 }
 
@@ -119,7 +119,7 @@ static void resolve_import(Converter *conv, Node *stmt) {
     Str name = alias->u.alias.name, asname = alias->u.alias.asname;
     if (is_cuda_tile(name) && asname.len) {
       if (conv->ct_module_count == 16)
-        diag_error(&conv->ctx->diag, alias->span.start, "too many names for cuda.tile");
+        diag_error_code(&conv->ctx->diag, C2T_CODE_LIMIT, alias->span.start, "too many names for cuda.tile");
       conv->ct_modules[conv->ct_module_count++] = asname;
       touches_cuda_tile = true;
     } else if ((is_cuda_tile(name) || starts_with_cuda_tile(name)) && !asname.len) {
@@ -198,7 +198,7 @@ static bool keyword_is_true(Node *call, const char *name) {
 
 static void resolve_function_def(Converter *conv, Node *def) {
   if (conv->function_count == C2T_MAX_FUNCTIONS)
-    diag_error(&conv->ctx->diag, def->span.start, "more than %d module-level functions", C2T_MAX_FUNCTIONS);
+    diag_error_code(&conv->ctx->diag, C2T_CODE_LIMIT, def->span.start, "more than %d module-level functions", C2T_MAX_FUNCTIONS);
   Function *fn = &conv->functions[conv->function_count++];
   *fn = (Function){.def = def, .role = ROLE_HOST};
   NodeList *decorators = &def->u.function_def.decorator_list;

@@ -61,7 +61,7 @@ static Pos pos_of_offset(const Lexer *lx, size_t offset) {
 static void reject_null_bytes(Lexer *lx) {
   const char *nul = memchr(lx->src, '\0', lx->len);
   if (nul)
-    diag_error(&lx->ctx->diag, pos_of_offset(lx, (size_t)(nul - lx->src)), "source code cannot contain null bytes");
+    diag_error_code(&lx->ctx->diag, C2T_CODE_ENCODING, pos_of_offset(lx, (size_t)(nul - lx->src)), "source code cannot contain null bytes");
 }
 
 /* End of the physical line starting at `begin` (the line break, or len). */
@@ -167,7 +167,7 @@ static void apply_coding_cookie(Lexer *lx, bool has_bom, size_t line_begin, size
   const char *name = normal_codec_name(&lx->ctx->arena, lx->src + name_begin, name_end - name_begin);
   if (has_bom) {
     if (strcmp(name, "utf-8") != 0)
-      diag_error(&lx->ctx->diag, at, "encoding problem: %.200s with BOM", name);
+      diag_error_code(&lx->ctx->diag, C2T_CODE_ENCODING, at, "encoding problem: %.200s with BOM", name);
     return;
   }
   char normalized[64];
@@ -175,7 +175,7 @@ static void apply_coding_cookie(Lexer *lx, bool has_bom, size_t line_begin, size
   if (strcmp(name, "utf-8") == 0 || name_in(normalized, UTF8_CODEC_NAMES, sizeof UTF8_CODEC_NAMES / sizeof *UTF8_CODEC_NAMES))
     return;
   if (!name_in(normalized, OTHER_CODEC_NAMES, sizeof OTHER_CODEC_NAMES / sizeof *OTHER_CODEC_NAMES))
-    diag_error(&lx->ctx->diag, at, "unknown encoding: %.200s", name);
+    diag_error_code(&lx->ctx->diag, C2T_CODE_ENCODING, at, "unknown encoding: %.200s", name);
   lx->utf8 = false;
 }
 
@@ -223,9 +223,9 @@ static int utf8_sequence_length(unsigned char lead, unsigned char *second_min, u
 static _Noreturn void report_invalid_utf8(Lexer *lx, size_t at, int valid_bytes, const char *reason) {
   Pos pos = pos_of_offset(lx, at);
   if (valid_bytes <= 1)
-    diag_error(&lx->ctx->diag, pos, "(unicode error) 'utf-8' codec can't decode byte 0x%02x in position 0: %s",
+    diag_error_code(&lx->ctx->diag, C2T_CODE_ENCODING, pos, "(unicode error) 'utf-8' codec can't decode byte 0x%02x in position 0: %s",
                (unsigned char)lx->src[at], reason);
-  diag_error(&lx->ctx->diag, pos, "(unicode error) 'utf-8' codec can't decode bytes in position 0-%d: %s",
+  diag_error_code(&lx->ctx->diag, C2T_CODE_ENCODING, pos, "(unicode error) 'utf-8' codec can't decode bytes in position 0-%d: %s",
              valid_bytes - 1, reason);
 }
 

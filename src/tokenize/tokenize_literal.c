@@ -391,7 +391,8 @@ static void end_fstring(Lexer *lx, FStringMode *mode) {
 static void start_field(Lexer *lx, FStringMode *mode) {
   mode->field_depth++;
   if (mode->field_depth >= FSTRING_MAX_FIELD_NESTING)
-    diag_error(&lx->ctx->diag, lexer_pos_at(lx, lx->cur - 1), "f-string: expressions nested too deeply");
+    diag_error_code(&lx->ctx->diag, C2T_CODE_LIMIT, lexer_pos_at(lx, lx->cur - 1),
+                    "f-string: expressions nested too deeply");
   mode->part = FSTRING_IN_EXPRESSION;
 }
 

@@ -28,6 +28,9 @@ if not ON_GPU:
     if "triton" in sys.modules and os.environ.get("TRITON_INTERPRET") != "1":
         raise RuntimeError("triton was imported before TRITON_INTERPRET=1 could be set")
     os.environ["TRITON_INTERPRET"] = "1"
+    import interpreter_bf16  # noqa: E402  (Triton's interpreter has no bfloat16 arithmetic)
+
+    interpreter_bf16.install()
 
 BACKENDS = ["triton", "cutile"]
 

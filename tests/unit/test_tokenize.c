@@ -189,7 +189,7 @@ static void test_too_many_indentation_levels(void) {
     buf_putc(&source, ' ');
   buf_puts(&source, "pass\n");
   LexRun *run = lex(source.data);
-  CHECK(!run->ok && strstr(run->error, "error: too many levels of indentation"));
+  CHECK(!run->ok && strstr(run->error, "error: C2T002: too many levels of indentation"));
   buf_free(&source);
 }
 
@@ -471,7 +471,7 @@ static void test_too_many_nested_fstrings(void) {
   for (int i = 0; i <= depth; i++)
     buf_puts(&source, "}'");
   run = lex(source.data);
-  CHECK(!run->ok && strstr(run->error, "error: too many nested f-strings"));
+  CHECK(!run->ok && strstr(run->error, "error: C2T002: too many nested f-strings"));
   buf_free(&source);
 }
 
@@ -575,9 +575,9 @@ static void test_invalid_utf8(void) {
 }
 
 static void test_null_bytes(void) {
-  CHECK_STR(lex_error_of("x\0y", 3), "<test>:1:2: error: source code cannot contain null bytes");
-  CHECK_STR(lex_error_of("x = 1\n'a\0'", 10), "<test>:2:3: error: source code cannot contain null bytes");
-  CHECK_STR(lex_error_of("\0", 1), "<test>:1:1: error: source code cannot contain null bytes");
+  CHECK_STR(lex_error_of("x\0y", 3), "<test>:1:2: error: C2T003: source code cannot contain null bytes");
+  CHECK_STR(lex_error_of("x = 1\n'a\0'", 10), "<test>:2:3: error: C2T003: source code cannot contain null bytes");
+  CHECK_STR(lex_error_of("\0", 1), "<test>:1:1: error: C2T003: source code cannot contain null bytes");
   CHECK_STR(lex_error_of("x = 1\n", 6), "ok");
 }
 
