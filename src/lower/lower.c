@@ -286,7 +286,9 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
     }
     case PARAM_RUNTIME:
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
-      scope_bind(L, name, type_tile(L->ctx, DT_UNKNOWN, 0, NULL));
+      TypeInfo *scalar = type_tile(L->ctx, DT_UNKNOWN, 0, NULL);
+      scalar->not_bfloat16 = true; /* cuTile passes Python numbers as int32, float32 or bool */
+      scope_bind(L, name, scalar);
       node_list_push(&L->ctx->arena, &L->runtime_scalars, new_name(L, str_dup(L, name)));
       break;
     }

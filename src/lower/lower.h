@@ -83,6 +83,8 @@ struct TypeInfo {
   int shape[C2T_MAX_RANK]; /* tiles: dimensions, -1 where unknown */
   Node *dims[C2T_MAX_RANK]; /* tiles: each dimension as a constant expression (`BLOCK`, `64`), NULL where unknown */
   bool loose;         /* constants: loosely typed (a Python literal) */
+  bool not_bfloat16;  /* dtype unknown at conversion, but never bfloat16 (a kernel's scalar
+                         argument is int32, float32 or bool, and what is computed from those) */
   bool is_float;      /* constants: a float value */
   long long int_value;
   double float_value;

@@ -201,7 +201,20 @@ static DType operation_dtype(Lowerer *L, const Node *at, const char *what, OpCla
 }
 
 /* Shapes broadcast numpy-style; a Python number is a scalar. */
+static bool never_bfloat16(const TypeInfo *type) {
+  return type->not_bfloat16 || (type->dtype != DT_UNKNOWN && type->dtype != DT_BFLOAT16);
+}
+
+static TypeInfo *broadcast_shapes(Lowerer *L, const TypeInfo *left, const TypeInfo *right, DType dtype);
+
 static TypeInfo *broadcast_type(Lowerer *L, const TypeInfo *left, const TypeInfo *right, DType dtype) {
+  TypeInfo *type = broadcast_shapes(L, left, right, dtype);
+  if (type->dtype == DT_UNKNOWN)
+    type->not_bfloat16 = never_bfloat16(left) && never_bfloat16(right);
+  return type;
+}
+
+static TypeInfo *broadcast_shapes(Lowerer *L, const TypeInfo *left, const TypeInfo *right, DType dtype) {
   const TypeInfo *l = math_is_number(left) ? NULL : left;
   const TypeInfo *r = math_is_number(right) ? NULL : right;
   if (!l)
@@ -257,7 +270,7 @@ static void convert_integer_side(Lowerer *L, Node **side, Node *other) {
     Node *converted = T(L, "_1.to(tl.bfloat16)", *side);
     converted->type = type;
     *side = converted;
-  } else if (other_type->dtype == DT_UNKNOWN) {
+  } else if (other_type->dtype == DT_UNKNOWN && !other_type->not_bfloat16) {
     Node *dtype = dtype_text_of(L, other);
     if (!dtype)
       return; /* not reachable for tiles made by ct operations: they carry a dtype expression */
