@@ -2,12 +2,20 @@
 operator tests: one focused case per root cause, run under the interpreter
 (and, where it matters, through Triton's GPU code generator on the CPU)."""
 
+import ops_common
 import pytest
 import torch
 
 from test_control import frontend
 
 TILE = 8
+
+
+@pytest.fixture(autouse=True)
+def _tensors_on_the_test_device():
+    """Tensors made here live on the GPU when there is one (the CPU under the interpreter)."""
+    with torch.device(ops_common.DEVICE):
+        yield
 
 
 # ---- cumsum.py: a ct.Constant[bool] parameter as reverse= of a scan

@@ -6,6 +6,7 @@ CUTILE-SEMANTICS.md §3.3/§3.4/§9: the result keeps the input dtype (int8 wrap
 int32, float16 max stays float16), NaN handling, argmax ties and flattening, tuple axes.
 """
 import pytest
+import ops_common
 import torch
 
 HEAD = """
@@ -33,10 +34,12 @@ def k(x, y, M: ct.Constant[int], N: ct.Constant[int]):
 
 
 def run(convert, expr, x, out_shape, out_dtype):
+    """Run the kernel on the test device (the GPU when there is one); the result comes back
+    to the CPU, where the references are computed."""
     mod = convert(kernel(expr, len(out_shape)))
-    y = torch.zeros(out_shape, dtype=out_dtype)
-    mod.launch_k(None, (1,), (x, y, x.shape[0], x.shape[1]))
-    return y
+    y = torch.zeros(out_shape, dtype=out_dtype, device=ops_common.DEVICE)
+    mod.launch_k(None, (1,), (x.to(ops_common.DEVICE), y, x.shape[0], x.shape[1]))
+    return y.cpu()
 
 
 def f32(m=4, n=8):

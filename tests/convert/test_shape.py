@@ -5,6 +5,7 @@ Traps (CUTILE-SEMANTICS.md §3.1/§3.2/§10): arange casts start/step to the dty
 not tl.cat (1-D only, may reorder); ct.transpose swaps two axes of an N-D tile (tl.trans needs a
 full permutation); extract/insert index a grid of sub-tiles, not elements.
 """
+import ops_common
 import pytest
 import torch
 
@@ -25,10 +26,12 @@ def k(x, y, v{extra}):
 
 
 def run(convert, body, x, out_shape, out_dtype=None, v=3):
+    """Run the kernel on the test device (the GPU when there is one); the result comes back
+    to the CPU, where the references are computed."""
     mod = convert(kernel(body, tuple(x.shape), len(out_shape)))
-    y = torch.zeros(out_shape, dtype=out_dtype or x.dtype)
-    mod.launch_k(None, (1,), (x, y, v))
-    return y
+    y = torch.zeros(out_shape, dtype=out_dtype or x.dtype, device=ops_common.DEVICE)
+    mod.launch_k(None, (1,), (x.to(ops_common.DEVICE), y, v))
+    return y.cpu()
 
 
 def ramp(*shape, dtype=torch.int32):
