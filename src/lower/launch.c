@@ -292,9 +292,11 @@ static void push_imports(Lowerer *L, NodeList *out) {
 
 static const char HOST_HELPERS[] =
     "def _kernel_stream(stream, tensor):\n"
-    "    \"\"\"The stream context of a launch: cuTile launched on `stream`; tensors on the CPU\n"
-    "    (Triton's interpreter) have none.\"\"\"\n"
+    "    \"\"\"The stream context of a launch: cuTile launched on `stream`. Nothing to switch\n"
+    "    when it is the current stream already, or for tensors on the CPU (Triton's interpreter).\"\"\"\n"
     "    if stream is None or tensor is None or tensor.device.type != \"cuda\":\n"
+    "        return contextlib.nullcontext()\n"
+    "    if stream == torch.cuda.current_stream(tensor.device):\n"
     "        return contextlib.nullcontext()\n"
     "    return torch.cuda.stream(stream)\n";
 
