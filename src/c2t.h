@@ -40,6 +40,7 @@ typedef struct Arena {
 
 void arena_init(Arena *arena);
 void *arena_alloc(Arena *arena, size_t size); /* zeroed, 16-byte aligned */
+void *arena_alloc_raw(Arena *arena, size_t size); /* not cleared: for arrays filled before use */
 char *arena_strndup(Arena *arena, const char *text, size_t length);
 char *arena_printf(Arena *arena, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void arena_free(Arena *arena);

@@ -51,7 +51,7 @@ static ArenaBlock *arena_new_block(Arena *arena, size_t at_least) {
   return block;
 }
 
-void *arena_alloc(Arena *arena, size_t size) {
+void *arena_alloc_raw(Arena *arena, size_t size) {
   size_t rounded = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
   if (rounded < size)
     arena_out_of_memory(arena);
@@ -60,6 +60,11 @@ void *arena_alloc(Arena *arena, size_t size) {
     block = arena_new_block(arena, rounded);
   void *result = block->data + block->used;
   block->used += rounded;
+  return result;
+}
+
+void *arena_alloc(Arena *arena, size_t size) {
+  void *result = arena_alloc_raw(arena, size);
   memset(result, 0, size);
   return result;
 }
@@ -98,7 +103,7 @@ void arena_free(Arena *arena) {
 void node_list_push(Arena *arena, NodeList *list, Node *node) {
   if (list->count == list->capacity) {
     int capacity = list->capacity ? list->capacity * 2 : 4;
-    Node **items = arena_alloc(arena, sizeof(Node *) * (size_t)capacity);
+    Node **items = arena_alloc_raw(arena, sizeof(Node *) * (size_t)capacity); /* filled before read */
     if (list->count)
       memcpy(items, list->items, sizeof(Node *) * (size_t)list->count);
     list->items = items;

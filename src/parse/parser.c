@@ -10,8 +10,6 @@
 
 /* ---------------------------------------------------------------- cursor */
 
-Token *peek(Parser *p) { return &p->tokens[p->pos]; }
-
 Token *peek_at(Parser *p, int ahead) {
   int index = p->pos + ahead;
   if (index >= p->count)
@@ -28,13 +26,6 @@ Token *advance(Parser *p) {
   return token;
 }
 
-bool at_kind(Parser *p, TokenKind kind) { return peek(p)->kind == kind; }
-
-bool at_op(Parser *p, OpKind op) {
-  Token *t = peek(p);
-  return t->kind == TOK_OP && t->op == op;
-}
-
 bool accept_op(Parser *p, OpKind op) {
   if (!at_op(p, op))
     return false;
@@ -46,11 +37,6 @@ Token *expect_op(Parser *p, OpKind op) {
   if (!at_op(p, op))
     parse_error_at(p, peek(p), "expected '%s'", op_spelling(op));
   return advance(p);
-}
-
-bool at_keyword(Parser *p, Keyword kw) {
-  Token *t = peek(p);
-  return t->kind == TOK_NAME && t->keyword == kw;
 }
 
 bool accept_keyword(Parser *p, Keyword kw) {

@@ -27,18 +27,24 @@ typedef struct Parser {
   int depth;     /* nested rule calls, bounded by C2T_MAX_PARSE_DEPTH */
 } Parser;
 
-/* ---- parser.c: token cursor */
-Token *peek(Parser *p);                /* current token */
+/* ---- token cursor (the hottest few inline, the rest in parser.c) */
+static inline Token *peek(Parser *p) { return &p->tokens[p->pos]; } /* current token */
+static inline bool at_op(Parser *p, OpKind op) {
+  Token *t = &p->tokens[p->pos];
+  return t->kind == TOK_OP && t->op == op;
+}
+static inline bool at_keyword(Parser *p, Keyword kw) {
+  Token *t = &p->tokens[p->pos];
+  return t->kind == TOK_NAME && t->keyword == kw;
+}
+static inline bool at_kind(Parser *p, TokenKind kind) { return p->tokens[p->pos].kind == kind; }
 Token *peek_at(Parser *p, int ahead);  /* token `ahead` after the current (clamped to EOF) */
 Token *previous(Parser *p);            /* last consumed token */
 Token *advance(Parser *p);             /* consume and return the current token */
-bool at_op(Parser *p, OpKind op);
 bool accept_op(Parser *p, OpKind op);
 Token *expect_op(Parser *p, OpKind op); /* error "expected 'X'" */
-bool at_keyword(Parser *p, Keyword kw);
 bool accept_keyword(Parser *p, Keyword kw);
 Token *expect_keyword(Parser *p, Keyword kw);
-bool at_kind(Parser *p, TokenKind kind);
 bool at_name(Parser *p);                    /* an identifier (not a hard keyword) */
 bool at_soft_keyword(Parser *p, const char *word); /* NAME with this spelling */
 Str expect_name(Parser *p);                 /* an identifier, error otherwise */

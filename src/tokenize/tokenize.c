@@ -123,7 +123,7 @@ static _Noreturn void unclosed_bracket_error(Lexer *lx) {
 Token *lexer_emit(Lexer *lx, TokenKind kind, Pos start) {
   if (lx->token_count == lx->token_capacity) {
     int capacity = lx->token_capacity * 2;
-    Token *tokens = arena_alloc(&lx->ctx->arena, sizeof(Token) * (size_t)capacity);
+    Token *tokens = arena_alloc_raw(&lx->ctx->arena, sizeof(Token) * (size_t)capacity);
     memcpy(tokens, lx->tokens, sizeof(Token) * (size_t)lx->token_count);
     lx->tokens = tokens;
     lx->token_capacity = capacity;
@@ -144,7 +144,7 @@ Token *lexer_emit(Lexer *lx, TokenKind kind, Pos start) {
 static void lexer_add_comment(Lexer *lx, Pos start, bool own_line) {
   if (lx->comment_count == lx->comment_capacity) {
     int capacity = lx->comment_capacity ? lx->comment_capacity * 2 : 64;
-    Comment *comments = arena_alloc(&lx->ctx->arena, sizeof(Comment) * (size_t)capacity);
+    Comment *comments = arena_alloc_raw(&lx->ctx->arena, sizeof(Comment) * (size_t)capacity);
     if (lx->comment_count)
       memcpy(comments, lx->comments, sizeof(Comment) * (size_t)lx->comment_count);
     lx->comments = comments;
@@ -617,7 +617,8 @@ TokenList tokenize(Context *ctx) {
   /* about one token per 8 bytes to start with; grows by doubling */
   size_t guess = lx->len / 8 + 64;
   lx->token_capacity = guess < TOKENS_INITIAL_MAX ? (int)guess : TOKENS_INITIAL_MAX;
-  lx->tokens = arena_alloc(&ctx->arena, sizeof(Token) * (size_t)lx->token_capacity);
+  /* every field of a token is set when it is emitted: no need to clear the array */
+  lx->tokens = arena_alloc_raw(&ctx->arena, sizeof(Token) * (size_t)lx->token_capacity);
   for (;;) {
     FStringMode *mode = current_fstring(lx);
     if (mode && mode->part == FSTRING_IN_LITERAL)
