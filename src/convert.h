@@ -43,6 +43,7 @@ typedef struct Function {
   bool needs_debug; /* reaches ct.assert_ (itself or through its calls): kernels need debug=True */
   bool *param_is_array; /* per original positional parameter */
   Str *param_names;     /* the original positional parameters (kernels) */
+  bool *param_is_array_tuple; /* kernels: a parameter that is a tuple of arrays */
   struct TypeInfo **param_types; /* the first call's argument types (NULL: lowered without a call) */
   int param_count;
   struct TypeInfo *return_type;

@@ -76,6 +76,12 @@ static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *cal
     if (kernel->param_is_array[i])
       buf_printf(call, "            %.*s, tuple(%.*s.shape), tuple(%.*s.stride()),\n", param.len, param.text,
                  param.len, param.text, param.len, param.text);
+    else if (kernel->param_is_array_tuple[i])
+      buf_printf(call,
+                 "            tuple(%.*s),\n"
+                 "            tuple(tuple(array.shape) for array in %.*s),\n"
+                 "            tuple(tuple(array.stride()) for array in %.*s),\n",
+                 param.len, param.text, param.len, param.text, param.len, param.text);
     else
       buf_printf(call, "            %.*s,\n", param.len, param.text);
   }

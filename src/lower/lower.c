@@ -90,7 +90,7 @@ void scope_bind(Lowerer *L, Str name, TypeInfo *type) {
 
 /* ------------------------------------------------------------ parameters */
 
-typedef enum ParamKind { PARAM_RUNTIME, PARAM_ARRAY, PARAM_CONSTEXPR } ParamKind;
+typedef enum ParamKind { PARAM_RUNTIME, PARAM_ARRAY, PARAM_ARRAY_TUPLE, PARAM_CONSTEXPR } ParamKind;
 
 static bool annotation_is(Lowerer *L, Node *annotation, const char *member, int depth);
 
@@ -129,6 +129,7 @@ typedef struct UseScan {
   Lowerer *L;
   Str param;
   bool is_array;
+  bool is_array_tuple; /* `param[i]` is used as an array: a tuple of arrays */
   bool in_kernel; /* scanning a kernel's body: `.shape` can only be an array's */
   int depth;      /* tile functions followed through calls */
 } UseScan;
@@ -166,21 +167,34 @@ static bool callee_param_is_array(Lowerer *L, Function *fn, int index, int depth
   Node *arg = params->items[index];
   if (annotation_is(L, arg->u.arg.annotation, "Array", 0) || annotation_is(L, arg->u.arg.annotation, "IndexedWithInt64", 0))
     return true;
-  UseScan scan = {L, arg->u.arg.arg, false, false, depth};
+  UseScan scan = {L, arg->u.arg.arg, false, false, false, depth};
   NodeList *body = &fn->def->u.function_def.body;
   for (int i = 0; i < body->count && !scan.is_array; i++)
     scan_array_use(body->items[i], &scan);
   return scan.is_array;
 }
 
+/* `param[i]`: an element of a tuple parameter. */
+static bool names_param_item(const Node *node, Str param) {
+  return node && node->kind == N_SUBSCRIPT && names_param(node->u.subscript.value, param);
+}
+
 static void scan_array_use(Node *node, void *data) {
   UseScan *scan = data;
   if (scan->is_array)
     return;
-  if (node->kind == N_CALL && node->u.call.args.count > 0 && names_param(node->u.call.args.items[0], scan->param)) {
+  if (node->kind == N_CALL && node->u.call.args.count > 0) {
     const char *member = resolve_ct_member(scan->L->conv, node->u.call.func);
-    if (member && in_list(ARRAY_FIRST_ARGUMENT, member))
+    Node *first = node->u.call.args.items[0];
+    if (member && in_list(ARRAY_FIRST_ARGUMENT, member) && names_param(first, scan->param))
       scan->is_array = true;
+    if (member && in_list(ARRAY_FIRST_ARGUMENT, member) && names_param_item(first, scan->param))
+      scan->is_array_tuple = true;
+  }
+  if (node->kind == N_ATTRIBUTE && scan->in_kernel && names_param_item(node->u.attribute.value, scan->param)) {
+    char *attr = str_dup(scan->L, node->u.attribute.attr);
+    if (in_list(ARRAY_ONLY_ATTRIBUTES, attr) || strcmp(attr, "shape") == 0 || strcmp(attr, "dtype") == 0)
+      scan->is_array_tuple = true;
   }
   /* passed to a tile function that uses that parameter as an array */
   if (node->kind == N_CALL && node->u.call.func->kind == N_NAME) {
@@ -213,11 +227,13 @@ static ParamKind kernel_param_kind(Lowerer *L, Node *arg) {
     return PARAM_CONSTEXPR;
   if (annotation_is(L, annotation, "Array", 0) || annotation_is(L, annotation, "IndexedWithInt64", 0))
     return PARAM_ARRAY;
-  UseScan scan = {L, arg->u.arg.arg, false, L->function->role == ROLE_KERNEL, 0};
+  UseScan scan = {L, arg->u.arg.arg, false, false, L->function->role == ROLE_KERNEL, 0};
   NodeList *body = &L->function->def->u.function_def.body;
   for (int i = 0; i < body->count; i++)
     scan_array_use(body->items[i], &scan);
-  return scan.is_array ? PARAM_ARRAY : PARAM_RUNTIME;
+  if (scan.is_array)
+    return PARAM_ARRAY;
+  return scan.is_array_tuple && scan.in_kernel ? PARAM_ARRAY_TUPLE : PARAM_RUNTIME;
 }
 
 static Node *new_arg(Lowerer *L, Str name, const char *annotation) {
@@ -261,13 +277,27 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
   fn->param_count = original->count;
   fn->param_names = arena_alloc(&L->ctx->arena, sizeof(Str) * (size_t)(original->count + 1));
   fn->param_is_array = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
+  fn->param_is_array_tuple = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
   for (int i = 0; i < original->count; i++) {
     Node *arg = original->items[i];
     Str name = arg->u.arg.arg;
     ParamKind kind = kernel_param_kind(L, arg);
     fn->param_names[i] = name;
     fn->param_is_array[i] = kind == PARAM_ARRAY;
+    fn->param_is_array_tuple[i] = kind == PARAM_ARRAY_TUPLE;
     switch (kind) {
+    case PARAM_ARRAY_TUPLE: {
+      /* a tuple of arrays: the tuple of pointers, of shapes and of strides */
+      node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
+      node_list_push(&L->ctx->arena, &params, new_arg(L, suffixed(L, name, "_shape"), NULL));
+      node_list_push(&L->ctx->arena, &params, new_arg(L, suffixed(L, name, "_strides"), NULL));
+      TypeInfo *type = array_param_type(L, name, false);
+      type->kind = VAL_TUPLE;
+      type->count = -1;
+      type->array->param = (Str){NULL, 0}; /* its elements are no kernel parameters: no TMA flag */
+      scope_bind(L, name, type);
+      break;
+    }
     case PARAM_ARRAY: {
       bool int64_index = annotation_is(L, arg->u.arg.annotation, "IndexedWithInt64", 0);
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));

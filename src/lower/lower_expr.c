@@ -248,6 +248,22 @@ static bool constant_index(const Node *index, long long *value) {
   return true;
 }
 
+/* Element i of a tuple of arrays `xs`: pointer xs[i], shape xs_shape[i],
+ * strides xs_strides[i]. */
+static Node *tuple_array_item(Lowerer *L, const ArrayRef *tuple, Node *index) {
+  TypeInfo *type = type_new(L->ctx, VAL_ARRAY);
+  ArrayRef *array = arena_alloc(&L->ctx->arena, sizeof(ArrayRef));
+  array->pointer = T(L, "_1[_2]", tuple->pointer, index);
+  array->shape = T(L, "_1[_2]", tuple->shape, index);
+  array->strides = T(L, "_1[_2]", tuple->strides, index);
+  type->array = array;
+  type->dtype = DT_UNKNOWN;
+  type->dtype_expr = T(L, "_1.dtype.element_ty", array->pointer);
+  Node *node = T(L, "_1[_2]", tuple->pointer, index);
+  node->type = type;
+  return node;
+}
+
 static Node *lower_tuple_subscript(Lowerer *L, Node *expr, Node *base, Node *index) {
   long long i;
   if (!constant_index(index, &i))
@@ -259,6 +275,8 @@ static Node *lower_tuple_subscript(Lowerer *L, Node *expr, Node *base, Node *ind
     lower_error(L, expr, "tuple index %lld out of range for %d elements", i, tuple->count);
   if (base->kind == N_TUPLE && !base->parenthesized && i < base->u.list.elts.count)
     return base->u.list.elts.items[i];
+  if (tuple->array) /* an element of a tuple-of-arrays parameter: an array */
+    return tuple_array_item(L, tuple->array, new_int(L, i));
   Node *item = T(L, "_1[_2]", base, new_int(L, i));
   TypeInfo *type = tuple->count > i ? tuple->elts[i] : type_tile(L->ctx, DT_INT32, 0, NULL);
   return typed(item, type);

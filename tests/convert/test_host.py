@@ -198,3 +198,28 @@ def k(*arrays):
     pass
 ''')
     assert "positional parameters" in message
+
+
+def test_tuple_of_arrays_parameter(convert, device):
+    mod = convert('''
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def sum_kernel(inputs, out, T: ct.Constant[int]):
+    a = ct.load(inputs[0], index=(ct.bid(0),), shape=(T,))
+    b = ct.load(inputs[1], index=(ct.bid(0),), shape=(T,))
+    n = inputs[2].shape[0]
+    c = ct.load(inputs[2], index=(ct.bid(0),), shape=(T,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(ct.bid(0),), tile=a + b + c + n)
+
+
+def run(xs, out):
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(out.shape[0], 8),), sum_kernel, (tuple(xs), out, 8))
+    return out
+''')
+    base = torch.arange(60, dtype=torch.float32, device=device)
+    xs = [base[:20], base[20:40], base[::3][:20]]
+    out = torch.empty(20, device=device)
+    assert torch.equal(mod.run(xs, out), xs[0] + xs[1] + xs[2] + 20)
