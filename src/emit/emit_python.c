@@ -76,7 +76,11 @@ void emit_block(Emitter *e, const NodeList *body, int limit_line) {
     emit_end_line(e);
   } else {
     emit_stmts(e, body, limit_line);
-    emit_block_tail_comments(e, limit_line, body->items[0]->span.start.col);
+    /* comments after a block's last statement belong to it only if it comes from the
+     * source; a block the converter wrote has none */
+    const Node *first = first_source_stmt(body);
+    if (first)
+      emit_block_tail_comments(e, limit_line, first->span.start.col);
   }
   e->indent--;
 }

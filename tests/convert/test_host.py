@@ -223,3 +223,26 @@ def run(xs, out):
     xs = [base[:20], base[20:40], base[::3][:20]]
     out = torch.empty(20, device=device)
     assert torch.equal(mod.run(xs, out), xs[0] + xs[1] + xs[2] + 20)
+
+
+def test_comments_stay_with_the_code_they_describe(convert_text):
+    text = convert_text('''
+import cuda.tile as ct
+
+# Elements per block.
+BLOCK = 16
+
+
+# The kernel below copies.
+@ct.kernel
+def copy_kernel(x, y):
+    # one tile per block
+    t = ct.load(x, index=(ct.bid(0),), shape=(BLOCK,))
+    ct.store(y, index=(ct.bid(0),), tile=t)  # tail lanes dropped
+''')
+    lines = text.splitlines()
+    at = {line.strip(): i for i, line in enumerate(lines)}
+    assert at["# Elements per block."] + 1 == at["BLOCK = 16"]
+    assert lines[at["# The kernel below copies."] + 1].startswith("@triton.jit")
+    assert lines[at["# one tile per block"]].startswith("    # one")
+    assert any(line.endswith("# tail lanes dropped") for line in lines)
