@@ -86,6 +86,25 @@ static char *unit_stage(UnitStage stage, const char *source) {
   return out.data;
 }
 
+UnitTree unit_parse_tree(const char *source) {
+  UnitTree tree = {calloc(1, sizeof(Context)), NULL};
+  Context *ctx = tree.ctx;
+  arena_init(&ctx->arena);
+  ctx->source.name = "<test>";
+  ctx->source.text = source;
+  ctx->source.len = strlen(source);
+  ctx->diag.source = &ctx->source;
+  if (setjmp(ctx->diag.on_error) == 0)
+    tree.module = parse_module(ctx).module;
+  return tree;
+}
+
+void unit_free_tree(UnitTree *tree) {
+  buf_free(&tree->ctx->diag.messages);
+  arena_free(&tree->ctx->arena);
+  free(tree->ctx);
+}
+
 static char *last_tokens, *last_parse, *last_roundtrip;
 
 const char *unit_tokens(const char *source) {

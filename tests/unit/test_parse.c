@@ -16,33 +16,8 @@
 
 /* ------------------------------------------------------------ helpers */
 
-/* A parsed source kept alive for tests that look at the tree itself. */
-typedef struct Parsed {
-  Context *ctx;
-  Node *module; /* NULL when parsing failed */
-} Parsed;
-
-static Parsed parse_source(const char *source) {
-  Parsed parsed = {calloc(1, sizeof(Context)), NULL};
-  Context *ctx = parsed.ctx;
-  arena_init(&ctx->arena);
-  ctx->source.name = "<test>";
-  ctx->source.text = source;
-  ctx->source.len = strlen(source);
-  ctx->diag.source = &ctx->source;
-  if (setjmp(ctx->diag.on_error) == 0)
-    parsed.module = parse_module(ctx).module;
-  return parsed;
-}
-
-static void free_parsed(Parsed *parsed) {
-  buf_free(&parsed->ctx->diag.messages);
-  arena_free(&parsed->ctx->arena);
-  free(parsed->ctx);
-}
-
 /* The value of the first statement (an expression statement), or NULL. */
-static Node *first_expression(const Parsed *parsed) {
+static Node *first_expression(const UnitTree *parsed) {
   if (!parsed->module || parsed->module->u.module.body.count == 0)
     return NULL;
   Node *statement = parsed->module->u.module.body.items[0];
@@ -1220,28 +1195,28 @@ static void test_parenthesized_flag(void) {
       {"x = (yield)\n", true}, {"x = yield\n", false}, {"'a' 'b'\n", false},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    Parsed parsed = parse_source(cases[i].source);
+    UnitTree parsed = unit_parse_tree(cases[i].source);
     Node *value = first_expression(&parsed);
     CHECK(value != NULL);
     if (value && value->parenthesized != cases[i].parenthesized)
       fprintf(stderr, "  parenthesized wrong for %s", cases[i].source);
     CHECK(value && value->parenthesized == cases[i].parenthesized);
-    free_parsed(&parsed);
+    unit_free_tree(&parsed);
   }
   /* The sole generator argument of a call has no parentheses of its own. */
-  Parsed call = parse_source("f(x for x in y)\n");
+  UnitTree call = unit_parse_tree("f(x for x in y)\n");
   Node *value = first_expression(&call);
   CHECK(value && value->kind == N_CALL && value->u.call.args.count == 1);
   if (value && value->kind == N_CALL && value->u.call.args.count == 1)
     CHECK(!value->u.call.args.items[0]->parenthesized);
-  free_parsed(&call);
+  unit_free_tree(&call);
   /* (a + b) * c: the inner BinOp is parenthesized, the outer is not. */
-  Parsed product = parse_source("(a + b) * c\n");
+  UnitTree product = unit_parse_tree("(a + b) * c\n");
   value = first_expression(&product);
   CHECK(value && value->kind == N_BIN_OP && !value->parenthesized);
   if (value && value->kind == N_BIN_OP)
     CHECK(value->u.bin_op.left->parenthesized && !value->u.bin_op.right->parenthesized);
-  free_parsed(&product);
+  unit_free_tree(&product);
 }
 
 /* The columns [start, end) of a node on line 1. */
@@ -1250,7 +1225,7 @@ static bool has_columns(const Node *node, int start, int end) {
 }
 
 static void test_spans(void) {
-  Parsed parsed = parse_source("(a) + b.c(d)[e]\n");
+  UnitTree parsed = unit_parse_tree("(a) + b.c(d)[e]\n");
   Node *sum = first_expression(&parsed);
   CHECK(has_columns(sum, 0, 15));
   if (sum && sum->kind == N_BIN_OP) {
@@ -1260,18 +1235,18 @@ static void test_spans(void) {
     CHECK(subscript->kind == N_SUBSCRIPT && has_columns(subscript->u.subscript.value, 6, 12));
     CHECK(subscript->kind == N_SUBSCRIPT && has_columns(subscript->u.subscript.value->u.call.func, 6, 9));
   }
-  free_parsed(&parsed);
+  unit_free_tree(&parsed);
 
-  parsed = parse_source("f(x for x in y)\n"); /* the sole generator takes the call's parentheses */
+  parsed = unit_parse_tree("f(x for x in y)\n"); /* the sole generator takes the call's parentheses */
   Node *call = first_expression(&parsed);
   CHECK(call && call->kind == N_CALL && has_columns(call->u.call.args.items[0], 1, 15));
-  free_parsed(&parsed);
+  unit_free_tree(&parsed);
 
-  parsed = parse_source("x = 1, 2\n");
+  parsed = unit_parse_tree("x = 1, 2\n");
   CHECK(has_columns(first_expression(&parsed), 4, 8));
-  free_parsed(&parsed);
+  unit_free_tree(&parsed);
 
-  parsed = parse_source("'a' f'{b!r}' 'c'\n");
+  parsed = unit_parse_tree("'a' f'{b!r}' 'c'\n");
   Node *string = first_expression(&parsed);
   CHECK(has_columns(string, 0, 16));
   if (string && string->kind == N_STRING && string->u.string.parts.count == 3) {
@@ -1279,23 +1254,23 @@ static void test_spans(void) {
     CHECK(has_columns(fstring, 4, 12));
     CHECK(fstring->u.fstring.parts.count == 1 && has_columns(fstring->u.fstring.parts.items[0], 6, 11));
   }
-  free_parsed(&parsed);
+  unit_free_tree(&parsed);
 
-  parsed = parse_source("lambda: 0\n");
+  parsed = unit_parse_tree("lambda: 0\n");
   Node *lambda = first_expression(&parsed);
   CHECK(lambda && lambda->kind == N_LAMBDA && has_columns(lambda, 0, 9));
   if (lambda && lambda->kind == N_LAMBDA) /* no parameters: an empty span at the ':' */
     CHECK(has_columns(lambda->u.lambda.args, 6, 6));
-  free_parsed(&parsed);
+  unit_free_tree(&parsed);
 
-  parsed = parse_source("a if b else c\nnot x\n");
+  parsed = unit_parse_tree("a if b else c\nnot x\n");
   CHECK(has_columns(first_expression(&parsed), 0, 13));
   CHECK(parsed.module && parsed.module->u.module.body.items[1]->span.start.line == 2);
-  free_parsed(&parsed);
+  unit_free_tree(&parsed);
 }
 
 static void test_fstring_fields_in_tree(void) {
-  Parsed parsed = parse_source("f'{x = !r:>{w}}'\n");
+  UnitTree parsed = unit_parse_tree("f'{x = !r:>{w}}'\n");
   Node *string = first_expression(&parsed);
   CHECK(string && string->kind == N_STRING && !string->u.string.is_bytes);
   if (string && string->kind == N_STRING) {
@@ -1310,11 +1285,11 @@ static void test_fstring_fields_in_tree(void) {
     CHECK(spec && spec->kind == N_FSTRING && spec->u.fstring.prefix_and_quote.len == 0 &&
           spec->u.fstring.parts.count == 2);
   }
-  free_parsed(&parsed);
-  parsed = parse_source("b'a' B'b'\n");
+  unit_free_tree(&parsed);
+  parsed = unit_parse_tree("b'a' B'b'\n");
   string = first_expression(&parsed);
   CHECK(string && string->kind == N_STRING && string->u.string.is_bytes);
-  free_parsed(&parsed);
+  unit_free_tree(&parsed);
 }
 
 /* ------------------------------------------------------- limits, chains */
@@ -1361,7 +1336,7 @@ static void test_nesting_limits(void) {
 
 static void test_long_chains_do_not_recurse(void) {
   char *text = repeat("a", " + a", 100000, "\n");
-  Parsed parsed = parse_source(text);
+  UnitTree parsed = unit_parse_tree(text);
   Node *node = first_expression(&parsed);
   int depth = 0;
   while (node && node->kind == N_BIN_OP) {
@@ -1369,41 +1344,41 @@ static void test_long_chains_do_not_recurse(void) {
     depth++;
   }
   CHECK(depth == 100000 && node && node->kind == N_NAME);
-  free_parsed(&parsed);
+  unit_free_tree(&parsed);
   free(text);
 
   text = repeat("a", " or a", 10000, "\n");
-  parsed = parse_source(text);
+  parsed = unit_parse_tree(text);
   node = first_expression(&parsed);
   CHECK(node && node->kind == N_BOOL_OP && node->u.bool_op.values.count == 10001);
-  free_parsed(&parsed);
+  unit_free_tree(&parsed);
   free(text);
 
   text = repeat("a", " < a", 10000, "\n");
-  parsed = parse_source(text);
+  parsed = unit_parse_tree(text);
   node = first_expression(&parsed);
   CHECK(node && node->kind == N_COMPARE && node->u.compare.count == 10000);
-  free_parsed(&parsed);
+  unit_free_tree(&parsed);
   free(text);
 
   text = repeat("a", ".b(c)[d]", 10000, "\n");
-  parsed = parse_source(text);
+  parsed = unit_parse_tree(text);
   CHECK(first_expression(&parsed) && first_expression(&parsed)->kind == N_SUBSCRIPT);
-  free_parsed(&parsed);
+  unit_free_tree(&parsed);
   free(text);
 
   text = repeat("x = [", "a, ", 100000, "]\n");
-  parsed = parse_source(text);
+  parsed = unit_parse_tree(text);
   node = first_expression(&parsed);
   CHECK(node && node->kind == N_LIST && node->u.list.elts.count == 100000);
-  free_parsed(&parsed);
+  unit_free_tree(&parsed);
   free(text);
 
   text = repeat("x = ", "'a' ", 10000, "\n");
-  parsed = parse_source(text);
+  parsed = unit_parse_tree(text);
   node = first_expression(&parsed);
   CHECK(node && node->kind == N_STRING && node->u.string.parts.count == 10000);
-  free_parsed(&parsed);
+  unit_free_tree(&parsed);
   free(text);
 
   /* The dump of a very deep tree is cut, not a stack overflow. */
@@ -1430,7 +1405,7 @@ static void test_node_kind_names(void) {
 }
 
 static void test_target_helpers(void) {
-  Parsed parsed = parse_source("a\n(a)\na.b\na[1]\n(a, b)\n[a]\nf()\n*a\n");
+  UnitTree parsed = unit_parse_tree("a\n(a)\na.b\na[1]\n(a, b)\n[a]\nf()\n*a\n");
   static const bool augassign[] = {true, true, true, true, false, false, false, false};
   static const char *const names[] = {"name", "name", "attribute", "subscript", "tuple", "list", "function call", "starred"};
   CHECK(parsed.module && parsed.module->u.module.body.count == 8);
@@ -1439,7 +1414,7 @@ static void test_target_helpers(void) {
     CHECK(is_augassign_target(value) == augassign[i]);
     CHECK_STR(expr_name(value), names[i]);
   }
-  free_parsed(&parsed);
+  unit_free_tree(&parsed);
 }
 
 /* ------------------------------------------------------------------ run */

@@ -942,32 +942,7 @@ static void test_error_class_bases(void) {
 
 /* ------------------------------------------------------------------ spans */
 
-/* A parse kept alive for looking at node spans. */
-typedef struct SpanParse {
-  Context *ctx;
-  Node *module;
-} SpanParse;
-
-static SpanParse span_parse(const char *source) {
-  SpanParse parse = {calloc(1, sizeof(Context)), NULL};
-  Context *ctx = parse.ctx;
-  arena_init(&ctx->arena);
-  ctx->source.name = "<test>";
-  ctx->source.text = source;
-  ctx->source.len = strlen(source);
-  ctx->diag.source = &ctx->source;
-  if (setjmp(ctx->diag.on_error) == 0)
-    parse.module = parse_module(ctx).module;
-  return parse;
-}
-
-static void span_free(SpanParse *parse) {
-  buf_free(&parse->ctx->diag.messages);
-  arena_free(&parse->ctx->arena);
-  free(parse->ctx);
-}
-
-static Node *statement(const SpanParse *parse, int index) {
+static Node *statement(const UnitTree *parse, int index) {
   if (!parse->module || index >= parse->module->u.module.body.count)
     return NULL;
   return parse->module->u.module.body.items[index];
@@ -992,7 +967,7 @@ static Node *statement(const SpanParse *parse, int index) {
 /* Simple statements: from the first token to the last, `;` and comments
  * left out. */
 static void test_span_simple_statements(void) {
-  SpanParse parse = span_parse("x = 1  # c\na; b = 2;\n(a)\nimport a.b as c\nglobal a, b\n");
+  UnitTree parse = unit_parse_tree("x = 1  # c\na; b = 2;\n(a)\nimport a.b as c\nglobal a, b\n");
   CHECK_SPAN(statement(&parse, 0), 1, 0, 1, 5);
   CHECK_SPAN(statement(&parse, 1), 2, 0, 2, 1);
   CHECK_SPAN(statement(&parse, 2), 2, 3, 2, 8);
@@ -1002,13 +977,13 @@ static void test_span_simple_statements(void) {
   if (import)
     CHECK_SPAN(import->u.import.names.items[0], 4, 7, 4, 15);
   CHECK_SPAN(statement(&parse, 5), 5, 0, 5, 11);
-  span_free(&parse);
+  unit_free_tree(&parse);
 }
 
 /* Compound statements end with their last body statement; an elif chain
  * ends with the else body, each of its Ifs too. */
 static void test_span_compound_statements(void) {
-  SpanParse parse = span_parse("if a:\n    b\nelif c:\n    d\nelse:\n    e\n"
+  UnitTree parse = unit_parse_tree("if a:\n    b\nelif c:\n    d\nelse:\n    e\n"
                                "for x in y:\n    pass\nelse:\n    z\n"
                                "try:\n    a\nexcept E:\n    b\nfinally:\n    c\n"
                                "class A(B):\n    x: int = 1\n");
@@ -1025,13 +1000,13 @@ static void test_span_compound_statements(void) {
   CHECK_SPAN(class_, 17, 0, 18, 14);
   if (class_)
     CHECK_SPAN(class_->u.class_def.body.items[0], 18, 4, 18, 14);
-  span_free(&parse);
+  unit_free_tree(&parse);
 }
 
 /* A decorated definition starts at `def` (or `async`); the decorators have
  * their own spans. */
 static void test_span_decorated_and_async(void) {
-  SpanParse parse = span_parse("@d\ndef f():\n    pass\n@e\nasync def g():\n    async with a:\n        pass\n");
+  UnitTree parse = unit_parse_tree("@d\ndef f():\n    pass\n@e\nasync def g():\n    async with a:\n        pass\n");
   Node *f = statement(&parse, 0);
   CHECK_SPAN(f, 2, 0, 3, 8);
   if (f)
@@ -1040,13 +1015,13 @@ static void test_span_decorated_and_async(void) {
   CHECK_SPAN(g, 5, 0, 7, 12);
   if (g)
     CHECK_SPAN(g->u.function_def.body.items[0], 6, 4, 7, 12);
-  span_free(&parse);
+  unit_free_tree(&parse);
 }
 
 /* Patterns: an as-pattern starts at the group's '(' as in CPython, an open
  * sequence spans its items. */
 static void test_span_patterns(void) {
-  SpanParse parse = span_parse("match x:\n    case [a, *b] if a:\n        pass\n"
+  UnitTree parse = unit_parse_tree("match x:\n    case [a, *b] if a:\n        pass\n"
                                "match x:\n    case (a | b) as c, -1+2j:\n        pass\n");
   Node *match = statement(&parse, 0);
   CHECK_SPAN(match, 1, 0, 3, 12);
@@ -1066,12 +1041,12 @@ static void test_span_patterns(void) {
     CHECK_SPAN(value, 5, 23, 5, 28);
     CHECK_SPAN(value->u.match_value.value, 5, 23, 5, 28);
   }
-  span_free(&parse);
+  unit_free_tree(&parse);
 }
 
 /* Type params and type aliases; the parenthesized with items. */
 static void test_span_type_params_and_with(void) {
-  SpanParse parse = span_parse("type X[T: int] = list[T]\ndef f[*Ts, **P](): pass\nwith (a as b, c):\n    pass\n");
+  UnitTree parse = unit_parse_tree("type X[T: int] = list[T]\ndef f[*Ts, **P](): pass\nwith (a as b, c):\n    pass\n");
   Node *alias = statement(&parse, 0);
   CHECK_SPAN(alias, 1, 0, 1, 24);
   if (alias) {
@@ -1087,7 +1062,7 @@ static void test_span_type_params_and_with(void) {
   CHECK_SPAN(with, 3, 0, 4, 8);
   if (with)
     CHECK_SPAN(with->u.with.items.items[0]->u.withitem.context_expr, 3, 6, 3, 7);
-  span_free(&parse);
+  unit_free_tree(&parse);
 }
 
 /* ---------------------------------------------------------------- limits */
@@ -1127,7 +1102,7 @@ static void test_long_elif_chain(void) {
     buf_puts(&buf, "elif x:\n    pass\n");
   buf_puts(&buf, "else:\n    pass\n");
   buf_put(&buf, "", 0);
-  SpanParse parse = span_parse(buf.data);
+  UnitTree parse = unit_parse_tree(buf.data);
   Node *if_ = statement(&parse, 0);
   CHECK(if_ != NULL && if_->span.end.line == 6004);
   int chain = 0;
@@ -1137,7 +1112,7 @@ static void test_long_elif_chain(void) {
     CHECK(n->u.if_.orelse.items[0]->u.if_.is_elif);
   }
   CHECK(chain == 3000);
-  span_free(&parse);
+  unit_free_tree(&parse);
   buf_free(&buf);
 }
 
@@ -1148,10 +1123,10 @@ static void test_many_statements(void) {
   for (int i = 0; i < 2000; i++)
     buf_printf(&buf, "    case %d:\n        y = %d; z = y\n", i, i);
   buf_put(&buf, "", 0);
-  SpanParse parse = span_parse(buf.data);
+  UnitTree parse = unit_parse_tree(buf.data);
   Node *match = statement(&parse, 0);
   CHECK(match != NULL && match->u.match.cases.count == 2000);
-  span_free(&parse);
+  unit_free_tree(&parse);
   buf_free(&buf);
 }
 

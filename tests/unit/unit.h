@@ -51,6 +51,16 @@ const char *unit_parse(const char *source);
  * "error: <first diagnostic line>". */
 const char *unit_roundtrip(const char *source);
 
+/* A parsed source kept alive for tests that look at the tree itself;
+ * module is NULL when parsing failed. Free with unit_free_tree. */
+typedef struct UnitTree {
+  Context *ctx;
+  Node *module;
+} UnitTree;
+
+UnitTree unit_parse_tree(const char *source);
+void unit_free_tree(UnitTree *tree);
+
 void run_tokenize_tests(void);
 void run_parse_tests(void);      /* test_parse.c: expressions; calls run_parse_stmt_tests */
 void run_parse_stmt_tests(void); /* test_parse_stmt.c: statements, patterns, module */
