@@ -5,17 +5,15 @@ import subprocess
 import sys
 import tempfile
 
+from plain_runner import Suite
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TOOL = os.path.join(ROOT, "build", "cutile2triton")
 DATA = os.path.join(HERE, "data")
 
-TESTS = []
-
-
-def test(fn):
-    TESTS.append(fn)
-    return fn
+SUITE = Suite("cli")
+test = SUITE.test
 
 
 def run(*args, stdin=None):
@@ -194,17 +192,5 @@ def unknown_query_lists_known_names():
     assert "ct.frobnicate" in err and "ct.load" in err and "Tile.astype" in err, err
 
 
-def main():
-    failed = 0
-    for fn in TESTS:
-        try:
-            fn()
-        except AssertionError as e:
-            failed += 1
-            print(f"FAIL {fn.__name__}: {e!r}")
-    print(f"cli: {len(TESTS) - failed} passed, {failed} failed")
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(SUITE.main())

@@ -10,17 +10,15 @@ import subprocess
 import sys
 import tempfile
 
+from plain_runner import Suite
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TOOL = os.path.join(ROOT, "build", "cutile2triton")
 CORPUS = os.path.join(ROOT, "corpus", "cutile")
 
-TESTS = []
-
-
-def test(fn):
-    TESTS.append(fn)
-    return fn
+SUITE = Suite("directory")
+test = SUITE.test
 
 
 def run(*args, cwd=None):
@@ -274,17 +272,5 @@ def diff_without_output_needs_a_cutile_folder():
         assert r.returncode == 2 and b"-o OUT.py" in r.stderr and r.stdout == b"", r
 
 
-def main():
-    failed = 0
-    for fn in TESTS:
-        try:
-            fn()
-        except AssertionError as e:
-            failed += 1
-            print(f"FAIL {fn.__name__}: {e!r}")
-    print(f"directory: {len(TESTS) - failed} passed, {failed} failed")
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(SUITE.main())
