@@ -27,17 +27,22 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 PIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/pic/%.o)
 ASAN_OBJS := $(LIB_SRCS:%.c=$(ASAN_BUILD)/obj/%.o) $(CLI_SRCS:%.c=$(ASAN_BUILD)/obj/%.o)
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# The library's objects keep every symbol hidden except the C2T_API entry points
+# of include/cutile2triton.h: libcutile2triton.so exports only c2t_* (checked by
+# tests/python/test_api.py), and inside another process (Python) no internal
+# function can be bound to a same-named symbol of libc or libpython.
+LIB_VISIBILITY := -fvisibility=hidden
 
 .PHONY: all test unit oracle oracle-asan bench asan clean
 all: $(BUILD)/cutile2triton $(BUILD)/libcutile2triton.a $(BUILD)/libcutile2triton.so
 
 $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LIB_VISIBILITY) -c $< -o $@
 
 $(BUILD)/pic/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LIB_VISIBILITY) -fPIC -c $< -o $@
 
 $(ASAN_BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)

@@ -22,6 +22,21 @@ extern "C" {
 
 #define C2T_VERSION "0.1.0"
 
+/* C2T_API marks the public entry points: the shared library exports these
+ * c2t_* functions and nothing else (the library is built with
+ * -fvisibility=hidden, so internal functions never clash with, or get
+ * replaced by, symbols of the process that loads it). */
+#if defined(__GNUC__) || defined(__clang__)
+#define C2T_API __attribute__((visibility("default")))
+#else
+#define C2T_API
+#endif
+
+/* The largest input the library accepts, in bytes: a larger source is a
+ * located C2T002 error ("input is N bytes, more than the limit of ...").
+ * The command-line tool reads no more than this (and one byte). */
+#define C2T_MAX_INPUT_BYTES (64u * 1024u * 1024u)
+
 /* Exit statuses of the command-line tool, and statuses of c2t_result. */
 enum {
   C2T_OK = 0,          /* output produced */
@@ -46,14 +61,14 @@ typedef struct c2t_result {
 /* Parse `source` (`length` bytes, need not be NUL-terminated) as a Python
  * 3.12 module named `filename` in diagnostics, and write it back from its
  * syntax tree, comments included. Returns result->status. */
-int c2t_roundtrip(const char *filename, const char *source, size_t length, c2t_result *result);
+C2T_API int c2t_roundtrip(const char *filename, const char *source, size_t length, c2t_result *result);
 
 /* Convert a cuTile module (`import cuda.tile as ct`, @ct.kernel functions
  * and the host code that launches them) into a Triton module: @triton.jit
  * kernels, one launcher per kernel, the host code rewritten, everything else
  * kept. What cannot be converted faithfully is an error, and then there is
  * no output. Returns result->status. */
-int c2t_convert(const char *filename, const char *source, size_t length, c2t_result *result);
+C2T_API int c2t_convert(const char *filename, const char *source, size_t length, c2t_result *result);
 
 /* c2t_convert with options. `options` may be NULL (then it is c2t_convert);
  * `report` may be NULL; when given it is filled in and the caller releases
@@ -63,6 +78,9 @@ enum {
   C2T_OPTION_STATS = 1,       /* count what the conversion did: report->stats */
   C2T_OPTION_CUTILE_ONLY = 2, /* a module that does not import cuda.tile is not an error:
                                  status C2T_NOT_CUTILE, no output, no diagnostics */
+  C2T_OPTION_NOTES_FATAL = 4, /* an approximation note (# C2Tnnn: ... in the output) is an
+                                 error instead: located at the statement (or kernel hint)
+                                 that would carry it, code C2Tnnn of the note, no output */
 };
 
 enum { C2T_NOT_CUTILE = 3 }; /* c2t_result.status under C2T_OPTION_CUTILE_ONLY */
@@ -88,22 +106,22 @@ typedef struct c2t_report {
   size_t stats_len;
 } c2t_report;
 
-int c2t_convert_ex(const char *filename, const char *source, size_t length, const c2t_options *options,
-                   c2t_result *result, c2t_report *report);
-void c2t_report_free(c2t_report *report);
+C2T_API int c2t_convert_ex(const char *filename, const char *source, size_t length, const c2t_options *options,
+                           c2t_result *result, c2t_report *report);
+C2T_API void c2t_report_free(c2t_report *report);
 
 /* Parse only: status and diagnostics, no output. */
-int c2t_check_syntax(const char *filename, const char *source, size_t length, c2t_result *result);
+C2T_API int c2t_check_syntax(const char *filename, const char *source, size_t length, c2t_result *result);
 
 /* Release what a result holds; the struct itself belongs to the caller. */
-void c2t_result_free(c2t_result *result);
+C2T_API void c2t_result_free(c2t_result *result);
 
 /* The command-line tool itself: argv as for `cutile2triton`; prints to
  * stdout/stderr and returns the exit status (0, 1 or 2). */
-int c2t_main(int argc, char **argv);
+C2T_API int c2t_main(int argc, char **argv);
 
 /* The library version, C2T_VERSION. */
-const char *c2t_version(void);
+C2T_API const char *c2t_version(void);
 
 #ifdef __cplusplus
 }

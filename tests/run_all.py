@@ -10,7 +10,8 @@ Suites (each prints its own "NAME: N passed, M failed" line):
   valgrind     a few files under valgrind's memcheck (when valgrind exists)
   pytest       the conversion tests: rules (tests/convert), goldens
                (tests/golden), the corpus operators (tests/ops), run on the CPU
-               under TRITON_INTERPRET=1 without a GPU
+               under TRITON_INTERPRET=1 without a GPU; the Python API
+               (tests/python)
 """
 import os
 import re
@@ -80,7 +81,7 @@ def main():
     else:
         print("valgrind: not installed here; that suite is not run")
     suites.append(("pytest", [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/convert", "tests/golden",
-                              "tests/ops", "tests/report"], None))
+                              "tests/ops", "tests/report", "tests/python"], None))
     total_passed = total_failed = 0
     for name, command, env in suites:
         passed, failed = run_suite(name, command, env)
