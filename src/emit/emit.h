@@ -103,9 +103,9 @@ void emit_remaining_comments(Emitter *e);
 /* Line of the last token of the header that introduces `body_first`
  * (normally the `:`), and of the keyword before that `:` (`else`,
  * `finally`); 0 without tokens. */
-int header_last_line(Emitter *e, const Node *body_first);
-int clause_keyword_line(Emitter *e, const Node *body_first);
-int stmt_first_line(const Node *stmt); /* decorators included */
+int emit_header_last_line(Emitter *e, const Node *body_first);
+int emit_clause_keyword_line(Emitter *e, const Node *body_first);
+int emit_stmt_first_line(const Node *stmt); /* decorators included */
 
 /* ---- emit_expr.c */
 void emit_expr(Emitter *e, const Node *expr, Prec context);
@@ -118,7 +118,7 @@ void emit_argument_list(Emitter *e, const NodeList *args, const NodeList *keywor
 void emit_call_arguments(Emitter *e, const NodeList *args, const NodeList *keywords);
 void emit_type_params(Emitter *e, const NodeList *params); /* `[T, *Ts, **P]`, nothing when empty */
 void emit_pattern(Emitter *e, const Node *pattern, bool top_level);
-const char *ast_op_spelling(AstOp op);
+const char *emit_ast_op_spelling(AstOp op);
 
 /* ---- emit_python.c */
 /* A statement on its own line(s); `next` is the following statement of the

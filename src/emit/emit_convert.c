@@ -55,7 +55,7 @@ static int column_of(const Emitter *e, int line, size_t *start) {
 bool emit_verbatim_stmt(Emitter *e, const Node *stmt, const Node *next) {
   if (stmt->rewritten || stmt->span.start.line <= 0 || !e->text)
     return false;
-  int first_line = stmt_first_line(stmt), last_line = stmt->span.end.line;
+  int first_line = emit_stmt_first_line(stmt), last_line = stmt->span.end.line;
   if (first_line <= 0 || first_line > e->line_count)
     return false;
   size_t begin;

@@ -20,7 +20,7 @@ static void emit_node(Emitter *e, const Node *n);
 
 /* ------------------------------------------------------------- operators */
 
-const char *ast_op_spelling(AstOp op) {
+const char *emit_ast_op_spelling(AstOp op) {
   switch (op) {
   case AOP_ADD: return "+";
   case AOP_SUB: return "-";
@@ -378,7 +378,7 @@ static void emit_compare(Emitter *e, const Node *n) {
   emit_expr(e, n->u.compare.left, PREC_CMP + 1);
   for (int i = 0; i < n->u.compare.count; i++) {
     buf_putc(e->out, ' ');
-    emit_text(e, ast_op_spelling(n->u.compare.ops[i]));
+    emit_text(e, emit_ast_op_spelling(n->u.compare.ops[i]));
     buf_putc(e->out, ' ');
     emit_expr(e, n->u.compare.comparators[i], PREC_CMP + 1);
   }
@@ -400,7 +400,7 @@ static void emit_bin_op(Emitter *e, const Node *n) {
   /* power: await_primary '**' factor; the others are left-associative. */
   emit_expr(e, n->u.bin_op.left, is_power ? PREC_AWAIT : prec);
   buf_putc(e->out, ' ');
-  emit_text(e, ast_op_spelling(n->u.bin_op.op));
+  emit_text(e, emit_ast_op_spelling(n->u.bin_op.op));
   buf_putc(e->out, ' ');
   emit_expr(e, n->u.bin_op.right, is_power ? PREC_FACTOR : prec + 1);
 }
@@ -410,7 +410,7 @@ static void emit_unary_op(Emitter *e, const Node *n) {
     emit_text(e, "not ");
     emit_expr(e, n->u.unary_op.operand, PREC_NOT);
   } else {
-    emit_text(e, ast_op_spelling(n->u.unary_op.op));
+    emit_text(e, emit_ast_op_spelling(n->u.unary_op.op));
     emit_expr(e, n->u.unary_op.operand, PREC_FACTOR);
   }
 }

@@ -345,19 +345,19 @@ static int header_last_token(Emitter *e, const Node *body_first) {
   return i;
 }
 
-int header_last_line(Emitter *e, const Node *body_first) {
+int emit_header_last_line(Emitter *e, const Node *body_first) {
   int i = header_last_token(e, body_first);
   return i >= 0 ? e->tokens[i].span.end.line : 0;
 }
 
-int clause_keyword_line(Emitter *e, const Node *body_first) {
+int emit_clause_keyword_line(Emitter *e, const Node *body_first) {
   int i = header_last_token(e, body_first);
   if (i > 0 && e->tokens[i].kind == TOK_OP && e->tokens[i].op == OP_COLON)
     i--;
   return i >= 0 ? e->tokens[i].span.start.line : 0;
 }
 
-int stmt_first_line(const Node *stmt) {
+int emit_stmt_first_line(const Node *stmt) {
   int line = stmt->span.start.line;
   const NodeList *decorators = NULL;
   if (stmt->kind == N_FUNCTION_DEF)

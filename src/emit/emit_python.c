@@ -44,17 +44,17 @@ static const Node *first_source_stmt(const NodeList *body) {
 
 static int body_first_line(const NodeList *body) {
   const Node *first = first_source_stmt(body);
-  return first ? stmt_first_line(first) : 0;
+  return first ? emit_stmt_first_line(first) : 0;
 }
 
 static int body_header_line(Emitter *e, const NodeList *body) {
   const Node *first = first_source_stmt(body);
-  return first ? header_last_line(e, first) : 0;
+  return first ? emit_header_last_line(e, first) : 0;
 }
 
 /* A clause introduced by a bare keyword: `else:` or `finally:`. */
 static void emit_keyword_clause(Emitter *e, const char *keyword, const NodeList *body, int limit_line) {
-  int keyword_line = body->count ? clause_keyword_line(e, body->items[0]) : 0;
+  int keyword_line = body->count ? emit_clause_keyword_line(e, body->items[0]) : 0;
   int header_line = body_header_line(e, body);
   begin_header(e, keyword_line, header_line, false);
   emit_text(e, keyword);
@@ -64,7 +64,7 @@ static void emit_keyword_clause(Emitter *e, const char *keyword, const NodeList 
 
 /* The line where a clause begins, for the block before it. */
 static int clause_start_line(Emitter *e, const NodeList *body, int otherwise) {
-  return body->count ? clause_keyword_line(e, body->items[0]) : otherwise;
+  return body->count ? emit_clause_keyword_line(e, body->items[0]) : otherwise;
 }
 
 void emit_block(Emitter *e, const NodeList *body, int limit_line) {
@@ -115,7 +115,7 @@ void emit_stmts(Emitter *e, const NodeList *body, int limit_line) {
   for (int i = 0; i < body->count; i++) {
     const Node *next = i + 1 < body->count ? body->items[i + 1] : NULL;
     separate_converted(e, body, i);
-    emit_stmt(e, body->items[i], next, next ? stmt_first_line(next) : limit_line);
+    emit_stmt(e, body->items[i], next, next ? emit_stmt_first_line(next) : limit_line);
   }
 }
 
@@ -198,7 +198,7 @@ static void emit_simple_stmt_text(Emitter *e, const Node *s) {
   case N_AUG_ASSIGN:
     emit_expr(e, s->u.aug_assign.target, PREC_TEST);
     buf_putc(e->out, ' ');
-    emit_text(e, ast_op_spelling(s->u.aug_assign.op));
+    emit_text(e, emit_ast_op_spelling(s->u.aug_assign.op));
     emit_text(e, "= ");
     emit_expr(e, s->u.aug_assign.value, PREC_YIELD);
     break;
@@ -485,7 +485,7 @@ static void emit_match(Emitter *e, const Node *s, int limit_line) {
   /* The `:` of `match x:` is the last token before the first `case`. */
   int header_line = s->u.match.subject->span.end.line;
   if (cases->count && cases->items[0]->span.start.line > 0) {
-    int line = header_last_line(e, cases->items[0]);
+    int line = emit_header_last_line(e, cases->items[0]);
     if (line > 0)
       header_line = line;
   }

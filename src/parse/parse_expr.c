@@ -10,7 +10,7 @@
  * Left-associative operators are parsed with loops, so long chains such as
  * `a + b + ... + z` never recurse; so is the chain `a if b else c if d
  * else e ...`. The right-recursive forms (unary operators, `not`, `**`,
- * lambda bodies, brackets) go through enter_rule/leave_rule, which bounds
+ * lambda bodies, brackets) go through parser_enter_rule/parser_leave_rule, which bounds
  * the depth.
  *
  * Spans: a node starts at the first token of its rule (so `(a) + b` starts
@@ -31,7 +31,7 @@ static bool at_comprehension(Parser *p) { return at_keyword(p, KW_FOR) || at_key
 
 /* True when the current token can begin an expression (for deciding
  * whether something follows a trailing comma, an optional value, ...). */
-bool starts_expression(Parser *p) {
+bool parser_starts_expression(Parser *p) {
   Token *t = peek(p);
   switch (t->kind) {
   case TOK_NAME:
@@ -60,18 +60,18 @@ bool starts_expression(Parser *p) {
 /* A closing bracket is expected. Two expressions side by side inside
  * brackets read as a forgotten comma, as CPython says. `last` is the
  * element before the current token, or NULL. */
-Token *expect_closing(Parser *p, OpKind closing, const Node *last) {
+Token *parser_expect_closing(Parser *p, OpKind closing, const Node *last) {
   if (at_op(p, closing))
-    return advance(p);
+    return parser_advance(p);
   bool name_then_string = last && last->kind == N_NAME && (at_kind(p, TOK_STRING) || at_kind(p, TOK_FSTRING_START));
-  if (last && starts_expression(p) && !at_op(p, OP_STAR) && !at_op(p, OP_MINUS) && !at_op(p, OP_PLUS) &&
+  if (last && parser_starts_expression(p) && !at_op(p, OP_STAR) && !at_op(p, OP_MINUS) && !at_op(p, OP_PLUS) &&
       !name_then_string)
     parse_error_node(p, last, "invalid syntax. Perhaps you forgot a comma?");
   parse_error_invalid(p);
 }
 
-Node *finish_node(Parser *p, Node *node) {
-  end_node(p, node);
+Node *parser_finish_node(Parser *p, Node *node) {
+  parser_end_node(p, node);
   return node;
 }
 
@@ -84,7 +84,7 @@ Node *finish_node(Parser *p, Node *node) {
  * A chain `a if b else c if d else e` is built with a loop, each IfExp
  * hanging from the orelse of the one before. */
 Node *parse_expression(Parser *p) {
-  enter_rule(p);
+  parser_enter_rule(p);
   Node *root = NULL;
   Node **slot = &root;
   for (;;) {
@@ -98,11 +98,11 @@ Node *parse_expression(Parser *p) {
       *slot = body;
       break;
     }
-    advance(p);
-    Node *node = new_node(p, N_IF_EXP, start);
+    parser_advance(p);
+    Node *node = parser_new_node(p, N_IF_EXP, start);
     node->u.if_exp.body = body;
     node->u.if_exp.test = parse_disjunction(p);
-    if (!accept_keyword(p, KW_ELSE)) {
+    if (!parser_accept_keyword(p, KW_ELSE)) {
       if (at_op(p, OP_COLON))
         parse_error_invalid(p);
       parse_error_node(p, node, "expected 'else' after 'if' expression");
@@ -112,21 +112,21 @@ Node *parse_expression(Parser *p) {
   }
   /* Every IfExp of the chain ends where the last orelse ends. */
   for (Node *node = root; node != *slot; node = node->u.if_exp.orelse)
-    end_node(p, node);
-  leave_rule(p);
+    parser_end_node(p, node);
+  parser_leave_rule(p);
   return root;
 }
 
 /* lambdef: 'lambda' [lambda_params] ':' expression */
 Node *parse_lambdef(Parser *p) {
-  enter_rule(p);
-  Token *start = expect_keyword(p, KW_LAMBDA);
-  Node *node = new_node(p, N_LAMBDA, start);
+  parser_enter_rule(p);
+  Token *start = parser_expect_keyword(p, KW_LAMBDA);
+  Node *node = parser_new_node(p, N_LAMBDA, start);
   node->u.lambda.args = parse_parameters(p, true, OP_COLON);
-  expect_op(p, OP_COLON);
+  parser_expect_op(p, OP_COLON);
   node->u.lambda.body = parse_expression(p);
-  leave_rule(p);
-  return finish_node(p, node);
+  parser_leave_rule(p);
+  return parser_finish_node(p, node);
 }
 
 /* named_expression:
@@ -139,13 +139,13 @@ Node *parse_named_expression_in_call(Parser *p) {
   if (!at_op(p, OP_COLONEQUAL))
     return target;
   if (target->kind != N_NAME || target->parenthesized)
-    parse_error_node(p, target, "cannot use assignment expressions with %s", expr_name(target));
-  advance(p);
-  Node *node = new_node(p, N_NAMED_EXPR, start);
+    parse_error_node(p, target, "cannot use assignment expressions with %s", parser_expr_name(target));
+  parser_advance(p);
+  Node *node = parser_new_node(p, N_NAMED_EXPR, start);
   target->u.name.ctx = CTX_STORE;
   node->u.named_expr.target = target;
   node->u.named_expr.value = parse_expression(p);
-  return finish_node(p, node);
+  return parser_finish_node(p, node);
 }
 
 /* named_expression, with CPython's invalid_named_expression messages for a
@@ -157,19 +157,19 @@ Node *parse_named_expression(Parser *p) {
   if (node->kind == N_NAME && !node->parenthesized)
     parse_error_node(p, node, "invalid syntax. Maybe you meant '==' or ':=' instead of '='?");
   if (may_be_comparison_target(node))
-    parse_error_node(p, node, "cannot assign to %s here. Maybe you meant '==' instead of '='?", expr_name(node));
+    parse_error_node(p, node, "cannot assign to %s here. Maybe you meant '==' instead of '='?", parser_expr_name(node));
   return node;
 }
 
 /* '*' bitwise_or, the starred element of star_expression and
  * star_named_expression. */
 static Node *parse_starred_bitwise_or(Parser *p) {
-  Token *star = expect_op(p, OP_STAR);
-  Node *node = new_node(p, N_STARRED, star);
+  Token *star = parser_expect_op(p, OP_STAR);
+  Node *node = parser_new_node(p, N_STARRED, star);
   if (at_op(p, OP_STAR))
     parse_error_invalid(p);
   node->u.starred.value = parse_bitwise_or(p);
-  return finish_node(p, node);
+  return parser_finish_node(p, node);
 }
 
 /* star_expression: '*' bitwise_or | expression */
@@ -193,14 +193,14 @@ Node *parse_comma_sequence(Parser *p, Node *(*element)(Parser *)) {
   Node *first = element(p);
   if (!at_op(p, OP_COMMA))
     return first;
-  Node *tuple = new_node(p, N_TUPLE, start);
-  push(p, &tuple->u.list.elts, first);
-  while (accept_op(p, OP_COMMA)) {
-    if (!starts_expression(p))
+  Node *tuple = parser_new_node(p, N_TUPLE, start);
+  parser_push(p, &tuple->u.list.elts, first);
+  while (parser_accept_op(p, OP_COMMA)) {
+    if (!parser_starts_expression(p))
       break;
-    push(p, &tuple->u.list.elts, element(p));
+    parser_push(p, &tuple->u.list.elts, element(p));
   }
-  return finish_node(p, tuple);
+  return parser_finish_node(p, tuple);
 }
 
 /* star_expressions:
@@ -220,16 +220,16 @@ Node *parse_annotation(Parser *p) { return parse_expression(p); }
  *     | 'yield' 'from' expression
  *     | 'yield' [star_expressions] */
 Node *parse_yield_expr(Parser *p) {
-  Token *start = expect_keyword(p, KW_YIELD);
-  if (accept_keyword(p, KW_FROM)) {
-    Node *node = new_node(p, N_YIELD_FROM, start);
+  Token *start = parser_expect_keyword(p, KW_YIELD);
+  if (parser_accept_keyword(p, KW_FROM)) {
+    Node *node = parser_new_node(p, N_YIELD_FROM, start);
     node->u.yield.value = parse_expression(p);
-    return finish_node(p, node);
+    return parser_finish_node(p, node);
   }
-  Node *node = new_node(p, N_YIELD, start);
-  if (starts_expression(p))
+  Node *node = parser_new_node(p, N_YIELD, start);
+  if (parser_starts_expression(p))
     node->u.yield.value = parse_star_expressions(p);
-  return finish_node(p, node);
+  return parser_finish_node(p, node);
 }
 
 /* ------------------------------------------------------ boolean operators */
@@ -241,12 +241,12 @@ static Node *parse_bool_op(Parser *p, Keyword keyword, AstOp op, Node *(*operand
   Node *first = operand(p);
   if (!at_keyword(p, keyword))
     return first;
-  Node *node = new_node(p, N_BOOL_OP, start);
+  Node *node = parser_new_node(p, N_BOOL_OP, start);
   node->u.bool_op.op = op;
-  push(p, &node->u.bool_op.values, first);
-  while (accept_keyword(p, keyword))
-    push(p, &node->u.bool_op.values, operand(p));
-  return finish_node(p, node);
+  parser_push(p, &node->u.bool_op.values, first);
+  while (parser_accept_keyword(p, keyword))
+    parser_push(p, &node->u.bool_op.values, operand(p));
+  return parser_finish_node(p, node);
 }
 
 static Node *parse_inversion(Parser *p);
@@ -264,13 +264,13 @@ static Node *parse_comparison(Parser *p);
 static Node *parse_inversion(Parser *p) {
   if (!at_keyword(p, KW_NOT))
     return parse_comparison(p);
-  enter_rule(p);
-  Token *start = advance(p);
-  Node *node = new_node(p, N_UNARY_OP, start);
+  parser_enter_rule(p);
+  Token *start = parser_advance(p);
+  Node *node = parser_new_node(p, N_UNARY_OP, start);
   node->u.unary_op.op = AOP_NOT;
   node->u.unary_op.operand = parse_inversion(p);
-  leave_rule(p);
-  return finish_node(p, node);
+  parser_leave_rule(p);
+  return parser_finish_node(p, node);
 }
 
 /* --------------------------------------------------------------- compare */
@@ -296,7 +296,7 @@ static AstOp comparison_op_at(Parser *p, int *width) {
   if (t->keyword == KW_IN)
     return AOP_IN;
   if (t->keyword == KW_IS) {
-    Token *next = peek_at(p, 1);
+    Token *next = parser_peek_at(p, 1);
     if (next->kind == TOK_NAME && next->keyword == KW_NOT) {
       *width = 2;
       return AOP_ISNOT;
@@ -304,7 +304,7 @@ static AstOp comparison_op_at(Parser *p, int *width) {
     return AOP_IS;
   }
   if (t->keyword == KW_NOT) {
-    Token *next = peek_at(p, 1);
+    Token *next = parser_peek_at(p, 1);
     if (next->kind == TOK_NAME && next->keyword == KW_IN) {
       *width = 2;
       return AOP_NOTIN;
@@ -323,7 +323,7 @@ static Node *parse_comparison(Parser *p) {
   AstOp op = comparison_op_at(p, &width);
   if (op == AOP_NONE)
     return left;
-  Node *node = new_node(p, N_COMPARE, start);
+  Node *node = parser_new_node(p, N_COMPARE, start);
   node->u.compare.left = left;
   int capacity = 0, count = 0;
   AstOp *ops = NULL;
@@ -350,7 +350,7 @@ static Node *parse_comparison(Parser *p) {
   node->u.compare.count = count;
   node->u.compare.ops = ops;
   node->u.compare.comparators = comparators;
-  return finish_node(p, node);
+  return parser_finish_node(p, node);
 }
 
 /* ------------------------------------------------------ binary operators */
@@ -392,12 +392,12 @@ static Node *parse_binary_level(Parser *p, BinaryOpAt op_at, Node *(*operand)(Pa
   Token *start = peek(p);
   Node *left = operand(p);
   for (AstOp op = op_at(peek(p)); op != AOP_NONE; op = op_at(peek(p))) {
-    advance(p);
-    Node *node = new_node(p, N_BIN_OP, start);
+    parser_advance(p);
+    Node *node = parser_new_node(p, N_BIN_OP, start);
     node->u.bin_op.left = left;
     node->u.bin_op.op = op;
     node->u.bin_op.right = operand(p);
-    left = finish_node(p, node);
+    left = parser_finish_node(p, node);
   }
   return left;
 }
@@ -437,13 +437,13 @@ static Node *parse_factor(Parser *p) {
     op = t->op == OP_PLUS ? AOP_UADD : t->op == OP_MINUS ? AOP_USUB : t->op == OP_TILDE ? AOP_INVERT : AOP_NONE;
   if (op == AOP_NONE)
     return parse_power(p);
-  enter_rule(p);
-  advance(p);
-  Node *node = new_node(p, N_UNARY_OP, t);
+  parser_enter_rule(p);
+  parser_advance(p);
+  Node *node = parser_new_node(p, N_UNARY_OP, t);
   node->u.unary_op.op = op;
   node->u.unary_op.operand = parse_factor(p);
-  leave_rule(p);
-  return finish_node(p, node);
+  parser_leave_rule(p);
+  return parser_finish_node(p, node);
 }
 
 static Node *parse_await_primary(Parser *p);
@@ -454,24 +454,24 @@ static Node *parse_power(Parser *p) {
   Node *left = parse_await_primary(p);
   if (!at_op(p, OP_DSTAR))
     return left;
-  enter_rule(p);
-  advance(p);
-  Node *node = new_node(p, N_BIN_OP, start);
+  parser_enter_rule(p);
+  parser_advance(p);
+  Node *node = parser_new_node(p, N_BIN_OP, start);
   node->u.bin_op.left = left;
   node->u.bin_op.op = AOP_POW;
   node->u.bin_op.right = parse_factor(p);
-  leave_rule(p);
-  return finish_node(p, node);
+  parser_leave_rule(p);
+  return parser_finish_node(p, node);
 }
 
 /* await_primary: AWAIT primary | primary */
 static Node *parse_await_primary(Parser *p) {
   if (!at_keyword(p, KW_AWAIT))
     return parse_primary_expression(p);
-  Token *start = advance(p);
-  Node *node = new_node(p, N_AWAIT, start);
+  Token *start = parser_advance(p);
+  Node *node = parser_new_node(p, N_AWAIT, start);
   node->u.await.value = parse_primary_expression(p);
-  return finish_node(p, node);
+  return parser_finish_node(p, node);
 }
 
 /* ---------------------------------------------------------------- primary */
@@ -489,22 +489,22 @@ static Node *parse_slice(Parser *p) {
     if (lower->kind == N_NAMED_EXPR && !lower->parenthesized)
       parse_error_invalid(p);
   }
-  advance(p);
-  Node *node = new_node(p, N_SLICE, start);
+  parser_advance(p);
+  Node *node = parser_new_node(p, N_SLICE, start);
   node->u.slice.lower = lower;
-  if (starts_expression(p) && !at_op(p, OP_STAR))
+  if (parser_starts_expression(p) && !at_op(p, OP_STAR))
     node->u.slice.upper = parse_expression(p);
-  if (accept_op(p, OP_COLON) && starts_expression(p) && !at_op(p, OP_STAR))
+  if (parser_accept_op(p, OP_COLON) && parser_starts_expression(p) && !at_op(p, OP_STAR))
     node->u.slice.step = parse_expression(p);
-  return finish_node(p, node);
+  return parser_finish_node(p, node);
 }
 
 /* starred_expression: '*' expression */
 Node *parse_starred_expression(Parser *p) {
-  Token *star = expect_op(p, OP_STAR);
-  Node *node = new_node(p, N_STARRED, star);
+  Token *star = parser_expect_op(p, OP_STAR);
+  Node *node = parser_new_node(p, N_STARRED, star);
   node->u.starred.value = parse_expression(p);
-  return finish_node(p, node);
+  return parser_finish_node(p, node);
 }
 
 /* slices:
@@ -517,14 +517,14 @@ static Node *parse_slices(Parser *p) {
   Node *first = at_op(p, OP_STAR) ? parse_starred_expression(p) : parse_slice(p);
   if (!at_op(p, OP_COMMA) && first->kind != N_STARRED)
     return first;
-  Node *tuple = new_node(p, N_TUPLE, start);
-  push(p, &tuple->u.list.elts, first);
-  while (accept_op(p, OP_COMMA)) {
+  Node *tuple = parser_new_node(p, N_TUPLE, start);
+  parser_push(p, &tuple->u.list.elts, first);
+  while (parser_accept_op(p, OP_COMMA)) {
     if (at_op(p, OP_RSQB))
       break;
-    push(p, &tuple->u.list.elts, at_op(p, OP_STAR) ? parse_starred_expression(p) : parse_slice(p));
+    parser_push(p, &tuple->u.list.elts, at_op(p, OP_STAR) ? parse_starred_expression(p) : parse_slice(p));
   }
-  return finish_node(p, tuple);
+  return parser_finish_node(p, tuple);
 }
 
 /* primary:
@@ -534,33 +534,33 @@ static Node *parse_slices(Parser *p) {
  *     | primary '[' slices ']'
  *     | atom */
 Node *parse_primary_expression(Parser *p) {
-  enter_rule(p);
+  parser_enter_rule(p);
   Token *start = peek(p);
   Node *node = parse_atom(p);
   for (;;) {
-    if (accept_op(p, OP_DOT)) {
-      Node *attribute = new_node(p, N_ATTRIBUTE, start);
+    if (parser_accept_op(p, OP_DOT)) {
+      Node *attribute = parser_new_node(p, N_ATTRIBUTE, start);
       attribute->u.attribute.value = node;
-      if (!at_name(p))
+      if (!parser_at_name(p))
         parse_error_invalid(p);
-      attribute->u.attribute.attr = token_str(advance(p));
-      node = finish_node(p, attribute);
-    } else if (accept_op(p, OP_LPAR)) {
-      Node *call = new_node(p, N_CALL, start);
+      attribute->u.attribute.attr = parser_token_str(parser_advance(p));
+      node = parser_finish_node(p, attribute);
+    } else if (parser_accept_op(p, OP_LPAR)) {
+      Node *call = parser_new_node(p, N_CALL, start);
       call->u.call.func = node;
       parse_call_arguments(p, call);
-      node = finish_node(p, call);
-    } else if (accept_op(p, OP_LSQB)) {
-      Node *subscript = new_node(p, N_SUBSCRIPT, start);
+      node = parser_finish_node(p, call);
+    } else if (parser_accept_op(p, OP_LSQB)) {
+      Node *subscript = parser_new_node(p, N_SUBSCRIPT, start);
       subscript->u.subscript.value = node;
       subscript->u.subscript.slice = parse_slices(p);
-      expect_closing(p, OP_RSQB, subscript->u.subscript.slice);
-      node = finish_node(p, subscript);
+      parser_expect_closing(p, OP_RSQB, subscript->u.subscript.slice);
+      node = parser_finish_node(p, subscript);
     } else {
       break;
     }
   }
-  leave_rule(p);
+  parser_leave_rule(p);
   return node;
 }
 
@@ -571,10 +571,10 @@ static Node *parse_list_form(Parser *p);
 static Node *parse_brace_form(Parser *p);
 
 static Node *new_constant(Parser *p, Token *t, ConstantKind kind) {
-  Node *node = new_node(p, N_CONSTANT, t);
+  Node *node = parser_new_node(p, N_CONSTANT, t);
   node->u.constant.kind = kind;
-  node->u.constant.text = token_str(t);
-  return finish_node(p, node);
+  node->u.constant.text = parser_token_str(t);
+  return parser_finish_node(p, node);
 }
 
 /* atom:
@@ -587,18 +587,18 @@ Node *parse_atom(Parser *p) {
   case TOK_NAME:
     switch (t->keyword) {
     case KW_NONE: {
-      advance(p);
-      Node *node = new_node(p, N_NAME, t);
-      node->u.name.id = token_str(t);
-      return finish_node(p, node);
+      parser_advance(p);
+      Node *node = parser_new_node(p, N_NAME, t);
+      node->u.name.id = parser_token_str(t);
+      return parser_finish_node(p, node);
     }
-    case KW_TRUE: advance(p); return new_constant(p, t, CONST_TRUE);
-    case KW_FALSE: advance(p); return new_constant(p, t, CONST_FALSE);
-    case KW_NONE_: advance(p); return new_constant(p, t, CONST_NONE);
+    case KW_TRUE: parser_advance(p); return new_constant(p, t, CONST_TRUE);
+    case KW_FALSE: parser_advance(p); return new_constant(p, t, CONST_FALSE);
+    case KW_NONE_: parser_advance(p); return new_constant(p, t, CONST_NONE);
     default: parse_error_invalid(p);
     }
   case TOK_NUMBER:
-    advance(p);
+    parser_advance(p);
     return new_constant(p, t, CONST_NUMBER);
   case TOK_STRING:
   case TOK_FSTRING_START:
@@ -608,7 +608,7 @@ Node *parse_atom(Parser *p) {
     case OP_LPAR: return parse_paren_form(p);
     case OP_LSQB: return parse_list_form(p);
     case OP_LBRACE: return parse_brace_form(p);
-    case OP_ELLIPSIS: advance(p); return new_constant(p, t, CONST_ELLIPSIS);
+    case OP_ELLIPSIS: parser_advance(p); return new_constant(p, t, CONST_ELLIPSIS);
     default: parse_error_invalid(p);
     }
   default:
@@ -625,12 +625,12 @@ static void reject_starred_comprehension_element(Parser *p, const Node *element)
 /* The rest of a list, tuple or set display after its first element: (','
  * star_named_expression)* [','], up to (not including) `closing`. */
 static void parse_display_rest(Parser *p, NodeList *elts, OpKind closing) {
-  while (accept_op(p, OP_COMMA)) {
+  while (parser_accept_op(p, OP_COMMA)) {
     if (at_op(p, closing))
       break;
     if (closing != OP_RPAR && at_comprehension(p))
       parse_error_node(p, elts->items[0], "did you forget parentheses around the comprehension target?");
-    push(p, elts, parse_star_named_expression(p));
+    parser_push(p, elts, parse_star_named_expression(p));
   }
   if (closing != OP_RPAR && at_comprehension(p))
     parse_error_node(p, elts->items[0], "did you forget parentheses around the comprehension target?");
@@ -640,69 +640,69 @@ static void parse_display_rest(Parser *p, NodeList *elts, OpKind closing) {
  * group: '(' (yield_expr | named_expression) ')'
  * genexp: '(' ( assignment_expression | expression !':=') for_if_clauses ')' */
 static Node *parse_paren_form(Parser *p) {
-  enter_rule(p);
-  Token *open = expect_op(p, OP_LPAR);
+  parser_enter_rule(p);
+  Token *open = parser_expect_op(p, OP_LPAR);
   Node *result;
-  if (accept_op(p, OP_RPAR)) {
-    result = finish_node(p, new_node(p, N_TUPLE, open));
+  if (parser_accept_op(p, OP_RPAR)) {
+    result = parser_finish_node(p, parser_new_node(p, N_TUPLE, open));
   } else if (at_keyword(p, KW_YIELD)) {
     result = parse_yield_expr(p);
-    expect_closing(p, OP_RPAR, result);
+    parser_expect_closing(p, OP_RPAR, result);
   } else {
     if (at_op(p, OP_DSTAR))
       parse_error_at(p, peek(p), "cannot use double starred expression here");
     Node *first = parse_star_named_expression(p);
     if (at_comprehension(p)) {
       reject_starred_comprehension_element(p, first);
-      result = new_node(p, N_GENERATOR_EXP, open);
+      result = parser_new_node(p, N_GENERATOR_EXP, open);
       result->u.comp.elt = first;
       parse_for_if_clauses(p, &result->u.comp.generators);
-      expect_closing(p, OP_RPAR, NULL);
-      finish_node(p, result);
+      parser_expect_closing(p, OP_RPAR, NULL);
+      parser_finish_node(p, result);
     } else if (at_op(p, OP_COMMA)) {
-      result = new_node(p, N_TUPLE, open);
-      push(p, &result->u.list.elts, first);
+      result = parser_new_node(p, N_TUPLE, open);
+      parser_push(p, &result->u.list.elts, first);
       parse_display_rest(p, &result->u.list.elts, OP_RPAR);
       Node *last = result->u.list.elts.items[result->u.list.elts.count - 1];
-      expect_closing(p, OP_RPAR, last);
-      finish_node(p, result);
+      parser_expect_closing(p, OP_RPAR, last);
+      parser_finish_node(p, result);
     } else {
-      expect_closing(p, OP_RPAR, first);
+      parser_expect_closing(p, OP_RPAR, first);
       if (first->kind == N_STARRED)
         parse_error_node(p, first, "cannot use starred expression here");
       result = first;
     }
   }
   result->parenthesized = true;
-  leave_rule(p);
+  parser_leave_rule(p);
   return result;
 }
 
 /* list: '[' [star_named_expressions] ']'
  * listcomp: '[' named_expression for_if_clauses ']' */
 static Node *parse_list_form(Parser *p) {
-  enter_rule(p);
-  Token *open = expect_op(p, OP_LSQB);
+  parser_enter_rule(p);
+  Token *open = parser_expect_op(p, OP_LSQB);
   Node *result;
-  if (accept_op(p, OP_RSQB)) {
-    result = finish_node(p, new_node(p, N_LIST, open));
+  if (parser_accept_op(p, OP_RSQB)) {
+    result = parser_finish_node(p, parser_new_node(p, N_LIST, open));
   } else {
     Node *first = parse_star_named_expression(p);
     if (at_comprehension(p)) {
       reject_starred_comprehension_element(p, first);
-      result = new_node(p, N_LIST_COMP, open);
+      result = parser_new_node(p, N_LIST_COMP, open);
       result->u.comp.elt = first;
       parse_for_if_clauses(p, &result->u.comp.generators);
-      expect_closing(p, OP_RSQB, NULL);
+      parser_expect_closing(p, OP_RSQB, NULL);
     } else {
-      result = new_node(p, N_LIST, open);
-      push(p, &result->u.list.elts, first);
+      result = parser_new_node(p, N_LIST, open);
+      parser_push(p, &result->u.list.elts, first);
       parse_display_rest(p, &result->u.list.elts, OP_RSQB);
-      expect_closing(p, OP_RSQB, result->u.list.elts.items[result->u.list.elts.count - 1]);
+      parser_expect_closing(p, OP_RSQB, result->u.list.elts.items[result->u.list.elts.count - 1]);
     }
-    finish_node(p, result);
+    parser_finish_node(p, result);
   }
-  leave_rule(p);
+  parser_leave_rule(p);
   return result;
 }
 
@@ -718,12 +718,12 @@ static Node *parse_dict_value(Parser *p) {
 /* The rest of a dict display after its first entry:
  *     (',' (kvpair | '**' bitwise_or))* [','] */
 static void parse_dict_rest(Parser *p, Node *dict) {
-  while (accept_op(p, OP_COMMA)) {
+  while (parser_accept_op(p, OP_COMMA)) {
     if (at_op(p, OP_RBRACE))
       break;
-    if (accept_op(p, OP_DSTAR)) {
-      push(p, &dict->u.dict.keys, NULL);
-      push(p, &dict->u.dict.values, parse_bitwise_or(p));
+    if (parser_accept_op(p, OP_DSTAR)) {
+      parser_push(p, &dict->u.dict.keys, NULL);
+      parser_push(p, &dict->u.dict.values, parse_bitwise_or(p));
       continue;
     }
     if (at_op(p, OP_STAR))
@@ -731,9 +731,9 @@ static void parse_dict_rest(Parser *p, Node *dict) {
     Node *key = parse_expression(p);
     if (!at_op(p, OP_COLON))
       parse_error_node(p, key, "':' expected after dictionary key");
-    advance(p);
-    push(p, &dict->u.dict.keys, key);
-    push(p, &dict->u.dict.values, parse_dict_value(p));
+    parser_advance(p);
+    parser_push(p, &dict->u.dict.keys, key);
+    parser_push(p, &dict->u.dict.values, parse_dict_value(p));
   }
 }
 
@@ -742,59 +742,59 @@ static void parse_dict_rest(Parser *p, Node *dict) {
  * set: '{' star_named_expressions '}'
  * setcomp: '{' named_expression for_if_clauses '}' */
 static Node *parse_brace_form(Parser *p) {
-  enter_rule(p);
-  Token *open = expect_op(p, OP_LBRACE);
+  parser_enter_rule(p);
+  Token *open = parser_expect_op(p, OP_LBRACE);
   Node *result;
-  if (accept_op(p, OP_RBRACE)) {
-    result = finish_node(p, new_node(p, N_DICT, open));
-    leave_rule(p);
+  if (parser_accept_op(p, OP_RBRACE)) {
+    result = parser_finish_node(p, parser_new_node(p, N_DICT, open));
+    parser_leave_rule(p);
     return result;
   }
   if (at_op(p, OP_DSTAR)) {
     /* A dict that starts with `**mapping`. */
-    Token *double_star = advance(p);
-    result = new_node(p, N_DICT, open);
-    push(p, &result->u.dict.keys, NULL);
+    Token *double_star = parser_advance(p);
+    result = parser_new_node(p, N_DICT, open);
+    parser_push(p, &result->u.dict.keys, NULL);
     Node *value = parse_bitwise_or(p);
-    push(p, &result->u.dict.values, value);
+    parser_push(p, &result->u.dict.values, value);
     if (at_comprehension(p))
       parse_error_at(p, double_star, "dict unpacking cannot be used in dict comprehension");
     parse_dict_rest(p, result);
-    expect_closing(p, OP_RBRACE, NULL);
+    parser_expect_closing(p, OP_RBRACE, NULL);
   } else {
     Node *first = parse_star_named_expression(p);
     if (at_op(p, OP_COLON) && first->kind != N_STARRED) {
       if (first->kind == N_NAMED_EXPR && !first->parenthesized)
         parse_error_invalid(p);
-      advance(p);
+      parser_advance(p);
       Node *value = parse_dict_value(p);
       if (at_comprehension(p)) {
-        result = new_node(p, N_DICT_COMP, open);
+        result = parser_new_node(p, N_DICT_COMP, open);
         result->u.dict_comp.key = first;
         result->u.dict_comp.value = value;
         parse_for_if_clauses(p, &result->u.dict_comp.generators);
-        expect_closing(p, OP_RBRACE, NULL);
+        parser_expect_closing(p, OP_RBRACE, NULL);
       } else {
-        result = new_node(p, N_DICT, open);
-        push(p, &result->u.dict.keys, first);
-        push(p, &result->u.dict.values, value);
+        result = parser_new_node(p, N_DICT, open);
+        parser_push(p, &result->u.dict.keys, first);
+        parser_push(p, &result->u.dict.values, value);
         parse_dict_rest(p, result);
-        expect_closing(p, OP_RBRACE, NULL);
+        parser_expect_closing(p, OP_RBRACE, NULL);
       }
     } else if (at_comprehension(p)) {
       reject_starred_comprehension_element(p, first);
-      result = new_node(p, N_SET_COMP, open);
+      result = parser_new_node(p, N_SET_COMP, open);
       result->u.comp.elt = first;
       parse_for_if_clauses(p, &result->u.comp.generators);
-      expect_closing(p, OP_RBRACE, NULL);
+      parser_expect_closing(p, OP_RBRACE, NULL);
     } else {
-      result = new_node(p, N_SET, open);
-      push(p, &result->u.set.elts, first);
+      result = parser_new_node(p, N_SET, open);
+      parser_push(p, &result->u.set.elts, first);
       parse_display_rest(p, &result->u.set.elts, OP_RBRACE);
-      expect_closing(p, OP_RBRACE, result->u.set.elts.items[result->u.set.elts.count - 1]);
+      parser_expect_closing(p, OP_RBRACE, result->u.set.elts.items[result->u.set.elts.count - 1]);
     }
   }
-  finish_node(p, result);
-  leave_rule(p);
+  parser_finish_node(p, result);
+  parser_leave_rule(p);
   return result;
 }

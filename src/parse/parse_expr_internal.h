@@ -9,9 +9,9 @@
 #include "parser.h"
 
 /* parse_expr.c */
-bool starts_expression(Parser *p);
-Token *expect_closing(Parser *p, OpKind closing, const Node *last);
-Node *finish_node(Parser *p, Node *node);
+bool parser_starts_expression(Parser *p);
+Token *parser_expect_closing(Parser *p, OpKind closing, const Node *last);
+Node *parser_finish_node(Parser *p, Node *node);
 Node *parse_lambdef(Parser *p);
 Node *parse_star_expression(Parser *p);       /* '*' bitwise_or | expression */
 Node *parse_star_named_expression(Parser *p); /* '*' bitwise_or | named_expression */

@@ -33,10 +33,10 @@ static void push_fstring_text(Parser *p, NodeList *parts, Token *t) {
       return;
     }
   }
-  Node *text = new_node(p, N_FSTRING_TEXT, t);
-  text->u.piece.text = token_str(t);
+  Node *text = parser_new_node(p, N_FSTRING_TEXT, t);
+  text->u.piece.text = parser_token_str(t);
   text->span.end = t->span.end;
-  push(p, parts, text);
+  parser_push(p, parts, text);
 }
 
 static Node *parse_replacement_field(Parser *p);
@@ -45,9 +45,9 @@ static Node *parse_replacement_field(Parser *p);
 static void parse_fstring_parts(Parser *p, NodeList *parts) {
   for (;;) {
     if (at_kind(p, TOK_FSTRING_MIDDLE))
-      push_fstring_text(p, parts, advance(p));
+      push_fstring_text(p, parts, parser_advance(p));
     else if (at_op(p, OP_LBRACE))
-      push(p, parts, parse_replacement_field(p));
+      parser_push(p, parts, parse_replacement_field(p));
     else
       return;
   }
@@ -56,7 +56,7 @@ static void parse_fstring_parts(Parser *p, NodeList *parts) {
 /* fstring_conversion: '!' NAME, the name right after the '!' and one of
  * s, r, a. Returns the conversion character. */
 static int parse_fstring_conversion(Parser *p) {
-  Token *bang = expect_op(p, OP_EXCLAIM);
+  Token *bang = parser_expect_op(p, OP_EXCLAIM);
   Token *name = peek(p);
   if (name->kind != TOK_NAME) {
     if (name->kind == TOK_OP && (name->op == OP_RBRACE || name->op == OP_COLON))
@@ -68,18 +68,18 @@ static int parse_fstring_conversion(Parser *p) {
   if (name->len != 1 || !strchr("sra", name->text[0]))
     parse_error_at(p, name, "f-string: invalid conversion character '%.*s': expected 's', 'r', or 'a'",
                    name->len > 40 ? 40 : name->len, name->text);
-  advance(p);
+  parser_advance(p);
   return name->text[0];
 }
 
 /* fstring_full_format_spec: ':' fstring_format_spec*
  * An N_FSTRING without quotes holding the spec's text and fields. */
 static Node *parse_fstring_format_spec(Parser *p) {
-  Token *colon = expect_op(p, OP_COLON);
-  Node *spec = new_node_at(p, N_FSTRING, colon->span.end);
+  Token *colon = parser_expect_op(p, OP_COLON);
+  Node *spec = parser_new_node_at(p, N_FSTRING, colon->span.end);
   parse_fstring_parts(p, &spec->u.fstring.parts);
   if (spec->u.fstring.parts.count > 0)
-    end_node(p, spec);
+    parser_end_node(p, spec);
   return spec;
 }
 
@@ -92,7 +92,7 @@ static void reject_missing_field_expression(Parser *p) {
     parse_error_at(p, t, "f-string: valid expression required before '%s'", op_spelling(t->op));
   if (t->kind == TOK_FSTRING_MIDDLE || t->kind == TOK_FSTRING_END)
     parse_error_at(p, t, "f-string: valid expression required before '}'");
-  if (!starts_expression(p) && !at_keyword(p, KW_YIELD))
+  if (!parser_starts_expression(p) && !at_keyword(p, KW_YIELD))
     parse_error_at(p, t, "f-string: expecting a valid expression after '{'");
 }
 
@@ -100,9 +100,9 @@ static void reject_missing_field_expression(Parser *p) {
  * could have come at this point, for the message. `value_ended`: a '=',
  * conversion or format spec came after the expression. */
 static void expect_field_end(Parser *p, const Node *value, const char *expecting, bool value_ended) {
-  if (accept_op(p, OP_RBRACE))
+  if (parser_accept_op(p, OP_RBRACE))
     return;
-  if (!value_ended && starts_expression(p) && !at_op(p, OP_STAR))
+  if (!value_ended && parser_starts_expression(p) && !at_op(p, OP_STAR))
     parse_error_node(p, value, "invalid syntax. Perhaps you forgot a comma?");
   parse_error_at(p, peek(p), "f-string: expecting %s", expecting);
 }
@@ -111,15 +111,15 @@ static void expect_field_end(Parser *p, const Node *value, const char *expecting
  *     | '{' (yield_expr | star_expressions) '='? [fstring_conversion]
  *       [fstring_full_format_spec] '}' */
 static Node *parse_replacement_field(Parser *p) {
-  enter_rule(p);
-  Token *open = expect_op(p, OP_LBRACE);
-  Node *node = new_node(p, N_FORMATTED_VALUE, open);
+  parser_enter_rule(p);
+  Token *open = parser_expect_op(p, OP_LBRACE);
+  Node *node = parser_new_node(p, N_FORMATTED_VALUE, open);
   node->u.formatted_value.conversion = -1;
   reject_missing_field_expression(p);
   Node *value = at_keyword(p, KW_YIELD) ? parse_yield_expr(p) : parse_star_expressions(p);
   node->u.formatted_value.value = value;
   const char *expecting = "'=', or '!', or ':', or '}'";
-  if (accept_op(p, OP_EQUAL)) {
+  if (parser_accept_op(p, OP_EQUAL)) {
     size_t from = open->span.end.offset, to = peek(p)->span.start.offset;
     node->u.formatted_value.debug_text = (Str){p->ctx->source.text + from, (int)(to - from)};
     expecting = "'!', or ':', or '}'";
@@ -133,27 +133,27 @@ static Node *parse_replacement_field(Parser *p) {
     expecting = "'}'";
   }
   expect_field_end(p, value, expecting, expecting[1] != '=');
-  leave_rule(p);
-  return finish_node(p, node);
+  parser_leave_rule(p);
+  return parser_finish_node(p, node);
 }
 
 /* fstring: FSTRING_START fstring_middle* FSTRING_END */
 static Node *parse_fstring(Parser *p) {
-  Token *start = advance(p);
-  Node *node = new_node(p, N_FSTRING, start);
-  node->u.fstring.prefix_and_quote = token_str(start);
+  Token *start = parser_advance(p);
+  Node *node = parser_new_node(p, N_FSTRING, start);
+  node->u.fstring.prefix_and_quote = parser_token_str(start);
   parse_fstring_parts(p, &node->u.fstring.parts);
   if (!at_kind(p, TOK_FSTRING_END))
     parse_error_at(p, peek(p), "f-string: expecting '}'");
-  node->u.fstring.closing_quote = token_str(advance(p));
-  return finish_node(p, node);
+  node->u.fstring.closing_quote = parser_token_str(parser_advance(p));
+  return parser_finish_node(p, node);
 }
 
 /* strings: (fstring | string)+ */
 Node *parse_strings(Parser *p) {
-  enter_rule(p);
+  parser_enter_rule(p);
   Token *start = peek(p);
-  Node *node = new_node(p, N_STRING, start);
+  Node *node = parser_new_node(p, N_STRING, start);
   bool is_bytes = start->kind == TOK_STRING && string_token_is_bytes(start);
   for (;;) {
     Token *t = peek(p);
@@ -163,15 +163,15 @@ Node *parse_strings(Parser *p) {
     if (piece_is_bytes != is_bytes)
       parse_error_at(p, t, "cannot mix bytes and nonbytes literals");
     if (t->kind == TOK_FSTRING_START) {
-      push(p, &node->u.string.parts, parse_fstring(p));
+      parser_push(p, &node->u.string.parts, parse_fstring(p));
     } else {
-      advance(p);
-      Node *piece = new_node(p, N_STRING_TOKEN, t);
-      piece->u.piece.text = token_str(t);
-      push(p, &node->u.string.parts, finish_node(p, piece));
+      parser_advance(p);
+      Node *piece = parser_new_node(p, N_STRING_TOKEN, t);
+      piece->u.piece.text = parser_token_str(t);
+      parser_push(p, &node->u.string.parts, parser_finish_node(p, piece));
     }
   }
   node->u.string.is_bytes = is_bytes;
-  leave_rule(p);
-  return finish_node(p, node);
+  parser_leave_rule(p);
+  return parser_finish_node(p, node);
 }

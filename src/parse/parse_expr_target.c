@@ -12,7 +12,7 @@
 #include "parse_expr_internal.h"
 
 /* _PyPegen_get_expr_name: how messages call an expression. */
-const char *expr_name(const Node *e) {
+const char *parser_expr_name(const Node *e) {
   switch (e->kind) {
   case N_ATTRIBUTE: return "attribute";
   case N_SUBSCRIPT: return "subscript";
@@ -232,7 +232,7 @@ static void reject_tuple_as_comparison(Parser *p, const Node *tuple) {
   if (last->kind == N_NAME && !last->parenthesized)
     parse_error_node(p, last, "invalid syntax. Maybe you meant '==' or ':=' instead of '='?");
   if (may_be_comparison_target(last))
-    parse_error_node(p, last, "cannot assign to %s here. Maybe you meant '==' instead of '='?", expr_name(last));
+    parse_error_node(p, last, "cannot assign to %s here. Maybe you meant '==' instead of '='?", parser_expr_name(last));
 }
 
 static void check_and_apply(Parser *p, Node *target, ExprContext ctx, bool is_assignment) {
@@ -241,13 +241,13 @@ static void check_and_apply(Parser *p, Node *target, ExprContext ctx, bool is_as
     if (is_assignment && ctx == CTX_STORE)
       reject_tuple_as_comparison(p, target);
     if (ctx == CTX_DEL)
-      parse_error_node(p, invalid, "cannot delete %s", expr_name(invalid));
+      parse_error_node(p, invalid, "cannot delete %s", parser_expr_name(invalid));
     if (is_assignment && invalid == target && (target->kind == N_YIELD || target->kind == N_YIELD_FROM) &&
         !target->parenthesized)
       parse_error_node(p, invalid, "assignment to yield expression not possible");
     if (is_assignment && invalid == target && looks_like_comparison(p, target))
-      parse_error_node(p, invalid, "cannot assign to %s here. Maybe you meant '==' instead of '='?", expr_name(invalid));
-    parse_error_node(p, invalid, "cannot assign to %s", expr_name(invalid));
+      parse_error_node(p, invalid, "cannot assign to %s here. Maybe you meant '==' instead of '='?", parser_expr_name(invalid));
+    parse_error_node(p, invalid, "cannot assign to %s", parser_expr_name(invalid));
   }
   apply_context(target, ctx);
 }
@@ -259,12 +259,12 @@ void set_target_context(Parser *p, Node *target, ExprContext ctx) { check_and_ap
 static Node *parse_star_target(Parser *p) {
   if (!at_op(p, OP_STAR))
     return parse_bitwise_or(p);
-  Token *star = advance(p);
+  Token *star = parser_advance(p);
   if (at_op(p, OP_STAR))
     parse_error_invalid(p);
-  Node *node = new_node(p, N_STARRED, star);
+  Node *node = parser_new_node(p, N_STARRED, star);
   node->u.starred.value = parse_bitwise_or(p);
-  return finish_node(p, node);
+  return parser_finish_node(p, node);
 }
 
 /* star_targets:
@@ -282,14 +282,14 @@ Node *parse_star_targets(Parser *p) {
 void parse_for_if_clauses(Parser *p, NodeList *generators) {
   while (at_keyword(p, KW_FOR) || at_keyword(p, KW_ASYNC)) {
     Token *start = peek(p);
-    Node *clause = new_node(p, N_COMPREHENSION, start);
-    clause->u.comprehension.is_async = accept_keyword(p, KW_ASYNC);
-    expect_keyword(p, KW_FOR);
+    Node *clause = parser_new_node(p, N_COMPREHENSION, start);
+    clause->u.comprehension.is_async = parser_accept_keyword(p, KW_ASYNC);
+    parser_expect_keyword(p, KW_FOR);
     clause->u.comprehension.target = parse_star_targets(p);
-    expect_keyword(p, KW_IN);
+    parser_expect_keyword(p, KW_IN);
     clause->u.comprehension.iter = parse_disjunction(p);
-    while (accept_keyword(p, KW_IF))
-      push(p, &clause->u.comprehension.ifs, parse_disjunction(p));
-    push(p, generators, finish_node(p, clause));
+    while (parser_accept_keyword(p, KW_IF))
+      parser_push(p, &clause->u.comprehension.ifs, parse_disjunction(p));
+    parser_push(p, generators, parser_finish_node(p, clause));
   }
 }

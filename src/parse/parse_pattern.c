@@ -18,7 +18,7 @@ static bool at_op_token(const Token *t, OpKind op) { return t->kind == TOK_OP &&
 
 /* A pattern's node: span from `start` to the last consumed token. */
 static Node *finish(Parser *p, Node *node) {
-  end_node(p, node);
+  parser_end_node(p, node);
   return node;
 }
 
@@ -46,13 +46,13 @@ static bool at_name_end(Parser *p) { return !at_op(p, OP_DOT) && !at_op(p, OP_LP
  * current token is a NAME other than `_`.
  */
 static Str parse_capture_target(Parser *p) {
-  Str name = token_str(advance(p));
+  Str name = parser_token_str(parser_advance(p));
   if (!at_name_end(p))
     parse_error_invalid(p);
   return name;
 }
 
-static bool at_capture_target(Parser *p) { return at_name(p) && !at_soft_keyword(p, "_"); }
+static bool at_capture_target(Parser *p) { return parser_at_name(p) && !parser_at_soft_keyword(p, "_"); }
 
 /* ---------------------------------------------------------------- literals */
 
@@ -62,9 +62,9 @@ static bool is_imaginary(const Token *t) {
 }
 
 static Node *new_number(Parser *p, const Token *t) {
-  Node *node = new_node(p, N_CONSTANT, t);
+  Node *node = parser_new_node(p, N_CONSTANT, t);
   node->u.constant.kind = CONST_NUMBER;
-  node->u.constant.text = token_str(t);
+  node->u.constant.text = parser_token_str(t);
   node->span.end = t->span.end;
   return node;
 }
@@ -72,16 +72,16 @@ static Node *new_number(Parser *p, const Token *t) {
 /* signed_number: NUMBER | '-' NUMBER */
 static Node *parse_signed_number(Parser *p) {
   Token *start = peek(p);
-  if (!accept_op(p, OP_MINUS)) {
+  if (!parser_accept_op(p, OP_MINUS)) {
     if (!at_kind(p, TOK_NUMBER))
       parse_error_invalid(p);
-    return new_number(p, advance(p));
+    return new_number(p, parser_advance(p));
   }
   if (!at_kind(p, TOK_NUMBER))
     parse_error_invalid(p);
-  Node *negative = new_node(p, N_UNARY_OP, start);
+  Node *negative = parser_new_node(p, N_UNARY_OP, start);
   negative->u.unary_op.op = AOP_USUB;
-  negative->u.unary_op.operand = new_number(p, advance(p));
+  negative->u.unary_op.operand = new_number(p, parser_advance(p));
   return finish(p, negative);
 }
 
@@ -94,18 +94,18 @@ static Node *parse_number_literal(Parser *p) {
   Node *value = parse_signed_number(p);
   if (!at_op(p, OP_PLUS) && !at_op(p, OP_MINUS))
     return value;
-  if (is_imaginary(previous(p)))
+  if (is_imaginary(parser_previous(p)))
     parse_error_node(p, value->kind == N_UNARY_OP ? value->u.unary_op.operand : value,
                      "real number required in complex literal");
-  AstOp op = advance(p)->op == OP_PLUS ? AOP_ADD : AOP_SUB;
+  AstOp op = parser_advance(p)->op == OP_PLUS ? AOP_ADD : AOP_SUB;
   if (!at_kind(p, TOK_NUMBER))
     parse_error_invalid(p);
   if (!is_imaginary(peek(p)))
     parse_error_at(p, peek(p), "imaginary number required in complex literal");
-  Node *sum = new_node(p, N_BIN_OP, start);
+  Node *sum = parser_new_node(p, N_BIN_OP, start);
   sum->u.bin_op.left = value;
   sum->u.bin_op.op = op;
-  sum->u.bin_op.right = new_number(p, advance(p));
+  sum->u.bin_op.right = new_number(p, parser_advance(p));
   return finish(p, sum);
 }
 
@@ -127,7 +127,7 @@ static Node *parse_pattern_strings(Parser *p) {
     else
       parse_error_node(p, value, "patterns may only match literals and attribute lookups");
   }
-  while (p->pos > 0 && previous(p)->span.start.offset >= strings->span.end.offset)
+  while (p->pos > 0 && parser_previous(p)->span.start.offset >= strings->span.end.offset)
     p->pos--;
   parse_error_invalid(p);
 }
@@ -148,13 +148,13 @@ static bool at_singleton(Parser *p) {
  */
 static Node *parse_name_or_attr(Parser *p) {
   Token *start = peek(p);
-  Node *node = new_node(p, N_NAME, start);
-  node->u.name.id = expect_name(p);
-  end_node(p, node);
-  while (accept_op(p, OP_DOT)) {
-    Node *attribute = new_node(p, N_ATTRIBUTE, start);
+  Node *node = parser_new_node(p, N_NAME, start);
+  node->u.name.id = parser_expect_name(p);
+  parser_end_node(p, node);
+  while (parser_accept_op(p, OP_DOT)) {
+    Node *attribute = parser_new_node(p, N_ATTRIBUTE, start);
     attribute->u.attribute.value = node;
-    attribute->u.attribute.attr = expect_name(p);
+    attribute->u.attribute.attr = parser_expect_name(p);
     node = finish(p, attribute);
   }
   return node;
@@ -173,16 +173,16 @@ static Node *parse_mapping_key(Parser *p) {
   if (t->kind == TOK_STRING || t->kind == TOK_FSTRING_START)
     return parse_pattern_strings(p);
   if (at_singleton(p)) {
-    Node *constant = new_node(p, N_CONSTANT, t);
+    Node *constant = parser_new_node(p, N_CONSTANT, t);
     constant->u.constant.kind = singleton_kind(t);
-    constant->u.constant.text = token_str(t);
-    advance(p);
+    constant->u.constant.text = parser_token_str(t);
+    parser_advance(p);
     return finish(p, constant);
   }
-  if (!at_name(p))
+  if (!parser_at_name(p))
     parse_error_invalid(p);
-  if (!at_op_token(peek_at(p, 1), OP_DOT)) {
-    advance(p); /* a plain name is no key; CPython points after it */
+  if (!at_op_token(parser_peek_at(p, 1), OP_DOT)) {
+    parser_advance(p); /* a plain name is no key; CPython points after it */
     parse_error_invalid(p);
   }
   return parse_name_or_attr(p);
@@ -196,12 +196,12 @@ static Node *parse_mapping_key(Parser *p) {
  */
 static Node *parse_maybe_star_pattern(Parser *p) {
   Token *start = peek(p);
-  if (!accept_op(p, OP_STAR))
+  if (!parser_accept_op(p, OP_STAR))
     return parse_pattern(p);
-  Node *star = new_node(p, N_MATCH_STAR, start);
-  if (at_soft_keyword(p, "_"))
-    advance(p);
-  else if (at_name(p))
+  Node *star = parser_new_node(p, N_MATCH_STAR, start);
+  if (parser_at_soft_keyword(p, "_"))
+    parser_advance(p);
+  else if (parser_at_name(p))
     star->u.match_star.name = parse_capture_target(p);
   else
     parse_error_invalid(p);
@@ -215,13 +215,13 @@ static Node *parse_maybe_star_pattern(Parser *p) {
  */
 static void parse_sequence_items(Parser *p, NodeList *out, OpKind closing) {
   while (!at_op(p, closing)) {
-    push(p, out, parse_maybe_star_pattern(p));
-    if (!accept_op(p, OP_COMMA))
+    parser_push(p, out, parse_maybe_star_pattern(p));
+    if (!parser_accept_op(p, OP_COMMA))
       break;
   }
   if (!at_op(p, closing))
     parse_error_invalid(p);
-  advance(p);
+  parser_advance(p);
 }
 
 /*
@@ -229,28 +229,28 @@ static void parse_sequence_items(Parser *p, NodeList *out, OpKind closing) {
  * group_pattern: '(' pattern ')'
  */
 static Node *parse_parenthesized_pattern(Parser *p) {
-  Token *open = advance(p);
+  Token *open = parser_advance(p);
   if (open->op == OP_LSQB) {
-    Node *sequence = new_node(p, N_MATCH_SEQUENCE, open);
+    Node *sequence = parser_new_node(p, N_MATCH_SEQUENCE, open);
     parse_sequence_items(p, &sequence->u.match_sequence.patterns, OP_RSQB);
     return finish(p, sequence);
   }
   if (at_op(p, OP_RPAR)) {
-    Node *empty = new_node(p, N_MATCH_SEQUENCE, open);
-    advance(p);
+    Node *empty = parser_new_node(p, N_MATCH_SEQUENCE, open);
+    parser_advance(p);
     return finish(p, empty);
   }
   Node *first = parse_maybe_star_pattern(p);
   if (at_op(p, OP_RPAR) && first->kind != N_MATCH_STAR) {
-    advance(p);
+    parser_advance(p);
     first->parenthesized = true; /* a group: the pattern itself */
     return first;
   }
   if (!at_op(p, OP_COMMA))
     parse_error_invalid(p);
-  advance(p);
-  Node *sequence = new_node(p, N_MATCH_SEQUENCE, open);
-  push(p, &sequence->u.match_sequence.patterns, first);
+  parser_advance(p);
+  Node *sequence = parser_new_node(p, N_MATCH_SEQUENCE, open);
+  parser_push(p, &sequence->u.match_sequence.patterns, first);
   parse_sequence_items(p, &sequence->u.match_sequence.patterns, OP_RPAR);
   return finish(p, sequence);
 }
@@ -266,24 +266,24 @@ static Node *parse_parenthesized_pattern(Parser *p) {
  * double_star_pattern: '**' pattern_capture_target
  */
 static Node *parse_mapping_pattern(Parser *p) {
-  Node *mapping = new_node(p, N_MATCH_MAPPING, advance(p));
+  Node *mapping = parser_new_node(p, N_MATCH_MAPPING, parser_advance(p));
   while (!at_op(p, OP_RBRACE)) {
-    if (accept_op(p, OP_DSTAR)) {
+    if (parser_accept_op(p, OP_DSTAR)) {
       if (!at_capture_target(p))
         parse_error_invalid(p);
       mapping->u.match_mapping.rest = parse_capture_target(p);
-      accept_op(p, OP_COMMA);
+      parser_accept_op(p, OP_COMMA);
       break;
     }
-    push(p, &mapping->u.match_mapping.keys, parse_mapping_key(p));
-    expect_op(p, OP_COLON);
-    push(p, &mapping->u.match_mapping.patterns, parse_pattern(p));
-    if (!accept_op(p, OP_COMMA))
+    parser_push(p, &mapping->u.match_mapping.keys, parse_mapping_key(p));
+    parser_expect_op(p, OP_COLON);
+    parser_push(p, &mapping->u.match_mapping.patterns, parse_pattern(p));
+    if (!parser_accept_op(p, OP_COMMA))
       break;
   }
   if (!at_op(p, OP_RBRACE))
     parse_error_invalid(p);
-  advance(p);
+  parser_advance(p);
   return finish(p, mapping);
 }
 
@@ -296,31 +296,31 @@ static Node *parse_mapping_pattern(Parser *p) {
  * keyword_pattern: NAME '=' pattern
  */
 static Node *parse_class_pattern(Parser *p, Node *cls) {
-  Node *node = new_node_at(p, N_MATCH_CLASS, cls->span.start);
+  Node *node = parser_new_node_at(p, N_MATCH_CLASS, cls->span.start);
   node->u.match_class.cls = cls;
-  expect_op(p, OP_LPAR);
+  parser_expect_op(p, OP_LPAR);
   while (!at_op(p, OP_RPAR)) {
-    if (at_name(p) && at_op_token(peek_at(p, 1), OP_EQUAL)) {
-      Token *name = advance(p);
-      Node *attr = new_node(p, N_NAME, name);
-      attr->u.name.id = token_str(name);
+    if (parser_at_name(p) && at_op_token(parser_peek_at(p, 1), OP_EQUAL)) {
+      Token *name = parser_advance(p);
+      Node *attr = parser_new_node(p, N_NAME, name);
+      attr->u.name.id = parser_token_str(name);
       attr->span.end = name->span.end;
-      advance(p); /* = */
-      push(p, &node->u.match_class.kwd_attrs_nodes, attr);
-      push(p, &node->u.match_class.kwd_patterns, parse_pattern(p));
+      parser_advance(p); /* = */
+      parser_push(p, &node->u.match_class.kwd_attrs_nodes, attr);
+      parser_push(p, &node->u.match_class.kwd_patterns, parse_pattern(p));
     } else {
       Token *start = peek(p);
       Node *positional = parse_pattern(p);
       if (node->u.match_class.kwd_patterns.count > 0)
         parse_error_at(p, start, "positional patterns follow keyword patterns");
-      push(p, &node->u.match_class.patterns, positional);
+      parser_push(p, &node->u.match_class.patterns, positional);
     }
-    if (!accept_op(p, OP_COMMA))
+    if (!parser_accept_op(p, OP_COMMA))
       break;
   }
   if (!at_op(p, OP_RPAR))
     parse_error_invalid(p);
-  advance(p);
+  parser_advance(p);
   return finish(p, node);
 }
 
@@ -333,12 +333,12 @@ static Node *parse_class_pattern(Parser *p, Node *cls) {
  */
 static Node *parse_name_pattern(Parser *p) {
   Token *start = peek(p);
-  Token *next = peek_at(p, 1);
+  Token *next = parser_peek_at(p, 1);
   bool longer = at_op_token(next, OP_DOT) || at_op_token(next, OP_LPAR);
-  if (!longer || token_is(start, "_")) {
-    Node *capture = new_node(p, N_MATCH_AS, start);
-    if (at_soft_keyword(p, "_"))
-      advance(p);
+  if (!longer || parser_token_is(start, "_")) {
+    Node *capture = parser_new_node(p, N_MATCH_AS, start);
+    if (parser_at_soft_keyword(p, "_"))
+      parser_advance(p);
     else
       capture->u.match_as.name = parse_capture_target(p);
     if (!at_name_end(p))
@@ -350,7 +350,7 @@ static Node *parse_name_pattern(Parser *p) {
     return parse_class_pattern(p, name);
   if (!at_name_end(p))
     parse_error_invalid(p);
-  Node *value = new_node(p, N_MATCH_VALUE, start);
+  Node *value = parser_new_node(p, N_MATCH_VALUE, start);
   value->u.match_value.value = name;
   return finish(p, value);
 }
@@ -366,18 +366,18 @@ static Node *parse_name_pattern(Parser *p) {
 static Node *parse_closed_pattern(Parser *p) {
   Token *t = peek(p);
   if (t->kind == TOK_NUMBER || at_op(p, OP_MINUS) || t->kind == TOK_STRING || t->kind == TOK_FSTRING_START) {
-    Node *value = new_node(p, N_MATCH_VALUE, t);
+    Node *value = parser_new_node(p, N_MATCH_VALUE, t);
     value->u.match_value.value =
         (t->kind == TOK_STRING || t->kind == TOK_FSTRING_START) ? parse_pattern_strings(p) : parse_number_literal(p);
     return finish(p, value);
   }
   if (at_singleton(p)) {
-    Node *singleton = new_node(p, N_MATCH_SINGLETON, t);
+    Node *singleton = parser_new_node(p, N_MATCH_SINGLETON, t);
     singleton->u.match_singleton.value = singleton_kind(t);
-    advance(p);
+    parser_advance(p);
     return finish(p, singleton);
   }
-  if (at_name(p))
+  if (parser_at_name(p))
     return parse_name_pattern(p);
   if (at_op(p, OP_LPAR) || at_op(p, OP_LSQB))
     return parse_parenthesized_pattern(p);
@@ -392,10 +392,10 @@ static Node *parse_or_pattern(Parser *p) {
   Node *first = parse_closed_pattern(p);
   if (!at_op(p, OP_VBAR))
     return first;
-  Node *alternatives = new_node(p, N_MATCH_OR, start);
-  push(p, &alternatives->u.match_or.patterns, first);
-  while (accept_op(p, OP_VBAR))
-    push(p, &alternatives->u.match_or.patterns, parse_closed_pattern(p));
+  Node *alternatives = parser_new_node(p, N_MATCH_OR, start);
+  parser_push(p, &alternatives->u.match_or.patterns, first);
+  while (parser_accept_op(p, OP_VBAR))
+    parser_push(p, &alternatives->u.match_or.patterns, parse_closed_pattern(p));
   return finish(p, alternatives);
 }
 
@@ -404,20 +404,20 @@ static Node *parse_or_pattern(Parser *p) {
  * as_pattern: or_pattern 'as' pattern_capture_target
  */
 static Node *parse_pattern(Parser *p) {
-  enter_rule(p);
+  parser_enter_rule(p);
   Token *start = peek(p);
   Node *pattern = parse_or_pattern(p);
-  if (accept_keyword(p, KW_AS)) {
-    if (at_soft_keyword(p, "_"))
+  if (parser_accept_keyword(p, KW_AS)) {
+    if (parser_at_soft_keyword(p, "_"))
       parse_error_at(p, peek(p), "cannot use '_' as a target");
-    if (!at_name(p))
+    if (!parser_at_name(p))
       parse_error_at(p, peek(p), "invalid pattern target");
-    Node *as = new_node(p, N_MATCH_AS, start);
+    Node *as = parser_new_node(p, N_MATCH_AS, start);
     as->u.match_as.pattern = pattern;
     as->u.match_as.name = parse_capture_target(p);
     pattern = finish(p, as);
   }
-  leave_rule(p);
+  parser_leave_rule(p);
   return pattern;
 }
 
@@ -433,9 +433,9 @@ Node *parse_patterns(Parser *p) {
       parse_error_invalid(p);
     return first;
   }
-  Node *sequence = new_node(p, N_MATCH_SEQUENCE, start);
-  push(p, &sequence->u.match_sequence.patterns, first);
-  while (accept_op(p, OP_COMMA) && at_pattern_start(p))
-    push(p, &sequence->u.match_sequence.patterns, parse_maybe_star_pattern(p));
+  Node *sequence = parser_new_node(p, N_MATCH_SEQUENCE, start);
+  parser_push(p, &sequence->u.match_sequence.patterns, first);
+  while (parser_accept_op(p, OP_COMMA) && at_pattern_start(p))
+    parser_push(p, &sequence->u.match_sequence.patterns, parse_maybe_star_pattern(p));
   return finish(p, sequence);
 }

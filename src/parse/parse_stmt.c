@@ -101,8 +101,8 @@ static void end_at_last(Node *node, const NodeList *body) {
 }
 
 static Node *new_name_node(Parser *p, const Token *t, ExprContext ctx) {
-  Node *name = new_node(p, N_NAME, t);
-  name->u.name.id = token_str(t);
+  Node *name = parser_new_node(p, N_NAME, t);
+  name->u.name.id = parser_token_str(t);
   name->u.name.ctx = ctx;
   name->span.end = t->span.end;
   return name;
@@ -143,28 +143,28 @@ static Node *parse_yield_or_star_expressions(Parser *p) {
  */
 static NodeList parse_block_after(Parser *p, const Token *owner, const char *what) {
   NodeList body = {0};
-  enter_rule(p);
+  parser_enter_rule(p);
   if (at_newline(p)) {
-    advance(p);
+    parser_advance(p);
     if (!at_kind(p, TOK_INDENT))
       parse_error_at(p, missing_at(p), "expected an indented block after %s on line %d", what,
                      owner->span.start.line);
-    advance(p);
+    parser_advance(p);
     while (!at_kind(p, TOK_DEDENT) && !at_kind(p, TOK_EOF))
       parse_statement(p, &body);
     if (at_kind(p, TOK_DEDENT))
-      advance(p);
+      parser_advance(p);
   } else {
     parse_simple_statements(p, &body);
   }
-  leave_rule(p);
+  parser_leave_rule(p);
   return body;
 }
 
-NodeList parse_block(Parser *p) { return parse_block_after(p, previous(p), "':'"); }
+NodeList parse_block(Parser *p) { return parse_block_after(p, parser_previous(p), "':'"); }
 
 /* `&&':'` in the grammar: a colon, or "expected ':'". */
-static void expect_colon(Parser *p) { expect_op(p, OP_COLON); }
+static void expect_colon(Parser *p) { parser_expect_op(p, OP_COLON); }
 
 /* ':' block, for the statement opened by `owner`. */
 static NodeList parse_colon_block(Parser *p, const Token *owner, const char *what) {
@@ -174,7 +174,7 @@ static NodeList parse_colon_block(Parser *p, const Token *owner, const char *wha
 
 /* else_block: 'else' &&':' block */
 static NodeList parse_else_block(Parser *p) {
-  Token *else_token = expect_keyword(p, KW_ELSE);
+  Token *else_token = parser_expect_keyword(p, KW_ELSE);
   return parse_colon_block(p, else_token, "'else' statement");
 }
 
@@ -190,23 +190,23 @@ static Node *parse_type_param(Parser *p) {
   Token *start = peek(p);
   NodeKind kind = N_TYPE_VAR;
   const char *what = NULL;
-  if (accept_op(p, OP_STAR)) {
+  if (parser_accept_op(p, OP_STAR)) {
     kind = N_TYPE_VAR_TUPLE;
     what = "TypeVarTuple";
-  } else if (accept_op(p, OP_DSTAR)) {
+  } else if (parser_accept_op(p, OP_DSTAR)) {
     kind = N_PARAM_SPEC;
     what = "ParamSpec";
   }
-  Node *param = new_node(p, kind, start);
-  param->u.type_param.name = expect_name(p);
+  Node *param = parser_new_node(p, kind, start);
+  param->u.type_param.name = parser_expect_name(p);
   if (at_op(p, OP_COLON)) {
-    Token *colon = advance(p);
+    Token *colon = parser_advance(p);
     Node *bound = parse_expression(p);
     if (kind != N_TYPE_VAR)
       parse_error_at(p, colon, "cannot use %s with %s", bound->kind == N_TUPLE ? "constraints" : "bound", what);
     param->u.type_param.bound = bound;
   }
-  end_node(p, param);
+  parser_end_node(p, param);
   return param;
 }
 
@@ -220,19 +220,19 @@ static Node *parse_type_param(Parser *p) {
 Node *parse_type_params(Parser *p, NodeList *out) {
   if (!at_op(p, OP_LSQB))
     return NULL;
-  advance(p);
+  parser_advance(p);
   Node *last = NULL;
   if (at_op(p, OP_RSQB))
     parse_error_invalid(p);
   while (!at_op(p, OP_RSQB)) {
     last = parse_type_param(p);
-    push(p, out, last);
-    if (!accept_op(p, OP_COMMA))
+    parser_push(p, out, last);
+    if (!parser_accept_op(p, OP_COMMA))
       break;
   }
   if (!at_op(p, OP_RSQB))
     parse_error_invalid(p);
-  advance(p);
+  parser_advance(p);
   return last;
 }
 
@@ -247,22 +247,22 @@ Node *parse_type_params(Parser *p, NodeList *out) {
  */
 static Node *finish_annotated_assignment(Parser *p, Node *target, const Token *start) {
   bool single = target->kind == N_NAME || target->kind == N_ATTRIBUTE || target->kind == N_SUBSCRIPT;
-  if (!single && (target->kind == N_STARRED || !starts_expression_token(peek_at(p, 1))))
+  if (!single && (target->kind == N_STARRED || !starts_expression_token(parser_peek_at(p, 1))))
     parse_error_invalid(p); /* at the ':' */
   if (target->kind == N_TUPLE || target->kind == N_LIST)
     parse_error_node(p, target, "only single target (not %s) can be annotated",
                      target->kind == N_TUPLE ? "tuple" : "list");
   if (!single)
     parse_error_node(p, target, "illegal target for annotation");
-  expect_op(p, OP_COLON);
+  parser_expect_op(p, OP_COLON);
   set_target_context(p, target, CTX_STORE);
-  Node *node = new_node(p, N_ANN_ASSIGN, start);
+  Node *node = parser_new_node(p, N_ANN_ASSIGN, start);
   node->u.ann_assign.target = target;
   node->u.ann_assign.simple = target->kind == N_NAME && !target->parenthesized;
   node->u.ann_assign.annotation = parse_expression(p);
-  if (accept_op(p, OP_EQUAL))
+  if (parser_accept_op(p, OP_EQUAL))
     node->u.ann_assign.value = parse_yield_or_star_expressions(p);
-  end_node(p, node);
+  parser_end_node(p, node);
   return node;
 }
 
@@ -291,29 +291,29 @@ static AstOp augassign_op(const Token *t) {
 /* single_target augassign ~ (yield_expr | star_expressions) */
 static Node *finish_augmented_assignment(Parser *p, Node *target, const Token *start) {
   if (!is_augassign_target(target))
-    parse_error_node(p, target, "'%s' is an illegal expression for augmented assignment", expr_name(target));
-  AstOp op = augassign_op(advance(p));
+    parse_error_node(p, target, "'%s' is an illegal expression for augmented assignment", parser_expr_name(target));
+  AstOp op = augassign_op(parser_advance(p));
   set_target_context(p, target, CTX_STORE);
-  Node *node = new_node(p, N_AUG_ASSIGN, start);
+  Node *node = parser_new_node(p, N_AUG_ASSIGN, start);
   node->u.aug_assign.target = target;
   node->u.aug_assign.op = op;
   node->u.aug_assign.value = parse_yield_or_star_expressions(p);
-  end_node(p, node);
+  parser_end_node(p, node);
   return node;
 }
 
 /* (star_targets '=')+ (yield_expr | star_expressions) !'=' */
 static Node *finish_assignment(Parser *p, Node *first, const Token *start) {
-  Node *node = new_node(p, N_ASSIGN, start);
+  Node *node = parser_new_node(p, N_ASSIGN, start);
   Node *value = first;
-  while (accept_op(p, OP_EQUAL)) {
-    push(p, &node->u.assign.targets, value);
+  while (parser_accept_op(p, OP_EQUAL)) {
+    parser_push(p, &node->u.assign.targets, value);
     value = parse_yield_or_star_expressions(p);
   }
   for (int i = 0; i < node->u.assign.targets.count; i++)
     set_target_context(p, node->u.assign.targets.items[i], CTX_STORE);
   node->u.assign.value = value;
-  end_node(p, node);
+  parser_end_node(p, node);
   return node;
 }
 
@@ -332,37 +332,37 @@ static Node *parse_expression_statement(Parser *p) {
     return finish_augmented_assignment(p, first, start);
   if (at_op(p, OP_EQUAL))
     return finish_assignment(p, first, start);
-  Node *node = new_node(p, N_EXPR_STMT, start);
+  Node *node = parser_new_node(p, N_EXPR_STMT, start);
   node->u.expr_stmt.value = first;
-  end_node(p, node);
+  parser_end_node(p, node);
   return node;
 }
 
 /* return_stmt: 'return' [star_expressions] */
 static Node *parse_return(Parser *p) {
-  Node *node = new_node(p, N_RETURN, advance(p));
+  Node *node = parser_new_node(p, N_RETURN, parser_advance(p));
   if (!at_statement_end(p))
     node->u.return_.value = parse_star_expressions(p);
-  end_node(p, node);
+  parser_end_node(p, node);
   return node;
 }
 
 /* raise_stmt: 'raise' expression ['from' expression] | 'raise' */
 static Node *parse_raise(Parser *p) {
-  Node *node = new_node(p, N_RAISE, advance(p));
+  Node *node = parser_new_node(p, N_RAISE, parser_advance(p));
   if (!at_statement_end(p)) {
     node->u.raise.exc = parse_expression(p);
-    if (accept_keyword(p, KW_FROM))
+    if (parser_accept_keyword(p, KW_FROM))
       node->u.raise.cause = parse_expression(p);
   }
-  end_node(p, node);
+  parser_end_node(p, node);
   return node;
 }
 
 /* 'pass' | 'break' | 'continue' */
 static Node *parse_keyword_statement(Parser *p, NodeKind kind) {
-  Node *node = new_node(p, kind, advance(p));
-  end_node(p, node);
+  Node *node = parser_new_node(p, kind, parser_advance(p));
+  parser_end_node(p, node);
   return node;
 }
 
@@ -375,43 +375,43 @@ static Node *parse_keyword_statement(Parser *p, NodeKind kind) {
  * deleted ("cannot delete function call").
  */
 static Node *parse_del(Parser *p) {
-  Node *node = new_node(p, N_DELETE, advance(p));
+  Node *node = parser_new_node(p, N_DELETE, parser_advance(p));
   if (at_statement_end(p))
     parse_error_invalid(p);
   Node *targets = parse_star_expressions(p);
   if (targets->kind == N_TUPLE && !targets->parenthesized) {
     for (int i = 0; i < targets->u.list.elts.count; i++)
-      push(p, &node->u.delete_.targets, targets->u.list.elts.items[i]);
+      parser_push(p, &node->u.delete_.targets, targets->u.list.elts.items[i]);
   } else {
-    push(p, &node->u.delete_.targets, targets);
+    parser_push(p, &node->u.delete_.targets, targets);
   }
   for (int i = 0; i < node->u.delete_.targets.count; i++)
     set_target_context(p, node->u.delete_.targets.items[i], CTX_DEL);
   if (!at_statement_end(p))
     parse_error_invalid(p);
-  end_node(p, node);
+  parser_end_node(p, node);
   return node;
 }
 
 /* global_stmt: 'global' ','.NAME+ ; nonlocal_stmt: 'nonlocal' ','.NAME+ */
 static Node *parse_global(Parser *p, NodeKind kind) {
-  Node *node = new_node(p, kind, advance(p));
+  Node *node = parser_new_node(p, kind, parser_advance(p));
   do {
-    if (!at_name(p))
+    if (!parser_at_name(p))
       parse_error_invalid(p);
-    push(p, &node->u.global.names, new_name_node(p, advance(p), CTX_LOAD));
-  } while (accept_op(p, OP_COMMA));
-  end_node(p, node);
+    parser_push(p, &node->u.global.names, new_name_node(p, parser_advance(p), CTX_LOAD));
+  } while (parser_accept_op(p, OP_COMMA));
+  parser_end_node(p, node);
   return node;
 }
 
 /* assert_stmt: 'assert' expression [',' expression] */
 static Node *parse_assert(Parser *p) {
-  Node *node = new_node(p, N_ASSERT, advance(p));
+  Node *node = parser_new_node(p, N_ASSERT, parser_advance(p));
   node->u.assert_.test = parse_expression(p);
-  if (accept_op(p, OP_COMMA))
+  if (parser_accept_op(p, OP_COMMA))
     node->u.assert_.msg = parse_expression(p);
-  end_node(p, node);
+  parser_end_node(p, node);
   return node;
 }
 
@@ -434,25 +434,25 @@ static Str join_dotted(Parser *p, const Token *first, const Token *last) {
 
 /* dotted_name: dotted_name '.' NAME | NAME */
 static Str parse_dotted_name(Parser *p) {
-  if (!at_name(p))
+  if (!parser_at_name(p))
     parse_error_invalid(p);
-  Token *first = advance(p);
+  Token *first = parser_advance(p);
   while (at_op(p, OP_DOT)) {
-    advance(p);
-    if (!at_name(p))
+    parser_advance(p);
+    if (!parser_at_name(p))
       parse_error_invalid(p);
-    advance(p);
+    parser_advance(p);
   }
-  return join_dotted(p, first, previous(p));
+  return join_dotted(p, first, parser_previous(p));
 }
 
 /* ['as' NAME] after an imported name */
 static void parse_optional_asname(Parser *p, Node *alias) {
-  if (!accept_keyword(p, KW_AS))
+  if (!parser_accept_keyword(p, KW_AS))
     return;
-  if (!at_name(p))
+  if (!parser_at_name(p))
     parse_error_invalid(p);
-  alias->u.alias.asname = token_str(advance(p));
+  alias->u.alias.asname = parser_token_str(parser_advance(p));
 }
 
 /*
@@ -461,27 +461,27 @@ static void parse_optional_asname(Parser *p, Node *alias) {
  * dotted_as_name: dotted_name ['as' NAME]
  */
 static Node *parse_import(Parser *p) {
-  Node *node = new_node(p, N_IMPORT, advance(p));
+  Node *node = parser_new_node(p, N_IMPORT, parser_advance(p));
   do {
-    Node *alias = new_node(p, N_ALIAS, peek(p));
+    Node *alias = parser_new_node(p, N_ALIAS, peek(p));
     alias->u.alias.name = parse_dotted_name(p);
     parse_optional_asname(p, alias);
-    end_node(p, alias);
-    push(p, &node->u.import.names, alias);
-  } while (accept_op(p, OP_COMMA));
-  end_node(p, node);
+    parser_end_node(p, alias);
+    parser_push(p, &node->u.import.names, alias);
+  } while (parser_accept_op(p, OP_COMMA));
+  parser_end_node(p, node);
   return node;
 }
 
 /* import_from_as_name: NAME ['as' NAME] */
 static Node *parse_import_from_as_name(Parser *p) {
-  if (!at_name(p))
+  if (!parser_at_name(p))
     parse_error_invalid(p);
-  Token *name = advance(p);
-  Node *alias = new_node(p, N_ALIAS, name);
-  alias->u.alias.name = token_str(name);
+  Token *name = parser_advance(p);
+  Node *alias = parser_new_node(p, N_ALIAS, name);
+  alias->u.alias.name = parser_token_str(name);
   parse_optional_asname(p, alias);
-  end_node(p, alias);
+  parser_end_node(p, alias);
   return alias;
 }
 
@@ -494,29 +494,29 @@ static Node *parse_import_from_as_name(Parser *p) {
  */
 static void parse_import_from_targets(Parser *p, NodeList *names) {
   if (at_op(p, OP_STAR)) {
-    Token *star = advance(p);
-    Node *alias = new_node(p, N_ALIAS, star);
-    alias->u.alias.name = token_str(star);
-    end_node(p, alias);
-    push(p, names, alias);
+    Token *star = parser_advance(p);
+    Node *alias = parser_new_node(p, N_ALIAS, star);
+    alias->u.alias.name = parser_token_str(star);
+    parser_end_node(p, alias);
+    parser_push(p, names, alias);
     return;
   }
-  if (accept_op(p, OP_LPAR)) {
+  if (parser_accept_op(p, OP_LPAR)) {
     do {
       if (at_op(p, OP_RPAR) && names->count > 0)
         break;
-      push(p, names, parse_import_from_as_name(p));
-    } while (accept_op(p, OP_COMMA));
+      parser_push(p, names, parse_import_from_as_name(p));
+    } while (parser_accept_op(p, OP_COMMA));
     if (!at_op(p, OP_RPAR))
       parse_error_invalid(p);
-    advance(p);
+    parser_advance(p);
     return;
   }
-  push(p, names, parse_import_from_as_name(p));
-  while (accept_op(p, OP_COMMA)) {
+  parser_push(p, names, parse_import_from_as_name(p));
+  while (parser_accept_op(p, OP_COMMA)) {
     if (at_statement_end(p))
       parse_error_at(p, peek(p), "trailing comma not allowed without surrounding parentheses");
-    push(p, names, parse_import_from_as_name(p));
+    parser_push(p, names, parse_import_from_as_name(p));
   }
 }
 
@@ -526,12 +526,12 @@ static void parse_import_from_targets(Parser *p, NodeList *names) {
  *     | 'from' ('.' | '...')+ 'import' import_from_targets
  */
 static Node *parse_import_from(Parser *p) {
-  Node *node = new_node(p, N_IMPORT_FROM, advance(p));
+  Node *node = parser_new_node(p, N_IMPORT_FROM, parser_advance(p));
   int level = 0;
   for (;;) {
-    if (accept_op(p, OP_DOT))
+    if (parser_accept_op(p, OP_DOT))
       level += 1;
-    else if (accept_op(p, OP_ELLIPSIS))
+    else if (parser_accept_op(p, OP_ELLIPSIS))
       level += 3;
     else
       break;
@@ -541,32 +541,32 @@ static Node *parse_import_from(Parser *p) {
     node->u.import_from.module = parse_dotted_name(p);
   if (!at_keyword(p, KW_IMPORT))
     parse_error_invalid(p);
-  advance(p);
+  parser_advance(p);
   parse_import_from_targets(p, &node->u.import_from.names);
-  end_node(p, node);
+  parser_end_node(p, node);
   return node;
 }
 
 /* type_alias: "type" NAME [type_params] '=' expression */
 static Node *parse_type_alias(Parser *p) {
-  Node *node = new_node(p, N_TYPE_ALIAS, advance(p));
-  node->u.type_alias.name = new_name_node(p, advance(p), CTX_STORE);
+  Node *node = parser_new_node(p, N_TYPE_ALIAS, parser_advance(p));
+  node->u.type_alias.name = new_name_node(p, parser_advance(p), CTX_STORE);
   if (at_op(p, OP_LSQB))
     parse_type_params(p, &node->u.type_alias.type_params);
   if (!at_op(p, OP_EQUAL))
     parse_error_invalid(p);
-  advance(p);
+  parser_advance(p);
   node->u.type_alias.value = parse_expression(p);
-  end_node(p, node);
+  parser_end_node(p, node);
   return node;
 }
 
 /* `type` as a soft keyword: "type" followed by a NAME. `type = 1`,
  * `type(x)` and `type.x` are ordinary expressions. */
 static bool at_type_alias(Parser *p) {
-  if (!at_soft_keyword(p, "type"))
+  if (!parser_at_soft_keyword(p, "type"))
     return false;
-  Token *next = peek_at(p, 1);
+  Token *next = parser_peek_at(p, 1);
   return next->kind == TOK_NAME && next->keyword == KW_NONE;
 }
 
@@ -629,8 +629,8 @@ static void reject_legacy_print(Parser *p, const Node *statement) {
  */
 static void parse_simple_statements(Parser *p, NodeList *out) {
   for (;;) {
-    push(p, out, parse_simple_statement(p));
-    if (!accept_op(p, OP_SEMI))
+    parser_push(p, out, parse_simple_statement(p));
+    if (!parser_accept_op(p, OP_SEMI))
       break;
     if (at_newline(p))
       break;
@@ -641,16 +641,16 @@ static void parse_simple_statements(Parser *p, NodeList *out) {
     reject_legacy_print(p, out->items[out->count - 1]);
     parse_error_invalid(p);
   }
-  advance(p);
+  parser_advance(p);
 }
 
 /* ------------------------------------------------------ compound statements */
 
 /* 'if' named_expression ':' block — or the same with 'elif' */
 static Node *parse_if_clause(Parser *p) {
-  Token *keyword = advance(p);
+  Token *keyword = parser_advance(p);
   bool is_elif = keyword->keyword == KW_ELIF;
-  Node *node = new_node(p, N_IF, keyword);
+  Node *node = parser_new_node(p, N_IF, keyword);
   node->u.if_.is_elif = is_elif;
   node->u.if_.test = parse_named_expression(p);
   node->u.if_.body = parse_colon_block(p, keyword, is_elif ? "'elif' statement" : "'if' statement");
@@ -673,7 +673,7 @@ static Node *parse_if(Parser *p) {
   Node *tail = head;
   while (at_keyword(p, KW_ELIF)) {
     Node *elif = parse_if_clause(p);
-    push(p, &tail->u.if_.orelse, elif);
+    parser_push(p, &tail->u.if_.orelse, elif);
     tail = elif;
   }
   if (at_keyword(p, KW_ELSE)) {
@@ -687,8 +687,8 @@ static Node *parse_if(Parser *p) {
 
 /* while_stmt: 'while' named_expression ':' block [else_block] */
 static Node *parse_while(Parser *p) {
-  Token *keyword = advance(p);
-  Node *node = new_node(p, N_WHILE, keyword);
+  Token *keyword = parser_advance(p);
+  Node *node = parser_new_node(p, N_WHILE, keyword);
   node->u.while_.test = parse_named_expression(p);
   node->u.while_.body = parse_colon_block(p, keyword, "'while' statement");
   end_at_last(node, &node->u.while_.body);
@@ -701,13 +701,13 @@ static Node *parse_while(Parser *p) {
 
 /* for_stmt: ['async'] 'for' star_targets 'in' ~ star_expressions ':' block [else_block] */
 static Node *parse_for(Parser *p, const Token *start) {
-  Token *keyword = advance(p);
-  Node *node = new_node(p, N_FOR, start);
+  Token *keyword = parser_advance(p);
+  Node *node = parser_new_node(p, N_FOR, start);
   node->u.for_.is_async = start != keyword;
   Node *target = parse_star_targets(p);
   set_target_context(p, target, CTX_STORE);
   node->u.for_.target = target;
-  expect_keyword(p, KW_IN);
+  parser_expect_keyword(p, KW_IN);
   node->u.for_.iter = parse_star_expressions(p);
   node->u.for_.body = parse_colon_block(p, keyword, "'for' statement");
   end_at_last(node, &node->u.for_.body);
@@ -725,15 +725,15 @@ static Node *parse_for(Parser *p, const Token *start) {
  */
 static Node *parse_with_item(Parser *p) {
   Token *start = peek(p);
-  Node *item = new_node(p, N_WITHITEM, start);
+  Node *item = parser_new_node(p, N_WITHITEM, start);
   item->u.withitem.context_expr = parse_expression(p);
-  if (accept_keyword(p, KW_AS)) {
+  if (parser_accept_keyword(p, KW_AS)) {
     Token *target_start = peek(p);
     Node *target;
-    if (accept_op(p, OP_STAR)) {
-      target = new_node(p, N_STARRED, target_start);
+    if (parser_accept_op(p, OP_STAR)) {
+      target = parser_new_node(p, N_STARRED, target_start);
       target->u.starred.value = parse_primary_expression(p);
-      end_node(p, target);
+      parser_end_node(p, target);
     } else {
       target = parse_primary_expression(p);
     }
@@ -742,7 +742,7 @@ static Node *parse_with_item(Parser *p) {
       parse_error_invalid(p);
     item->u.withitem.optional_vars = target;
   }
-  end_node(p, item);
+  parser_end_node(p, item);
   return item;
 }
 
@@ -750,14 +750,14 @@ static Node *parse_with_item(Parser *p) {
 static bool parse_parenthesized_with_items(Parser *p, void *arg) {
   NodeList *items = arg;
   items->count = 0;
-  if (!accept_op(p, OP_LPAR))
+  if (!parser_accept_op(p, OP_LPAR))
     return false;
   do {
     if (at_op(p, OP_RPAR) && items->count > 0)
       break;
-    push(p, items, parse_with_item(p));
-  } while (accept_op(p, OP_COMMA));
-  return accept_op(p, OP_RPAR) && at_op(p, OP_COLON);
+    parser_push(p, items, parse_with_item(p));
+  } while (parser_accept_op(p, OP_COMMA));
+  return parser_accept_op(p, OP_RPAR) && at_op(p, OP_COLON);
 }
 
 /*
@@ -768,15 +768,15 @@ static bool parse_parenthesized_with_items(Parser *p, void *arg) {
  * `with (a, b):` reads as two items, `with (a, b) as c:` as one tuple.
  */
 static Node *parse_with(Parser *p, const Token *start) {
-  Token *keyword = advance(p);
-  Node *node = new_node(p, N_WITH, start);
+  Token *keyword = parser_advance(p);
+  Node *node = parser_new_node(p, N_WITH, start);
   node->u.with.is_async = start != keyword;
   NodeList items = {0};
   if (!at_op(p, OP_LPAR) || !attempt(p, parse_parenthesized_with_items, &items)) {
     items = (NodeList){0};
     do
-      push(p, &items, parse_with_item(p));
-    while (accept_op(p, OP_COMMA));
+      parser_push(p, &items, parse_with_item(p));
+    while (parser_accept_op(p, OP_COMMA));
   }
   node->u.with.items = items;
   node->u.with.body = parse_colon_block(p, keyword, "'with' statement");
@@ -792,9 +792,9 @@ static Node *parse_with(Parser *p, const Token *start) {
  *     | 'except' '*' expression ['as' NAME] ':' block
  */
 static Node *parse_except_handler(Parser *p, bool *is_star) {
-  Token *keyword = advance(p);
-  Node *handler = new_node(p, N_EXCEPT_HANDLER, keyword);
-  *is_star = accept_op(p, OP_STAR);
+  Token *keyword = parser_advance(p);
+  Node *handler = parser_new_node(p, N_EXCEPT_HANDLER, keyword);
+  *is_star = parser_accept_op(p, OP_STAR);
   if (*is_star && at_op(p, OP_COLON))
     parse_error_at(p, peek(p), "expected one or more exception types");
   if (!at_op(p, OP_COLON)) {
@@ -802,10 +802,10 @@ static Node *parse_except_handler(Parser *p, bool *is_star) {
     if (at_op(p, OP_COMMA))
       parse_error_node(p, type, "multiple exception types must be parenthesized");
     handler->u.except_handler.type = type;
-    if (accept_keyword(p, KW_AS)) {
-      if (!at_name(p))
+    if (parser_accept_keyword(p, KW_AS)) {
+      if (!parser_at_name(p))
         parse_error_invalid(p);
-      handler->u.except_handler.name = token_str(advance(p));
+      handler->u.except_handler.name = parser_token_str(parser_advance(p));
     }
   }
   handler->u.except_handler.body =
@@ -822,8 +822,8 @@ static Node *parse_except_handler(Parser *p, bool *is_star) {
  * finally_block: 'finally' &&':' block
  */
 static Node *parse_try(Parser *p) {
-  Token *keyword = advance(p);
-  Node *node = new_node(p, N_TRY, keyword);
+  Token *keyword = parser_advance(p);
+  Node *node = parser_new_node(p, N_TRY, keyword);
   node->u.try_.body = parse_colon_block(p, keyword, "'try' statement");
   end_at_last(node, &node->u.try_.body);
   if (!at_keyword(p, KW_EXCEPT) && !at_keyword(p, KW_FINALLY))
@@ -835,7 +835,7 @@ static Node *parse_try(Parser *p) {
     if (node->u.try_.handlers.count > 0 && is_star != node->u.try_.is_star)
       parse_error_at(p, except, "cannot have both 'except' and 'except*' on the same 'try'");
     node->u.try_.is_star = is_star;
-    push(p, &node->u.try_.handlers, handler);
+    parser_push(p, &node->u.try_.handlers, handler);
     node->span.end = handler->span.end;
   }
   if (node->u.try_.handlers.count > 0 && at_keyword(p, KW_ELSE)) {
@@ -843,7 +843,7 @@ static Node *parse_try(Parser *p) {
     end_at_last(node, &node->u.try_.orelse);
   }
   if (at_keyword(p, KW_FINALLY)) {
-    Token *finally = advance(p);
+    Token *finally = parser_advance(p);
     node->u.try_.finalbody = parse_colon_block(p, finally, "'finally' statement");
     end_at_last(node, &node->u.try_.finalbody);
   }
@@ -852,11 +852,11 @@ static Node *parse_try(Parser *p) {
 
 /* decorators: ('@' named_expression NEWLINE)+ */
 static void parse_decorators(Parser *p, NodeList *out) {
-  while (accept_op(p, OP_AT)) {
-    push(p, out, parse_named_expression(p));
+  while (parser_accept_op(p, OP_AT)) {
+    parser_push(p, out, parse_named_expression(p));
     if (!at_newline(p))
       parse_error_invalid(p);
-    advance(p);
+    parser_advance(p);
   }
 }
 
@@ -882,16 +882,16 @@ static void parse_function_type_params(Parser *p, NodeList *out) {
  *     | ['async'] 'def' NAME [type_params] &&'(' [params] ')' ['->' expression] &&':' block
  */
 static Node *parse_function_def(Parser *p, const Token *start, NodeList decorators) {
-  Token *keyword = expect_keyword(p, KW_DEF);
-  Node *node = new_node(p, N_FUNCTION_DEF, start);
+  Token *keyword = parser_expect_keyword(p, KW_DEF);
+  Node *node = parser_new_node(p, N_FUNCTION_DEF, start);
   node->u.function_def.is_async = start != keyword;
   node->u.function_def.decorator_list = decorators;
-  node->u.function_def.name = expect_name(p);
+  node->u.function_def.name = parser_expect_name(p);
   parse_function_type_params(p, &node->u.function_def.type_params);
-  expect_op(p, OP_LPAR);
+  parser_expect_op(p, OP_LPAR);
   node->u.function_def.args = parse_parameters(p, false, OP_RPAR);
-  expect_op(p, OP_RPAR);
-  if (accept_op(p, OP_ARROW))
+  parser_expect_op(p, OP_RPAR);
+  if (parser_accept_op(p, OP_ARROW))
     node->u.function_def.returns = parse_expression(p);
   node->u.function_def.body = parse_colon_block(p, keyword, "function definition");
   end_at_last(node, &node->u.function_def.body);
@@ -910,13 +910,13 @@ static void reject_generator_base(Parser *p, const NodeList *bases) {
 
 /* class_def_raw: 'class' NAME [type_params] ['(' [arguments] ')'] &&':' block */
 static Node *parse_class_def(Parser *p, NodeList decorators) {
-  Token *keyword = advance(p);
-  Node *node = new_node(p, N_CLASS_DEF, keyword);
+  Token *keyword = parser_advance(p);
+  Node *node = parser_new_node(p, N_CLASS_DEF, keyword);
   node->u.class_def.decorator_list = decorators;
-  node->u.class_def.name = expect_name(p);
+  node->u.class_def.name = parser_expect_name(p);
   parse_type_params(p, &node->u.class_def.type_params);
   if (at_op(p, OP_LPAR)) {
-    Node *call = new_node(p, N_CALL, advance(p));
+    Node *call = parser_new_node(p, N_CALL, parser_advance(p));
     parse_call_arguments(p, call);
     reject_generator_base(p, &call->u.call.args);
     node->u.class_def.bases = call->u.call.args;
@@ -932,7 +932,7 @@ static Node *parse_definition(Parser *p, NodeList decorators) {
   if (at_keyword(p, KW_CLASS))
     return parse_class_def(p, decorators);
   Token *start = peek(p);
-  if (accept_keyword(p, KW_ASYNC) && !at_keyword(p, KW_DEF))
+  if (parser_accept_keyword(p, KW_ASYNC) && !at_keyword(p, KW_DEF))
     parse_error_invalid(p);
   if (!at_keyword(p, KW_DEF))
     parse_error_invalid(p);
@@ -941,7 +941,7 @@ static Node *parse_definition(Parser *p, NodeList decorators) {
 
 /* 'async' ('def' | 'with' | 'for') ... */
 static Node *parse_async_statement(Parser *p) {
-  Token *start = advance(p);
+  Token *start = parser_advance(p);
   if (at_keyword(p, KW_DEF))
     return parse_function_def(p, start, (NodeList){0});
   if (at_keyword(p, KW_WITH))
@@ -955,17 +955,17 @@ static Node *parse_async_statement(Parser *p) {
 
 /* guard: 'if' named_expression */
 static Node *parse_guard(Parser *p) {
-  if (!accept_keyword(p, KW_IF))
+  if (!parser_accept_keyword(p, KW_IF))
     return NULL;
   return parse_named_expression(p);
 }
 
 /* case_block: "case" patterns guard? ':' block */
 static Node *parse_case_block(Parser *p) {
-  if (!at_soft_keyword(p, "case"))
+  if (!parser_at_soft_keyword(p, "case"))
     parse_error_invalid(p);
-  Token *keyword = advance(p);
-  Node *node = new_node(p, N_MATCH_CASE, keyword);
+  Token *keyword = parser_advance(p);
+  Node *node = parser_new_node(p, N_MATCH_CASE, keyword);
   node->u.match_case.pattern = parse_patterns(p);
   node->u.match_case.guard = parse_guard(p);
   node->u.match_case.body = parse_colon_block(p, keyword, "'case' statement");
@@ -988,14 +988,14 @@ static Node *parse_subject(Parser *p) {
 /* The speculative part of a match statement: "match" subject_expr ':' NEWLINE */
 static bool parse_match_head(Parser *p, void *arg) {
   Node **subject = arg;
-  advance(p); /* match */
+  parser_advance(p); /* match */
   *subject = parse_subject(p);
-  return at_op(p, OP_COLON) && peek_at(p, 1)->kind == TOK_NEWLINE;
+  return at_op(p, OP_COLON) && parser_peek_at(p, 1)->kind == TOK_NEWLINE;
 }
 
 /* "match" subject_expr NEWLINE, when the line is no valid simple statement */
 static bool parse_match_missing_colon(Parser *p, void *arg) {
-  advance(p); /* match */
+  parser_advance(p); /* match */
   parse_subject(p);
   return at_newline(p);
 }
@@ -1024,29 +1024,29 @@ static bool parse_match(Parser *p, NodeList *out) {
     NodeList line = {0};
     if (attempt(p, parse_simple_statements_attempt, &line)) {
       for (int i = 0; i < line.count; i++)
-        push(p, out, line.items[i]);
+        parser_push(p, out, line.items[i]);
       return true;
     }
     attempt(p, parse_match_missing_colon, NULL);
     parse_error_at(p, peek(p), "expected ':'");
   }
-  Node *node = new_node(p, N_MATCH, keyword);
+  Node *node = parser_new_node(p, N_MATCH, keyword);
   node->u.match.subject = subject;
-  advance(p); /* : */
-  advance(p); /* NEWLINE */
+  parser_advance(p); /* : */
+  parser_advance(p); /* NEWLINE */
   if (!at_kind(p, TOK_INDENT))
     parse_error_at(p, missing_at(p), "expected an indented block after 'match' statement on line %d",
                    keyword->span.start.line);
-  advance(p);
-  enter_rule(p);
+  parser_advance(p);
+  parser_enter_rule(p);
   do
-    push(p, &node->u.match.cases, parse_case_block(p));
+    parser_push(p, &node->u.match.cases, parse_case_block(p));
   while (!at_kind(p, TOK_DEDENT) && !at_kind(p, TOK_EOF));
-  leave_rule(p);
+  parser_leave_rule(p);
   if (at_kind(p, TOK_DEDENT))
-    advance(p);
+    parser_advance(p);
   end_at_last(node, &node->u.match.cases);
-  push(p, out, node);
+  parser_push(p, out, node);
   return true;
 }
 
@@ -1063,7 +1063,7 @@ static bool parse_match(Parser *p, NodeList *out) {
  * Appends the statement (or the simple statements of the line) to `out`.
  */
 static void parse_statement(Parser *p, NodeList *out) {
-  enter_rule(p);
+  parser_enter_rule(p);
   Token *t = peek(p);
   Node *node = NULL;
   if (t->kind == TOK_INDENT)
@@ -1083,8 +1083,8 @@ static void parse_statement(Parser *p, NodeList *out) {
     case KW_TRY: node = parse_try(p); break;
     case KW_ASYNC: node = parse_async_statement(p); break;
     case KW_NONE:
-      if (token_is(t, "match") && parse_match(p, out)) {
-        leave_rule(p);
+      if (parser_token_is(t, "match") && parse_match(p, out)) {
+        parser_leave_rule(p);
         return;
       }
       break;
@@ -1092,10 +1092,10 @@ static void parse_statement(Parser *p, NodeList *out) {
     }
   }
   if (node)
-    push(p, out, node);
+    parser_push(p, out, node);
   else
     parse_simple_statements(p, out);
-  leave_rule(p);
+  parser_leave_rule(p);
 }
 
 /* file: [statements] ENDMARKER */
@@ -1104,10 +1104,10 @@ ParseResult parse_module(Context *ctx) {
   result.tokens = tokenize(ctx);
   Parser parser = {ctx, result.tokens.tokens, result.tokens.count, 0, 0};
   Parser *p = &parser;
-  Node *module = new_node_at(p, N_MODULE, (Pos){1, 0, 0});
+  Node *module = parser_new_node_at(p, N_MODULE, (Pos){1, 0, 0});
   while (!at_kind(p, TOK_EOF))
     parse_statement(p, &module->u.module.body);
-  end_node(p, module);
+  parser_end_node(p, module);
   result.module = module;
   return result;
 }

@@ -10,70 +10,70 @@
 
 /* ---------------------------------------------------------------- cursor */
 
-Token *peek_at(Parser *p, int ahead) {
+Token *parser_peek_at(Parser *p, int ahead) {
   int index = p->pos + ahead;
   if (index >= p->count)
     index = p->count - 1;
   return &p->tokens[index];
 }
 
-Token *previous(Parser *p) { return &p->tokens[p->pos > 0 ? p->pos - 1 : 0]; }
+Token *parser_previous(Parser *p) { return &p->tokens[p->pos > 0 ? p->pos - 1 : 0]; }
 
-Token *advance(Parser *p) {
+Token *parser_advance(Parser *p) {
   Token *token = &p->tokens[p->pos];
   if (token->kind != TOK_EOF)
     p->pos++;
   return token;
 }
 
-bool accept_op(Parser *p, OpKind op) {
+bool parser_accept_op(Parser *p, OpKind op) {
   if (!at_op(p, op))
     return false;
-  advance(p);
+  parser_advance(p);
   return true;
 }
 
-Token *expect_op(Parser *p, OpKind op) {
+Token *parser_expect_op(Parser *p, OpKind op) {
   if (!at_op(p, op))
     parse_error_at(p, peek(p), "expected '%s'", op_spelling(op));
-  return advance(p);
+  return parser_advance(p);
 }
 
-bool accept_keyword(Parser *p, Keyword kw) {
+bool parser_accept_keyword(Parser *p, Keyword kw) {
   if (!at_keyword(p, kw))
     return false;
-  advance(p);
+  parser_advance(p);
   return true;
 }
 
-Token *expect_keyword(Parser *p, Keyword kw) {
+Token *parser_expect_keyword(Parser *p, Keyword kw) {
   if (!at_keyword(p, kw))
     parse_error_at(p, peek(p), "expected '%s'", keyword_spelling(kw));
-  return advance(p);
+  return parser_advance(p);
 }
 
-bool at_name(Parser *p) {
+bool parser_at_name(Parser *p) {
   Token *t = peek(p);
   return t->kind == TOK_NAME && t->keyword == KW_NONE;
 }
 
-bool token_is(const Token *t, const char *text) {
+bool parser_token_is(const Token *t, const char *text) {
   size_t length = strlen(text);
   return (size_t)t->len == length && memcmp(t->text, text, length) == 0;
 }
 
-bool at_soft_keyword(Parser *p, const char *word) { return at_name(p) && token_is(peek(p), word); }
+bool parser_at_soft_keyword(Parser *p, const char *word) { return parser_at_name(p) && parser_token_is(peek(p), word); }
 
-Str token_str(const Token *t) { return (Str){t->text, t->len}; }
+Str parser_token_str(const Token *t) { return (Str){t->text, t->len}; }
 
-Str expect_name(Parser *p) {
-  if (!at_name(p)) {
+Str parser_expect_name(Parser *p) {
+  if (!parser_at_name(p)) {
     Token *t = peek(p);
     if (t->kind == TOK_NAME)
       parse_error_at(p, t, "expected a name, found keyword '%.*s'", t->len, t->text);
     parse_error_at(p, t, "expected a name");
   }
-  return token_str(advance(p));
+  return parser_token_str(parser_advance(p));
 }
 
 /* ---------------------------------------------------------------- errors */
@@ -118,18 +118,18 @@ _Noreturn void parse_error_invalid(Parser *p) {
   parse_error_at(p, t, "invalid syntax at %s", what);
 }
 
-void enter_rule(Parser *p) {
+void parser_enter_rule(Parser *p) {
   if (++p->depth > C2T_MAX_PARSE_DEPTH) {
     p->ctx->diag.code = C2T_CODE_LIMIT;
     parse_error_at(p, peek(p), "too many nested expressions or statements (limit %d)", C2T_MAX_PARSE_DEPTH);
   }
 }
 
-void leave_rule(Parser *p) { p->depth--; }
+void parser_leave_rule(Parser *p) { p->depth--; }
 
 /* ----------------------------------------------------------------- nodes */
 
-Node *new_node_at(Parser *p, NodeKind kind, Pos start) {
+Node *parser_new_node_at(Parser *p, NodeKind kind, Pos start) {
   Node *node = arena_alloc(&p->ctx->arena, sizeof(Node));
   node->kind = kind;
   node->span.start = start;
@@ -137,11 +137,11 @@ Node *new_node_at(Parser *p, NodeKind kind, Pos start) {
   return node;
 }
 
-Node *new_node(Parser *p, NodeKind kind, const Token *start) { return new_node_at(p, kind, start->span.start); }
+Node *parser_new_node(Parser *p, NodeKind kind, const Token *start) { return parser_new_node_at(p, kind, start->span.start); }
 
-void end_node(Parser *p, Node *node) {
+void parser_end_node(Parser *p, Node *node) {
   if (p->pos > 0)
-    node->span.end = previous(p)->span.end;
+    node->span.end = parser_previous(p)->span.end;
 }
 
-void push(Parser *p, NodeList *list, Node *node) { node_list_push(&p->ctx->arena, list, node); }
+void parser_push(Parser *p, NodeList *list, Node *node) { node_list_push(&p->ctx->arena, list, node); }

@@ -13,6 +13,10 @@
  * function carries its grammar rule as a comment. Backtracking is explicit:
  * save `p->pos`, try, restore. The first syntax error ends the run through
  * diag_error (longjmp); no recovery is attempted.
+ *
+ * Functions shared between these files are named parse_* (grammar rules) or
+ * parser_* (cursor, nodes, limits): libcutile2triton.a is linked into other
+ * programs, where a bare `advance` or `push` would collide.
  */
 #ifndef C2T_PARSER_H
 #define C2T_PARSER_H
@@ -38,31 +42,31 @@ static inline bool at_keyword(Parser *p, Keyword kw) {
   return t->kind == TOK_NAME && t->keyword == kw;
 }
 static inline bool at_kind(Parser *p, TokenKind kind) { return p->tokens[p->pos].kind == kind; }
-Token *peek_at(Parser *p, int ahead);  /* token `ahead` after the current (clamped to EOF) */
-Token *previous(Parser *p);            /* last consumed token */
-Token *advance(Parser *p);             /* consume and return the current token */
-bool accept_op(Parser *p, OpKind op);
-Token *expect_op(Parser *p, OpKind op); /* error "expected 'X'" */
-bool accept_keyword(Parser *p, Keyword kw);
-Token *expect_keyword(Parser *p, Keyword kw);
-bool at_name(Parser *p);                    /* an identifier (not a hard keyword) */
-bool at_soft_keyword(Parser *p, const char *word); /* NAME with this spelling */
-Str expect_name(Parser *p);                 /* an identifier, error otherwise */
-bool token_is(const Token *t, const char *text); /* spelling equals text */
+Token *parser_peek_at(Parser *p, int ahead);  /* token `ahead` after the current (clamped to EOF) */
+Token *parser_previous(Parser *p);            /* last consumed token */
+Token *parser_advance(Parser *p);             /* consume and return the current token */
+bool parser_accept_op(Parser *p, OpKind op);
+Token *parser_expect_op(Parser *p, OpKind op); /* error "expected 'X'" */
+bool parser_accept_keyword(Parser *p, Keyword kw);
+Token *parser_expect_keyword(Parser *p, Keyword kw);
+bool parser_at_name(Parser *p);                    /* an identifier (not a hard keyword) */
+bool parser_at_soft_keyword(Parser *p, const char *word); /* NAME with this spelling */
+Str parser_expect_name(Parser *p);                 /* an identifier, error otherwise */
+bool parser_token_is(const Token *t, const char *text); /* spelling equals text */
 
 /* ---- parser.c: errors and limits */
 _Noreturn void parse_error_at(Parser *p, const Token *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 _Noreturn void parse_error_node(Parser *p, const Node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 _Noreturn void parse_error_invalid(Parser *p); /* "invalid syntax" at the current token */
-void enter_rule(Parser *p);  /* depth + 1; error "too many nested expressions" past the limit */
-void leave_rule(Parser *p);
+void parser_enter_rule(Parser *p);  /* depth + 1; error "too many nested expressions" past the limit */
+void parser_leave_rule(Parser *p);
 
 /* ---- parser.c: nodes */
-Node *new_node(Parser *p, NodeKind kind, const Token *start); /* span starts at `start` */
-Node *new_node_at(Parser *p, NodeKind kind, Pos start);
-void end_node(Parser *p, Node *node);       /* span ends at the end of previous(p) */
-void push(Parser *p, NodeList *list, Node *node);
-Str token_str(const Token *t);
+Node *parser_new_node(Parser *p, NodeKind kind, const Token *start); /* span starts at `start` */
+Node *parser_new_node_at(Parser *p, NodeKind kind, Pos start);
+void parser_end_node(Parser *p, Node *node);       /* span ends at the end of parser_previous(p) */
+void parser_push(Parser *p, NodeList *list, Node *node);
+Str parser_token_str(const Token *t);
 
 /* ---- parse_expr.c */
 Node *parse_expression(Parser *p);          /* expression (with if-else, lambda) */
@@ -85,7 +89,7 @@ bool is_augassign_target(const Node *target); /* Name, Attribute, Subscript (not
 /* What CPython calls an expression in messages: "function call", "literal",
  * "tuple", "conditional expression", ... (added by the expression parser, for
  * "'%s' is an illegal expression for augmented assignment" and the like). */
-const char *expr_name(const Node *node);
+const char *parser_expr_name(const Node *node);
 
 /* ---- parse_stmt.c */
 NodeList parse_block(Parser *p);            /* block: NEWLINE INDENT statements DEDENT | simple_stmts */

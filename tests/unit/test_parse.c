@@ -1412,7 +1412,7 @@ static void test_target_helpers(void) {
   for (int i = 0; parsed.module && i < 8; i++) {
     Node *value = parsed.module->u.module.body.items[i]->u.expr_stmt.value;
     CHECK(is_augassign_target(value) == augassign[i]);
-    CHECK_STR(expr_name(value), names[i]);
+    CHECK_STR(parser_expr_name(value), names[i]);
   }
   unit_free_tree(&parsed);
 }
