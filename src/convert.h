@@ -14,10 +14,14 @@
 
 #include "c2t.h"
 
-/* Explicit limits of the conversion. */
-#define C2T_MAX_KERNELS      256
-#define C2T_MAX_FUNCTIONS    4096
-#define C2T_MAX_ALIASES      512
+/* Explicit limits of the conversion (README.md, "Explicit limits"); each
+ * ends in a located C2T002 error "too many ... (limit is N)". The tables of
+ * bindings and functions grow in the arena up to their limit; the limits
+ * bound the linear name lookups of resolve.c, not memory. */
+#define C2T_MAX_KERNELS      4096   /* @ct.kernel functions in one module (launch.c) */
+#define C2T_MAX_FUNCTIONS    16384  /* module-level functions, any role (resolve.c) */
+#define C2T_MAX_ALIASES      16384  /* module-level names: imports from cuda.tile, aliases, constants */
+#define C2T_MAX_CT_MODULE_NAMES 64  /* names bound to the cuda.tile module itself (`import cuda.tile as ct`) */
 
 /* A module-level name and what it is bound to. */
 typedef struct Binding {
@@ -75,13 +79,13 @@ typedef struct Converter {
   ConvertStats *stats;    /* NULL unless the caller asked for statistics */
 
   /* resolve */
-  Str ct_modules[16];     /* names bound to the cuda.tile module (`ct`) */
+  Str ct_modules[C2T_MAX_CT_MODULE_NAMES]; /* names bound to the cuda.tile module (`ct`) */
   int ct_module_count;
   bool cuda_package_bound;/* `import cuda.tile`: cuda.tile.X chains */
-  Binding bindings[C2T_MAX_ALIASES]; /* from-imports and module-level aliases/constants */
-  int binding_count;
-  Function functions[C2T_MAX_FUNCTIONS];
-  int function_count;
+  Binding *bindings;      /* from-imports and module-level aliases/constants (arena, grows) */
+  int binding_count, binding_capacity;
+  Function *functions;    /* module-level functions (arena, grows; stable once resolved) */
+  int function_count, function_capacity;
   NodeList launch_sites;  /* N_CALL nodes of ct.launch in host code */
   NodeList ct_imports;    /* import statements of cuda.tile, removed from the output */
 } Converter;

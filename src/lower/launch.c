@@ -30,8 +30,8 @@ static Str source_text(Lowerer *L, const Node *node) {
 }
 
 typedef struct LaunchOptions {
-  Buf text;      /* keyword arguments of the launch, one per line */
-  Buf notes;     /* comments about hints that have no Triton counterpart */
+  Buf *text;     /* keyword arguments of the launch, one per line (lower_buf) */
+  Buf *notes;    /* comments about hints that have no Triton counterpart (lower_buf) */
   Node *values[9];
   int count;
 } LaunchOptions;
@@ -54,11 +54,11 @@ static void collect_launch_options(Lowerer *L, Function *kernel, LaunchOptions *
         L->needs_by_target = true;
       }
       options->values[options->count++] = value;
-      buf_printf(&options->text, "            num_ctas=_%d,\n", options->count);
+      buf_printf(options->text, "            num_ctas=_%d,\n", options->count);
     } else if (str_eq(name, "occupancy") || str_eq(name, "opt_level") || str_eq(name, "num_worker_warps")) {
       Str written = source_text(L, value);
       stats_notes(L->conv, "C2T101");
-      buf_printf(&options->notes,
+      buf_printf(options->notes,
                  "    # C2T101: %.*s=%.*s is a cuTile compiler hint with no Triton launch option; not used.\n",
                  name.len, name.text, written.len, written.text);
     } else {
@@ -103,9 +103,10 @@ static const char *first_array_param(Lowerer *L, const Function *kernel) {
 void lower_launcher(Lowerer *L, Function *kernel) {
   Node *def = kernel->def;
   Str name = def->u.function_def.name;
-  Buf text = {0}, unpack = {0}, call = {0};
-  launch_arguments(L, kernel, &unpack, &call);
-  LaunchOptions options = {0};
+  /* lower_buf: a hint that cannot be converted ends the lowering with an error */
+  Buf text = {0}, *unpack = lower_buf(L), *call = lower_buf(L);
+  launch_arguments(L, kernel, unpack, call);
+  LaunchOptions options = {lower_buf(L), lower_buf(L), {0}, 0};
   collect_launch_options(L, kernel, &options);
   buf_printf(&text,
              "def launch_%.*s(stream, grid, args):\n"
@@ -115,18 +116,19 @@ void lower_launcher(Lowerer *L, Function *kernel) {
              "    with _kernel_stream(stream, %s):\n"
              "        %.*s[tuple(grid)](\n%s%s        )\n",
              name.len, name.text, name.len, name.text, name.len, name.text,
-             options.notes.data ? options.notes.data : "", unpack.data ? unpack.data : "_",
+             options.notes->data ? options.notes->data : "", unpack->data ? unpack->data : "_",
              kernel->param_count == 1 ? "," : "", first_array_param(L, kernel), name.len, name.text,
-             call.data ? call.data : "", options.text.data ? options.text.data : "");
+             call->data ? call->data : "", options.text->data ? options.text->data : "");
   NodeList made = template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), options.values,
                                  options.count);
-  buf_free(&options.text);
-  buf_free(&options.notes);
+  buf_free(options.text);
+  buf_free(options.notes);
   buf_free(&text);
-  buf_free(&unpack);
-  buf_free(&call);
+  buf_free(unpack);
+  buf_free(call);
   if (L->launcher_count == C2T_MAX_KERNELS)
-    lower_error(L, def, "more than %d kernels in one module", C2T_MAX_KERNELS);
+    diag_error_code(&L->ctx->diag, C2T_CODE_LIMIT, def->span.start, "too many kernels in one module (limit is %d)",
+                    C2T_MAX_KERNELS);
   L->launchers[L->launcher_count] = made.items[0];
   L->launcher_of[L->launcher_count++] = kernel;
 }

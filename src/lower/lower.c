@@ -43,7 +43,9 @@ Node *new_int(Lowerer *L, long long value) {
   Node *node = arena_alloc(&L->ctx->arena, sizeof(Node));
   node->kind = N_CONSTANT;
   node->u.constant.kind = CONST_NUMBER;
-  const char *text = arena_printf(&L->ctx->arena, "%lld", value < 0 ? -value : value);
+  /* the magnitude in unsigned arithmetic: -INT64_MIN does not fit a long long */
+  unsigned long long magnitude = value < 0 ? 0ULL - (unsigned long long)value : (unsigned long long)value;
+  const char *text = arena_printf(&L->ctx->arena, "%llu", magnitude);
   node->u.constant.text = (Str){text, (int)strlen(text)};
   node->type = type_const_int(L->ctx, value);
   node->rewritten = true;
@@ -53,6 +55,41 @@ Node *new_int(Lowerer *L, long long value) {
     return negative;
   }
   return node;
+}
+
+long long fold_int(Lowerer *L, const Node *at, char op, long long x, long long y) {
+  long long result = 0;
+  bool overflow = false;
+  switch (op) {
+  case '+': overflow = __builtin_add_overflow(x, y, &result); break;
+  case '-': overflow = __builtin_sub_overflow(x, y, &result); break;
+  case '*': overflow = __builtin_mul_overflow(x, y, &result); break;
+  case 'n': overflow = __builtin_sub_overflow(0LL, x, &result); break;
+  case 'a': overflow = x < 0 ? __builtin_sub_overflow(0LL, x, &result) : (result = x, false); break;
+  case '/':
+  case '%':
+    if (y == 0)
+      lower_error(L, at, "integer division or modulo by zero in a constant expression");
+    if (x == INT64_MIN && y == -1) { /* the quotient 2**63 overflows; the remainder is 0 */
+      overflow = op == '/';
+      break;
+    }
+    result = op == '/' ? x / y : x % y;
+    if (x % y != 0 && ((x % y < 0) != (y < 0))) /* Python floors: round toward -inf */
+      result = op == '/' ? result - 1 : result + y;
+    break;
+  default: lower_error(L, at, "internal error: no constant folding for '%c'", op);
+  }
+  if (overflow)
+    lower_error(L, at, "this integer constant expression overflows int64, the type of cuTile's integer constants");
+  return result;
+}
+
+long long fold_float_to_int(Lowerer *L, const Node *at, double value) {
+  /* [-2**63, 2**63): both bounds are exact doubles */
+  if (!(value >= -0x1p63 && value < 0x1p63))
+    lower_error(L, at, "the float constant %g does not fit int64 as an integer", value);
+  return (long long)value;
 }
 
 Str new_temp_name(Lowerer *L, const char *hint) {
@@ -421,10 +458,21 @@ static void lower_kernel(Lowerer *L, Function *fn) {
 
 /* ------------------------------------------------------------ the module */
 
-void lower_module(Converter *conv) {
-  Lowerer *L = arena_alloc(&conv->ctx->arena, sizeof(Lowerer));
-  L->conv = conv;
-  L->ctx = conv->ctx;
+Buf *lower_buf(Lowerer *L) {
+  TrackedBuf *tracked = arena_alloc(&L->ctx->arena, sizeof(TrackedBuf));
+  tracked->next = L->bufs;
+  L->bufs = tracked;
+  return &tracked->buf;
+}
+
+static void free_tracked_bufs(Lowerer *L) {
+  for (TrackedBuf *tracked = L->bufs; tracked; tracked = tracked->next)
+    buf_free(&tracked->buf); /* one already freed has data NULL */
+  L->bufs = NULL;
+}
+
+static void lower_module_body(Lowerer *L) {
+  Converter *conv = L->conv;
   if (conv->ct_imports.count == 0)
     lower_error(L, NULL, "this module does not import cuda.tile: there is nothing to convert");
   for (int i = 0; i < conv->function_count; i++)
@@ -435,6 +483,27 @@ void lower_module(Converter *conv) {
       lower_unused_device_function(L, &conv->functions[i]);
   lower_host_code(L);
   finish_module(L);
+}
+
+/* Any error of the lowering (lower_error, diag errors of the notes) passes
+ * through here first: the lowering's Bufs are freed, then the error goes on
+ * to the caller's handler. */
+void lower_module(Converter *conv) {
+  Lowerer *L = arena_alloc(&conv->ctx->arena, sizeof(Lowerer));
+  L->conv = conv;
+  L->ctx = conv->ctx;
+  Diag *diag = &conv->ctx->diag;
+  jmp_buf outer;
+  memcpy(&outer, &diag->on_error, sizeof outer);
+  int status = setjmp(diag->on_error);
+  if (status != 0) {
+    free_tracked_bufs(L);
+    memcpy(&diag->on_error, &outer, sizeof outer);
+    longjmp(diag->on_error, status);
+  }
+  lower_module_body(L);
+  free_tracked_bufs(L);
+  memcpy(&diag->on_error, &outer, sizeof outer);
 }
 
 /* ----------------------------------------------------- tile functions */

@@ -120,9 +120,18 @@ typedef struct RuntimeHelper {
   const char *source; /* Python text of the helper, with its docstring */
 } RuntimeHelper;
 
+/* A Buf of the lowering (lower_buf): freed when the module is done or an
+ * error leaves the lowering, so an error between a Buf's first write and its
+ * buf_free leaks nothing. */
+typedef struct TrackedBuf {
+  Buf buf;
+  struct TrackedBuf *next;
+} TrackedBuf;
+
 typedef struct Lowerer {
   Converter *conv;
   Context *ctx;
+  TrackedBuf *bufs;   /* every lower_buf of the run */
   Function *function; /* being lowered */
   Scope *scope;
   TypeInfo *return_type; /* of the tile function being lowered */
@@ -165,7 +174,17 @@ Variable *scope_lookup(Lowerer *L, Str name);
 void scope_bind(Lowerer *L, Str name, TypeInfo *type);
 Node *new_name(Lowerer *L, const char *text);
 Node *new_int(Lowerer *L, long long value);
+/* Folding of known integer constants in cuTile's int64 (Python's semantics:
+ * '/' is floor division, '%' floor modulo, 'n' is -x, 'a' is abs(x)); a
+ * result outside int64 or a division by zero is a located error at `at`. */
+long long fold_int(Lowerer *L, const Node *at, char op, long long x, long long y);
+/* A float constant's value truncated to an int64, as int(x): a located
+ * error where Python's int(x) does not fit int64 (inf, nan, |x| >= 2**63). */
+long long fold_float_to_int(Lowerer *L, const Node *at, double value);
 Str new_temp_name(Lowerer *L, const char *hint); /* a fresh local: hint_1, hint_2 ... */
+/* An empty Buf owned by the lowering: buf_free it when done as usual; one
+ * an error leaves behind is freed by lower_module. */
+Buf *lower_buf(Lowerer *L);
 _Noreturn void lower_error(Lowerer *L, const Node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 TypeInfo *array_param_type(Lowerer *L, Str name, bool int64_index);
 Node *lower_device_call(Lowerer *L, Node *call, Function *fn);

@@ -111,17 +111,17 @@ static void decode_token(Lowerer *L, const Node *token, Buf *out) {
 static const char *literal_text(Lowerer *L, const Node *node) {
   if (!node || node->kind != N_STRING || node->u.string.is_bytes)
     return NULL;
-  Buf out = {0};
+  Buf *out = lower_buf(L); /* decoding may stop at an error */
   for (int i = 0; i < node->u.string.parts.count; i++) {
     const Node *part = node->u.string.parts.items[i];
     if (part->kind != N_STRING_TOKEN) {
-      buf_free(&out);
+      buf_free(out);
       return NULL;
     }
-    decode_token(L, part, &out);
+    decode_token(L, part, out);
   }
-  char *text = arena_strndup(&L->ctx->arena, out.data ? out.data : "", out.len);
-  buf_free(&out);
+  char *text = arena_strndup(&L->ctx->arena, out->data ? out->data : "", out->len);
+  buf_free(out);
   return text;
 }
 
@@ -153,7 +153,7 @@ static Node *string_node(Lowerer *L, const char *text) {
 /* Printing: the text seen since the last printed value, and the prints. */
 typedef struct Printer {
   Lowerer *L;
-  Buf text;
+  Buf *text; /* lower_buf: printing may stop at an error */
   int printed;
   bool hex;
 } Printer;
@@ -175,12 +175,12 @@ static void emit_print(Printer *P, Node *value) {
   Lowerer *L = P->L;
   if (!L->pending)
     lower_error(L, value, "printing cannot be converted here");
-  Node *prefix = string_node(L, trimmed(L, &P->text));
+  Node *prefix = string_node(L, trimmed(L, P->text));
   Node *call = value ? (P->hex ? T(L, "tl.device_print(_1, _2, hex=True)", prefix, value)
                                : T(L, "tl.device_print(_1, _2)", prefix, value))
                      : T(L, "tl.device_print(_1)", prefix);
   node_list_push(&L->ctx->arena, L->pending, template_stmts(L->ctx, "_1\n", TEMPLATE_NODES(call)).items[0]);
-  P->text.len = 0;
+  P->text->len = 0;
   P->printed++;
 }
 
@@ -198,7 +198,7 @@ static void print_value(Printer *P, Node *source) {
       snprintf(number, sizeof number, "%g", type->float_value);
     else
       snprintf(number, sizeof number, "%lld", type->int_value);
-    buf_puts(&P->text, number);
+    buf_puts(P->text, number);
     return;
   }
   if (!type || (type->kind != VAL_TILE && type->kind != VAL_CONST))
@@ -213,11 +213,11 @@ static void print_fstring(Printer *P, const Node *fstring) {
   for (int i = 0; i < fstring->u.fstring.parts.count; i++) {
     Node *part = fstring->u.fstring.parts.items[i];
     if (part->kind == N_FSTRING_TEXT) {
-      decode_body(part->u.piece.text.text, part->u.piece.text.len, raw, true, &P->text);
+      decode_body(part->u.piece.text.text, part->u.piece.text.len, raw, true, P->text);
       continue;
     }
     Str debug = part->u.formatted_value.debug_text; /* f"{x = }" prints "x = " first */
-    decode_body(debug.text, debug.len, true, false, &P->text);
+    decode_body(debug.text, debug.len, true, false, P->text);
     print_value(P, part->u.formatted_value.value);
   }
 }
@@ -229,15 +229,15 @@ static void print_string(Printer *P, const Node *string) {
     if (part->kind == N_FSTRING)
       print_fstring(P, part);
     else
-      decode_token(P->L, part, &P->text);
+      decode_token(P->L, part, P->text);
   }
 }
 
 static void finish_printing(Printer *P) {
-  const char *rest = trimmed(P->L, &P->text);
+  const char *rest = trimmed(P->L, P->text);
   if (*rest || P->printed == 0)
     emit_print(P, NULL);
-  buf_free(&P->text);
+  buf_free(P->text);
 }
 
 /* ct.print(*args, sep=' ', end='\n') and builtin print: Python-style. */
@@ -252,12 +252,12 @@ static Node *lower_print(Lowerer *L, Node *call, const char *member) {
     if (str_eq(kw->u.keyword.arg, "sep"))
       sep = text;
   }
-  Printer P = {L, {0}, 0, false};
+  Printer P = {L, lower_buf(L), 0, false};
   NodeList *args = &call->u.call.args;
   for (int i = 0; i < args->count; i++) {
     Node *arg = args->items[i];
     if (i)
-      buf_puts(&P.text, sep);
+      buf_puts(P.text, sep);
     if (arg->kind == N_STARRED)
       lower_error(L, arg, "print(): starred arguments cannot be converted");
     if (arg->kind == N_STRING && !arg->u.string.is_bytes)
@@ -319,7 +319,7 @@ static Node *lower_printf(Lowerer *L, Node *call, const char *member) {
   }
   if (conversions != args->count - 1)
     lower_error(L, call, "ct.printf(): the format has %d conversions for %d values", conversions, args->count - 1);
-  Printer P = {L, {0}, 0, all_hex && conversions > 0};
+  Printer P = {L, lower_buf(L), 0, all_hex && conversions > 0};
   int next = 1;
   for (const char *p = format; *p; p++) {
     char conversion;
@@ -328,7 +328,7 @@ static Node *lower_printf(Lowerer *L, Node *call, const char *member) {
       continue;
     }
     if (*p != '%') {
-      append_char(&P.text, *p);
+      append_char(P.text, *p);
       continue;
     }
     p += printf_conversion(p, &conversion) - 1;

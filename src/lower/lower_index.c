@@ -50,10 +50,12 @@ static Node *lower_cdiv(Lowerer *L, Node *call, const char *member) {
   Node *y = require_arg(L, call, &args, 1, "ct.cdiv()", "y");
   bool x_const = x->type->kind == VAL_CONST && x->type->dtype != DT_UNKNOWN;
   bool y_const = y->type->kind == VAL_CONST && y->type->dtype != DT_UNKNOWN;
-  if (x_const && y_const && y->type->int_value != 0) {
+  if (x_const && y_const) {
+    /* ceil(a / b): the floor quotient, one more when inexact; folded in
+     * int64 (a zero divisor or an overflow is a located error) */
     long long a = x->type->int_value, b = y->type->int_value;
-    long long q = a / b, r = a % b;
-    return new_int(L, q + (r != 0 && ((r > 0) == (b > 0))));
+    long long q = fold_int(L, call, '/', a, b);
+    return new_int(L, fold_int(L, call, '%', a, b) != 0 ? q + 1 : q);
   }
   if (x->type->kind == VAL_CONST && y->type->kind == VAL_CONST) {
     /* constexpr operands: Python's floor division is exact */

@@ -291,7 +291,15 @@ static void match_bfloat16(Lowerer *L, Node **left, Node **right) {
 
 /* ------------------------------------------------------------ folding */
 
-static TypeInfo *number_result(Lowerer *L, const TypeInfo *lt, const TypeInfo *rt, AstOp op) {
+/* The value of a constant as Python sees it, for division checks. */
+static bool number_is_zero(const TypeInfo *type) {
+  return type->is_float ? type->float_value == 0 : type->int_value == 0;
+}
+
+/* Folds `lt op rt` on two Python numbers, as cuTile folds loose constants:
+ * integers in int64 (an overflow is a located error at `at`, see
+ * fold_int), a division by a known zero is an error as in Python. */
+static TypeInfo *number_result(Lowerer *L, const Node *at, const TypeInfo *lt, const TypeInfo *rt, AstOp op) {
   TypeInfo *type = type_new(L->ctx, VAL_CONST);
   type->rank = 0;
   type->loose = true;
@@ -299,21 +307,28 @@ static TypeInfo *number_result(Lowerer *L, const TypeInfo *lt, const TypeInfo *r
   bool any_float = lt->is_float || rt->is_float;
   type->is_float = any_float || op == AOP_DIV;
   type->dtype = known ? (type->is_float ? DT_FLOAT32 : DT_INT32) : DT_UNKNOWN;
+  if (rt->dtype != DT_UNKNOWN && (op == AOP_DIV || op == AOP_FLOORDIV || op == AOP_MOD) && number_is_zero(rt))
+    lower_error(L, at, "division or modulo by zero in a constant expression");
   if (!known)
     return type;
   double a = lt->is_float ? lt->float_value : (double)lt->int_value;
   double b = rt->is_float ? rt->float_value : (double)rt->int_value;
   long long x = lt->int_value, y = rt->int_value;
   switch (op) {
-  case AOP_ADD: type->int_value = x + y; type->float_value = a + b; break;
-  case AOP_SUB: type->int_value = x - y; type->float_value = a - b; break;
-  case AOP_MULT: type->int_value = x * y; type->float_value = a * b; break;
+  case AOP_ADD: type->float_value = a + b; break;
+  case AOP_SUB: type->float_value = a - b; break;
+  case AOP_MULT: type->float_value = a * b; break;
   case AOP_DIV: type->float_value = a / b; break;
-  default: type->dtype = DT_UNKNOWN; break; /* value not tracked */
+  default: type->dtype = DT_UNKNOWN; return type; /* value not tracked */
   }
-  type->int_value = type->is_float ? (long long)type->float_value : type->int_value;
-  if (type->dtype != DT_UNKNOWN && !type->is_float && llabs(type->int_value) > (1LL << 53))
-    type->dtype = DT_UNKNOWN; /* beyond what we track exactly */
+  if (!type->is_float) {
+    char fold = op == AOP_ADD ? '+' : op == AOP_SUB ? '-' : '*';
+    type->int_value = fold_int(L, at, fold, x, y);
+    type->float_value = (double)type->int_value;
+  } else {
+    /* int_value of a float constant: its truncation where it has one */
+    type->int_value = isfinite(type->float_value) && fabs(type->float_value) < 0x1p63 ? (long long)type->float_value : 0;
+  }
   return type;
 }
 
@@ -390,7 +405,7 @@ static Node *lower_binary(Lowerer *L, Node *at, const char *what, AstOp op, Node
   if (math_is_number(lt) && math_is_number(rt)) { /* Python's arithmetic, as cuTile's on loose constants */
     Node *folded = T(L, "_1 + _2", left, right);
     folded->u.bin_op.op = op;
-    folded->type = number_result(L, lt, rt, op);
+    folded->type = number_result(L, at, lt, rt, op);
     return folded;
   }
   check_number_width(L, at, what, lt, rt);

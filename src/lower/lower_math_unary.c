@@ -195,10 +195,10 @@ Node *lower_math_unary_function(Lowerer *L, Node *call, const char *member) {
 
 /* ------------------------------------------------- -x, ~x, abs, isnan */
 
-static TypeInfo *negated_number(Lowerer *L, const TypeInfo *type) {
+static TypeInfo *negated_number(Lowerer *L, const Node *at, const TypeInfo *type) {
   TypeInfo *copy = type_new(L->ctx, VAL_CONST);
   *copy = *type;
-  copy->int_value = -type->int_value;
+  copy->int_value = type->is_float || type->dtype == DT_UNKNOWN ? 0 : fold_int(L, at, 'n', type->int_value, 0);
   copy->float_value = -type->float_value;
   if (type->dtype == DT_BOOL) /* -True is -1 */
     copy->dtype = DT_INT32;
@@ -211,7 +211,7 @@ Node *lower_math_negative(Lowerer *L, Node *expr, Node *operand) {
   require_value(L, expr, "negation", type);
   if (math_is_number(type)) {
     Node *result = T(L, "-_1", operand);
-    result->type = negated_number(L, type);
+    result->type = negated_number(L, expr, type);
     return result;
   }
   if (math_dtype_is_restricted(type->dtype))
@@ -260,7 +260,7 @@ Node *lower_math_abs(Lowerer *L, Node *call, const char *member) {
     Node *result = T(L, "abs(_1)", x);
     result->type = type_new(L->ctx, VAL_CONST);
     *result->type = *x->type;
-    result->type->int_value = llabs(x->type->int_value);
+    result->type->int_value = x->type->is_float || x->type->dtype == DT_UNKNOWN ? 0 : fold_int(L, call, 'a', x->type->int_value, 0);
     result->type->float_value = fabs(x->type->float_value);
     return result;
   }
@@ -457,7 +457,7 @@ Node *lower_math_python_conversion(Lowerer *L, Node *call, const char *member) {
     result_type->loose = true;
     Node *result;
     if (member[0] == 'i') {
-      result_type->int_value = type->is_float ? (long long)type->float_value : type->int_value;
+      result_type->int_value = type->is_float ? fold_float_to_int(L, call, type->float_value) : type->int_value;
       result_type->float_value = (double)result_type->int_value;
       result_type->is_float = false;
       result_type->dtype = DT_INT32;

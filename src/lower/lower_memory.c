@@ -400,7 +400,7 @@ static Node *scaled(Lowerer *L, Node *index, Node *size) {
   long long i, s;
   bool index_known = known_int(index, &i), size_known = known_int(size, &s);
   if (index_known && size_known)
-    return new_int(L, i * s);
+    return new_int(L, fold_int(L, index, '*', i, s));
   if (index_known && i == 0)
     return new_int(L, 0);
   if (size_known && s == 1)

@@ -545,11 +545,11 @@ static Combine combine_of_lambda(Lowerer *L, Node *lambda, Node **xs, int n, con
   NodeList pending = {0};
   L->scope = arena_alloc(&L->ctx->arena, sizeof(Scope));
   L->pending = &pending;
-  Buf header = {0};
+  Buf *header = lower_buf(L); /* lowering the body may stop at an error */
   for (int i = 0; i < 2 * n; i++) {
     Str name = params->items[i]->u.arg.arg;
     scope_bind(L, name, types[i]);
-    buf_printf(&header, "%s%.*s", i ? ", " : "", name.len, name.text);
+    buf_printf(header, "%s%.*s", i ? ", " : "", name.len, name.text);
   }
   Node *body = lower_expr(L, lambda->u.lambda.body);
   L->scope = outer;
@@ -580,8 +580,8 @@ static Combine combine_of_lambda(Lowerer *L, Node *lambda, Node **xs, int n, con
       "    functions must be @triton.jit functions); results cast back to the operands' dtypes\n"
       "    as cuTile does.\"\"\"\n"
       "    return %s\n",
-      name, header.data, lambda->span.start.line, cast_back_text(L, results, operands, n));
-  buf_free(&header);
+      name, header->data, lambda->span.start.line, cast_back_text(L, results, operands, n));
+  buf_free(header);
   return (Combine){name, use_runtime(L, name, source)};
 }
 

@@ -73,7 +73,7 @@ Node *shape_product(Lowerer *L, Node **dims, int count) {
   for (int d = 0; d < count; d++) {
     long long value;
     if (shape_known_int(dims[d], &value))
-      known *= value;
+      known = fold_int(L, dims[d], '*', known, value);
     else
       symbolic = symbolic ? T(L, "_1 * _2", symbolic, dims[d]) : dims[d];
   }
@@ -88,8 +88,8 @@ Node *shape_product(Lowerer *L, Node **dims, int count) {
 /* a // b as a constant expression (a number when both are known). */
 static Node *shape_quotient(Lowerer *L, Node *a, Node *b) {
   long long x, y;
-  if (shape_known_int(a, &x) && shape_known_int(b, &y) && y != 0)
-    return new_int(L, x / y);
+  if (shape_known_int(a, &x) && shape_known_int(b, &y))
+    return new_int(L, fold_int(L, b, '/', x, y)); /* Python's //: floors; 0 is an error */
   if (shape_known_int(b, &y) && y == 1)
     return a;
   Node *quotient = T(L, "_1 // _2", a, b);

@@ -37,10 +37,32 @@ Function *find_function(Converter *conv, Str name) {
   return NULL;
 }
 
+/* Room for one more item in an arena table of `*capacity` items (doubling;
+ * the old block stays in the arena). */
+static void *grown(Converter *conv, void *items, int count, int *capacity, size_t size) {
+  if (count < *capacity)
+    return items;
+  int wanted = *capacity ? *capacity * 2 : 64;
+  void *bigger = arena_alloc(&conv->ctx->arena, size * (size_t)wanted);
+  if (count)
+    memcpy(bigger, items, size * (size_t)count);
+  *capacity = wanted;
+  return bigger;
+}
+
 static void add_binding(Converter *conv, Node *at, Str name, Node *value, const char *member) {
   if (conv->binding_count == C2T_MAX_ALIASES)
-    diag_error_code(&conv->ctx->diag, C2T_CODE_LIMIT, at->span.start, "more than %d module-level names to track", C2T_MAX_ALIASES);
+    diag_error_code(&conv->ctx->diag, C2T_CODE_LIMIT, at->span.start, "too many module-level names (limit is %d)",
+                    C2T_MAX_ALIASES);
+  conv->bindings = grown(conv, conv->bindings, conv->binding_count, &conv->binding_capacity, sizeof(Binding));
   conv->bindings[conv->binding_count++] = (Binding){name, value, member};
+}
+
+static void add_ct_module_name(Converter *conv, Node *at, Str name) {
+  if (conv->ct_module_count == C2T_MAX_CT_MODULE_NAMES)
+    diag_error_code(&conv->ctx->diag, C2T_CODE_LIMIT, at->span.start,
+                    "too many names bound to the cuda.tile module (limit is %d)", C2T_MAX_CT_MODULE_NAMES);
+  conv->ct_modules[conv->ct_module_count++] = name;
 }
 
 static bool is_ct_module_name(Converter *conv, Str name) {
@@ -118,9 +140,7 @@ static void resolve_import(Converter *conv, Node *stmt) {
     Node *alias = names->items[i];
     Str name = alias->u.alias.name, asname = alias->u.alias.asname;
     if (is_cuda_tile(name) && asname.len) {
-      if (conv->ct_module_count == 16)
-        diag_error_code(&conv->ctx->diag, C2T_CODE_LIMIT, alias->span.start, "too many names for cuda.tile");
-      conv->ct_modules[conv->ct_module_count++] = asname;
+      add_ct_module_name(conv, alias, asname);
       touches_cuda_tile = true;
     } else if ((is_cuda_tile(name) || starts_with_cuda_tile(name)) && !asname.len) {
       conv->cuda_package_bound = true;
@@ -165,7 +185,7 @@ static void resolve_import_from(Converter *conv, Node *stmt) {
     if (from_cuda) {
       if (!str_eq(name, "tile"))
         return; /* another cuda package (cuda.bindings, ...): not ours */
-      conv->ct_modules[conv->ct_module_count++ % 16] = bound;
+      add_ct_module_name(conv, alias, bound);
     } else if (from_cuda_tile) {
       add_binding(conv, alias, bound, NULL, arena_strndup(&conv->ctx->arena, name.text, (size_t)name.len));
     } else {
@@ -198,7 +218,9 @@ static bool keyword_is_true(Node *call, const char *name) {
 
 static void resolve_function_def(Converter *conv, Node *def) {
   if (conv->function_count == C2T_MAX_FUNCTIONS)
-    diag_error_code(&conv->ctx->diag, C2T_CODE_LIMIT, def->span.start, "more than %d module-level functions", C2T_MAX_FUNCTIONS);
+    diag_error_code(&conv->ctx->diag, C2T_CODE_LIMIT, def->span.start, "too many module-level functions (limit is %d)",
+                    C2T_MAX_FUNCTIONS);
+  conv->functions = grown(conv, conv->functions, conv->function_count, &conv->function_capacity, sizeof(Function));
   Function *fn = &conv->functions[conv->function_count++];
   *fn = (Function){.def = def, .role = ROLE_HOST};
   NodeList *decorators = &def->u.function_def.decorator_list;
@@ -257,9 +279,8 @@ static void resolve_statement(Converter *conv, Node *stmt, int depth) {
   }
 }
 
+/* Nesting needs no cap of its own: the parser bounds it (C2T_MAX_PARSE_DEPTH). */
 static void resolve_statements(Converter *conv, NodeList *body, int depth) {
-  if (depth > RESOLVE_MAX_ALIAS_DEPTH)
-    return;
   for (int i = 0; i < body->count; i++)
     resolve_statement(conv, body->items[i], depth);
 }

@@ -7,6 +7,8 @@
    NUL bytes, invalid UTF-8. Each must end in exit 0, or exit 1 with a
    located error; never a crash, a sanitizer report or a hang, and the input
    file is never modified.
+3. cuTile conversions (`cutile2triton FILE`), valid and invalid, with leak
+   detection: each ends in its expected exit status (1 with a located error).
 """
 import hashlib
 import os
@@ -61,6 +63,52 @@ def hostile_inputs():
     yield "form feeds and tabs", b"if x:\n\t\x0c  y = 1\n"
 
 
+KERNEL = b"import cuda.tile as ct\n\n@ct.kernel%s\ndef k(x, y):\n    t = ct.load(x, index=(ct.bid(0),), shape=(16,))\n%s"
+
+
+def conversion_inputs():
+    """(name, bytes, expected exit) cuTile modules converted with `cutile2triton FILE`
+    under the sanitizers with leak detection: valid ones and error paths (an
+    error in the middle of building text once leaked it)."""
+    def kernel(body, decorator=b""):
+        return KERNEL % (decorator, b"".join(b"    " + line + b"\n" for line in body.split(b"\n")))
+    yield "valid load/store", kernel(b"ct.store(y, index=(ct.bid(0),), tile=t + 1)"), 0
+    yield "valid print", kernel(b'ct.print(f"t={t}", "b")\nct.printf("%d", t)'), 0
+    yield "valid scan lambda", kernel(b"ct.store(y, index=(ct.bid(0),), tile=ct.scan(t, 0, lambda a, b: a + b, 0))"), 0
+    yield "valid hints", kernel(b"ct.store(y, index=(ct.bid(0),), tile=t)", b"(num_ctas=1, occupancy=2)"), 0
+    yield "scan lambda with an unknown call", kernel(
+        b"ct.store(y, index=(ct.bid(0),), tile=ct.scan(t, 0, lambda a, b: ct.z(a, b), 0))"), 1
+    yield "kernel hint shape=1", kernel(b"ct.store(y, index=(ct.bid(0),), tile=t)", b"(shape=1)"), 1
+    yield "kernel hint after a kept one", kernel(b"ct.store(y, index=(ct.bid(0),), tile=t)", b"(num_ctas=2, shape=1)"), 1
+    yield "print of a string variable", kernel(b's = "s"\nct.print(f"a{s}", "b")'), 1
+    yield "Tile.print of a dtype", kernel(b"t.print(ct.int8)"), 1
+    yield "printf of an unknown call", kernel(b'ct.printf("value %d", ct.z(t))'), 1
+    yield "printf with too few values", kernel(b'ct.printf("%d %d", t)'), 1
+    yield "fold overflow", kernel(b"ct.store(y, index=(ct.bid(0),), tile=t + (9223372036854775807 + 1))"), 1
+    yield "fold negation overflow", kernel(b"ct.store(y, index=(ct.bid(0),), tile=t + -(-9223372036854775807 - 1))"), 1
+    yield "fold division by zero", kernel(b"ct.store(y, index=(ct.bid(0),), tile=t + 1 // 0)"), 1
+    yield "shape overflow", kernel(b"u = ct.load(x, index=(0,), shape=(9223372036854775807 + 1,))"), 1
+    yield "17 names for cuda.tile", b"".join(b"from cuda import tile as t%d\n" % i for i in range(17)) + kernel(
+        b"ct.store(y, index=(ct.bid(0),), tile=t)"), 0
+    yield "65 names for cuda.tile", b"".join(b"from cuda import tile as t%d\n" % i for i in range(65)) + kernel(
+        b"ct.store(y, index=(ct.bid(0),), tile=t)"), 1
+    yield "not cuTile", b"x = 1\n", 1
+
+
+def run_conversion(name, data, expected):
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "input.py")
+        with open(path, "wb") as f:
+            f.write(data)
+        try:
+            run = subprocess.run([TOOL, path], capture_output=True, env=ENV, timeout=60)
+        except subprocess.TimeoutExpired:
+            return f"{name}: hang (over 60 s)"
+        if run.returncode == expected and (expected == 0 or LOCATED_ERROR.search(run.stderr)):
+            return None
+        return f"{name}: exit {run.returncode}, expected {expected}: {run.stderr[:600]!r}"
+
+
 def run_hostile(name, data):
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "input.py")
@@ -97,6 +145,13 @@ def main():
         problem = run_hostile(name, data)
         if problem:
             print("FAIL", problem)
+            failed += 1
+        else:
+            passed += 1
+    for name, data, expected in conversion_inputs():
+        problem = run_conversion(name, data, expected)
+        if problem:
+            print("FAIL conversion", problem)
             failed += 1
         else:
             passed += 1
