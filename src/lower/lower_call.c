@@ -37,7 +37,7 @@ typedef struct Signature {
 
 static Signature parse_signature(const char *text) {
   Signature sig = {.keyword_from = C2T_MAX_CALL_ARGS};
-  static char storage[C2T_MAX_CALL_ARGS][40];
+  static _Thread_local char storage[C2T_MAX_CALL_ARGS][40]; /* one per thread: the API runs in many at once */
   const char *p = text;
   while (*p && sig.count < C2T_MAX_CALL_ARGS) {
     while (*p == ' ' || *p == ',')

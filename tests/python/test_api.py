@@ -130,8 +130,23 @@ def test_version():
     assert declared in tool("--version").stdout.decode()
 
 
+ROUNDS = 12  # per thread
+
+
+def many_calls_kernel(count=60):
+    """A kernel that binds the arguments of ct.load, ct.store and ct.sum over and
+    over: threads that share any state of the argument binding (a static buffer
+    of parameter names did) disagree within a few rounds."""
+    lines = ["import cuda.tile as ct", "", "", "@ct.kernel", "def k(x, y):", "    i = ct.bid(0)"]
+    for n in range(count):
+        lines.append(f"    t{n} = ct.load(x, index=(i,), shape=(16,), padding_mode=ct.PaddingMode.ZERO)")
+        lines.append(f"    ct.store(y, index=(i,), tile=t{n})")
+        lines.append(f"    s{n} = ct.sum(t{n}, axis=0, keepdims=True)")
+    return "\n".join(lines) + "\n"
+
+
 def test_threads_convert_at_once():
-    sources = [sample(name).read_text(encoding="utf-8") for name in SAMPLES] + [BAD_KERNEL]
+    sources = [sample(name).read_text(encoding="utf-8") for name in SAMPLES] + [BAD_KERNEL, many_calls_kernel()]
 
     def one(source):
         try:
@@ -140,12 +155,13 @@ def test_threads_convert_at_once():
             return "error", str(error)
 
     expected = [one(source) for source in sources]
+    assert expected[-1][0] == "ok", expected[-1][1]
     results = {}
     barrier = threading.Barrier(8)
 
     def worker(index):
         barrier.wait()
-        results[index] = [one(source) for _ in range(5) for source in sources]
+        results[index] = [one(source) for _ in range(ROUNDS) for source in sources]
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(8)]
     for thread in threads:
@@ -154,7 +170,7 @@ def test_threads_convert_at_once():
         thread.join()
     assert len(results) == 8
     for index in range(8):
-        assert results[index] == expected * 5
+        assert results[index] == expected * ROUNDS
 
 
 # ---- python -m cutile2triton: the tool's statuses and outputs
