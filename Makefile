@@ -4,6 +4,7 @@
 #   make test       every test; ends with "N passed, M failed"
 #   make bench      parse + emit the standard library, against CPython's ast
 #   make asan       the tool built with AddressSanitizer + UndefinedBehaviorSanitizer
+#   make fuzz       long fuzzing run of the sanitizer build (FUZZ_SECONDS, FUZZ_SEED, FUZZ_JOBS)
 #   make report     build/perf/report.md + report.png from the last benchmark run
 #   make clean
 
@@ -75,6 +76,15 @@ $(BUILD)/bench_roundtrip: $(BUILD)/obj/bench/bench_roundtrip.o $(BUILD)/libcutil
 
 bench: $(BUILD)/bench_roundtrip
 	@$(PYTHON) bench/bench_stdlib.py --bench-binary $(BUILD)/bench_roundtrip
+
+# make fuzz: the mutational fuzzer (tests/fuzz/fuzz.py) on the sanitizer build for FUZZ_SECONDS,
+# FUZZ_JOBS worker processes, cases made from FUZZ_SEED; findings go to build/fuzz/findings/.
+FUZZ_SECONDS ?= 600
+FUZZ_SEED    ?= 1
+FUZZ_JOBS    ?= 2
+.PHONY: fuzz
+fuzz: $(ASAN_BUILD)/cutile2triton
+	@$(PYTHON) tests/fuzz/fuzz.py --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED) --jobs $(FUZZ_JOBS) --minimize-seconds 60
 
 # make report: markdown table + PNG chart of the last benchmark run
 # (build/perf/last_run.json, written by `pytest tests/ops -k test_perf`; or PERF_RUN=path)

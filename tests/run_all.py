@@ -8,6 +8,8 @@ Suites (each prints its own "NAME: N passed, M failed" line):
   oracle       round trip of the whole standard library, judged by CPython
   sanitizers   the oracle on a sample, plus hostile inputs, under ASan+UBSan
   valgrind     a few files under valgrind's memcheck (when valgrind exists)
+  fuzz         the mutational fuzzer, bounded (fixed seed, ~1 minute), on the
+               sanitizer build; each distinct finding is a failure
   pytest       the conversion tests: rules (tests/convert), goldens
                (tests/golden), the corpus operators (tests/ops), run on the CPU
                under TRITON_INTERPRET=1 without a GPU; the Python API
@@ -80,6 +82,7 @@ def main():
         suites.append(("valgrind", [py, os.path.join(HERE, "oracle", "valgrind.py")], None))
     else:
         print("valgrind: not installed here; that suite is not run")
+    suites.append(("fuzz", [py, os.path.join(HERE, "fuzz", "fuzz.py")], None))
     suites.append(("pytest", [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/convert", "tests/golden",
                               "tests/ops", "tests/report", "tests/python"], None))
     total_passed = total_failed = 0
