@@ -148,6 +148,25 @@ static void scan_zero_literal(Lexer *lx, Pos start) {
   verify_end_of_number(lx, "decimal");
 }
 
+/* Decimal integer literals of more digits than this are a SyntaxError in
+ * CPython 3.11+ (the int/str conversion limit applies to bases that are not
+ * powers of two; leading zeros of "000" literals do not count). */
+#define C2T_MAX_INT_DIGITS 4300
+
+static void check_int_digits(Lexer *lx, size_t from) {
+  size_t digits = 0;
+  for (size_t i = from; i < lx->cur; i++)
+    digits += lx->src[i] != '_';
+  if (digits > C2T_MAX_INT_DIGITS) {
+    char message[200];
+    snprintf(message, sizeof message,
+             "Exceeds the limit (%d digits) for integer string conversion: value has %zu digits; use "
+             "sys.set_int_max_str_digits() to increase the limit",
+             C2T_MAX_INT_DIGITS, digits);
+    literal_error(lx, from, "%s", message);
+  }
+}
+
 void lex_number(Lexer *lx, Pos start) {
   char c = lx->src[lx->cur];
   if (c == '.') { /* .5 */
@@ -168,7 +187,11 @@ void lex_number(Lexer *lx, Pos start) {
       scan_zero_literal(lx, start);
     }
   } else {
-    scan_after_integer_part(lx, scan_decimal_tail(lx));
+    char after = scan_decimal_tail(lx);
+    bool integer = after != '.' && after != 'e' && after != 'E' && after != 'j' && after != 'J';
+    if (integer) /* CPython's int() of a decimal literal: sys.int_info.default_max_str_digits */
+      check_int_digits(lx, start.offset);
+    scan_after_integer_part(lx, after);
   }
   lexer_emit(lx, TOK_NUMBER, start);
 }

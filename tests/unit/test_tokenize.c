@@ -287,6 +287,32 @@ static void test_decimal_errors(void) {
   CHECK_STR(unit_tokens("1jx"), "<test>:1:2: error: invalid imaginary literal");
 }
 
+/* CPython 3.11+: a decimal int literal of more than 4300 digits is a
+ * SyntaxError (the output would not parse); other bases, floats, imaginary
+ * numbers and zeros have no such limit. */
+static void test_int_digit_limit(void) {
+  static char source[9000];
+  memset(source, '7', 4300);
+  source[4300] = '\0';
+  CHECK(strncmp(unit_tokens(source), "NUMBER:", 7) == 0);
+  memset(source, '7', 4301);
+  source[4301] = '\0';
+  CHECK_STR(unit_tokens(source), "<test>:1:1: error: Exceeds the limit (4300 digits) for integer string conversion: "
+                                 "value has 4301 digits; use sys.set_int_max_str_digits() to increase the limit");
+  for (int i = 0; i < 4301; i++) /* underscores do not count */
+    memcpy(source + 2 * i, i < 4300 ? "7_" : "7", i < 4300 ? 2 : 2);
+  CHECK(strncmp(unit_tokens(source), "<test>:1:1: error: Exceeds the limit", 36) == 0);
+  memset(source, '7', 5000);
+  memcpy(source + 5000, ".5", 3);
+  CHECK(strncmp(unit_tokens(source), "NUMBER:", 7) == 0);
+  memcpy(source + 5000, "j", 2);
+  CHECK(strncmp(unit_tokens(source), "NUMBER:", 7) == 0);
+  memcpy(source, "0x", 2);
+  memset(source + 2, 'f', 5000);
+  source[5002] = '\0';
+  CHECK(strncmp(unit_tokens(source), "NUMBER:", 7) == 0);
+}
+
 static void test_leading_zeros(void) {
   CHECK_STR(unit_tokens("012"),
             "<test>:1:1: error: leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal "
@@ -730,6 +756,7 @@ void run_tokenize_tests(void) {
   UNIT_RUN(test_newline_added_at_eof);
   UNIT_RUN(test_line_endings);
   UNIT_RUN(test_keywords);
+  UNIT_RUN(test_int_digit_limit);
   UNIT_RUN(test_spans);
   UNIT_RUN(test_indent_dedent);
   UNIT_RUN(test_blank_and_comment_lines_keep_indentation);
