@@ -17,17 +17,29 @@ enum { MAX_BLANK_LINES = 2, INDENT_WIDTH = 4 };
 
 /* ------------------------------------------------------------------ init */
 
+/* Where the line starting at p ends, past its line break ('\n', "\r\n" or a
+ * lone '\r', as the tokenizer counts lines), or NULL on the last line. */
+static const char *next_line_start(const char *p, const char *end) {
+  for (; p < end; p++) {
+    if (*p == '\n')
+      return p + 1;
+    if (*p == '\r')
+      return p + 1 < end && p[1] == '\n' ? p + 2 : p + 1;
+  }
+  return NULL;
+}
+
 /* Byte offset of the start of each line (arena). */
 static void emitter_index_lines(Emitter *e) {
-  const char *text = e->text, *end = e->text + e->text_len, *newline;
+  const char *text = e->text, *end = e->text + e->text_len, *next;
   int count = 1;
-  for (const char *p = text; (newline = memchr(p, '\n', (size_t)(end - p))); p = newline + 1)
+  for (const char *p = text; (next = next_line_start(p, end)); p = next)
     count++;
   size_t *starts = arena_alloc(&e->ctx->arena, sizeof(size_t) * (size_t)(count + 1));
   int line = 0;
   starts[line++] = 0;
-  for (const char *p = text; (newline = memchr(p, '\n', (size_t)(end - p))); p = newline + 1)
-    starts[line++] = (size_t)(newline + 1 - text);
+  for (const char *p = text; (next = next_line_start(p, end)); p = next)
+    starts[line++] = (size_t)(next - text);
   starts[count] = e->text_len;
   e->line_starts = starts;
   e->line_count = count;

@@ -1,0 +1,2 @@
+import cuda.tile as cdef f():
+ u
