@@ -1,5 +1,5 @@
 """Install the Python package (python/cutile2triton) with the C library built
-by `make`. Offline from a clone:
+by `make`, and the `cutile2triton` command. Offline from a clone:
 
     pip install --no-build-isolation .
 """
@@ -40,5 +40,11 @@ setup(
     python_requires=">=3.9",
     cmdclass={"build_py": BuildWithLibrary},
     distclass=BinaryDistribution,
-    entry_points={"pytest11": ["cutile2triton = cutile2triton.pytest_plugin"]},
+    entry_points={
+        # the `cutile2triton` command: the same tool as build/cutile2triton, run by the library
+        "console_scripts": ["cutile2triton = cutile2triton._native:console_main"],
+        # --print-record in any pytest session; a clone's own tests block this one
+        # (pytest.ini) and load the clone's copy (conftest.py)
+        "pytest11": ["cutile2triton = cutile2triton.pytest_plugin"],
+    },
 )

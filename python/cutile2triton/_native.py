@@ -87,10 +87,18 @@ def version() -> str:
     return _lib.c2t_version().decode()
 
 
-def main(argv) -> int:
-    """Run the command-line tool with `argv` (argv[0] is the program name)."""
+def main(argv=None) -> int:
+    """Run the command-line tool with `argv` (argv[0] is the program name;
+    default: this process's command line) and return its exit status."""
+    if argv is None:
+        argv = ["cutile2triton", *sys.argv[1:]]
     sys.stdout.flush()
     sys.stderr.flush()
     encoded = [os.fsencode(arg) for arg in argv]
     array = (ctypes.c_char_p * (len(encoded) + 1))(*encoded, None)
     return _lib.c2t_main(len(encoded), array)
+
+
+def console_main() -> None:
+    """The installed `cutile2triton` command (setup.py's console script)."""
+    sys.exit(main())

@@ -47,6 +47,12 @@ def sample(name):
     return path
 
 
+def test_the_clone_package_is_tested():
+    """Also with a version of the package installed: the clone's python/ is the
+    one imported (conftest.py, pytest.ini)."""
+    assert (ROOT / "python" / "cutile2triton") == Path(cutile2triton.__file__).resolve().parent
+
+
 # ---- the library's exported symbols
 
 
