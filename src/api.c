@@ -74,6 +74,7 @@ static int api_run(ApiJob job, const char *filename, const char *source, size_t 
       conv->module = parsed.module;
       if (flags & C2T_OPTION_STATS)
         conv->stats = arena_alloc(&ctx->arena, sizeof(ConvertStats));
+      conv->notes_fatal = (flags & C2T_OPTION_NOTES_FATAL) != 0;
       ctx->diag.code = C2T_CODE_MODULE;
       resolve_module(conv);
       if (report)

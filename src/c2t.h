@@ -20,7 +20,7 @@
 /* ---------------------------------------------------------------- limits */
 
 /* Explicit limits. Each one ends in a located error, never in a crash. */
-#define C2T_MAX_SOURCE_BYTES   (64u * 1024u * 1024u) /* one input file */
+#define C2T_MAX_SOURCE_BYTES   C2T_MAX_INPUT_BYTES /* one input file (include/cutile2triton.h) */
 #define C2T_MAX_INDENT_LEVELS  100  /* as CPython's tokenizer (MAXINDENT) */
 #define C2T_MAX_PAREN_LEVELS   200  /* as CPython's tokenizer (MAXLEVEL) */
 #define C2T_MAX_FSTRING_LEVELS 150  /* nested f-strings (CPython: MAXFSTRINGLEVEL) */

@@ -57,6 +57,11 @@ static void collect_launch_options(Lowerer *L, Function *kernel, LaunchOptions *
       buf_printf(options->text, "            num_ctas=_%d,\n", options->count);
     } else if (str_eq(name, "occupancy") || str_eq(name, "opt_level") || str_eq(name, "num_worker_warps")) {
       Str written = source_text(L, value);
+      if (L->conv->notes_fatal) /* C2T_OPTION_NOTES_FATAL (--werror-notes): at the hint */
+        diag_error_code(&L->ctx->diag, "C2T101", kw->span.start,
+                        "%.*s=%.*s is a cuTile compiler hint with no Triton launch option (an approximation note, an "
+                        "error under --werror-notes)",
+                        name.len, name.text, written.len, written.text);
       stats_notes(L->conv, "C2T101");
       buf_printf(options->notes,
                  "    # C2T101: %.*s=%.*s is a cuTile compiler hint with no Triton launch option; not used.\n",

@@ -385,6 +385,11 @@ static void lower_stmt(Lowerer *L, Node *stmt, NodeList *out) {
   }
   L->pending = outer_pending;
   if (L->statement_note && lowered.count > 0) {
+    if (L->conv->notes_fatal) { /* C2T_OPTION_NOTES_FATAL (--werror-notes): the note's code, at the statement */
+      const char *note = L->statement_note;
+      diag_error_code(&L->ctx->diag, arena_strndup(&L->ctx->arena, note, 6), stmt->span.start,
+                      "%s (an approximation note, an error under --werror-notes)", strlen(note) > 8 ? note + 8 : note);
+    }
     lowered.items[0]->note = L->statement_note;
     stats_notes(L->conv, L->statement_note); /* --stats: notes by code */
   }
