@@ -5,6 +5,9 @@ Suites (each prints its own "NAME: N passed, M failed" line):
   cli          the command-line tool: options, exit statuses, I/O errors,
                diagnostic codes, --query
   directory    directory mode, --stats, --diff
+  cli (python -m), directory (python -m)
+               the same two suites, the tool run as `python -m cutile2triton`
+               (C2T_CLI) through the Python package and the shared library
   oracle       round trip of the whole standard library, judged by CPython
   sanitizers   the oracle on a sample, plus hostile inputs, under ASan+UBSan
   valgrind     a few files under valgrind's memcheck (when valgrind exists)
@@ -17,6 +20,7 @@ Suites (each prints its own "NAME: N passed, M failed" line):
 """
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -71,10 +75,15 @@ def run_suite(name, command, env=None):
 
 def main():
     py = sys.executable
+    # `python -m cutile2triton` of the clone (python/, with build/libcutile2triton.so)
+    python_m_env = {"C2T_CLI": f"{shlex.quote(py)} -m cutile2triton", "PYTHONPATH": os.path.join(ROOT, "python")}
     suites = [
         ("unit", [os.path.join(BUILD, "unit_tests")], None),
         ("cli", [py, os.path.join(HERE, "cli", "test_cli.py")], None),
         ("directory", [py, os.path.join(HERE, "cli", "test_directory.py")], None),
+        # the same two scripts with the tool run through the Python API
+        ("cli (python -m)", [py, os.path.join(HERE, "cli", "test_cli.py")], python_m_env),
+        ("directory (python -m)", [py, os.path.join(HERE, "cli", "test_directory.py")], python_m_env),
         ("oracle", [py, os.path.join(HERE, "oracle", "oracle.py"), "--tool", os.path.join(BUILD, "cutile2triton")], None),
         ("sanitizers", [py, os.path.join(HERE, "oracle", "sanitizers.py")], None),
     ]
