@@ -77,7 +77,7 @@ typedef struct Converter {
   Context *ctx;
   Node *module;
   ConvertStats *stats;    /* NULL unless the caller asked for statistics */
-  bool notes_fatal;       /* C2T_OPTION_NOTES_FATAL: a note is a located error (lower_note_fatal) */
+  bool notes_fatal;       /* C2T_OPTION_NOTES_FATAL: a note is a located error (lower_stmt.c, launch.c) */
 
   /* resolve */
   Str ct_modules[C2T_MAX_CT_MODULE_NAMES]; /* names bound to the cuda.tile module (`ct`) */

@@ -2,15 +2,17 @@
  * cli.c — the command-line tool, as a library function (c2t_main) so the
  * executable and the Python package (python -m cutile2triton) share it.
  *
- *   cutile2triton [--stats] [--diff] IN.py [-o OUT.py]   convert a cuTile module
- *   cutile2triton [--stats] [--diff] DIR [-o OUTDIR]     convert a tree of them
+ *   cutile2triton [OPTIONS] IN.py [-o OUT.py|FOLDER|-]  convert a cuTile module
+ *   cutile2triton [OPTIONS] DIR [-o OUTDIR]             convert a tree of them
+ *   cutile2triton [OPTIONS] IN.py IN2.py... [-o OUTDIR] convert several files
  *   cutile2triton roundtrip FILE      print FILE re-emitted from its syntax tree
  *   cutile2triton check FILE          parse FILE, report errors only
  *   cutile2triton --query NAME        how a cuTile operation is translated
  *   cutile2triton --version | --help
  *
  * Exit status: 0 success, 1 invalid input (a located error was printed; in
- * directory mode: some file failed), 2 usage or I/O error.
+ * directory mode or with several files: some file failed; --check: some file
+ * would change), 2 usage or I/O error. Reading and writing files: io.c.
  */
 #ifndef _XOPEN_SOURCE
 #define _XOPEN_SOURCE 700 /* realpath */
@@ -29,8 +31,9 @@
 #include "cutile2triton.h"
 
 static const char USAGE[] =
-    "usage: cutile2triton [--stats] [--diff] IN.py [-o OUT.py]\n"
-    "       cutile2triton [--stats] [--diff] DIR [-o OUTDIR]\n"
+    "usage: cutile2triton [OPTIONS] IN.py [-o OUT.py | -o FOLDER | -o -]\n"
+    "       cutile2triton [OPTIONS] DIR [-o OUTDIR]\n"
+    "       cutile2triton [OPTIONS] IN.py IN2.py ... [-o OUTDIR]\n"
     "       cutile2triton roundtrip FILE\n"
     "       cutile2triton check FILE\n"
     "       cutile2triton --query NAME\n"
@@ -39,7 +42,12 @@ static const char USAGE[] =
     "  IN.py            convert the cuTile module IN.py to a Triton module, printed\n"
     "                   to standard output\n"
     "  -o OUT.py        write the Triton module to OUT.py instead (only when the\n"
-    "                   conversion succeeds; OUT.py is replaced as a whole)\n"
+    "                   conversion succeeds; OUT.py is replaced as a whole, through\n"
+    "                   a temporary file in its folder, keeping its mode; a\n"
+    "                   read-only OUT.py is refused (exit 2); a symbolic link is\n"
+    "                   kept and the file it points to is written)\n"
+    "  -o FOLDER        with one IN.py: write FOLDER/IN.py (the input's name)\n"
+    "  -o -             write to standard output\n"
     "  DIR              convert every .py module under DIR (recursively, in sorted\n"
     "                   order) that imports cuda.tile, each written to its own path\n"
     "                   with the folder /cutile/ replaced by /triton/ (folders are\n"
@@ -48,7 +56,13 @@ static const char USAGE[] =
     "                   others; a failed file writes nothing. A line per file on\n"
     "                   standard error when it is a terminal, then a summary:\n"
     "                   converted N, failed M, skipped K\n"
-    "  -o OUTDIR        with DIR: write a mirrored tree under OUTDIR instead\n"
+    "  -o OUTDIR        with DIR: write a mirrored tree under OUTDIR instead (its\n"
+    "                   /cutile/ folders named /triton/ too)\n"
+    "  IN.py IN2.py ... several files: each converted as in DIR mode (skipped when\n"
+    "                   it does not import cuda.tile; a failure does not stop the\n"
+    "                   others; the summary line), to OUTDIR/NAME with -o OUTDIR (a\n"
+    "                   folder that exists), else to its /cutile/ -> /triton/ path;\n"
+    "                   inputs that are missing or folders: exit 2, nothing done\n"
     "  --stats          after each converted module, print on standard error the\n"
     "                   cuTile operations converted (counts per name), the memory\n"
     "                   operations given TMA (a tensor descriptor path) or the\n"
@@ -58,6 +72,15 @@ static const char USAGE[] =
     "                   what would be written against what is on disk now (an absent\n"
     "                   file is all added: --- /dev/null); IN.py without -o is\n"
     "                   compared with its /cutile/ -> /triton/ path\n"
+    "  --check          write nothing; exit 1 when a file would change or be created\n"
+    "                   (\"would change PATH\" on standard error; with --diff, the\n"
+    "                   diff too), 0 when all are up to date; compared as --diff\n"
+    "  --werror-notes   a C2Tnnn approximation note is an error: a located error at\n"
+    "                   the statement (or kernel hint) that carries it, exit 1,\n"
+    "                   nothing written\n"
+    "  -q, --quiet      no progress, summary or \"would change\" lines: only errors\n"
+    "  --               the arguments after it are inputs, even when they start\n"
+    "                   with -\n"
     "  --query NAME     print how the cuTile operation NAME (ct.load, load,\n"
     "                   Tile.astype, ...) is translated, with an example converted\n"
     "                   by this tool; an unknown NAME lists the known ones (exit 2)\n"
@@ -65,79 +88,15 @@ static const char USAGE[] =
     "                   syntax tree, comments included\n"
     "  check FILE       parse FILE and report syntax errors only\n"
     "\n"
-    "FILE and IN.py may be - for standard input. Errors read\n"
-    "FILE:LINE:COL: error: C2Tnnn: MESSAGE (codes in docs/diagnostics.md).\n"
+    "FILE and IN.py may be - for standard input (the one input). Inputs larger\n"
+    "than 64 MiB are refused after reading that much (C2T002). Errors read\n"
+    "FILE:LINE:COL: error: C2Tnnn: MESSAGE (codes in docs/diagnostics.md), in\n"
+    "colour when standard error is a terminal, unless NO_COLOR is set (non-empty).\n"
     "Exit status: 0 success (--diff: also when there are differences), 1 invalid\n"
-    "input or a construct that cannot be converted (nothing is written); with DIR:\n"
-    "some file failed, 2 usage or I/O error.\n"
+    "input or a construct that cannot be converted (nothing is written); with DIR\n"
+    "or several files: some file failed; --check: some file would change, 2 usage\n"
+    "or I/O error (an output that cannot be written, a read-only one included).\n"
     ;
-
-/* Read a whole file (or stdin for "-") into a malloc'd buffer. */
-static char *cli_read_file(const char *path, size_t *length) {
-  FILE *file = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-  if (!file) {
-    fprintf(stderr, "cutile2triton: cannot open %s: %s\n", path, strerror(errno));
-    return NULL;
-  }
-  size_t capacity = 1 << 16, used = 0;
-  char *data = malloc(capacity);
-  while (data) {
-    size_t got = fread(data + used, 1, capacity - used, file);
-    used += got;
-    if (got == 0)
-      break;
-    if (used == capacity) {
-      if (capacity > ((size_t)1 << 30))
-        break; /* the library reports the size limit */
-      char *bigger = realloc(data, capacity * 2);
-      if (!bigger) {
-        free(data);
-        data = NULL;
-        break;
-      }
-      data = bigger;
-      capacity *= 2;
-    }
-  }
-  int failed = ferror(file) || !data;
-  if (file != stdin)
-    fclose(file);
-  if (failed) {
-    fprintf(stderr, "cutile2triton: cannot read %s\n", path);
-    free(data);
-    return NULL;
-  }
-  *length = used;
-  return data;
-}
-
-/* Write `data` to `path` through a temporary file in the same folder and a
- * rename, so that OUT is either the whole new module or untouched. */
-static int cli_write_file(const char *path, const char *data, size_t length) {
-  size_t path_length = strlen(path);
-  char *temporary = malloc(path_length + 16);
-  if (!temporary)
-    return C2T_ERROR_USAGE;
-  snprintf(temporary, path_length + 16, "%s.c2t-tmp", path);
-  FILE *file = fopen(temporary, "wb");
-  int status = C2T_OK;
-  if (!file || fwrite(data, 1, length, file) != length || fflush(file) != 0) {
-    fprintf(stderr, "cutile2triton: cannot write %s: %s\n", path, strerror(errno));
-    status = C2T_ERROR_USAGE;
-  }
-  if (file && fclose(file) != 0 && status == C2T_OK) {
-    fprintf(stderr, "cutile2triton: cannot write %s: %s\n", path, strerror(errno));
-    status = C2T_ERROR_USAGE;
-  }
-  if (status == C2T_OK && rename(temporary, path) != 0) {
-    fprintf(stderr, "cutile2triton: cannot write %s: %s\n", path, strerror(errno));
-    status = C2T_ERROR_USAGE;
-  }
-  if (status != C2T_OK)
-    remove(temporary);
-  free(temporary);
-  return status;
-}
 
 /* ------------------------------------------------------------ --stats */
 
@@ -340,117 +299,269 @@ static bool cli_same_file(const char *a, const char *b) {
   return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/* ---------------------------------------------------------------- diff */
+/* ------------------------------------------------------------- options */
 
-/* The diff of `text` against the file at `target` (absent: all added). */
-static int cli_print_diff(const char *target, const char *text, size_t length) {
+typedef struct CliOptions {
+  char **inputs; /* argv entries: files, folders, "-" */
+  int input_count;
+  const char *output; /* -o */
+  bool stats, diff, check, quiet, werror_notes;
+  bool color; /* diagnostics in colour: standard error is a terminal and NO_COLOR is unset or empty */
+} CliOptions;
+
+/* ---------------------------------------------------------- diagnostics */
+
+#define CLI_COLOR_LOCATION "\033[1m"
+#define CLI_COLOR_ERROR "\033[1;31m"
+#define CLI_COLOR_WARNING "\033[1;35m"
+#define CLI_COLOR_CARET "\033[1;32m"
+#define CLI_COLOR_RESET "\033[0m"
+
+/* Where "FILE:LINE:COL: " ends when `line` starts that way and the word
+ * after it is `word` ("error: "); 0 otherwise. */
+static size_t diagnostic_head(const char *line, size_t length, const char *word) {
+  size_t word_length = strlen(word);
+  for (size_t i = 0; i + 2 + word_length <= length; i++) {
+    if (line[i] != ':' || line[i + 1] != ' ' || memcmp(line + i + 2, word, word_length) != 0)
+      continue;
+    size_t j = i, digits = 0; /* back over COL, ':', LINE, ':' */
+    while (j > 0 && line[j - 1] >= '0' && line[j - 1] <= '9')
+      j--, digits++;
+    if (!digits || j == 0 || line[j - 1] != ':')
+      continue;
+    j--;
+    digits = 0;
+    while (j > 0 && line[j - 1] >= '0' && line[j - 1] <= '9')
+      j--, digits++;
+    if (digits && j > 1 && line[j - 1] == ':')
+      return i + 1;
+  }
+  return 0;
+}
+
+static bool is_caret_line(const char *line, size_t length) {
+  bool caret = false;
+  for (size_t i = 0; i < length; i++) {
+    if (line[i] == '^')
+      caret = true;
+    else if (line[i] != ' ' && line[i] != '\t' && line[i] != '~')
+      return false;
+  }
+  return caret;
+}
+
+/* The library's diagnostics on standard error, coloured when options->color. */
+static void cli_print_diagnostics(const CliOptions *options, const char *text, size_t length) {
+  if (!text)
+    return;
+  if (!options->color) {
+    fwrite(text, 1, length, stderr);
+    return;
+  }
+  const char *end = text + length;
+  while (text < end) {
+    const char *newline = memchr(text, '\n', (size_t)(end - text));
+    size_t line_length = newline ? (size_t)(newline - text) : (size_t)(end - text);
+    size_t head = diagnostic_head(text, line_length, "error: ");
+    const char *word = "error:", *color = CLI_COLOR_ERROR;
+    if (!head) {
+      head = diagnostic_head(text, line_length, "warning: ");
+      word = "warning:", color = CLI_COLOR_WARNING;
+    }
+    if (head) {
+      size_t skip = head + 1 + strlen(word);
+      fprintf(stderr, CLI_COLOR_LOCATION "%.*s" CLI_COLOR_RESET " %s%s" CLI_COLOR_RESET "%.*s", (int)head, text, color,
+              word, (int)(line_length - skip), text + skip);
+    } else if (is_caret_line(text, line_length)) {
+      fprintf(stderr, CLI_COLOR_CARET "%.*s" CLI_COLOR_RESET, (int)line_length, text);
+    } else {
+      fwrite(text, 1, line_length, stderr);
+    }
+    if (newline)
+      fputc('\n', stderr);
+    text += line_length + (newline ? 1 : 0);
+  }
+}
+
+/* ------------------------------------------------------ diff and check */
+
+/* Compare `text` with the file at `target` (absent: all new). --diff prints
+ * the unified diff; --check says "would change/create". *changed is set
+ * when the file would change or be created. */
+static int cli_compare(const CliOptions *options, const char *target, const char *text, size_t length,
+                       bool *changed) {
   struct stat st;
   bool exists = stat(target, &st) == 0;
   size_t old_length = 0;
   char *old = NULL;
   if (exists) {
-    old = cli_read_file(target, &old_length);
+    int read_status;
+    old = cli_read_file(target, target, &old_length, &read_status);
     if (!old)
       return C2T_ERROR_USAGE;
   }
-  const char *relative = target;
-  while (*relative == '/')
-    relative++;
-  char *old_label = cli_join("a", relative), *new_label = cli_join("b", relative);
+  *changed = !exists || old_length != length || memcmp(old, text, length) != 0;
   int status = C2T_OK;
-  if (!old_label || !new_label ||
-      cli_diff(stdout, exists ? old_label : "/dev/null", new_label, old ? old : "", old_length, text, length) < 0) {
-    fprintf(stderr, "cutile2triton: %s: the diff is too large to compute (or memory ran out)\n", target);
-    status = C2T_ERROR_USAGE;
+  if (options->diff && *changed) {
+    const char *relative = target;
+    while (*relative == '/')
+      relative++;
+    char *old_label = cli_join("a", relative), *new_label = cli_join("b", relative);
+    if (!old_label || !new_label ||
+        cli_diff(stdout, exists ? old_label : "/dev/null", new_label, old ? old : "", old_length, text, length) < 0) {
+      fprintf(stderr, "cutile2triton: %s: the diff is too large to compute (or memory ran out)\n", target);
+      status = C2T_ERROR_USAGE;
+    }
+    free(old_label);
+    free(new_label);
   }
-  free(old_label);
-  free(new_label);
+  if (status == C2T_OK && options->check && *changed && !options->quiet)
+    fprintf(stderr, "cutile2triton: would %s %s\n", exists ? "change" : "create", target);
   free(old);
   return status;
 }
 
 /* ---------------------------------------------------------- one module */
 
-typedef struct CliOptions {
-  const char *input;
-  const char *output;
-  bool stats;
-  bool diff;
-} CliOptions;
-
-static int cli_run(const char *command, const char *path, const char *output_path) {
-  size_t length = 0;
-  char *source = cli_read_file(path, &length);
-  if (!source)
-    return C2T_ERROR_USAGE;
-  c2t_result result;
+static int cli_run(const CliOptions *options, const char *command, const char *path) {
   const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+  size_t length = 0;
+  int read_status;
+  char *source = cli_read_file(path, name, &length, &read_status);
+  if (!source)
+    return read_status;
+  c2t_result result;
   if (strcmp(command, "roundtrip") == 0)
     c2t_roundtrip(name, source, length, &result);
   else
     c2t_check_syntax(name, source, length, &result);
   free(source);
-  fwrite(result.diagnostics, 1, result.diagnostics_len, stderr);
+  cli_print_diagnostics(options, result.diagnostics, result.diagnostics_len);
   int status = result.status;
-  if (status == C2T_OK && result.output && output_path) {
-    status = cli_write_file(output_path, result.output, result.output_len);
-  } else if (status == C2T_OK && result.output) {
-    if (fwrite(result.output, 1, result.output_len, stdout) != result.output_len || fflush(stdout) != 0) {
-      fprintf(stderr, "cutile2triton: cannot write output: %s\n", strerror(errno));
-      status = C2T_ERROR_USAGE;
-    }
-  }
+  if (status == C2T_OK && result.output)
+    status = cli_write_file("-", result.output, result.output_len);
   c2t_result_free(&result);
   return status;
 }
 
-static int cli_convert_file(const CliOptions *options) {
-  const char *path = options->input;
+/* Convert the module at `path` and send it to `target` ("-": standard
+ * output; NULL: there is no target because `path` has no folder named
+ * cutile, said when the conversion succeeds). --diff/--check compare with
+ * `target` instead of writing. `make_parents`: create target's folders.
+ * Returns C2T_OK, C2T_ERROR_INPUT (a located error was printed),
+ * C2T_ERROR_USAGE (I/O), or C2T_NOT_CUTILE (under `cutile_only`, not a
+ * cuTile module: nothing printed). *changed: --check found a difference. */
+static int cli_convert_one(const CliOptions *options, const char *path, const char *target, bool cutile_only,
+                           bool make_parents, Stats *total, bool *changed) {
   bool from_stdin = strcmp(path, "-") == 0;
-  char *target = NULL;
-  if (options->diff && !options->output) {
-    target = from_stdin ? NULL : cli_triton_path(path);
-    if (!target) {
-      fprintf(stderr, "cutile2triton: --diff: %s has no /cutile/ folder to map to /triton/; give -o OUT.py\n", path);
-      return C2T_ERROR_USAGE;
-    }
-  }
-  if (options->output && !from_stdin && cli_same_file(path, options->output)) {
-    fprintf(stderr, "cutile2triton: %s is the input itself; the input is never modified\n", options->output);
-    return C2T_ERROR_USAGE;
-  }
+  const char *name = from_stdin ? "<stdin>" : path;
+  *changed = false;
   size_t length = 0;
-  char *source = cli_read_file(path, &length);
-  if (!source) {
-    free(target);
-    return C2T_ERROR_USAGE;
-  }
+  int read_status;
+  char *source = cli_read_file(path, name, &length, &read_status);
+  if (!source)
+    return read_status;
   c2t_result result;
   c2t_report report;
-  c2t_options convert_options = {options->stats ? C2T_OPTION_STATS : 0};
-  c2t_convert_ex(from_stdin ? "<stdin>" : path, source, length, &convert_options, &result, &report);
+  c2t_options convert_options = {(cutile_only ? C2T_OPTION_CUTILE_ONLY : 0) | (options->stats ? C2T_OPTION_STATS : 0) |
+                                 (options->werror_notes ? C2T_OPTION_NOTES_FATAL : 0)};
+  c2t_convert_ex(name, source, length, &convert_options, &result, &report);
   free(source);
-  fwrite(result.diagnostics, 1, result.diagnostics_len, stderr);
   int status = result.status;
-  if (status == C2T_OK && options->diff) {
-    status = cli_print_diff(target ? target : options->output, result.output, result.output_len);
-  } else if (status == C2T_OK && options->output) {
-    status = cli_write_file(options->output, result.output, result.output_len);
+  if (status != C2T_NOT_CUTILE)
+    cli_print_diagnostics(options, result.diagnostics, result.diagnostics_len);
+  if (status == C2T_OK && !target) {
+    fprintf(stderr,
+            "cutile2triton: %s: no folder named 'cutile' in its path to map to 'triton' (the /cutile/ -> "
+            "/triton/ convention); give -o OUTDIR to write elsewhere\n",
+            path);
+    status = C2T_ERROR_USAGE;
+  } else if (status == C2T_OK && (options->diff || options->check)) {
+    status = cli_compare(options, target, result.output, result.output_len, changed);
   } else if (status == C2T_OK) {
-    if (fwrite(result.output, 1, result.output_len, stdout) != result.output_len || fflush(stdout) != 0) {
-      fprintf(stderr, "cutile2triton: cannot write output: %s\n", strerror(errno));
+    if (make_parents && cli_make_parents(target) != 0)
       status = C2T_ERROR_USAGE;
-    }
+    else
+      status = cli_write_file(target, result.output, result.output_len);
   }
-  if (result.status == C2T_OK && options->stats) {
+  if (status == C2T_OK && options->stats) {
     Stats stats = {0};
     stats_parse(&stats, report.stats);
-    stats_print(&stats, from_stdin ? "<stdin>" : path);
+    stats_print(&stats, name);
+    if (total)
+      stats_merge(total, &stats);
     stats_free(&stats);
   }
   c2t_report_free(&report);
   c2t_result_free(&result);
-  free(target);
+  return status;
+}
+
+static const char *cli_basename(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+static int cli_usage_error(const char *format, const char *argument) {
+  fputs("cutile2triton: ", stderr);
+  fprintf(stderr, format, argument);
+  fputs("\ntry 'cutile2triton --help' for the usage\n", stderr);
+  return C2T_ERROR_USAGE;
+}
+
+/* One input file: to standard output, -o OUT.py, -o FOLDER/ (under the
+ * input's name), or compared (--diff, --check). */
+static int cli_convert_file(const CliOptions *options) {
+  const char *path = options->inputs[0];
+  bool from_stdin = strcmp(path, "-") == 0;
+  char *owned = NULL;
+  const char *target = options->output;
+  const char *comparing = options->check ? "--check" : "--diff";
+  if (target && strcmp(target, "-") == 0) {
+    if (options->diff || options->check)
+      return cli_usage_error("%s compares with a file; -o - is standard output", comparing);
+  } else if (target) {
+    struct stat st;
+    bool folder = stat(target, &st) == 0 && S_ISDIR(st.st_mode);
+    if (!folder && target[strlen(target) - 1] == '/') {
+      fprintf(stderr, "cutile2triton: -o %s: no such folder\n", target);
+      return C2T_ERROR_USAGE;
+    }
+    if (folder && from_stdin) {
+      fprintf(stderr,
+              "cutile2triton: -o %s is a folder, and standard input has no name to write under; give -o "
+              "FOLDER/NAME.py\n",
+              target);
+      return C2T_ERROR_USAGE;
+    }
+    if (folder) {
+      owned = cli_join(target, cli_basename(path));
+      if (!owned)
+        return C2T_ERROR_USAGE;
+      target = owned;
+    }
+  } else if (options->diff || options->check) {
+    owned = from_stdin ? NULL : cli_triton_path(path);
+    if (!owned) {
+      fprintf(stderr, "cutile2triton: %s: %s has no /cutile/ folder to map to /triton/; give -o OUT.py\n", comparing,
+              path);
+      return C2T_ERROR_USAGE;
+    }
+    target = owned;
+  } else {
+    target = "-";
+  }
+  int status;
+  bool changed = false;
+  if (strcmp(target, "-") != 0 && !from_stdin && cli_same_file(path, target)) {
+    fprintf(stderr, "cutile2triton: %s is the input itself; the input is never modified\n", target);
+    status = C2T_ERROR_USAGE;
+  } else {
+    status = cli_convert_one(options, path, target, false, false, NULL, &changed);
+  }
+  if (status == C2T_OK && options->check && changed)
+    status = C2T_ERROR_INPUT;
+  free(owned);
   return status;
 }
 
@@ -597,71 +708,68 @@ static void walk_folder(Walk *walk, const char *root, const char *relative) {
   free(folder);
 }
 
-typedef enum FileOutcome { FILE_CONVERTED, FILE_FAILED, FILE_SKIPPED } FileOutcome;
+/* Counts of a run over several modules (DIR, or several input files). */
+typedef struct Batch {
+  int converted, failed, skipped, changed;
+  int index, count;
+  bool progress; /* a line per file: standard error is a terminal, no --quiet */
+  Stats total;
+} Batch;
 
-static FileOutcome convert_tree_file(const CliOptions *options, const char *path, const char *relative,
-                                     const char *root_real, Stats *total, const char **note) {
-  size_t length = 0;
-  char *source = cli_read_file(path, &length);
-  if (!source)
-    return FILE_FAILED;
-  c2t_result result;
-  c2t_report report;
-  c2t_options convert_options = {C2T_OPTION_CUTILE_ONLY | (options->stats ? C2T_OPTION_STATS : 0)};
-  c2t_convert_ex(path, source, length, &convert_options, &result, &report);
-  free(source);
-  FileOutcome outcome = FILE_FAILED;
-  char *target = NULL;
-  if (result.status == C2T_NOT_CUTILE) {
-    outcome = FILE_SKIPPED;
-    *note = "skipped (does not import cuda.tile)";
-  } else if (result.status != C2T_OK) {
-    fwrite(result.diagnostics, 1, result.diagnostics_len, stderr);
-    *note = "failed";
+static void batch_file(const CliOptions *options, Batch *batch, const char *path, const char *target) {
+  bool changed = false;
+  int status = cli_convert_one(options, path, target, true, true, &batch->total, &changed);
+  const char *note = "failed";
+  if (status == C2T_OK) {
+    batch->converted++;
+    batch->changed += changed;
+    note = options->check ? (changed ? "would change" : "unchanged") : options->diff ? "converted (diff only)"
+                                                                                    : "converted";
+  } else if (status == C2T_NOT_CUTILE) {
+    batch->skipped++;
+    note = "skipped (does not import cuda.tile)";
   } else {
-    fwrite(result.diagnostics, 1, result.diagnostics_len, stderr);
-    if (options->output) {
-      target = cli_join(options->output, relative);
-    } else {
-      target = cli_triton_path(path);
-      if (!target && root_real) {
-        char *real = cli_join(root_real, relative);
-        target = real ? cli_triton_path(real) : NULL;
-        free(real);
-      }
-      if (!target)
-        fprintf(stderr,
-                "cutile2triton: %s: no folder named 'cutile' in its path to map to 'triton' (the /cutile/ -> "
-                "/triton/ convention); give -o OUTDIR to write a mirrored tree instead\n",
-                path);
-    }
-    *note = "failed";
-    if (target && options->diff) {
-      if (cli_print_diff(target, result.output, result.output_len) == C2T_OK) {
-        outcome = FILE_CONVERTED;
-        *note = "converted (diff only)";
-      }
-    } else if (target && cli_make_parents(target) == 0 &&
-               cli_write_file(target, result.output, result.output_len) == C2T_OK) {
-      outcome = FILE_CONVERTED;
-      *note = "converted";
-    }
-    if (outcome == FILE_CONVERTED && options->stats) {
-      Stats stats = {0};
-      stats_parse(&stats, report.stats);
-      stats_print(&stats, path);
-      stats_merge(total, &stats);
-      stats_free(&stats);
-    }
+    batch->failed++;
   }
-  free(target);
-  c2t_report_free(&report);
-  c2t_result_free(&result);
-  return outcome;
+  batch->index++;
+  if (batch->progress)
+    fprintf(stderr, "[%d/%d] %s: %s\n", batch->index, batch->count, path, note);
+}
+
+static void batch_failed(Batch *batch, const char *path) {
+  batch->failed++;
+  batch->index++;
+  if (batch->progress)
+    fprintf(stderr, "[%d/%d] %s: failed\n", batch->index, batch->count, path);
+}
+
+static int batch_end(const CliOptions *options, Batch *batch) {
+  if (options->stats)
+    stats_print(&batch->total, batch->converted == 1 ? "total (1 module)" : "total");
+  if (!options->quiet) {
+    fprintf(stderr, "converted %d, failed %d, skipped %d", batch->converted, batch->failed, batch->skipped);
+    if (options->check)
+      fprintf(stderr, ", would change %d", batch->changed);
+    fputc('\n', stderr);
+  }
+  stats_free(&batch->total);
+  return batch->failed || (options->check && batch->changed) ? C2T_ERROR_INPUT : C2T_OK;
+}
+
+/* `path` mapped /cutile/ -> /triton/, or through its real path (DIR given
+ * as "." inside a cutile folder); NULL when neither has such a folder. */
+static char *cli_triton_target(const char *path) {
+  char *target = cli_triton_path(path);
+  if (!target) {
+    char *real = realpath(path, NULL);
+    target = real ? cli_triton_path(real) : NULL;
+    free(real);
+  }
+  return target;
 }
 
 static int cli_convert_tree(const CliOptions *options) {
-  const char *root = options->input;
+  const char *root = options->inputs[0];
   struct stat root_stat;
   if (stat(root, &root_stat) != 0) {
     fprintf(stderr, "cutile2triton: cannot open %s: %s\n", root, strerror(errno));
@@ -670,6 +778,8 @@ static int cli_convert_tree(const CliOptions *options) {
   Walk walk = {0};
   walk.stack[walk.depth++] = (FolderId){root_stat.st_dev, root_stat.st_ino};
   if (options->output) {
+    if (strcmp(options->output, "-") == 0)
+      return cli_usage_error("-o - (standard output) takes one input file; %s is a folder", root);
     struct stat out_stat;
     if (stat(options->output, &out_stat) == 0) {
       if (!S_ISDIR(out_stat.st_mode)) {
@@ -686,83 +796,182 @@ static int cli_convert_tree(const CliOptions *options) {
   }
   char *root_real = realpath(root, NULL);
   walk_folder(&walk, root, "");
-  int converted = 0, failed = walk.errors, skipped = 0;
-  bool progress = isatty(STDERR_FILENO);
-  Stats total = {0};
+  Batch batch = {0};
+  batch.failed = walk.errors;
+  batch.count = walk.count;
+  batch.progress = isatty(STDERR_FILENO) && !options->quiet;
   for (int i = 0; i < walk.count; i++) {
-    char *path = cli_join(root, walk.files[i]);
-    const char *note = "failed";
-    FileOutcome outcome = path ? convert_tree_file(options, path, walk.files[i], root_real, &total, &note) : FILE_FAILED;
-    if (outcome == FILE_CONVERTED)
-      converted++;
-    else if (outcome == FILE_SKIPPED)
-      skipped++;
+    const char *relative = walk.files[i];
+    char *path = cli_join(root, relative);
+    char *target = NULL;
+    if (path && options->output) {
+      /* OUTDIR/RELATIVE with RELATIVE's cutile folders named triton */
+      char *mapped = cli_triton_path(relative);
+      target = cli_join(options->output, mapped ? mapped : relative);
+      free(mapped);
+    } else if (path) {
+      target = cli_triton_path(path);
+      if (!target && root_real) {
+        char *real = cli_join(root_real, relative);
+        target = real ? cli_triton_path(real) : NULL;
+        free(real);
+      }
+    }
+    if (path)
+      batch_file(options, &batch, path, target);
     else
-      failed++;
-    if (progress)
-      fprintf(stderr, "[%d/%d] %s: %s\n", i + 1, walk.count, path ? path : walk.files[i], note);
+      batch_failed(&batch, relative);
+    free(target);
     free(path);
     free(walk.files[i]);
   }
-  if (options->stats)
-    stats_print(&total, converted == 1 ? "total (1 module)" : "total");
-  fprintf(stderr, "converted %d, failed %d, skipped %d\n", converted, failed, skipped);
-  stats_free(&total);
   free(walk.files);
   free(walk.seen);
   free(root_real);
-  return failed ? C2T_ERROR_INPUT : C2T_OK;
+  return batch_end(options, &batch);
+}
+
+/* Several input files: each to its own output, OUTDIR/NAME (-o OUTDIR) or
+ * its /cutile/ -> /triton/ path; as in directory mode a failure does not
+ * stop the others, modules that do not import cuda.tile are skipped. */
+static int cli_convert_files(const CliOptions *options) {
+  for (int i = 0; i < options->input_count; i++) {
+    const char *path = options->inputs[i];
+    struct stat st;
+    if (strcmp(path, "-") == 0)
+      return cli_usage_error("%s", "standard input (-) can only be the one input");
+    if (stat(path, &st) != 0) {
+      fprintf(stderr, "cutile2triton: cannot open %s: %s\n", path, strerror(errno));
+      return C2T_ERROR_USAGE;
+    }
+    if (S_ISDIR(st.st_mode))
+      return cli_usage_error("%s is a folder: give a folder as the only input", path);
+  }
+  if (options->output) {
+    struct stat st;
+    if (strcmp(options->output, "-") == 0 || stat(options->output, &st) != 0 || !S_ISDIR(st.st_mode))
+      return cli_usage_error("with several inputs, -o must be a folder that exists (-o %s is not)", options->output);
+  }
+  char **targets = calloc((size_t)options->input_count, sizeof(char *));
+  if (!targets)
+    return C2T_ERROR_USAGE;
+  Batch batch = {0};
+  batch.count = options->input_count;
+  batch.progress = isatty(STDERR_FILENO) && !options->quiet;
+  for (int i = 0; i < options->input_count; i++) {
+    const char *path = options->inputs[i];
+    char *target = options->output ? cli_join(options->output, cli_basename(path)) : cli_triton_target(path);
+    const char *clash = NULL;
+    for (int j = 0; j < i && target && !clash; j++)
+      if (targets[j] && strcmp(targets[j], target) == 0)
+        clash = options->inputs[j];
+    if (clash) {
+      fprintf(stderr, "cutile2triton: %s: its output %s is the output of %s too; not converted\n", path, target, clash);
+      batch_failed(&batch, path);
+      free(target);
+      continue;
+    }
+    targets[i] = target;
+    if (target && cli_same_file(path, target)) {
+      fprintf(stderr, "cutile2triton: %s is the input itself; the input is never modified\n", target);
+      batch_failed(&batch, path);
+      continue;
+    }
+    batch_file(options, &batch, path, target);
+  }
+  for (int i = 0; i < options->input_count; i++)
+    free(targets[i]);
+  free(targets);
+  return batch_end(options, &batch);
 }
 
 /* -------------------------------------------------------------- options */
 
-static int cli_usage_error(const char *why) {
-  if (why)
-    fprintf(stderr, "cutile2triton: %s\n", why);
-  fputs(USAGE, stderr);
-  return C2T_ERROR_USAGE;
-}
-
 static int cli_main(int argc, char **argv) {
-  if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-    fputs(USAGE, stdout);
-    return C2T_OK;
-  }
-  if (argc == 2 && strcmp(argv[1], "--version") == 0) {
-    printf("cutile2triton %s\n", c2t_version());
-    return C2T_OK;
-  }
-  if (argc == 3 && strcmp(argv[1], "--query") == 0)
-    return cli_query(argv[2]);
-  if (argc == 3 && (strcmp(argv[1], "roundtrip") == 0 || strcmp(argv[1], "check") == 0))
-    return cli_run(argv[1], argv[2], NULL);
   CliOptions options = {0};
-  for (int i = 1; i < argc; i++) {
+  const char *no_color = getenv("NO_COLOR");
+  options.color = isatty(STDERR_FILENO) && !(no_color && no_color[0]);
+  if (argc < 2) {
+    fputs(USAGE, stderr);
+    return C2T_ERROR_USAGE;
+  }
+  if (strcmp(argv[1], "--query") == 0) {
+    if (argc != 3)
+      return cli_usage_error("%s needs one NAME (ct.load, Tile.astype, ...)", argv[1]);
+    return cli_query(argv[2]);
+  }
+  if (strcmp(argv[1], "roundtrip") == 0 || strcmp(argv[1], "check") == 0) {
+    const char *file = NULL;
+    bool options_end = false;
+    for (int i = 2; i < argc; i++) {
+      const char *arg = argv[i];
+      if (!options_end && strcmp(arg, "--") == 0)
+        options_end = true;
+      else if (!options_end && arg[0] == '-' && arg[1] != '\0')
+        return cli_usage_error("unknown option '%s'", arg);
+      else if (file)
+        return cli_usage_error("%s takes one FILE", argv[1]);
+      else
+        file = arg;
+    }
+    if (!file)
+      return cli_usage_error("%s needs a FILE (- for standard input)", argv[1]);
+    return cli_run(&options, argv[1], file);
+  }
+  options.inputs = malloc(sizeof(char *) * (size_t)argc);
+  if (!options.inputs)
+    return C2T_ERROR_USAGE;
+  int status = -1;
+  bool options_end = false;
+  for (int i = 1; i < argc && status < 0; i++) {
     const char *arg = argv[i];
-    if (strcmp(arg, "--stats") == 0) {
+    if (options_end || arg[0] != '-' || arg[1] == '\0') {
+      options.inputs[options.input_count++] = argv[i];
+    } else if (strcmp(arg, "--") == 0) {
+      options_end = true;
+    } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+      fputs(USAGE, stdout);
+      status = C2T_OK;
+    } else if (strcmp(arg, "--version") == 0) {
+      printf("cutile2triton %s\n", c2t_version());
+      status = C2T_OK;
+    } else if (strcmp(arg, "--stats") == 0) {
       options.stats = true;
     } else if (strcmp(arg, "--diff") == 0) {
       options.diff = true;
+    } else if (strcmp(arg, "--check") == 0) {
+      options.check = true;
+    } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
+      options.quiet = true;
+    } else if (strcmp(arg, "--werror-notes") == 0) {
+      options.werror_notes = true;
     } else if (strcmp(arg, "-o") == 0) {
-      if (i + 1 == argc || options.output)
-        return cli_usage_error(i + 1 == argc ? "-o needs a path" : "-o is given twice");
-      options.output = argv[++i];
-      if (!options.output[0])
-        return cli_usage_error("-o needs a path");
-    } else if (arg[0] == '-' && arg[1] != '\0') {
-      return cli_usage_error(NULL);
-    } else if (options.input) {
-      return cli_usage_error(NULL);
+      if (i + 1 == argc || !argv[i + 1][0])
+        status = cli_usage_error("%s needs a path (- for standard output)", arg);
+      else if (options.output)
+        status = cli_usage_error("%s is given twice", arg);
+      else
+        options.output = argv[++i];
+    } else if (strcmp(arg, "--query") == 0) {
+      status = cli_usage_error("%s NAME takes no other arguments", arg);
     } else {
-      options.input = arg;
+      status = cli_usage_error("unknown option '%s'", arg);
     }
   }
-  if (!options.input)
-    return cli_usage_error(NULL);
-  struct stat st;
-  if (strcmp(options.input, "-") != 0 && stat(options.input, &st) == 0 && S_ISDIR(st.st_mode))
-    return cli_convert_tree(&options);
-  return cli_convert_file(&options);
+  if (status < 0 && options.input_count == 0)
+    status = cli_usage_error("%s", "no input: give IN.py, DIR or - (standard input)");
+  if (status < 0 && options.input_count > 1) {
+    status = cli_convert_files(&options);
+  } else if (status < 0) {
+    struct stat st;
+    const char *input = options.inputs[0];
+    if (strcmp(input, "-") != 0 && stat(input, &st) == 0 && S_ISDIR(st.st_mode))
+      status = cli_convert_tree(&options);
+    else
+      status = cli_convert_file(&options);
+  }
+  free(options.inputs);
+  return status;
 }
 
 int c2t_main(int argc, char **argv) {

@@ -10,11 +10,11 @@ import subprocess
 import sys
 import tempfile
 
-from plain_runner import Suite
+from plain_runner import Suite, tool, tool_env, BINARY
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-TOOL = os.path.join(ROOT, "build", "cutile2triton")
+TOOL = tool()  # $C2T_CLI, or the binary
 CORPUS = os.path.join(ROOT, "corpus", "cutile")
 
 SUITE = Suite("directory")
@@ -22,7 +22,7 @@ test = SUITE.test
 
 
 def run(*args, cwd=None):
-    return subprocess.run([TOOL, *args], capture_output=True, cwd=cwd)
+    return subprocess.run([*TOOL, *args], capture_output=True, cwd=cwd, env=tool_env())
 
 
 def convert(path):
@@ -270,6 +270,20 @@ def diff_without_output_needs_a_cutile_folder():
         shutil.copy(os.path.join(CORPUS, "relu.py"), path)
         r = run("--diff", path)
         assert r.returncode == 2 and b"-o OUT.py" in r.stderr and r.stdout == b"", r
+
+
+@test
+def output_folder_maps_cutile_to_triton_under_it_too():
+    with tempfile.TemporaryDirectory() as tmp:
+        src = make_tree(tmp)
+        for name in ("bad.py", "syntax.py"):
+            os.unlink(os.path.join(src, name))
+        out = os.path.join(tmp, "generated")
+        r = run(os.path.join(tmp, "ops"), "-o", out)
+        assert r.returncode == 0, r
+        assert sorted(snapshot(out)) == ["triton/relu.py", "triton/sub/rope.py", "triton/vector_add.py"], snapshot(out)
+        with open(os.path.join(out, "triton", "relu.py"), "rb") as f:
+            assert f.read() == convert(os.path.join(src, "relu.py"))
 
 
 if __name__ == "__main__":
