@@ -344,11 +344,10 @@ _STATE = {}
 
 
 def worker_init(tool, seed, python):
-    import atexit
+    # The work folder is inside the run's folder (the tool's snapshot), which the main process removes;
+    # the 3.12 checker ends when the worker's end closes its standard input.
     _STATE.update(tool=tool, seed=seed, seeds=load_seeds(), regressions=read_folder(REGRESSIONS),
-                  checker=Checker(python), folder=tempfile.mkdtemp(prefix="c2t-fuzz-"))
-    atexit.register(_STATE["checker"].close)
-    atexit.register(shutil.rmtree, _STATE["folder"], True)
+                  checker=Checker(python), folder=tempfile.mkdtemp(prefix="worker-", dir=os.path.dirname(tool)))
 
 
 def run_batch(indices):
