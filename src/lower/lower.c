@@ -25,6 +25,10 @@ _Noreturn void lower_error(Lowerer *L, const Node *at, const char *fmt, ...) {
   va_start(args, fmt);
   vsnprintf(message, sizeof message, fmt, args);
   va_end(args);
+  /* a node built by the lowering (a folded constant) has no location: the
+   * statement being lowered stands for it; 1:1 only outside any statement */
+  if (!at || !at->span.start.line)
+    at = L->statement;
   Pos where = at && at->span.start.line ? at->span.start : (Pos){1, 0, 0};
   /* C2T402 in tile code, C2T403 in host code (docs/diagnostics.md) */
   diag_error_code(&L->ctx->diag, L->function ? C2T_CODE_TILE : C2T_CODE_HOST, where, "%s", message);
@@ -787,7 +791,7 @@ static TypeInfo *return_type_at_call(Lowerer *L, Function *fn, TypeInfo *type, N
     copy->dims[d] = type->shape[d] >= 0 ? new_int(L, type->shape[d])
                                         : dim_at_call(L, fn, type->dims[d], args, types, count, 0);
     if (copy->shape[d] < 0 && copy->dims[d] && shape_known_int(copy->dims[d], &value))
-      copy->shape[d] = (int)value;
+      copy->shape[d] = shape_dim_value(L, copy->dims[d], value);
   }
   return copy;
 }

@@ -156,6 +156,7 @@ typedef struct Lowerer {
   int descriptor_count;
   NodeList runtime_scalars; /* kernel parameters passed as run-time scalars */
   const char *statement_note; /* a `# C2Tnnn: ...` comment for the statement being lowered (lower_stmt.c) */
+  const Node *statement;      /* the tile statement being lowered: lower_error's location when its node has none */
   struct MemoryState *memory; /* lower_memory*.c: memory accesses, path choices, barriers */
   RuntimeHelper helpers[64];              /* runtime helpers used, in order */
   int helper_count;

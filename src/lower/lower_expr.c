@@ -22,11 +22,13 @@ static Node *typed(Node *node, TypeInfo *type) {
 /* The value of a number literal as spelled (underscores, any base). */
 static Node *lower_number(Lowerer *L, Node *expr) {
   Str text = expr->u.constant.text;
-  char digits[128];
+  /* the literal without its underscores: no fixed buffer, a literal of any
+   * length is read whole (a 128-byte copy used to cut longer ones) */
+  char *digits = arena_alloc_raw(&L->ctx->arena, (size_t)text.len + 1);
   int length = 0;
   bool is_float = false;
   bool is_hex = text.len > 1 && text.text[0] == '0' && (text.text[1] == 'x' || text.text[1] == 'X');
-  for (int i = 0; i < text.len && length < (int)sizeof digits - 1; i++) {
+  for (int i = 0; i < text.len; i++) {
     char c = text.text[i];
     if (c == '_')
       continue;

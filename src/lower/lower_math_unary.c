@@ -303,7 +303,7 @@ Node *lower_math_isnan(Lowerer *L, Node *call, const char *member) {
 /* A known constant converted to `dtype` as cuTile converts: floats to
  * integers truncate, integers wrap, anything to bool is != 0. Returns
  * Python text of the value. */
-static const char *converted_constant_text(Lowerer *L, const TypeInfo *number, DType dtype) {
+static const char *converted_constant_text(Lowerer *L, const Node *at, const TypeInfo *number, DType dtype) {
   const DTypeInfo *info = dtype_info(dtype);
   if (info->category == 'f') {
     double value = number->is_float ? number->float_value : (double)number->int_value;
@@ -321,7 +321,7 @@ static const char *converted_constant_text(Lowerer *L, const TypeInfo *number, D
   long long value = number->int_value;
   if (number->is_float) {
     if (!isfinite(number->float_value) || fabs(number->float_value) >= 9.2e18)
-      lower_error(L, NULL, "a float constant outside the integer range cannot be converted to an integer dtype");
+      lower_error(L, at, "a float constant outside the integer range cannot be converted to an integer dtype");
     value = (long long)number->float_value; /* truncation toward zero */
   }
   unsigned long long bits = (unsigned long long)value;
@@ -338,7 +338,7 @@ static const char *converted_constant_text(Lowerer *L, const TypeInfo *number, D
 static Node *typed_constant(Lowerer *L, Node *at, Node *x, DType dtype) {
   Node *result;
   if (x->type->dtype != DT_UNKNOWN) {
-    const char *text = converted_constant_text(L, x->type, dtype);
+    const char *text = converted_constant_text(L, at, x->type, dtype);
     result = T(L, "tl.full((), _1, _2)", T0(L, text), T0(L, dtype_info(dtype)->triton));
   } else {
     result = T(L, "tl.cast(_1, _2)", x, T0(L, dtype_info(dtype)->triton));
@@ -466,7 +466,7 @@ Node *lower_math_python_conversion(Lowerer *L, Node *call, const char *member) {
       result_type->float_value = type->is_float ? type->float_value : (double)type->int_value;
       result_type->is_float = true;
       result_type->dtype = DT_FLOAT32;
-      result = T0(L, converted_constant_text(L, type, DT_FLOAT64));
+      result = T0(L, converted_constant_text(L, call, type, DT_FLOAT64));
     } else {
       bool value = type->is_float ? type->float_value != 0 : type->int_value != 0;
       result_type->int_value = value;

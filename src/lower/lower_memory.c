@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "lower_memory.h"
+#include "lower_shape.h"
 
 /* ------------------------------------------------------------ arguments */
 
@@ -568,7 +569,7 @@ static Node *lower_load(Lowerer *L, Node *call, const char *member) {
   for (int d = 0; d < rank; d++) {
     long long size;
     type->dims[d] = shape_items[d];
-    type->shape[d] = known_int(shape_items[d], &size) ? (int)size : -1;
+    type->shape[d] = known_int(shape_items[d], &size) ? shape_dim_value(L, shape_items[d], size) : -1;
   }
   loaded->type = type;
   return loaded;

@@ -55,9 +55,15 @@ TypeInfo *shape_tile_type(Lowerer *L, DType dtype, Node *dtype_expr, int rank, N
   for (int d = 0; d < rank; d++) {
     long long value;
     type->dims[d] = dims[d];
-    type->shape[d] = dims[d] && shape_known_int(dims[d], &value) ? (int)value : -1;
+    type->shape[d] = dims[d] && shape_known_int(dims[d], &value) ? shape_dim_value(L, dims[d], value) : -1;
   }
   return type;
+}
+
+int shape_dim_value(Lowerer *L, const Node *at, long long value) {
+  if (value > C2T_MAX_TILE_DIM)
+    lower_error(L, at, "tile dimension %lld too large (limit is %lld)", value, C2T_MAX_TILE_DIM);
+  return (int)value;
 }
 
 Node *shape_tuple_node(Lowerer *L, Node **dims, int rank) {

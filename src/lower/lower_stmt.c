@@ -368,6 +368,8 @@ static void lower_stmt(Lowerer *L, Node *stmt, NodeList *out) {
   L->pending = &pending;
   const char *outer_note = L->statement_note;
   L->statement_note = NULL;
+  const Node *outer_statement = L->statement;
+  L->statement = stmt; /* where lower_error reports when its node has no location */
   NodeList lowered = {0};
   switch (stmt->kind) {
   case N_ASSIGN: lower_assign(L, stmt, &lowered); break;
@@ -394,6 +396,7 @@ static void lower_stmt(Lowerer *L, Node *stmt, NodeList *out) {
     stats_notes(L->conv, L->statement_note); /* --stats: notes by code */
   }
   L->statement_note = outer_note;
+  L->statement = outer_statement;
   for (int i = 0; i < pending.count; i++)
     push_stmt(L, out, pending.items[i]);
   for (int i = 0; i < lowered.count; i++)
@@ -402,7 +405,7 @@ static void lower_stmt(Lowerer *L, Node *stmt, NodeList *out) {
 
 void lower_stmts(Lowerer *L, NodeList *stmts) {
   if (++L->depth > C2T_MAX_PARSE_DEPTH)
-    lower_error(L, NULL, "tile code nested too deeply");
+    lower_error(L, stmts->count ? stmts->items[0] : NULL, "tile code nested too deeply");
   NodeList out = {0};
   for (int i = 0; i < stmts->count; i++)
     lower_stmt(L, stmts->items[i], &out);
