@@ -3,12 +3,25 @@
  * the UTF-8 byte order mark, the PEP 263 coding cookie and, for UTF-8
  * sources, that every byte sequence is valid UTF-8.
  *
- * Sources in another codec CPython knows (latin-1, cp1252, ...) are accepted
- * byte for byte: the tokenizer then treats bytes >= 0x80 as name characters.
+ * The output is UTF-8, so a source in another codec is read as CPython reads
+ * it (codec_tables.h, generated from Python's codecs):
+ *   ascii: a byte >= 0x80 is an error, as in CPython;
+ *   one-byte codecs that read ASCII as ASCII (latin-1, cp1252, koi8-r, ...):
+ *     a source with bytes >= 0x80 is decoded to UTF-8 (a byte the codec does
+ *     not map is an error, as in CPython) and the cookie's name becomes
+ *     "utf-8": the text is what the user wrote, and the declaration stays
+ *     true of the bytes written; an ASCII-only source is kept as it is (its
+ *     cookie is true of it either way);
+ *   multi-byte codecs that read ASCII as ASCII (euc-jp, gbk, ...): an
+ *     ASCII-only source is kept as it is; other bytes are not supported;
+ *   every other codec (utf-16, utf-32, utf-7, iso2022, hz, EBCDIC): not
+ *     supported (CPython reads an ASCII cookie line in them as other text).
+ * "Not supported" is a located error naming the encoding.
  */
 #include <ctype.h>
 #include <string.h>
 
+#include "codec_tables.h"
 #include "tokenize_internal.h"
 
 #define UTF8_BOM "\xEF\xBB\xBF"
@@ -19,29 +32,6 @@ static const char *const UTF8_CODEC_NAMES[] = {
     "utf_8", "utf8", "u8", "utf", "utf8_ucs2", "utf8_ucs4", "cp65001", "utf_8_sig",
 };
 
-static const char *const OTHER_CODEC_NAMES[] = {
-    "ascii", "us_ascii", "646", "us", "latin_1", "latin1", "latin", "l1", "iso8859_1", "iso_8859_1",
-    "iso8859", "8859", "cp819", "iso_ir_100", "iso_8859_1_1987", "iso8859_2", "iso8859_3", "iso8859_4",
-    "iso8859_5", "iso8859_6", "iso8859_7", "iso8859_8", "iso8859_9", "iso8859_10", "iso8859_11",
-    "iso8859_13", "iso8859_14", "iso8859_15", "iso8859_16", "iso_8859_2", "iso_8859_3", "iso_8859_4",
-    "iso_8859_5", "iso_8859_6", "iso_8859_7", "iso_8859_8", "iso_8859_9", "iso_8859_10", "iso_8859_11",
-    "iso_8859_13", "iso_8859_14", "iso_8859_15", "iso_8859_16", "latin2", "latin3", "latin4", "latin5",
-    "latin6", "latin7", "latin8", "latin9", "latin10", "l2", "l3", "l4", "l5", "l6", "l7", "l8", "l9",
-    "l10", "cyrillic", "greek", "hebrew", "arabic", "thai", "cp037", "cp273", "cp424", "cp437", "cp500",
-    "cp720", "cp737", "cp775", "cp850", "cp852", "cp855", "cp856", "cp857", "cp858", "cp860", "cp861",
-    "cp862", "cp863", "cp864", "cp865", "cp866", "cp869", "cp874", "cp875", "cp932", "cp949", "cp950",
-    "cp1006", "cp1026", "cp1125", "cp1140", "cp1250", "cp1251", "cp1252", "cp1253", "cp1254", "cp1255",
-    "cp1256", "cp1257", "cp1258", "windows_1250", "windows_1251", "windows_1252", "windows_1253",
-    "windows_1254", "windows_1255", "windows_1256", "windows_1257", "windows_1258", "koi8_r", "koi8_t",
-    "koi8_u", "kz1048", "mac_roman", "macroman", "macintosh", "mac_latin2", "maclatin2", "mac_cyrillic",
-    "maccyrillic", "mac_greek", "macgreek", "mac_iceland", "maciceland", "mac_turkish", "macturkish",
-    "euc_jp", "eucjp", "ujis", "u_jis", "euc_jis_2004", "euc_jisx0213", "euc_kr", "euckr", "ks_c_5601",
-    "ksc5601", "shift_jis", "shiftjis", "sjis", "s_jis", "shift_jis_2004", "shift_jisx0213", "gbk",
-    "gb2312", "gb18030", "euc_cn", "euccn", "chinese", "big5", "big5_tw", "csbig5", "big5hkscs",
-    "hkscs", "hz", "hzgb", "johab", "iso2022_jp", "iso2022_jp_1", "iso2022_jp_2", "iso2022_jp_3",
-    "iso2022_kr", "tis_620", "tis620", "ptcp154", "hp_roman8", "roman8", "utf_16", "utf16",
-    "utf_16_le", "utf_16_be", "utf_32", "utf32", "utf_32_le", "utf_32_be", "utf_7", "utf7",
-};
 
 /* Position of an arbitrary byte offset, counting lines from the start. */
 static Pos pos_of_offset(const Lexer *lx, size_t offset) {
@@ -161,7 +151,68 @@ static bool name_in(const char *name, const char *const *names, size_t count) {
   return false;
 }
 
-/* Apply a cookie: error for unknown codecs or a BOM that disagrees. */
+static const CodecName *find_codec(const char *normalized) {
+  for (size_t i = 0; i < sizeof CODEC_NAMES / sizeof *CODEC_NAMES; i++)
+    if (strcmp(normalized, CODEC_NAMES[i].name) == 0)
+      return &CODEC_NAMES[i];
+  return NULL;
+}
+
+/* Offset of the first byte >= 0x80 from `begin`, or len. */
+static size_t first_non_ascii(const Lexer *lx, size_t begin) {
+  size_t i = begin;
+  while (i < lx->len && (unsigned char)lx->src[i] < 0x80)
+    i++;
+  return i;
+}
+
+static size_t put_utf8(char *out, uint32_t cp) {
+  if (cp < 0x80) {
+    out[0] = (char)cp;
+    return 1;
+  }
+  if (cp < 0x800) {
+    out[0] = (char)(0xC0 | (cp >> 6));
+    out[1] = (char)(0x80 | (cp & 0x3F));
+    return 2;
+  }
+  out[0] = (char)(0xE0 | (cp >> 12)); /* one-byte codecs map into the BMP */
+  out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+  out[2] = (char)(0x80 | (cp & 0x3F));
+  return 3;
+}
+
+/* Decode the source through a one-byte codec's table into a UTF-8 copy,
+ * the cookie's name [name_begin, name_end) replaced by "utf-8", and make
+ * the copy the source every later stage reads. */
+static void transcode_source(Lexer *lx, const char *codec, const uint16_t *upper, size_t name_begin, size_t name_end) {
+  size_t undefined = first_non_ascii(lx, 0);
+  for (; undefined < lx->len; undefined++) {
+    unsigned char c = (unsigned char)lx->src[undefined];
+    if (c >= 0x80 && upper[c - 0x80] == CODEC_UNDEFINED)
+      diag_error_code(&lx->ctx->diag, C2T_CODE_ENCODING, pos_of_offset(lx, undefined),
+                      "(unicode error) '%s' codec can't decode byte 0x%02x: character maps to <undefined>", codec, c);
+  }
+  /* each byte becomes at most 3 bytes; "utf-8" is at most 5 more than the name */
+  char *out = arena_alloc_raw(&lx->ctx->arena, lx->len * 3 + 6);
+  size_t n = 0;
+  for (size_t i = 0; i < lx->len; i++) {
+    if (i == name_begin) {
+      memcpy(out + n, "utf-8", 5);
+      n += 5;
+      i = name_end - 1;
+      continue;
+    }
+    unsigned char c = (unsigned char)lx->src[i];
+    n += put_utf8(out + n, c < 0x80 ? c : upper[c - 0x80]);
+  }
+  out[n] = '\0';
+  lx->ctx->source.text = lx->src = out;
+  lx->ctx->source.len = lx->len = n;
+}
+
+/* Apply a cookie: error for unknown or unsupported codecs, a BOM that
+ * disagrees or bytes the codec cannot read; decode one-byte codecs. */
 static void apply_coding_cookie(Lexer *lx, bool has_bom, size_t line_begin, size_t name_begin, size_t name_end) {
   Pos at = pos_of_offset(lx, line_begin);
   const char *name = normal_codec_name(&lx->ctx->arena, lx->src + name_begin, name_end - name_begin);
@@ -174,9 +225,32 @@ static void apply_coding_cookie(Lexer *lx, bool has_bom, size_t line_begin, size
   normalize_codec_name(name, normalized, sizeof normalized);
   if (strcmp(name, "utf-8") == 0 || name_in(normalized, UTF8_CODEC_NAMES, sizeof UTF8_CODEC_NAMES / sizeof *UTF8_CODEC_NAMES))
     return;
-  if (!name_in(normalized, OTHER_CODEC_NAMES, sizeof OTHER_CODEC_NAMES / sizeof *OTHER_CODEC_NAMES))
+  const CodecName *codec = find_codec(normalized);
+  if (!codec)
     diag_error_code(&lx->ctx->diag, C2T_CODE_ENCODING, at, "unknown encoding: %.200s", name);
-  lx->utf8 = false;
+  size_t high = first_non_ascii(lx, 0);
+  switch (codec->kind) {
+  case CODEC_ASCII:
+    if (high < lx->len)
+      diag_error_code(&lx->ctx->diag, C2T_CODE_ENCODING, pos_of_offset(lx, high),
+                      "(unicode error) 'ascii' codec can't decode byte 0x%02x: ordinal not in range(128)",
+                      (unsigned char)lx->src[high]);
+    return;
+  case CODEC_TABLE:
+    if (high < lx->len)
+      transcode_source(lx, codec->name, CODEC_UPPER_HALVES[codec->table], name_begin, name_end);
+    return;
+  case CODEC_ASCII_ONLY:
+    if (high < lx->len)
+      diag_error_code(&lx->ctx->diag, C2T_CODE_ENCODING, pos_of_offset(lx, high),
+                      "encoding not supported: %.200s (only its ASCII bytes can be read; byte 0x%02x is not ASCII: "
+                      "write the source in UTF-8)",
+                      name, (unsigned char)lx->src[high]);
+    return;
+  case CODEC_UNSUPPORTED:
+    diag_error_code(&lx->ctx->diag, C2T_CODE_ENCODING, at,
+                    "encoding not supported: %.200s (it does not read ASCII as ASCII: write the source in UTF-8)", name);
+  }
 }
 
 /* Look for a cookie on line 1, or on line 2 when line 1 is blank or a comment. */

@@ -570,10 +570,20 @@ static void test_bom(void) {
 }
 
 static void test_coding_cookie(void) {
+  /* one-byte codecs are decoded to UTF-8 (the output is UTF-8) */
   CHECK_STR(unit_tokens("# -*- coding: latin-1 -*-\nx = '\xE9' + \xE9t\xE9\n"),
-            "NAME:x OP:= STRING:'\xE9' OP:+ NAME:\xE9t\xE9 NEWLINE EOF");
+            "NAME:x OP:= STRING:'\xC3\xA9' OP:+ NAME:\xC3\xA9t\xC3\xA9 NEWLINE EOF");
   CHECK_STR(unit_tokens("#!/usr/bin/env python\n# vim: set fileencoding=koi8-r :\nx = '\xF0'\n"),
-            "NAME:x OP:= STRING:'\xF0' NEWLINE EOF");
+            "NAME:x OP:= STRING:'\xD0\x9F' NEWLINE EOF");
+  CHECK_STR(unit_tokens("# coding: cp1252\nx = '\x80'\n"), "NAME:x OP:= STRING:'\xE2\x82\xAC' NEWLINE EOF");
+  CHECK_STR(unit_tokens("# coding: cp1252\nx = '\x81'\n"),
+            "<test>:2:6: error: (unicode error) 'cp1252' codec can't decode byte 0x81: character maps to <undefined>");
+  CHECK_STR(unit_tokens("# coding: ascii\nx = 1\n"), "NAME:x OP:= NUMBER:1 NEWLINE EOF");
+  CHECK_STR(unit_tokens("# coding: ascii\n\nx = '\xE9'\n"),
+            "<test>:3:6: error: (unicode error) 'ascii' codec can't decode byte 0xe9: ordinal not in range(128)");
+  CHECK_STR(unit_tokens("# coding: utf-16\nx = 1\n"),
+            "<test>:1:1: error: encoding not supported: utf-16 (it does not read ASCII as ASCII: write the source in UTF-8)");
+  CHECK_STR(unit_tokens("# coding: euc-jp\nx = 1\n"), "NAME:x OP:= NUMBER:1 NEWLINE EOF");
   CHECK_STR(unit_tokens("# coding=UTF_8-unix\nx\n"), "NAME:x NEWLINE EOF");
   CHECK_STR(unit_tokens("# coding: utf8\nx = '\xFF'\n"),
             "<test>:2:6: error: (unicode error) 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte");
@@ -690,8 +700,8 @@ static void test_fstring_line_continuation(void) {
 static void test_latin1_source(void) {
   LexRun *run = lex("# coding: latin-1\n\xE9 = '\xE9\xE8'\n");
   CHECK(run->ok);
-  Token *t = run->list.tokens;
-  CHECK(run->ok && t[0].kind == TOK_NAME && t[0].len == 1 && t[2].kind == TOK_STRING && t[2].len == 4);
+  Token *t = run->list.tokens; /* decoded: each latin-1 letter is 2 UTF-8 bytes */
+  CHECK(run->ok && t[0].kind == TOK_NAME && t[0].len == 2 && t[2].kind == TOK_STRING && t[2].len == 6);
 }
 
 static void test_many_tokens(void) {
