@@ -141,6 +141,7 @@ static int guard_users;
 static bool guard_installed[GUARDED_COUNT];
 static struct sigaction guard_previous[GUARDED_COUNT];
 static char *volatile guard_paths[CLI_MAX_PENDING_TEMPS];
+static bool guard_taken[CLI_MAX_PENDING_TEMPS]; /* slots handed out (under guard_lock) */
 static volatile sig_atomic_t guard_caught;
 
 static void guard_handler(int sig) {
@@ -171,8 +172,10 @@ static int guard_enter(void) {
   pthread_mutex_lock(&guard_lock);
   int slot = -1;
   for (int i = 0; i < CLI_MAX_PENDING_TEMPS && slot < 0; i++)
-    if (!guard_paths[i])
+    if (!guard_taken[i])
       slot = i;
+  if (slot >= 0)
+    guard_taken[slot] = true;
   if (slot >= 0 && guard_users++ == 0) {
     guard_caught = 0;
     struct sigaction action;
@@ -196,6 +199,7 @@ static int guard_enter(void) {
 static void guard_leave(int slot) {
   pthread_mutex_lock(&guard_lock);
   guard_paths[slot] = NULL;
+  guard_taken[slot] = false;
   if (--guard_users == 0) {
     for (int i = 0; i < GUARDED_COUNT; i++)
       if (guard_installed[i]) {

@@ -725,6 +725,43 @@ def help_and_readme_document_every_option():
         assert option in section, option
     assert "torch==2.13.0" in readme[:readme.index("## Command line")], "the quick start pins torch"
 
+IN_PROCESS = r"""
+import ctypes, os, signal, sys, threading
+import cutile2triton._native as native
+libc = ctypes.CDLL(None, use_errno=True)
+
+def handler(sig):
+    buf = ctypes.create_string_buffer(256)
+    assert libc.sigaction(sig, None, buf) == 0
+    return buf.raw[:8]
+
+signal.signal(signal.SIGTERM, lambda *a: None)  # a Python handler, as a program may have
+sigs = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGXFSZ)
+before = [handler(s) for s in sigs]
+relu, folder = sys.argv[1], sys.argv[2]
+codes = []
+def convert(i):
+    codes.append(native.main(["cutile2triton", relu, "-o", os.path.join(folder, "out%d.py" % (i % 3))]))
+threads = [threading.Thread(target=convert, args=(i,)) for i in range(12)]
+for t in threads: t.start()
+for t in threads: t.join()
+after = [handler(s) for s in sigs]
+print(codes, before == after, sorted(os.listdir(folder)))
+"""
+
+
+@test
+def c2t_main_in_process_restores_the_signal_handlers_and_threads_write_whole_files():
+    # always in-process through the Python package (ctypes), whatever $C2T_CLI is
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+        r = subprocess.run([sys.executable, "-c", IN_PROCESS, RELU, tmp], capture_output=True, env=env, timeout=120)
+        assert r.returncode == 0, r
+        assert r.stdout.decode().strip() == "[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] True ['out0.py', 'out1.py', 'out2.py']", r
+        for name in os.listdir(tmp):
+            with open(os.path.join(tmp, name), "rb") as f:
+                assert f.read() == converted(), name
+
 
 if __name__ == "__main__":
     sys.exit(SUITE.main())
