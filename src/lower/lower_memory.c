@@ -337,8 +337,10 @@ static void note_tma_array(Lowerer *L, const ArrayRef *array) {
   for (int i = 0; i < L->tma_array_count; i++)
     if (str_same(L->tma_arrays[i], array->param))
       return;
-  if (L->tma_array_count < 64)
-    L->tma_arrays[L->tma_array_count++] = array->param;
+  if (L->tma_array_count == (int)(sizeof L->tma_arrays / sizeof L->tma_arrays[0]))
+    lower_error(L, NULL, "too many arrays loaded through tensor descriptors in one kernel (limit is %d)",
+                (int)(sizeof L->tma_arrays / sizeof L->tma_arrays[0]));
+  L->tma_arrays[L->tma_array_count++] = array->param;
 }
 
 static Node *list_of(Lowerer *L, Node **items, int count) {

@@ -151,9 +151,14 @@ static void apply_effects(OrderState *state, Str array, unsigned effects) {
 
 /* ------------------------------------------- effects of an expression */
 
+/* Memory accesses in one statement whose order is checked; past it, a
+ * located error (accesses used to be dropped silently: no barrier). */
+#define C2T_MAX_STATEMENT_ACCESSES 64
+
 typedef struct EffectScan {
+  Lowerer *L;
   MemoryState *memory;
-  const MemoryAccess *found[64];
+  const MemoryAccess *found[C2T_MAX_STATEMENT_ACCESSES];
   int count;
 } EffectScan;
 
@@ -169,8 +174,11 @@ static void scan_effects(Node *node, void *data) {
   EffectScan *scan = data;
   node_children(node, scan_effects, data);
   const MemoryAccess *access = access_of(scan->memory, node);
-  if (access && scan->count < 64)
-    scan->found[scan->count++] = access;
+  if (!access)
+    return;
+  if (scan->count == C2T_MAX_STATEMENT_ACCESSES)
+    lower_error(scan->L, node, "too many memory accesses in one statement (limit is %d)", C2T_MAX_STATEMENT_ACCESSES);
+  scan->found[scan->count++] = access;
 }
 
 /* ------------------------------------------------------------- the pass */
@@ -194,7 +202,7 @@ static void push_barrier(OrderPass *pass, NodeList *out) {
 static bool expression_needs_barrier(OrderPass *pass, Node *expr, OrderState *state) {
   if (!expr || !pass->L->memory)
     return false;
-  EffectScan scan = {.memory = pass->L->memory};
+  EffectScan scan = {.L = pass->L, .memory = pass->L->memory};
   scan_effects(expr, &scan);
   bool barrier = false;
   for (int i = 0; i < scan.count; i++) {

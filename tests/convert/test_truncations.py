@@ -84,3 +84,22 @@ def test_float_constant_to_int_error_is_at_the_call(tmp_path):
     line, col, message = located(proc.stderr)
     assert "a float constant outside the integer range" in message
     assert (line, col) == (6, 46), proc.stderr
+
+
+ACCESSES_LIMIT = 64
+
+
+def many_loads(count):
+    loads = " + ".join(["ct.load(x, index=(ct.bid(0),), shape=(16,))"] * count)
+    return ("import cuda.tile as ct\n\n@ct.kernel\ndef k(x, y):\n"
+            f"    t = {loads}\n    ct.store(y, index=(ct.bid(0),), tile=t)\n")
+
+
+def test_memory_accesses_in_one_statement_at_the_limit_convert(convert_text):
+    assert "@triton.jit" in convert_text(many_loads(ACCESSES_LIMIT))
+
+
+def test_memory_accesses_past_the_limit_are_a_located_error(convert_error):
+    # they were dropped silently from the ordering pass (no barrier for them)
+    message = convert_error(many_loads(ACCESSES_LIMIT + 1))
+    assert message == f"C2T402: too many memory accesses in one statement (limit is {ACCESSES_LIMIT})", message
