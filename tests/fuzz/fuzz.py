@@ -23,7 +23,7 @@ command, case).
 
   python3 tests/fuzz/fuzz.py                        bounded run (make test's suite "fuzz")
   python3 tests/fuzz/fuzz.py --seconds 3600 --seed 1 --jobs 2    long run (make fuzz)
-  python3 tests/fuzz/fuzz.py --seed S --case I      replay one case (prints the input and verdict)
+  python3 tests/fuzz/fuzz.py --seed S --case I      replay one case: its verdict, its findings saved
 Ends with "fuzz: N passed, M failed" (N cases without a finding, M distinct findings) and the exit
 status 1 when anything was found.
 """
@@ -226,7 +226,9 @@ def judge_run(mode, data, path, result, out, checker):
                                  f"{mode}: error at {line}:{m.group(3).decode()}, the file has "
                                  f"{len(source_lines(data))} lines"))
             if m.group(4) == b"900":
-                problems.append((f"{mode}:internal error C2T900", f"{mode}: {m.group(0).decode('utf-8', 'replace')}"))
+                text = result.stderr[m.end():].split(b"\n")[0].decode("utf-8", "replace")
+                kind = re.sub(r"\d+", "N", text.split(":")[1 if text.startswith("internal error:") else 0])[:50]
+                problems.append((f"{mode}:internal error C2T900 ({kind.strip()})", f"{mode}: C2T900: {text[:300]}"))
         if wrote:
             problems.append((f"{mode}:output written on error", f"{mode} exited 1 but wrote {out}"))
         if result.stdout:
@@ -459,8 +461,16 @@ def replay(args, tool, python):
         with open(args.write, "wb") as f:
             f.write(data)
         print(f"written to {args.write}")
-    for sig, message, _, known in problems:
-        print(f"FINDING {sig}: {message}" + (f" [known: {known}]" if known else ""))
+    checker = Checker(python)
+    try:
+        for sig, message, mode, known in problems:
+            print(f"FINDING {sig}: {message}" + (f" [known: {known}]" if known else ""))
+            minimized = minimize(tool, data, mode, sig, checker, args.minimize_seconds)
+            finding = (sig, message, mode, args.case, name, names, data, known)
+            folder = save_finding(args.findings, finding, minimized, args.seed, tool, args.tool, checker)
+            print(f"reproducer {os.path.relpath(folder, ROOT)}/input.py ({len(minimized)} bytes)")
+    finally:
+        checker.close()
     print(f"fuzz: {0 if problems else 1} passed, {len(problems)} failed")
     return 1 if problems else 0
 
@@ -474,7 +484,7 @@ def main():
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--findings", default=DEFAULT_FINDINGS)
     parser.add_argument("--minimize-seconds", type=float, default=MINIMIZE_S)
-    parser.add_argument("--case", type=int, default=None, help="replay this one case and say what it finds")
+    parser.add_argument("--case", type=int, default=None, help="replay this one case; its findings are minimized and saved")
     parser.add_argument("--write", default=None, help="with --case: also write the case's input to this file")
     parser.add_argument("--skip-known", action="store_true",
                         help="list findings that match a known defect (known_defect) without counting them")
