@@ -166,7 +166,8 @@ def bom(rng, data, pool):
 
 
 def coding_cookie(rng, data, pool):
-    name = _pick(rng, (b"utf-8", b"utf8", b"UTF-8", b"latin-1", b"iso-8859-15", b"bogus-codec", b"utf-8-sig"))
+    name = _pick(rng, (b"utf-8", b"utf8", b"UTF-8", b"latin-1", b"iso-8859-15", b"bogus-codec", b"utf-8-sig",
+                       b"ascii", b"us-ascii", b"cp1252", b"koi8-r", b"utf-16", b"utf-32", b"shift_jis", b"euc-jp"))
     cookie = b"# -*- coding: " + name + b" -*-\n"
     return cookie + data if rng.random() < 0.7 else b"#!/usr/bin/env python3\n" + cookie + data
 
@@ -290,7 +291,7 @@ def huge_literal(rng, data, pool):
     numbers = list(NUMBER.finditer(data))
     choice = rng.randrange(7)
     if choice == 0:
-        new = b"9" * rng.randrange(19, 4000)
+        new = b"9" * rng.randrange(19, 6000)
     elif choice == 1:
         new = b"1" + b"0" * rng.randrange(1, 400) + b".5e" + str(rng.randrange(-400, 400)).encode()
     elif choice == 2:
