@@ -715,6 +715,9 @@ static Node *lower_slice(Lowerer *L, Node *call, const char *member) {
     lower_error(L, axis_arg, "%s: axis is out of range for a %d-d array", what, array->rank);
   if (axis < -1)
     lower_error(L, axis_arg, "%s: a negative axis other than -1 needs the array's rank, not known here", what);
+  if (axis >= C2T_MAX_RANK) /* rank unknown here, but no array has more dimensions */
+    lower_error(L, axis_arg, "%s: axis %lld is out of range (arrays have at most %d dimensions)", what, axis,
+                C2T_MAX_RANK);
   long long first, last;
   if (known_int(start, &first) && known_int(stop, &last) && (first < 0 || last < first))
     lower_error(L, call, "%s: needs 0 <= start <= stop", what);

@@ -161,13 +161,16 @@ Node *load_element_helper(Lowerer *L, int rank) {
       "    \"\"\"ct.load with shape=(): the element at (%s) as a scalar; outside the array it\n"
       "    reads `other` (the padding value).\"\"\"\n"
       "    ptr = %s\n"
-      "    if check_bounds:\n"
-      "        value = tl.load(ptr, mask=%s, other=other)\n"
-      "    else:\n"
-      "        value = tl.load(ptr)\n"
-      "    return value\n",
+      "%s",
       name, index_params(L, rank, false), axes_text(L, "i", rank), element_pointer_text(L, rank),
-      element_inside_text(L, rank));
+      rank == 0 ? "    return tl.load(ptr)  # a 0-d array's one element is always inside\n"
+                : arena_printf(&L->ctx->arena,
+                               "    if check_bounds:\n"
+                               "        value = tl.load(ptr, mask=%s, other=other)\n"
+                               "    else:\n"
+                               "        value = tl.load(ptr)\n"
+                               "    return value\n",
+                               element_inside_text(L, rank)));
   return use_runtime(L, name, source);
 }
 
@@ -180,11 +183,14 @@ Node *store_element_helper(Lowerer *L, int rank) {
       "    \"\"\"ct.store of a scalar (a 0-d tile): one element at element index (%s), not\n"
       "    written outside the array.\"\"\"\n"
       "    ptr = %s\n"
-      "    if check_bounds:\n"
-      "        tl.store(ptr, value, mask=%s)\n"
-      "    else:\n"
-      "        tl.store(ptr, value)\n",
+      "%s",
       name, index_params(L, rank, false), axes_text(L, "i", rank), element_pointer_text(L, rank),
-      element_inside_text(L, rank));
+      rank == 0 ? "    tl.store(ptr, value)  # a 0-d array's one element is always inside\n"
+                : arena_printf(&L->ctx->arena,
+                               "    if check_bounds:\n"
+                               "        tl.store(ptr, value, mask=%s)\n"
+                               "    else:\n"
+                               "        tl.store(ptr, value)\n",
+                               element_inside_text(L, rank)));
   return use_runtime(L, name, source);
 }

@@ -1,0 +1,45 @@
+"""Conversion defects found by the fuzzer (tests/fuzz), each with the case that
+showed it.
+
+* `ct.load(x, index=(), shape=())` of a 0-d array, and `ct.store` of a 0-d
+  tile into one, generated a helper with an empty `mask=` (a C2T900 internal
+  error): a 0-d array has one element, always inside, so no mask is needed.
+* `x.slice(2**63 - 1, ...)` of an array whose rank is not known overflowed
+  int64 while building the new shape (UBSan): an axis past the largest rank
+  an array can have is a located error.
+"""
+
+import torch
+
+ZERO_D = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y):
+    t = ct.load(x, index=(), shape=(), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, index=(), tile=t * 2)
+"""
+
+
+def test_zero_d_load_and_store_convert_and_run(convert, device):
+    mod = convert(ZERO_D)
+    x = torch.tensor(21.0, device=device)
+    y = torch.zeros((), device=device)
+    mod.launch_k(None, (1,), (x, y))
+    assert y.item() == 42.0
+
+
+SLICE = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, out):
+    n = out.shape[1]
+    g = x.slice({axis}, start=0, stop=n)
+"""
+
+
+def test_slice_axis_past_the_largest_rank_is_a_located_error(convert_error):
+    for axis in (9223372036854775807, 8):
+        message = convert_error(SLICE.format(axis=axis))
+        assert "axis" in message and "out of range" in message, message
