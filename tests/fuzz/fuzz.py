@@ -10,6 +10,9 @@ The oracle, for each case written to a temporary file IN (and a share of the cas
   * no signal, no sanitizer report (ASan/LSan/UBSan), no timeout, exit status 0, 1 or 2 only;
   * exit 1: a located error `IN:LINE:COL: error: C2Tnnn: ...` on standard error, LINE within the
     file, no output file and nothing on standard output; C2T900 (internal error) is a finding;
+  * "Python 3.12 accepts" means what `python3.12 FILE` accepts: the whole file must decode with its
+    declared encoding, comments included (compile() of the bytes alone skips the bytes of comments;
+    the converter, like `python FILE`, rejects invalid UTF-8 there with a located error);
   * exit 0: the output parses as Python 3.12 (checked by a Python 3.12 interpreter when one is found,
     otherwise by the running Python's compile(..., PyCF_ONLY_AST), which is then said); the input
     parses too (nothing invalid is converted);
@@ -63,7 +66,7 @@ FRAME = re.compile(rb"#\d+ 0x[0-9a-f]+ in (\w+) (src/[\w/.-]+)")   # the project
 
 # 3.12 check: one persistent interpreter per worker, one path per line in, "ok DIGEST" or "err KIND" out.
 CHECKER_SOURCE = r"""
-import ast, hashlib, sys, warnings
+import ast, hashlib, io, sys, tokenize, warnings
 warnings.simplefilter("ignore")
 sys.setrecursionlimit(20000)
 for line in sys.stdin:
@@ -71,6 +74,9 @@ for line in sys.stdin:
     try:
         with open(path, "rb") as f:
             data = f.read()
+        # As `python FILE` reads a module: the whole file decoded with its declared encoding,
+        # comments included (compile() of bytes alone does not check the bytes of comments).
+        data.decode(tokenize.detect_encoding(io.BytesIO(data).readline)[0])
         tree = compile(data, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
         reply = "ok " + hashlib.sha256(ast.dump(tree).encode("utf-8", "surrogatepass")).hexdigest()
     except (RecursionError, MemoryError) as e:
