@@ -36,7 +36,6 @@ Node *lower_math_isnan(Lowerer *L, Node *call, const char *member);
 Node *lower_math_abs(Lowerer *L, Node *call, const char *member);
 
 /* ---- lower_math_runtime.c: helpers of the generated module */
-Node *math_helper(Lowerer *L, const char *name); /* ct_truediv, ct_floordiv, ct_mod, ... by name */
 Node *math_unary_helper(Lowerer *L, const char *name, const char *gpu_expr, const char *interpreted_expr,
                         const char *doc, bool float32_only); /* ct_<name>(x) for a float math function */
 
