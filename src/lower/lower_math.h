@@ -6,7 +6,8 @@
  *                         family's op table
  *   lower_math_unary.c    unary math functions, astype, bitcast, dtype
  *                         constructors, int()/float()/bool()
- *   lower_math_runtime.c  the runtime helpers' Python text
+ *   lower_math_runtime.c  ct_<name>(x) of the float functions (the fixed helpers
+ *                         are src/lower/helpers/math_helpers.py)
  */
 #ifndef C2T_LOWER_MATH_H
 #define C2T_LOWER_MATH_H
