@@ -14,7 +14,8 @@ Suites (each prints its own "NAME: N passed, M failed" line):
   fuzz         the mutational fuzzer, bounded (fixed seed, ~1 minute), on the
                sanitizer build; each distinct finding is a failure
   pytest       the conversion tests: rules (tests/convert), goldens
-               (tests/golden), the corpus operators (tests/ops), run on the CPU
+               (tests/golden), the runtime helpers of src/lower/helpers
+               (tests/helpers), the corpus operators (tests/ops), run on the CPU
                under TRITON_INTERPRET=1 without a GPU; the Python API
                (tests/python)
 """
@@ -92,7 +93,7 @@ def main():
     else:
         print("valgrind: not installed here; that suite is not run")
     suites.append(("fuzz", [py, os.path.join(HERE, "fuzz", "fuzz.py")], None))
-    suites.append(("pytest", [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/convert", "tests/golden",
+    suites.append(("pytest", [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/convert", "tests/golden", "tests/helpers",
                               "tests/ops", "tests/report", "tests/python"], None))
     total_passed = total_failed = 0
     for name, command, env in suites:

@@ -303,60 +303,19 @@ static void push_imports(Lowerer *L, NodeList *out) {
   buf_free(&text);
 }
 
-static const char HOST_HELPERS[] =
-    "def _kernel_stream(stream, tensor):\n"
-    "    \"\"\"The stream context of a launch: cuTile launched on `stream`. Nothing to switch\n"
-    "    when it is the current stream already, or for tensors on the CPU (Triton's interpreter).\"\"\"\n"
-    "    if stream is None or tensor is None or tensor.device.type != \"cuda\":\n"
-    "        return contextlib.nullcontext()\n"
-    "    if stream == torch.cuda.current_stream(tensor.device):\n"
-    "        return contextlib.nullcontext()\n"
-    "    return torch.cuda.stream(stream)\n";
-
-static const char BY_TARGET_HELPER[] =
-    "def _by_target(default=None, **by_arch):\n"
-    "    \"\"\"ct.ByTarget: the value given for this GPU's architecture (sm_XY), else the default.\"\"\"\n"
-    "    if not torch.cuda.is_available():\n"
-    "        return default\n"
-    "    major, minor = torch.cuda.get_device_capability()\n"
-    "    return by_arch.get(f\"sm_{major}{minor}\", default)\n";
-
-static const char TMA_HELPERS[] =
-    "def _tma_compatible(tensor):\n"
-    "    \"\"\"Whether a tensor descriptor (TMA) can address `tensor`: the last stride is 1, and the\n"
-    "    base address and the other strides are multiples of 16 bytes. On the H200 a descriptor\n"
-    "    that breaks these rules returns wrong data without an error, so such tensors take the\n"
-    "    pointer path.\"\"\"\n"
-    "    size = tensor.element_size()\n"
-    "    return (\n"
-    "        2 <= tensor.dim() <= 5\n"
-    "        and tensor.stride(-1) == 1\n"
-    "        and tensor.data_ptr() % 16 == 0\n"
-    "        and all(stride * size % 16 == 0 for stride in tensor.stride()[:-1])\n"
-    "    )\n"
-    "\n"
-    "\n"
-    "def _tma_workspace(size: int, alignment: int, stream):\n"
-    "    \"\"\"Global memory for the tensor descriptors kernels make (tl.make_tensor_descriptor).\"\"\"\n"
-    "    return torch.empty(size, device=\"cuda\", dtype=torch.int8)\n"
-    "\n"
-    "\n"
-    "triton.set_allocator(_tma_workspace)\n";
-
-static const char INTERPRETED_FLAG[] =
-    "INTERPRETED = tl.constexpr(os.environ.get(\"TRITON_INTERPRET\", \"0\") == \"1\")\n";
-
 static void push_helpers(Lowerer *L, NodeList *out) {
   if (L->needs_interpreted_flag) {
-    NodeList flag = template_stmts(L->ctx, INTERPRETED_FLAG, NULL, 0);
+    NodeList flag = helper_stmts(L, HELPER_INTERPRETED);
     flag.items[0]->note = "TRITON_INTERPRET=1: Triton's CPU interpreter, where libdevice and device asserts are unavailable";
     push_all(L, out, flag);
   }
-  push_all(L, out, template_stmts(L->ctx, HOST_HELPERS, NULL, 0));
-  if (L->uses_tma)
-    push_all(L, out, template_stmts(L->ctx, TMA_HELPERS, NULL, 0));
+  push_all(L, out, helper_stmts(L, HELPER__kernel_stream));
+  if (L->uses_tma) {
+    push_all(L, out, helper_stmts(L, HELPER__tma_compatible));
+    push_all(L, out, helper_stmts(L, HELPER__tma_workspace));
+  }
   if (L->needs_by_target)
-    push_all(L, out, template_stmts(L->ctx, BY_TARGET_HELPER, NULL, 0));
+    push_all(L, out, helper_stmts(L, HELPER__by_target));
   append_runtime_helpers(L, out);
 }
 
@@ -385,14 +344,10 @@ static void push_generic_launcher(Lowerer *L, NodeList *out) {
     Str name = L->launcher_of[i]->def->u.function_def.name;
     buf_printf(&text, "    %.*s: launch_%.*s,\n", name.len, name.text, name.len, name.text);
   }
-  buf_puts(&text, "}\n\n\n"
-                  "def launch_kernel(stream, grid, kernel, args):\n"
-                  "    \"\"\"ct.launch(stream, grid, kernel, args) for a kernel chosen at run time.\"\"\"\n"
-                  "    if kernel not in _LAUNCHERS:\n"
-                  "        raise TypeError(f\"{kernel!r} is not a kernel converted from this module\")\n"
-                  "    _LAUNCHERS[kernel](stream, grid, args)\n");
+  buf_puts(&text, "}\n");
   push_all(L, out, template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), NULL, 0));
   buf_free(&text);
+  push_all(L, out, helper_stmts(L, HELPER_launch_kernel));
 }
 
 static void push_launcher_of(Lowerer *L, NodeList *out, const Node *stmt) {

@@ -20,6 +20,7 @@
 #define C2T_LOWER_H
 
 #include "../convert.h"
+#include "helper_text.h"
 
 #define C2T_MAX_RANK 8
 #define C2T_MAX_SCOPE_NAMES 1024
@@ -269,6 +270,8 @@ Node *lower_comparison(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right
  * `source` is the helper's Python text, `name` the function it defines;
  * returns a Name node for it. Helpers appear in the order first used. */
 Node *use_runtime(Lowerer *L, const char *name, const char *source);
+Node *use_helper(Lowerer *L, HelperId id); /* a helper of src/lower/helpers/, with those it calls */
+NodeList helper_stmts(Lowerer *L, HelperId id);
 void append_runtime_helpers(Lowerer *L, NodeList *module_body);
 
 #endif /* C2T_LOWER_H */

@@ -346,18 +346,6 @@ static Node *lower_printf(Lowerer *L, Node *call, const char *member) {
 
 /* ------------------------------------------------------------ assertions */
 
-static const char ASSERT_HELPER[] =
-    "@triton.jit\n"
-    "def ct_assert(cond, message: tl.constexpr):\n"
-    "    \"\"\"ct.assert_: every element of cond must be true; cuTile always checks. Triton\n"
-    "    compiles tl.device_assert only with debug=True (the kernels reaching this helper carry\n"
-    "    it), and its interpreter never runs it: there a Python assert checks.\"\"\"\n"
-    "    if INTERPRETED:\n"
-    "        failed = tl.sum((cond == 0).to(tl.int32))\n"
-    "        assert failed == 0, message\n"
-    "    else:\n"
-    "        tl.device_assert(cond, message)\n";
-
 /* The message argument: a string literal or None (or absent). */
 static const char *message_text(Lowerer *L, const Node *source, const char *what) {
   if (!source || (source->kind == N_CONSTANT && source->u.constant.kind == CONST_NONE))
@@ -383,7 +371,7 @@ static Node *lower_assert(Lowerer *L, Node *call, const char *member) {
     return none_value(L); /* always true */
   L->needs_debug = true;
   L->needs_interpreted_flag = true;
-  Node *helper = use_runtime(L, "ct_assert", ASSERT_HELPER);
+  Node *helper = use_helper(L, HELPER_ct_assert);
   Node *checked = T(L, "_1(_2, _3)", helper, cond, string_node(L, message));
   checked->type = type_new(L->ctx, VAL_NONE);
   return checked;
@@ -451,14 +439,6 @@ static Node *lower_ensure_constant(Lowerer *L, Node *call, const char *member) {
   return value;
 }
 
-static const char DIVISIBLE_HELPER[] =
-    "@triton.jit\n"
-    "def ct_assume_divisible_by(x, divisor: tl.constexpr):\n"
-    "    \"\"\"ct.assume_divisible_by: x, with the hint that divisor divides it (Triton's\n"
-    "    interpreter checks the hint).\"\"\"\n"
-    "    tl.assume(x % divisor == 0)\n"
-    "    return x\n";
-
 /* ct.assume_divisible_by(x, divisor) -> x with a tl.assume hint; a
  * constant x needs no hint and stays a constant. */
 static Node *lower_assume_divisible_by(Lowerer *L, Node *call, const char *member) {
@@ -476,7 +456,7 @@ static Node *lower_assume_divisible_by(Lowerer *L, Node *call, const char *membe
                 type_describe(L->ctx, type));
   if (type->kind == VAL_CONST)
     return x;
-  Node *hinted = T(L, "_1(_2, _3)", use_runtime(L, "ct_assume_divisible_by", DIVISIBLE_HELPER), x, divisor);
+  Node *hinted = T(L, "_1(_2, _3)", use_helper(L, HELPER_ct_assume_divisible_by), x, divisor);
   hinted->type = x->type;
   return hinted;
 }

@@ -32,15 +32,6 @@ static Node *lower_num_blocks(Lowerer *L, Node *call, const char *member) {
   return result;
 }
 
-static const char CDIV_HELPER[] =
-    "@triton.jit\n"
-    "def ct_cdiv(x, y):\n"
-    "    \"\"\"ct.cdiv: the exact ceiling of x / y for integers of any sign (tl.cdiv is\n"
-    "    (x + y - 1) // y with a truncating //, wrong for negative operands).\"\"\"\n"
-    "    q = x // y\n"
-    "    r = x % y\n"
-    "    return q + ((r != 0) & ((r > 0) == (y > 0))).to(q.dtype)\n";
-
 /* ct.cdiv(x, y): folded for constants; tl.cdiv when both are known to be
  * non-negative; else the exact helper. */
 static Node *lower_cdiv(Lowerer *L, Node *call, const char *member) {
@@ -64,7 +55,7 @@ static Node *lower_cdiv(Lowerer *L, Node *call, const char *member) {
     folded->type->rank = 0;
     return folded;
   }
-  Node *result = T(L, "_1(_2, _3)", use_runtime(L, "ct_cdiv", CDIV_HELPER), x, y);
+  Node *result = T(L, "_1(_2, _3)", use_helper(L, HELPER_ct_cdiv), x, y);
   result->type = type_tile(L->ctx, DT_INT32, 0, NULL);
   return result;
 }

@@ -274,7 +274,7 @@ static void convert_integer_side(Lowerer *L, Node **side, Node *other) {
     Node *dtype = dtype_text_of(L, other);
     if (!dtype)
       return; /* not reachable for tiles made by ct operations: they carry a dtype expression */
-    Node *converted = T(L, "_1(_2, _3)", math_helper(L, "ct_bf16_operand"), *side, dtype);
+    Node *converted = T(L, "_1(_2, _3)", use_helper(L, HELPER_ct_bf16_operand), *side, dtype);
     converted->type = type;
     *side = converted;
   }
@@ -411,10 +411,10 @@ static Node *lower_binary(Lowerer *L, Node *at, const char *what, AstOp op, Node
   check_number_width(L, at, what, lt, rt);
   Node *result;
   switch (cls) {
-  case OPC_TRUEDIV: result = T(L, "_1(_2, _3)", math_helper(L, "ct_truediv"), left, right); break;
-  case OPC_FLOORDIV: result = T(L, "_1(_2, _3)", math_helper(L, "ct_floordiv"), left, right); break;
-  case OPC_MOD: result = T(L, "_1(_2, _3)", math_helper(L, "ct_mod"), left, right); break;
-  case OPC_POW: result = T(L, "_1(_2, _3)", math_helper(L, "ct_pow"), left, right); break;
+  case OPC_TRUEDIV: result = T(L, "_1(_2, _3)", use_helper(L, HELPER_ct_truediv), left, right); break;
+  case OPC_FLOORDIV: result = T(L, "_1(_2, _3)", use_helper(L, HELPER_ct_floordiv), left, right); break;
+  case OPC_MOD: result = T(L, "_1(_2, _3)", use_helper(L, HELPER_ct_mod), left, right); break;
+  case OPC_POW: result = T(L, "_1(_2, _3)", use_helper(L, HELPER_ct_pow), left, right); break;
   default:
     match_bfloat16(L, &left, &right);
     result = T(L, "_1 + _2", left, right);
@@ -607,10 +607,10 @@ static Node *lower_truediv(Lowerer *L, Node *call, const char *member) {
   }
   Node *result;
   if (strcmp(mode, "APPROX") == 0) {
-    result = T(L, "_1(_2, _3)", math_helper(L, "ct_truediv_approx"), x, y);
+    result = T(L, "_1(_2, _3)", use_helper(L, HELPER_ct_truediv_approx), x, y);
   } else {
     const char *direction = strcmp(mode, "RZ") == 0 ? "\"rz\"" : strcmp(mode, "RM") == 0 ? "\"rd\"" : "\"ru\"";
-    result = T(L, "_1(_2, _3, _4)", math_helper(L, "ct_truediv_directed"), x, y, T0(L, direction));
+    result = T(L, "_1(_2, _3, _4)", use_helper(L, HELPER_ct_truediv_directed), x, y, T0(L, direction));
   }
   result->type = plain->type;
   return result;
@@ -705,7 +705,7 @@ static Node *lower_atan2(Lowerer *L, Node *call, const char *member) {
     x1 = as_float32_tensor(L, x1);
     dtype = DT_FLOAT32;
   }
-  Node *result = T(L, "_1(_2, _3)", math_helper(L, "ct_atan2"), x1, x2);
+  Node *result = T(L, "_1(_2, _3)", use_helper(L, HELPER_ct_atan2), x1, x2);
   result->type = broadcast_type(L, x1->type, x2->type, dtype);
   return result;
 }

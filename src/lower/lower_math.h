@@ -6,7 +6,8 @@
  *                         family's op table
  *   lower_math_unary.c    unary math functions, astype, bitcast, dtype
  *                         constructors, int()/float()/bool()
- *   lower_math_runtime.c  the runtime helpers' Python text
+ *   lower_math_runtime.c  ct_<name>(x) of the float functions (the fixed helpers
+ *                         are src/lower/helpers/math_helpers.py)
  */
 #ifndef C2T_LOWER_MATH_H
 #define C2T_LOWER_MATH_H
@@ -36,7 +37,6 @@ Node *lower_math_isnan(Lowerer *L, Node *call, const char *member);
 Node *lower_math_abs(Lowerer *L, Node *call, const char *member);
 
 /* ---- lower_math_runtime.c: helpers of the generated module */
-Node *math_helper(Lowerer *L, const char *name); /* ct_truediv, ct_floordiv, ct_mod, ... by name */
 Node *math_unary_helper(Lowerer *L, const char *name, const char *gpu_expr, const char *interpreted_expr,
                         const char *doc, bool float32_only); /* ct_<name>(x) for a float math function */
 

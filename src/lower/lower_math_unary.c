@@ -171,7 +171,7 @@ static Node *lower_float_function(Lowerer *L, Node *call, const UnaryFunction *f
   Node *result;
   if (!form) {
     const char *direction = strcmp(mode, "RZ") == 0 ? "\"rz\"" : strcmp(mode, "RM") == 0 ? "\"rd\"" : "\"ru\"";
-    result = T(L, "_1(_2, _3)", math_helper(L, "ct_sqrt_directed"), float_operand(L, x), T0(L, direction));
+    result = T(L, "_1(_2, _3)", use_helper(L, HELPER_ct_sqrt_directed), float_operand(L, x), T0(L, direction));
   } else {
     result = call_unary_helper(L, form, x);
   }
@@ -288,12 +288,7 @@ Node *lower_math_isnan(Lowerer *L, Node *call, const char *member) {
   if (x->kind == N_NAME) /* a name can be read twice */
     result = T(L, "_1 != _1", x);
   else
-    result = T(L, "_1(_2)", use_runtime(L, "ct_isnan",
-                                         "@triton.jit\n"
-                                         "def ct_isnan(x):\n"
-                                         "    \"\"\"ct.isnan: x != x (float != is unordered: true for NaN only).\"\"\"\n"
-                                         "    return x != x\n"),
-               x);
+    result = T(L, "_1(_2)", use_helper(L, HELPER_ct_isnan), x);
   result->type = math_tile_type(L, x->type, DT_BOOL);
   return result;
 }

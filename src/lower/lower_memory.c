@@ -111,17 +111,10 @@ typedef enum Padding { PAD_UNDETERMINED, PAD_ZERO, PAD_NEG_ZERO, PAD_NAN, PAD_PO
 static const char *const PADDING_NAMES[] = {"UNDETERMINED", "ZERO", "NEG_ZERO", "NAN", "POS_INF", "NEG_INF"};
 static const char *const PADDING_TEXT[] = {"None", "0", "ct_negative_zero()", "float(\"nan\")", "float(\"inf\")", "float(\"-inf\")"};
 
-static const char NEGATIVE_ZERO_HELPER[] =
-    "@triton.jit\n"
-    "def ct_negative_zero():\n"
-    "    \"\"\"-0.0 (padding_mode=NEG_ZERO) as a float32 scalar. Triton turns a literal -0.0 into\n"
-    "    +0.0 (measured in its interpreter), so the value is made from its bits.\"\"\"\n"
-    "    return tl.full((), 0x80000000, tl.uint32).to(tl.float32, bitcast=True)\n";
-
 /* The padding value as a Triton expression (`None` for UNDETERMINED). */
 static Node *padding_value(Lowerer *L, Padding padding) {
   if (padding == PAD_NEG_ZERO)
-    return T(L, "_1()", use_runtime(L, "ct_negative_zero", NEGATIVE_ZERO_HELPER));
+    return T(L, "_1()", use_helper(L, HELPER_ct_negative_zero));
   return T0(L, PADDING_TEXT[padding]);
 }
 

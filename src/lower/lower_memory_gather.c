@@ -57,20 +57,6 @@ static Node *element_helper(Lowerer *L, int rank, bool inside) {
   return use_runtime(L, name, source);
 }
 
-static const char ATOMIC_CAS_HELPER[] =
-    "@triton.jit\n"
-    "def ct_atomic_cas(base, offsets, inside, expected, desired, sem: tl.constexpr, scope: tl.constexpr):\n"
-    "    \"\"\"ct.atomic_cas: per element, `desired` replaces the value when it equals `expected`;\n"
-    "    returns the old values. tl.atomic_cas has no mask: lanes outside the array compare-and-\n"
-    "    swap the first element with cmp == val (no change) and return `expected`, as cuTile's\n"
-    "    CAS does for them.\"\"\"\n"
-    "    dtype: tl.constexpr = base.dtype.element_ty\n"
-    "    ptrs = base + tl.where(inside, offsets, 0)\n"
-    "    expected = tl.broadcast_to(tl.cast(expected, dtype), ptrs.shape)\n"
-    "    desired = tl.broadcast_to(tl.cast(desired, dtype), ptrs.shape)\n"
-    "    old = tl.atomic_cas(ptrs, tl.where(inside, expected, desired), desired, sem=sem, scope=scope)\n"
-    "    return tl.where(inside, old, expected)\n";
-
 /* ------------------------------------------------------------ arguments */
 
 static int index_items(Node *indices, Node **items, int max) {
@@ -374,7 +360,7 @@ Node *memory_lower_atomic_cas(Lowerer *L, Node *call, const char *member) {
   Node *inside = check_bounds ? access.inside : T0(L, "True");
   Node *sem_text = T0(L, arena_printf(&L->ctx->arena, "\"%s\"", sem ? sem : "acq_rel"));
   Node *scope_text = T0(L, arena_printf(&L->ctx->arena, "\"%s\"", scope ? scope : "gpu"));
-  Node *result = T(L, "_1(_2, _3, _4, _5, _6, _7, _8)", use_runtime(L, "ct_atomic_cas", ATOMIC_CAS_HELPER),
+  Node *result = T(L, "_1(_2, _3, _4, _5, _6, _7, _8)", use_helper(L, HELPER_ct_atomic_cas),
                    array->type->array->pointer, access.offsets, inside, expected, desired, sem_text, scope_text);
   result->type = result_type(L, &access);
   memory_note_access(L, result, array->type->array, effects);

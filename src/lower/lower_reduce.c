@@ -140,112 +140,18 @@ static bool read_axes(Lowerer *L, const Node *axis, const Node *at, int rank, bo
 
 /* ------------------------------------------------------ runtime helpers */
 
-static const char MULTIPLY_HELPER[] =
-    "@triton.jit\n"
-    "def ct_multiply(a, b):\n"
-    "    \"\"\"Combine of ct.prod and ct.cumprod: a * b in the operands' dtype (Triton has no tl.prod,\n"
-    "    and tl.cumprod promotes bfloat16 to float32).\"\"\"\n"
-    "    return a * b\n";
+/* The runtime helpers (ct_sum, ct_max_propagate_nan, ct_argmax, ...) are
+ * Python in src/lower/helpers/reduce_helpers.py. */
 
-static const char SUM_HELPER[] =
-    "@triton.jit\n"
-    "def ct_sum(x, axis: tl.constexpr, keep_dims: tl.constexpr):\n"
-    "    \"\"\"ct.sum: the sum keeps x's dtype (an int8 sum wraps in int8), bool sums as int32;\n"
-    "    tl.sum alone would widen small integers to int32 and sum bool into uint32.\"\"\"\n"
-    "    if x.dtype == tl.int1:\n"
-    "        return tl.sum(x, axis, keep_dims=keep_dims, dtype=tl.int32)\n"
-    "    else:\n"
-    "        return tl.sum(x, axis, keep_dims=keep_dims, dtype=x.dtype)\n";
-
-static const char PROD_HELPER[] =
-    "@triton.jit\n"
-    "def ct_prod(x, axis: tl.constexpr, keep_dims: tl.constexpr):\n"
-    "    \"\"\"ct.prod: the product in x's dtype, bool as int32 (Triton has no tl.prod).\"\"\"\n"
-    "    values = x.to(tl.int32) if x.dtype == tl.int1 else x\n"
-    "    return tl.reduce(values, axis, ct_multiply, keep_dims=keep_dims)\n";
-
-static const char MAX_HELPER[] =
-    "@triton.jit\n"
-    "def ct_max(x, axis: tl.constexpr, keep_dims: tl.constexpr):\n"
-    "    \"\"\"ct.max: NaN is ignored as tl.max does, but the result keeps x's dtype (tl.max computes\n"
-    "    small integers and float16/bfloat16 in 32 bits); bool reduces as int32.\"\"\"\n"
-    "    if x.dtype == tl.int1:\n"
-    "        return tl.max(x.to(tl.int32), axis, keep_dims=keep_dims)\n"
-    "    else:\n"
-    "        return tl.max(x, axis, keep_dims=keep_dims).to(x.dtype)\n";
-
-static const char MIN_HELPER[] =
-    "@triton.jit\n"
-    "def ct_min(x, axis: tl.constexpr, keep_dims: tl.constexpr):\n"
-    "    \"\"\"ct.min: NaN is ignored as tl.min does, but the result keeps x's dtype (tl.min computes\n"
-    "    small integers and float16/bfloat16 in 32 bits); bool reduces as int32.\"\"\"\n"
-    "    if x.dtype == tl.int1:\n"
-    "        return tl.min(x.to(tl.int32), axis, keep_dims=keep_dims)\n"
-    "    else:\n"
-    "        return tl.min(x, axis, keep_dims=keep_dims).to(x.dtype)\n";
-
-/* ct_max_propagate_nan / ct_min_propagate_nan and their combines. */
 static Node *propagate_nan_helper(Lowerer *L, bool is_max) {
-  const char *op = is_max ? "max" : "min";
-  const char *combine = arena_printf(&L->ctx->arena, "ct_%simum_propagate_nan", op);
-  use_runtime(L, combine,
-              arena_printf(&L->ctx->arena,
-                           "@triton.jit\n"
-                           "def %s(a, b):\n"
-                           "    \"\"\"Combine of ct.%s(..., propagate_nan=True): a NaN operand wins.\"\"\"\n"
-                           "    return tl.%simum(a, b, propagate_nan=tl.PropagateNan.ALL)\n",
-                           combine, op, op));
-  use_runtime(L, is_max ? "ct_max" : "ct_min", is_max ? MAX_HELPER : MIN_HELPER);
-  const char *name = arena_printf(&L->ctx->arena, "ct_%s_propagate_nan", op);
-  return use_runtime(
-      L, name,
-      arena_printf(&L->ctx->arena,
-                   "@triton.jit\n"
-                   "def %s(x, axis: tl.constexpr, keep_dims: tl.constexpr):\n"
-                   "    \"\"\"ct.%s(..., propagate_nan=True): a NaN anywhere makes the result NaN (tl.%s ignores\n"
-                   "    NaN). float16/bfloat16 compare in float32, which is exact.\"\"\"\n"
-                   "    if x.dtype == tl.float16 or x.dtype == tl.bfloat16:\n"
-                   "        return tl.reduce(x.to(tl.float32), axis, %s, keep_dims=keep_dims).to(x.dtype)\n"
-                   "    elif x.dtype.is_floating():\n"
-                   "        return tl.reduce(x, axis, %s, keep_dims=keep_dims)\n"
-                   "    else:\n"
-                   "        return ct_%s(x, axis, keep_dims)\n",
-                   name, op, op, combine, combine, op));
+  return use_helper(L, is_max ? HELPER_ct_max_propagate_nan : HELPER_ct_min_propagate_nan);
 }
 
-/* ct_argmax / ct_argmin (and their _propagate_nan forms) with their combine. */
+/* ct_argmax / ct_argmin (and their _propagate_nan forms), with their combine. */
 static Node *arg_helper(Lowerer *L, bool is_max, bool propagate_nan) {
-  const char *op = is_max ? "argmax" : "argmin";
-  const char *suffix = propagate_nan ? "_propagate_nan" : "";
-  const char *combine = arena_printf(&L->ctx->arena, "ct_%s%s_combine", op, suffix);
-  const char *nan_rule = propagate_nan ? "NaN beats every number" : "NaN loses to every number";
-  const char *nan_test = propagate_nan ? "(nan1 & ~nan2)" : "(~nan1 & nan2)";
-  use_runtime(L, combine,
-              arena_printf(&L->ctx->arena,
-                           "@triton.jit\n"
-                           "def %s(v1, i1, v2, i2):\n"
-                           "    \"\"\"Combine of ct.%s%s: the %s value wins, ties go to the smaller\n"
-                           "    index; %s and two NaNs tie (as in cuTile; tl.%s leaves NaN\n"
-                           "    unordered).\"\"\"\n"
-                           "    nan1 = v1 != v1\n"
-                           "    nan2 = v2 != v2\n"
-                           "    first = (v1 %s v2) | %s | (((v1 == v2) | (nan1 & nan2)) & (i1 < i2))\n"
-                           "    return tl.where(first, v1, v2), tl.where(first, i1, i2)\n",
-                           combine, op, propagate_nan ? "(..., propagate_nan=True)" : "",
-                           is_max ? "larger" : "smaller", nan_rule, op, is_max ? ">" : "<", nan_test));
-  const char *name = arena_printf(&L->ctx->arena, "ct_%s%s", op, suffix);
-  return use_runtime(
-      L, name,
-      arena_printf(&L->ctx->arena,
-                   "@triton.jit\n"
-                   "def %s(x, index, axis: tl.constexpr, keep_dims: tl.constexpr):\n"
-                   "    \"\"\"ct.%s along `axis`, where `index` is tl.arange laid along that axis: the int32\n"
-                   "    index of the %s value, ties to the smallest index, %s;\n"
-                   "    bool compares as int32.\"\"\"\n"
-                   "    values = x.to(tl.int32) if x.dtype == tl.int1 else x\n"
-                   "    values, index = tl.broadcast(values, index)\n"
-                   "    return tl.reduce((values, index), axis, %s, keep_dims=keep_dims)[1]\n",
-                   name, op, is_max ? "largest" : "smallest", nan_rule, combine));
+  if (propagate_nan)
+    return use_helper(L, is_max ? HELPER_ct_argmax_propagate_nan : HELPER_ct_argmin_propagate_nan);
+  return use_helper(L, is_max ? HELPER_ct_argmax : HELPER_ct_argmin);
 }
 
 /* --------------------------------------------------- sum, prod, max, min */
@@ -264,7 +170,7 @@ static Node *reduce_once(Lowerer *L, ReduceKind kind, Node *x, int axis, bool ke
   switch (kind) {
   case R_SUM:
     if (!known)
-      result = T(L, "_1(_2, _3, _4)", use_runtime(L, "ct_sum", SUM_HELPER), x, a, k);
+      result = T(L, "_1(_2, _3, _4)", use_helper(L, HELPER_ct_sum), x, a, k);
     else if (dt == DT_BOOL || is_small_int(dt))
       result = T(L, "tl.sum(_1, axis=_2, keep_dims=_3, dtype=_4)", x, a, k, T0(L, triton_dt));
     else
@@ -273,9 +179,9 @@ static Node *reduce_once(Lowerer *L, ReduceKind kind, Node *x, int axis, bool ke
       reduce_note(L, NOTE_HALF_SUM);
     break;
   case R_PROD: {
-    Node *multiply = use_runtime(L, "ct_multiply", MULTIPLY_HELPER);
+    Node *multiply = use_helper(L, HELPER_ct_multiply);
     if (!known)
-      result = T(L, "_1(_2, _3, _4)", use_runtime(L, "ct_prod", PROD_HELPER), x, a, k);
+      result = T(L, "_1(_2, _3, _4)", use_helper(L, HELPER_ct_prod), x, a, k);
     else if (dt == DT_BOOL)
       result = T(L, "tl.reduce(_1.to(tl.int32), _2, _3, keep_dims=_4)", x, a, multiply, k);
     else
@@ -290,7 +196,7 @@ static Node *reduce_once(Lowerer *L, ReduceKind kind, Node *x, int axis, bool ke
     if (propagate_nan && (!known || is_float)) {
       result = T(L, "_1(_2, _3, _4)", propagate_nan_helper(L, is_max), x, a, k);
     } else if (!known) {
-      result = T(L, "_1(_2, _3, _4)", use_runtime(L, is_max ? "ct_max" : "ct_min", is_max ? MAX_HELPER : MIN_HELPER),
+      result = T(L, "_1(_2, _3, _4)", use_helper(L, is_max ? HELPER_ct_max : HELPER_ct_min),
                  x, a, k);
     } else {
       result = T(L, is_max ? "tl.max(_1, axis=_2, keep_dims=_3)" : "tl.min(_1, axis=_2, keep_dims=_3)", x, a, k);
@@ -396,24 +302,6 @@ static Node *lower_arg_reduction(Lowerer *L, Node *call, const char *member) {
 
 /* ------------------------------------------------------- cumsum, cumprod */
 
-static const char CUMSUM_HELPER[] =
-    "@triton.jit\n"
-    "def ct_cumsum(x, axis: tl.constexpr, reverse: tl.constexpr):\n"
-    "    \"\"\"ct.cumsum: inclusive, in x's dtype (bool as int32); tl.cumsum alone would widen small\n"
-    "    integers to int32 and promote bfloat16 to float32.\"\"\"\n"
-    "    if x.dtype == tl.int1:\n"
-    "        return tl.cumsum(x, axis, reverse=reverse, dtype=tl.int32)\n"
-    "    else:\n"
-    "        return tl.cumsum(x, axis, reverse=reverse, dtype=x.dtype)\n";
-
-static const char CUMPROD_HELPER[] =
-    "@triton.jit\n"
-    "def ct_cumprod(x, axis: tl.constexpr, reverse: tl.constexpr):\n"
-    "    \"\"\"ct.cumprod: inclusive, in x's dtype (bool as int32); tl.cumprod would promote bfloat16\n"
-    "    to float32.\"\"\"\n"
-    "    values = x.to(tl.int32) if x.dtype == tl.int1 else x\n"
-    "    return tl.associative_scan(values, axis, ct_multiply, reverse=reverse)\n";
-
 /* ct.cumsum / ct.cumprod (x, axis=0, *, reverse, rounding_mode, flush_to_zero) */
 static Node *lower_cumulative(Lowerer *L, Node *call, const char *member) {
   char *what = arena_printf(&L->ctx->arena, "ct.%s()", member);
@@ -430,17 +318,17 @@ static Node *lower_cumulative(Lowerer *L, Node *call, const char *member) {
   Node *a = new_int(L, axis);
   Node *result;
   if (dt == DT_UNKNOWN && is_sum) {
-    result = T(L, "_1(_2, _3, _4)", use_runtime(L, "ct_cumsum", CUMSUM_HELPER), x, a, r);
+    result = T(L, "_1(_2, _3, _4)", use_helper(L, HELPER_ct_cumsum), x, a, r);
   } else if (dt == DT_UNKNOWN) {
-    use_runtime(L, "ct_multiply", MULTIPLY_HELPER);
-    result = T(L, "_1(_2, _3, _4)", use_runtime(L, "ct_cumprod", CUMPROD_HELPER), x, a, r);
+    use_helper(L, HELPER_ct_multiply);
+    result = T(L, "_1(_2, _3, _4)", use_helper(L, HELPER_ct_cumprod), x, a, r);
   } else if (is_sum && (dt == DT_BOOL || is_small_int(dt) || dt == DT_BFLOAT16)) {
     result = T(L, "tl.cumsum(_1, _2, reverse=_3, dtype=_4)", x, a, r, T0(L, dtype_info(reduced_dtype(dt))->triton));
   } else if (is_sum) {
     result = T(L, "tl.cumsum(_1, _2, reverse=_3)", x, a, r);
   } else {
     Node *values = dt == DT_BOOL ? T(L, "_1.to(tl.int32)", x) : x;
-    result = T(L, "tl.associative_scan(_1, _2, _3, reverse=_4)", values, a, use_runtime(L, "ct_multiply", MULTIPLY_HELPER), r);
+    result = T(L, "tl.associative_scan(_1, _2, _3, reverse=_4)", values, a, use_helper(L, HELPER_ct_multiply), r);
   }
   if (dt == DT_FLOAT16 || dt == DT_BFLOAT16)
     reduce_note(L, NOTE_HALF_SUM);

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#define C2T_HELPER_TEXT /* HELPER_SOURCES is defined here */
 #include "lower.h"
 
 Node *use_runtime(Lowerer *L, const char *name, const char *source) {
@@ -22,6 +23,21 @@ Node *use_runtime(Lowerer *L, const char *name, const char *source) {
   }
   return new_name(L, name);
 }
+
+/* A helper of src/lower/helpers/ (helper_text.h): the helpers it calls
+ * first, then itself; the module imports libdevice / defines INTERPRETED
+ * when its text uses them. */
+Node *use_helper(Lowerer *L, HelperId id) {
+  const HelperSource *helper = &HELPER_SOURCES[id];
+  for (int i = 0; i < (int)(sizeof helper->needs / sizeof helper->needs[0]) && helper->needs[i] >= 0; i++)
+    use_helper(L, (HelperId)helper->needs[i]);
+  L->needs_libdevice |= helper->libdevice;
+  L->needs_interpreted_flag |= helper->interpreted;
+  return use_runtime(L, helper->name, helper->text);
+}
+
+/* The statements of a helper that is not called by name (host code). */
+NodeList helper_stmts(Lowerer *L, HelperId id) { return template_stmts(L->ctx, HELPER_SOURCES[id].text, NULL, 0); }
 
 void append_runtime_helpers(Lowerer *L, NodeList *module_body) {
   for (int i = 0; i < L->helper_count; i++) {

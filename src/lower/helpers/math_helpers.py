@@ -1,0 +1,260 @@
+"""Runtime helpers of the elementwise math family (src/lower/lower_math*.c).
+
+Each helper is a @triton.jit (or @triton.constexpr_function) function that a
+generated module carries once, when it uses it; its docstring says which
+cuTile semantics it carries. Helpers compute cuTile's dtypes at Triton compile
+time (ct_common_dtype) because array dtypes are known only at launch.
+
+Triton's interpreter (TRITON_INTERPRET=1, CPU) has no libdevice: helpers that
+call libdevice take another path there (`if INTERPRETED:`), numpy's function
+through interpreted_numpy; Triton compiles only the branch its constexpr
+condition picks, so the GPU never sees that path.
+
+The lines above the first `# helper:` marker are not generated; they make the
+file importable (tests/helpers). See tools/gen_helpers.py for the format.
+"""
+import os
+
+import triton
+import triton.language as tl
+from triton.language.extra import libdevice
+
+INTERPRETED = tl.constexpr(os.environ.get("TRITON_INTERPRET", "0") == "1")  # as host_helpers.py's INTERPRETED
+
+
+# helper: ct_common_dtype
+@triton.constexpr_function
+def ct_common_dtype(x, y):
+    """The dtype cuTile gives an arithmetic operation on x and y (its promotion, not
+    Triton's): a Python number takes the dtype of a tile of its kind or a higher one
+    (bool < integer < float); an integer with a float gives the float dtype, bfloat16
+    included; signed with unsigned integers and float16 with bfloat16 are errors."""
+    def kind(dtype):
+        return 0 if dtype == tl.int1 else 1 if dtype.is_int() else 2
+
+    def number_dtype(value):
+        if isinstance(value, bool):
+            return tl.int1
+        if isinstance(value, int):
+            return tl.int32 if -2**31 <= value < 2**31 else tl.int64
+        return tl.float32
+
+    x_number, y_number = not hasattr(x, "dtype"), not hasattr(y, "dtype")
+    a = number_dtype(x) if x_number else x.dtype
+    b = number_dtype(y) if y_number else y.dtype
+    if x_number != y_number:
+        number, tile = (a, b) if x_number else (b, a)
+        return tile if kind(number) <= kind(tile) else number
+    if a == b:
+        return a
+    if kind(a) != kind(b):
+        return a if kind(a) > kind(b) else b
+    if kind(a) == 2:
+        if a.primitive_bitwidth == b.primitive_bitwidth:
+            raise TypeError(f"cuTile does not promote {a} with {b}")
+        return a if a.primitive_bitwidth > b.primitive_bitwidth else b
+    if a.is_int_signed() != b.is_int_signed():
+        raise TypeError(f"cuTile does not promote {a} with {b} (signed with unsigned)")
+    return a if a.int_bitwidth > b.int_bitwidth else b
+
+
+# helper: ct_float_dtype
+@triton.constexpr_function
+def ct_float_dtype(dtype):
+    """The dtype of cuTile's float functions (exp, sqrt, /, ...) on `dtype`: integers and
+    bool give float32."""
+    return dtype if dtype.is_floating() else tl.float32
+
+
+# helper: ct_compute_dtype
+@triton.constexpr_function
+def ct_compute_dtype(dtype):
+    """Where a float function of `dtype` is computed: float16/bfloat16 in float32 (rounded
+    back once: float32 has enough bits that the result is the correctly rounded one for
+    + - * / sqrt), float32/float64 in themselves."""
+    return tl.float32 if dtype.primitive_bitwidth < 32 else dtype
+
+
+# helper: interpreted_numpy
+@triton.constexpr_function
+def interpreted_numpy(name, *args):
+    """Only under TRITON_INTERPRET=1, which has no libdevice: numpy's function `name` on
+    the interpreter's float32/float64 tensors (the GPU path calls libdevice instead)."""
+    import numpy as np
+    from triton.runtime.interpreter import TensorHandle
+    like = next(a for a in args if isinstance(a, tl.tensor))
+    values = [a.handle.data if isinstance(a, tl.tensor) else a for a in args]
+    with np.errstate(all="ignore"):
+        result = np.asarray(getattr(np, name)(*values)).astype(like.handle.data.dtype)
+    return tl.tensor(TensorHandle(result, like.handle.dtype), like.type)
+
+
+# helper: ct_bf16_operand
+@triton.jit
+def ct_bf16_operand(x, other_dtype: tl.constexpr):
+    """x, an integer or bool operand of an operation whose other operand has dtype
+    `other_dtype`: cuTile computes an integer with bfloat16 in bfloat16, Triton would use
+    float32, so x becomes bfloat16 there and stays as it is otherwise."""
+    if other_dtype == tl.bfloat16:
+        return x.to(tl.bfloat16)
+    else:
+        return x
+
+
+# helper: ct_truediv needs ct_common_dtype ct_float_dtype
+@triton.jit
+def ct_truediv(x, y):
+    """x / y as cuTile computes it: IEEE round-to-nearest (Triton's float32 / is
+    approximate), integers divide as float32, float16/bfloat16 stay in their dtype
+    (Triton gives float32)."""
+    dtype: tl.constexpr = ct_float_dtype(ct_common_dtype(x, y))
+    if dtype == tl.float64:
+        return tl.cast(x, tl.float64) / tl.cast(y, tl.float64)  # float64 division is IEEE
+    else:
+        return tl.div_rn(tl.cast(x, tl.float32), tl.cast(y, tl.float32)).to(dtype)
+
+
+# helper: ct_floordiv needs ct_truediv ct_compute_dtype
+@triton.jit
+def ct_floordiv(x, y):
+    """x // y as cuTile (and Python) computes it: rounded toward negative infinity
+    (Triton's // truncates toward zero and rejects floats); floats give floor(x / y)
+    with an IEEE division, in their dtype."""
+    dtype: tl.constexpr = ct_common_dtype(x, y)
+    if dtype.is_floating():
+        q = ct_truediv(x, y)
+        return tl.floor(q.to(ct_compute_dtype(dtype))).to(dtype)
+    else:
+        x = tl.cast(x, dtype)
+        y = tl.cast(y, dtype)
+        q = x // y
+        r = x - q * y
+        return q - ((r != 0) & ((r < 0) != (y < 0))).to(dtype)
+
+
+# helper: ct_mod needs ct_common_dtype ct_compute_dtype
+@triton.jit
+def ct_mod(x, y):
+    """x % y as cuTile (and Python) computes it: the result has the sign of y (Triton's %
+    is C's remainder, with the sign of x); float16/bfloat16 stay in their dtype."""
+    dtype: tl.constexpr = ct_common_dtype(x, y)
+    x = tl.cast(x, ct_compute_dtype(dtype) if dtype.is_floating() else dtype)
+    y = tl.cast(y, ct_compute_dtype(dtype) if dtype.is_floating() else dtype)
+    r = x % y
+    fix = (r != 0) & ((r < 0) != (y < 0))
+    return tl.where(fix, r + y, r).to(dtype)
+
+
+# helper: ct_pow needs ct_common_dtype ct_compute_dtype interpreted_numpy
+@triton.jit
+def ct_pow(x, y):
+    """x ** y as cuTile computes it: both operands promoted to their common float dtype
+    (libdevice pow; float16/bfloat16 computed in float32 and rounded back). cuTile has no
+    integer ** integer."""
+    dtype: tl.constexpr = ct_common_dtype(x, y)
+    tl.static_assert(dtype.is_floating(), "cuTile has no integer ** integer")
+    x = tl.cast(x, ct_compute_dtype(dtype))
+    y = tl.cast(y, ct_compute_dtype(dtype))
+    if INTERPRETED:
+        r = interpreted_numpy("power", x, y)
+    else:
+        r = libdevice.pow(x, y)
+    return r.to(dtype)
+
+
+# helper: ct_atan2 needs ct_common_dtype ct_float_dtype ct_compute_dtype interpreted_numpy
+@triton.jit
+def ct_atan2(x1, x2):
+    """ct.atan2(x1, x2): the angle of (x2, x1) in [-pi, pi], in the common dtype of x1 and
+    x2 (integers give float32; float16/bfloat16 computed in float32 and rounded back)."""
+    dtype: tl.constexpr = ct_float_dtype(ct_common_dtype(x1, x2))
+    x1 = tl.cast(x1, ct_compute_dtype(dtype))
+    x2 = tl.cast(x2, ct_compute_dtype(dtype))
+    if INTERPRETED:
+        r = interpreted_numpy("arctan2", x1, x2)
+    else:
+        r = libdevice.atan2(x1, x2)
+    return r.to(dtype)
+
+
+# helper: ct_round_directed
+@triton.jit
+def ct_round_directed(q, exact_above, exact_below, MODE: tl.constexpr):
+    """Only under TRITON_INTERPRET=1: the float32 `q`, rounded to nearest, moved one ulp
+    where the exact result lies above it (`exact_above`) or below it (`exact_below`) and
+    MODE ("rz" toward zero, "rd" down, "ru" up) rounds the other way. The callers find
+    the side from a remainder that is exact in float64."""
+    bits = q.to(tl.int32, bitcast=True)
+    up = tl.where(q > 0, bits + 1, tl.where(q < 0, bits - 1, 1)).to(tl.float32, bitcast=True)
+    down = tl.where(q > 0, bits - 1, tl.where(q < 0, bits + 1, -2147483647)).to(tl.float32, bitcast=True)
+    if MODE == "rd":
+        return tl.where(exact_below, down, q)
+    elif MODE == "ru":
+        return tl.where(exact_above, up, q)
+    else:
+        return tl.where((q > 0) & exact_below, down, tl.where((q < 0) & exact_above, up, q))
+
+
+# helper: ct_truediv_directed needs ct_round_directed ct_common_dtype
+@triton.jit
+def ct_truediv_directed(x, y, MODE: tl.constexpr):
+    """ct.truediv(x, y, rounding_mode=RZ/RM/RP) on float32: the quotient rounded toward
+    zero (MODE "rz"), down ("rd") or up ("ru"), as libdevice's div_rz/rd/ru."""
+    tl.static_assert(ct_common_dtype(x, y) == tl.float32, "converted for float32 only")
+    x = tl.cast(x, tl.float32)
+    y = tl.cast(y, tl.float32)
+    if INTERPRETED:
+        q = tl.div_rn(x, y)
+        r = (x.to(tl.float64) - q.to(tl.float64) * y.to(tl.float64)) * y.to(tl.float64)
+        return ct_round_directed(q, r > 0, r < 0, MODE)
+    elif MODE == "rz":
+        return libdevice.div_rz(x, y)
+    elif MODE == "rd":
+        return libdevice.div_rd(x, y)
+    else:
+        return libdevice.div_ru(x, y)
+
+
+# helper: ct_sqrt_directed needs ct_round_directed
+@triton.jit
+def ct_sqrt_directed(x, MODE: tl.constexpr):
+    """ct.sqrt(x, rounding_mode=RZ/RM/RP) on float32: the square root rounded toward zero
+    (MODE "rz"), down ("rd") or up ("ru"), as libdevice's sqrt_rz/rd/ru."""
+    tl.static_assert(x.dtype == tl.float32, "converted for float32 only")
+    x = tl.cast(x, tl.float32)
+    if INTERPRETED:
+        q = tl.sqrt_rn(x)
+        r = x.to(tl.float64) - q.to(tl.float64) * q.to(tl.float64)
+        return ct_round_directed(q, r > 0, r < 0, MODE)
+    elif MODE == "rz":
+        return libdevice.sqrt_rz(x)
+    elif MODE == "rd":
+        return libdevice.sqrt_rd(x)
+    else:
+        return libdevice.sqrt_ru(x)
+
+
+# helper: ct_truediv_approx needs ct_common_dtype
+@triton.jit
+def ct_truediv_approx(x, y):
+    """ct.truediv(x, y, rounding_mode=APPROX) on float32: Triton's plain / on float32,
+    the approximate division."""
+    tl.static_assert(ct_common_dtype(x, y) == tl.float32, "converted for float32 only")
+    return tl.cast(x, tl.float32) / tl.cast(y, tl.float32)
+
+
+# helper: ct_isnan
+@triton.jit
+def ct_isnan(x):
+    """ct.isnan: x != x (float != is unordered: true for NaN only)."""
+    return x != x
+
+
+# helper: ct_cdiv
+@triton.jit
+def ct_cdiv(x, y):
+    """ct.cdiv: the exact ceiling of x / y for integers of any sign (tl.cdiv is
+    (x + y - 1) // y with a truncating //, wrong for negative operands)."""
+    q = x // y
+    r = x % y
+    return q + ((r != 0) & ((r > 0) == (y > 0))).to(q.dtype)

@@ -1,0 +1,31 @@
+"""Runtime helpers of the memory family (src/lower/lower_memory*.c): padding
+values, and ct.atomic_cas with cuTile's out-of-bounds behaviour.
+
+The lines above the first `# helper:` marker are not generated; they make the
+file importable (tests/helpers). See tools/gen_helpers.py for the format.
+"""
+import triton
+import triton.language as tl
+
+
+# helper: ct_negative_zero
+@triton.jit
+def ct_negative_zero():
+    """-0.0 (padding_mode=NEG_ZERO) as a float32 scalar. Triton turns a literal -0.0 into
+    +0.0 (measured in its interpreter), so the value is made from its bits."""
+    return tl.full((), 0x80000000, tl.uint32).to(tl.float32, bitcast=True)
+
+
+# helper: ct_atomic_cas
+@triton.jit
+def ct_atomic_cas(base, offsets, inside, expected, desired, sem: tl.constexpr, scope: tl.constexpr):
+    """ct.atomic_cas: per element, `desired` replaces the value when it equals `expected`;
+    returns the old values. tl.atomic_cas has no mask: lanes outside the array compare-and-
+    swap the first element with cmp == val (no change) and return `expected`, as cuTile's
+    CAS does for them."""
+    dtype: tl.constexpr = base.dtype.element_ty
+    ptrs = base + tl.where(inside, offsets, 0)
+    expected = tl.broadcast_to(tl.cast(expected, dtype), ptrs.shape)
+    desired = tl.broadcast_to(tl.cast(desired, dtype), ptrs.shape)
+    old = tl.atomic_cas(ptrs, tl.where(inside, expected, desired), desired, sem=sem, scope=scope)
+    return tl.where(inside, old, expected)
