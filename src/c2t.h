@@ -108,6 +108,10 @@ _Noreturn void diag_error(Diag *diag, Pos at, const char *fmt, ...) __attribute_
 _Noreturn void diag_error_code(Diag *diag, const char *code, Pos at, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void diag_warning(Diag *diag, Pos at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The one report of an explicit limit (every C2T_MAX_* / *_MAX_* of the
+ * sources): "too many WHAT (limit is LIMIT)", code C2T002, at the construct
+ * that goes past it. `what` is plural: "kernels in one module". */
+_Noreturn void diag_limit(Diag *diag, Pos at, const char *what, long long limit);
 
 /* Everything one run needs; the stages receive a pointer to it. */
 typedef struct Context {

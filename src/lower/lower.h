@@ -21,9 +21,13 @@
 
 #include "../convert.h"
 
-#define C2T_MAX_RANK 8
-#define C2T_MAX_SCOPE_NAMES 1024
-#define C2T_MAX_CALL_ARGS 16
+/* Limits of the lowering; past each, a located C2T002 error (lower_limit). */
+#define C2T_MAX_RANK 8             /* dimensions of a tile or shape (TypeInfo.shape) */
+#define C2T_MAX_SCOPE_NAMES 1024   /* local names of one tile function (Scope) */
+#define C2T_MAX_CALL_ARGS 16       /* parameters of a cuTile signature (BoundArgs, bind_call) */
+#define C2T_MAX_TMA_ARRAYS 64      /* arrays with a TMA flag parameter, per kernel (Lowerer.tma_arrays) */
+#define C2T_MAX_DESCRIPTORS 64     /* tensor descriptors made in one kernel (Lowerer.descriptor_keys) */
+#define C2T_MAX_RUNTIME_HELPERS 64 /* runtime helpers of one module (Lowerer.helpers) */
 
 /* ------------------------------------------------------------------ dtypes */
 
@@ -149,16 +153,16 @@ typedef struct Lowerer {
   NodeList generated; /* launchers and helpers to append to the module */
   bool uses_tma;      /* some kernel builds tensor descriptors: the module sets an allocator */
   /* per kernel: arrays with a TMA flag parameter, descriptors made in the prologue */
-  Str tma_arrays[64];
+  Str tma_arrays[C2T_MAX_TMA_ARRAYS];
   int tma_array_count;
-  const char *descriptor_keys[64];
-  const char *descriptor_names[64];
+  const char *descriptor_keys[C2T_MAX_DESCRIPTORS];
+  const char *descriptor_names[C2T_MAX_DESCRIPTORS];
   int descriptor_count;
   NodeList runtime_scalars; /* kernel parameters passed as run-time scalars */
   const char *statement_note; /* a `# C2Tnnn: ...` comment for the statement being lowered (lower_stmt.c) */
   const Node *statement;      /* the tile statement being lowered: lower_error's location when its node has none */
   struct MemoryState *memory; /* lower_memory*.c: memory accesses, path choices, barriers */
-  RuntimeHelper helpers[64];              /* runtime helpers used, in order */
+  RuntimeHelper helpers[C2T_MAX_RUNTIME_HELPERS]; /* runtime helpers used, in order */
   int helper_count;
   const Binding *twins[C2T_MAX_ALIASES]; /* module constants read in tile code */
   int twin_count;
@@ -187,6 +191,9 @@ Str new_temp_name(Lowerer *L, const char *hint); /* a fresh local: hint_1, hint_
  * an error leaves behind is freed by lower_module. */
 Buf *lower_buf(Lowerer *L);
 _Noreturn void lower_error(Lowerer *L, const Node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* An explicit limit exceeded at `at` (located as lower_error): C2T002
+ * "too many WHAT (limit is LIMIT)" (diag_limit). */
+_Noreturn void lower_limit(Lowerer *L, const Node *at, const char *what, long long limit);
 TypeInfo *array_param_type(Lowerer *L, Str name, bool int64_index);
 Node *lower_device_call(Lowerer *L, Node *call, Function *fn);
 void lower_unused_device_function(Lowerer *L, Function *fn);
