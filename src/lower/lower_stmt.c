@@ -423,7 +423,7 @@ static void lower_stmt(Lowerer *L, Node *stmt, NodeList *out) {
 
 void lower_stmts(Lowerer *L, NodeList *stmts) {
   if (++L->depth > C2T_MAX_PARSE_DEPTH)
-    lower_error(L, stmts->count ? stmts->items[0] : NULL, "tile code nested too deeply");
+    lower_limit(L, stmts->count ? stmts->items[0] : NULL, "nested blocks in tile code", C2T_MAX_PARSE_DEPTH);
   NodeList out = {0};
   for (int i = 0; i < stmts->count; i++)
     lower_stmt(L, stmts->items[i], &out);
