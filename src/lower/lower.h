@@ -1,5 +1,5 @@
 /*
- * lower.h — shared by the lowering stage (src/lower/, src/analyze/).
+ * lower.h — shared by the lowering stage (src/lower/).
  *
  * Lowering rewrites the module's tree in place, function by function:
  * kernels and the functions they reach become @triton.jit functions, host
@@ -12,8 +12,15 @@
  *   lower.c           the driver: module, functions, statements, names
  *   template.c        trees from Python text with placeholders
  *   types.c           dtypes, TypeInfo constructors, promotion
- *   calls.c           binding call arguments to cuTile signatures, the op table
- *   lower_*.c         one family of cuTile operations each
+ *   lower_call.c      calls in tile code: the op table, binding call arguments
+ *                     to cuTile signatures, tile functions, builtins
+ *   lower_expr.c      names, attributes, constants, subscripts in tile code
+ *   lower_stmt.c      statements of tile code, names assigned in blocks
+ *   lower_control.c   break/continue rewritten, short-circuit checks
+ *   lower_*.c         one family of cuTile operations each (index, memory,
+ *                     math, reduce, shape, debug)
+ *   runtime.c         runtime helpers emitted once per module
+ *   stats.c           the counts of --stats
  *   launch.c          launchers and host-side rewrites
  */
 #ifndef C2T_LOWER_H
@@ -225,7 +232,7 @@ void expr_text(Context *ctx, const Node *expr, Buf *out);
 #define T(L, text, ...) template_expr((L)->ctx, text, TEMPLATE_NODES(__VA_ARGS__))
 #define T0(L, text) template_expr((L)->ctx, text, NULL, 0)
 
-/* ---- calls.c */
+/* ---- lower_call.c */
 /* Arguments of a call bound to a cuTile signature written like Python's:
  * "array, index, shape, /, *, order, padding_mode" (all parameters optional
  * here; the rule checks what it requires). */
