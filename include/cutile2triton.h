@@ -2,10 +2,14 @@
  * cutile2triton.h — the one public header of libcutile2triton.
  *
  * The library reads a Python module (cuTile kernels and their host code) and
- * writes Python back: today the module re-emitted from its syntax tree
- * (round trip); the conversion to Triton builds on the same pipeline:
+ * writes Python back: c2t_convert gives the Triton module (kernels as
+ * @triton.jit functions, a launcher per kernel, the host code rewritten);
+ * c2t_roundtrip the module re-emitted from its syntax tree; c2t_check_syntax
+ * only parses; c2t_main is the command-line tool. The pipeline:
  *
- *   source - tokenize - parse - resolve - analyze - lower - emit
+ *   source - tokenize - parse - resolve - lower - emit
+ *
+ * (src/tokenize, src/parse, src/resolve, src/lower, src/emit; src/api.c).
  *
  * Every entry point takes the whole source text in memory, never touches the
  * file system, never exits the process and never prints: output and

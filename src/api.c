@@ -5,6 +5,7 @@
  * stages under a setjmp that catches the first error, and copies what the
  * caller gets into malloc'd strings before the arena is released.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,8 +63,9 @@ static int api_run(ApiJob job, const char *filename, const char *source, size_t 
     if (length > C2T_MAX_SOURCE_BYTES) {
       Pos start = {1, 0, 0};
       ctx->source.text = "";
-      diag_error_code(&ctx->diag, C2T_CODE_LIMIT, start, "input is %zu bytes, more than the limit of %u", length,
-                 (unsigned)C2T_MAX_SOURCE_BYTES);
+      char what[80];
+      snprintf(what, sizeof what, "bytes in one input: %zu", length);
+      diag_limit(&ctx->diag, start, what, C2T_MAX_SOURCE_BYTES);
     }
     ctx->source.text = arena_strndup(&ctx->arena, source ? source : "", source ? length : 0);
     ctx->source.len = source ? length : 0;

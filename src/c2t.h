@@ -3,8 +3,9 @@
  *
  * Sections, in pipeline order: limits, base (arena, buffer, diagnostics),
  * tokenize, syntax tree, parse, emit. Each stage lives in its own folder under
- * src/ and declares its entry points here. The public API is in
- * include/cutile2triton.h.
+ * src/; the front end (tokenize, parse) and emit declare their entry points
+ * here, the conversion stages (resolve, lower) in convert.h and
+ * lower/lower.h. The public API is in include/cutile2triton.h.
  */
 #ifndef C2T_INTERNAL_H
 #define C2T_INTERNAL_H
@@ -19,7 +20,9 @@
 
 /* ---------------------------------------------------------------- limits */
 
-/* Explicit limits. Each one ends in a located error, never in a crash. */
+/* Explicit limits of the front end and the emitter (README.md, "Explicit
+ * limits", has them all). Each one ends in a located C2T002 error
+ * (diag_limit), never in a crash. */
 #define C2T_MAX_SOURCE_BYTES   C2T_MAX_INPUT_BYTES /* one input file (include/cutile2triton.h) */
 #define C2T_MAX_INDENT_LEVELS  100  /* as CPython's tokenizer (MAXINDENT) */
 #define C2T_MAX_PAREN_LEVELS   200  /* as CPython's tokenizer (MAXLEVEL) */
@@ -108,6 +111,10 @@ _Noreturn void diag_error(Diag *diag, Pos at, const char *fmt, ...) __attribute_
 _Noreturn void diag_error_code(Diag *diag, const char *code, Pos at, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void diag_warning(Diag *diag, Pos at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The one report of an explicit limit (every C2T_MAX_* / *_MAX_* of the
+ * sources): "too many WHAT (limit is LIMIT)", code C2T002, at the construct
+ * that goes past it. `what` is plural: "kernels in one module". */
+_Noreturn void diag_limit(Diag *diag, Pos at, const char *what, long long limit);
 
 /* Everything one run needs; the stages receive a pointer to it. */
 typedef struct Context {

@@ -3,8 +3,8 @@
  *
  *   resolve/   which names mean cuda.tile, which functions are kernels or
  *              reachable from them, module constants, launch sites
- *   analyze/   per kernel: what each parameter and expression holds
- *   lower/     cuTile operations -> Triton operations, kernel by kernel
+ *   lower/     per kernel: what each parameter and expression holds (typed as
+ *              it is lowered), cuTile operations -> Triton operations
  *   emit/      the module written back (emit_python.c) with the lowered parts
  *
  * The stages share one Converter. Errors go through ctx->diag (longjmp).
@@ -15,7 +15,7 @@
 #include "c2t.h"
 
 /* Explicit limits of the conversion (README.md, "Explicit limits"); each
- * ends in a located C2T002 error "too many ... (limit is N)". The tables of
+ * ends in a located C2T002 error "too many ... (limit is N)" (diag_limit). The tables of
  * bindings and functions grow in the arena up to their limit; the limits
  * bound the linear name lookups of resolve.c, not memory. */
 #define C2T_MAX_KERNELS      4096   /* @ct.kernel functions in one module (launch.c) */

@@ -91,6 +91,10 @@ _Noreturn void diag_error_code(Diag *diag, const char *code, Pos at, const char 
   longjmp(diag->on_error, 1);
 }
 
+_Noreturn void diag_limit(Diag *diag, Pos at, const char *what, long long limit) {
+  diag_error_code(diag, C2T_CODE_LIMIT, at, "too many %s (limit is %lld)", what, limit);
+}
+
 void diag_warning(Diag *diag, Pos at, const char *fmt, ...) {
   va_list args;
   va_start(args, fmt);

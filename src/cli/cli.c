@@ -617,20 +617,28 @@ static void walk_folder(Walk *walk, const char *root, const char *relative) {
     if (entry->d_name[0] == '.')
       continue; /* ".", "..", hidden files and folders */
     if (count == CLI_MAX_ENTRIES) {
-      fprintf(stderr, "cutile2triton: %s has more than %d entries; the rest are not read\n", folder, CLI_MAX_ENTRIES);
+      fprintf(stderr, "cutile2triton: %s: too many entries in one folder (limit is %d); the rest are not read\n", folder,
+              CLI_MAX_ENTRIES);
       walk->errors++;
       break;
     }
     if (count == capacity) {
       capacity = capacity ? capacity * 2 : 32;
       char **bigger = realloc(names, sizeof(char *) * (size_t)capacity);
-      if (!bigger)
+      if (!bigger) {
+        fprintf(stderr, "cutile2triton: %s: out of memory; the rest is not read\n", folder);
+        walk->errors++;
         break;
+      }
       names = bigger;
     }
     names[count] = strdup(entry->d_name);
-    if (names[count])
-      count++;
+    if (!names[count]) {
+      fprintf(stderr, "cutile2triton: %s: out of memory; the rest is not read\n", folder);
+      walk->errors++;
+      break;
+    }
+    count++;
   }
   closedir(dir);
   if (count > 1)
@@ -642,7 +650,7 @@ static void walk_folder(Walk *walk, const char *root, const char *relative) {
     if (!child || walk->full) {
       /* nothing */
     } else if (strlen(child) >= CLI_MAX_PATH) {
-      fprintf(stderr, "cutile2triton: %s: path longer than %d bytes; not read\n", child, CLI_MAX_PATH);
+      fprintf(stderr, "cutile2triton: %s: too many bytes in one path (limit is %d); not read\n", child, CLI_MAX_PATH - 1);
       walk->errors++;
     } else if (stat(child, &st) != 0) {
       if (ends_with_py(names[i])) { /* a dangling link, a file gone meanwhile */
@@ -663,7 +671,7 @@ static void walk_folder(Walk *walk, const char *root, const char *relative) {
       } else if (seen) {
         /* reached again through a link: walked once */
       } else if (walk->depth >= CLI_MAX_DEPTH) {
-        fprintf(stderr, "cutile2triton: %s: more than %d nested folders; not entered\n", child, CLI_MAX_DEPTH);
+        fprintf(stderr, "cutile2triton: %s: too many nested folders (limit is %d); not entered\n", child, CLI_MAX_DEPTH);
         walk->errors++;
       } else {
         if (walk->seen_count == walk->seen_capacity) {
@@ -682,7 +690,8 @@ static void walk_folder(Walk *walk, const char *root, const char *relative) {
       }
     } else if (S_ISREG(st.st_mode) && ends_with_py(names[i])) {
       if (walk->count == CLI_MAX_FILES) {
-        fprintf(stderr, "cutile2triton: more than %d .py files; the rest are not converted\n", CLI_MAX_FILES);
+        fprintf(stderr, "cutile2triton: too many .py files in one run (limit is %d); the rest are not converted\n",
+                CLI_MAX_FILES);
         walk->errors++;
         walk->full = true;
       } else {
@@ -697,6 +706,9 @@ static void walk_folder(Walk *walk, const char *root, const char *relative) {
         if (walk->count < walk->capacity) {
           walk->files[walk->count++] = child_relative;
           child_relative = NULL;
+        } else {
+          fprintf(stderr, "cutile2triton: %s: out of memory; not converted\n", child);
+          walk->errors++;
         }
       }
     }

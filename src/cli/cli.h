@@ -1,6 +1,7 @@
 /*
  * cli.h — private to the command-line tool (src/cli/).
  *
+ *   main.c    the executable's main(): c2t_main (cli.c)
  *   cli.c     options, single files, several files, directory mode, --stats
  *   io.c      reading inputs (bounded), writing outputs (temporary file + rename)
  *   diff.c    the unified diff of --diff

@@ -43,13 +43,14 @@
 
 /* ------------------------------------------------------------- reading */
 
-/* `size_text` NULL: a stream, whose size is not known (only that it is larger). */
+/* The library's limit report (diag_limit) before the library sees the input.
+ * `size_text` NULL: a stream, whose size is not known (only that it is larger). */
 static void cli_limit_error(const char *name, const char *size_text) {
   if (size_text)
-    fprintf(stderr, "%s:1:1: error: C2T002: input is %s bytes, more than the limit of %u\n    \n    ^\n", name,
+    fprintf(stderr, "%s:1:1: error: C2T002: too many bytes in one input: %s (limit is %u)\n    \n    ^\n", name,
             size_text, (unsigned)C2T_MAX_INPUT_BYTES);
   else
-    fprintf(stderr, "%s:1:1: error: C2T002: input is more than the limit of %u bytes\n    \n    ^\n", name,
+    fprintf(stderr, "%s:1:1: error: C2T002: too many bytes in one input (limit is %u)\n    \n    ^\n", name,
             (unsigned)C2T_MAX_INPUT_BYTES);
 }
 
@@ -325,7 +326,7 @@ int cli_write_file(const char *path, const char *data, size_t length) {
                   mix64((uint64_t)getpid() << 20 ^ (uint64_t)(uintptr_t)&now);
   int slot = guard_enter();
   if (slot < 0) {
-    fprintf(stderr, "cutile2triton: cannot write %s: more than %d outputs are being written at once\n", path,
+    fprintf(stderr, "cutile2triton: cannot write %s: too many outputs written at once (limit is %d)\n", path,
             CLI_MAX_PENDING_TEMPS);
     goto done;
   }

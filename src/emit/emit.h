@@ -6,6 +6,8 @@
  *   emit_expr.c    expressions with their precedence, f-strings, call and
  *                  parameter lists, comprehensions, match patterns
  *   emit_python.c  statements, blocks, clauses, the module entry point
+ *   emit_convert.c a converted module: untouched statements copied from the
+ *                  source as written, rewritten ones from the tree
  *
  * An Emitter writes into a Buf. Built with emitter_init over a parsed module
  * it also re-inserts the source's comments and blank lines; built with

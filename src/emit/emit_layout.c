@@ -97,7 +97,7 @@ void emit_blank_line(Emitter *e) {
 
 void emit_enter(Emitter *e, const Node *node) {
   if (++e->depth > C2T_MAX_EMIT_DEPTH)
-    diag_error_code(&e->ctx->diag, C2T_CODE_LIMIT, node->span.start, "too deeply nested to write back (limit %d)", C2T_MAX_EMIT_DEPTH);
+    diag_limit(&e->ctx->diag, node->span.start, "nested nodes to write back", C2T_MAX_EMIT_DEPTH);
 }
 
 void emit_leave(Emitter *e) { e->depth--; }

@@ -132,8 +132,7 @@ void lower_launcher(Lowerer *L, Function *kernel) {
   buf_free(unpack);
   buf_free(call);
   if (L->launcher_count == C2T_MAX_KERNELS)
-    diag_error_code(&L->ctx->diag, C2T_CODE_LIMIT, def->span.start, "too many kernels in one module (limit is %d)",
-                    C2T_MAX_KERNELS);
+    diag_limit(&L->ctx->diag, def->span.start, "kernels in one module", C2T_MAX_KERNELS);
   L->launchers[L->launcher_count] = made.items[0];
   L->launcher_of[L->launcher_count++] = kernel;
 }

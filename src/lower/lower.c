@@ -19,19 +19,27 @@
 
 /* ------------------------------------------------------------- helpers */
 
+/* Where an error at `at` is reported: a node built by the lowering (a
+ * folded constant) has no location, the statement being lowered stands for
+ * it; 1:1 only outside any statement. */
+static Pos lower_where(const Lowerer *L, const Node *at) {
+  if (!at || !at->span.start.line)
+    at = L->statement;
+  return at && at->span.start.line ? at->span.start : (Pos){1, 0, 0};
+}
+
 _Noreturn void lower_error(Lowerer *L, const Node *at, const char *fmt, ...) {
   char message[600];
   va_list args;
   va_start(args, fmt);
   vsnprintf(message, sizeof message, fmt, args);
   va_end(args);
-  /* a node built by the lowering (a folded constant) has no location: the
-   * statement being lowered stands for it; 1:1 only outside any statement */
-  if (!at || !at->span.start.line)
-    at = L->statement;
-  Pos where = at && at->span.start.line ? at->span.start : (Pos){1, 0, 0};
   /* C2T402 in tile code, C2T403 in host code (docs/diagnostics.md) */
-  diag_error_code(&L->ctx->diag, L->function ? C2T_CODE_TILE : C2T_CODE_HOST, where, "%s", message);
+  diag_error_code(&L->ctx->diag, L->function ? C2T_CODE_TILE : C2T_CODE_HOST, lower_where(L, at), "%s", message);
+}
+
+_Noreturn void lower_limit(Lowerer *L, const Node *at, const char *what, long long limit) {
+  diag_limit(&L->ctx->diag, lower_where(L, at), what, limit);
 }
 
 Node *new_name(Lowerer *L, const char *text) {
@@ -125,7 +133,7 @@ void scope_bind(Lowerer *L, Str name, TypeInfo *type) {
     return;
   }
   if (L->scope->count == C2T_MAX_SCOPE_NAMES)
-    lower_error(L, NULL, "more than %d local names in one function", C2T_MAX_SCOPE_NAMES);
+    lower_limit(L, NULL, "local names in one function", C2T_MAX_SCOPE_NAMES);
   L->scope->vars[L->scope->count++] = (Variable){name, type};
 }
 
@@ -175,6 +183,8 @@ typedef struct UseScan {
   int depth;      /* tile functions followed through calls */
 } UseScan;
 
+/* Tile functions followed through calls to find whether a parameter is used
+ * as an array. */
 #define C2T_MAX_PARAM_SCAN_DEPTH 8
 
 static bool names_param(const Node *node, Str param) {
@@ -247,8 +257,7 @@ static void scan_array_use(Node *node, void *data) {
       if (!names_param(args->items[i], scan->param))
         continue;
       if (scan->depth >= C2T_MAX_PARAM_SCAN_DEPTH)
-        lower_error(scan->L, node, "tile functions call each other more than %d deep; this cannot be converted",
-                    C2T_MAX_PARAM_SCAN_DEPTH);
+        lower_limit(scan->L, node, "levels of tile-function calls followed to find array parameters", C2T_MAX_PARAM_SCAN_DEPTH);
       if (callee_param_is_array(scan->L, fn, i, scan->depth + 1))
         scan->is_array = true;
     }
@@ -539,6 +548,10 @@ static void restore_state(Lowerer *L, SavedState saved) {
   L->temp_counter = saved.temp_counter;
 }
 
+/* Tuples nested in one argument of a tile function call (each level is
+ * retyped for the callee; deeper ones used to keep the caller's view). */
+#define LOWER_MAX_ARG_TUPLE_DEPTH 8
+
 /* A tile function's view of an argument's type: the caller's dimension
  * expressions name the caller's constants, so numeric sizes stay and the
  * others become `param.shape[d]` (a constexpr in Triton, right for every
@@ -558,7 +571,9 @@ static TypeInfo *param_type_from_argument(Lowerer *L, const TypeInfo *given, Nod
     type->dtype_expr = NULL;
   if (type->kind == VAL_CONST)
     type->dtype = DT_UNKNOWN; /* the value of the first call must not be folded into the function */
-  if (type->kind == VAL_TUPLE && type->count > 0 && depth < 8) {
+  if (type->kind == VAL_TUPLE && type->count > 0 && depth == LOWER_MAX_ARG_TUPLE_DEPTH)
+    lower_limit(L, value, "levels of nested tuples in an argument of a tile function", LOWER_MAX_ARG_TUPLE_DEPTH);
+  if (type->kind == VAL_TUPLE && type->count > 0) {
     type->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)type->count);
     for (int i = 0; i < type->count; i++)
       type->elts[i] = given->elts[i] ? param_type_from_argument(L, given->elts[i],

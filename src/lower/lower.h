@@ -1,5 +1,5 @@
 /*
- * lower.h — shared by the lowering stage (src/lower/, src/analyze/).
+ * lower.h — shared by the lowering stage (src/lower/).
  *
  * Lowering rewrites the module's tree in place, function by function:
  * kernels and the functions they reach become @triton.jit functions, host
@@ -12,8 +12,15 @@
  *   lower.c           the driver: module, functions, statements, names
  *   template.c        trees from Python text with placeholders
  *   types.c           dtypes, TypeInfo constructors, promotion
- *   calls.c           binding call arguments to cuTile signatures, the op table
- *   lower_*.c         one family of cuTile operations each
+ *   lower_call.c      calls in tile code: the op table, binding call arguments
+ *                     to cuTile signatures, tile functions, builtins
+ *   lower_expr.c      names, attributes, constants, subscripts in tile code
+ *   lower_stmt.c      statements of tile code, names assigned in blocks
+ *   lower_control.c   break/continue rewritten, short-circuit checks
+ *   lower_*.c         one family of cuTile operations each (index, memory,
+ *                     math, reduce, shape, debug)
+ *   runtime.c         runtime helpers emitted once per module
+ *   stats.c           the counts of --stats
  *   launch.c          launchers and host-side rewrites
  */
 #ifndef C2T_LOWER_H
@@ -22,9 +29,13 @@
 #include "../convert.h"
 #include "helper_text.h"
 
-#define C2T_MAX_RANK 8
-#define C2T_MAX_SCOPE_NAMES 1024
-#define C2T_MAX_CALL_ARGS 16
+/* Limits of the lowering; past each, a located C2T002 error (lower_limit). */
+#define C2T_MAX_RANK 8             /* dimensions of a tile or shape (TypeInfo.shape) */
+#define C2T_MAX_SCOPE_NAMES 1024   /* local names of one tile function (Scope) */
+#define C2T_MAX_CALL_ARGS 16       /* parameters of a cuTile signature (BoundArgs, bind_call) */
+#define C2T_MAX_TMA_ARRAYS 64      /* arrays with a TMA flag parameter, per kernel (Lowerer.tma_arrays) */
+#define C2T_MAX_DESCRIPTORS 64     /* tensor descriptors made in one kernel (Lowerer.descriptor_keys) */
+#define C2T_MAX_RUNTIME_HELPERS 64 /* runtime helpers of one module (Lowerer.helpers) */
 
 /* ------------------------------------------------------------------ dtypes */
 
@@ -150,16 +161,16 @@ typedef struct Lowerer {
   NodeList generated; /* launchers and helpers to append to the module */
   bool uses_tma;      /* some kernel builds tensor descriptors: the module sets an allocator */
   /* per kernel: arrays with a TMA flag parameter, descriptors made in the prologue */
-  Str tma_arrays[64];
+  Str tma_arrays[C2T_MAX_TMA_ARRAYS];
   int tma_array_count;
-  const char *descriptor_keys[64];
-  const char *descriptor_names[64];
+  const char *descriptor_keys[C2T_MAX_DESCRIPTORS];
+  const char *descriptor_names[C2T_MAX_DESCRIPTORS];
   int descriptor_count;
   NodeList runtime_scalars; /* kernel parameters passed as run-time scalars */
   const char *statement_note; /* a `# C2Tnnn: ...` comment for the statement being lowered (lower_stmt.c) */
   const Node *statement;      /* the tile statement being lowered: lower_error's location when its node has none */
   struct MemoryState *memory; /* lower_memory*.c: memory accesses, path choices, barriers */
-  RuntimeHelper helpers[64];              /* runtime helpers used, in order */
+  RuntimeHelper helpers[C2T_MAX_RUNTIME_HELPERS]; /* runtime helpers used, in order */
   int helper_count;
   const Binding *twins[C2T_MAX_ALIASES]; /* module constants read in tile code */
   int twin_count;
@@ -188,6 +199,9 @@ Str new_temp_name(Lowerer *L, const char *hint); /* a fresh local: hint_1, hint_
  * an error leaves behind is freed by lower_module. */
 Buf *lower_buf(Lowerer *L);
 _Noreturn void lower_error(Lowerer *L, const Node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* An explicit limit exceeded at `at` (located as lower_error): C2T002
+ * "too many WHAT (limit is LIMIT)" (diag_limit). */
+_Noreturn void lower_limit(Lowerer *L, const Node *at, const char *what, long long limit);
 TypeInfo *array_param_type(Lowerer *L, Str name, bool int64_index);
 Node *lower_device_call(Lowerer *L, Node *call, Function *fn);
 void lower_unused_device_function(Lowerer *L, Function *fn);
@@ -219,7 +233,7 @@ void expr_text(Context *ctx, const Node *expr, Buf *out);
 #define T(L, text, ...) template_expr((L)->ctx, text, TEMPLATE_NODES(__VA_ARGS__))
 #define T0(L, text) template_expr((L)->ctx, text, NULL, 0)
 
-/* ---- calls.c */
+/* ---- lower_call.c */
 /* Arguments of a call bound to a cuTile signature written like Python's:
  * "array, index, shape, /, *, order, padding_mode" (all parameters optional
  * here; the rule checks what it requires). */

@@ -28,18 +28,19 @@ OpLowering find_op_lowering(const char *member) {
 
 /* ------------------------------------------------------ argument binding */
 
+/* Its names are pieces of the signature text (a string constant of the
+ * lowering), so nothing is copied and no storage outlives the call. */
 typedef struct Signature {
-  const char *names[C2T_MAX_CALL_ARGS];
+  Str names[C2T_MAX_CALL_ARGS];
   int count;
   int positional_only; /* parameters before "/" */
   int keyword_from;    /* index of the first keyword-only parameter ("*") */
 } Signature;
 
-static Signature parse_signature(const char *text) {
+static Signature parse_signature(Lowerer *L, const Node *call, const char *text) {
   Signature sig = {.keyword_from = C2T_MAX_CALL_ARGS};
-  static _Thread_local char storage[C2T_MAX_CALL_ARGS][40]; /* one per thread: the API runs in many at once */
   const char *p = text;
-  while (*p && sig.count < C2T_MAX_CALL_ARGS) {
+  while (*p) {
     while (*p == ' ' || *p == ',')
       p++;
     const char *start = p;
@@ -53,11 +54,10 @@ static Signature parse_signature(const char *text) {
       sig.positional_only = sig.count;
     } else if (length == 1 && *start == '*') {
       sig.keyword_from = sig.count;
-    } else if (length > 0 && length < sizeof storage[0]) {
-      memcpy(storage[sig.count], start, length);
-      storage[sig.count][length] = '\0';
-      sig.names[sig.count] = storage[sig.count];
-      sig.count++;
+    } else if (length > 0) {
+      if (sig.count == C2T_MAX_CALL_ARGS)
+        lower_limit(L, call, "parameters in a cuTile signature", C2T_MAX_CALL_ARGS);
+      sig.names[sig.count++] = (Str){start, (int)length};
     }
   }
   return sig;
@@ -65,7 +65,7 @@ static Signature parse_signature(const char *text) {
 
 void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, BoundArgs *out) {
   memset(out, 0, sizeof *out);
-  Signature sig = parse_signature(signature);
+  Signature sig = parse_signature(L, call, signature);
   out->count = sig.count;
   NodeList *args = &call->u.call.args;
   int positional_limit = sig.keyword_from < sig.count ? sig.keyword_from : sig.count;
@@ -82,14 +82,15 @@ void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, 
     Str name = kw->u.keyword.arg;
     int index = -1;
     for (int i = sig.positional_only; i < sig.count; i++)
-      if (str_eq(name, sig.names[i]))
+      if (str_same(name, sig.names[i]))
         index = i;
     if (name.len == 0)
       lower_error(L, kw, "%s: **arguments cannot be converted", what);
     if (index < 0)
       lower_error(L, kw, "%s got an unexpected keyword argument '%.*s'", what, name.len, name.text);
     if (out->source[index])
-      lower_error(L, kw, "%s got multiple values for argument '%s'", what, sig.names[index]);
+      lower_error(L, kw, "%s got multiple values for argument '%.*s'", what, sig.names[index].len,
+                  sig.names[index].text);
     out->source[index] = kw->u.keyword.value;
   }
   for (int i = 0; i < sig.count; i++)

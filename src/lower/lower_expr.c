@@ -400,7 +400,7 @@ static Node *lower_if_exp(Lowerer *L, Node *expr) {
 
 Node *lower_expr(Lowerer *L, Node *expr) {
   if (++L->depth > C2T_MAX_PARSE_DEPTH)
-    lower_error(L, expr, "expression nested too deeply");
+    lower_limit(L, expr, "nested expressions in tile code", C2T_MAX_PARSE_DEPTH);
   Node *result;
   switch (expr->kind) {
   case N_CONSTANT: result = lower_constant(L, expr); break;

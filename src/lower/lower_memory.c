@@ -31,10 +31,12 @@
 
 /* The elements of a tuple argument (or the argument itself: the 1-D
  * shorthand). */
-static int tuple_items(Node *arg, Node **items, int max) {
+static int tuple_items(Lowerer *L, Node *arg, Node **items, int max) {
   if (arg->kind == N_TUPLE) {
     int count = arg->u.list.elts.count;
-    for (int i = 0; i < count && i < max; i++)
+    if (count > max)
+      lower_limit(L, arg, "entries in an index, shape or order tuple of a memory operation", max);
+    for (int i = 0; i < count; i++)
       items[i] = arg->u.list.elts.items[i];
     return count;
   }
@@ -73,7 +75,7 @@ static void read_order(Lowerer *L, Node *order, int rank, int *perm) {
     return;
   }
   Node *items[MAX_TILE_RANK];
-  if (order->kind != N_TUPLE || tuple_items(order, items, MAX_TILE_RANK) != rank)
+  if (order->kind != N_TUPLE || tuple_items(L, order, items, MAX_TILE_RANK) != rank)
     lower_error(L, order, "order must be \"C\", \"F\" or a tuple of %d axes", rank);
   bool seen[MAX_TILE_RANK] = {0};
   for (int d = 0; d < rank; d++) {
@@ -330,9 +332,8 @@ static void note_tma_array(Lowerer *L, const ArrayRef *array) {
   for (int i = 0; i < L->tma_array_count; i++)
     if (str_same(L->tma_arrays[i], array->param))
       return;
-  if (L->tma_array_count == (int)(sizeof L->tma_arrays / sizeof L->tma_arrays[0]))
-    lower_error(L, NULL, "too many arrays loaded through tensor descriptors in one kernel (limit is %d)",
-                (int)(sizeof L->tma_arrays / sizeof L->tma_arrays[0]));
+  if (L->tma_array_count == C2T_MAX_TMA_ARRAYS)
+    lower_limit(L, NULL, "arrays loaded through tensor descriptors in one kernel", C2T_MAX_TMA_ARRAYS);
   L->tma_arrays[L->tma_array_count++] = array->param;
 }
 
@@ -360,8 +361,8 @@ static Node *tma_descriptor(Lowerer *L, const ArrayRef *array, Node **sizes, int
       *ok = new_name(L, arena_printf(&L->ctx->arena, "%s_ok", L->descriptor_names[i]));
       return new_name(L, L->descriptor_names[i]);
     }
-  if (L->descriptor_count == 64)
-    lower_error(L, NULL, "more than 64 tensor descriptors in one kernel");
+  if (L->descriptor_count == C2T_MAX_DESCRIPTORS)
+    lower_limit(L, NULL, "tensor descriptors in one kernel", C2T_MAX_DESCRIPTORS);
   char *name = arena_printf(&L->ctx->arena, "%.*s_desc_%d", array->param.len, array->param.text, L->descriptor_count + 1);
   Node *shape[MAX_TILE_RANK], *strides[MAX_TILE_RANK];
   for (int a = 0; a < rank; a++) {
@@ -460,7 +461,7 @@ static TypeInfo *array_arg(Lowerer *L, Node *call, const BoundArgs *args, const 
 /* shape=(): one element at element index `index`, a 0-d tile. */
 static Node *load_element(Lowerer *L, TypeInfo *array, Node *index, Padding padding, bool check_bounds) {
   Node *items[MAX_TILE_RANK];
-  int rank = tuple_items(index, items, MAX_TILE_RANK);
+  int rank = tuple_items(L, index, items, MAX_TILE_RANK);
   if (rank > MAX_TILE_RANK || (array->rank >= 0 && array->rank != rank))
     lower_error(L, index, "ct.load(): the index needs one entry per array dimension");
   if (array->rank < 0)
@@ -523,10 +524,8 @@ static Node *lower_load(Lowerer *L, Node *call, const char *member) {
   if (shape->kind == N_TUPLE && shape->u.list.elts.count == 0)
     return load_element(L, array, index, padding, check_bounds);
   Node *index_items[MAX_TILE_RANK], *shape_items[MAX_TILE_RANK];
-  int rank = tuple_items(shape, shape_items, MAX_TILE_RANK);
-  if (rank > MAX_TILE_RANK)
-    lower_error(L, shape, "tiles of more than %d dimensions cannot be converted", MAX_TILE_RANK);
-  if (tuple_items(index, index_items, MAX_TILE_RANK) != rank || (array->rank >= 0 && array->rank != rank))
+  int rank = tuple_items(L, shape, shape_items, MAX_TILE_RANK);
+  if (tuple_items(L, index, index_items, MAX_TILE_RANK) != rank || (array->rank >= 0 && array->rank != rank))
     lower_error(L, index, "ct.load(): index and shape must have one entry per array dimension");
   TileAccess access = {.array = array->array, .rank = rank, .allow_tma = !memory_is_false(args.arg[LOAD_ALLOW_TMA]),
                        .check_bounds = check_bounds};
@@ -583,7 +582,7 @@ static Node *none_typed(Lowerer *L, Node *node) {
 /* A scalar (0-d tile or constant): one element at element index `index`. */
 static Node *store_element(Lowerer *L, TypeInfo *array, Node *index, Node *value, bool check_bounds) {
   Node *items[MAX_TILE_RANK];
-  int rank = tuple_items(index, items, MAX_TILE_RANK);
+  int rank = tuple_items(L, index, items, MAX_TILE_RANK);
   if (rank > MAX_TILE_RANK || (array->rank >= 0 && array->rank != rank))
     lower_error(L, index, "ct.store(): the index needs one entry per array dimension");
   if (array->rank < 0)
@@ -617,7 +616,7 @@ static Node *lower_store(Lowerer *L, Node *call, const char *member) {
   if (tile->type->rank < 0)
     lower_error(L, args.source[STORE_TILE], "ct.store(): the rank of this tile is not known at conversion time");
   Node *index_items[MAX_TILE_RANK];
-  int rank = tuple_items(index, index_items, MAX_TILE_RANK);
+  int rank = tuple_items(L, index, index_items, MAX_TILE_RANK);
   if (rank != tile->type->rank || rank > MAX_TILE_RANK || (array->rank >= 0 && array->rank != rank))
     lower_error(L, index, "ct.store(): the index has %d entries for a %d-d tile", rank, tile->type->rank);
   TileAccess access = {.array = array->array, .rank = rank, .allow_tma = !memory_is_false(args.arg[STORE_ALLOW_TMA]),
@@ -665,10 +664,10 @@ static Node *lower_num_tiles(Lowerer *L, Node *call, const char *member) {
   Node *axis_arg = require_arg(L, call, &args, 1, what, "axis");
   Node *shape = require_arg(L, call, &args, 2, what, "shape");
   Node *items[MAX_TILE_RANK];
-  int rank = tuple_items(shape, items, MAX_TILE_RANK);
+  int rank = tuple_items(L, shape, items, MAX_TILE_RANK);
   long long axis;
-  if (rank > MAX_TILE_RANK || !known_int(axis_arg, &axis))
-    lower_error(L, axis_arg, "%s: axis must be a constant and shape a tuple of at most %d sizes", what, MAX_TILE_RANK);
+  if (!known_int(axis_arg, &axis))
+    lower_error(L, axis_arg, "%s: axis must be a constant", what);
   if (axis < 0)
     axis += rank;
   if (axis < 0 || axis >= rank)

@@ -14,7 +14,11 @@
 
 #include "lower.h"
 
+/* Tiles of ct.load / ct.store / gather / scatter / atomics: at most this
+ * many dimensions (the ct_load_Nd helpers exist for 1 to 5). */
 #define MAX_TILE_RANK 5
+/* Array.slice views of arrays whose rank is not known yet, per module. */
+#define MEMORY_MAX_VIEWS 64
 
 /* ------------------------------------------------ lower_memory_helpers.c */
 
@@ -48,8 +52,8 @@ typedef struct MemoryState {
   int choice_count, choice_capacity;
   const char **once;    /* keys of prologue statements already made */
   int once_count, once_capacity;
-  const ArrayRef *views[64]; /* slices of arrays whose rank was not known yet, */
-  int view_axes[64];         /* and the axis each slices (its own or its parent's) */
+  const ArrayRef *views[MEMORY_MAX_VIEWS]; /* slices of arrays whose rank was not known yet, */
+  int view_axes[MEMORY_MAX_VIEWS];         /* and the axis each slices (its own or its parent's) */
   int view_count;
 } MemoryState;
 

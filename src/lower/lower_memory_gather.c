@@ -59,10 +59,12 @@ static Node *element_helper(Lowerer *L, int rank, bool inside) {
 
 /* ------------------------------------------------------------ arguments */
 
-static int index_items(Node *indices, Node **items, int max) {
+static int index_items(Lowerer *L, Node *indices, Node **items, int max) {
   if (indices->kind == N_TUPLE) {
     int count = indices->u.list.elts.count;
-    for (int i = 0; i < count && i < max; i++)
+    if (count > max)
+      lower_limit(L, indices, "entries in the indices of a gather, scatter or atomic", max);
+    for (int i = 0; i < count; i++)
       items[i] = indices->u.list.elts.items[i];
     return count;
   }
@@ -121,10 +123,9 @@ typedef struct ElementAccess {
  * (not hoisted: the operation may sit in a `while` condition). */
 static ElementAccess element_access(Lowerer *L, TypeInfo *array, Node *indices, const char *what) {
   Node *items[MAX_TILE_RANK];
-  int rank = index_items(indices, items, MAX_TILE_RANK);
-  if (rank > MAX_TILE_RANK || (array->rank >= 0 && array->rank != rank))
-    lower_error(L, indices, "%s: the indices need one entry per array dimension%s", what,
-                array->rank >= 0 ? "" : " (at most 5)");
+  int rank = index_items(L, indices, items, MAX_TILE_RANK);
+  if (array->rank >= 0 && array->rank != rank)
+    lower_error(L, indices, "%s: the indices need one entry per array dimension", what);
   for (int i = 0; i < rank; i++)
     if (!is_integer_value(items[i]->type))
       lower_error(L, items[i], "%s: indices must be integer tiles or scalars, not %s", what,

@@ -66,8 +66,8 @@ bool memory_first_time(Lowerer *L, const char *key) {
 
 void memory_note_view_axis(Lowerer *L, const ArrayRef *view, int axis) {
   MemoryState *state = memory_state(L);
-  if (state->view_count == 64)
-    lower_error(L, NULL, "more than 64 slices of arrays of unknown rank in one module");
+  if (state->view_count == MEMORY_MAX_VIEWS)
+    lower_limit(L, NULL, "slices of arrays of unknown rank in one module", MEMORY_MAX_VIEWS);
   state->views[state->view_count] = view;
   state->view_axes[state->view_count++] = axis;
 }
@@ -83,10 +83,12 @@ bool memory_view_slices_axis(Lowerer *L, const ArrayRef *view, int axis) {
 
 /* ------------------------------------------------------ order state */
 
-#define MAX_TRACKED_ARRAYS 32
+/* Arrays tracked by name in one ArraySet; past it the set is "every array"
+ * (more barriers, never fewer: no access loses its ordering). */
+#define ORDER_MAX_TRACKED_ARRAYS 32
 
 typedef struct ArraySet {
-  Str names[MAX_TRACKED_ARRAYS];
+  Str names[ORDER_MAX_TRACKED_ARRAYS];
   int count;
   bool everything; /* more arrays than tracked: assume any */
 } ArraySet;
@@ -110,7 +112,7 @@ static bool set_has(const ArraySet *set, Str name) {
 static void set_add(ArraySet *set, Str name) {
   if (set_has(set, name) && !set->everything)
     return;
-  if (set->count == MAX_TRACKED_ARRAYS)
+  if (set->count == ORDER_MAX_TRACKED_ARRAYS)
     set->everything = true;
   else
     set->names[set->count++] = name;
@@ -177,7 +179,7 @@ static void scan_effects(Node *node, void *data) {
   if (!access)
     return;
   if (scan->count == C2T_MAX_STATEMENT_ACCESSES)
-    lower_error(scan->L, node, "too many memory accesses in one statement (limit is %d)", C2T_MAX_STATEMENT_ACCESSES);
+    lower_limit(scan->L, node, "memory accesses in one statement", C2T_MAX_STATEMENT_ACCESSES);
   scan->found[scan->count++] = access;
 }
 

@@ -21,7 +21,9 @@
 
 #include "lower_shape.h"
 
-#define SHAPE_MAX_RANK 4 /* (grid, sub) views double the rank: 8 = C2T_MAX_RANK */
+#define SHAPE_MAX_RANK 4 /* ct.extract / ct.insert tiles: (grid, sub) views double the rank: 8 = C2T_MAX_RANK */
+#define SHAPE_MAX_ASTILE_ELEMENTS 256 /* scalars of one ct.astile() nested tuple (one tl.where each) */
+#define SHAPE_MAX_SPLIT_RANK (2 * C2T_MAX_RANK) /* axes of ct.extract()'s split view (constant indices) */
 
 /* ------------------------------------------------------------- helpers */
 
@@ -62,7 +64,7 @@ TypeInfo *shape_tile_type(Lowerer *L, DType dtype, Node *dtype_expr, int rank, N
 
 int shape_dim_value(Lowerer *L, const Node *at, long long value) {
   if (value > C2T_MAX_TILE_DIM)
-    lower_error(L, at, "tile dimension %lld too large (limit is %lld)", value, C2T_MAX_TILE_DIM);
+    lower_limit(L, at, arena_printf(&L->ctx->arena, "elements in one tile dimension: %lld", value), C2T_MAX_TILE_DIM);
   return (int)value;
 }
 
@@ -163,13 +165,13 @@ static int read_shape(Lowerer *L, Node *shape, Node *at, const char *what, Node 
   } else if (shape->kind == N_TUPLE) {
     rank = shape->u.list.elts.count;
     if (rank > C2T_MAX_RANK)
-      lower_error(L, at, "%s: a shape of more than %d dimensions cannot be converted", what, C2T_MAX_RANK);
+      lower_limit(L, at, arena_printf(&L->ctx->arena, "dimensions in the shape of %s", what), C2T_MAX_RANK);
     for (int d = 0; d < rank; d++)
       dims[d] = shape->u.list.elts.items[d];
   } else if (shape->type && shape->type->kind == VAL_TUPLE) {
     rank = shape->type->count;
     if (rank > C2T_MAX_RANK)
-      lower_error(L, at, "%s: a shape of more than %d dimensions cannot be converted", what, C2T_MAX_RANK);
+      lower_limit(L, at, arena_printf(&L->ctx->arena, "dimensions in the shape of %s", what), C2T_MAX_RANK);
     for (int d = 0; d < rank; d++) {
       const TypeInfo *elt = shape->type->elts[d];
       if (!elt || elt->kind != VAL_CONST || elt->dtype == DT_UNKNOWN || elt->is_float)
@@ -208,7 +210,7 @@ static int read_int_tuple(Lowerer *L, Node *tuple, Node *at, const char *what, l
     lower_error(L, at, "%s needs a tuple of constant integers", what);
   count = tuple->type->count;
   if (count > max)
-    lower_error(L, at, "%s: too many entries (%d)", what, count);
+    lower_limit(L, at, arena_printf(&L->ctx->arena, "entries in the tuple of %s", what), max);
   for (int i = 0; i < count; i++) {
     const TypeInfo *elt = tuple->type->elts[i];
     if (!elt || elt->kind != VAL_CONST || elt->dtype == DT_UNKNOWN || elt->is_float)
@@ -317,7 +319,7 @@ static Node *lower_zeros_ones(Lowerer *L, Node *call, const char *member) {
 
 /* The scalars of a nested tuple, row-major, and the nesting's shape. */
 typedef struct Nested {
-  Node *values[256];
+  Node *values[SHAPE_MAX_ASTILE_ELEMENTS];
   int count;
   int dims[C2T_MAX_RANK];
   int rank;
@@ -329,15 +331,16 @@ static void flatten_nested(Lowerer *L, Node *value, int level, Nested *out, cons
       lower_error(L, value, "%s: the nested tuples must all have the same depth", what);
     if (!type_is_scalar(value->type))
       lower_error(L, value, "%s: the elements must be scalars, not %s", what, type_describe(L->ctx, value->type));
-    if (out->count == (int)(sizeof out->values / sizeof out->values[0]))
-      lower_error(L, value, "%s: more than 256 elements cannot be converted", what);
+    if (out->count == SHAPE_MAX_ASTILE_ELEMENTS)
+      lower_limit(L, value, arena_printf(&L->ctx->arena, "elements in the tuple of %s", what),
+                  SHAPE_MAX_ASTILE_ELEMENTS);
     out->rank = level;
     out->values[out->count++] = value;
     return;
   }
   int length = value->u.list.elts.count;
   if (level >= C2T_MAX_RANK)
-    lower_error(L, value, "%s: tuples nested too deeply", what);
+    lower_limit(L, value, arena_printf(&L->ctx->arena, "levels of nested tuples in %s", what), C2T_MAX_RANK);
   if (!is_power_of_two(length))
     lower_error(L, value, "%s: a tuple of %d elements (each length must be a power of two)", what, length);
   if (out->count == 0 && (level == 0 || out->dims[level] == 0))
@@ -511,7 +514,7 @@ static Node *lower_expand_dims(Lowerer *L, Node *call, const char *member) {
   int axis = shape_axis(L, axis_arg, args.source[1], rank + 1, what);
   Node *in_dims[C2T_MAX_RANK], *dims[C2T_MAX_RANK];
   if (rank + 1 > C2T_MAX_RANK)
-    lower_error(L, call, "%s: more than %d dimensions", what, C2T_MAX_RANK);
+    lower_limit(L, call, arena_printf(&L->ctx->arena, "dimensions in the result of %s", what), C2T_MAX_RANK);
   shape_require_dims(L, args.source[0], x->type, what, in_dims);
   for (int d = 0, s = 0; d <= rank; d++)
     dims[d] = d == axis ? new_int(L, 1) : in_dims[s++];
@@ -704,11 +707,13 @@ static int log2_of(long long value) {
  * moved last, and tl.split picks one half per bit. */
 static Node *extract_by_split(Lowerer *L, Node *x, const long long *index, const long long *whole,
                               const long long *sub, int rank) {
-  Node *view[3 * C2T_MAX_RANK * 8];
-  int bit_axis[64], bit_value[64], kept_axis[C2T_MAX_RANK];
+  Node *view[SHAPE_MAX_SPLIT_RANK];
+  int bit_axis[SHAPE_MAX_SPLIT_RANK], bit_value[SHAPE_MAX_SPLIT_RANK], kept_axis[C2T_MAX_RANK];
   int view_rank = 0, bits = 0, kept = 0;
   for (int d = 0; d < rank; d++) {
     int k = log2_of(whole[d] / sub[d]);
+    if (view_rank + k + 1 > SHAPE_MAX_SPLIT_RANK) /* checked before any write: k is up to 30 per axis */
+      lower_limit(L, x, "axes in the split view of ct.extract() with constant indices", SHAPE_MAX_SPLIT_RANK);
     for (int j = 0; j < k; j++) {
       bit_axis[bits] = view_rank;
       bit_value[bits++] = (int)((index[d] >> (k - 1 - j)) & 1);
@@ -717,12 +722,9 @@ static Node *extract_by_split(Lowerer *L, Node *x, const long long *index, const
     kept_axis[kept++] = view_rank;
     view[view_rank++] = new_int(L, sub[d]);
   }
-  if (view_rank > C2T_MAX_RANK * 2 || bits == 0) {
-    if (bits == 0)
-      return x;
-    lower_error(L, x, "ct.extract(): the sub-tile grid is too large to convert with constant indices");
-  }
-  Node *perm[3 * C2T_MAX_RANK * 8];
+  if (bits == 0)
+    return x;
+  Node *perm[SHAPE_MAX_SPLIT_RANK];
   for (int d = 0; d < kept; d++)
     perm[d] = new_int(L, kept_axis[d]);
   for (int b = 0; b < bits; b++)
@@ -744,7 +746,9 @@ static Node *lower_extract(Lowerer *L, Node *call, const char *member) {
   Node *index = require_arg(L, call, &args, 1, what, "index");
   Node *shape = require_arg(L, call, &args, 2, what, "shape");
   int rank = x->type->rank;
-  if (rank < 1 || rank > SHAPE_MAX_RANK)
+  if (rank > SHAPE_MAX_RANK)
+    lower_limit(L, args.source[0], arena_printf(&L->ctx->arena, "dimensions in the tile of %s", what), SHAPE_MAX_RANK);
+  if (rank < 1)
     lower_error(L, args.source[0], "%s: tiles of 1 to %d dimensions can be converted", what, SHAPE_MAX_RANK);
   Node *whole[C2T_MAX_RANK], *sub[C2T_MAX_RANK], *idx[C2T_MAX_RANK];
   shape_require_dims(L, args.source[0], x->type, what, whole);
@@ -844,7 +848,9 @@ static Node *lower_insert(Lowerer *L, Node *call, const char *member) {
   Node *index = require_arg(L, call, &args, 1, what, "index");
   Node *value = require_arg(L, call, &args, 2, what, "value");
   int rank = x->type->rank;
-  if (rank < 1 || rank > SHAPE_MAX_RANK)
+  if (rank > SHAPE_MAX_RANK)
+    lower_limit(L, args.source[0], arena_printf(&L->ctx->arena, "dimensions in the tile of %s", what), SHAPE_MAX_RANK);
+  if (rank < 1)
     lower_error(L, args.source[0], "%s: tiles of 1 to %d dimensions can be converted", what, SHAPE_MAX_RANK);
   if (!value->type || value->type->kind != VAL_TILE || (value->type->rank != 0 && value->type->rank != rank))
     lower_error(L, args.source[2], "%s: the value must be a tile of the same rank as x, or 0-d", what);

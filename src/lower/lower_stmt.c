@@ -99,13 +99,20 @@ static void lower_expr_stmt(Lowerer *L, Node *stmt, NodeList *out) {
 
 /* ---------------------------------------- names assigned in a block */
 
-#define MAX_ASSIGNED 256
-
+/* No limit of its own: the arrays grow in the arena (names past 256 used
+ * to be dropped, their constants then kept across a loop that changes them). */
 typedef struct Assigned {
-  Str names[MAX_ASSIGNED];
-  TypeInfo *types[MAX_ASSIGNED]; /* saved types (NULL: not bound) */
-  int count;
+  Lowerer *L;
+  Str *names;
+  TypeInfo **types; /* saved types (NULL: not bound), one per name (save_assigned) */
+  int count, capacity;
 } Assigned;
+
+static Assigned *new_assigned(Lowerer *L) {
+  Assigned *A = arena_alloc(&L->ctx->arena, sizeof(Assigned));
+  A->L = L;
+  return A;
+}
 
 static void add_assigned_target(Assigned *A, const Node *target) {
   if (!target)
@@ -114,17 +121,25 @@ static void add_assigned_target(Assigned *A, const Node *target) {
     for (int i = 0; i < A->count; i++)
       if (str_same(A->names[i], target->u.name.id))
         return;
-    if (A->count < MAX_ASSIGNED)
-      A->names[A->count++] = target->u.name.id;
+    if (A->count == A->capacity) {
+      A->capacity = A->capacity ? 2 * A->capacity : 16;
+      Str *bigger = arena_alloc(&A->L->ctx->arena, sizeof(Str) * (size_t)A->capacity);
+      if (A->count)
+        memcpy(bigger, A->names, sizeof(Str) * (size_t)A->count);
+      A->names = bigger;
+    }
+    A->names[A->count++] = target->u.name.id;
   } else if (target->kind == N_TUPLE || target->kind == N_LIST) {
     for (int i = 0; i < target->u.list.elts.count; i++)
       add_assigned_target(A, target->u.list.elts.items[i]);
   }
 }
 
-/* The names a block assigns (nested blocks included), before lowering. */
+/* The names a block assigns (nested blocks included), before lowering.
+ * The recursion is as deep as the blocks nest: the tokenizer bounds that
+ * (C2T_MAX_INDENT_LEVELS), so no depth is cut off here. */
 static void collect_assigned(Assigned *A, const NodeList *stmts, int depth) {
-  for (int i = 0; i < stmts->count && depth < 64; i++) {
+  for (int i = 0; i < stmts->count; i++) {
     const Node *stmt = stmts->items[i];
     switch (stmt->kind) {
     case N_ASSIGN:
@@ -151,6 +166,8 @@ static void collect_assigned(Assigned *A, const NodeList *stmts, int depth) {
 }
 
 static void save_assigned(Lowerer *L, Assigned *A) {
+  if (!A->types && A->count)
+    A->types = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)A->count);
   for (int i = 0; i < A->count; i++) {
     Variable *var = scope_lookup(L, A->names[i]);
     A->types[i] = var ? var->type : NULL;
@@ -171,7 +188,7 @@ static TypeInfo *concretized(Lowerer *L, TypeInfo *type) {
 /* Names that a loop body assigns lose their constant values, before the
  * loop (its condition and body see any iteration's value) and after it. */
 static void concretize_assigned(Lowerer *L, const NodeList *body, const Node *target) {
-  Assigned *A = arena_alloc(&L->ctx->arena, sizeof(Assigned));
+  Assigned *A = new_assigned(L);
   collect_assigned(A, body, 0);
   for (int i = 0; i < A->count; i++) {
     if (target && target->kind == N_NAME && str_same(target->u.name.id, A->names[i]))
@@ -196,11 +213,12 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   /* each branch starts from the types before the `if`; after it, a name
    * has the taken branch's type when the condition is known, else the
    * branches' types, a constant only where both give the same value */
-  Assigned *A = arena_alloc(&L->ctx->arena, sizeof(Assigned));
+  Assigned *A = new_assigned(L);
   collect_assigned(A, &stmt->u.if_.body, 0);
   collect_assigned(A, &stmt->u.if_.orelse, 0);
   save_assigned(L, A);
-  TypeInfo *before[MAX_ASSIGNED], *after_body[MAX_ASSIGNED];
+  TypeInfo **before = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(A->count + 1));
+  TypeInfo **after_body = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(A->count + 1));
   for (int i = 0; i < A->count; i++)
     before[i] = A->types[i];
   lower_stmts(L, &stmt->u.if_.body);
@@ -405,7 +423,7 @@ static void lower_stmt(Lowerer *L, Node *stmt, NodeList *out) {
 
 void lower_stmts(Lowerer *L, NodeList *stmts) {
   if (++L->depth > C2T_MAX_PARSE_DEPTH)
-    lower_error(L, stmts->count ? stmts->items[0] : NULL, "tile code nested too deeply");
+    lower_limit(L, stmts->count ? stmts->items[0] : NULL, "nested blocks in tile code", C2T_MAX_PARSE_DEPTH);
   NodeList out = {0};
   for (int i = 0; i < stmts->count; i++)
     lower_stmt(L, stmts->items[i], &out);

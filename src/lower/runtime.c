@@ -17,8 +17,8 @@ Node *use_runtime(Lowerer *L, const char *name, const char *source) {
   for (int i = 0; i < L->helper_count; i++)
     known |= strcmp(L->helpers[i].name, name) == 0;
   if (!known) {
-    if (L->helper_count == (int)(sizeof L->helpers / sizeof L->helpers[0]))
-      lower_error(L, NULL, "too many runtime helpers");
+    if (L->helper_count == C2T_MAX_RUNTIME_HELPERS)
+      lower_limit(L, NULL, "runtime helpers in one module", C2T_MAX_RUNTIME_HELPERS);
     L->helpers[L->helper_count++] = (RuntimeHelper){name, source};
   }
   return new_name(L, name);

@@ -34,13 +34,7 @@ static void stats_add(Converter *conv, StatCount *table, int *count, const char 
 void stats_op(Converter *conv, const char *prefix, const char *name) {
   if (!conv->stats || !name)
     return;
-  char text[128];
-  size_t p = strlen(prefix), n = strlen(name);
-  if (p + n >= sizeof text)
-    n = sizeof text - p - 1;
-  memcpy(text, prefix, p);
-  memcpy(text + p, name, n);
-  text[p + n] = '\0';
+  const char *text = arena_printf(&conv->ctx->arena, "%s%s", prefix, name); /* whole: no truncated names */
   stats_add(conv, conv->stats->ops, &conv->stats->op_count, text);
 }
 

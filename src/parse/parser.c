@@ -119,10 +119,8 @@ _Noreturn void parse_error_invalid(Parser *p) {
 }
 
 void parser_enter_rule(Parser *p) {
-  if (++p->depth > C2T_MAX_PARSE_DEPTH) {
-    p->ctx->diag.code = C2T_CODE_LIMIT;
-    parse_error_at(p, peek(p), "too many nested expressions or statements (limit %d)", C2T_MAX_PARSE_DEPTH);
-  }
+  if (++p->depth > C2T_MAX_PARSE_DEPTH)
+    diag_limit(&p->ctx->diag, peek(p)->span.start, "nested expressions or statements", C2T_MAX_PARSE_DEPTH);
 }
 
 void parser_leave_rule(Parser *p) { p->depth--; }

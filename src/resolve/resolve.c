@@ -52,16 +52,14 @@ static void *grown(Converter *conv, void *items, int count, int *capacity, size_
 
 static void add_binding(Converter *conv, Node *at, Str name, Node *value, const char *member) {
   if (conv->binding_count == C2T_MAX_ALIASES)
-    diag_error_code(&conv->ctx->diag, C2T_CODE_LIMIT, at->span.start, "too many module-level names (limit is %d)",
-                    C2T_MAX_ALIASES);
+    diag_limit(&conv->ctx->diag, at->span.start, "module-level names", C2T_MAX_ALIASES);
   conv->bindings = grown(conv, conv->bindings, conv->binding_count, &conv->binding_capacity, sizeof(Binding));
   conv->bindings[conv->binding_count++] = (Binding){name, value, member};
 }
 
 static void add_ct_module_name(Converter *conv, Node *at, Str name) {
   if (conv->ct_module_count == C2T_MAX_CT_MODULE_NAMES)
-    diag_error_code(&conv->ctx->diag, C2T_CODE_LIMIT, at->span.start,
-                    "too many names bound to the cuda.tile module (limit is %d)", C2T_MAX_CT_MODULE_NAMES);
+    diag_limit(&conv->ctx->diag, at->span.start, "names bound to the cuda.tile module", C2T_MAX_CT_MODULE_NAMES);
   conv->ct_modules[conv->ct_module_count++] = name;
 }
 
@@ -218,8 +216,7 @@ static bool keyword_is_true(Node *call, const char *name) {
 
 static void resolve_function_def(Converter *conv, Node *def) {
   if (conv->function_count == C2T_MAX_FUNCTIONS)
-    diag_error_code(&conv->ctx->diag, C2T_CODE_LIMIT, def->span.start, "too many module-level functions (limit is %d)",
-                    C2T_MAX_FUNCTIONS);
+    diag_limit(&conv->ctx->diag, def->span.start, "module-level functions", C2T_MAX_FUNCTIONS);
   conv->functions = grown(conv, conv->functions, conv->function_count, &conv->function_capacity, sizeof(Function));
   Function *fn = &conv->functions[conv->function_count++];
   *fn = (Function){.def = def, .role = ROLE_HOST};

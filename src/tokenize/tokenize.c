@@ -191,9 +191,9 @@ static void apply_indentation(Lexer *lx, int col, int alt_col) {
     if (alt_col != lx->indent_alt_cols[lx->indent])
       indentation_error(lx, lx->line_start, "inconsistent use of tabs and spaces in indentation");
   } else if (col > lx->indent_cols[lx->indent]) {
-    if (lx->indent + 1 >= C2T_MAX_INDENT_LEVELS) {
-      lx->ctx->diag.code = C2T_CODE_LIMIT;
-      indentation_error(lx, content, "too many levels of indentation");
+    if (lx->indent + 1 >= C2T_MAX_INDENT_LEVELS) { /* CPython's count includes the top level */
+      lexer_yield_to_deferred_error(lx);
+      diag_limit(&lx->ctx->diag, lexer_pos_at(lx, content), "levels of indentation", C2T_MAX_INDENT_LEVELS - 1);
     }
     if (alt_col <= lx->indent_alt_cols[lx->indent])
       indentation_error(lx, lx->line_start, "inconsistent use of tabs and spaces in indentation");
@@ -330,10 +330,8 @@ static void lex_fstring_start(Lexer *lx, Pos start, bool raw) {
   char quote = lx->src[lx->cur];
   int quote_size = lx->src[lx->cur + 1] == quote && lx->src[lx->cur + 2] == quote ? 3 : 1;
   lx->cur += (size_t)quote_size;
-  if (lx->fstring_count + 1 >= C2T_MAX_FSTRING_LEVELS) {
-    lx->ctx->diag.code = C2T_CODE_LIMIT;
-    lex_error_at(lx, lx->cur - 1, "too many nested f-strings");
-  }
+  if (lx->fstring_count + 1 >= C2T_MAX_FSTRING_LEVELS) /* as CPython: one level fewer than the constant */
+    diag_limit(&lx->ctx->diag, lexer_pos_at(lx, lx->cur - 1), "nested f-strings", C2T_MAX_FSTRING_LEVELS - 1);
   lexer_emit(lx, TOK_FSTRING_START, start);
   FStringMode *mode = &lx->fstrings[lx->fstring_count++];
   mode->part = FSTRING_IN_LITERAL;
@@ -379,10 +377,8 @@ static StringPrefix string_prefix_at(const Lexer *lx) {
 /* ------------------------------------------------------ operators, brackets */
 
 static void open_bracket(Lexer *lx, char c, Pos start) {
-  if (lx->level >= C2T_MAX_PAREN_LEVELS) {
-    lx->ctx->diag.code = C2T_CODE_LIMIT;
-    lex_error_at(lx, start.offset, "too many nested parentheses");
-  }
+  if (lx->level >= C2T_MAX_PAREN_LEVELS)
+    diag_limit(&lx->ctx->diag, lexer_pos_at(lx, start.offset), "nested parentheses", C2T_MAX_PAREN_LEVELS);
   lx->paren_chars[lx->level] = c;
   lx->paren_pos[lx->level] = start;
   lx->level++;

@@ -413,9 +413,9 @@ static void end_fstring(Lexer *lx, FStringMode *mode) {
 /* A replacement field starts at cur (`{`): hand over to regular mode. */
 static void start_field(Lexer *lx, FStringMode *mode) {
   mode->field_depth++;
-  if (mode->field_depth >= FSTRING_MAX_FIELD_NESTING)
-    diag_error_code(&lx->ctx->diag, C2T_CODE_LIMIT, lexer_pos_at(lx, lx->cur - 1),
-                    "f-string: expressions nested too deeply");
+  if (mode->field_depth >= FSTRING_MAX_FIELD_NESTING) /* as CPython: the constant itself is too deep */
+    diag_limit(&lx->ctx->diag, lexer_pos_at(lx, lx->cur - 1), "nested replacement fields in an f-string",
+               FSTRING_MAX_FIELD_NESTING - 1);
   mode->part = FSTRING_IN_EXPRESSION;
 }
 

@@ -408,11 +408,11 @@ LIMIT = 64 * 1024 * 1024
 
 
 def limit_message(name, size):
-    return f"{name}:1:1: error: C2T002: input is {size} bytes, more than the limit of {LIMIT}\n".encode()
+    return f"{name}:1:1: error: C2T002: too many bytes in one input: {size} (limit is {LIMIT})\n".encode()
 
 
 def stream_limit_message(name):
-    return f"{name}:1:1: error: C2T002: input is more than the limit of {LIMIT} bytes\n    \n    ^\n".encode()
+    return f"{name}:1:1: error: C2T002: too many bytes in one input (limit is {LIMIT})\n    \n    ^\n".encode()
 
 
 @test

@@ -59,3 +59,102 @@ def test_seventeen_names_for_cuda_tile_all_work(convert_text):
         "    t0.store(x, index=(t16.bid(0),), tile=t0.load(x, index=(t16.bid(0),), shape=(16,)))\n")
     out = convert_text(source)
     assert re.search(r"^@triton\.jit\ndef k\(", out, re.M), out
+
+
+# ---------------------------------------------------------------- issue 8: one report for every limit
+
+def loop_assigning(count):
+    """A loop assigning `count` other names before `i = i + 1`, then a static check of `i`."""
+    body = "".join(f"        d{j} = {j}\n" for j in range(count))
+    return ("import cuda.tile as ct\n\n@ct.kernel\ndef k(x, y, n: int):\n"
+            "    t = ct.load(x, index=(ct.bid(0),), shape=(16,))\n"
+            "    i = 0\n"
+            "    for r in range(n):\n"
+            f"{body}        i = i + 1\n"
+            "    ct.static_assert(i == 0)\n"
+            "    ct.store(y, index=(ct.bid(0),), tile=t + i)\n")
+
+
+@pytest.mark.parametrize("count", [3, 300])
+def test_a_name_assigned_in_a_loop_is_not_a_constant_after_it(convert_error, count):
+    """Names past the 256th a loop assigns were dropped: `i` stayed the constant 0 and the
+    static_assert passed silently on a value the loop changes."""
+    found = convert_error(loop_assigning(count))
+    assert found.startswith("C2T402: ct.static_assert() needs a compile-time condition"), found
+
+
+def test_extract_split_view_past_the_limit_is_a_located_error(convert_error):
+    """bit_axis[64] was written past its end (4 axes of 2**20 sub-tiles: 80 bits) before the check."""
+    source = ("import cuda.tile as ct\n\n@ct.kernel\ndef k(x, y):\n"
+              "    t = ct.full((1048576, 1048576, 1048576, 1048576), 0, dtype=ct.float32)\n"
+              "    s = ct.extract(t, index=(1, 1, 1, 1), shape=(1, 1, 1, 1))\n"
+              "    ct.store(y, index=(0, 0, 0, 0), tile=s)\n")
+    found = convert_error(source)
+    assert found == "C2T002: too many axes in the split view of ct.extract() with constant indices (limit is 16)", found
+
+
+def test_load_index_past_the_tile_rank_limit(convert_error):
+    source = ("import cuda.tile as ct\n\n@ct.kernel\ndef k(x, y):\n"
+              "    t = ct.load(x, index=(0, 0, 0, 0, 0, 0), shape=(1, 1, 1, 1, 1, 1))\n"
+              "    ct.store(y, index=(0, 0, 0, 0, 0, 0), tile=t)\n")
+    found = convert_error(source)
+    assert found == ("C2T002: too many entries in an index, shape or order tuple of a memory operation "
+                     "(limit is 5)"), found
+
+
+def test_local_names_past_the_limit(convert_error):
+    names = "".join(f"    v{j} = {j}\n" for j in range(1025))
+    source = ("import cuda.tile as ct\n\n@ct.kernel\ndef k(x):\n" + names +
+              "    ct.store(x, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(16,)))\n")
+    assert convert_error(source) == "C2T002: too many local names in one function (limit is 1024)"
+
+
+# ------------------------------------------------ the README's table and the sources agree
+
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEFINE = re.compile(r"^#define\s+([A-Z0-9_]+)\s+(.+?)\s*(?:/\*.*)?$", re.M)
+ROW = re.compile(r"^\| `([A-Z0-9_]+)` \| ([0-9]+) \|", re.M)
+
+
+def source_defines():
+    found = {}
+    for folder in ("src", "include"):
+        for dirpath, _, files in os.walk(os.path.join(ROOT, folder)):
+            for name in files:
+                if name.endswith((".c", ".h")):
+                    with open(os.path.join(dirpath, name), encoding="utf-8") as f:
+                        for macro, value in DEFINE.findall(f.read()):
+                            found.setdefault(macro, value)
+    return found
+
+
+def evaluate(expression, defines, depth=0):
+    """The value of a #define made of numbers, other #defines, + - * << and parentheses."""
+    assert depth < 10, expression
+    text = re.sub(r"\b([A-Z][A-Z0-9_]+)\b", lambda m: str(evaluate(defines[m.group(1)], defines, depth + 1)), expression)
+    text = re.sub(r"\b(\d+)(?:[uU]?[lL]{0,2}|[lL]{1,2}[uU]?)\b", r"\1", text)
+    assert re.fullmatch(r"[0-9+\-*<>() ]+", text), (expression, text)
+    return eval(text)  # noqa: S307 -- digits and operators only (checked above)
+
+
+def readme_rows():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        return {name: int(value) for name, value in ROW.findall(f.read())}
+
+
+def test_readme_limit_table_matches_the_sources():
+    defines, rows = source_defines(), readme_rows()
+    assert len(rows) > 30, rows
+    for name, value in rows.items():
+        assert name in defines, f"README names {name}, which no source defines"
+        assert evaluate(defines[name], defines) == value, f"{name}: README says {value}, the source {defines[name]}"
+
+
+def test_every_limit_of_the_sources_is_in_the_readme_table():
+    limits = {name for name in source_defines() if re.search(r"(^|_)MAX(_|$)", name)}
+    limits -= {"TOKENS_INITIAL_MAX"}  # the token array's first capacity; it grows, no limit
+    limits -= {"C2T_MAX_SOURCE_BYTES"}  # the library's name for C2T_MAX_INPUT_BYTES (in the table)
+    missing = sorted(limits - set(readme_rows()))
+    assert not missing, f"limits missing from README's table: {missing}"

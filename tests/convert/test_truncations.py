@@ -50,7 +50,7 @@ def test_tile_dimension_at_the_limit_is_kept(convert_text):
 def test_tile_dimension_past_32_bits_is_a_located_error(convert_error):
     for shape in (2**31, 2**32, 2**40):
         message = convert_error(SHAPE_KERNEL.format(shape=shape))
-        assert message == f"C2T402: tile dimension {shape} too large (limit is {TILE_DIM_LIMIT})", message
+        assert message == f"C2T002: too many elements in one tile dimension: {shape} (limit is {TILE_DIM_LIMIT})", message
 
 
 def located(stderr):
@@ -102,4 +102,4 @@ def test_memory_accesses_in_one_statement_at_the_limit_convert(convert_text):
 def test_memory_accesses_past_the_limit_are_a_located_error(convert_error):
     # they were dropped silently from the ordering pass (no barrier for them)
     message = convert_error(many_loads(ACCESSES_LIMIT + 1))
-    assert message == f"C2T402: too many memory accesses in one statement (limit is {ACCESSES_LIMIT})", message
+    assert message == f"C2T002: too many memory accesses in one statement (limit is {ACCESSES_LIMIT})", message

@@ -232,7 +232,7 @@ static void test_fstring_errors_3(void) {
   CHECK_STR(unit_parse("f\"{x!rr}\""),
             "<test>:1:6: error: f-string: invalid conversion character 'rr': expected 's', 'r', or 'a'");
   CHECK_STR(unit_parse("f\"{x:{y:{z:{w}}}}\""),
-            "<test>:1:11: error: f-string: expressions nested too deeply");
+            "<test>:1:11: error: too many nested replacement fields in an f-string (limit is 2)");
 }
 
 static void test_arithmetic_precedence(void) {
@@ -1296,7 +1296,7 @@ static void test_fstring_fields_in_tree(void) {
 
 static void test_nesting_limits(void) {
   char *text = nested("(", "a", ")", 1100);
-  CHECK_STR(unit_parse(text), "<test>:1:201: error: too many nested parentheses");
+  CHECK_STR(unit_parse(text), "<test>:1:201: error: too many nested parentheses (limit is 200)");
   free(text);
   text = nested("(", "a", ")", 200); /* CPython's limit too */
   CHECK_STR(unit_parse(text), "(Module (Expr (Name a)))");
