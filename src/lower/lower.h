@@ -20,6 +20,7 @@
 #define C2T_LOWER_H
 
 #include "../convert.h"
+#include "ops.h"
 
 #define C2T_MAX_RANK 8
 #define C2T_MAX_SCOPE_NAMES 1024
@@ -231,25 +232,7 @@ typedef struct BoundArgs {
 void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, BoundArgs *out);
 Node *require_arg(Lowerer *L, Node *call, const BoundArgs *args, int index, const char *what, const char *name);
 
-/* One cuTile operation's lowering: gets the call as written (arguments not
- * yet lowered; use bind_call) and returns the lowered expression with its
- * type set. `member` is the cuda.tile name ("load", "sum", ...). Method
- * calls (`t.astype(dt)`) arrive as calls with the object as first argument. */
-typedef Node *(*OpLowering)(Lowerer *L, Node *call, const char *member);
-
-typedef struct OpEntry {
-  const char *member;
-  OpLowering lower;
-} OpEntry;
-
-/* The op tables of the families, each ending with {NULL, NULL}. */
-extern const OpEntry lower_index_ops[];  /* lower_index.c: bid, num_blocks, num_tiles, cdiv, ... */
-extern const OpEntry lower_memory_ops[]; /* lower_memory.c: load, store, gather, scatter, atomics */
-extern const OpEntry lower_math_ops[];   /* lower_math.c: elementwise math, where, astype, ... */
-extern const OpEntry lower_reduce_ops[]; /* lower_reduce.c: reductions and scans */
-extern const OpEntry lower_shape_ops[];  /* lower_shape.c: creation and shape operations */
-extern const OpEntry lower_debug_ops[];  /* lower_debug.c: printf, assert_, static_* */
-OpLowering find_op_lowering(const char *member);
+/* The op table: ops.h (rows in ops/<family>.def, built in ops.c). */
 
 /* lower_memory.c: `target = value` (target NULL: an expression statement)
  * as an if/else statement when `value` is a memory operation that picks

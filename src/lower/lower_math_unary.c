@@ -54,48 +54,12 @@ typedef struct UnaryFunction {
 } UnaryFunction;
 
 static const UnaryFunction FUNCTIONS[] = {
-    {"exp", "x, /, *, rounding_mode", "ct_exp", "libdevice.exp(x)", "tl.exp(x)",
-     "ct.exp: full precision like cuTile (tl.exp is approximate on the GPU); integers give\n"
-     "    float32, float16/bfloat16 are computed in float32 and rounded back.", false},
-    {"exp2", "x, /, *, flush_to_zero", "ct_exp2", "tl.exp2(x)", NULL,
-     "ct.exp2: 2 ** x; integers give float32, float16/bfloat16 are computed in float32 and\n"
-     "    rounded back.", false},
-    {"log", "x, /", "ct_log", "tl.log(x)", NULL,
-     "ct.log: the natural logarithm; integers give float32, float16/bfloat16 are computed in\n"
-     "    float32 and rounded back.", false},
-    {"log2", "x, /", "ct_log2", "tl.log2(x)", NULL,
-     "ct.log2: the base-2 logarithm; integers give float32, float16/bfloat16 are computed in\n"
-     "    float32 and rounded back.", false},
-    {"sqrt", "x, /, *, rounding_mode, flush_to_zero", "ct_sqrt", "tl.sqrt_rn(x) if x.dtype == tl.float32 else tl.sqrt(x)",
-     NULL,
-     "ct.sqrt: IEEE round-to-nearest like cuTile (tl.sqrt is approximate on float32; float64\n"
-     "    tl.sqrt is IEEE); integers give float32, float16/bfloat16 are computed in float32 and\n"
-     "    rounded back.", false},
-    {"rsqrt", "x, /, *, flush_to_zero", "ct_rsqrt", "tl.rsqrt(x)", NULL,
-     "ct.rsqrt: 1 / sqrt(x); integers give float32, float16/bfloat16 are computed in float32\n"
-     "    and rounded back.", false},
-    {"sin", "x, /", "ct_sin", "tl.sin(x)", NULL,
-     "ct.sin; integers give float32, float16/bfloat16 are computed in float32 and rounded\n"
-     "    back.", false},
-    {"cos", "x, /", "ct_cos", "tl.cos(x)", NULL,
-     "ct.cos; integers give float32, float16/bfloat16 are computed in float32 and rounded\n"
-     "    back.", false},
-    {"tan", "x, /", "ct_tan", "libdevice.tan(x)", "interpreted_numpy(\"tan\", x)",
-     "ct.tan (libdevice); integers give float32, float16/bfloat16 are computed in float32 and\n"
-     "    rounded back.", false},
-    {"sinh", "x, /", "ct_sinh", "libdevice.sinh(x)", "interpreted_numpy(\"sinh\", x)",
-     "ct.sinh (libdevice); integers give float32, float16/bfloat16 are computed in float32\n"
-     "    and rounded back.", false},
-    {"cosh", "x, /", "ct_cosh", "libdevice.cosh(x)", "interpreted_numpy(\"cosh\", x)",
-     "ct.cosh (libdevice); integers give float32, float16/bfloat16 are computed in float32\n"
-     "    and rounded back.", false},
-    {"tanh", "x, /, *, rounding_mode", "ct_tanh", "libdevice.tanh(x)", "interpreted_numpy(\"tanh\", x)",
-     "ct.tanh: full precision (libdevice; Triton has no tl.tanh); integers give float32,\n"
-     "    float16/bfloat16 are computed in float32 and rounded back.", false},
-    {"floor", "x, /", "ct_floor", "tl.floor(x)", NULL,
-     "ct.floor on floats (exact; float16/bfloat16 go through float32).", true},
-    {"ceil", "x, /", "ct_ceil", "tl.ceil(x)", NULL, "ct.ceil on floats (exact; float16/bfloat16 go through float32).",
-     true},
+#define UNARY(NAME, SIGNATURE, HELPER, GPU, INTERPRETED, HELPER_DOC, REJECTS_INTEGERS, DOC) \
+  {NAME, SIGNATURE, HELPER, GPU, INTERPRETED, HELPER_DOC, REJECTS_INTEGERS},
+#define QUERY(NAME, SUMMARY, EXAMPLE)
+#include "ops/math_unary.def"
+#undef UNARY
+#undef QUERY
 };
 
 static const UnaryFunction EXP_APPROX = {

@@ -306,7 +306,7 @@ static Node *reduce_once(Lowerer *L, ReduceKind kind, Node *x, int axis, bool ke
 
 /* ct.sum / ct.prod (x, axis=None, *, keepdims, rounding_mode, flush_to_zero)
  * ct.max / ct.min  (x, axis=None, *, keepdims, flush_to_zero, propagate_nan) */
-static Node *lower_reduction(Lowerer *L, Node *call, const char *member) {
+Node *lower_reduction(Lowerer *L, Node *call, const char *member) {
   char *what = arena_printf(&L->ctx->arena, "ct.%s()", member);
   bool is_minmax = strcmp(member, "max") == 0 || strcmp(member, "min") == 0;
   BoundArgs args;
@@ -361,7 +361,7 @@ static Node *index_along(Lowerer *L, Node *n, int axis, int rank) {
  * index, ties to the smallest; axis None indexes the row-major flattened
  * tile (reshaped without reordering; Triton's own axis=None reduction may
  * reorder) and keepdims then gives (1,)*ndim. */
-static Node *lower_arg_reduction(Lowerer *L, Node *call, const char *member) {
+Node *lower_arg_reduction(Lowerer *L, Node *call, const char *member) {
   char *what = arena_printf(&L->ctx->arena, "ct.%s()", member);
   BoundArgs args;
   bind_call(L, call, what, "x, /, axis, *, keepdims, propagate_nan", &args);
@@ -415,7 +415,7 @@ static const char CUMPROD_HELPER[] =
     "    return tl.associative_scan(values, axis, ct_multiply, reverse=reverse)\n";
 
 /* ct.cumsum / ct.cumprod (x, axis=0, *, reverse, rounding_mode, flush_to_zero) */
-static Node *lower_cumulative(Lowerer *L, Node *call, const char *member) {
+Node *lower_cumulative(Lowerer *L, Node *call, const char *member) {
   char *what = arena_printf(&L->ctx->arena, "ct.%s()", member);
   bool is_sum = strcmp(member, "cumsum") == 0;
   BoundArgs args;
@@ -715,7 +715,7 @@ static TypeInfo *results_type(Lowerer *L, Node **results, int n) {
 }
 
 /* ct.reduce(x, /, axis, func, identity, *, keepdims=False) */
-static Node *lower_custom_reduce(Lowerer *L, Node *call, const char *member) {
+Node *lower_custom_reduce(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.reduce()";
   Node *lambda = take_lambda(L, call, 2, "func");
   BoundArgs args;
@@ -745,7 +745,7 @@ static Node *lower_custom_reduce(Lowerer *L, Node *call, const char *member) {
 
 /* ct.scan(x, /, axis, func, identity, *, reverse=False): inclusive on both
  * sides. */
-static Node *lower_custom_scan(Lowerer *L, Node *call, const char *member) {
+Node *lower_custom_scan(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.scan()";
   Node *lambda = take_lambda(L, call, 2, "func");
   BoundArgs args;
@@ -774,17 +774,3 @@ static Node *lower_custom_scan(Lowerer *L, Node *call, const char *member) {
   result->type = results_type(L, parts, n);
   return result;
 }
-
-const OpEntry lower_reduce_ops[] = {
-    {"sum", lower_reduction},
-    {"prod", lower_reduction},
-    {"max", lower_reduction},
-    {"min", lower_reduction},
-    {"argmax", lower_arg_reduction},
-    {"argmin", lower_arg_reduction},
-    {"cumsum", lower_cumulative},
-    {"cumprod", lower_cumulative},
-    {"reduce", lower_custom_reduce},
-    {"scan", lower_custom_scan},
-    {NULL, NULL},
-};
