@@ -227,9 +227,22 @@ typedef struct BoundArgs {
   Node *arg[C2T_MAX_CALL_ARGS];    /* lowered argument, NULL when absent */
   Node *source[C2T_MAX_CALL_ARGS]; /* the argument as written, NULL when absent */
   int count;
+  const char *signature; /* what was bound: arguments are read by parameter name (ARG, SRC) */
 } BoundArgs;
 
 void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, BoundArgs *out);
+/* bind_call with the signature of the row of `member` (ops/<family>.def). */
+void bind_op(Lowerer *L, Node *call, const char *what, const char *member, BoundArgs *out);
+/* The slot of parameter `name` in the bound signature, -1 when it has none. */
+int bound_slot(const BoundArgs *args, const char *name);
+/* The slot of `name`; a parameter the signature lacks is an internal error
+ * (a lowering reading a name its row does not declare). */
+int bound_slot_required(Lowerer *L, const BoundArgs *args, const char *name);
+/* The argument bound to parameter NAME (lowered / as written), NULL when absent. */
+#define ARG(args, name) ((args).arg[bound_slot_required(L, &(args), name)])
+#define SRC(args, name) ((args).source[bound_slot_required(L, &(args), name)])
+/* The same for a parameter only some rows sharing the lowering have: NULL when this one has none. */
+#define ARG_IF(args, name) (bound_slot(&(args), name) < 0 ? NULL : (args).arg[bound_slot(&(args), name)])
 Node *require_arg(Lowerer *L, Node *call, const BoundArgs *args, int index, const char *what, const char *name);
 
 /* The op table: ops.h (rows in ops/<family>.def, built in ops.c). */

@@ -64,6 +64,7 @@ void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, 
   memset(out, 0, sizeof *out);
   Signature sig = parse_signature(signature);
   out->count = sig.count;
+  out->signature = signature;
   NodeList *args = &call->u.call.args;
   int positional_limit = sig.keyword_from < sig.count ? sig.keyword_from : sig.count;
   for (int i = 0; i < args->count; i++) {
@@ -92,6 +93,45 @@ void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, 
   for (int i = 0; i < sig.count; i++)
     if (out->source[i])
       out->arg[i] = lower_expr(L, out->source[i]);
+}
+
+void bind_op(Lowerer *L, Node *call, const char *what, const char *member, BoundArgs *out) {
+  const OpRow *row = op_row(member);
+  if (!row || !row->signature)
+    lower_error(L, call, "internal error: %s has no signature in the op table", what);
+  bind_call(L, call, what, row->signature, out);
+}
+
+/* Parameter names of a signature are read from its text each time (no
+ * storage to share between threads or nested calls). */
+int bound_slot(const BoundArgs *args, const char *name) {
+  if (!args->signature)
+    return -1;
+  size_t length = strlen(name);
+  int slot = 0;
+  for (const char *p = args->signature; *p;) {
+    while (*p == ' ' || *p == ',')
+      p++;
+    const char *start = p;
+    while (*p && *p != ',')
+      p++;
+    const char *end = p;
+    while (end > start && end[-1] == ' ')
+      end--;
+    if (end == start || (end - start == 1 && (*start == '/' || *start == '*')))
+      continue;
+    if ((size_t)(end - start) == length && memcmp(start, name, length) == 0)
+      return slot;
+    slot++;
+  }
+  return -1;
+}
+
+int bound_slot_required(Lowerer *L, const BoundArgs *args, const char *name) {
+  int slot = bound_slot(args, name);
+  if (slot < 0)
+    lower_error(L, NULL, "internal error: the signature \"%s\" has no parameter '%s'", args->signature, name);
+  return slot;
 }
 
 Node *require_arg(Lowerer *L, Node *call, const BoundArgs *args, int index, const char *what, const char *name) {

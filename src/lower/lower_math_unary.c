@@ -110,8 +110,10 @@ static const UnaryFunction *rounded_form(Lowerer *L, const UnaryFunction *fn, co
 static Node *lower_float_function(Lowerer *L, Node *call, const UnaryFunction *fn) {
   BoundArgs args;
   const char *what = arena_printf(&L->ctx->arena, "ct.%s()", fn->member);
-  bind_call(L, call, what, fn->signature, &args);
-  Node *x = require_arg(L, call, &args, 0, what, "x");
+  bind_op(L, call, what, fn->member, &args); /* the row's signature (ops/math_unary.def) */
+  Node *x = ARG(args, "x");
+  if (!x)
+    lower_error(L, call, "%s: missing required argument 'x'", what);
   require_value(L, call, what, x->type);
   DType in = math_is_number(x->type) ? (x->type->dtype == DT_UNKNOWN ? DT_UNKNOWN : DT_FLOAT32) : x->type->dtype;
   if (math_dtype_is_restricted(in))
@@ -123,15 +125,13 @@ static Node *lower_float_function(Lowerer *L, Node *call, const UnaryFunction *f
                 math_is_number(x->type) ? "an integer" : dtype_name(in));
   DType out = in == DT_UNKNOWN ? DT_UNKNOWN : math_dtype_is_float(in) ? in : DT_FLOAT32;
   const char *mode = NULL;
-  for (int i = 1; i < args.count; i++) {
-    if (!args.source[i])
-      continue;
-    if (strstr(fn->signature, "rounding_mode") && i == 1)
-      mode = math_rounding_mode(L, args.arg[i], args.source[i], what);
-    else if (math_true_constant(L, args.arg[i], args.source[i], what))
-      math_note(L, "C2T202: flush_to_zero=True not applied (Triton has no such flag): subnormal values are kept");
-  }
-  const UnaryFunction *form = rounded_form(L, fn, mode, out, args.source[1], what);
+  Node *mode_source = bound_slot(&args, "rounding_mode") < 0 ? NULL : SRC(args, "rounding_mode");
+  if (mode_source)
+    mode = math_rounding_mode(L, ARG(args, "rounding_mode"), mode_source, what);
+  if (bound_slot(&args, "flush_to_zero") >= 0 && SRC(args, "flush_to_zero") &&
+      math_true_constant(L, ARG(args, "flush_to_zero"), SRC(args, "flush_to_zero"), what))
+    math_note(L, "C2T202: flush_to_zero=True not applied (Triton has no such flag): subnormal values are kept");
+  const UnaryFunction *form = rounded_form(L, fn, mode, out, mode_source, what);
   Node *result;
   if (!form) {
     const char *direction = strcmp(mode, "RZ") == 0 ? "\"rz\"" : strcmp(mode, "RM") == 0 ? "\"rd\"" : "\"ru\"";

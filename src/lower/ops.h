@@ -89,6 +89,8 @@ extern const int c2t_op_family_count;
 /* The row of cuda.tile name `name` ("load"; "slice" finds "Array.slice"),
  * NULL if none. Builtin-only rows are not found here. */
 const OpRow *op_find(const char *name);
+/* Any row whose name (or bare method name) is `name`, builtin-only rows included. */
+const OpRow *op_row(const char *name);
 /* The row that `object.name(...)` calls for a tile or array object, NULL if none. */
 const OpRow *op_find_method(const char *name, bool on_array);
 /* The row a Python builtin in tile code stands for ("min" -> minimum), NULL if none. */
