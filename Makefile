@@ -22,7 +22,7 @@ LIB_SRCS := $(sort $(wildcard src/*.c src/base/*.c src/tokenize/*.c src/parse/*.
               src/resolve/*.c src/lower/*.c) $(sort $(filter-out src/cli/main.c,$(wildcard src/cli/*.c))))
 CLI_SRCS := src/cli/main.c
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
-HEADERS  := include/cutile2triton.h $(wildcard src/*.h src/*/*.h tests/unit/*.h)
+HEADERS  := include/cutile2triton.h $(wildcard src/*.h src/*/*.h src/lower/ops/*.def tests/unit/*.h)
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 PIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/pic/%.o)

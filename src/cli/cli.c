@@ -37,6 +37,7 @@ static const char USAGE[] =
     "       cutile2triton roundtrip FILE\n"
     "       cutile2triton check FILE\n"
     "       cutile2triton --query NAME\n"
+    "       cutile2triton --list-ops [--markdown]\n"
     "       cutile2triton --version | --help\n"
     "\n"
     "  IN.py            convert the cuTile module IN.py to a Triton module, printed\n"
@@ -84,6 +85,11 @@ static const char USAGE[] =
     "  --query NAME     print how the cuTile operation NAME (ct.load, load,\n"
     "                   Tile.astype, ...) is translated, with an example converted\n"
     "                   by this tool; an unknown NAME lists the known ones (exit 2)\n"
+    "  --list-ops       print every name of cuda.tile (and the method forms\n"
+    "                   Tile.astype, Array.slice, ...), one a line: NAME, family\n"
+    "                   and status (converted, converted with a note, not\n"
+    "                   supported: why), tab-separated; --markdown prints the\n"
+    "                   tables of docs/ops.md instead\n"
     "  roundtrip FILE   parse FILE as Python 3.12 and print it re-emitted from its\n"
     "                   syntax tree, comments included\n"
     "  check FILE       parse FILE and report syntax errors only\n"
@@ -912,6 +918,12 @@ static int cli_main(int argc, char **argv) {
       return cli_usage_error("%s needs one NAME (ct.load, Tile.astype, ...)", argv[1]);
     return cli_query(argv[2]);
   }
+  if (strcmp(argv[1], "--list-ops") == 0) {
+    bool markdown = argc == 3 && strcmp(argv[2], "--markdown") == 0;
+    if (argc > 3 || (argc == 3 && !markdown))
+      return cli_usage_error("%s takes no argument but --markdown", argv[1]);
+    return cli_list_ops(markdown);
+  }
   if (strcmp(argv[1], "roundtrip") == 0 || strcmp(argv[1], "check") == 0) {
     const char *file = NULL;
     bool options_end = false;
@@ -964,8 +976,8 @@ static int cli_main(int argc, char **argv) {
         status = cli_usage_error("%s is given twice", arg);
       else
         options.output = argv[++i];
-    } else if (strcmp(arg, "--query") == 0) {
-      status = cli_usage_error("%s NAME takes no other arguments", arg);
+    } else if (strcmp(arg, "--query") == 0 || strcmp(arg, "--list-ops") == 0) {
+      status = cli_usage_error("%s takes no other arguments", arg);
     } else {
       status = cli_usage_error("unknown option '%s'", arg);
     }

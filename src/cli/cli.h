@@ -10,6 +10,7 @@
 #ifndef C2T_CLI_H
 #define C2T_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /* Read the file at `path` ("-": standard input) whole; `name` names it in a
@@ -34,5 +35,10 @@ int cli_diff(FILE *out, const char *old_label, const char *new_label, const char
  * the real converter; returns the exit status (2 for an unknown name, with
  * the known names listed on stderr). */
 int cli_query(const char *name);
+
+/* --list-ops [--markdown]: every name of cuda.tile and the method forms, each
+ * with its status, from the op table (src/lower/ops/); --markdown is
+ * docs/ops.md. */
+int cli_list_ops(bool markdown);
 
 #endif /* C2T_CLI_H */

@@ -191,11 +191,6 @@ static bool names_param(const Node *node, Str param) {
   return node && node->kind == N_NAME && str_same(node->u.name.id, param);
 }
 
-static const char *const ARRAY_FIRST_ARGUMENT[] = {
-    "load", "store", "gather", "scatter", "num_tiles", "load_advanced_indexing", "store_advanced_indexing",
-    "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg",
-    "atomic_cas", NULL,
-};
 
 static const char *const ARRAY_ONLY_ATTRIBUTES[] = {"strides", "slice", "tiled_view", "get_raw_memory", NULL};
 
@@ -237,9 +232,9 @@ static void scan_array_use(Node *node, void *data) {
   if (node->kind == N_CALL && node->u.call.args.count > 0) {
     const char *member = resolve_ct_member(scan->L->conv, node->u.call.func);
     Node *first = node->u.call.args.items[0];
-    if (member && in_list(ARRAY_FIRST_ARGUMENT, member) && names_param(first, scan->param))
+    if (member && op_has_flags(member, OPF_ARRAY_FIRST) && names_param(first, scan->param))
       scan->is_array = true;
-    if (member && in_list(ARRAY_FIRST_ARGUMENT, member) && names_param_item(first, scan->param))
+    if (member && op_has_flags(member, OPF_ARRAY_FIRST) && names_param_item(first, scan->param))
       scan->is_array_tuple = true;
   }
   if (node->kind == N_ATTRIBUTE && scan->in_kernel && names_param_item(node->u.attribute.value, scan->param)) {

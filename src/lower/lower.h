@@ -28,6 +28,7 @@
 
 #include "../convert.h"
 #include "helper_text.h"
+#include "ops.h"
 
 /* Limits of the lowering; past each, a located C2T002 error (lower_limit). */
 #define C2T_MAX_RANK 8             /* dimensions of a tile or shape (TypeInfo.shape) */
@@ -241,30 +242,25 @@ typedef struct BoundArgs {
   Node *arg[C2T_MAX_CALL_ARGS];    /* lowered argument, NULL when absent */
   Node *source[C2T_MAX_CALL_ARGS]; /* the argument as written, NULL when absent */
   int count;
+  const char *signature; /* what was bound: arguments are read by parameter name (ARG, SRC) */
 } BoundArgs;
 
 void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, BoundArgs *out);
+/* bind_call with the signature of the row of `member` (ops/<family>.def). */
+void bind_op(Lowerer *L, Node *call, const char *what, const char *member, BoundArgs *out);
+/* The slot of parameter `name` in the bound signature, -1 when it has none. */
+int bound_slot(const BoundArgs *args, const char *name);
+/* The slot of `name`; a parameter the signature lacks is an internal error
+ * (a lowering reading a name its row does not declare). */
+int bound_slot_required(Lowerer *L, const BoundArgs *args, const char *name);
+/* The argument bound to parameter NAME (lowered / as written), NULL when absent. */
+#define ARG(args, name) ((args).arg[bound_slot_required(L, &(args), name)])
+#define SRC(args, name) ((args).source[bound_slot_required(L, &(args), name)])
+/* The same for a parameter only some rows sharing the lowering have: NULL when this one has none. */
+#define ARG_IF(args, name) (bound_slot(&(args), name) < 0 ? NULL : (args).arg[bound_slot(&(args), name)])
 Node *require_arg(Lowerer *L, Node *call, const BoundArgs *args, int index, const char *what, const char *name);
 
-/* One cuTile operation's lowering: gets the call as written (arguments not
- * yet lowered; use bind_call) and returns the lowered expression with its
- * type set. `member` is the cuda.tile name ("load", "sum", ...). Method
- * calls (`t.astype(dt)`) arrive as calls with the object as first argument. */
-typedef Node *(*OpLowering)(Lowerer *L, Node *call, const char *member);
-
-typedef struct OpEntry {
-  const char *member;
-  OpLowering lower;
-} OpEntry;
-
-/* The op tables of the families, each ending with {NULL, NULL}. */
-extern const OpEntry lower_index_ops[];  /* lower_index.c: bid, num_blocks, num_tiles, cdiv, ... */
-extern const OpEntry lower_memory_ops[]; /* lower_memory.c: load, store, gather, scatter, atomics */
-extern const OpEntry lower_math_ops[];   /* lower_math.c: elementwise math, where, astype, ... */
-extern const OpEntry lower_reduce_ops[]; /* lower_reduce.c: reductions and scans */
-extern const OpEntry lower_shape_ops[];  /* lower_shape.c: creation and shape operations */
-extern const OpEntry lower_debug_ops[];  /* lower_debug.c: printf, assert_, static_* */
-OpLowering find_op_lowering(const char *member);
+/* The op table: ops.h (rows in ops/<family>.def, built in ops.c). */
 
 /* lower_memory.c: `target = value` (target NULL: an expression statement)
  * as an if/else statement when `value` is a memory operation that picks

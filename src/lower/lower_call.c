@@ -14,16 +14,13 @@
 
 /* --------------------------------------------------------- the op table */
 
-static const OpEntry *const FAMILIES[] = {
-    lower_index_ops, lower_memory_ops, lower_math_ops, lower_reduce_ops, lower_shape_ops, lower_debug_ops,
-};
-
-OpLowering find_op_lowering(const char *member) {
-  for (size_t f = 0; f < sizeof FAMILIES / sizeof FAMILIES[0]; f++)
-    for (const OpEntry *entry = FAMILIES[f]; entry->member; entry++)
-      if (strcmp(entry->member, member) == 0)
-        return entry->lower;
-  return NULL;
+/* Call the lowering of `row`; a row listed as not supported is a located
+ * error giving its reason. */
+static Node *lower_row(Lowerer *L, Node *call, const OpRow *row, const char *shown) {
+  if (row->status == OP_UNSUPPORTED)
+    lower_error(L, call, "%s is not supported by the converter: %s", shown, row->note);
+  const char *dot = strchr(row->name, '.');
+  return row->lower(L, call, dot ? dot + 1 : row->name);
 }
 
 /* ------------------------------------------------------ argument binding */
@@ -67,6 +64,7 @@ void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, 
   memset(out, 0, sizeof *out);
   Signature sig = parse_signature(L, call, signature);
   out->count = sig.count;
+  out->signature = signature;
   NodeList *args = &call->u.call.args;
   int positional_limit = sig.keyword_from < sig.count ? sig.keyword_from : sig.count;
   for (int i = 0; i < args->count; i++) {
@@ -98,6 +96,45 @@ void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, 
       out->arg[i] = lower_expr(L, out->source[i]);
 }
 
+void bind_op(Lowerer *L, Node *call, const char *what, const char *member, BoundArgs *out) {
+  const OpRow *row = op_row(member);
+  if (!row || !row->signature)
+    lower_error(L, call, "internal error: %s has no signature in the op table", what);
+  bind_call(L, call, what, row->signature, out);
+}
+
+/* Parameter names of a signature are read from its text each time (no
+ * storage to share between threads or nested calls). */
+int bound_slot(const BoundArgs *args, const char *name) {
+  if (!args->signature)
+    return -1;
+  size_t length = strlen(name);
+  int slot = 0;
+  for (const char *p = args->signature; *p;) {
+    while (*p == ' ' || *p == ',')
+      p++;
+    const char *start = p;
+    while (*p && *p != ',')
+      p++;
+    const char *end = p;
+    while (end > start && end[-1] == ' ')
+      end--;
+    if (end == start || (end - start == 1 && (*start == '/' || *start == '*')))
+      continue;
+    if ((size_t)(end - start) == length && memcmp(start, name, length) == 0)
+      return slot;
+    slot++;
+  }
+  return -1;
+}
+
+int bound_slot_required(Lowerer *L, const BoundArgs *args, const char *name) {
+  int slot = bound_slot(args, name);
+  if (slot < 0)
+    lower_error(L, NULL, "internal error: the signature \"%s\" has no parameter '%s'", args->signature, name);
+  return slot;
+}
+
 Node *require_arg(Lowerer *L, Node *call, const BoundArgs *args, int index, const char *what, const char *name) {
   if (!args->arg[index])
     lower_error(L, call, "%s: missing required argument '%s'", what, name);
@@ -106,22 +143,32 @@ Node *require_arg(Lowerer *L, Node *call, const BoundArgs *args, int index, cons
 
 /* ------------------------------------------------------- method calls */
 
-/* tile.astype(dt) -> the `astype` lowering with the tile as first argument. */
+/* tile.astype(dt) -> the `astype` lowering with the tile as first argument
+ * (rows flagged OPF_TILE_METHOD; array.slice(...): OPF_ARRAY_METHOD). */
 static Node *lower_method_call(Lowerer *L, Node *call) {
   Node *callee = call->u.call.func;
   Str method = callee->u.attribute.attr;
   char *member = arena_strndup(&L->ctx->arena, method.text, (size_t)method.len);
-  OpLowering lower = find_op_lowering(member);
-  if (!lower)
+  Node *object = callee->u.attribute.value;
+  bool on_array = false;
+  if (object->kind == N_NAME) {
+    Variable *var = scope_lookup(L, object->u.name.id);
+    on_array = var && var->type && var->type->kind == VAL_ARRAY;
+  }
+  const OpRow *row = op_find_method(member, on_array);
+  if (!row)
+    row = op_find_method(member, !on_array); /* the object's kind is known only once lowered */
+  if (!row)
     lower_error(L, call, "method '%s' cannot be converted", member);
-  stats_op(L->conv, strcmp(member, "slice") == 0 ? "Array." : "Tile.", member);
+  const char *prefix = row->flags & OPF_ARRAY_METHOD ? "Array." : "Tile.";
+  stats_op(L->conv, prefix, member);
   Node *as_function = arena_alloc(&L->ctx->arena, sizeof(Node));
   *as_function = *call;
   as_function->u.call.args = (NodeList){0};
-  node_list_push(&L->ctx->arena, &as_function->u.call.args, callee->u.attribute.value);
+  node_list_push(&L->ctx->arena, &as_function->u.call.args, object);
   for (int i = 0; i < call->u.call.args.count; i++)
     node_list_push(&L->ctx->arena, &as_function->u.call.args, call->u.call.args.items[i]);
-  return lower(L, as_function, member);
+  return lower_row(L, as_function, row, arena_printf(&L->ctx->arena, "%s%s", prefix, member));
 }
 
 static bool is_method_call(Lowerer *L, Node *call) {
@@ -138,22 +185,14 @@ static bool is_method_call(Lowerer *L, Node *call) {
 
 /* ------------------------------------------------------------ builtins */
 
+/* The builtins map: BUILTIN lines of the .def files. */
 static Node *lower_builtin(Lowerer *L, Node *call, Str name) {
   const char *text = arena_strndup(&L->ctx->arena, name.text, (size_t)name.len);
-  static const struct {
-    const char *builtin;
-    const char *member;
-  } MAP[] = {{"min", "minimum"}, {"max", "maximum"}, {"abs", "abs"}, {"print", "print"}, {"divmod", "divmod"},
-             {"int", "int"},     {"float", "float"}, {"bool", "bool"}, {"len", "len"}};
-  for (size_t i = 0; i < sizeof MAP / sizeof MAP[0]; i++) {
-    if (strcmp(MAP[i].builtin, text) != 0)
-      continue;
-    OpLowering lower = find_op_lowering(MAP[i].member);
-    stats_op(L->conv, "builtin ", text);
-    if (lower)
-      return lower(L, call, MAP[i].member);
-  }
-  lower_error(L, call, "'%s' cannot be called in tile code", text);
+  const OpRow *row = op_find_builtin(text);
+  if (!row)
+    lower_error(L, call, "'%s' cannot be called in tile code", text);
+  stats_op(L->conv, "builtin ", text);
+  return lower_row(L, call, row, arena_printf(&L->ctx->arena, "%s()", text));
 }
 
 /* ------------------------------------------------------------- the call */
@@ -162,11 +201,11 @@ Node *lower_call(Lowerer *L, Node *call) {
   Node *callee = call->u.call.func;
   const char *member = resolve_ct_member(L->conv, callee);
   if (member) {
-    OpLowering lower = find_op_lowering(member);
-    if (!lower)
-      lower_error(L, call, "ct.%s is not supported by the converter yet", member);
+    const OpRow *row = op_find(member);
+    if (!row || strchr(row->name, '.'))
+      lower_error(L, call, "ct.%s is not a name of cuda.tile (cutile2triton --list-ops lists them)", member);
     stats_op(L->conv, "ct.", member);
-    return lower(L, call, member);
+    return lower_row(L, call, row, arena_printf(&L->ctx->arena, "ct.%s", member));
   }
   if (is_method_call(L, call))
     return lower_method_call(L, call);

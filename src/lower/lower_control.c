@@ -468,11 +468,8 @@ void rewrite_break_continue(Lowerer *L, NodeList *stmts) {
  * themselves). For operands without side effects this is the same result,
  * so they stay `a and b and c`. An operand after the first that stores,
  * prints, asserts, does atomics or calls a tile function (which may do any
- * of these) would run where cuTile skips it: a located error. */
-static const char *const SIDE_EFFECT_OPS[] = {
-    "store", "scatter", "store_advanced_indexing", "atomic_add", "atomic_max", "atomic_min", "atomic_and",
-    "atomic_or", "atomic_xor", "atomic_xchg", "atomic_cas", "printf", "print", "assert_", NULL,
-};
+ * of these) would run where cuTile skips it: a located error. Which
+ * operations have side effects: the OPF_SIDE_EFFECT rows of ops/FAMILY.def. */
 
 typedef struct EffectScan {
   Lowerer *L;
@@ -487,10 +484,7 @@ static bool has_side_effect(Lowerer *L, const Node *call) {
   if (member) {
     if (strncmp(member, "store", 5) == 0 || strncmp(member, "atomic_", 7) == 0)
       return true; /* also TiledView.store, RawArrayMemory.store_offset, ... */
-    for (int i = 0; SIDE_EFFECT_OPS[i]; i++)
-      if (strcmp(member, SIDE_EFFECT_OPS[i]) == 0)
-        return true;
-    return false;
+    return op_has_flags(member, OPF_SIDE_EFFECT); /* the rows flagged so (ops/FAMILY.def) */
   }
   const Node *callee = call->u.call.func;
   return callee->kind != N_NAME || find_function(L->conv, callee->u.name.id) || str_eq(callee->u.name.id, "print");

@@ -241,7 +241,7 @@ static void finish_printing(Printer *P) {
 }
 
 /* ct.print(*args, sep=' ', end='\n') and builtin print: Python-style. */
-static Node *lower_print(Lowerer *L, Node *call, const char *member) {
+Node *lower_print(Lowerer *L, Node *call, const char *member) {
   const char *sep = " ";
   NodeList *keywords = &call->u.call.keywords;
   for (int k = 0; k < keywords->count; k++) {
@@ -292,7 +292,7 @@ static int printf_conversion(const char *fmt, char *conversion) {
 
 /* ct.printf(format, *tiles): C format; the text before each conversion
  * becomes the prefix of that value's tl.device_print. */
-static Node *lower_printf(Lowerer *L, Node *call, const char *member) {
+Node *lower_printf(Lowerer *L, Node *call, const char *member) {
   NodeList *args = &call->u.call.args;
   if (call->u.call.keywords.count)
     lower_error(L, call, "ct.printf() takes no keyword arguments");
@@ -357,7 +357,7 @@ static const char *message_text(Lowerer *L, const Node *source, const char *what
 }
 
 /* ct.assert_(cond, message=None) */
-static Node *lower_assert(Lowerer *L, Node *call, const char *member) {
+Node *lower_assert(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
   bind_call(L, call, "ct.assert_()", "cond, /, message", &args);
   Node *cond = require_arg(L, call, &args, 0, "ct.assert_()", "cond");
@@ -380,7 +380,7 @@ static Node *lower_assert(Lowerer *L, Node *call, const char *member) {
 /* ct.static_assert(condition, message=None): checked now when the value is
  * known; on a launch constant, tl.static_assert checks it when Triton
  * compiles, as cuTile does. */
-static Node *lower_static_assert(Lowerer *L, Node *call, const char *member) {
+Node *lower_static_assert(Lowerer *L, Node *call, const char *member) {
   NodeList *args = &call->u.call.args;
   if (args->count < 1 || args->count > 2 || call->u.call.keywords.count)
     lower_error(L, call, "ct.static_assert() takes a condition and an optional message");
@@ -407,7 +407,7 @@ static Node *lower_static_assert(Lowerer *L, Node *call, const char *member) {
  * (constexpr), and a choice between dynamic values by a constant condition
  * (`x + 1 if N % 2 == 0 else y - 1`) is folded by Triton's constexpr
  * `if`; what lowering does not accept is a located error. */
-static Node *lower_static_eval(Lowerer *L, Node *call, const char *member) {
+Node *lower_static_eval(Lowerer *L, Node *call, const char *member) {
   NodeList *args = &call->u.call.args;
   if (args->count != 1 || call->u.call.keywords.count)
     lower_error(L, call, "ct.static_eval() takes one expression");
@@ -428,7 +428,7 @@ static bool is_constant_kind(const TypeInfo *type) {
 }
 
 /* ct.ensure_constant(v): v, which must be a compile-time constant. */
-static Node *lower_ensure_constant(Lowerer *L, Node *call, const char *member) {
+Node *lower_ensure_constant(Lowerer *L, Node *call, const char *member) {
   NodeList *args = &call->u.call.args;
   if (args->count != 1 || call->u.call.keywords.count)
     lower_error(L, call, "ct.ensure_constant() takes one value");
@@ -441,7 +441,7 @@ static Node *lower_ensure_constant(Lowerer *L, Node *call, const char *member) {
 
 /* ct.assume_divisible_by(x, divisor) -> x with a tl.assume hint; a
  * constant x needs no hint and stays a constant. */
-static Node *lower_assume_divisible_by(Lowerer *L, Node *call, const char *member) {
+Node *lower_assume_divisible_by(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
   bind_call(L, call, "ct.assume_divisible_by()", "x, divisor", &args);
   Node *x = require_arg(L, call, &args, 0, "ct.assume_divisible_by()", "x");
@@ -460,14 +460,3 @@ static Node *lower_assume_divisible_by(Lowerer *L, Node *call, const char *membe
   hinted->type = x->type;
   return hinted;
 }
-
-const OpEntry lower_debug_ops[] = {
-    {"printf", lower_printf},
-    {"print", lower_print},
-    {"assert_", lower_assert},
-    {"static_assert", lower_static_assert},
-    {"static_eval", lower_static_eval},
-    {"ensure_constant", lower_ensure_constant},
-    {"assume_divisible_by", lower_assume_divisible_by},
-    {NULL, NULL},
-};

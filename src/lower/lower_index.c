@@ -13,7 +13,7 @@ static long long constant_axis(Lowerer *L, Node *call, Node *axis, const char *w
 }
 
 /* ct.bid(axis) -> tl.program_id(axis) */
-static Node *lower_bid(Lowerer *L, Node *call, const char *member) {
+Node *lower_bid(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
   bind_call(L, call, "ct.bid()", "axis", &args);
   long long axis = constant_axis(L, call, require_arg(L, call, &args, 0, "ct.bid()", "axis"), "ct.bid()");
@@ -23,7 +23,7 @@ static Node *lower_bid(Lowerer *L, Node *call, const char *member) {
 }
 
 /* ct.num_blocks(axis) -> tl.num_programs(axis) */
-static Node *lower_num_blocks(Lowerer *L, Node *call, const char *member) {
+Node *lower_num_blocks(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
   bind_call(L, call, "ct.num_blocks()", "axis", &args);
   long long axis = constant_axis(L, call, require_arg(L, call, &args, 0, "ct.num_blocks()", "axis"), "ct.num_blocks()");
@@ -34,7 +34,7 @@ static Node *lower_num_blocks(Lowerer *L, Node *call, const char *member) {
 
 /* ct.cdiv(x, y): folded for constants; tl.cdiv when both are known to be
  * non-negative; else the exact helper. */
-static Node *lower_cdiv(Lowerer *L, Node *call, const char *member) {
+Node *lower_cdiv(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
   bind_call(L, call, "ct.cdiv()", "x, y", &args);
   Node *x = require_arg(L, call, &args, 0, "ct.cdiv()", "x");
@@ -59,10 +59,3 @@ static Node *lower_cdiv(Lowerer *L, Node *call, const char *member) {
   result->type = type_tile(L->ctx, DT_INT32, 0, NULL);
   return result;
 }
-
-const OpEntry lower_index_ops[] = {
-    {"bid", lower_bid},
-    {"num_blocks", lower_num_blocks},
-    {"cdiv", lower_cdiv},
-    {NULL, NULL},
-};

@@ -540,7 +540,7 @@ static const struct {
 };
 
 /* ct.floordiv(x, y), ct.mod, ct.pow, ct.bitwise_*: the operator's lowering. */
-static Node *lower_binary_function(Lowerer *L, Node *call, const char *member) {
+Node *lower_binary_function(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
   const char *what = arena_printf(&L->ctx->arena, "ct.%s()", member);
   bind_call(L, call, what, "x, y, /", &args);
@@ -554,7 +554,7 @@ static Node *lower_binary_function(Lowerer *L, Node *call, const char *member) {
 
 /* ct.add/sub/mul(x, y, rounding_mode=, flush_to_zero=): RN is the
  * operator; the directed modes have no Triton form that runs everywhere. */
-static Node *lower_rounded_arithmetic(Lowerer *L, Node *call, const char *member) {
+Node *lower_rounded_arithmetic(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
   const char *what = arena_printf(&L->ctx->arena, "ct.%s()", member);
   bind_call(L, call, what, "x, y, /, *, rounding_mode, flush_to_zero", &args);
@@ -584,7 +584,7 @@ static Node *as_float32_tensor(Lowerer *L, Node *x) {
  *                 division, which is at least as accurate (note C2T201)
  *   APPROX        Triton's plain `/` on float32, the approximate division
  *   RZ, RM, RP    libdevice div_rz/div_rd/div_ru on float32 */
-static Node *lower_truediv(Lowerer *L, Node *call, const char *member) {
+Node *lower_truediv(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
   const char *what = "ct.truediv()";
   bind_call(L, call, what, "x, y, /, *, rounding_mode, flush_to_zero", &args);
@@ -617,7 +617,7 @@ static Node *lower_truediv(Lowerer *L, Node *call, const char *member) {
 }
 
 /* ct.divmod(x, y) / divmod(x, y): integers only, (x // y, x % y). */
-static Node *lower_divmod(Lowerer *L, Node *call, const char *member) {
+Node *lower_divmod(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
   const char *what = "divmod()";
   bind_call(L, call, what, "x, y, /", &args);
@@ -646,7 +646,7 @@ static Node *lower_divmod(Lowerer *L, Node *call, const char *member) {
 /* ct.minimum/maximum(x, y, flush_to_zero=, propagate_nan=), min(x, y),
  * max(x, y): tl.minimum/maximum; NaN is ignored unless propagate_nan
  * (tl.PropagateNan.ALL). */
-static Node *lower_minmax(Lowerer *L, Node *call, const char *member) {
+Node *lower_minmax(Lowerer *L, Node *call, const char *member) {
   bool is_min = strcmp(member, "minimum") == 0;
   bool builtin = call->u.call.func->kind == N_NAME;
   const char *what = builtin ? (is_min ? "min()" : "max()") : (is_min ? "ct.minimum()" : "ct.maximum()");
@@ -682,7 +682,7 @@ static Node *lower_minmax(Lowerer *L, Node *call, const char *member) {
 }
 
 /* ct.equal(x, y) ...: the comparison operators. */
-static Node *lower_compare_function(Lowerer *L, Node *call, const char *member) {
+Node *lower_compare_function(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
   const char *what = arena_printf(&L->ctx->arena, "ct.%s()", member);
   bind_call(L, call, what, "x, y, /", &args);
@@ -692,7 +692,7 @@ static Node *lower_compare_function(Lowerer *L, Node *call, const char *member) 
 }
 
 /* ct.atan2(x1, x2): libdevice atan2 in the common float dtype. */
-static Node *lower_atan2(Lowerer *L, Node *call, const char *member) {
+Node *lower_atan2(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
   bind_call(L, call, "ct.atan2()", "x1, x2, /", &args);
   Node *x1 = require_arg(L, call, &args, 0, "ct.atan2()", "x1");
@@ -712,7 +712,7 @@ static Node *lower_atan2(Lowerer *L, Node *call, const char *member) {
 
 /* ct.where(cond, x, y): tl.where with cuTile's promotion of x and y (a
  * Python number takes the other side's dtype: where(m, f16, 0) is f16). */
-static Node *lower_where(Lowerer *L, Node *call, const char *member) {
+Node *lower_where(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
   const char *what = "ct.where()";
   bind_call(L, call, what, "cond, x, y, /", &args);
@@ -739,66 +739,3 @@ static Node *lower_where(Lowerer *L, Node *call, const char *member) {
   result->type = broadcast_type(L, shape, yt, dtype);
   return result;
 }
-
-const OpEntry lower_math_ops[] = {
-    {"add", lower_rounded_arithmetic},
-    {"sub", lower_rounded_arithmetic},
-    {"mul", lower_rounded_arithmetic},
-    {"truediv", lower_truediv},
-    {"floordiv", lower_binary_function},
-    {"mod", lower_binary_function},
-    {"pow", lower_binary_function},
-    {"divmod", lower_divmod},
-    {"atan2", lower_atan2},
-    {"minimum", lower_minmax},
-    {"maximum", lower_minmax},
-    {"bitwise_and", lower_binary_function},
-    {"bitwise_or", lower_binary_function},
-    {"bitwise_xor", lower_binary_function},
-    {"bitwise_lshift", lower_binary_function},
-    {"bitwise_rshift", lower_binary_function},
-    {"equal", lower_compare_function},
-    {"not_equal", lower_compare_function},
-    {"greater", lower_compare_function},
-    {"greater_equal", lower_compare_function},
-    {"less", lower_compare_function},
-    {"less_equal", lower_compare_function},
-    {"where", lower_where},
-    {"bitwise_not", lower_math_unary_function},
-    {"negative", lower_math_unary_function},
-    {"isnan", lower_math_isnan},
-    {"abs", lower_math_abs},
-    {"exp", lower_math_unary_function},
-    {"exp2", lower_math_unary_function},
-    {"log", lower_math_unary_function},
-    {"log2", lower_math_unary_function},
-    {"sqrt", lower_math_unary_function},
-    {"rsqrt", lower_math_unary_function},
-    {"sin", lower_math_unary_function},
-    {"cos", lower_math_unary_function},
-    {"tan", lower_math_unary_function},
-    {"sinh", lower_math_unary_function},
-    {"cosh", lower_math_unary_function},
-    {"tanh", lower_math_unary_function},
-    {"floor", lower_math_unary_function},
-    {"ceil", lower_math_unary_function},
-    {"astype", lower_math_astype},
-    {"bitcast", lower_math_bitcast},
-    {"int", lower_math_python_conversion},
-    {"float", lower_math_python_conversion},
-    {"bool", lower_math_python_conversion},
-    {"bool_", lower_math_dtype_constructor},
-    {"int8", lower_math_dtype_constructor},
-    {"int16", lower_math_dtype_constructor},
-    {"int32", lower_math_dtype_constructor},
-    {"int64", lower_math_dtype_constructor},
-    {"uint8", lower_math_dtype_constructor},
-    {"uint16", lower_math_dtype_constructor},
-    {"uint32", lower_math_dtype_constructor},
-    {"uint64", lower_math_dtype_constructor},
-    {"float16", lower_math_dtype_constructor},
-    {"bfloat16", lower_math_dtype_constructor},
-    {"float32", lower_math_dtype_constructor},
-    {"float64", lower_math_dtype_constructor},
-    {NULL, NULL},
-};

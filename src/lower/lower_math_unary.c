@@ -54,48 +54,12 @@ typedef struct UnaryFunction {
 } UnaryFunction;
 
 static const UnaryFunction FUNCTIONS[] = {
-    {"exp", "x, /, *, rounding_mode", "ct_exp", "libdevice.exp(x)", "tl.exp(x)",
-     "ct.exp: full precision like cuTile (tl.exp is approximate on the GPU); integers give\n"
-     "    float32, float16/bfloat16 are computed in float32 and rounded back.", false},
-    {"exp2", "x, /, *, flush_to_zero", "ct_exp2", "tl.exp2(x)", NULL,
-     "ct.exp2: 2 ** x; integers give float32, float16/bfloat16 are computed in float32 and\n"
-     "    rounded back.", false},
-    {"log", "x, /", "ct_log", "tl.log(x)", NULL,
-     "ct.log: the natural logarithm; integers give float32, float16/bfloat16 are computed in\n"
-     "    float32 and rounded back.", false},
-    {"log2", "x, /", "ct_log2", "tl.log2(x)", NULL,
-     "ct.log2: the base-2 logarithm; integers give float32, float16/bfloat16 are computed in\n"
-     "    float32 and rounded back.", false},
-    {"sqrt", "x, /, *, rounding_mode, flush_to_zero", "ct_sqrt", "tl.sqrt_rn(x) if x.dtype == tl.float32 else tl.sqrt(x)",
-     NULL,
-     "ct.sqrt: IEEE round-to-nearest like cuTile (tl.sqrt is approximate on float32; float64\n"
-     "    tl.sqrt is IEEE); integers give float32, float16/bfloat16 are computed in float32 and\n"
-     "    rounded back.", false},
-    {"rsqrt", "x, /, *, flush_to_zero", "ct_rsqrt", "tl.rsqrt(x)", NULL,
-     "ct.rsqrt: 1 / sqrt(x); integers give float32, float16/bfloat16 are computed in float32\n"
-     "    and rounded back.", false},
-    {"sin", "x, /", "ct_sin", "tl.sin(x)", NULL,
-     "ct.sin; integers give float32, float16/bfloat16 are computed in float32 and rounded\n"
-     "    back.", false},
-    {"cos", "x, /", "ct_cos", "tl.cos(x)", NULL,
-     "ct.cos; integers give float32, float16/bfloat16 are computed in float32 and rounded\n"
-     "    back.", false},
-    {"tan", "x, /", "ct_tan", "libdevice.tan(x)", "interpreted_numpy(\"tan\", x)",
-     "ct.tan (libdevice); integers give float32, float16/bfloat16 are computed in float32 and\n"
-     "    rounded back.", false},
-    {"sinh", "x, /", "ct_sinh", "libdevice.sinh(x)", "interpreted_numpy(\"sinh\", x)",
-     "ct.sinh (libdevice); integers give float32, float16/bfloat16 are computed in float32\n"
-     "    and rounded back.", false},
-    {"cosh", "x, /", "ct_cosh", "libdevice.cosh(x)", "interpreted_numpy(\"cosh\", x)",
-     "ct.cosh (libdevice); integers give float32, float16/bfloat16 are computed in float32\n"
-     "    and rounded back.", false},
-    {"tanh", "x, /, *, rounding_mode", "ct_tanh", "libdevice.tanh(x)", "interpreted_numpy(\"tanh\", x)",
-     "ct.tanh: full precision (libdevice; Triton has no tl.tanh); integers give float32,\n"
-     "    float16/bfloat16 are computed in float32 and rounded back.", false},
-    {"floor", "x, /", "ct_floor", "tl.floor(x)", NULL,
-     "ct.floor on floats (exact; float16/bfloat16 go through float32).", true},
-    {"ceil", "x, /", "ct_ceil", "tl.ceil(x)", NULL, "ct.ceil on floats (exact; float16/bfloat16 go through float32).",
-     true},
+#define UNARY(NAME, SIGNATURE, HELPER, GPU, INTERPRETED, HELPER_DOC, REJECTS_INTEGERS, DOC) \
+  {NAME, SIGNATURE, HELPER, GPU, INTERPRETED, HELPER_DOC, REJECTS_INTEGERS},
+#define QUERY(NAME, SUMMARY, EXAMPLE)
+#include "ops/math_unary.def"
+#undef UNARY
+#undef QUERY
 };
 
 static const UnaryFunction EXP_APPROX = {
@@ -146,8 +110,10 @@ static const UnaryFunction *rounded_form(Lowerer *L, const UnaryFunction *fn, co
 static Node *lower_float_function(Lowerer *L, Node *call, const UnaryFunction *fn) {
   BoundArgs args;
   const char *what = arena_printf(&L->ctx->arena, "ct.%s()", fn->member);
-  bind_call(L, call, what, fn->signature, &args);
-  Node *x = require_arg(L, call, &args, 0, what, "x");
+  bind_op(L, call, what, fn->member, &args); /* the row's signature (ops/math_unary.def) */
+  Node *x = ARG(args, "x");
+  if (!x)
+    lower_error(L, call, "%s: missing required argument 'x'", what);
   require_value(L, call, what, x->type);
   DType in = math_is_number(x->type) ? (x->type->dtype == DT_UNKNOWN ? DT_UNKNOWN : DT_FLOAT32) : x->type->dtype;
   if (math_dtype_is_restricted(in))
@@ -159,15 +125,13 @@ static Node *lower_float_function(Lowerer *L, Node *call, const UnaryFunction *f
                 math_is_number(x->type) ? "an integer" : dtype_name(in));
   DType out = in == DT_UNKNOWN ? DT_UNKNOWN : math_dtype_is_float(in) ? in : DT_FLOAT32;
   const char *mode = NULL;
-  for (int i = 1; i < args.count; i++) {
-    if (!args.source[i])
-      continue;
-    if (strstr(fn->signature, "rounding_mode") && i == 1)
-      mode = math_rounding_mode(L, args.arg[i], args.source[i], what);
-    else if (math_true_constant(L, args.arg[i], args.source[i], what))
-      math_note(L, "C2T202: flush_to_zero=True not applied (Triton has no such flag): subnormal values are kept");
-  }
-  const UnaryFunction *form = rounded_form(L, fn, mode, out, args.source[1], what);
+  Node *mode_source = bound_slot(&args, "rounding_mode") < 0 ? NULL : SRC(args, "rounding_mode");
+  if (mode_source)
+    mode = math_rounding_mode(L, ARG(args, "rounding_mode"), mode_source, what);
+  if (bound_slot(&args, "flush_to_zero") >= 0 && SRC(args, "flush_to_zero") &&
+      math_true_constant(L, ARG(args, "flush_to_zero"), SRC(args, "flush_to_zero"), what))
+    math_note(L, "C2T202: flush_to_zero=True not applied (Triton has no such flag): subnormal values are kept");
+  const UnaryFunction *form = rounded_form(L, fn, mode, out, mode_source, what);
   Node *result;
   if (!form) {
     const char *direction = strcmp(mode, "RZ") == 0 ? "\"rz\"" : strcmp(mode, "RM") == 0 ? "\"rd\"" : "\"ru\"";

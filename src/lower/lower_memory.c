@@ -506,7 +506,7 @@ static Node *load_by_tma(Lowerer *L, const TileAccess *access, Padding padding, 
 }
 
 /* ct.load(array, index, shape, *, order, padding_mode, check_bounds, latency, allow_tma, ...) */
-static Node *lower_load(Lowerer *L, Node *call, const char *member) {
+Node *lower_load(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.load()";
   BoundArgs args;
   bind_call(L, call, what,
@@ -596,7 +596,7 @@ static Node *store_element(Lowerer *L, TypeInfo *array, Node *index, Node *value
 }
 
 /* ct.store(array, index, tile, *, order, check_bounds, latency, allow_tma, ...) */
-static Node *lower_store(Lowerer *L, Node *call, const char *member) {
+Node *lower_store(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.store()";
   BoundArgs args;
   bind_call(L, call, what, "array, /, index, tile, *, order, check_bounds, latency, allow_tma, memory_order, memory_scope",
@@ -656,7 +656,7 @@ static Node *lower_store(Lowerer *L, Node *call, const char *member) {
 
 /* ct.num_tiles(array, axis, shape, order="C"): tiles along tile axis
  * `axis`, which walks array axis order[axis]: cdiv(extent, shape[axis]). */
-static Node *lower_num_tiles(Lowerer *L, Node *call, const char *member) {
+Node *lower_num_tiles(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.num_tiles()";
   BoundArgs args;
   bind_call(L, call, what, "array, /, axis, shape, order", &args);
@@ -690,7 +690,7 @@ static Node *lower_num_tiles(Lowerer *L, Node *call, const char *member) {
  *     x_slice_1_shape = x_shape[:axis] + (stop - start,) + x_shape[axis + 1:]
  * A slice on another axis than the last keeps the parent's TMA flag: the
  * base moves by whole rows of an aligned stride. */
-static Node *lower_slice(Lowerer *L, Node *call, const char *member) {
+Node *lower_slice(Lowerer *L, Node *call, const char *member) {
   const char *what = "Array.slice()";
   BoundArgs args;
   bind_call(L, call, what, "array, axis, start, stop", &args);
@@ -742,21 +742,3 @@ static Node *lower_slice(Lowerer *L, Node *call, const char *member) {
   result->type = type;
   return result;
 }
-
-const OpEntry lower_memory_ops[] = {
-    {"load", lower_load},
-    {"store", lower_store},
-    {"num_tiles", lower_num_tiles},
-    {"slice", lower_slice},
-    {"gather", memory_lower_gather},
-    {"scatter", memory_lower_scatter},
-    {"atomic_add", memory_lower_atomic_rmw},
-    {"atomic_max", memory_lower_atomic_rmw},
-    {"atomic_min", memory_lower_atomic_rmw},
-    {"atomic_and", memory_lower_atomic_rmw},
-    {"atomic_or", memory_lower_atomic_rmw},
-    {"atomic_xor", memory_lower_atomic_rmw},
-    {"atomic_xchg", memory_lower_atomic_rmw},
-    {"atomic_cas", memory_lower_atomic_cas},
-    {NULL, NULL},
-};

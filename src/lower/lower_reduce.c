@@ -73,7 +73,9 @@ static DType reduced_dtype(DType dt) { return dt == DT_BOOL ? DT_INT32 : dt; }
 
 /* Reject what the converter cannot keep: rounding modes other than RN;
  * note flush_to_zero. */
-static void check_float_options(Lowerer *L, const BoundArgs *args, int rounding, int ftz, const char *what) {
+/* rounding_mode and flush_to_zero, where the row's signature has them. */
+static void check_float_options(Lowerer *L, const BoundArgs *args, const char *what) {
+  int rounding = bound_slot(args, "rounding_mode"), ftz = bound_slot(args, "flush_to_zero");
   if (rounding >= 0 && args->arg[rounding] && args->arg[rounding]->type->kind != VAL_NONE) {
     const TypeInfo *mode = args->arg[rounding]->type;
     if (mode->kind != VAL_ENUM || strcmp(mode->member, "RoundingMode.RN") != 0)
@@ -212,21 +214,18 @@ static Node *reduce_once(Lowerer *L, ReduceKind kind, Node *x, int axis, bool ke
 
 /* ct.sum / ct.prod (x, axis=None, *, keepdims, rounding_mode, flush_to_zero)
  * ct.max / ct.min  (x, axis=None, *, keepdims, flush_to_zero, propagate_nan) */
-static Node *lower_reduction(Lowerer *L, Node *call, const char *member) {
+Node *lower_reduction(Lowerer *L, Node *call, const char *member) {
   char *what = arena_printf(&L->ctx->arena, "ct.%s()", member);
-  bool is_minmax = strcmp(member, "max") == 0 || strcmp(member, "min") == 0;
   BoundArgs args;
-  bind_call(L, call, what,
-            is_minmax ? "x, /, axis, *, keepdims, flush_to_zero, propagate_nan"
-                      : "x, /, axis, *, keepdims, rounding_mode, flush_to_zero",
-            &args);
+  bind_op(L, call, what, member, &args); /* sum/prod have rounding_mode, max/min propagate_nan */
   Node *x = shape_require_tile(L, call, &args, 0, what);
   if (x->type->dtype == DT_TFLOAT32 || x->type->dtype == DT_FLOAT8_E4M3FN || x->type->dtype == DT_FLOAT8_E5M2)
     lower_error(L, args.source[0], "%s: %s tiles cannot be reduced (not an arithmetic dtype)", what,
                 dtype_info(x->type->dtype)->cutile);
-  bool keepdims = constant_flag(L, args.arg[2], args.source[2], what, "keepdims");
-  bool propagate_nan = is_minmax && constant_flag(L, args.arg[4], args.source[4], what, "propagate_nan");
-  check_float_options(L, &args, is_minmax ? -1 : 3, is_minmax ? 3 : 4, what);
+  bool keepdims = constant_flag(L, ARG(args, "keepdims"), SRC(args, "keepdims"), what, "keepdims");
+  bool propagate_nan = bound_slot(&args, "propagate_nan") >= 0 &&
+                       constant_flag(L, ARG(args, "propagate_nan"), SRC(args, "propagate_nan"), what, "propagate_nan");
+  check_float_options(L, &args, what);
   ReduceKind kind = strcmp(member, "sum") == 0    ? R_SUM
                     : strcmp(member, "prod") == 0 ? R_PROD
                     : strcmp(member, "max") == 0  ? R_MAX
@@ -239,7 +238,7 @@ static Node *lower_reduction(Lowerer *L, Node *call, const char *member) {
     same->type = shape_tile_type(L, reduced_dtype(x->type->dtype), x->type->dtype_expr, 0, NULL);
     return same;
   }
-  if (!read_axes(L, args.arg[1], args.source[1], x->type->rank, true, what, axes, &count))
+  if (!read_axes(L, ARG(args, "axis"), SRC(args, "axis"), x->type->rank, true, what, axes, &count))
     return reduce_once(L, kind, x, -1, keepdims, propagate_nan);
   Node *result = x;
   for (int i = 0; i < count; i++)
@@ -267,16 +266,16 @@ static Node *index_along(Lowerer *L, Node *n, int axis, int rank) {
  * index, ties to the smallest; axis None indexes the row-major flattened
  * tile (reshaped without reordering; Triton's own axis=None reduction may
  * reorder) and keepdims then gives (1,)*ndim. */
-static Node *lower_arg_reduction(Lowerer *L, Node *call, const char *member) {
+Node *lower_arg_reduction(Lowerer *L, Node *call, const char *member) {
   char *what = arena_printf(&L->ctx->arena, "ct.%s()", member);
   BoundArgs args;
-  bind_call(L, call, what, "x, /, axis, *, keepdims, propagate_nan", &args);
+  bind_op(L, call, what, member, &args);
   Node *x = shape_require_tile(L, call, &args, 0, what);
   int rank = x->type->rank;
   if (rank == 0)
     lower_error(L, args.source[0], "%s of a 0-d tile cannot be converted", what);
-  bool keepdims = constant_flag(L, args.arg[2], args.source[2], what, "keepdims");
-  bool propagate_nan = constant_flag(L, args.arg[3], args.source[3], what, "propagate_nan");
+  bool keepdims = constant_flag(L, ARG(args, "keepdims"), SRC(args, "keepdims"), what, "keepdims");
+  bool propagate_nan = constant_flag(L, ARG(args, "propagate_nan"), SRC(args, "propagate_nan"), what, "propagate_nan");
   Node *helper = arg_helper(L, strcmp(member, "argmax") == 0, propagate_nan);
   Node *dims[C2T_MAX_RANK];
   shape_require_dims(L, args.source[0], x->type, what, dims);
@@ -303,17 +302,17 @@ static Node *lower_arg_reduction(Lowerer *L, Node *call, const char *member) {
 /* ------------------------------------------------------- cumsum, cumprod */
 
 /* ct.cumsum / ct.cumprod (x, axis=0, *, reverse, rounding_mode, flush_to_zero) */
-static Node *lower_cumulative(Lowerer *L, Node *call, const char *member) {
+Node *lower_cumulative(Lowerer *L, Node *call, const char *member) {
   char *what = arena_printf(&L->ctx->arena, "ct.%s()", member);
   bool is_sum = strcmp(member, "cumsum") == 0;
   BoundArgs args;
-  bind_call(L, call, what, "x, /, axis, *, reverse, rounding_mode, flush_to_zero", &args);
+  bind_op(L, call, what, member, &args);
   Node *x = shape_require_tile(L, call, &args, 0, what);
   if (x->type->rank == 0)
-    lower_error(L, args.source[0], "%s of a 0-d tile cannot be converted", what);
-  int axis = args.arg[1] ? shape_axis(L, args.arg[1], args.source[1], x->type->rank, what) : 0;
-  Node *r = constant_flag_node(L, args.arg[2], args.source[2], what, "reverse");
-  check_float_options(L, &args, 3, 4, what);
+    lower_error(L, SRC(args, "x"), "%s of a 0-d tile cannot be converted", what);
+  int axis = ARG(args, "axis") ? shape_axis(L, ARG(args, "axis"), SRC(args, "axis"), x->type->rank, what) : 0;
+  Node *r = constant_flag_node(L, ARG(args, "reverse"), SRC(args, "reverse"), what, "reverse");
+  check_float_options(L, &args, what);
   DType dt = x->type->dtype;
   Node *a = new_int(L, axis);
   Node *result;
@@ -603,7 +602,7 @@ static TypeInfo *results_type(Lowerer *L, Node **results, int n) {
 }
 
 /* ct.reduce(x, /, axis, func, identity, *, keepdims=False) */
-static Node *lower_custom_reduce(Lowerer *L, Node *call, const char *member) {
+Node *lower_custom_reduce(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.reduce()";
   Node *lambda = take_lambda(L, call, 2, "func");
   BoundArgs args;
@@ -633,7 +632,7 @@ static Node *lower_custom_reduce(Lowerer *L, Node *call, const char *member) {
 
 /* ct.scan(x, /, axis, func, identity, *, reverse=False): inclusive on both
  * sides. */
-static Node *lower_custom_scan(Lowerer *L, Node *call, const char *member) {
+Node *lower_custom_scan(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.scan()";
   Node *lambda = take_lambda(L, call, 2, "func");
   BoundArgs args;
@@ -662,17 +661,3 @@ static Node *lower_custom_scan(Lowerer *L, Node *call, const char *member) {
   result->type = results_type(L, parts, n);
   return result;
 }
-
-const OpEntry lower_reduce_ops[] = {
-    {"sum", lower_reduction},
-    {"prod", lower_reduction},
-    {"max", lower_reduction},
-    {"min", lower_reduction},
-    {"argmax", lower_arg_reduction},
-    {"argmin", lower_arg_reduction},
-    {"cumsum", lower_cumulative},
-    {"cumprod", lower_cumulative},
-    {"reduce", lower_custom_reduce},
-    {"scan", lower_custom_scan},
-    {NULL, NULL},
-};

@@ -251,7 +251,7 @@ static Node *value_as_dtype(Lowerer *L, Node *value, Node *dtype) {
 /* ct.arange(size, /, *, dtype, start=0, step=1): cuTile computes
  * iota(size).astype(dtype) * step.astype(dtype) + start.astype(dtype), with
  * the iota in int32 for float dtypes. */
-static Node *lower_arange(Lowerer *L, Node *call, const char *member) {
+Node *lower_arange(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.arange()";
   BoundArgs args;
   bind_call(L, call, what, "size, /, *, dtype, start, step", &args);
@@ -288,7 +288,7 @@ static Node *filled(Lowerer *L, Node *value, Node *at, Node *dtype, Node **dims,
 }
 
 /* ct.full(shape, fill_value, dtype); the fill value may be a run-time scalar. */
-static Node *lower_full(Lowerer *L, Node *call, const char *member) {
+Node *lower_full(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.full()";
   BoundArgs args;
   bind_call(L, call, what, "shape, fill_value, dtype", &args);
@@ -303,7 +303,7 @@ static Node *lower_full(Lowerer *L, Node *call, const char *member) {
 }
 
 /* ct.zeros(shape, dtype), ct.ones(shape, dtype) */
-static Node *lower_zeros_ones(Lowerer *L, Node *call, const char *member) {
+Node *lower_zeros_ones(Lowerer *L, Node *call, const char *member) {
   const char *what = strcmp(member, "zeros") == 0 ? "ct.zeros()" : "ct.ones()";
   BoundArgs args;
   bind_call(L, call, what, "shape, dtype", &args);
@@ -355,7 +355,7 @@ static void flatten_nested(Lowerer *L, Node *value, int level, Nested *out, cons
  * of scalars a tile shaped by its nesting. Triton builds tensors only from
  * ranges and splats, so each element is put in place with tl.where against
  * a flat index, then the row-major vector is reshaped. */
-static Node *lower_astile(Lowerer *L, Node *call, const char *member) {
+Node *lower_astile(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.astile()";
   BoundArgs args;
   bind_call(L, call, what, "value, /, *, dtype", &args);
@@ -394,7 +394,7 @@ static Node *lower_astile(Lowerer *L, Node *call, const char *member) {
 
 /* x.reshape(shape) / ct.reshape(x, shape): row-major, one -1 inferred from
  * the element count (a constant expression when the dims are symbolic). */
-static Node *lower_reshape(Lowerer *L, Node *call, const char *member) {
+Node *lower_reshape(Lowerer *L, Node *call, const char *member) {
   const char *what = "reshape()";
   BoundArgs args;
   bind_call(L, call, what, "x, /, shape", &args);
@@ -420,7 +420,7 @@ static Node *lower_reshape(Lowerer *L, Node *call, const char *member) {
 }
 
 /* tile.item(): the one element as a 0-d tile, reshape(x, ()). */
-static Node *lower_item(Lowerer *L, Node *call, const char *member) {
+Node *lower_item(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
   bind_call(L, call, "item()", "x, /", &args);
   Node *x = shape_require_tile(L, call, &args, 0, "item()");
@@ -444,7 +444,7 @@ static Node *permuted(Lowerer *L, Node *x, const int *perm, Node **in_dims) {
 }
 
 /* ct.permute(x, axes): result dim i is input dim axes[i]. */
-static Node *lower_permute(Lowerer *L, Node *call, const char *member) {
+Node *lower_permute(Lowerer *L, Node *call, const char *member) {
   const char *what = "permute()";
   BoundArgs args;
   bind_call(L, call, what, "x, /, axes", &args);
@@ -477,7 +477,7 @@ static Node *lower_permute(Lowerer *L, Node *call, const char *member) {
 /* ct.transpose(x, axis0=None, axis1=None): swaps two axes (both may be
  * omitted only for 2-D tiles). tl.trans(x, a, b) would need a full
  * permutation, so N-D goes through tl.permute. */
-static Node *lower_transpose(Lowerer *L, Node *call, const char *member) {
+Node *lower_transpose(Lowerer *L, Node *call, const char *member) {
   const char *what = "transpose()";
   BoundArgs args;
   bind_call(L, call, what, "x, /, axis0, axis1", &args);
@@ -504,7 +504,7 @@ static Node *lower_transpose(Lowerer *L, Node *call, const char *member) {
 }
 
 /* ct.expand_dims(x, axis): a new size-1 axis at `axis` (in [-(r+1), r]). */
-static Node *lower_expand_dims(Lowerer *L, Node *call, const char *member) {
+Node *lower_expand_dims(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.expand_dims()";
   BoundArgs args;
   bind_call(L, call, what, "x, /, axis", &args);
@@ -525,7 +525,7 @@ static Node *lower_expand_dims(Lowerer *L, Node *call, const char *member) {
 
 /* ct.broadcast_to(x, shape), numpy rules: missing leading dims are 1, size-1
  * dims expand. Triton's broadcast_to needs equal ranks: pad first. */
-static Node *lower_broadcast_to(Lowerer *L, Node *call, const char *member) {
+Node *lower_broadcast_to(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.broadcast_to()";
   BoundArgs args;
   bind_call(L, call, what, "x, /, shape", &args);
@@ -595,7 +595,7 @@ static Node *cat_helper(Lowerer *L, int rank, int axis) {
   return use_runtime(L, name, source);
 }
 
-static Node *lower_cat(Lowerer *L, Node *call, const char *member) {
+Node *lower_cat(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.cat()";
   BoundArgs args;
   bind_call(L, call, what, "tiles, /, axis", &args);
@@ -738,7 +738,7 @@ static Node *extract_by_split(Lowerer *L, Node *x, const long long *index, const
 
 /* ct.extract(x, index, shape): sub-tile `index` of the grid of `shape`
  * sub-tiles; shape () picks one element as a 0-d tile. */
-static Node *lower_extract(Lowerer *L, Node *call, const char *member) {
+Node *lower_extract(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.extract()";
   BoundArgs args;
   bind_call(L, call, what, "x, /, index, shape", &args);
@@ -840,7 +840,7 @@ static Node *insert_helper(Lowerer *L, int rank) {
 
 /* ct.insert(x, index, value): the inverse of extract; a 0-d value replaces
  * one element. */
-static Node *lower_insert(Lowerer *L, Node *call, const char *member) {
+Node *lower_insert(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.insert()";
   BoundArgs args;
   bind_call(L, call, what, "x, /, index, value", &args);
@@ -896,21 +896,3 @@ static Node *lower_insert(Lowerer *L, Node *call, const char *member) {
   result->type = shape_tile_type(L, x->type->dtype, x->type->dtype_expr, rank, whole);
   return result;
 }
-
-const OpEntry lower_shape_ops[] = {
-    {"arange", lower_arange},
-    {"full", lower_full},
-    {"zeros", lower_zeros_ones},
-    {"ones", lower_zeros_ones},
-    {"astile", lower_astile},
-    {"reshape", lower_reshape},
-    {"item", lower_item},
-    {"permute", lower_permute},
-    {"transpose", lower_transpose},
-    {"expand_dims", lower_expand_dims},
-    {"broadcast_to", lower_broadcast_to},
-    {"cat", lower_cat},
-    {"extract", lower_extract},
-    {"insert", lower_insert},
-    {NULL, NULL},
-};

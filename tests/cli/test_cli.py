@@ -129,7 +129,8 @@ def input_file_is_never_modified():
 @test
 def help_documents_the_new_options():
     r = run("--help")
-    for word in (b"DIR", b"-o OUTDIR", b"--stats", b"--diff", b"--query", b"C2Tnnn", b"converted N, failed M, skipped K"):
+    for word in (b"DIR", b"-o OUTDIR", b"--stats", b"--diff", b"--query", b"--list-ops", b"--markdown", b"C2Tnnn",
+                 b"converted N, failed M, skipped K"):
         assert word in r.stdout, word
 
 
@@ -198,6 +199,100 @@ def unknown_query_lists_known_names():
     assert r.returncode == 2 and r.stdout == b"", r
     err = r.stderr.decode()
     assert "ct.frobnicate" in err and "ct.load" in err and "Tile.astype" in err, err
+
+
+# ------------------------------------------------ --list-ops and docs/ops.md (issue 8)
+
+# cuda-tile 1.7's cuda.tile.__all__ (155 names), written out from its __init__.py.
+CUDA_TILE_1_7_ALL = [
+    "launch", "ByTarget", "MemoryOrder", "MemoryScope", "PaddingMode", "RoundingMode", "DType", "bfloat16",
+    "bool_", "float4_e2m1fn", "float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu", "float8_e5m3fnu", "float16",
+    "float32", "float64", "foreign_pointer_dtype", "int8", "int16", "int32", "int64", "tfloat32", "uint8",
+    "uint16", "uint32", "uint64", "TileCompilerExecutionError", "TileCompilerTimeoutError", "TileError",
+    "TileInternalError", "TileRecursionError", "TileStaticAssertionError", "TileStaticEvalError",
+    "TileSyntaxError", "TileTypeError", "TileUnsupportedFeatureError", "TileValueError", "StaticException",
+    "Array", "ArrayAnnotation", "Constant", "ConstantAnnotation", "IndexedWithInt64", "ListAnnotation",
+    "Scalar", "ScalarInt64", "Slice", "Tile", "TiledView", "abs", "add", "arange", "argmax", "argmin",
+    "assert_", "assume_divisible_by", "astile", "astype", "atan2", "atomic_add", "atomic_and", "atomic_cas",
+    "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bitwise_and", "bitwise_lshift",
+    "bitwise_not", "bitwise_or", "bitwise_rshift", "bitwise_xor", "bid", "bitcast", "broadcast_to", "cat",
+    "cdiv", "ceil", "cos", "cosh", "cumprod", "cumsum", "divmod", "ensure_constant", "equal", "exp", "exp2",
+    "expand_dims", "extract", "floor", "floordiv", "full", "gather", "greater", "greater_equal", "insert",
+    "less", "less_equal", "load", "load_advanced_indexing", "log", "log2", "matmul", "max", "maximum", "min",
+    "minimum", "mma", "mma_scaled", "mod", "mul", "negative", "isnan", "not_equal", "num_blocks", "num_tiles",
+    "ones", "pack_to_bytes", "permute", "pow", "printf", "print", "prod", "reduce", "reshape", "rsqrt", "scan",
+    "scatter", "sin", "sinh", "sqrt", "static_assert", "static_eval", "static_exception", "static_iter",
+    "store", "store_advanced_indexing", "sub", "sum", "tan", "tanh", "transpose", "truediv",
+    "unpack_from_bytes", "where", "zeros", "grid_dependency_control_wait",
+    "grid_dependency_control_launch_dependents", "compiler_timeout", "tune", "function", "kernel",
+    "compilation",
+]
+
+
+def list_ops():
+    r = run("--list-ops")
+    assert r.returncode == 0 and r.stderr == b"", r
+    return [line.split("\t") for line in r.stdout.decode().splitlines()]
+
+
+@test
+def list_ops_names_every_public_name_of_cuda_tile_1_7():
+    assert len(CUDA_TILE_1_7_ALL) == 155 and len(set(CUDA_TILE_1_7_ALL)) == 155
+    rows = list_ops()
+    names = [row[0] for row in rows]
+    assert len(names) == len(set(names)), "a name is listed twice"
+    missing = [name for name in CUDA_TILE_1_7_ALL if "ct." + name not in names]
+    assert missing == [], missing
+    # every ct.* name listed is a real one (no invented names); the others are method forms
+    assert sorted(n[3:] for n in names if n.startswith("ct.")) == sorted(CUDA_TILE_1_7_ALL)
+    for name in ("Tile.astype", "Tile.reshape", "Tile.item", "Array.slice", "Array.tiled_view"):
+        assert name in names, name
+    for row in rows:
+        assert len(row) == 3 and row[1] and row[0].startswith(("ct.", "Tile.", "Array.")), row
+        status = row[2]
+        assert status == "converted" or status.startswith(("converted with a note: ", "not supported: ")), row
+    status = dict((row[0], row[2]) for row in rows)
+    assert status["ct.load"] == "converted" and status["Array.slice"] == "converted"
+    assert status["ct.load_advanced_indexing"].startswith("not supported: "), status["ct.load_advanced_indexing"]
+    assert status["ct.matmul"].startswith("not supported: ")
+
+
+@test
+def docs_ops_md_is_generated_from_the_table():
+    r = run("--list-ops", "--markdown")
+    assert r.returncode == 0, r
+    with open(os.path.join(ROOT, "docs", "ops.md"), "rb") as f:
+        assert f.read() == r.stdout, "docs/ops.md is stale: cutile2triton --list-ops --markdown > docs/ops.md"
+    text = r.stdout.decode()
+    for name, _, _ in list_ops():
+        assert "| `" + name + "` |" in text, name
+    assert run("--list-ops", "--frobnicate").returncode == 2
+
+
+@test
+def a_listed_name_without_a_lowering_is_a_located_error_with_its_reason():
+    head = b"import cuda.tile as ct\n\n@ct.kernel\ndef k(x, B: ct.Constant[int]):\n"
+    cases = [(b"    t = ct.load_advanced_indexing(x, (ct.arange(B, dtype=ct.int32),))\n", "ct.load_advanced_indexing",
+              "use ct.gather"),
+             (b"    t = ct.matmul(ct.zeros((B, B), ct.float32), ct.zeros((B, B), ct.float32))\n", "ct.matmul", "tl.dot"),
+             (b"    t = ct.pack_to_bytes(ct.zeros((B,), ct.float32))\n", "ct.pack_to_bytes", "not converted yet")]
+    for line, name, reason in cases:
+        r = run("-", stdin=head + line)
+        assert r.returncode == 1 and r.stdout == b"", r
+        err = first_error(r)
+        assert re.match(r"<stdin>:5:\d+: error: C2T\d\d\d: ", err), err
+        assert name + " is not supported by the converter: " in err and reason in err, err
+    r = run("-", stdin=head + b"    t = ct.frobnicate(x)\n")
+    assert r.returncode == 1 and "ct.frobnicate is not a name of cuda.tile" in first_error(r), first_error(r)
+
+
+@test
+def method_forms_come_from_the_table():
+    head = b"import cuda.tile as ct\n\n@ct.kernel\ndef k(x, B: ct.Constant[int]):\n"
+    r = run("-", stdin=head + b"    t = ct.load(x, (0,), (B,))\n    ct.store(x, (0,), t.reshape((B,)).astype(ct.float16))\n")
+    assert r.returncode == 0, r
+    r = run("-", stdin=head + b"    t = ct.load(x, (0,), (B,))\n    ct.store(x, (0,), t.exp())\n")
+    assert r.returncode == 1 and "method 'exp' cannot be converted" in first_error(r), first_error(r)
 
 
 # ------------------------------------------------ writing outputs (issue 7)

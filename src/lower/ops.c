@@ -1,0 +1,214 @@
+/*
+ * ops.c — the table of cuTile names, built from the rows of ops/<family>.def
+ * (see ops.h), and the lookups every derived list uses: the dispatch
+ * (lower_call.c), the array-first set (lower.c), the side-effect set
+ * (lower_control.c), the builtins map, --query and --list-ops (src/cli/).
+ */
+#include <string.h>
+
+#include "lower.h"
+#include "lower_math.h"
+#include "lower_memory.h"
+
+/* Every lowering a row names, declared here (each is defined in its family's lower_*.c). */
+#define OP(NAME, SIGNATURE, LOWERING, FLAGS, STATUS, NOTE, DOC) \
+  Node *LOWERING(Lowerer *L, Node *call, const char *member);
+#define UNARY(NAME, SIGNATURE, HELPER, GPU, INTERPRETED, HELPER_DOC, REJECTS_INTEGERS, DOC)
+#define QUERY(NAME, SUMMARY, EXAMPLE)
+#define BUILTIN(PYTHON, NAME)
+#include "ops/index.def"
+#include "ops/memory.def"
+#include "ops/math.def"
+#include "ops/reduce.def"
+#include "ops/shape.def"
+#include "ops/debug.def"
+#include "ops/matrix.def"
+#include "ops/host.def"
+#include "ops/names.def"
+#undef OP
+#undef UNARY
+#undef QUERY
+#undef BUILTIN
+
+/* Every example is a module with one kernel named `example`. */
+#define HEAD "import cuda.tile as ct\n\n\n@ct.kernel\n"
+
+const OpQuery c2t_op_queries[] = {
+#define OP(NAME, SIGNATURE, LOWERING, FLAGS, STATUS, NOTE, DOC)
+#define UNARY(NAME, SIGNATURE, HELPER, GPU, INTERPRETED, HELPER_DOC, REJECTS_INTEGERS, DOC)
+#define QUERY(NAME, SUMMARY, EXAMPLE) {NAME, SUMMARY, EXAMPLE},
+#define BUILTIN(PYTHON, NAME)
+#include "ops/index.def"
+#include "ops/memory.def"
+#include "ops/math.def"
+#include "ops/reduce.def"
+#include "ops/shape.def"
+#include "ops/debug.def"
+#include "ops/matrix.def"
+#include "ops/host.def"
+#include "ops/names.def"
+#undef OP
+#undef UNARY
+#undef QUERY
+#undef BUILTIN
+};
+
+const int c2t_op_query_count = (int)(sizeof c2t_op_queries / sizeof c2t_op_queries[0]);
+
+const OpRow c2t_op_rows[] = {
+#define UNARY(NAME, SIGNATURE, HELPER, GPU, INTERPRETED, HELPER_DOC, REJECTS_INTEGERS, DOC) \
+  OP(NAME, SIGNATURE, lower_math_unary_function, 0, CONVERTED, NULL, DOC)
+#define QUERY(NAME, SUMMARY, EXAMPLE)
+#define BUILTIN(PYTHON, NAME)
+#define OP(NAME, SIGNATURE, LOWERING, FLAGS, STATUS, NOTE, DOC) \
+  {NAME, FAMILY, SIGNATURE, LOWERING, FLAGS, OP_##STATUS, NOTE, DOC},
+#define FAMILY "index"
+#include "ops/index.def"
+#undef FAMILY
+#define FAMILY "memory"
+#include "ops/memory.def"
+#undef FAMILY
+#define FAMILY "math"
+#include "ops/math.def"
+#undef FAMILY
+#define FAMILY "reduce"
+#include "ops/reduce.def"
+#undef FAMILY
+#define FAMILY "shape"
+#include "ops/shape.def"
+#undef FAMILY
+#define FAMILY "debug"
+#include "ops/debug.def"
+#undef FAMILY
+#define FAMILY "matrix"
+#include "ops/matrix.def"
+#undef FAMILY
+#define FAMILY "host"
+#include "ops/host.def"
+#undef FAMILY
+#define FAMILY "names"
+#include "ops/names.def"
+#undef FAMILY
+#undef OP
+#undef UNARY
+#undef QUERY
+#undef BUILTIN
+};
+
+const int c2t_op_row_count = (int)(sizeof c2t_op_rows / sizeof c2t_op_rows[0]);
+
+const OpFamily c2t_op_families[] = {
+    {"index", "Block indices"},
+    {"memory", "Memory, atomics and array views"},
+    {"math", "Elementwise math and conversions"},
+    {"reduce", "Reductions and scans"},
+    {"shape", "Tile creation and shapes"},
+    {"debug", "Printing, assertions, compile-time evaluation"},
+    {"matrix", "Matrix products"},
+    {"host", "Host API and submodules"},
+    {"names", "Types, dtypes, enums, exceptions"},
+};
+
+const int c2t_op_family_count = (int)(sizeof c2t_op_families / sizeof c2t_op_families[0]);
+
+static const struct {
+  const char *python;
+  const char *name;
+} BUILTINS[] = {
+#define OP(NAME, SIGNATURE, LOWERING, FLAGS, STATUS, NOTE, DOC)
+#define UNARY(NAME, SIGNATURE, HELPER, GPU, INTERPRETED, HELPER_DOC, REJECTS_INTEGERS, DOC)
+#define QUERY(NAME, SUMMARY, EXAMPLE)
+#define BUILTIN(PYTHON, NAME) {PYTHON, NAME},
+#include "ops/index.def"
+#include "ops/memory.def"
+#include "ops/math.def"
+#include "ops/reduce.def"
+#include "ops/shape.def"
+#include "ops/debug.def"
+#include "ops/matrix.def"
+#include "ops/host.def"
+#include "ops/names.def"
+#undef OP
+#undef UNARY
+#undef QUERY
+#undef BUILTIN
+};
+
+/* "Array.slice" -> "slice" */
+static const char *bare_name(const char *name) {
+  const char *dot = strchr(name, '.');
+  return dot ? dot + 1 : name;
+}
+
+static bool is_method_only(const OpRow *row) { return strchr(row->name, '.') != NULL; }
+
+const OpRow *op_find(const char *name) {
+  for (int i = 0; i < c2t_op_row_count; i++) {
+    const OpRow *row = &c2t_op_rows[i];
+    if (!(row->flags & OPF_BUILTIN_ONLY) && strcmp(bare_name(row->name), name) == 0)
+      return row;
+  }
+  return NULL;
+}
+
+const OpRow *op_row(const char *name) {
+  for (int i = 0; i < c2t_op_row_count; i++)
+    if (strcmp(bare_name(c2t_op_rows[i].name), name) == 0)
+      return &c2t_op_rows[i];
+  return NULL;
+}
+
+const OpRow *op_find_method(const char *name, bool on_array) {
+  unsigned flag = on_array ? OPF_ARRAY_METHOD : OPF_TILE_METHOD;
+  for (int i = 0; i < c2t_op_row_count; i++) {
+    const OpRow *row = &c2t_op_rows[i];
+    if ((row->flags & flag) && strcmp(bare_name(row->name), name) == 0)
+      return row;
+  }
+  return NULL;
+}
+
+const OpRow *op_find_builtin(const char *python_name) {
+  for (size_t i = 0; i < sizeof BUILTINS / sizeof BUILTINS[0]; i++)
+    if (strcmp(BUILTINS[i].python, python_name) == 0)
+      for (int r = 0; r < c2t_op_row_count; r++)
+        if (strcmp(c2t_op_rows[r].name, BUILTINS[i].name) == 0)
+          return &c2t_op_rows[r];
+  return NULL;
+}
+
+bool op_has_flags(const char *name, unsigned flags) {
+  for (int i = 0; i < c2t_op_row_count; i++) {
+    const OpRow *row = &c2t_op_rows[i];
+    if ((row->flags & flags) == flags && strcmp(bare_name(row->name), name) == 0)
+      return true;
+  }
+  return false;
+}
+
+const char *op_status_text(OpStatus status) {
+  switch (status) {
+  case OP_CONVERTED: return "converted";
+  case OP_NOTED: return "converted with a note";
+  case OP_UNSUPPORTED: return "not supported";
+  }
+  return "?";
+}
+
+const char *op_display_prefix(const OpRow *row) {
+  if (is_method_only(row))
+    return "";
+  if (row->flags & OPF_BUILTIN_ONLY)
+    return "";
+  return "ct.";
+}
+
+/* A row listed without a lowering: a located error saying why. */
+Node *lower_unsupported(Lowerer *L, Node *call, const char *member) {
+  const OpRow *row = op_find(member);
+  if (row && row->status == OP_UNSUPPORTED)
+    lower_error(L, call, "%s%s is not supported by the converter: %s", op_display_prefix(row), row->name, row->note);
+  if (row && row->note)
+    lower_error(L, call, "%s%s cannot be called here: %s", op_display_prefix(row), row->name, row->note);
+  lower_error(L, call, "%s%s cannot be called in tile code", row ? op_display_prefix(row) : "ct.", row ? row->name : member);
+}
