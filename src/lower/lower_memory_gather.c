@@ -124,6 +124,9 @@ typedef struct ElementAccess {
 static ElementAccess element_access(Lowerer *L, TypeInfo *array, Node *indices, const char *what) {
   Node *items[MAX_TILE_RANK];
   int rank = index_items(L, indices, items, MAX_TILE_RANK);
+  if (rank == 0) /* a 0-d array: no element index to gather at */
+    lower_error(L, indices, "%s: the indices are empty; a 0-d array is read and written with ct.load and "
+                "ct.store (index=(), shape=())", what);
   if (array->rank >= 0 && array->rank != rank)
     lower_error(L, indices, "%s: the indices need one entry per array dimension", what);
   for (int i = 0; i < rank; i++)

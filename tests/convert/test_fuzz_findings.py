@@ -7,6 +7,10 @@ showed it.
 * `x.slice(2**63 - 1, ...)` of an array whose rank is not known overflowed
   int64 while building the new shape (UBSan): an axis past the largest rank
   an array can have is a located error.
+* `ct.gather(x, ())` (and the other element-indexed operations) generated a
+  helper `ct_element_offsets_0d(strides(null))` (a C2T900 internal error):
+  empty indices are a located error that names ct.load/ct.store, which read
+  and write a 0-d array.
 """
 
 import torch
@@ -43,3 +47,15 @@ def test_slice_axis_past_the_largest_rank_is_a_located_error(convert_error):
     for axis in (9223372036854775807, 8):
         message = convert_error(SLICE.format(axis=axis))
         assert "axis" in message and "out of range" in message, message
+
+
+def test_empty_gather_indices_are_a_located_error(convert_error):
+    for call in ("ct.gather(x, (), padding_value=0)", "ct.scatter(x, (), 1.0)", "ct.atomic_add(x, (), 1)"):
+        message = convert_error(f"""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x):
+    v = {call}
+""")
+        assert "indices are empty" in message and "ct.load" in message, message
