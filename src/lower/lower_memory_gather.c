@@ -101,6 +101,9 @@ static ElementAccess element_access(Lowerer *L, TypeInfo *array, Node *indices, 
   if (rank > MAX_TILE_RANK || (array->rank >= 0 && array->rank != rank))
     lower_error(L, indices, "%s: the indices need one entry per array dimension%s", what,
                 array->rank >= 0 ? "" : " (at most 5)");
+  if (rank == 0) /* the element helpers are made for ranks 1 and up */
+    lower_error(L, indices, "%s: a 0-d array has no element indices (its one element: ct.load or ct.store with "
+                "shape=())", what);
   for (int i = 0; i < rank; i++)
     if (!is_integer_value(items[i]->type))
       lower_error(L, items[i], "%s: indices must be integer tiles or scalars, not %s", what,
