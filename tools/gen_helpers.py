@@ -21,6 +21,26 @@ helper the text refers to, and names none it does not. A helper whose text calls
 INTERPRETED (flags derived here, not listed by hand). Own-line comments inside a helper are carried into
 the generated code; trailing comments are not.
 
+Files named *_templates.py hold the rank-parameterized helpers instead
+(ct_load_Nd, ...): a line
+
+    # template: NAME from rank N
+
+starts one, and the comment lines right under it,
+
+    #   WORD = TEXT
+
+declare its placeholder words (uppercase names, valid Python where they
+stand). The converter asks for ranks N and up. In the template, RANK (also
+inside a name: ct_load_RANKd) is the rank, and each WORD, as a whole name, is
+its TEXT, where {ITEM|SEP} (SEP optional) is ITEM once per axis with SEP
+between, `$` in ITEM is the axis and `[^]` the subscript that lays a 1-D range
+along axis $ ("[:, None]" of rank 2; nothing at rank 1). A WORD alone on its
+line (its TEXT without braces) is that line once per axis. The generator
+replaces the words, so the header holds only RANK, {ITEM|SEP}, $ and [^]:
+fill_template (src/lower/runtime.c) does the rest per rank, and fill() here
+is its twin for the tests. Templates call no other helper.
+
 The header is committed, so `make` needs no Python; tests/helpers checks that
 it is not stale. Run after editing a helper:
 
@@ -67,6 +87,8 @@ def all_helpers():
     """[(file, name, text)] of every helper file, sorted by file name."""
     result, seen = [], {}
     for path in sorted(FOLDER.glob("*.py")):
+        if path.name.endswith("_templates.py"):
+            continue
         for name, needs, text in helpers_of(path):
             if name in seen:
                 raise SystemExit(f"{path.name}: helper {name} is also in {seen[name]}")
@@ -93,6 +115,97 @@ def all_helpers():
     return result
 
 
+TEMPLATE = re.compile(r"^# template: ([A-Za-z_][A-Za-z0-9_]*) from rank ([0-9])\s*$")
+WORD = re.compile(r"^#   ([A-Z][A-Z_]*) = (.+)$")
+REPEAT = re.compile(r"\{([^{}|]*)(?:\|([^{}]*))?\}")
+
+
+def template_of(file, name, lines):
+    """The embedded form of one template: its words replaced (see the docstring)."""
+    words = {}
+    while lines and WORD.match(lines[0]):
+        word, text = WORD.match(lines.pop(0)).groups()
+        outside = REPEAT.sub("", text)
+        if word in words or word == "RANK" or "{" in outside or "}" in outside:
+            raise SystemExit(f"{file}: {name}: bad word {word} = {text}")
+        words[word] = text
+    while lines and not lines[-1].strip():
+        lines.pop()
+    body = "".join(lines)
+    if "RANK" not in name or any(c in body for c in "{}$") or "[^]" in body or "# template" in body:
+        raise SystemExit(f"{file}: {name}: RANK in the name, no {{ }} $ [^] in the code")
+    used = set()
+
+    def replace(match):
+        used.add(match.group(0))
+        return words[match.group(0)]
+
+    pattern = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(sorted(words, key=len, reverse=True)) + r")(?![A-Za-z0-9_])")
+    out = []
+    for line in body.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped in words:
+            if "{" in words[stripped]:
+                raise SystemExit(f"{file}: {name}: {stripped} stands alone on its line: one line per axis, no braces")
+            used.add(stripped)
+            out.append("{" + line[: len(line) - len(line.lstrip())] + words[stripped] + "\n}")
+        else:
+            out.append(pattern.sub(replace, line) if words else line)
+    if used != set(words):
+        raise SystemExit(f"{file}: {name}: unused words {sorted(set(words) - used)}")
+    text = "".join(out)
+    outside = REPEAT.sub("", text)
+    if "$" in outside or "[^]" in outside:
+        raise SystemExit(f"{file}: {name}: $ and [^] only inside {{ITEM|SEP}} (or in a word alone on its line)")
+    if not text.endswith("\n"):
+        text += "\n"
+    return text
+
+
+def all_templates():
+    """[(file, name, min_rank, text)] of every *_templates.py, in embedded form."""
+    result = []
+    helper_names = {name for _, name, _, _ in all_helpers()}
+    for path in sorted(FOLDER.glob("*_templates.py")):
+        name, lines = None, []
+        found = []
+        for line in path.read_text().splitlines(keepends=True):
+            match = TEMPLATE.match(line)
+            if (line.startswith("# template:") or line.startswith("# helper:")) and not match:
+                raise SystemExit(f"{path.name}: malformed marker {line!r}")
+            if match:
+                if name:
+                    found.append((name, rank, lines))
+                name, rank, lines = match.group(1), int(match.group(2)), []
+            elif name:
+                lines.append(line)
+        if name:
+            found.append((name, rank, lines))
+        for name, rank, lines in found:
+            text = template_of(path.name, name, lines)
+            calls = {w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text) if w in helper_names}
+            if calls or "libdevice." in text or "INTERPRETED" in text:
+                raise SystemExit(f"{path.name}: {name}: templates call no helper, libdevice or INTERPRETED")
+            result.append((path.name, name, rank, text))
+    return result
+
+
+def subscript(axis, rank):
+    """The subscript that lays a 1-D range along `axis` of `rank` (none at rank 1)."""
+    if rank == 1:
+        return ""
+    return "[" + ", ".join(":" if d == axis else "None" for d in range(rank)) + "]"
+
+
+def fill(text, rank):
+    """A template's embedded text for one rank: the twin of fill_template in runtime.c."""
+    def repeat(match):
+        item, sep = match.group(1), match.group(2) or ""
+        return sep.join(item.replace("[^]", subscript(a, rank)).replace("$", str(a)) for a in range(rank))
+
+    return REPEAT.sub(repeat, text).replace("RANK", str(rank))
+
+
 def c_string(text):
     """`text` as C string literals, one per line of Python."""
     out = []
@@ -117,7 +230,8 @@ def generate():
         " *",
         " * HelperId names each helper; HELPER_SOURCES (defined where",
         " * C2T_HELPER_TEXT is defined before the include: runtime.c) holds its",
-        " * name and text.",
+        " * name and text. TemplateId and TEMPLATE_SOURCES: the same for the",
+        " * rank-parameterized helpers (*_templates.py), filled in per rank.",
         " */",
         "#ifndef C2T_HELPER_TEXT_H",
         "#define C2T_HELPER_TEXT_H",
@@ -138,6 +252,21 @@ def generate():
         "  bool interpreted;    /* reads INTERPRETED: the module defines it */",
         "} HelperSource;",
         "",
+        "typedef enum TemplateId {",
+    ]
+    templates = all_templates()
+    for file, name, _, _ in templates:
+        lines.append(f"  TEMPLATE_{name}, /* {file} */")
+    lines += [
+        "  TEMPLATE_COUNT",
+        "} TemplateId;",
+        "",
+        "typedef struct TemplateSource {",
+        "  const char *name;    /* the name it defines, RANK for the rank */",
+        "  const char *text;    /* Python source: RANK, {ITEM|SEP}, $ and [^] (tools/gen_helpers.py) */",
+        "  int min_rank;        /* the smallest rank it is filled for */",
+        "} TemplateSource;",
+        "",
         "#endif",
         "",
         "#ifdef C2T_HELPER_TEXT",
@@ -150,6 +279,11 @@ def generate():
         lines.append(f'  [HELPER_{name}] = {{"{name}",')
         lines.append(c_string(text) + ",")
         lines.append(f"    {{{ids}}}, {libdevice}, {interpreted}}},")
+    lines += ["};", "", "static const TemplateSource TEMPLATE_SOURCES[TEMPLATE_COUNT] = {"]
+    for _, name, rank, text in templates:
+        lines.append(f'  [TEMPLATE_{name}] = {{"{name}",')
+        lines.append(c_string(text) + ",")
+        lines.append(f"    {rank}}},")
     lines += ["};", "#endif", ""]
     return "\n".join(lines)
 

@@ -8,7 +8,8 @@
  *
  * HelperId names each helper; HELPER_SOURCES (defined where
  * C2T_HELPER_TEXT is defined before the include: runtime.c) holds its
- * name and text.
+ * name and text. TemplateId and TEMPLATE_SOURCES: the same for the
+ * rank-parameterized helpers (*_templates.py), filled in per rank.
  */
 #ifndef C2T_HELPER_TEXT_H
 #define C2T_HELPER_TEXT_H
@@ -40,6 +41,8 @@ typedef enum HelperId {
   HELPER_ct_cdiv, /* math_helpers.py */
   HELPER_ct_negative_zero, /* memory_helpers.py */
   HELPER_ct_atomic_cas, /* memory_helpers.py */
+  HELPER_ct_load_element_0d, /* memory_helpers.py */
+  HELPER_ct_store_element_0d, /* memory_helpers.py */
   HELPER_ct_multiply, /* reduce_helpers.py */
   HELPER_ct_sum, /* reduce_helpers.py */
   HELPER_ct_prod, /* reduce_helpers.py */
@@ -69,6 +72,23 @@ typedef struct HelperSource {
   bool libdevice;      /* calls libdevice: the module imports it */
   bool interpreted;    /* reads INTERPRETED: the module defines it */
 } HelperSource;
+
+typedef enum TemplateId {
+  TEMPLATE_ct_load_RANKd, /* memory_templates.py */
+  TEMPLATE_ct_store_RANKd, /* memory_templates.py */
+  TEMPLATE_ct_tile_mask_RANKd, /* memory_templates.py */
+  TEMPLATE_ct_load_element_RANKd, /* memory_templates.py */
+  TEMPLATE_ct_store_element_RANKd, /* memory_templates.py */
+  TEMPLATE_ct_element_offsets_RANKd, /* memory_templates.py */
+  TEMPLATE_ct_element_inside_RANKd, /* memory_templates.py */
+  TEMPLATE_COUNT
+} TemplateId;
+
+typedef struct TemplateSource {
+  const char *name;    /* the name it defines, RANK for the rank */
+  const char *text;    /* Python source: RANK, {ITEM|SEP}, $ and [^] (tools/gen_helpers.py) */
+  int min_rank;        /* the smallest rank it is filled for */
+} TemplateSource;
 
 #endif
 
@@ -387,6 +407,22 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    old = tl.atomic_cas(ptrs, tl.where(inside, expected, desired), desired, sem=sem, scope=scope)\n"
     "    return tl.where(inside, old, expected)\n",
     {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_load_element_0d] = {"ct_load_element_0d",
+    "@triton.jit\n"
+    "def ct_load_element_0d(base, shape, strides, other, check_bounds: tl.constexpr = True):\n"
+    "    \"\"\"ct.load with shape=(): the element at () as a scalar; outside the array it\n"
+    "    reads `other` (the padding value).\"\"\"\n"
+    "    ptr = base\n"
+    "    return tl.load(ptr)  # a 0-d array's one element is always inside\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_store_element_0d] = {"ct_store_element_0d",
+    "@triton.jit\n"
+    "def ct_store_element_0d(base, shape, strides, value, check_bounds: tl.constexpr = True):\n"
+    "    \"\"\"ct.store of a scalar (a 0-d tile): one element at element index (), not\n"
+    "    written outside the array.\"\"\"\n"
+    "    ptr = base\n"
+    "    tl.store(ptr, value)  # a 0-d array's one element is always inside\n",
+    {-1, -1, -1, -1}, false, false},
   [HELPER_ct_multiply] = {"ct_multiply",
     "@triton.jit\n"
     "def ct_multiply(a, b):\n"
@@ -569,5 +605,83 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    values = x.to(tl.int32) if x.dtype == tl.int1 else x\n"
     "    return tl.associative_scan(values, axis, ct_multiply, reverse=reverse)\n",
     {HELPER_ct_multiply, -1, -1, -1}, false, false},
+};
+
+static const TemplateSource TEMPLATE_SOURCES[TEMPLATE_COUNT] = {
+  [TEMPLATE_ct_load_RANKd] = {"ct_load_RANKd",
+    "@triton.jit\n"
+    "def ct_load_RANKd(base, shape, strides, {i$|, }, {S$: tl.constexpr|, }, other, check_bounds: tl.constexpr = True):\n"
+    "    \"\"\"ct.load through pointers: the tile at tile index ({i$|, }) of shape ({S$|, }).\n"
+    "    Elements outside the array read `other` (the padding value); with\n"
+    "    check_bounds=False the caller promises there are none.\"\"\"\n"
+    "{    o$ = tl.cast(i$, tl.int64) * S$ + tl.arange(0, S$)\n"
+    "}    ptrs = base{ + o$[^] * strides[$]}\n"
+    "    if check_bounds:\n"
+    "        tile = tl.load(ptrs, mask={((o$ >= 0) & (o$ < shape[$]))[^]| & }, other=other)\n"
+    "    else:\n"
+    "        tile = tl.load(ptrs)\n"
+    "    return tile\n",
+    1},
+  [TEMPLATE_ct_store_RANKd] = {"ct_store_RANKd",
+    "@triton.jit\n"
+    "def ct_store_RANKd(base, shape, strides, {i$|, }, value, check_bounds: tl.constexpr = True):\n"
+    "    \"\"\"ct.store through pointers: `value` as the tile at tile index ({i$|, }). Elements\n"
+    "    outside the array are not written; tl.store casts to the array's dtype (cuTile's\n"
+    "    implicit store cast, which only widens).\"\"\"\n"
+    "{    S$: tl.constexpr = value.shape[$]\n"
+    "}{    o$ = tl.cast(i$, tl.int64) * S$ + tl.arange(0, S$)\n"
+    "}    ptrs = base{ + o$[^] * strides[$]}\n"
+    "    if check_bounds:\n"
+    "        tl.store(ptrs, value, mask={((o$ >= 0) & (o$ < shape[$]))[^]| & })\n"
+    "    else:\n"
+    "        tl.store(ptrs, value)\n",
+    1},
+  [TEMPLATE_ct_tile_mask_RANKd] = {"ct_tile_mask_RANKd",
+    "@triton.jit\n"
+    "def ct_tile_mask_RANKd(shape, {i$|, }, {S$: tl.constexpr|, }):\n"
+    "    \"\"\"Which elements of the tile at tile index ({i$|, }) of shape ({S$|, }) lie inside\n"
+    "    the array (a descriptor pads the others with zero; cuTile's padding mode\n"
+    "    may ask for another value).\"\"\"\n"
+    "{    o$ = tl.cast(i$, tl.int64) * S$ + tl.arange(0, S$)\n"
+    "}    return {((o$ >= 0) & (o$ < shape[$]))[^]| & }\n",
+    1},
+  [TEMPLATE_ct_load_element_RANKd] = {"ct_load_element_RANKd",
+    "@triton.jit\n"
+    "def ct_load_element_RANKd(base, shape, strides, {i$|, }, other, check_bounds: tl.constexpr = True):\n"
+    "    \"\"\"ct.load with shape=(): the element at ({i$|, }) as a scalar; outside the array it\n"
+    "    reads `other` (the padding value).\"\"\"\n"
+    "    ptr = base{ + tl.cast(i$, tl.int64) * strides[$]}\n"
+    "    if check_bounds:\n"
+    "        value = tl.load(ptr, mask={(i$ >= 0) & (i$ < shape[$])| & }, other=other)\n"
+    "    else:\n"
+    "        value = tl.load(ptr)\n"
+    "    return value\n",
+    1},
+  [TEMPLATE_ct_store_element_RANKd] = {"ct_store_element_RANKd",
+    "@triton.jit\n"
+    "def ct_store_element_RANKd(base, shape, strides, {i$|, }, value, check_bounds: tl.constexpr = True):\n"
+    "    \"\"\"ct.store of a scalar (a 0-d tile): one element at element index ({i$|, }), not\n"
+    "    written outside the array.\"\"\"\n"
+    "    ptr = base{ + tl.cast(i$, tl.int64) * strides[$]}\n"
+    "    if check_bounds:\n"
+    "        tl.store(ptr, value, mask={(i$ >= 0) & (i$ < shape[$])| & })\n"
+    "    else:\n"
+    "        tl.store(ptr, value)\n",
+    1},
+  [TEMPLATE_ct_element_offsets_RANKd] = {"ct_element_offsets_RANKd",
+    "@triton.jit\n"
+    "def ct_element_offsets_RANKd(strides, {i$|, }):\n"
+    "    \"\"\"The 64-bit element offsets of the element indices ({i$|, }) of ct.gather, ct.scatter\n"
+    "    and the atomics (tiles and scalars broadcast together), as cuTile computes addresses.\"\"\"\n"
+    "    return {tl.cast(i$, tl.int64) * strides[$]| + }\n",
+    1},
+  [TEMPLATE_ct_element_inside_RANKd] = {"ct_element_inside_RANKd",
+    "@triton.jit\n"
+    "def ct_element_inside_RANKd(shape, {i$|, }):\n"
+    "    \"\"\"Which element indices ({i$|, }) of ct.gather, ct.scatter and the atomics lie inside\n"
+    "    the array (tiles and scalars broadcast together). cuTile compares them unsigned:\n"
+    "    negative indices are outside.\"\"\"\n"
+    "    return {(i$ >= 0) & (i$ < shape[$])| & }\n",
+    1},
 };
 #endif

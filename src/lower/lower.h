@@ -281,6 +281,7 @@ Node *lower_comparison(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right
  * returns a Name node for it. Helpers appear in the order first used. */
 Node *use_runtime(Lowerer *L, const char *name, const char *source);
 Node *use_helper(Lowerer *L, HelperId id); /* a helper of src/lower/helpers/, with those it calls */
+Node *use_template(Lowerer *L, TemplateId id, int rank); /* a helper of a templates file, for one rank */
 NodeList helper_stmts(Lowerer *L, HelperId id);
 void append_runtime_helpers(Lowerer *L, NodeList *module_body);
 

@@ -27,34 +27,10 @@
 
 /* ---------------------------------------------------------- the helpers */
 
-/* ct_element_offsets_Nd(strides, i0, ...) and ct_element_inside_Nd(shape, i0, ...). */
+/* ct_element_offsets_Nd(strides, i0, ...) and ct_element_inside_Nd(shape, i0, ...):
+ * src/lower/helpers/memory_templates.py, filled in for the rank. */
 static Node *element_helper(Lowerer *L, int rank, bool inside) {
-  const char *name = arena_printf(&L->ctx->arena, "ct_element_%s_%dd", inside ? "inside" : "offsets", rank);
-  Buf params = {0}, body = {0}, axes = {0};
-  for (int a = 0; a < rank; a++) {
-    buf_printf(&params, ", i%d", a);
-    buf_printf(&axes, "%si%d", a ? ", " : "", a);
-    if (inside)
-      buf_printf(&body, "%s(i%d >= 0) & (i%d < shape[%d])", a ? " & " : "", a, a, a);
-    else
-      buf_printf(&body, "%stl.cast(i%d, tl.int64) * strides[%d]", a ? " + " : "", a, a);
-  }
-  const char *doc = inside ? "Which element indices (%s) of ct.gather, ct.scatter and the atomics lie inside\n"
-                             "    the array (tiles and scalars broadcast together). cuTile compares them unsigned:\n"
-                             "    negative indices are outside."
-                           : "The 64-bit element offsets of the element indices (%s) of ct.gather, ct.scatter\n"
-                             "    and the atomics (tiles and scalars broadcast together), as cuTile computes addresses.";
-  const char *source = arena_printf(&L->ctx->arena,
-                                    "@triton.jit\n"
-                                    "def %s(%s%s):\n"
-                                    "    \"\"\"%s\"\"\"\n"
-                                    "    return %s\n",
-                                    name, inside ? "shape" : "strides", params.data,
-                                    arena_printf(&L->ctx->arena, doc, axes.data), body.data);
-  buf_free(&params);
-  buf_free(&body);
-  buf_free(&axes);
-  return use_runtime(L, name, source);
+  return use_template(L, inside ? TEMPLATE_ct_element_inside_RANKd : TEMPLATE_ct_element_offsets_RANKd, rank);
 }
 
 /* ------------------------------------------------------------ arguments */

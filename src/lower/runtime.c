@@ -36,6 +36,57 @@ Node *use_helper(Lowerer *L, HelperId id) {
   return use_runtime(L, helper->name, helper->text);
 }
 
+/* The text of a template of src/lower/helpers/ (a *_templates.py file) for `rank`:
+ * RANK is the rank, {ITEM|SEP} is ITEM once per axis with SEP between, and
+ * in ITEM `$` is the axis and `[^]` the subscript that lays a 1-D range along
+ * it ("[:, None]" at rank 2, nothing at rank 1). tools/gen_helpers.py has
+ * the format and fill(), this function's twin for the tests. */
+static const char *fill_template(Lowerer *L, const char *text, int rank) {
+  Buf out = {0};
+  for (const char *p = text; *p;) {
+    if (strncmp(p, "RANK", 4) == 0) {
+      buf_printf(&out, "%d", rank);
+      p += 4;
+      continue;
+    }
+    if (*p != '{') {
+      buf_putc(&out, *p++);
+      continue;
+    }
+    const char *end = strchr(p, '}');
+    const char *bar = memchr(p, '|', (size_t)(end - p));
+    const char *item_end = bar ? bar : end;
+    for (int a = 0; a < rank; a++) {
+      if (a && bar)
+        buf_put(&out, bar + 1, (size_t)(end - bar - 1));
+      for (const char *q = p + 1; q < item_end; q++) {
+        if (*q == '$')
+          buf_printf(&out, "%d", a);
+        else if (strncmp(q, "[^]", 3) == 0) {
+          for (int d = 0; rank > 1 && d < rank; d++)
+            buf_printf(&out, "%s%s", d ? ", " : "[", d == a ? ":" : "None");
+          buf_puts(&out, rank > 1 ? "]" : "");
+          q += 2;
+        } else
+          buf_putc(&out, *q);
+      }
+    }
+    p = end + 1;
+  }
+  char *result = arena_strndup(&L->ctx->arena, out.data ? out.data : "", out.len);
+  buf_free(&out);
+  return result;
+}
+
+/* A rank-parameterized helper (helper_text.h's TEMPLATE_SOURCES), filled in
+ * for `rank`. */
+Node *use_template(Lowerer *L, TemplateId id, int rank) {
+  const TemplateSource *source = &TEMPLATE_SOURCES[id];
+  if (rank < source->min_rank)
+    lower_error(L, NULL, "internal error: %s is not made for rank %d", source->name, rank);
+  return use_runtime(L, fill_template(L, source->name, rank), fill_template(L, source->text, rank));
+}
+
 /* The statements of a helper that is not called by name (host code). */
 NodeList helper_stmts(Lowerer *L, HelperId id) { return template_stmts(L->ctx, HELPER_SOURCES[id].text, NULL, 0); }
 

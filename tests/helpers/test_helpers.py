@@ -6,13 +6,22 @@
   from a tiny kernel against a torch reference: the arithmetic helpers (floor
   division, Python modulo, IEEE true division, exact ceiling division), a
   reduction helper (ct_sum keeps the dtype, ct_argmax ties and NaN), the
-  NaN-propagating max, and ct_atomic_cas's mask emulation.
+  NaN-propagating max, and ct_atomic_cas's mask emulation;
+- the rank-parameterized templates (*_templates.py): filled in for every rank
+  the converter asks for (gen_helpers.fill, the twin of runtime.c's
+  fill_template) each parses; what the converter itself emits for ranks 0..5
+  (small cuTile modules converted by build/cutile2triton) is, helper for
+  helper, the twin's text (same AST); and ct_load_2d (mask, padding),
+  ct_store_2d, ct_tile_mask_3d, ct_store_element_1d and ct_element_*_2d run
+  under the interpreter against torch.
 """
 import ast
 import importlib.util
 import os
+import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported
@@ -176,3 +185,150 @@ def test_atomic_cas_masks_lanes_outside():
     cas_kernel[(1,)](base, old, 4)
     assert base.tolist() == [7, 1, 7, 0]  # lane 3 is outside: not written
     assert old.tolist() == [0, 1, 0, 0]  # and returns `expected`
+
+
+# ------------------------------------------------------------ the templates
+
+TEMPLATES = gen_helpers.all_templates()
+MAX_TILE_RANK = int(re.search(r"#define MAX_TILE_RANK (\d+)",
+                              (REPO / "src" / "lower" / "lower_memory.h").read_text()).group(1))
+FILLED = [(name, rank) for _, name, low, _ in TEMPLATES for rank in range(low, MAX_TILE_RANK + 1)]
+
+
+def filled(name, rank):
+    text = next(text for _, n, _, text in TEMPLATES if n == name)
+    return gen_helpers.fill(text, rank)
+
+
+@pytest.mark.parametrize("name,rank", FILLED, ids=[f"{n}-{r}" for n, r in FILLED])
+def test_template_parses_for_each_rank(name, rank):
+    module = ast.parse(filled(name, rank))
+    assert [node.name for node in module.body] == [name.replace("RANK", str(rank))]
+    assert not re.search(r"[{}$]|\[\^\]|RANK", filled(name, rank))
+
+
+def test_template_words_are_checked(tmp_path, monkeypatch):
+    bad = tmp_path / "bad_templates.py"
+    bad.write_text("# template: f_RANKd from rank 1\n#   INDEX = {i$|, }\n#   SIZE = {S$|, }\ndef f_RANKd(INDEX):\n    pass\n")
+    monkeypatch.setattr(gen_helpers, "FOLDER", tmp_path)
+    with pytest.raises(SystemExit, match="unused words"):
+        gen_helpers.all_templates()
+    bad.write_text("# template: f_RANKd from rank 1\n#   INDEX = i$\ndef f_RANKd(INDEX):\n    pass\n")
+    with pytest.raises(SystemExit, match="only inside"):
+        gen_helpers.all_templates()
+
+
+def probe_module(rank):
+    """A cuTile kernel that makes the converter emit every template at `rank`."""
+    index = "(" + "i, " * rank + ")"
+    shape = "(" + "".join(f"{2 ** (d + 1)}, " for d in range(rank)) + ")"
+    lines = ["import cuda.tile as ct", "", "", "@ct.kernel", "def probe(x, y, i, g):",
+             f"    e = ct.load(x, {index}, shape=())", f"    ct.store(y, {index}, e + 1)"]
+    if rank:
+        gather = "(" + "g, " * rank + ")" if rank > 1 else "g"
+        lines += [f"    t = ct.load(x, {index}, shape={shape}, padding_mode=ct.PaddingMode.NEG_ZERO)",
+                  f"    ct.store(y, {index}, t)", f"    ct.scatter(y, {gather}, ct.gather(x, {gather}))"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("rank", range(MAX_TILE_RANK + 1))
+def test_converter_fills_templates_as_the_twin_does(rank, tmp_path):
+    source = tmp_path / "probe.py"
+    source.write_text(probe_module(rank))
+    out = subprocess.run([str(REPO / "build" / "cutile2triton"), str(source)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    emitted = {node.name: node for node in ast.parse(out.stdout).body if isinstance(node, ast.FunctionDef)}
+    names = {name for name, low in ((n, low) for _, n, low, _ in TEMPLATES) if rank >= low}
+    # at rank 1 a descriptor is never used, so there is no ct_tile_mask_1d; rank 0 has only element helpers
+    names -= {"ct_tile_mask_RANKd"} if rank < 2 else set()
+    assert names or rank == 0, "the probe should use templates"
+    for name in names:
+        made = name.replace("RANK", str(rank))
+        assert made in emitted, f"the converter did not emit {made}"
+        assert ast.dump(emitted[made]) == ast.dump(ast.parse(filled(name, rank)).body[0]), made
+    if rank == 0:  # the 0-d element helpers are plain helpers (no mask)
+        assert {"ct_load_element_0d", "ct_store_element_0d"} <= set(emitted)
+
+
+def template_module():
+    """The templates the interpreter tests run, filled in, as an importable module."""
+    folder = Path(tempfile.mkdtemp(prefix="c2t_templates_"))
+    texts = [filled("ct_load_RANKd", 2), filled("ct_store_RANKd", 2), filled("ct_tile_mask_RANKd", 3),
+             filled("ct_store_element_RANKd", 1), filled("ct_element_offsets_RANKd", 2),
+             filled("ct_element_inside_RANKd", 2)]
+    path = folder / "c2t_filled_templates.py"
+    path.write_text("import triton\nimport triton.language as tl\n\n\n" + "\n\n".join(texts))
+    spec = importlib.util.spec_from_file_location("c2t_filled_templates", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+TM = template_module()
+
+
+@triton.jit
+def load_store_2d_kernel(x, out, y, shape0, shape1, stride0, stride1, i0, i1, S0: tl.constexpr, S1: tl.constexpr):
+    tile = TM.ct_load_2d(x, (shape0, shape1), (stride0, stride1), i0, i1, S0, S1, -1.0)
+    tl.store(out + tl.arange(0, S0)[:, None] * S1 + tl.arange(0, S1)[None, :], tile)
+    TM.ct_store_2d(y, (shape0, shape1), (stride0, stride1), i0, i1, tile + 1)
+
+
+def test_load_2d_pads_outside_and_store_2d_writes_only_inside():
+    x = torch.arange(30, dtype=torch.float32).reshape(5, 6)
+    y = torch.zeros(5, 6, dtype=torch.float32)
+    out = torch.empty(4, 4, dtype=torch.float32)
+    load_store_2d_kernel[(1,)](x, out, y, 5, 6, 6, 1, 1, 1, 4, 4)  # rows 4..7, columns 4..7
+    expected = torch.full((4, 4), -1.0)
+    expected[:1, :2] = x[4:5, 4:6]
+    assert torch.equal(out, expected)
+    written = torch.zeros(5, 6)
+    written[4:5, 4:6] = x[4:5, 4:6] + 1
+    assert torch.equal(y, written)  # nothing outside the 5x6 array (it would land in other rows)
+
+
+@triton.jit
+def tile_mask_3d_kernel(out, shape0, shape1, shape2, i0, i1, i2, S0: tl.constexpr, S1: tl.constexpr,
+                        S2: tl.constexpr):
+    mask = TM.ct_tile_mask_3d((shape0, shape1, shape2), i0, i1, i2, S0, S1, S2)
+    o = tl.arange(0, S0)[:, None, None] * (S1 * S2) + tl.arange(0, S1)[None, :, None] * S2 + tl.arange(0, S2)[None, None, :]
+    tl.store(out + o, mask.to(tl.int8))
+
+
+def test_tile_mask_3d_marks_the_elements_inside():
+    out = torch.empty(2, 4, 2, dtype=torch.int8)
+    tile_mask_3d_kernel[(1,)](out, 3, 5, 2, 1, 1, 0, 2, 4, 2)
+    expected = torch.zeros(2, 4, 2, dtype=torch.int8)
+    for a in range(2):
+        for b in range(4):
+            for c in range(2):
+                expected[a, b, c] = 2 + a < 3 and 4 + b < 5 and c < 2
+    assert torch.equal(out, expected)
+
+
+@triton.jit
+def store_element_1d_kernel(y, n, index, value):
+    TM.ct_store_element_1d(y, (n,), (1,), index, value)
+
+
+def test_store_element_1d_does_not_write_outside():
+    y = torch.zeros(8, dtype=torch.int32)
+    for index in (2, 4, 5, -1):  # 5 and -1 are outside an array of 5 (of the 8 allocated)
+        store_element_1d_kernel[(1,)](y, 5, index, 10 + index)
+    assert y.tolist() == [0, 0, 12, 0, 14, 0, 0, 0]
+
+
+@triton.jit
+def gather_2d_kernel(x, out, shape0, shape1, stride0, stride1, N: tl.constexpr):
+    rows = tl.arange(0, N) - 1
+    cols = 2
+    offsets = TM.ct_element_offsets_2d((stride0, stride1), rows, cols)
+    inside = TM.ct_element_inside_2d((shape0, shape1), rows, cols)
+    tl.store(out + tl.arange(0, N), tl.load(x + offsets, mask=inside, other=-7))
+
+
+def test_element_offsets_and_inside_2d_gather_a_column():
+    x = torch.arange(12, dtype=torch.int32).reshape(3, 4)
+    out = torch.empty(8, dtype=torch.int32)
+    gather_2d_kernel[(1,)](x, out, 3, 4, 4, 1, 8)
+    assert out.tolist() == [-7, 2, 6, 10, -7, -7, -7, -7]  # row -1 and rows 3.. are outside

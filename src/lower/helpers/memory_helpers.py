@@ -29,3 +29,21 @@ def ct_atomic_cas(base, offsets, inside, expected, desired, sem: tl.constexpr, s
     desired = tl.broadcast_to(tl.cast(desired, dtype), ptrs.shape)
     old = tl.atomic_cas(ptrs, tl.where(inside, expected, desired), desired, sem=sem, scope=scope)
     return tl.where(inside, old, expected)
+
+
+# helper: ct_load_element_0d
+@triton.jit
+def ct_load_element_0d(base, shape, strides, other, check_bounds: tl.constexpr = True):
+    """ct.load with shape=(): the element at () as a scalar; outside the array it
+    reads `other` (the padding value)."""
+    ptr = base
+    return tl.load(ptr)  # a 0-d array's one element is always inside
+
+
+# helper: ct_store_element_0d
+@triton.jit
+def ct_store_element_0d(base, shape, strides, value, check_bounds: tl.constexpr = True):
+    """ct.store of a scalar (a 0-d tile): one element at element index (), not
+    written outside the array."""
+    ptr = base
+    tl.store(ptr, value)  # a 0-d array's one element is always inside

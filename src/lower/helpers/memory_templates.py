@@ -1,0 +1,132 @@
+"""Rank-parameterized runtime helpers of the memory family: the pointer path of
+ct.load / ct.store (src/lower/lower_memory_helpers.c) and the element indices of
+ct.gather, ct.scatter and the atomics (src/lower/lower_memory_gather.c).
+
+Each helper is written once, for any rank, and filled in per rank by the
+converter (fill_template in src/lower/runtime.c). A marker line
+
+    # template: NAME from rank N
+
+starts one (N: the smallest rank the converter asks for); the `#   WORD = TEXT`
+lines under it declare its placeholder words. In the code, RANK is the rank
+and each declared WORD its TEXT, in which {ITEM|SEP} is ITEM once per axis
+(SEP between), $ the axis and [^] the subscript that lays a 1-D range along
+axis $ ("[:, None]" at rank 2, nothing at rank 1). A word alone on its line is
+one such line per axis. So the file stays Python as written: the words are
+plain names. See tools/gen_helpers.py.
+
+Tiles are indexed in tile units: the tile at index (i0, i1) of shape (S0, S1)
+covers elements [i0*S0, (i0+1)*S0) x [i1*S1, (i1+1)*S1). Offsets are 64-bit:
+a row offset of a large array passes 2**31 long before any one shape or stride
+value does.
+"""
+import triton
+import triton.language as tl
+
+
+# template: ct_load_RANKd from rank 1
+#   INDEX = {i$|, }
+#   SIZE = {S$|, }
+#   SIZE_PARAMS = {S$: tl.constexpr|, }
+#   OFFSETS = o$ = tl.cast(i$, tl.int64) * S$ + tl.arange(0, S$)
+#   POINTERS = base{ + o$[^] * strides[$]}
+#   INSIDE = {((o$ >= 0) & (o$ < shape[$]))[^]| & }
+@triton.jit
+def ct_load_RANKd(base, shape, strides, INDEX, SIZE_PARAMS, other, check_bounds: tl.constexpr = True):
+    """ct.load through pointers: the tile at tile index (INDEX) of shape (SIZE).
+    Elements outside the array read `other` (the padding value); with
+    check_bounds=False the caller promises there are none."""
+    OFFSETS
+    ptrs = POINTERS
+    if check_bounds:
+        tile = tl.load(ptrs, mask=INSIDE, other=other)
+    else:
+        tile = tl.load(ptrs)
+    return tile
+
+
+# template: ct_store_RANKd from rank 1
+#   INDEX = {i$|, }
+#   SIZES = S$: tl.constexpr = value.shape[$]
+#   OFFSETS = o$ = tl.cast(i$, tl.int64) * S$ + tl.arange(0, S$)
+#   POINTERS = base{ + o$[^] * strides[$]}
+#   INSIDE = {((o$ >= 0) & (o$ < shape[$]))[^]| & }
+@triton.jit
+def ct_store_RANKd(base, shape, strides, INDEX, value, check_bounds: tl.constexpr = True):
+    """ct.store through pointers: `value` as the tile at tile index (INDEX). Elements
+    outside the array are not written; tl.store casts to the array's dtype (cuTile's
+    implicit store cast, which only widens)."""
+    SIZES
+    OFFSETS
+    ptrs = POINTERS
+    if check_bounds:
+        tl.store(ptrs, value, mask=INSIDE)
+    else:
+        tl.store(ptrs, value)
+
+
+# template: ct_tile_mask_RANKd from rank 1
+#   INDEX = {i$|, }
+#   SIZE = {S$|, }
+#   SIZE_PARAMS = {S$: tl.constexpr|, }
+#   OFFSETS = o$ = tl.cast(i$, tl.int64) * S$ + tl.arange(0, S$)
+#   INSIDE = {((o$ >= 0) & (o$ < shape[$]))[^]| & }
+@triton.jit
+def ct_tile_mask_RANKd(shape, INDEX, SIZE_PARAMS):
+    """Which elements of the tile at tile index (INDEX) of shape (SIZE) lie inside
+    the array (a descriptor pads the others with zero; cuTile's padding mode
+    may ask for another value)."""
+    OFFSETS
+    return INSIDE
+
+
+# template: ct_load_element_RANKd from rank 1
+#   INDEX = {i$|, }
+#   POINTER = base{ + tl.cast(i$, tl.int64) * strides[$]}
+#   INSIDE = {(i$ >= 0) & (i$ < shape[$])| & }
+@triton.jit
+def ct_load_element_RANKd(base, shape, strides, INDEX, other, check_bounds: tl.constexpr = True):
+    """ct.load with shape=(): the element at (INDEX) as a scalar; outside the array it
+    reads `other` (the padding value)."""
+    ptr = POINTER
+    if check_bounds:
+        value = tl.load(ptr, mask=INSIDE, other=other)
+    else:
+        value = tl.load(ptr)
+    return value
+
+
+# template: ct_store_element_RANKd from rank 1
+#   INDEX = {i$|, }
+#   POINTER = base{ + tl.cast(i$, tl.int64) * strides[$]}
+#   INSIDE = {(i$ >= 0) & (i$ < shape[$])| & }
+@triton.jit
+def ct_store_element_RANKd(base, shape, strides, INDEX, value, check_bounds: tl.constexpr = True):
+    """ct.store of a scalar (a 0-d tile): one element at element index (INDEX), not
+    written outside the array."""
+    ptr = POINTER
+    if check_bounds:
+        tl.store(ptr, value, mask=INSIDE)
+    else:
+        tl.store(ptr, value)
+
+
+# template: ct_element_offsets_RANKd from rank 1
+#   INDEX = {i$|, }
+#   OFFSETS = {tl.cast(i$, tl.int64) * strides[$]| + }
+@triton.jit
+def ct_element_offsets_RANKd(strides, INDEX):
+    """The 64-bit element offsets of the element indices (INDEX) of ct.gather, ct.scatter
+    and the atomics (tiles and scalars broadcast together), as cuTile computes addresses."""
+    return OFFSETS
+
+
+# template: ct_element_inside_RANKd from rank 1
+#   INDEX = {i$|, }
+#   INSIDE = {(i$ >= 0) & (i$ < shape[$])| & }
+@triton.jit
+def ct_element_inside_RANKd(shape, INDEX):
+    """Which element indices (INDEX) of ct.gather, ct.scatter and the atomics lie inside
+    the array (tiles and scalars broadcast together). cuTile compares them unsigned:
+    negative indices are outside."""
+    return INSIDE
