@@ -207,6 +207,11 @@ def test_template_parses_for_each_rank(name, rank):
     assert not re.search(r"[{}$]|\[\^\]|RANK", filled(name, rank))
 
 
+def test_every_template_is_used_by_the_converter():
+    sources = "".join(p.read_text() for p in (REPO / "src" / "lower").glob("*.c"))
+    assert [name for _, name, _, _ in TEMPLATES if f"TEMPLATE_{name}" not in sources] == []
+
+
 def test_template_words_are_checked(tmp_path, monkeypatch):
     bad = tmp_path / "bad_templates.py"
     bad.write_text("# template: f_RANKd from rank 1\n#   INDEX = {i$|, }\n#   SIZE = {S$|, }\ndef f_RANKd(INDEX):\n    pass\n")
