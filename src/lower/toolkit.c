@@ -15,7 +15,7 @@
 /* Where an error at `at` is reported: a node built by the lowering (a
  * folded constant) has no location, the statement being lowered stands for
  * it; 1:1 only outside any statement. */
-static Pos lower_where(const Lowerer *L, const Node *at) {
+static Pos error_pos(const Lowerer *L, const Node *at) {
   if (!at || !at->span.start.line)
     at = L->statement;
   return at && at->span.start.line ? at->span.start : (Pos){1, 0, 0};
@@ -28,11 +28,11 @@ _Noreturn void lower_error(Lowerer *L, const Node *at, const char *fmt, ...) {
   vsnprintf(message, sizeof message, fmt, args);
   va_end(args);
   /* C2T402 in tile code, C2T403 in host code (docs/diagnostics.md) */
-  diag_error_code(&L->ctx->diag, L->function ? C2T_CODE_TILE : C2T_CODE_HOST, lower_where(L, at), "%s", message);
+  diag_error_code(&L->ctx->diag, L->function ? C2T_CODE_TILE : C2T_CODE_HOST, error_pos(L, at), "%s", message);
 }
 
 _Noreturn void lower_limit(Lowerer *L, const Node *at, const char *what, long long limit) {
-  diag_limit(&L->ctx->diag, lower_where(L, at), what, limit);
+  diag_limit(&L->ctx->diag, error_pos(L, at), what, limit);
 }
 
 Node *new_name(Lowerer *L, const char *text) {
