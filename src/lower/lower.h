@@ -29,10 +29,15 @@
 #include "toolkit.h"
 #include "ops.h"
 
-/* ---- lower.c */
+/* ---- driver.c */
 void lower_module(Converter *conv);
+
+/* ---- lower_expr.c, lower_stmt.c: the recursion every family may call */
 Node *lower_expr(Lowerer *L, Node *expr);
 void lower_stmts(Lowerer *L, NodeList *stmts);
+
+/* ---- lower_function.c */
+void lower_kernel(Lowerer *L, Function *kernel); /* parameters, decorator, body, launcher */
 TypeInfo *array_param_type(Lowerer *L, Str name, bool int64_index);
 Node *lower_device_call(Lowerer *L, Node *call, Function *fn);
 void lower_unused_device_function(Lowerer *L, Function *fn);

@@ -1,5 +1,8 @@
 /*
- * lower.c — the lowering driver: tile functions, statements, names.
+ * lower_function.c — kernels and tile functions: parameters, decorators,
+ * bodies, and the calls of tile functions (a tile function is lowered at its
+ * first call, with that call's argument types: the recursion of lower_expr
+ * through lower_call reaches lower_stmts here).
  *
  * A kernel `def k(x, y, n, B: ct.Constant[int])` whose `x`, `y` are arrays
  * becomes
@@ -317,7 +320,7 @@ static void lower_function_body(Lowerer *L, Node *def) {
   L->prologue = NULL;
 }
 
-static void lower_kernel(Lowerer *L, Function *fn) {
+void lower_kernel(Lowerer *L, Function *fn) {
   Scope *scope = arena_alloc(&L->ctx->arena, sizeof(Scope));
   L->function = fn;
   L->scope = scope;
@@ -344,49 +347,6 @@ static void lower_kernel(Lowerer *L, Function *fn) {
   lower_launcher(L, fn);
   L->function = NULL;
   L->scope = NULL;
-}
-
-/* ------------------------------------------------------------ the module */
-
-static void free_tracked_bufs(Lowerer *L) {
-  for (TrackedBuf *tracked = L->bufs; tracked; tracked = tracked->next)
-    buf_free(&tracked->buf); /* one already freed has data NULL */
-  L->bufs = NULL;
-}
-
-static void lower_module_body(Lowerer *L) {
-  Converter *conv = L->conv;
-  if (conv->ct_imports.count == 0)
-    lower_error(L, NULL, "this module does not import cuda.tile: there is nothing to convert");
-  for (int i = 0; i < conv->function_count; i++)
-    if (conv->functions[i].role == ROLE_KERNEL)
-      lower_kernel(L, &conv->functions[i]);
-  for (int i = 0; i < conv->function_count; i++)
-    if (conv->functions[i].role == ROLE_DEVICE && !conv->functions[i].lowered)
-      lower_unused_device_function(L, &conv->functions[i]);
-  lower_host_code(L);
-  finish_module(L);
-}
-
-/* Any error of the lowering (lower_error, diag errors of the notes) passes
- * through here first: the lowering's Bufs are freed, then the error goes on
- * to the caller's handler. */
-void lower_module(Converter *conv) {
-  Lowerer *L = arena_alloc(&conv->ctx->arena, sizeof(Lowerer));
-  L->conv = conv;
-  L->ctx = conv->ctx;
-  Diag *diag = &conv->ctx->diag;
-  jmp_buf outer;
-  memcpy(&outer, &diag->on_error, sizeof outer);
-  int status = setjmp(diag->on_error);
-  if (status != 0) {
-    free_tracked_bufs(L);
-    memcpy(&diag->on_error, &outer, sizeof outer);
-    longjmp(diag->on_error, status);
-  }
-  lower_module_body(L);
-  free_tracked_bufs(L);
-  memcpy(&diag->on_error, &outer, sizeof outer);
 }
 
 /* ----------------------------------------------------- tile functions */
