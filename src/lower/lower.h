@@ -9,19 +9,32 @@
  * code generator with its type checker): every lowered expression node has
  * node->type set.
  *
- *   lower.c           the driver: module, functions, statements, names
- *   template.c        trees from Python text with placeholders
- *   types.c           dtypes, TypeInfo constructors, promotion
- *   lower_call.c      calls in tile code: the op table, binding call arguments
- *                     to cuTile signatures, tile functions, builtins
- *   lower_expr.c      names, attributes, constants, subscripts in tile code
- *   lower_stmt.c      statements of tile code, names assigned in blocks
- *   lower_control.c   break/continue rewritten, short-circuit checks
- *   lower_*.c         one family of cuTile operations each (index, memory,
- *                     math, reduce, shape, debug)
- *   runtime.c         runtime helpers emitted once per module
- *   stats.c           the counts of --stats
- *   launch.c          launchers and host-side rewrites
+ * In layers, each calling only those below it (and lower_expr's recursion):
+ *
+ *   toolkit (toolkit.h; includes nothing of the lowering above it)
+ *     toolkit.c         errors and limits at a node, new names and constants,
+ *                       scopes, integer folding, the lowering's Bufs, bound
+ *                       arguments read by name, constexpr twins
+ *     types.c           dtypes, TypeInfo constructors, promotion
+ *     template.c        trees from Python text with placeholders
+ *     runtime.c         runtime helpers emitted once per module
+ *     stats.c           the counts of --stats
+ *   the recursion (expressions, statements and tile functions lower each other)
+ *     lower_expr.c      names, attributes, constants, subscripts in tile code
+ *     lower_stmt.c      statements of tile code, names assigned in blocks
+ *     lower_call.c      calls in tile code: the op table's dispatch, binding
+ *                       (and lowering) call arguments, builtins
+ *     lower_function.c  kernels' and tile functions' parameters and bodies;
+ *                       a tile function lowered at its first call
+ *     lower_control.c   break/continue rewritten, short-circuit checks
+ *   the families, reached through the op table (ops.h, ops.c, ops/<family>.def)
+ *     lower_*.c         one family of cuTile operations each (index, memory,
+ *                       math, reduce, shape, debug), with its own header
+ *                       (lower_memory.h, lower_math.h, lower_shape.h)
+ *   the driver
+ *     driver.c          the module: kernels, unreached tile functions, host
+ *                       code, generated pieces; may call everything
+ *     launch.c          launchers and host-side rewrites, finishing the module
  */
 #ifndef C2T_LOWER_H
 #define C2T_LOWER_H

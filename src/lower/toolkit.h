@@ -10,8 +10,8 @@
  *   runtime.c   runtime helpers emitted once per module
  *   stats.c     the counts of --stats (declared in convert.h)
  *
- * The lowering above it (lower.h) is the driver (lower.c), the recursion
- * of expressions, statements and tile functions, and the families.
+ * The lowering above it (lower.h) is the recursion of expressions,
+ * statements and tile functions, the families, and the driver (driver.c).
  */
 #ifndef C2T_TOOLKIT_H
 #define C2T_TOOLKIT_H
