@@ -137,15 +137,6 @@ void lower_launcher(Lowerer *L, Function *kernel) {
   L->launcher_of[L->launcher_count++] = kernel;
 }
 
-/* --------------------------------------------------------- module twins */
-
-void require_constexpr_twin(Lowerer *L, const Binding *binding) {
-  for (int i = 0; i < L->twin_count; i++)
-    if (L->twins[i] == binding)
-      return;
-  L->twins[L->twin_count++] = binding;
-}
-
 /* ------------------------------------------------------------ host code */
 
 typedef struct HostRewrite {

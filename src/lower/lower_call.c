@@ -103,44 +103,6 @@ void bind_op(Lowerer *L, Node *call, const char *what, const char *member, Bound
   bind_call(L, call, what, row->signature, out);
 }
 
-/* Parameter names of a signature are read from its text each time (no
- * storage to share between threads or nested calls). */
-int bound_slot(const BoundArgs *args, const char *name) {
-  if (!args->signature)
-    return -1;
-  size_t length = strlen(name);
-  int slot = 0;
-  for (const char *p = args->signature; *p;) {
-    while (*p == ' ' || *p == ',')
-      p++;
-    const char *start = p;
-    while (*p && *p != ',')
-      p++;
-    const char *end = p;
-    while (end > start && end[-1] == ' ')
-      end--;
-    if (end == start || (end - start == 1 && (*start == '/' || *start == '*')))
-      continue;
-    if ((size_t)(end - start) == length && memcmp(start, name, length) == 0)
-      return slot;
-    slot++;
-  }
-  return -1;
-}
-
-int bound_slot_required(Lowerer *L, const BoundArgs *args, const char *name) {
-  int slot = bound_slot(args, name);
-  if (slot < 0)
-    lower_error(L, NULL, "internal error: the signature \"%s\" has no parameter '%s'", args->signature, name);
-  return slot;
-}
-
-Node *require_arg(Lowerer *L, Node *call, const BoundArgs *args, int index, const char *what, const char *name) {
-  if (!args->arg[index])
-    lower_error(L, call, "%s: missing required argument '%s'", what, name);
-  return args->arg[index];
-}
-
 /* ------------------------------------------------------- method calls */
 
 /* tile.astype(dt) -> the `astype` lowering with the tile as first argument

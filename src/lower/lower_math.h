@@ -4,6 +4,8 @@
  *   lower_math.c          cuTile's dtype promotion, Python operators, the
  *                         binary ct functions (add ... maximum, where), the
  *                         family's op table
+ *   lower_math_basics.c   what the family shares: dtype categories, notes,
+ *                         result tile types, rounding-mode and flag arguments
  *   lower_math_unary.c    unary math functions, astype, bitcast, dtype
  *                         constructors, int()/float()/bool()
  *   lower_math_runtime.c  ct_<name>(x) of the float functions (the fixed helpers
@@ -14,7 +16,7 @@
 
 #include "lower.h"
 
-/* ---- lower_math.c */
+/* ---- lower_math_basics.c */
 bool math_is_number(const TypeInfo *type);      /* a Python number in Triton (literal, constexpr) */
 bool math_dtype_is_float(DType dtype);
 bool math_dtype_is_restricted(DType dtype);     /* tf32, float8: not arithmetic in cuTile */

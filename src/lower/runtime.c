@@ -10,7 +10,7 @@
 #include <string.h>
 
 #define C2T_HELPER_TEXT /* HELPER_SOURCES is defined here */
-#include "lower.h"
+#include "toolkit.h"
 
 Node *use_runtime(Lowerer *L, const char *name, const char *source) {
   bool known = false;

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lower.h"
+#include "toolkit.h"
 #include "../emit/emit.h"
 
 typedef struct Substitution {

@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "lower.h"
+#include "toolkit.h"
 
 static const DTypeInfo DTYPES[DT_COUNT] = {
     [DT_UNKNOWN] = {"?", "?", "?", 0, '?'},

@@ -1,5 +1,8 @@
 /*
- * lower.c — the lowering driver: tile functions, statements, names.
+ * lower_function.c — kernels and tile functions: parameters, decorators,
+ * bodies, and the calls of tile functions (a tile function is lowered at its
+ * first call, with that call's argument types: the recursion of lower_expr
+ * through lower_call reaches lower_stmts here).
  *
  * A kernel `def k(x, y, n, B: ct.Constant[int])` whose `x`, `y` are arrays
  * becomes
@@ -17,125 +20,7 @@
 
 #include "lower_shape.h"
 
-/* ------------------------------------------------------------- helpers */
-
-/* Where an error at `at` is reported: a node built by the lowering (a
- * folded constant) has no location, the statement being lowered stands for
- * it; 1:1 only outside any statement. */
-static Pos lower_where(const Lowerer *L, const Node *at) {
-  if (!at || !at->span.start.line)
-    at = L->statement;
-  return at && at->span.start.line ? at->span.start : (Pos){1, 0, 0};
-}
-
-_Noreturn void lower_error(Lowerer *L, const Node *at, const char *fmt, ...) {
-  char message[600];
-  va_list args;
-  va_start(args, fmt);
-  vsnprintf(message, sizeof message, fmt, args);
-  va_end(args);
-  /* C2T402 in tile code, C2T403 in host code (docs/diagnostics.md) */
-  diag_error_code(&L->ctx->diag, L->function ? C2T_CODE_TILE : C2T_CODE_HOST, lower_where(L, at), "%s", message);
-}
-
-_Noreturn void lower_limit(Lowerer *L, const Node *at, const char *what, long long limit) {
-  diag_limit(&L->ctx->diag, lower_where(L, at), what, limit);
-}
-
-Node *new_name(Lowerer *L, const char *text) {
-  Node *node = arena_alloc(&L->ctx->arena, sizeof(Node));
-  node->kind = N_NAME;
-  node->u.name.id = (Str){arena_strndup(&L->ctx->arena, text, strlen(text)), (int)strlen(text)};
-  node->u.name.ctx = CTX_LOAD;
-  node->rewritten = true;
-  return node;
-}
-
-Node *new_int(Lowerer *L, long long value) {
-  Node *node = arena_alloc(&L->ctx->arena, sizeof(Node));
-  node->kind = N_CONSTANT;
-  node->u.constant.kind = CONST_NUMBER;
-  /* the magnitude in unsigned arithmetic: -INT64_MIN does not fit a long long */
-  unsigned long long magnitude = value < 0 ? 0ULL - (unsigned long long)value : (unsigned long long)value;
-  const char *text = arena_printf(&L->ctx->arena, "%llu", magnitude);
-  node->u.constant.text = (Str){text, (int)strlen(text)};
-  node->type = type_const_int(L->ctx, value);
-  node->rewritten = true;
-  if (value < 0) {
-    Node *negative = T(L, "-_1", node);
-    negative->type = type_const_int(L->ctx, value);
-    return negative;
-  }
-  return node;
-}
-
-long long fold_int(Lowerer *L, const Node *at, char op, long long x, long long y) {
-  long long result = 0;
-  bool overflow = false;
-  switch (op) {
-  case '+': overflow = __builtin_add_overflow(x, y, &result); break;
-  case '-': overflow = __builtin_sub_overflow(x, y, &result); break;
-  case '*': overflow = __builtin_mul_overflow(x, y, &result); break;
-  case 'n': overflow = __builtin_sub_overflow(0LL, x, &result); break;
-  case 'a': overflow = x < 0 ? __builtin_sub_overflow(0LL, x, &result) : (result = x, false); break;
-  case '/':
-  case '%':
-    if (y == 0)
-      lower_error(L, at, "integer division or modulo by zero in a constant expression");
-    if (x == INT64_MIN && y == -1) { /* the quotient 2**63 overflows; the remainder is 0 */
-      overflow = op == '/';
-      break;
-    }
-    result = op == '/' ? x / y : x % y;
-    if (x % y != 0 && ((x % y < 0) != (y < 0))) /* Python floors: round toward -inf */
-      result = op == '/' ? result - 1 : result + y;
-    break;
-  default: lower_error(L, at, "internal error: no constant folding for '%c'", op);
-  }
-  if (overflow)
-    lower_error(L, at, "this integer constant expression overflows int64, the type of cuTile's integer constants");
-  return result;
-}
-
-long long fold_float_to_int(Lowerer *L, const Node *at, double value) {
-  /* [-2**63, 2**63): both bounds are exact doubles */
-  if (!(value >= -0x1p63 && value < 0x1p63))
-    lower_error(L, at, "the float constant %g does not fit int64 as an integer", value);
-  return (long long)value;
-}
-
-Str new_temp_name(Lowerer *L, const char *hint) {
-  for (;;) {
-    char *text = arena_printf(&L->ctx->arena, "%s_%d", hint, ++L->temp_counter);
-    Str name = {text, (int)strlen(text)};
-    if (!scope_lookup(L, name))
-      return name;
-  }
-}
-
 static char *str_dup(Lowerer *L, Str s) { return arena_strndup(&L->ctx->arena, s.text, (size_t)s.len); }
-
-/* --------------------------------------------------------------- scope */
-
-Variable *scope_lookup(Lowerer *L, Str name) {
-  if (!L->scope)
-    return NULL;
-  for (int i = L->scope->count - 1; i >= 0; i--)
-    if (str_same(L->scope->vars[i].name, name))
-      return &L->scope->vars[i];
-  return NULL;
-}
-
-void scope_bind(Lowerer *L, Str name, TypeInfo *type) {
-  Variable *existing = scope_lookup(L, name);
-  if (existing) {
-    existing->type = type;
-    return;
-  }
-  if (L->scope->count == C2T_MAX_SCOPE_NAMES)
-    lower_limit(L, NULL, "local names in one function", C2T_MAX_SCOPE_NAMES);
-  L->scope->vars[L->scope->count++] = (Variable){name, type};
-}
 
 /* ------------------------------------------------------------ parameters */
 
@@ -435,7 +320,7 @@ static void lower_function_body(Lowerer *L, Node *def) {
   L->prologue = NULL;
 }
 
-static void lower_kernel(Lowerer *L, Function *fn) {
+void lower_kernel(Lowerer *L, Function *fn) {
   Scope *scope = arena_alloc(&L->ctx->arena, sizeof(Scope));
   L->function = fn;
   L->scope = scope;
@@ -462,56 +347,6 @@ static void lower_kernel(Lowerer *L, Function *fn) {
   lower_launcher(L, fn);
   L->function = NULL;
   L->scope = NULL;
-}
-
-/* ------------------------------------------------------------ the module */
-
-Buf *lower_buf(Lowerer *L) {
-  TrackedBuf *tracked = arena_alloc(&L->ctx->arena, sizeof(TrackedBuf));
-  tracked->next = L->bufs;
-  L->bufs = tracked;
-  return &tracked->buf;
-}
-
-static void free_tracked_bufs(Lowerer *L) {
-  for (TrackedBuf *tracked = L->bufs; tracked; tracked = tracked->next)
-    buf_free(&tracked->buf); /* one already freed has data NULL */
-  L->bufs = NULL;
-}
-
-static void lower_module_body(Lowerer *L) {
-  Converter *conv = L->conv;
-  if (conv->ct_imports.count == 0)
-    lower_error(L, NULL, "this module does not import cuda.tile: there is nothing to convert");
-  for (int i = 0; i < conv->function_count; i++)
-    if (conv->functions[i].role == ROLE_KERNEL)
-      lower_kernel(L, &conv->functions[i]);
-  for (int i = 0; i < conv->function_count; i++)
-    if (conv->functions[i].role == ROLE_DEVICE && !conv->functions[i].lowered)
-      lower_unused_device_function(L, &conv->functions[i]);
-  lower_host_code(L);
-  finish_module(L);
-}
-
-/* Any error of the lowering (lower_error, diag errors of the notes) passes
- * through here first: the lowering's Bufs are freed, then the error goes on
- * to the caller's handler. */
-void lower_module(Converter *conv) {
-  Lowerer *L = arena_alloc(&conv->ctx->arena, sizeof(Lowerer));
-  L->conv = conv;
-  L->ctx = conv->ctx;
-  Diag *diag = &conv->ctx->diag;
-  jmp_buf outer;
-  memcpy(&outer, &diag->on_error, sizeof outer);
-  int status = setjmp(diag->on_error);
-  if (status != 0) {
-    free_tracked_bufs(L);
-    memcpy(&diag->on_error, &outer, sizeof outer);
-    longjmp(diag->on_error, status);
-  }
-  lower_module_body(L);
-  free_tracked_bufs(L);
-  memcpy(&diag->on_error, &outer, sizeof outer);
 }
 
 /* ----------------------------------------------------- tile functions */

@@ -1,0 +1,237 @@
+/*
+ * toolkit.h — the lowering's toolkit: what every file of src/lower/ uses and
+ * that uses nothing of the lowering above it.
+ *
+ *   toolkit.c   errors and limits at a node, new names and constants, scopes,
+ *               integer folding, the Bufs of the lowering, bound arguments
+ *               read by name, module constants' constexpr twins
+ *   types.c     dtypes, TypeInfo constructors, promotion
+ *   template.c  trees from Python text with placeholders
+ *   runtime.c   runtime helpers emitted once per module
+ *   stats.c     the counts of --stats (declared in convert.h)
+ *
+ * The lowering above it (lower.h) is the recursion of expressions,
+ * statements and tile functions, the families, and the driver (driver.c).
+ */
+#ifndef C2T_TOOLKIT_H
+#define C2T_TOOLKIT_H
+
+#include "../convert.h"
+#include "helper_text.h"
+
+/* Limits of the lowering; past each, a located C2T002 error (lower_limit). */
+#define C2T_MAX_RANK 8             /* dimensions of a tile or shape (TypeInfo.shape) */
+#define C2T_MAX_SCOPE_NAMES 1024   /* local names of one tile function (Scope) */
+#define C2T_MAX_CALL_ARGS 16       /* parameters of a cuTile signature (BoundArgs, bind_call) */
+#define C2T_MAX_TMA_ARRAYS 64      /* arrays with a TMA flag parameter, per kernel (Lowerer.tma_arrays) */
+#define C2T_MAX_DESCRIPTORS 64     /* tensor descriptors made in one kernel (Lowerer.descriptor_keys) */
+#define C2T_MAX_RUNTIME_HELPERS 64 /* runtime helpers of one module (Lowerer.helpers) */
+
+/* ------------------------------------------------------------------ dtypes */
+
+typedef enum DType {
+  DT_UNKNOWN, /* known only at launch (it comes from an array) */
+  DT_BOOL,
+  DT_INT8, DT_INT16, DT_INT32, DT_INT64,
+  DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64,
+  DT_FLOAT16, DT_BFLOAT16, DT_FLOAT32, DT_FLOAT64,
+  DT_TFLOAT32, DT_FLOAT8_E4M3FN, DT_FLOAT8_E5M2,
+  DT_COUNT
+} DType;
+
+typedef struct DTypeInfo {
+  const char *cutile;  /* "float16" */
+  const char *triton;  /* "tl.float16" */
+  const char *torch;   /* "torch.float16" */
+  int bits;
+  char category;       /* 'b' bool, 'i' signed, 'u' unsigned, 'f' float */
+} DTypeInfo;
+
+const DTypeInfo *dtype_info(DType dtype);
+DType dtype_from_cutile_name(const char *name); /* "float16" -> DT_FLOAT16, DT_UNKNOWN if none */
+
+/* ------------------------------------------------------------------- types */
+
+typedef enum ValueKind {
+  VAL_UNKNOWN,  /* a value we do not model (host objects); an error where a tile is needed */
+  VAL_ARRAY,    /* a global-memory view: pointer + shape + strides */
+  VAL_TILE,     /* a run-time tile; rank 0 is a scalar */
+  VAL_CONST,    /* a compile-time number or bool (literal, Constant parameter, folded) */
+  VAL_DTYPE,    /* a dtype: ct.float16, x.dtype */
+  VAL_TUPLE,    /* a tuple of values */
+  VAL_ENUM,     /* a cuda.tile enum member: PaddingMode.ZERO, RoundingMode.RN, ... */
+  VAL_NONE,
+  VAL_FUNCTION, /* a tile function (reduce/scan combine functions) */
+  VAL_STRING,
+} ValueKind;
+
+/* Where an array's pieces are in the generated kernel. */
+typedef struct ArrayRef {
+  Node *pointer;   /* expression of the base pointer, e.g. `x` */
+  Node *shape;     /* expression of the shape tuple, e.g. `x_shape` */
+  Node *strides;   /* expression of the strides tuple, e.g. `x_strides` */
+  Str param;       /* the kernel parameter it comes from (for TMA flags), len 0 if none */
+  bool int64_index;/* ct.IndexedWithInt64 */
+  bool is_view;    /* made in tile code (Array.slice): its pieces are locals, descriptors go next to their use */
+  bool tma_unsafe; /* its base may break TMA's 16-byte alignment (Array.slice on the last axis) */
+} ArrayRef;
+
+typedef struct TypeInfo TypeInfo;
+struct TypeInfo {
+  ValueKind kind;
+  DType dtype;        /* tiles, constants, arrays, dtypes; DT_UNKNOWN: from an array at launch */
+  Node *dtype_expr;   /* when dtype is DT_UNKNOWN: a Triton expression of it (`x.dtype.element_ty`) */
+  int rank;           /* tiles and arrays; -1 when unknown */
+  int shape[C2T_MAX_RANK]; /* tiles: dimensions, -1 where unknown */
+  Node *dims[C2T_MAX_RANK]; /* tiles: each dimension as a constant expression (`BLOCK`, `64`), NULL where unknown */
+  bool loose;         /* constants: loosely typed (a Python literal) */
+  bool not_bfloat16;  /* dtype unknown at conversion, but never bfloat16 (a kernel's scalar
+                         argument is int32, float32 or bool, and what is computed from those) */
+  bool is_float;      /* constants: a float value */
+  long long int_value;
+  double float_value;
+  ArrayRef *array;    /* arrays */
+  TypeInfo **elts;    /* tuples */
+  int count;
+  const char *member; /* enums: "PaddingMode.ZERO"; functions: the name */
+};
+
+TypeInfo *type_new(Context *ctx, ValueKind kind);
+TypeInfo *type_tile(Context *ctx, DType dtype, int rank, const int *shape);
+TypeInfo *type_const_int(Context *ctx, long long value);
+TypeInfo *type_const_float(Context *ctx, double value);
+TypeInfo *type_const_bool(Context *ctx, bool value);
+bool type_is_scalar(const TypeInfo *type); /* a rank-0 tile or a constant */
+const char *type_describe(Context *ctx, const TypeInfo *type); /* "tile of float16 (64, 64)" */
+
+/* --------------------------------------------------------------- lowering */
+
+typedef struct Variable {
+  Str name;
+  TypeInfo *type;
+} Variable;
+
+typedef struct Scope {
+  Variable vars[C2T_MAX_SCOPE_NAMES];
+  int count;
+} Scope;
+
+/* A runtime helper (a @triton.jit function emitted once per module). */
+typedef struct RuntimeHelper {
+  const char *name;
+  const char *source; /* Python text of the helper, with its docstring */
+} RuntimeHelper;
+
+/* A Buf of the lowering (lower_buf): freed when the module is done or an
+ * error leaves the lowering, so an error between a Buf's first write and its
+ * buf_free leaks nothing. */
+typedef struct TrackedBuf {
+  Buf buf;
+  struct TrackedBuf *next;
+} TrackedBuf;
+
+typedef struct Lowerer {
+  Converter *conv;
+  Context *ctx;
+  TrackedBuf *bufs;   /* every lower_buf of the run */
+  Function *function; /* being lowered */
+  Scope *scope;
+  TypeInfo *return_type; /* of the tile function being lowered */
+  NodeList *prologue; /* statements to put at the top of the current kernel */
+  NodeList *pending;  /* statements to put before the statement being lowered */
+  int depth;
+  int temp_counter;
+  /* what the module needs */
+  bool needs_libdevice;
+  bool needs_allocator;
+  bool needs_by_target;
+  bool needs_generic_launch; /* a ct.launch whose kernel is not named directly */
+  bool needs_interpreted_flag; /* INTERPRETED: running under TRITON_INTERPRET=1 (no libdevice, no device asserts) */
+  bool needs_debug;   /* the function being lowered reaches ct.assert_: its kernel needs debug=True */
+  NodeList generated; /* launchers and helpers to append to the module */
+  bool uses_tma;      /* some kernel builds tensor descriptors: the module sets an allocator */
+  /* per kernel: arrays with a TMA flag parameter, descriptors made in the prologue */
+  Str tma_arrays[C2T_MAX_TMA_ARRAYS];
+  int tma_array_count;
+  const char *descriptor_keys[C2T_MAX_DESCRIPTORS];
+  const char *descriptor_names[C2T_MAX_DESCRIPTORS];
+  int descriptor_count;
+  NodeList runtime_scalars; /* kernel parameters passed as run-time scalars */
+  const char *statement_note; /* a `# C2Tnnn: ...` comment for the statement being lowered (lower_stmt.c) */
+  const Node *statement;      /* the tile statement being lowered: lower_error's location when its node has none */
+  struct MemoryState *memory; /* lower_memory*.c: memory accesses, path choices, barriers */
+  RuntimeHelper helpers[C2T_MAX_RUNTIME_HELPERS]; /* runtime helpers used, in order */
+  int helper_count;
+  const Binding *twins[C2T_MAX_ALIASES]; /* module constants read in tile code */
+  int twin_count;
+  Node *launchers[C2T_MAX_KERNELS];      /* per kernel, to place after it */
+  Function *launcher_of[C2T_MAX_KERNELS];
+  int launcher_count;
+} Lowerer;
+
+/* ---- toolkit.c */
+Variable *scope_lookup(Lowerer *L, Str name);
+void scope_bind(Lowerer *L, Str name, TypeInfo *type);
+Node *new_name(Lowerer *L, const char *text);
+Node *new_int(Lowerer *L, long long value);
+/* Folding of known integer constants in cuTile's int64 (Python's semantics:
+ * '/' is floor division, '%' floor modulo, 'n' is -x, 'a' is abs(x)); a
+ * result outside int64 or a division by zero is a located error at `at`. */
+long long fold_int(Lowerer *L, const Node *at, char op, long long x, long long y);
+/* A float constant's value truncated to an int64, as int(x): a located
+ * error where Python's int(x) does not fit int64 (inf, nan, |x| >= 2**63). */
+long long fold_float_to_int(Lowerer *L, const Node *at, double value);
+Str new_temp_name(Lowerer *L, const char *hint); /* a fresh local: hint_1, hint_2 ... */
+/* An empty Buf owned by the lowering: buf_free it when done as usual; one
+ * an error leaves behind is freed by lower_module. */
+Buf *lower_buf(Lowerer *L);
+_Noreturn void lower_error(Lowerer *L, const Node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* An explicit limit exceeded at `at` (located as lower_error): C2T002
+ * "too many WHAT (limit is LIMIT)" (diag_limit). */
+_Noreturn void lower_limit(Lowerer *L, const Node *at, const char *what, long long limit);
+void require_constexpr_twin(Lowerer *L, const Binding *binding); /* NAME_TL = tl.constexpr(NAME) */
+
+/* ---- template.c */
+Node *template_expr(Context *ctx, const char *text, Node **nodes, int count);
+NodeList template_stmts(Context *ctx, const char *text, Node **nodes, int count);
+void set_store_context(Node *node, ExprContext ctx);
+/* The expression as Python text (a bare emitter), appended to out. */
+void expr_text(Context *ctx, const Node *expr, Buf *out);
+#define TEMPLATE_NODES(...) (Node *[]){__VA_ARGS__}, (int)(sizeof((Node *[]){__VA_ARGS__}) / sizeof(Node *))
+/* T(L, "tl.load(_1, mask=_2)", ptr, mask) */
+#define T(L, text, ...) template_expr((L)->ctx, text, TEMPLATE_NODES(__VA_ARGS__))
+#define T0(L, text) template_expr((L)->ctx, text, NULL, 0)
+
+/* ---- toolkit.c: arguments bound to a cuTile signature (bind_call, lower_call.c) */
+/* Arguments of a call bound to a cuTile signature written like Python's:
+ * "array, index, shape, /, *, order, padding_mode" (all parameters optional
+ * here; the rule checks what it requires). */
+typedef struct BoundArgs {
+  Node *arg[C2T_MAX_CALL_ARGS];    /* lowered argument, NULL when absent */
+  Node *source[C2T_MAX_CALL_ARGS]; /* the argument as written, NULL when absent */
+  int count;
+  const char *signature; /* what was bound: arguments are read by parameter name (ARG, SRC) */
+} BoundArgs;
+
+/* The slot of parameter `name` in the bound signature, -1 when it has none. */
+int bound_slot(const BoundArgs *args, const char *name);
+/* The slot of `name`; a parameter the signature lacks is an internal error
+ * (a lowering reading a name its row does not declare). */
+int bound_slot_required(Lowerer *L, const BoundArgs *args, const char *name);
+/* The argument bound to parameter NAME (lowered / as written), NULL when absent. */
+#define ARG(args, name) ((args).arg[bound_slot_required(L, &(args), name)])
+#define SRC(args, name) ((args).source[bound_slot_required(L, &(args), name)])
+/* The same for a parameter only some rows sharing the lowering have: NULL when this one has none. */
+#define ARG_IF(args, name) (bound_slot(&(args), name) < 0 ? NULL : (args).arg[bound_slot(&(args), name)])
+Node *require_arg(Lowerer *L, Node *call, const BoundArgs *args, int index, const char *what, const char *name);
+
+/* ---- runtime.c: helpers (@triton.jit functions) emitted once per module.
+ * `source` is the helper's Python text, `name` the function it defines;
+ * returns a Name node for it. Helpers appear in the order first used. */
+Node *use_runtime(Lowerer *L, const char *name, const char *source);
+Node *use_helper(Lowerer *L, HelperId id); /* a helper of src/lower/helpers/, with those it calls */
+Node *use_template(Lowerer *L, TemplateId id, int rank); /* a helper of a templates file, for one rank */
+NodeList helper_stmts(Lowerer *L, HelperId id);
+void append_runtime_helpers(Lowerer *L, NodeList *module_body);
+
+#endif /* C2T_TOOLKIT_H */
