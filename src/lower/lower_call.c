@@ -36,25 +36,16 @@ typedef struct Signature {
 
 static Signature parse_signature(Lowerer *L, const Node *call, const char *text) {
   Signature sig = {.keyword_from = C2T_MAX_CALL_ARGS};
-  const char *p = text;
-  while (*p) {
-    while (*p == ' ' || *p == ',')
-      p++;
-    const char *start = p;
-    while (*p && *p != ',')
-      p++;
-    const char *end = p;
-    while (end > start && end[-1] == ' ')
-      end--;
-    size_t length = (size_t)(end - start);
-    if (length == 1 && *start == '/') {
+  for (const char *p = text; *p;) {
+    Str item = signature_next(&p);
+    if (item.len == 1 && *item.text == '/') {
       sig.positional_only = sig.count;
-    } else if (length == 1 && *start == '*') {
+    } else if (item.len == 1 && *item.text == '*') {
       sig.keyword_from = sig.count;
-    } else if (length > 0) {
+    } else if (item.len > 0) {
       if (sig.count == C2T_MAX_CALL_ARGS)
         lower_limit(L, call, "parameters in a cuTile signature", C2T_MAX_CALL_ARGS);
-      sig.names[sig.count++] = (Str){start, (int)length};
+      sig.names[sig.count++] = item;
     }
   }
   return sig;

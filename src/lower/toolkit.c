@@ -141,23 +141,30 @@ Buf *lower_buf(Lowerer *L) {
 
 /* Parameter names of a signature are read from its text each time (no
  * storage to share between threads or nested calls). */
+Str signature_next(const char **cursor) {
+  const char *p = *cursor;
+  while (*p == ' ' || *p == ',')
+    p++;
+  const char *start = p;
+  while (*p && *p != ',')
+    p++;
+  const char *end = p;
+  while (end > start && end[-1] == ' ')
+    end--;
+  *cursor = p;
+  return (Str){start, (int)(end - start)};
+}
+
 int bound_slot(const BoundArgs *args, const char *name) {
   if (!args->signature)
     return -1;
   size_t length = strlen(name);
   int slot = 0;
   for (const char *p = args->signature; *p;) {
-    while (*p == ' ' || *p == ',')
-      p++;
-    const char *start = p;
-    while (*p && *p != ',')
-      p++;
-    const char *end = p;
-    while (end > start && end[-1] == ' ')
-      end--;
-    if (end == start || (end - start == 1 && (*start == '/' || *start == '*')))
+    Str item = signature_next(&p);
+    if (item.len == 0 || (item.len == 1 && (*item.text == '/' || *item.text == '*')))
       continue;
-    if ((size_t)(end - start) == length && memcmp(start, name, length) == 0)
+    if ((size_t)item.len == length && memcmp(item.text, name, length) == 0)
       return slot;
     slot++;
   }

@@ -213,6 +213,9 @@ typedef struct BoundArgs {
   const char *signature; /* what was bound: arguments are read by parameter name (ARG, SRC) */
 } BoundArgs;
 
+/* The next item of a signature text ("a, /, b, *, c"): its name, "/" or "*", or an empty
+ * Str at the end; `*cursor` moves past it. */
+Str signature_next(const char **cursor);
 /* The slot of parameter `name` in the bound signature, -1 when it has none. */
 int bound_slot(const BoundArgs *args, const char *name);
 /* The slot of `name`; a parameter the signature lacks is an internal error
