@@ -287,7 +287,12 @@ static void push_all(Lowerer *L, NodeList *out, NodeList stmts) {
     node_list_push(&L->ctx->arena, out, stmts.items[i]);
 }
 
-static void push_imports(Lowerer *L, NodeList *out) {
+/* The imports the converted module needs, where the cuda.tile import
+ * `replaced` stood: the comments and blank lines above it (a licence
+ * header, say) stay above the first of them and its trailing comment goes
+ * to the last, so the emitter is given those source lines through the
+ * spans (the statements stay marked as written by the converter). */
+static void push_imports(Lowerer *L, NodeList *out, const Node *replaced) {
   Buf text = {0};
   if (!module_imports(L, "contextlib"))
     buf_puts(&text, "import contextlib\n");
@@ -298,8 +303,13 @@ static void push_imports(Lowerer *L, NodeList *out) {
   buf_puts(&text, "import triton\nimport triton.language as tl\n");
   if (L->needs_libdevice)
     buf_puts(&text, "from triton.language.extra import libdevice\n");
-  push_all(L, out, template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), NULL, 0));
+  NodeList imports = template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), NULL, 0);
   buf_free(&text);
+  Node *first = imports.items[0], *last = imports.items[imports.count - 1];
+  first->span.start = replaced->span.start;
+  last->span.end = replaced->span.end;
+  first->rewritten = last->rewritten = true;
+  push_all(L, out, imports);
 }
 
 static void push_helpers(Lowerer *L, NodeList *out) {
@@ -391,7 +401,7 @@ void finish_module(Lowerer *L) {
     Node *stmt = body->items[i];
     if (is_ct_import(L, stmt)) {
       if (!imports_done)
-        push_imports(L, &out);
+        push_imports(L, &out, stmt);
       imports_done = true;
     } else if (!is_ct_type_alias(L, stmt)) {
       node_list_push(&L->ctx->arena, &out, stmt);

@@ -1,0 +1,68 @@
+"""The layout of generated modules: what a person converting by hand would write.
+
+Comments stay where the source had them, the imports come after the module's
+docstring and licence header, and no generated line is longer than 100
+columns. The converted modules are also imported and run, so a layout that
+breaks the code fails here too.
+"""
+
+import torch
+
+KERNEL = '''
+
+@ct.kernel
+def copy_kernel(x, y, B: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(B,))
+    ct.store(y, index=(ct.bid(0),), tile=t)
+'''
+
+
+def _index(lines, text):
+    return next(i for i, line in enumerate(lines) if line.strip() == text)
+
+
+def _check_copy(mod, device):
+    x = torch.arange(32, dtype=torch.float32, device=device)
+    y = torch.zeros_like(x)
+    mod.launch_copy_kernel(None, (4,), (x, y, 8))
+    assert torch.equal(x, y)
+
+
+def test_imports_come_after_the_licence_header(convert_text, convert, device):
+    source = '''# SPDX-License-Identifier: Apache-2.0
+# Copyright the authors.
+import cuda.tile as ct  # the tile language
+''' + KERNEL
+    lines = convert_text(source).splitlines()
+    assert lines[:2] == ["# SPDX-License-Identifier: Apache-2.0", "# Copyright the authors."]
+    assert lines[2].startswith("import ")
+    # the trailing comment of the cuda.tile import ends the block that replaces it
+    last_import = max(i for i, line in enumerate(lines[:12]) if line.startswith("import "))
+    assert lines[last_import] == "import triton.language as tl  # the tile language"
+    _check_copy(convert(source), device)
+
+
+def test_imports_come_after_the_docstring_and_the_comments_below_it(convert_text, convert, device):
+    source = '''"""A module docstring."""
+
+# SPDX-License-Identifier: MIT
+import cuda.tile as ct
+import math
+''' + KERNEL
+    lines = convert_text(source).splitlines()
+    assert lines[:4] == ['"""A module docstring."""', "", "# SPDX-License-Identifier: MIT", "import contextlib"]
+    assert lines.index("import math") < _index(lines, "def _kernel_stream(stream, tensor):")
+    _check_copy(convert(source), device)
+
+
+def test_comment_above_the_cutile_import_stays_above_its_replacement(convert_text):
+    lines = convert_text('''# Header.
+
+import torch  # tensors
+
+# The tile language.
+import cuda.tile as ct
+''' + KERNEL).splitlines()
+    assert lines[:3] == ["# Header.", "", "import torch  # tensors"]
+    comment = lines.index("# The tile language.")
+    assert lines[comment + 1].startswith("import ") and comment < lines.index("import triton")
