@@ -66,3 +66,56 @@ import cuda.tile as ct
     assert lines[:3] == ["# Header.", "", "import torch  # tensors"]
     comment = lines.index("# The tile language.")
     assert lines[comment + 1].startswith("import ") and comment < lines.index("import triton")
+
+
+def test_parameter_comments_stay_on_their_parameters(convert_text, convert, device):
+    source = '''import cuda.tile as ct
+
+
+@ct.function
+def twice(a,  # a tile
+          b):  # the helper
+    return a + b
+
+
+@ct.kernel
+def copy_kernel(  # the kernel
+    # the arrays:
+    x,  # the input
+    y,  # the output
+    B: ct.Constant[int]  # elements per block
+    # nothing after B
+):  # header
+    t = ct.load(x, index=(ct.bid(0),), shape=(B,))
+    ct.store(y, index=(ct.bid(0),), tile=twice(t, t) - t)
+'''
+    lines = convert_text(source).splitlines()
+    kernel = lines.index("def copy_kernel(  # the kernel")
+    assert lines[kernel - 1] == "@triton.jit", "no comment between the decorator and the def"
+    assert lines[kernel + 1:kernel + 11] == [
+        "    # the arrays:",
+        "    x,  # the input",  # an array's comment stays on the first of x, x_shape, x_strides
+        "    x_shape,",
+        "    x_strides,",
+        "    y,  # the output",
+        "    y_shape,",
+        "    y_strides,",
+        "    B: tl.constexpr,  # elements per block",
+        "    # nothing after B",
+        "):  # header",
+    ]
+    helper = lines.index("def twice(")
+    assert lines[helper + 1:helper + 4] == ["    a,  # a tile", "    b,", "):  # the helper"]
+    _check_copy(convert(source), device)
+
+
+def test_a_one_line_header_keeps_its_comment_and_its_line(convert_text):
+    lines = convert_text('''import cuda.tile as ct
+
+
+@ct.kernel
+def copy_kernel(x, y, B: ct.Constant[int]):  # copies
+    t = ct.load(x, index=(ct.bid(0),), shape=(B,))
+    ct.store(y, index=(ct.bid(0),), tile=t)
+''').splitlines()
+    assert "def copy_kernel(x, x_shape, x_strides, y, y_shape, y_strides, B: tl.constexpr):  # copies" in lines
