@@ -100,6 +100,8 @@ void emit_comments_before(Emitter *e, int first_line, int last_line, bool keep_b
 /* The comment at the end of source line `line`, if it is the next one:
  * "  # text". Call before emit_end_line. */
 void emit_trailing_comment(Emitter *e, int line);
+/* `text` as comment lines of its own, its words wrapped at the line limit. */
+void emit_comment_lines(Emitter *e, const char *text);
 /* Own-line comments after a block's last statement that belong to the
  * block: before `limit_line` and at column `block_col` or deeper. */
 void emit_block_tail_comments(Emitter *e, int limit_line, int block_col);
@@ -140,6 +142,8 @@ void emit_block(Emitter *e, const NodeList *body, int limit_line);
 /* ---- emit_convert.c: a converted module (see Emitter.converting) */
 void emit_converted_module(Context *ctx, const ParseResult *parsed, Buf *out);
 bool emit_verbatim_stmt(Emitter *e, const Node *stmt, const Node *next); /* false: emit from the tree */
-bool emit_wants_break(Emitter *e, const NodeList *args, const NodeList *keywords, const Node *arguments);
+bool emit_wants_break(Emitter *e, const NodeList *args, const NodeList *keywords, const Node *arguments,
+                      int tail);
+int emit_output_column(const Emitter *e); /* characters on the output's last line so far */
 
 #endif /* C2T_EMIT_H */

@@ -93,8 +93,103 @@ static bool expr_has_own_brackets(const Node *n) {
          n->kind == N_SLICE;
 }
 
+/* ------------------------------------------------ long operator chains */
+
+/* `a + b - c`, `a and b and c`: the operands of the chain `n` is the last
+ * operator of (the left operands of the same precedence, unparenthesized,
+ * taken in; `**` is no chain). Returns how many; `operands` and `ops` (the
+ * operator before each operand but the first) are arena arrays. */
+static int chain_operands(Emitter *e, const Node *n, const Node ***operands, const char ***ops) {
+  int count = 0;
+  if (n->kind == N_BOOL_OP) {
+    count = n->u.bool_op.values.count;
+    *operands = arena_alloc(&e->ctx->arena, sizeof(Node *) * (size_t)count);
+    *ops = arena_alloc(&e->ctx->arena, sizeof(char *) * (size_t)count);
+    for (int i = 0; i < count; i++) {
+      (*operands)[i] = n->u.bool_op.values.items[i];
+      (*ops)[i] = n->u.bool_op.op == AOP_AND ? "and" : "or";
+    }
+    return count;
+  }
+  Prec prec = binary_op_prec(n->u.bin_op.op);
+  count = 2;
+  for (const Node *left = n->u.bin_op.left; left->kind == N_BIN_OP && !left->parenthesized &&
+                                            left->u.bin_op.op != AOP_POW && binary_op_prec(left->u.bin_op.op) == prec;
+       left = left->u.bin_op.left)
+    count++;
+  *operands = arena_alloc(&e->ctx->arena, sizeof(Node *) * (size_t)count);
+  *ops = arena_alloc(&e->ctx->arena, sizeof(char *) * (size_t)count);
+  const Node *at = n;
+  for (int i = count - 1; i > 0; i--) {
+    (*operands)[i] = at->u.bin_op.right;
+    (*ops)[i] = emit_ast_op_spelling(at->u.bin_op.op);
+    at = at->u.bin_op.left;
+  }
+  (*operands)[0] = at;
+  (*ops)[0] = NULL;
+  return count;
+}
+
+static bool is_operator_chain(const Node *n) {
+  return n->kind == N_BOOL_OP || (n->kind == N_BIN_OP && n->u.bin_op.op != AOP_POW);
+}
+
+/* In a converted module, does the operator chain `n` written on this line
+ * run past the line limit (with one more character for a `,`, `)` or `:`
+ * after it)? */
+static bool chain_wants_break(Emitter *e, const Node *n, Prec context) {
+  if (!e->converting || e->no_wrap > 0 || !is_operator_chain(n))
+    return false;
+  Buf scratch = {0};
+  Emitter inline_emitter = *e;
+  inline_emitter.out = &scratch;
+  inline_emitter.converting = false;
+  emit_expr(&inline_emitter, n, context);
+  bool too_long = memchr(scratch.data ? scratch.data : "", '\n', scratch.len) == NULL &&
+                  emit_output_column(e) + (int)scratch.len + 1 > EMIT_LINE_LIMIT;
+  buf_free(&scratch);
+  return too_long;
+}
+
+/* The chain inside parentheses, one operand a line, each after its operator:
+ *
+ *     (
+ *         a
+ *         and b
+ *     )
+ */
+static void emit_chain_broken(Emitter *e, const Node *n) {
+  const Node **operands;
+  const char **ops;
+  int count = chain_operands(e, n, &operands, &ops);
+  Prec prec = expr_prec(n);
+  buf_putc(e->out, '(');
+  e->wrap_depth++;
+  for (int i = 0; i < count; i++) {
+    emit_end_line(e);
+    emit_begin_line(e);
+    if (i) {
+      emit_text(e, ops[i]);
+      buf_putc(e->out, ' ');
+    }
+    /* left-associative: the first operand binds at the chain's level, the others one tighter */
+    emit_expr(e, operands[i], i == 0 && n->kind == N_BIN_OP ? prec : prec + 1);
+  }
+  e->wrap_depth--;
+  emit_end_line(e);
+  emit_begin_line(e);
+  buf_putc(e->out, ')');
+}
+
+/* ---------------------------------------------------------- expressions */
+
 void emit_expr(Emitter *e, const Node *n, Prec context) {
   emit_enter(e, n);
+  if (chain_wants_break(e, n, context)) {
+    emit_chain_broken(e, n);
+    emit_leave(e);
+    return;
+  }
   bool parens = !expr_has_own_brackets(n) && (n->parenthesized || expr_prec(n) < context);
   if (parens)
     buf_putc(e->out, '(');
@@ -368,7 +463,7 @@ void emit_call_arguments(Emitter *e, const NodeList *args, const NodeList *keywo
     emit_leave(e);
     return;
   }
-  if (emit_wants_break(e, args, keywords, NULL)) {
+  if (emit_wants_break(e, args, keywords, NULL, 0)) {
     emit_argument_list_broken(e, args, keywords);
     return;
   }

@@ -10,6 +10,7 @@
  * to the right level.
  */
 #include <limits.h>
+#include <string.h>
 
 #include "emit.h"
 
@@ -253,19 +254,35 @@ static void emit_simple_stmt_text(Emitter *e, const Node *s) {
   }
 }
 
+/* A note of the converter about the statement written from byte `start` of
+ * the output: at the end of its line, or when that would run past the
+ * line limit, on lines of its own above it. */
+static void emit_note(Emitter *e, const char *note, size_t start) {
+  if (emit_output_column(e) + 4 + (int)strlen(note) <= EMIT_LINE_LIMIT) {
+    emit_text(e, "  # ");
+    emit_text(e, note);
+    return;
+  }
+  Buf statement = {0};
+  buf_put(&statement, e->out->data + start, e->out->len - start);
+  e->out->len = start;
+  emit_comment_lines(e, note);
+  buf_put(e->out, statement.data, statement.len);
+  buf_free(&statement);
+}
+
 static void emit_simple_stmt(Emitter *e, const Node *s, const Node *next) {
   int first_line = s->span.start.line, last_line = s->span.end.line;
   emit_comments_before(e, first_line, last_line, true);
+  size_t start = e->out->len;
   emit_begin_line(e);
   emit_simple_stmt_text(e, s);
   /* With `a; b  # c` the comment belongs to the last statement of the line. */
   bool shares_line = next && last_line > 0 && next->span.start.line == last_line;
   if (!shares_line && last_line > 0)
     emit_trailing_comment(e, last_line);
-  if (s->note) { /* a note of the converter about this line */
-    emit_text(e, "  # ");
-    emit_text(e, s->note);
-  }
+  if (s->note) /* a note of the converter about this line */
+    emit_note(e, s->note, start);
   emit_end_line(e);
   if (last_line > e->last_line)
     e->last_line = last_line;
@@ -302,6 +319,20 @@ static void begin_definition(Emitter *e, const Node *s, const NodeList *decorato
     begin_header(e, s->span.start.line, comments_until, true);
 }
 
+/* The width of ` -> annotation` (0 without one). */
+static int returns_width(Emitter *e, const Node *returns) {
+  if (!returns)
+    return 0;
+  Buf scratch = {0};
+  Emitter inline_emitter = *e;
+  inline_emitter.out = &scratch;
+  inline_emitter.converting = false;
+  emit_expr(&inline_emitter, returns, PREC_TEST);
+  int width = 4 + (int)scratch.len;
+  buf_free(&scratch);
+  return width;
+}
+
 /* Does a comment not written yet lie on the lines [from, to) ? */
 static bool comment_on_lines(const Emitter *e, int from, int to) {
   for (int i = e->next_comment; i < e->comment_count && e->comments[i].pos.line < to; i++)
@@ -333,7 +364,8 @@ static void emit_function_def(Emitter *e, const Node *s, int limit_line) {
     emit_comments_before(e, header_line, header_line, false); /* those after the last parameter */
     e->wrap_depth--;
     emit_begin_line(e);
-  } else if (s->u.function_def.args && emit_wants_break(e, NULL, NULL, s->u.function_def.args)) {
+  } else if (s->u.function_def.args &&
+             emit_wants_break(e, NULL, NULL, s->u.function_def.args, returns_width(e, s->u.function_def.returns))) {
     /* one parameter per line */
     e->wrap_depth++;
     emit_arguments_broken(e, s->u.function_def.args, 0);

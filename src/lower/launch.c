@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "lower.h"
+#include "../emit/emit.h" /* EMIT_LINE_LIMIT */
 
 static char *str_text(Lowerer *L, Str s) { return arena_strndup(&L->ctx->arena, s.text, (size_t)s.len); }
 
@@ -113,14 +114,16 @@ void lower_launcher(Lowerer *L, Function *kernel) {
   launch_arguments(L, kernel, unpack, call);
   LaunchOptions options = {lower_buf(L), lower_buf(L), {0}, 0};
   collect_launch_options(L, kernel, &options);
+  /* the docstring on one line, or broken before ct.launch where that runs past the line limit */
+  const char *docstring_break = 4 + 53 + 2 * name.len > EMIT_LINE_LIMIT ? "\n    " : " ";
   buf_printf(&text,
              "def launch_%.*s(stream, grid, args):\n"
-             "    \"\"\"Launch %.*s as ct.launch(stream, grid, %.*s, args) did.\"\"\"\n"
+             "    \"\"\"Launch %.*s as%sct.launch(stream, grid, %.*s, args) did.\"\"\"\n"
              "%s"
              "    %s%s = args\n"
              "    with _kernel_stream(stream, %s):\n"
              "        %.*s[tuple(grid)](\n%s%s        )\n",
-             name.len, name.text, name.len, name.text, name.len, name.text,
+             name.len, name.text, name.len, name.text, docstring_break, name.len, name.text,
              options.notes->data ? options.notes->data : "", unpack->data ? unpack->data : "_",
              kernel->param_count == 1 ? "," : "", first_array_param(L, kernel), name.len, name.text,
              call->data ? call->data : "", options.text->data ? options.text->data : "");

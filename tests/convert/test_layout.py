@@ -6,6 +6,11 @@ columns. The converted modules are also imported and run, so a layout that
 breaks the code fails here too.
 """
 
+import subprocess
+from pathlib import Path
+
+import ops_common
+import pytest
 import torch
 
 KERNEL = '''
@@ -119,3 +124,80 @@ def copy_kernel(x, y, B: ct.Constant[int]):  # copies
     ct.store(y, index=(ct.bid(0),), tile=t)
 ''').splitlines()
     assert "def copy_kernel(x, x_shape, x_strides, y, y_shape, y_strides, B: tl.constexpr):  # copies" in lines
+
+
+REPO = Path(__file__).resolve().parents[2]
+LIMIT = 100
+
+
+def _long_generated_lines(source_text, output_text):
+    """The lines over the limit that the converter wrote: a line copied from the
+    source is the author's, and so is a comment of the source at the end of a line."""
+    source_lines = set(source_text.splitlines())
+    comments = {line[line.index("#"):] for line in source_lines if "#" in line}
+    found = []
+    for number, line in enumerate(output_text.splitlines(), 1):
+        if len(line) <= LIMIT or line in source_lines:
+            continue
+        code, _, comment = line.partition("  #")
+        if comment and "#" + comment in comments and len(code) <= LIMIT:
+            continue
+        found.append(f"{number}: {line}")
+    return found
+
+
+@pytest.mark.parametrize("module", sorted((REPO / "corpus" / "cutile").glob("*.py"))
+                         + sorted((REPO / "tests" / "golden" / "cases").glob("*.py")),
+                         ids=lambda path: f"{path.parent.name}/{path.stem}")
+def test_no_generated_line_is_longer_than_100_columns(module):
+    proc = subprocess.run([str(ops_common.CONVERTER), str(module)], capture_output=True, text=True, timeout=60)
+    if proc.returncode != 0:
+        pytest.skip("a golden case of an error")
+    assert _long_generated_lines(module.read_text(), proc.stdout) == []
+
+
+def test_a_long_expression_is_broken_at_its_operators_and_still_computes(convert_text, convert, device):
+    source = '''import cuda.tile as ct
+
+
+@ct.kernel
+def mix(x, y, z, out, BLOCK: ct.Constant[int]):
+    a = ct.load(x, index=(ct.bid(0),), shape=(BLOCK,))
+    b = ct.load(y, index=(ct.bid(0),), shape=(BLOCK,))
+    c = ct.load(z, index=(ct.bid(0),), shape=(BLOCK,))
+    t = a * 2.0 + b * 3.0 - c * 4.0 + ct.exp(a) - ct.exp(b) + ct.exp(c) - ct.sqrt(a) * ct.sqrt(b + c)
+    ct.store(out, index=(ct.bid(0),), tile=t)
+'''
+    lines = convert_text(source).splitlines()
+    assert all(len(line) <= LIMIT for line in lines)
+    start = lines.index("    t = (")
+    assert lines[start + 1:start + 9] == [
+        "        a * 2.0",
+        "        + b * 3.0",
+        "        - c * 4.0",
+        "        + ct_exp(a)",
+        "        - ct_exp(b)",
+        "        + ct_exp(c)",
+        "        - ct_sqrt(a) * ct_sqrt(b + c)",
+        "    )",
+    ]
+    mod = convert(source)
+    x, y, z = (torch.rand(16, device=device) + 0.5 for _ in range(3))
+    out = torch.empty_like(x)
+    mod.launch_mix(None, (2,), (x, y, z, out, 8))
+    expected = x * 2.0 + y * 3.0 - z * 4.0 + torch.exp(x) - torch.exp(y) + torch.exp(z) - x.sqrt() * (y + z).sqrt()
+    torch.testing.assert_close(out, expected)
+
+
+def test_a_long_note_of_the_converter_goes_above_its_line(convert_text):
+    lines = convert_text('''import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, B: ct.Constant[int]):
+    a = ct.load(x, index=(ct.bid(0),), shape=(B,))
+    ct.store(y, index=(ct.bid(0),), tile=ct.truediv(a, a, flush_to_zero=True, rounding_mode=ct.RoundingMode.FULL))
+''').splitlines()
+    note = next(i for i, line in enumerate(lines) if "C2T202" in line)
+    assert lines[note].lstrip().startswith("# C2T202")
+    assert all(len(line) <= LIMIT for line in lines)
