@@ -72,6 +72,9 @@ typedef struct Emitter {
   int wrap_depth;     /* extra indentation inside broken argument lists */
   int no_wrap;        /* > 0 inside f-strings, where lines cannot break */
   bool breaking_items;/* emit_arguments: one parameter per line */
+  int params_end_line;/* while breaking a def's parameters: the source line of its
+                       * `:`; the comments of the lines before it go with the
+                       * parameters (0: no comments are written there) */
 } Emitter;
 
 /* The longest line the emitter writes before breaking an argument list. */
@@ -97,6 +100,8 @@ void emit_comments_before(Emitter *e, int first_line, int last_line, bool keep_b
 /* The comment at the end of source line `line`, if it is the next one:
  * "  # text". Call before emit_end_line. */
 void emit_trailing_comment(Emitter *e, int line);
+/* `text` as comment lines of its own, its words wrapped at the line limit. */
+void emit_comment_lines(Emitter *e, const char *text);
 /* Own-line comments after a block's last statement that belong to the
  * block: before `limit_line` and at column `block_col` or deeper. */
 void emit_block_tail_comments(Emitter *e, int limit_line, int block_col);
@@ -113,7 +118,10 @@ int emit_stmt_first_line(const Node *stmt); /* decorators included */
 void emit_expr(Emitter *e, const Node *expr, Prec context);
 void emit_named_expression(Emitter *e, const Node *expr); /* `x := y` bare, else as PREC_TEST */
 void emit_arguments(Emitter *e, const Node *arguments, bool is_lambda); /* the text inside (...) */
-void emit_arguments_broken(Emitter *e, const Node *arguments); /* one per line, trailing comma */
+/* One per line, trailing comma. With `header_line` > 0 (the source line of
+ * the def's `:`) each parameter from the source keeps the comments of its
+ * lines: those on their own lines above it, the trailing one after it. */
+void emit_arguments_broken(Emitter *e, const Node *arguments, int header_line);
 /* `a, *b, c=1, **d`: positional arguments first, then keywords. The call
  * form also writes a sole generator argument bare: `f(x for x in y)`. */
 void emit_argument_list(Emitter *e, const NodeList *args, const NodeList *keywords);
@@ -134,6 +142,8 @@ void emit_block(Emitter *e, const NodeList *body, int limit_line);
 /* ---- emit_convert.c: a converted module (see Emitter.converting) */
 void emit_converted_module(Context *ctx, const ParseResult *parsed, Buf *out);
 bool emit_verbatim_stmt(Emitter *e, const Node *stmt, const Node *next); /* false: emit from the tree */
-bool emit_wants_break(Emitter *e, const NodeList *args, const NodeList *keywords, const Node *arguments);
+bool emit_wants_break(Emitter *e, const NodeList *args, const NodeList *keywords, const Node *arguments,
+                      int tail);
+int emit_output_column(const Emitter *e); /* characters on the output's last line so far */
 
 #endif /* C2T_EMIT_H */

@@ -82,7 +82,7 @@ bool emit_verbatim_stmt(Emitter *e, const Node *stmt, const Node *next) {
 
 /* ------------------------------------------------------- line breaking */
 
-static int output_column(const Emitter *e) {
+int emit_output_column(const Emitter *e) {
   const Buf *out = e->out;
   size_t at = out->len;
   while (at > 0 && out->data[at - 1] != '\n')
@@ -91,8 +91,10 @@ static int output_column(const Emitter *e) {
 }
 
 /* Would the argument list (a call's args/keywords, or a def's
- * `arguments`) run past the line limit if written on this line? */
-bool emit_wants_break(Emitter *e, const NodeList *args, const NodeList *keywords, const Node *arguments) {
+ * `arguments`) run past the line limit if written on this line, followed
+ * by its bracket, a character or two and `tail` more? */
+bool emit_wants_break(Emitter *e, const NodeList *args, const NodeList *keywords, const Node *arguments,
+                      int tail) {
   if (!e->converting || e->no_wrap > 0)
     return false;
   if (args && args->count + (keywords ? keywords->count : 0) < 2)
@@ -106,7 +108,7 @@ bool emit_wants_break(Emitter *e, const NodeList *args, const NodeList *keywords
   else
     emit_argument_list(&inline_emitter, args, keywords);
   bool too_long = memchr(scratch.data ? scratch.data : "", '\n', scratch.len) == NULL &&
-                  output_column(e) + (int)scratch.len + 3 > EMIT_LINE_LIMIT;
+                  emit_output_column(e) + (int)scratch.len + 3 + tail > EMIT_LINE_LIMIT;
   buf_free(&scratch);
   return too_long;
 }

@@ -93,8 +93,103 @@ static bool expr_has_own_brackets(const Node *n) {
          n->kind == N_SLICE;
 }
 
+/* ------------------------------------------------ long operator chains */
+
+/* `a + b - c`, `a and b and c`: the operands of the chain `n` is the last
+ * operator of (the left operands of the same precedence, unparenthesized,
+ * taken in; `**` is no chain). Returns how many; `operands` and `ops` (the
+ * operator before each operand but the first) are arena arrays. */
+static int chain_operands(Emitter *e, const Node *n, const Node ***operands, const char ***ops) {
+  int count = 0;
+  if (n->kind == N_BOOL_OP) {
+    count = n->u.bool_op.values.count;
+    *operands = arena_alloc(&e->ctx->arena, sizeof(Node *) * (size_t)count);
+    *ops = arena_alloc(&e->ctx->arena, sizeof(char *) * (size_t)count);
+    for (int i = 0; i < count; i++) {
+      (*operands)[i] = n->u.bool_op.values.items[i];
+      (*ops)[i] = n->u.bool_op.op == AOP_AND ? "and" : "or";
+    }
+    return count;
+  }
+  Prec prec = binary_op_prec(n->u.bin_op.op);
+  count = 2;
+  for (const Node *left = n->u.bin_op.left; left->kind == N_BIN_OP && !left->parenthesized &&
+                                            left->u.bin_op.op != AOP_POW && binary_op_prec(left->u.bin_op.op) == prec;
+       left = left->u.bin_op.left)
+    count++;
+  *operands = arena_alloc(&e->ctx->arena, sizeof(Node *) * (size_t)count);
+  *ops = arena_alloc(&e->ctx->arena, sizeof(char *) * (size_t)count);
+  const Node *at = n;
+  for (int i = count - 1; i > 0; i--) {
+    (*operands)[i] = at->u.bin_op.right;
+    (*ops)[i] = emit_ast_op_spelling(at->u.bin_op.op);
+    at = at->u.bin_op.left;
+  }
+  (*operands)[0] = at;
+  (*ops)[0] = NULL;
+  return count;
+}
+
+static bool is_operator_chain(const Node *n) {
+  return n->kind == N_BOOL_OP || (n->kind == N_BIN_OP && n->u.bin_op.op != AOP_POW);
+}
+
+/* In a converted module, does the operator chain `n` written on this line
+ * run past the line limit (with one more character for a `,`, `)` or `:`
+ * after it)? */
+static bool chain_wants_break(Emitter *e, const Node *n, Prec context) {
+  if (!e->converting || e->no_wrap > 0 || !is_operator_chain(n))
+    return false;
+  Buf scratch = {0};
+  Emitter inline_emitter = *e;
+  inline_emitter.out = &scratch;
+  inline_emitter.converting = false;
+  emit_expr(&inline_emitter, n, context);
+  bool too_long = memchr(scratch.data ? scratch.data : "", '\n', scratch.len) == NULL &&
+                  emit_output_column(e) + (int)scratch.len + 1 > EMIT_LINE_LIMIT;
+  buf_free(&scratch);
+  return too_long;
+}
+
+/* The chain inside parentheses, one operand a line, each after its operator:
+ *
+ *     (
+ *         a
+ *         and b
+ *     )
+ */
+static void emit_chain_broken(Emitter *e, const Node *n) {
+  const Node **operands;
+  const char **ops;
+  int count = chain_operands(e, n, &operands, &ops);
+  Prec prec = expr_prec(n);
+  buf_putc(e->out, '(');
+  e->wrap_depth++;
+  for (int i = 0; i < count; i++) {
+    emit_end_line(e);
+    emit_begin_line(e);
+    if (i) {
+      emit_text(e, ops[i]);
+      buf_putc(e->out, ' ');
+    }
+    /* left-associative: the first operand binds at the chain's level, the others one tighter */
+    emit_expr(e, operands[i], i == 0 && n->kind == N_BIN_OP ? prec : prec + 1);
+  }
+  e->wrap_depth--;
+  emit_end_line(e);
+  emit_begin_line(e);
+  buf_putc(e->out, ')');
+}
+
+/* ---------------------------------------------------------- expressions */
+
 void emit_expr(Emitter *e, const Node *n, Prec context) {
   emit_enter(e, n);
+  if (chain_wants_break(e, n, context)) {
+    emit_chain_broken(e, n);
+    emit_leave(e);
+    return;
+  }
   bool parens = !expr_has_own_brackets(n) && (n->parenthesized || expr_prec(n) < context);
   if (parens)
     buf_putc(e->out, '(');
@@ -351,11 +446,12 @@ static void emit_argument_list_broken(Emitter *e, const NodeList *args, const No
 
 /* A def's parameters one per line (the caller writes the line breaks
  * around them). */
-void emit_arguments_broken(Emitter *e, const Node *arguments) {
+void emit_arguments_broken(Emitter *e, const Node *arguments, int header_line) {
   e->breaking_items = true;
+  e->params_end_line = header_line;
   emit_arguments(e, arguments, false);
+  e->params_end_line = 0;
   e->breaking_items = false;
-  buf_putc(e->out, ',');
 }
 
 void emit_call_arguments(Emitter *e, const NodeList *args, const NodeList *keywords) {
@@ -367,7 +463,7 @@ void emit_call_arguments(Emitter *e, const NodeList *args, const NodeList *keywo
     emit_leave(e);
     return;
   }
-  if (emit_wants_break(e, args, keywords, NULL)) {
+  if (emit_wants_break(e, args, keywords, NULL, 0)) {
     emit_argument_list_broken(e, args, keywords);
     return;
   }
@@ -455,16 +551,64 @@ static void emit_param(Emitter *e, const Node *arg, const Node *default_value, b
   }
 }
 
-static void emit_separator(Emitter *e, bool *first) {
+/* The source line of a parameter, 0 for one the converter made. */
+static int param_line(const Node *param) { return param ? param->span.start.line : 0; }
+
+/* The trailing comment of source line `line` after the last parameter on
+ * it (`next_line` is the line of the next parameter from the source, 0 when
+ * none follows); the one on the header's last line goes after the `:`. */
+static void emit_param_trailing_comment(Emitter *e, int line, int next_line) {
+  if (e->params_end_line > 0 && line > 0 && line < e->params_end_line && next_line != line)
+    emit_trailing_comment(e, line);
+}
+
+/* Before a parameter (`param`, NULL for a bare `*`): the comma after the
+ * previous one, and when one per line, the line break with the comments
+ * between them. `previous_line` is the source line of the last parameter
+ * written that has one, `next_line` that of `param` or of the next one from
+ * the source after it. */
+static void emit_separator(Emitter *e, bool *first, int *previous_line, const Node *param, int next_line) {
   if (e->breaking_items) { /* one item per line */
     if (!*first)
       buf_putc(e->out, ',');
+    emit_param_trailing_comment(e, *previous_line, next_line);
     emit_end_line(e);
+    if (e->params_end_line > 0 && param_line(param) > 0)
+      emit_comments_before(e, param_line(param), param_line(param), false);
     emit_begin_line(e);
   } else if (!*first) {
     emit_text(e, ", ");
   }
+  if (param_line(param) > 0)
+    *previous_line = param_line(param);
   *first = false;
+}
+
+/* A def's parameters in order, the bare `*` as NULL; `count` gets their number. */
+static const Node **flat_params(Emitter *e, const Node *a, int *count) {
+  const NodeList *lists[] = {&a->u.arguments.posonlyargs, &a->u.arguments.args, &a->u.arguments.kwonlyargs};
+  int total = lists[0]->count + lists[1]->count + lists[2]->count + 2;
+  const Node **flat = arena_alloc(&e->ctx->arena, sizeof(Node *) * (size_t)total);
+  int n = 0;
+  for (int l = 0; l < 2; l++)
+    for (int i = 0; i < lists[l]->count; i++)
+      flat[n++] = lists[l]->items[i];
+  if (a->u.arguments.vararg || lists[2]->count)
+    flat[n++] = a->u.arguments.vararg;
+  for (int i = 0; i < lists[2]->count; i++)
+    flat[n++] = lists[2]->items[i];
+  if (a->u.arguments.kwarg)
+    flat[n++] = a->u.arguments.kwarg;
+  *count = n;
+  return flat;
+}
+
+/* The source line of the first parameter from the source at or after index `from`, or 0. */
+static int next_param_line(const Node **flat, int count, int from) {
+  for (int i = from; i < count; i++)
+    if (param_line(flat[i]) > 0)
+      return param_line(flat[i]);
+  return 0;
 }
 
 void emit_arguments(Emitter *e, const Node *a, bool is_lambda) {
@@ -473,9 +617,12 @@ void emit_arguments(Emitter *e, const Node *a, bool is_lambda) {
   int positional = posonly->count + args->count;
   int first_default = positional - defaults->count;
   bool first = true;
+  int previous_line = 0, flat_count = 0, at = 0; /* at: index into flat */
+  const Node **flat = e->params_end_line > 0 ? flat_params(e, a, &flat_count) : NULL;
+#define NEXT_LINE() (flat ? next_param_line(flat, flat_count, at++) : 0)
   for (int i = 0; i < positional; i++) {
     const Node *arg = i < posonly->count ? posonly->items[i] : args->items[i - posonly->count];
-    emit_separator(e, &first);
+    emit_separator(e, &first, &previous_line, arg, NEXT_LINE());
     emit_param(e, arg, i >= first_default ? defaults->items[i - first_default] : NULL, is_lambda);
     if (i == posonly->count - 1) {
       emit_text(e, ", /");
@@ -483,22 +630,27 @@ void emit_arguments(Emitter *e, const Node *a, bool is_lambda) {
   }
   const NodeList *kwonly = &a->u.arguments.kwonlyargs;
   if (a->u.arguments.vararg) {
-    emit_separator(e, &first);
+    emit_separator(e, &first, &previous_line, a->u.arguments.vararg, NEXT_LINE());
     buf_putc(e->out, '*');
     emit_param(e, a->u.arguments.vararg, NULL, is_lambda);
   } else if (kwonly->count) {
-    emit_separator(e, &first);
+    emit_separator(e, &first, &previous_line, NULL, NEXT_LINE());
     buf_putc(e->out, '*');
   }
   for (int i = 0; i < kwonly->count; i++) {
-    emit_separator(e, &first);
+    emit_separator(e, &first, &previous_line, kwonly->items[i], NEXT_LINE());
     const NodeList *kw_defaults = &a->u.arguments.kw_defaults;
     emit_param(e, kwonly->items[i], i < kw_defaults->count ? kw_defaults->items[i] : NULL, is_lambda);
   }
   if (a->u.arguments.kwarg) {
-    emit_separator(e, &first);
+    emit_separator(e, &first, &previous_line, a->u.arguments.kwarg, NEXT_LINE());
     emit_text(e, "**");
     emit_param(e, a->u.arguments.kwarg, NULL, is_lambda);
+  }
+#undef NEXT_LINE
+  if (e->breaking_items) { /* the comma after the last one, and its comment */
+    buf_putc(e->out, ',');
+    emit_param_trailing_comment(e, previous_line, 0);
   }
 }
 

@@ -273,6 +273,31 @@ void emit_comments_before(Emitter *e, int first_line, int last_line, bool keep_b
   }
 }
 
+void emit_comment_lines(Emitter *e, const char *text) {
+  const char *word = text;
+  while (*word) {
+    emit_begin_line(e);
+    buf_putc(e->out, '#');
+    int column = emit_output_column(e);
+    bool first = true;
+    while (*word == ' ')
+      word++;
+    while (*word) {
+      size_t length = strcspn(word, " ");
+      if (!first && column + 1 + (int)length > EMIT_LINE_LIMIT)
+        break;
+      buf_putc(e->out, ' ');
+      buf_put(e->out, word, length);
+      column += 1 + (int)length;
+      first = false;
+      word += length;
+      while (*word == ' ')
+        word++;
+    }
+    emit_end_line(e);
+  }
+}
+
 void emit_trailing_comment(Emitter *e, int line) {
   const Comment *c = next_comment(e);
   if (!c || c->own_line || c->pos.line != line)

@@ -10,6 +10,7 @@
  * to the right level.
  */
 #include <limits.h>
+#include <string.h>
 
 #include "emit.h"
 
@@ -253,19 +254,35 @@ static void emit_simple_stmt_text(Emitter *e, const Node *s) {
   }
 }
 
+/* A note of the converter about the statement written from byte `start` of
+ * the output: at the end of its line, or when that would run past the
+ * line limit, on lines of its own above it. */
+static void emit_note(Emitter *e, const char *note, size_t start) {
+  if (emit_output_column(e) + 4 + (int)strlen(note) <= EMIT_LINE_LIMIT) {
+    emit_text(e, "  # ");
+    emit_text(e, note);
+    return;
+  }
+  Buf statement = {0};
+  buf_put(&statement, e->out->data + start, e->out->len - start);
+  e->out->len = start;
+  emit_comment_lines(e, note);
+  buf_put(e->out, statement.data, statement.len);
+  buf_free(&statement);
+}
+
 static void emit_simple_stmt(Emitter *e, const Node *s, const Node *next) {
   int first_line = s->span.start.line, last_line = s->span.end.line;
   emit_comments_before(e, first_line, last_line, true);
+  size_t start = e->out->len;
   emit_begin_line(e);
   emit_simple_stmt_text(e, s);
   /* With `a; b  # c` the comment belongs to the last statement of the line. */
   bool shares_line = next && last_line > 0 && next->span.start.line == last_line;
   if (!shares_line && last_line > 0)
     emit_trailing_comment(e, last_line);
-  if (s->note) { /* a note of the converter about this line */
-    emit_text(e, "  # ");
-    emit_text(e, s->note);
-  }
+  if (s->note) /* a note of the converter about this line */
+    emit_note(e, s->note, start);
   emit_end_line(e);
   if (last_line > e->last_line)
     e->last_line = last_line;
@@ -292,27 +309,66 @@ static void emit_decorators(Emitter *e, const NodeList *decorators) {
 }
 
 /* Comments and blank lines before a def or class line that may follow
- * decorators, then the start of the line. */
-static void begin_definition(Emitter *e, const Node *s, const NodeList *decorators, const NodeList *body) {
+ * decorators, then the start of the line; the comments of the header's
+ * lines before `comments_until` go there too. */
+static void begin_definition(Emitter *e, const Node *s, const NodeList *decorators, int comments_until) {
   emit_decorators(e, decorators);
-  int header_line = body_header_line(e, body);
   if (decorators->count)
-    begin_header(e, 0, header_line, false);
+    begin_header(e, 0, comments_until, false);
   else
-    begin_header(e, s->span.start.line, header_line, true);
+    begin_header(e, s->span.start.line, comments_until, true);
+}
+
+/* The width of ` -> annotation` (0 without one). */
+static int returns_width(Emitter *e, const Node *returns) {
+  if (!returns)
+    return 0;
+  Buf scratch = {0};
+  Emitter inline_emitter = *e;
+  inline_emitter.out = &scratch;
+  inline_emitter.converting = false;
+  emit_expr(&inline_emitter, returns, PREC_TEST);
+  int width = 4 + (int)scratch.len;
+  buf_free(&scratch);
+  return width;
+}
+
+/* Does a comment not written yet lie on the lines [from, to) ? */
+static bool comment_on_lines(const Emitter *e, int from, int to) {
+  for (int i = e->next_comment; i < e->comment_count && e->comments[i].pos.line < to; i++)
+    if (e->comments[i].pos.line >= from)
+      return true;
+  return false;
 }
 
 static void emit_function_def(Emitter *e, const Node *s, int limit_line) {
   const NodeList *body = &s->u.function_def.body;
-  begin_definition(e, s, &s->u.function_def.decorator_list, body);
+  int def_line = s->span.start.line, header_line = body_header_line(e, body);
+  /* In a converted module, comments among the parameters stay with them,
+   * one parameter per line; elsewhere they go above the def. */
+  bool commented_params = e->converting && s->u.function_def.args && def_line > 0 && header_line > def_line &&
+                          comment_on_lines(e, def_line, header_line);
+  begin_definition(e, s, &s->u.function_def.decorator_list, commented_params ? def_line : header_line);
   emit_text(e, s->u.function_def.is_async ? "async def " : "def ");
   emit_str(e, s->u.function_def.name);
   emit_type_params(e, &s->u.function_def.type_params);
   buf_putc(e->out, '(');
-  if (s->u.function_def.args && emit_wants_break(e, NULL, NULL, s->u.function_def.args)) {
+  if (commented_params) {
+    const Node *a = s->u.function_def.args;
+    const NodeList *positional = a->u.arguments.posonlyargs.count ? &a->u.arguments.posonlyargs : &a->u.arguments.args;
+    if (positional->count == 0 || positional->items[0]->span.start.line != def_line)
+      emit_trailing_comment(e, def_line); /* `def f(  # ...` */
+    e->wrap_depth++;
+    emit_arguments_broken(e, s->u.function_def.args, header_line);
+    emit_end_line(e);
+    emit_comments_before(e, header_line, header_line, false); /* those after the last parameter */
+    e->wrap_depth--;
+    emit_begin_line(e);
+  } else if (s->u.function_def.args &&
+             emit_wants_break(e, NULL, NULL, s->u.function_def.args, returns_width(e, s->u.function_def.returns))) {
     /* one parameter per line */
     e->wrap_depth++;
-    emit_arguments_broken(e, s->u.function_def.args);
+    emit_arguments_broken(e, s->u.function_def.args, 0);
     e->wrap_depth--;
     emit_end_line(e);
     emit_begin_line(e);
@@ -330,7 +386,7 @@ static void emit_function_def(Emitter *e, const Node *s, int limit_line) {
 
 static void emit_class_def(Emitter *e, const Node *s, int limit_line) {
   const NodeList *body = &s->u.class_def.body;
-  begin_definition(e, s, &s->u.class_def.decorator_list, body);
+  begin_definition(e, s, &s->u.class_def.decorator_list, body_header_line(e, body));
   emit_text(e, "class ");
   emit_str(e, s->u.class_def.name);
   emit_type_params(e, &s->u.class_def.type_params);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "lower.h"
+#include "../emit/emit.h" /* EMIT_LINE_LIMIT */
 
 static char *str_text(Lowerer *L, Str s) { return arena_strndup(&L->ctx->arena, s.text, (size_t)s.len); }
 
@@ -113,14 +114,16 @@ void lower_launcher(Lowerer *L, Function *kernel) {
   launch_arguments(L, kernel, unpack, call);
   LaunchOptions options = {lower_buf(L), lower_buf(L), {0}, 0};
   collect_launch_options(L, kernel, &options);
+  /* the docstring on one line, or broken before ct.launch where that runs past the line limit */
+  const char *docstring_break = 4 + 53 + 2 * name.len > EMIT_LINE_LIMIT ? "\n    " : " ";
   buf_printf(&text,
              "def launch_%.*s(stream, grid, args):\n"
-             "    \"\"\"Launch %.*s as ct.launch(stream, grid, %.*s, args) did.\"\"\"\n"
+             "    \"\"\"Launch %.*s as%sct.launch(stream, grid, %.*s, args) did.\"\"\"\n"
              "%s"
              "    %s%s = args\n"
              "    with _kernel_stream(stream, %s):\n"
              "        %.*s[tuple(grid)](\n%s%s        )\n",
-             name.len, name.text, name.len, name.text, name.len, name.text,
+             name.len, name.text, name.len, name.text, docstring_break, name.len, name.text,
              options.notes->data ? options.notes->data : "", unpack->data ? unpack->data : "_",
              kernel->param_count == 1 ? "," : "", first_array_param(L, kernel), name.len, name.text,
              call->data ? call->data : "", options.text->data ? options.text->data : "");
@@ -278,7 +281,12 @@ static void push_all(Lowerer *L, NodeList *out, NodeList stmts) {
     node_list_push(&L->ctx->arena, out, stmts.items[i]);
 }
 
-static void push_imports(Lowerer *L, NodeList *out) {
+/* The imports the converted module needs, where the cuda.tile import
+ * `replaced` stood: the comments and blank lines above it (a licence
+ * header, say) stay above the first of them and its trailing comment goes
+ * to the last, so the emitter is given those source lines through the
+ * spans (the statements stay marked as written by the converter). */
+static void push_imports(Lowerer *L, NodeList *out, const Node *replaced) {
   Buf text = {0};
   if (!module_imports(L, "contextlib"))
     buf_puts(&text, "import contextlib\n");
@@ -289,8 +297,13 @@ static void push_imports(Lowerer *L, NodeList *out) {
   buf_puts(&text, "import triton\nimport triton.language as tl\n");
   if (L->needs_libdevice)
     buf_puts(&text, "from triton.language.extra import libdevice\n");
-  push_all(L, out, template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), NULL, 0));
+  NodeList imports = template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), NULL, 0);
   buf_free(&text);
+  Node *first = imports.items[0], *last = imports.items[imports.count - 1];
+  first->span.start = replaced->span.start;
+  last->span.end = replaced->span.end;
+  first->rewritten = last->rewritten = true;
+  push_all(L, out, imports);
 }
 
 static void push_helpers(Lowerer *L, NodeList *out) {
@@ -382,7 +395,7 @@ void finish_module(Lowerer *L) {
     Node *stmt = body->items[i];
     if (is_ct_import(L, stmt)) {
       if (!imports_done)
-        push_imports(L, &out);
+        push_imports(L, &out, stmt);
       imports_done = true;
     } else if (!is_ct_type_alias(L, stmt)) {
       node_list_push(&L->ctx->arena, &out, stmt);

@@ -215,6 +215,7 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
     fn->param_names[i] = name;
     fn->param_is_array[i] = kind == PARAM_ARRAY;
     fn->param_is_array_tuple[i] = kind == PARAM_ARRAY_TUPLE;
+    int first_param = params.count;
     switch (kind) {
     case PARAM_ARRAY_TUPLE: {
       /* a tuple of arrays: the tuple of pointers, of shapes and of strides */
@@ -252,6 +253,7 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
       node_list_push(&L->ctx->arena, &L->runtime_scalars, new_name(L, str_dup(L, name)));
       break;
     }
+    params.items[first_param]->span = arg->span; /* its comment stays on the first of its parameters */
   }
   arguments->u.arguments.args = params;
   arguments->u.arguments.defaults = (NodeList){0};
@@ -441,6 +443,7 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
     TypeInfo *given = i < arg_count && arg_types ? arg_types[i] : NULL;
     bool is_array = given ? given->kind == VAL_ARRAY : kernel_param_kind(L, arg) == PARAM_ARRAY;
     fn->param_is_array[i] = is_array;
+    int first_param = params.count;
     if (is_array) {
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
       node_list_push(&L->ctx->arena, &params, new_arg(L, suffixed(L, name, "_shape"), NULL));
@@ -464,6 +467,7 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
     }
     if (fn->param_types && given)
       fn->param_types[i] = scope_lookup(L, name)->type; /* what the body was lowered with */
+    params.items[first_param]->span = arg->span; /* its comment stays on the first of its parameters */
   }
   arguments->u.arguments.args = params;
   arguments->rewritten = true;

@@ -75,7 +75,8 @@ def ct_max_propagate_nan(x, axis: tl.constexpr, keep_dims: tl.constexpr):
     """ct.max(..., propagate_nan=True): a NaN anywhere makes the result NaN (tl.max ignores
     NaN). float16/bfloat16 compare in float32, which is exact."""
     if x.dtype == tl.float16 or x.dtype == tl.bfloat16:
-        return tl.reduce(x.to(tl.float32), axis, ct_maximum_propagate_nan, keep_dims=keep_dims).to(x.dtype)
+        wide = tl.reduce(x.to(tl.float32), axis, ct_maximum_propagate_nan, keep_dims=keep_dims)
+        return wide.to(x.dtype)
     elif x.dtype.is_floating():
         return tl.reduce(x, axis, ct_maximum_propagate_nan, keep_dims=keep_dims)
     else:
@@ -95,7 +96,8 @@ def ct_min_propagate_nan(x, axis: tl.constexpr, keep_dims: tl.constexpr):
     """ct.min(..., propagate_nan=True): a NaN anywhere makes the result NaN (tl.min ignores
     NaN). float16/bfloat16 compare in float32, which is exact."""
     if x.dtype == tl.float16 or x.dtype == tl.bfloat16:
-        return tl.reduce(x.to(tl.float32), axis, ct_minimum_propagate_nan, keep_dims=keep_dims).to(x.dtype)
+        wide = tl.reduce(x.to(tl.float32), axis, ct_minimum_propagate_nan, keep_dims=keep_dims)
+        return wide.to(x.dtype)
     elif x.dtype.is_floating():
         return tl.reduce(x, axis, ct_minimum_propagate_nan, keep_dims=keep_dims)
     else:

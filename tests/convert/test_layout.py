@@ -1,0 +1,203 @@
+"""The layout of generated modules: what a person converting by hand would write.
+
+Comments stay where the source had them, the imports come after the module's
+docstring and licence header, and no generated line is longer than 100
+columns. The converted modules are also imported and run, so a layout that
+breaks the code fails here too.
+"""
+
+import subprocess
+from pathlib import Path
+
+import ops_common
+import pytest
+import torch
+
+KERNEL = '''
+
+@ct.kernel
+def copy_kernel(x, y, B: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(B,))
+    ct.store(y, index=(ct.bid(0),), tile=t)
+'''
+
+
+def _index(lines, text):
+    return next(i for i, line in enumerate(lines) if line.strip() == text)
+
+
+def _check_copy(mod, device):
+    x = torch.arange(32, dtype=torch.float32, device=device)
+    y = torch.zeros_like(x)
+    mod.launch_copy_kernel(None, (4,), (x, y, 8))
+    assert torch.equal(x, y)
+
+
+def test_imports_come_after_the_licence_header(convert_text, convert, device):
+    source = '''# SPDX-License-Identifier: Apache-2.0
+# Copyright the authors.
+import cuda.tile as ct  # the tile language
+''' + KERNEL
+    lines = convert_text(source).splitlines()
+    assert lines[:2] == ["# SPDX-License-Identifier: Apache-2.0", "# Copyright the authors."]
+    assert lines[2].startswith("import ")
+    # the trailing comment of the cuda.tile import ends the block that replaces it
+    last_import = max(i for i, line in enumerate(lines[:12]) if line.startswith("import "))
+    assert lines[last_import] == "import triton.language as tl  # the tile language"
+    _check_copy(convert(source), device)
+
+
+def test_imports_come_after_the_docstring_and_the_comments_below_it(convert_text, convert, device):
+    source = '''"""A module docstring."""
+
+# SPDX-License-Identifier: MIT
+import cuda.tile as ct
+import math
+''' + KERNEL
+    lines = convert_text(source).splitlines()
+    assert lines[:4] == ['"""A module docstring."""', "", "# SPDX-License-Identifier: MIT", "import contextlib"]
+    assert lines.index("import math") < _index(lines, "def _kernel_stream(stream, tensor):")
+    _check_copy(convert(source), device)
+
+
+def test_comment_above_the_cutile_import_stays_above_its_replacement(convert_text):
+    lines = convert_text('''# Header.
+
+import torch  # tensors
+
+# The tile language.
+import cuda.tile as ct
+''' + KERNEL).splitlines()
+    assert lines[:3] == ["# Header.", "", "import torch  # tensors"]
+    comment = lines.index("# The tile language.")
+    assert lines[comment + 1].startswith("import ") and comment < lines.index("import triton")
+
+
+def test_parameter_comments_stay_on_their_parameters(convert_text, convert, device):
+    source = '''import cuda.tile as ct
+
+
+@ct.function
+def twice(a,  # a tile
+          b):  # the helper
+    return a + b
+
+
+@ct.kernel
+def copy_kernel(  # the kernel
+    # the arrays:
+    x,  # the input
+    y,  # the output
+    B: ct.Constant[int]  # elements per block
+    # nothing after B
+):  # header
+    t = ct.load(x, index=(ct.bid(0),), shape=(B,))
+    ct.store(y, index=(ct.bid(0),), tile=twice(t, t) - t)
+'''
+    lines = convert_text(source).splitlines()
+    kernel = lines.index("def copy_kernel(  # the kernel")
+    assert lines[kernel - 1] == "@triton.jit", "no comment between the decorator and the def"
+    assert lines[kernel + 1:kernel + 11] == [
+        "    # the arrays:",
+        "    x,  # the input",  # an array's comment stays on the first of x, x_shape, x_strides
+        "    x_shape,",
+        "    x_strides,",
+        "    y,  # the output",
+        "    y_shape,",
+        "    y_strides,",
+        "    B: tl.constexpr,  # elements per block",
+        "    # nothing after B",
+        "):  # header",
+    ]
+    helper = lines.index("def twice(")
+    assert lines[helper + 1:helper + 4] == ["    a,  # a tile", "    b,", "):  # the helper"]
+    _check_copy(convert(source), device)
+
+
+def test_a_one_line_header_keeps_its_comment_and_its_line(convert_text):
+    lines = convert_text('''import cuda.tile as ct
+
+
+@ct.kernel
+def copy_kernel(x, y, B: ct.Constant[int]):  # copies
+    t = ct.load(x, index=(ct.bid(0),), shape=(B,))
+    ct.store(y, index=(ct.bid(0),), tile=t)
+''').splitlines()
+    assert "def copy_kernel(x, x_shape, x_strides, y, y_shape, y_strides, B: tl.constexpr):  # copies" in lines
+
+
+REPO = Path(__file__).resolve().parents[2]
+LIMIT = 100
+
+
+def _long_generated_lines(source_text, output_text):
+    """The lines over the limit that the converter wrote: a line copied from the
+    source is the author's, and so is a comment of the source at the end of a line."""
+    source_lines = set(source_text.splitlines())
+    comments = {line[line.index("#"):] for line in source_lines if "#" in line}
+    found = []
+    for number, line in enumerate(output_text.splitlines(), 1):
+        if len(line) <= LIMIT or line in source_lines:
+            continue
+        code, _, comment = line.partition("  #")
+        if comment and "#" + comment in comments and len(code) <= LIMIT:
+            continue
+        found.append(f"{number}: {line}")
+    return found
+
+
+@pytest.mark.parametrize("module", sorted((REPO / "corpus" / "cutile").glob("*.py"))
+                         + sorted((REPO / "tests" / "golden" / "cases").glob("*.py")),
+                         ids=lambda path: f"{path.parent.name}/{path.stem}")
+def test_no_generated_line_is_longer_than_100_columns(module):
+    proc = subprocess.run([str(ops_common.CONVERTER), str(module)], capture_output=True, text=True, timeout=60)
+    if proc.returncode != 0:
+        pytest.skip("a golden case of an error")
+    assert _long_generated_lines(module.read_text(), proc.stdout) == []
+
+
+def test_a_long_expression_is_broken_at_its_operators_and_still_computes(convert_text, convert, device):
+    source = '''import cuda.tile as ct
+
+
+@ct.kernel
+def mix(x, y, z, out, BLOCK: ct.Constant[int]):
+    a = ct.load(x, index=(ct.bid(0),), shape=(BLOCK,))
+    b = ct.load(y, index=(ct.bid(0),), shape=(BLOCK,))
+    c = ct.load(z, index=(ct.bid(0),), shape=(BLOCK,))
+    t = a * 2.0 + b * 3.0 - c * 4.0 + ct.exp(a) - ct.exp(b) + ct.exp(c) - ct.sqrt(a) * ct.sqrt(b + c)
+    ct.store(out, index=(ct.bid(0),), tile=t)
+'''
+    lines = convert_text(source).splitlines()
+    assert all(len(line) <= LIMIT for line in lines)
+    start = lines.index("    t = (")
+    assert lines[start + 1:start + 9] == [
+        "        a * 2.0",
+        "        + b * 3.0",
+        "        - c * 4.0",
+        "        + ct_exp(a)",
+        "        - ct_exp(b)",
+        "        + ct_exp(c)",
+        "        - ct_sqrt(a) * ct_sqrt(b + c)",
+        "    )",
+    ]
+    mod = convert(source)
+    x, y, z = (torch.rand(16, device=device) + 0.5 for _ in range(3))
+    out = torch.empty_like(x)
+    mod.launch_mix(None, (2,), (x, y, z, out, 8))
+    expected = x * 2.0 + y * 3.0 - z * 4.0 + torch.exp(x) - torch.exp(y) + torch.exp(z) - x.sqrt() * (y + z).sqrt()
+    torch.testing.assert_close(out, expected)
+
+
+def test_a_long_note_of_the_converter_goes_above_its_line(convert_text):
+    lines = convert_text('''import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, B: ct.Constant[int]):
+    a = ct.load(x, index=(ct.bid(0),), shape=(B,))
+    ct.store(y, index=(ct.bid(0),), tile=ct.truediv(a, a, flush_to_zero=True, rounding_mode=ct.RoundingMode.FULL))
+''').splitlines()
+    note = next(i for i, line in enumerate(lines) if "C2T202" in line)
+    assert lines[note].lstrip().startswith("# C2T202")
+    assert all(len(line) <= LIMIT for line in lines)
