@@ -27,14 +27,6 @@
 
 /* ------------------------------------------------------------- helpers */
 
-bool shape_known_int(const Node *node, long long *value) {
-  if (!node || !node->type || node->type->kind != VAL_CONST || node->type->dtype == DT_UNKNOWN ||
-      node->type->is_float)
-    return false;
-  *value = node->type->int_value;
-  return true;
-}
-
 Node *shape_tile_dim(Lowerer *L, const TypeInfo *tile, int d) {
   if (tile->dims[d])
     return tile->dims[d];
@@ -60,12 +52,6 @@ TypeInfo *shape_tile_type(Lowerer *L, DType dtype, Node *dtype_expr, int rank, N
     type->shape[d] = dims[d] && shape_known_int(dims[d], &value) ? shape_dim_value(L, dims[d], value) : -1;
   }
   return type;
-}
-
-int shape_dim_value(Lowerer *L, const Node *at, long long value) {
-  if (value > C2T_MAX_TILE_DIM)
-    lower_limit(L, at, arena_printf(&L->ctx->arena, "elements in one tile dimension: %lld", value), C2T_MAX_TILE_DIM);
-  return (int)value;
 }
 
 Node *shape_tuple_node(Lowerer *L, Node **dims, int rank) {

@@ -13,17 +13,6 @@
 
 #include "lower.h"
 
-/* The largest tile dimension: the largest power of two an int holds
- * (TypeInfo.shape is int); a larger known dimension is a located error. */
-#define C2T_MAX_TILE_DIM (1LL << 30)
-
-/* A known tile dimension as TypeInfo.shape keeps it, or a located error
- * "tile dimension too large" at `at` past C2T_MAX_TILE_DIM. */
-int shape_dim_value(Lowerer *L, const Node *at, long long value);
-
-/* The value of an integer constant known at conversion time. */
-bool shape_known_int(const Node *node, long long *value);
-
 /* Dimension d of a tile as a constant expression; NULL if unknown. */
 Node *shape_tile_dim(Lowerer *L, const TypeInfo *tile, int d);
 

@@ -97,6 +97,20 @@ long long fold_float_to_int(Lowerer *L, const Node *at, double value) {
   return (long long)value;
 }
 
+bool shape_known_int(const Node *node, long long *value) {
+  if (!node || !node->type || node->type->kind != VAL_CONST || node->type->dtype == DT_UNKNOWN ||
+      node->type->is_float)
+    return false;
+  *value = node->type->int_value;
+  return true;
+}
+
+int shape_dim_value(Lowerer *L, const Node *at, long long value) {
+  if (value > C2T_MAX_TILE_DIM)
+    lower_limit(L, at, arena_printf(&L->ctx->arena, "elements in one tile dimension: %lld", value), C2T_MAX_TILE_DIM);
+  return (int)value;
+}
+
 Str new_temp_name(Lowerer *L, const char *hint) {
   for (;;) {
     char *text = arena_printf(&L->ctx->arena, "%s_%d", hint, ++L->temp_counter);

@@ -181,6 +181,18 @@ long long fold_int(Lowerer *L, const Node *at, char op, long long x, long long y
 /* A float constant's value truncated to an int64, as int(x): a located
  * error where Python's int(x) does not fit int64 (inf, nan, |x| >= 2**63). */
 long long fold_float_to_int(Lowerer *L, const Node *at, double value);
+
+/* The largest tile dimension: the largest power of two an int holds
+ * (TypeInfo.shape is int); a larger known dimension is a located error. */
+#define C2T_MAX_TILE_DIM (1LL << 30)
+
+/* A known tile dimension as TypeInfo.shape keeps it, or a located error
+ * "tile dimension too large" at `at` past C2T_MAX_TILE_DIM. */
+int shape_dim_value(Lowerer *L, const Node *at, long long value);
+
+/* The value of an integer constant known at conversion time. */
+bool shape_known_int(const Node *node, long long *value);
+
 Str new_temp_name(Lowerer *L, const char *hint); /* a fresh local: hint_1, hint_2 ... */
 /* An empty Buf owned by the lowering: buf_free it when done as usual; one
  * an error leaves behind is freed by lower_module. */
