@@ -363,19 +363,115 @@ static void push_launcher_of(Lowerer *L, NodeList *out, const Node *stmt) {
   }
 }
 
-/* Index after which the imports and helpers go: the end of the leading
- * block of docstring, __future__ imports and imports. */
-static int import_block_end(Lowerer *L) {
+/* ----------------------------------------------- where the helpers go */
+
+/* The generated helpers stand in one marked block after the user's code,
+ * unless a statement runs code at import that may need one: then the block
+ * goes just before that statement. Such a statement names a helper outside
+ * a function body (decorators, defaults and class bodies run at import), or
+ * calls a function of this module (a host function, a launcher), whose body
+ * may reach the helpers. */
+typedef struct ImportTimeUse {
+  Lowerer *L;
+  const NodeList *helpers;
+  bool found;
+} ImportTimeUse;
+
+static bool defines_name(const Node *stmt, Str name) {
+  if (stmt->kind == N_FUNCTION_DEF)
+    return str_same(stmt->u.function_def.name, name);
+  if (stmt->kind == N_CLASS_DEF)
+    return str_same(stmt->u.class_def.name, name);
+  if (stmt->kind == N_ASSIGN)
+    for (int i = 0; i < stmt->u.assign.targets.count; i++) {
+      const Node *target = stmt->u.assign.targets.items[i];
+      if (target->kind == N_NAME && str_same(target->u.name.id, name))
+        return true;
+    }
+  return false;
+}
+
+static bool names_helper(const ImportTimeUse *use, Str name) {
+  for (int i = 0; i < use->helpers->count; i++)
+    if (defines_name(use->helpers->items[i], name))
+      return true;
+  return false;
+}
+
+static bool calls_module_function(const ImportTimeUse *use, const Node *call) {
+  const Node *callee = call->u.call.func;
+  if (callee->kind != N_NAME)
+    return false;
+  NodeList *body = &use->L->conv->module->u.module.body;
+  for (int i = 0; i < body->count; i++)
+    if (body->items[i]->kind == N_FUNCTION_DEF && str_same(body->items[i]->u.function_def.name, callee->u.name.id))
+      return true;
+  return false;
+}
+
+static void find_import_time_use(Node **slot, void *data) {
+  ImportTimeUse *use = data;
+  Node *node = *slot;
+  if (use->found)
+    return;
+  if (node->kind == N_NAME && names_helper(use, node->u.name.id)) {
+    use->found = true;
+    return;
+  }
+  if (node->kind == N_CALL && calls_module_function(use, node)) {
+    use->found = true;
+    return;
+  }
+  if (node->kind == N_FUNCTION_DEF) { /* its body runs when called; the rest now */
+    for (int i = 0; i < node->u.function_def.decorator_list.count; i++)
+      find_import_time_use(&node->u.function_def.decorator_list.items[i], data);
+    if (node->u.function_def.args)
+      node_child_slots(node->u.function_def.args, find_import_time_use, data);
+    return;
+  }
+  if (node->kind == N_LAMBDA) {
+    if (node->u.lambda.args)
+      node_child_slots(node->u.lambda.args, find_import_time_use, data);
+    return;
+  }
+  node_child_slots(node, find_import_time_use, data);
+}
+
+/* Index of the statement the helpers go before (body->count: at the end).
+ * Never inside the leading block of docstring and imports. */
+static int helpers_index(Lowerer *L, const NodeList *helpers) {
   NodeList *body = &L->conv->module->u.module.body;
-  int end = 0;
+  int start = 0;
   for (int i = 0; i < body->count; i++) {
     NodeKind kind = body->items[i]->kind;
     if (kind == N_IMPORT || kind == N_IMPORT_FROM || (i == 0 && kind == N_EXPR_STMT))
-      end = i + 1;
+      start = i + 1;
     else if (kind == N_FUNCTION_DEF || kind == N_CLASS_DEF)
       break;
   }
-  return end;
+  for (int i = start; i < body->count; i++) {
+    ImportTimeUse use = {L, helpers, false};
+    find_import_time_use(&body->items[i], &use);
+    if (use.found)
+      return i;
+  }
+  return body->count;
+}
+
+/* The banner above the block, so a reader knows where the user's code ends. */
+static void push_helpers_banner(Lowerer *L, NodeList *out) {
+  static const char *const lines[] = {
+      "----------------------------------------------------------------------------",
+      "Written by cutile2triton: the helpers the converted code above calls.",
+      "----------------------------------------------------------------------------",
+  };
+  for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+    Node *comment = arena_alloc(&L->ctx->arena, sizeof(Node));
+    comment->kind = N_COMMENT;
+    comment->u.piece.text = (Str){lines[i], (int)strlen(lines[i])};
+    comment->rewritten = true;
+    node_list_push(&L->ctx->arena, out, comment);
+  }
 }
 
 void finish_module(Lowerer *L) {
@@ -388,10 +484,18 @@ void finish_module(Lowerer *L) {
     if (!top_level)
       lower_error(L, import, "cuda.tile is imported inside a block; only module-level imports can be converted");
   }
-  int helpers_at = import_block_end(L);
+  NodeList helpers = {0};
+  push_helpers(L, &helpers);
+  int helpers_at = helpers_index(L, &helpers);
   NodeList out = {0};
   bool imports_done = false;
-  for (int i = 0; i < body->count; i++) {
+  for (int i = 0; i <= body->count; i++) {
+    if (i == helpers_at && helpers.count) {
+      push_helpers_banner(L, &out);
+      push_all(L, &out, helpers);
+    }
+    if (i == body->count)
+      break;
     Node *stmt = body->items[i];
     if (is_ct_import(L, stmt)) {
       if (!imports_done)
@@ -402,14 +506,6 @@ void finish_module(Lowerer *L) {
       push_twins_of(L, &out, stmt);
       push_launcher_of(L, &out, stmt);
     }
-    if (i + 1 == helpers_at)
-      push_helpers(L, &out);
-  }
-  if (helpers_at == 0) {
-    NodeList with_helpers = {0};
-    push_helpers(L, &with_helpers);
-    push_all(L, &with_helpers, out);
-    out = with_helpers;
   }
   *body = out;
 }

@@ -161,9 +161,10 @@ static DType operation_dtype(Lowerer *L, const Node *at, const char *what, OpCla
   return dtype;
 }
 
-/* Shapes broadcast numpy-style; a Python number is a scalar. */
+/* Shapes broadcast numpy-style; a Python number is a scalar, and never
+ * bfloat16 itself (a Constant parameter is an int, float or bool). */
 static bool never_bfloat16(const TypeInfo *type) {
-  return type->not_bfloat16 || (type->dtype != DT_UNKNOWN && type->dtype != DT_BFLOAT16);
+  return math_is_number(type) || type->not_bfloat16 || (type->dtype != DT_UNKNOWN && type->dtype != DT_BFLOAT16);
 }
 
 static TypeInfo *broadcast_shapes(Lowerer *L, const TypeInfo *left, const TypeInfo *right, DType dtype);

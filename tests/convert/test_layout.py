@@ -6,6 +6,7 @@ columns. The converted modules are also imported and run, so a layout that
 breaks the code fails here too.
 """
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -201,3 +202,48 @@ def k(x, y, B: ct.Constant[int]):
     note = next(i for i, line in enumerate(lines) if "C2T202" in line)
     assert lines[note].lstrip().startswith("# C2T202")
     assert all(len(line) <= LIMIT for line in lines)
+
+
+BANNER = "# Written by cutile2triton: the helpers the converted code above calls."
+
+
+@pytest.mark.parametrize("module", sorted((REPO / "corpus" / "cutile").glob("*.py")), ids=lambda path: path.stem)
+def test_helpers_stand_in_one_marked_block_after_the_users_code(module):
+    proc = subprocess.run([str(ops_common.CONVERTER), str(module)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    banner = lines.index(BANNER)
+    names = re.findall(r"^def (\w+)\(", module.read_text(), re.M)
+    assert names
+    # every function of the source comes before the block, every generated helper after it
+    for name in names:
+        assert next(i for i, line in enumerate(lines) if line.startswith(f"def {name}(")) < banner
+    assert "def _kernel_stream(stream, tensor):" in lines[banner:]
+    assert not any(line.startswith("def ct_") for line in lines[:banner])
+
+
+def test_code_run_at_import_finds_the_helpers_defined_before_it(convert_text, tmp_path, device):
+    source = '''import cuda.tile as ct
+import torch
+''' + KERNEL + '''
+
+def copy(x):
+    y = torch.zeros_like(x)
+    ct.launch(None, (4,), copy_kernel, (x, y, 8))
+    return y
+
+
+SELF_CHECK = copy(torch.arange(32.0, device="''' + str(device) + '''"))
+
+if __name__ == "__main__":
+    print(copy(torch.ones(32)).sum().item())
+'''
+    text = convert_text(source)
+    lines = text.splitlines()
+    # the block goes right before the first statement that runs module code at import
+    assert lines.index(BANNER) < _index(lines, 'SELF_CHECK = copy(torch.arange(32.0, device="' + str(device) + '"))')
+    assert _index(lines, "def copy(x):") < lines.index(BANNER)
+    path = tmp_path / "runs_at_import.py"
+    path.write_text(text)
+    mod = ops_common.import_file(path, "c2t_case_runs_at_import")
+    assert torch.equal(mod.SELF_CHECK.cpu(), torch.arange(32.0))
