@@ -266,21 +266,36 @@ static void resolve_import(Converter *conv, Node *stmt) {
   }
 }
 
+/* from .config import BLOCK | from mypackage.sizes import TILE: names of
+ * another module, whose values are known only when this one is imported;
+ * tile code reads such a name as a module constant (its constexpr twin is
+ * emitted after the import). The alias node stands for the value. */
+static void resolve_other_import_from(Converter *conv, Node *stmt) {
+  NodeList *names = &stmt->u.import_from.names;
+  for (int i = 0; i < names->count; i++) {
+    Node *alias = names->items[i];
+    Str name = alias->u.alias.name;
+    Str bound = alias->u.alias.asname.len ? alias->u.alias.asname : name;
+    if (!str_eq(name, "*"))
+      add_binding(conv, alias, bound, alias, NULL);
+  }
+}
+
 /* from cuda.tile import X as Y | from cuda import tile as ct | from cuda.tile.tune import f */
 static void resolve_import_from(Converter *conv, Node *stmt) {
   Str module = stmt->u.import_from.module;
-  if (stmt->u.import_from.level != 0)
-    return;
-  const char *python = python_module(module);
+  const char *python = stmt->u.import_from.level == 0 ? python_module(module) : NULL;
   if (python) {
     resolve_python_import_from(conv, stmt, python);
     return;
   }
-  bool from_cuda_tile = is_cuda_tile(module);
-  bool from_submodule = starts_with_cuda_tile(module);
-  bool from_cuda = str_eq(module, "cuda");
-  if (!from_cuda_tile && !from_submodule && !from_cuda)
+  bool from_cuda_tile = stmt->u.import_from.level == 0 && is_cuda_tile(module);
+  bool from_submodule = stmt->u.import_from.level == 0 && starts_with_cuda_tile(module);
+  bool from_cuda = stmt->u.import_from.level == 0 && str_eq(module, "cuda");
+  if (!from_cuda_tile && !from_submodule && !from_cuda) {
+    resolve_other_import_from(conv, stmt);
     return;
+  }
   NodeList *names = &stmt->u.import_from.names;
   for (int i = 0; i < names->count; i++) {
     Node *alias = names->items[i];
@@ -352,9 +367,21 @@ static void resolve_assign(Converter *conv, Node *stmt) {
   if (stmt->u.assign.targets.count != 1)
     return;
   Node *target = stmt->u.assign.targets.items[0];
+  Node *value = stmt->u.assign.value;
+  /* TM, TN = 64, 32: each name bound to its element (a starred target or
+   * a count that differs is left alone: Python itself refuses the latter) */
+  bool is_sequence = target->kind == N_TUPLE || target->kind == N_LIST;
+  if (is_sequence && (value->kind == N_TUPLE || value->kind == N_LIST) &&
+      target->u.list.elts.count == value->u.list.elts.count) {
+    for (int i = 0; i < target->u.list.elts.count; i++) {
+      Node *name = target->u.list.elts.items[i];
+      if (name->kind == N_NAME)
+        add_binding(conv, name, name->u.name.id, value->u.list.elts.items[i], NULL);
+    }
+    return;
+  }
   if (target->kind != N_NAME)
     return;
-  Node *value = stmt->u.assign.value;
   add_binding(conv, stmt, target->u.name.id, value, NULL);
 }
 
