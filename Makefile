@@ -12,6 +12,8 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -Wall -Wextra -Werror -Wno-unused-parameter -D_POSIX_C_SOURCE=200809L
 CPPFLAGS += -Iinclude -Isrc
+# -lm: the C math functions lower_pyvalue.c folds math.* with
+LDLIBS  += -lm
 PYTHON  ?= python3
 
 BUILD   := build
@@ -54,16 +56,16 @@ $(BUILD)/libcutile2triton.a: $(LIB_OBJS)
 	ar rcs $@ $^
 
 $(BUILD)/libcutile2triton.so: $(PIC_OBJS)
-	$(CC) -shared -o $@ $^
+	$(CC) -shared -o $@ $^ $(LDLIBS)
 
 $(BUILD)/cutile2triton: $(BUILD)/obj/src/cli/main.o $(BUILD)/libcutile2triton.a
-	$(CC) $(CFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/unit_tests: $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/libcutile2triton.a
-	$(CC) $(CFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(ASAN_BUILD)/cutile2triton: $(ASAN_OBJS)
-	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^
+	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(LDLIBS)
 
 asan: $(ASAN_BUILD)/cutile2triton
 
@@ -72,7 +74,7 @@ test: all $(BUILD)/unit_tests $(ASAN_BUILD)/cutile2triton
 	@$(PYTHON) tests/run_all.py
 
 $(BUILD)/bench_roundtrip: $(BUILD)/obj/bench/bench_roundtrip.o $(BUILD)/libcutile2triton.a
-	$(CC) $(CFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 bench: $(BUILD)/bench_roundtrip
 	@$(PYTHON) bench/bench_stdlib.py --bench-binary $(BUILD)/bench_roundtrip

@@ -28,6 +28,8 @@ typedef struct Binding {
   Str name;
   Node *value;     /* the assigned expression (aliases, constants) or NULL */
   const char *member; /* cuda.tile member it stands for ("load", "PaddingMode.ZERO"), or NULL */
+  const char *python; /* a Python module of values (math, numpy, torch) or one of its names it
+                         stands for ("math", "numpy.float32", "math.inf"), or NULL */
 } Binding;
 
 typedef enum FunctionRole {
@@ -98,6 +100,10 @@ void resolve_module(Converter *conv);
  * aliases; NULL when it names something else. */
 const char *resolve_ct_member(Converter *conv, const Node *expr);
 bool is_ct_member(Converter *conv, const Node *expr, const char *member);
+/* The Python name an expression stands for when it names math, numpy or
+ * torch or something in them (`math.inf` -> "math.inf", `np.float32` with
+ * `import numpy as np` -> "numpy.float32"), NULL otherwise. */
+const char *resolve_python_name(Converter *conv, const Node *expr);
 Function *find_function(Converter *conv, Str name);
 const Binding *find_binding(Converter *conv, Str name);
 bool str_eq(Str a, const char *text);

@@ -322,11 +322,34 @@ static void push_helpers(Lowerer *L, NodeList *out) {
   append_runtime_helpers(L, out);
 }
 
+/* Whether `stmt` binds a module constant whose value (as resolve.c keeps
+ * it) is `value`: NAME = value, NAME: T = value, an element of
+ * `A, B = a, b`, a name of `from .config import BLOCK`. */
+static bool binds_value(const Node *stmt, const Node *value) {
+  if (stmt->kind == N_ANN_ASSIGN)
+    return stmt->u.ann_assign.value == value;
+  if (stmt->kind == N_IMPORT_FROM) {
+    for (int i = 0; i < stmt->u.import_from.names.count; i++)
+      if (stmt->u.import_from.names.items[i] == value)
+        return true;
+    return false;
+  }
+  if (stmt->kind != N_ASSIGN)
+    return false;
+  const Node *assigned = stmt->u.assign.value;
+  if (assigned == value)
+    return true;
+  if (assigned->kind == N_TUPLE || assigned->kind == N_LIST)
+    for (int i = 0; i < assigned->u.list.elts.count; i++)
+      if (assigned->u.list.elts.items[i] == value)
+        return true;
+  return false;
+}
+
 static void push_twins_of(Lowerer *L, NodeList *out, const Node *stmt) {
   for (int i = 0; i < L->twin_count; i++) {
     const Binding *binding = L->twins[i];
-    bool defined_here = (stmt->kind == N_ASSIGN && stmt->u.assign.value == binding->value) ||
-                        (stmt->kind == N_ANN_ASSIGN && stmt->u.ann_assign.value == binding->value);
+    bool defined_here = binds_value(stmt, binding->value);
     if (!defined_here)
       continue;
     Str name = binding->name;

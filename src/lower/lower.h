@@ -27,6 +27,9 @@
  *     lower_function.c  kernels' and tile functions' parameters and bodies;
  *                       a tile function lowered at its first call
  *     lower_control.c   break/continue rewritten, short-circuit checks
+ *     lower_pyvalue.c   Python values evaluated at conversion: math, numpy
+ *                       and torch constants and dtypes, math functions,
+ *                       float("inf"), len()
  *   the families, reached through the op table (ops.h, ops.c, ops/<family>.def)
  *     lower_*.c         one family of cuTile operations each (index, memory,
  *                       math, reduce, shape, debug), with its own header
@@ -58,6 +61,13 @@ void note_return_type(Lowerer *L, TypeInfo *type);
 
 /* ---- lower_expr.c, lower_call.c */
 Node *lower_ct_value(Lowerer *L, Node *expr, const char *member);
+
+/* ---- lower_pyvalue.c: Python values in tile code, evaluated at conversion
+ * (`name` as resolve_python_name spells it: "math.inf", "numpy.float32") */
+Node *lower_python_value(Lowerer *L, Node *expr, const char *name);
+Node *lower_python_call(Lowerer *L, Node *call, const char *name); /* math.sqrt(2.0), math.sqrt(D) */
+Node *lower_python_float(Lowerer *L, Node *call, const char *member); /* float("inf"), else float(x) */
+Node *lower_python_len(Lowerer *L, Node *call, const char *member);   /* len(tuple) */
 Node *lower_call(Lowerer *L, Node *call);
 
 /* ---- lower_control.c: break/continue in the loops of `stmts` (Triton has neither) */

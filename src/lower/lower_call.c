@@ -150,6 +150,17 @@ static Node *lower_builtin(Lowerer *L, Node *call, Str name) {
 
 /* ------------------------------------------------------------- the call */
 
+/* math.sqrt, or sqrt after `from math import sqrt`: the Python name of a
+ * callee from math, numpy or torch that no local hides. */
+static const char *python_callee(Lowerer *L, Node *callee) {
+  const Node *base = callee;
+  while (base->kind == N_ATTRIBUTE)
+    base = base->u.attribute.value;
+  if (base->kind != N_NAME || scope_lookup(L, base->u.name.id) || find_function(L->conv, base->u.name.id))
+    return NULL;
+  return resolve_python_name(L->conv, callee);
+}
+
 Node *lower_call(Lowerer *L, Node *call) {
   Node *callee = call->u.call.func;
   const char *member = resolve_ct_member(L->conv, callee);
@@ -162,6 +173,9 @@ Node *lower_call(Lowerer *L, Node *call) {
   }
   if (is_method_call(L, call))
     return lower_method_call(L, call);
+  const char *python = python_callee(L, callee);
+  if (python)
+    return lower_python_call(L, call, python);
   if (callee->kind == N_NAME) {
     Function *fn = find_function(L->conv, callee->u.name.id);
     if (fn)

@@ -158,6 +158,9 @@ static Node *lower_name(Lowerer *L, Node *expr) {
   const char *member = resolve_ct_member(L->conv, expr);
   if (member)
     return lower_ct_value(L, expr, member);
+  const char *python = resolve_python_name(L->conv, expr);
+  if (python)
+    return lower_python_value(L, expr, python);
   const Binding *binding = find_binding(L->conv, id);
   if (binding && binding->value)
     return lower_module_constant(L, expr, binding);
@@ -227,10 +230,24 @@ static Node *lower_tile_attribute(Lowerer *L, Node *expr, Node *base, Str attr) 
   lower_error(L, expr, "tile attribute '%.*s' cannot be converted here", attr.len, attr.text);
 }
 
+/* The Python name of an attribute chain on a module-level name that no
+ * local of the tile function hides (`math.inf`, `np.float32`). */
+static const char *python_name_here(Lowerer *L, Node *expr) {
+  const Node *base = expr;
+  while (base->kind == N_ATTRIBUTE)
+    base = base->u.attribute.value;
+  if (base->kind != N_NAME || scope_lookup(L, base->u.name.id))
+    return NULL;
+  return resolve_python_name(L->conv, expr);
+}
+
 static Node *lower_attribute(Lowerer *L, Node *expr) {
   const char *member = resolve_ct_member(L->conv, expr);
   if (member)
     return lower_ct_value(L, expr, member);
+  const char *python = python_name_here(L, expr);
+  if (python)
+    return lower_python_value(L, expr, python);
   Node *base = lower_expr(L, expr->u.attribute.value);
   Str attr = expr->u.attribute.attr;
   if (base->type && base->type->kind == VAL_ARRAY)

@@ -5,7 +5,9 @@
  * parameter name, module constants' constexpr twins. It calls nothing of
  * the lowering above it (toolkit.h).
  */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "toolkit.h"
@@ -59,6 +61,39 @@ Node *new_int(Lowerer *L, long long value) {
     negative->type = type_const_int(L->ctx, value);
     return negative;
   }
+  return node;
+}
+
+const char *float_literal_text(Lowerer *L, double value) {
+  if (isnan(value))
+    return "float(\"nan\")";
+  if (isinf(value))
+    return value > 0 ? "float(\"inf\")" : "float(\"-inf\")";
+  /* the fewest significant digits that read back as the same double, as
+   * Python's repr picks them */
+  char digits[40];
+  int precision = 1;
+  for (; precision < 17; precision++) {
+    snprintf(digits, sizeof digits, "%.*e", precision - 1, value);
+    if (strtod(digits, NULL) == value)
+      break;
+  }
+  snprintf(digits, sizeof digits, "%.*e", precision - 1, value);
+  int exponent = atoi(strchr(digits, 'e') + 1);
+  /* repr: positional for exponents in [-4, 16), else scientific */
+  if (exponent < -4 || exponent >= 16) {
+    /* "1e+16", "1.5e-07": C's %e spells the exponent as Python does */
+    return arena_printf(&L->ctx->arena, "%s", digits);
+  }
+  int decimals = precision - 1 - exponent;
+  const char *text = arena_printf(&L->ctx->arena, "%.*f", decimals > 0 ? decimals : 0, value);
+  return decimals > 0 ? text : arena_printf(&L->ctx->arena, "%s.0", text);
+}
+
+Node *new_float(Lowerer *L, double value) {
+  Node *node = T0(L, float_literal_text(L, value));
+  node->type = type_const_float(L->ctx, value);
+  node->rewritten = true;
   return node;
 }
 

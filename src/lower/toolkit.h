@@ -174,6 +174,11 @@ Variable *scope_lookup(Lowerer *L, Str name);
 void scope_bind(Lowerer *L, Str name, TypeInfo *type);
 Node *new_name(Lowerer *L, const char *text);
 Node *new_int(Lowerer *L, long long value);
+/* A float as Python's repr spells it ("0.1", "1e+16", "-0.0"); infinities
+ * and NaN as float("inf"), float("-inf"), float("nan") (Triton reads
+ * these as constants). */
+const char *float_literal_text(Lowerer *L, double value);
+Node *new_float(Lowerer *L, double value); /* that literal, typed a float constant */
 /* Folding of known integer constants in cuTile's int64 (Python's semantics:
  * '/' is floor division, '%' floor modulo, 'n' is -x, 'a' is abs(x)); a
  * result outside int64 or a division by zero is a located error at `at`. */

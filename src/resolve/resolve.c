@@ -50,11 +50,16 @@ static void *grown(Converter *conv, void *items, int count, int *capacity, size_
   return bigger;
 }
 
-static void add_binding(Converter *conv, Node *at, Str name, Node *value, const char *member) {
+static void add_binding_python(Converter *conv, Node *at, Str name, Node *value, const char *member,
+                               const char *python) {
   if (conv->binding_count == C2T_MAX_ALIASES)
     diag_limit(&conv->ctx->diag, at->span.start, "module-level names", C2T_MAX_ALIASES);
   conv->bindings = grown(conv, conv->bindings, conv->binding_count, &conv->binding_capacity, sizeof(Binding));
-  conv->bindings[conv->binding_count++] = (Binding){name, value, member};
+  conv->bindings[conv->binding_count++] = (Binding){name, value, member, python};
+}
+
+static void add_binding(Converter *conv, Node *at, Str name, Node *value, const char *member) {
+  add_binding_python(conv, at, name, value, member, NULL);
 }
 
 static void add_ct_module_name(Converter *conv, Node *at, Str name) {
@@ -110,11 +115,110 @@ static const char *resolve_depth(Converter *conv, const Node *expr, int depth) {
   return NULL;
 }
 
+/* The dtypes cuda.tile re-exports from cuda.tile._datatype. */
+static bool dtype_name_is_public(const char *name) {
+  static const char *const DTYPES[] = {"bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                                       "uint64", "float16", "bfloat16", "float32", "float64", "tfloat32",
+                                       "float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu", "float8_e5m3fnu",
+                                       "float4_e2m1fn", NULL};
+  for (int i = 0; DTYPES[i]; i++)
+    if (strcmp(name, DTYPES[i]) == 0)
+      return true;
+  return false;
+}
+
+/* The private submodules of cuda.tile whose names cuda.tile re-exports:
+ * `cuda.tile._datatype.float16` is ct.float16, `_numeric_semantics.RoundingMode.RN`
+ * is ct.RoundingMode.RN. Only those re-exported names are read as public
+ * ones; anything else keeps its private spelling (and stays an error where
+ * it is used). */
+static const char *public_member(const char *member) {
+  static const char *const PRIVATE[] = {"_datatype.", "_numeric_semantics.", "_memory_model.", NULL};
+  static const char *const ENUMS[] = {"PaddingMode", "RoundingMode", "MemoryOrder", "MemoryScope", NULL};
+  for (int i = 0; PRIVATE[i]; i++) {
+    size_t length = strlen(PRIVATE[i]);
+    if (strncmp(member, PRIVATE[i], length) != 0)
+      continue;
+    const char *rest = member + length;
+    if (dtype_name_is_public(rest))
+      return rest;
+    for (int k = 0; ENUMS[k]; k++) {
+      size_t n = strlen(ENUMS[k]);
+      if (strncmp(rest, ENUMS[k], n) == 0 && (rest[n] == '\0' || rest[n] == '.'))
+        return rest;
+    }
+  }
+  return member;
+}
+
 const char *resolve_ct_member(Converter *conv, const Node *expr) {
   const char *member = resolve_depth(conv, expr, 0);
   if (member && strcmp(member, MEMBER_MODULE) == 0)
     return NULL;
-  return member;
+  return member ? public_member(member) : NULL;
+}
+
+/* ------------------------------------------------ Python modules of values */
+
+/* The Python modules whose values tile code may read (cuTile evaluates
+ * them in Python while compiling). */
+static const char *python_module(Str name) {
+  static const char *const MODULES[] = {"math", "numpy", "torch", NULL};
+  for (int i = 0; MODULES[i]; i++)
+    if (str_eq(name, MODULES[i]))
+      return MODULES[i];
+  return NULL;
+}
+
+static const char *python_depth(Converter *conv, const Node *expr, int depth) {
+  if (!expr || depth > RESOLVE_MAX_ALIAS_DEPTH)
+    return NULL;
+  if (expr->kind == N_NAME) {
+    const Binding *binding = find_binding(conv, expr->u.name.id);
+    if (!binding)
+      return NULL;
+    if (binding->python)
+      return binding->python;
+    return binding->value ? python_depth(conv, binding->value, depth + 1) : NULL;
+  }
+  if (expr->kind == N_ATTRIBUTE) {
+    const char *outer = python_depth(conv, expr->u.attribute.value, depth + 1);
+    Str attr = expr->u.attribute.attr;
+    return outer ? arena_printf(&conv->ctx->arena, "%s.%.*s", outer, attr.len, attr.text) : NULL;
+  }
+  return NULL;
+}
+
+const char *resolve_python_name(Converter *conv, const Node *expr) { return python_depth(conv, expr, 0); }
+
+/* import math | import numpy as np | import torch.nn (binds torch) */
+static void resolve_python_import(Converter *conv, Node *alias) {
+  Str name = alias->u.alias.name, asname = alias->u.alias.asname;
+  if (asname.len) {
+    const char *module = python_module(name);
+    if (module)
+      add_binding_python(conv, alias, asname, NULL, NULL, module);
+    return;
+  }
+  const char *dot = memchr(name.text, '.', (size_t)name.len);
+  Str first = {name.text, dot ? (int)(dot - name.text) : name.len};
+  const char *module = python_module(first);
+  if (module)
+    add_binding_python(conv, alias, first, NULL, NULL, module);
+}
+
+/* from math import inf, sqrt as root */
+static void resolve_python_import_from(Converter *conv, Node *stmt, const char *module) {
+  NodeList *names = &stmt->u.import_from.names;
+  for (int i = 0; i < names->count; i++) {
+    Node *alias = names->items[i];
+    Str name = alias->u.alias.name;
+    Str bound = alias->u.alias.asname.len ? alias->u.alias.asname : name;
+    if (str_eq(name, "*"))
+      continue;
+    add_binding_python(conv, alias, bound, NULL, NULL,
+                       arena_printf(&conv->ctx->arena, "%s.%.*s", module, name.len, name.text));
+  }
 }
 
 bool is_ct_member(Converter *conv, const Node *expr, const char *member) {
@@ -137,6 +241,7 @@ static void resolve_import(Converter *conv, Node *stmt) {
   for (int i = 0; i < names->count; i++) {
     Node *alias = names->items[i];
     Str name = alias->u.alias.name, asname = alias->u.alias.asname;
+    resolve_python_import(conv, alias);
     if (is_cuda_tile(name) && asname.len) {
       add_ct_module_name(conv, alias, asname);
       touches_cuda_tile = true;
@@ -161,16 +266,36 @@ static void resolve_import(Converter *conv, Node *stmt) {
   }
 }
 
+/* from .config import BLOCK | from mypackage.sizes import TILE: names of
+ * another module, whose values are known only when this one is imported;
+ * tile code reads such a name as a module constant (its constexpr twin is
+ * emitted after the import). The alias node stands for the value. */
+static void resolve_other_import_from(Converter *conv, Node *stmt) {
+  NodeList *names = &stmt->u.import_from.names;
+  for (int i = 0; i < names->count; i++) {
+    Node *alias = names->items[i];
+    Str name = alias->u.alias.name;
+    Str bound = alias->u.alias.asname.len ? alias->u.alias.asname : name;
+    if (!str_eq(name, "*"))
+      add_binding(conv, alias, bound, alias, NULL);
+  }
+}
+
 /* from cuda.tile import X as Y | from cuda import tile as ct | from cuda.tile.tune import f */
 static void resolve_import_from(Converter *conv, Node *stmt) {
   Str module = stmt->u.import_from.module;
-  if (stmt->u.import_from.level != 0)
+  const char *python = stmt->u.import_from.level == 0 ? python_module(module) : NULL;
+  if (python) {
+    resolve_python_import_from(conv, stmt, python);
     return;
-  bool from_cuda_tile = is_cuda_tile(module);
-  bool from_submodule = starts_with_cuda_tile(module);
-  bool from_cuda = str_eq(module, "cuda");
-  if (!from_cuda_tile && !from_submodule && !from_cuda)
+  }
+  bool from_cuda_tile = stmt->u.import_from.level == 0 && is_cuda_tile(module);
+  bool from_submodule = stmt->u.import_from.level == 0 && starts_with_cuda_tile(module);
+  bool from_cuda = stmt->u.import_from.level == 0 && str_eq(module, "cuda");
+  if (!from_cuda_tile && !from_submodule && !from_cuda) {
+    resolve_other_import_from(conv, stmt);
     return;
+  }
   NodeList *names = &stmt->u.import_from.names;
   for (int i = 0; i < names->count; i++) {
     Node *alias = names->items[i];
@@ -242,9 +367,21 @@ static void resolve_assign(Converter *conv, Node *stmt) {
   if (stmt->u.assign.targets.count != 1)
     return;
   Node *target = stmt->u.assign.targets.items[0];
+  Node *value = stmt->u.assign.value;
+  /* TM, TN = 64, 32: each name bound to its element (a starred target or
+   * a count that differs is left alone: Python itself refuses the latter) */
+  bool is_sequence = target->kind == N_TUPLE || target->kind == N_LIST;
+  if (is_sequence && (value->kind == N_TUPLE || value->kind == N_LIST) &&
+      target->u.list.elts.count == value->u.list.elts.count) {
+    for (int i = 0; i < target->u.list.elts.count; i++) {
+      Node *name = target->u.list.elts.items[i];
+      if (name->kind == N_NAME)
+        add_binding(conv, name, name->u.name.id, value->u.list.elts.items[i], NULL);
+    }
+    return;
+  }
   if (target->kind != N_NAME)
     return;
-  Node *value = stmt->u.assign.value;
   add_binding(conv, stmt, target->u.name.id, value, NULL);
 }
 
