@@ -26,7 +26,8 @@
  *                       (and lowering) call arguments, builtins
  *     lower_function.c  kernels' and tile functions' parameters and bodies;
  *                       a tile function lowered at its first call
- *     lower_control.c   break/continue rewritten, short-circuit checks
+ *     lower_control.c   break/continue rewritten, short-circuit checks,
+ *                       branches decided at conversion
  *   the families, reached through the op table (ops.h, ops.c, ops/<family>.def)
  *     lower_*.c         one family of cuTile operations each (index, memory,
  *                       math, reduce, shape, debug), with its own header
@@ -62,6 +63,13 @@ Node *lower_call(Lowerer *L, Node *call);
 
 /* ---- lower_control.c: break/continue in the loops of `stmts` (Triton has neither) */
 void rewrite_break_continue(Lowerer *L, NodeList *stmts);
+/* `if` on a condition known at conversion (already lowered in stmt->u.if_.test):
+ * only the live branch is lowered, its statements appended to out (cuTile
+ * compiles only that branch); false when the condition is not known. */
+bool prune_known_if(Lowerer *L, Node *stmt, NodeList *out);
+/* `a if cond else b`: a condition known at conversion lowers only the live
+ * operand; one known at launch (a constexpr) keeps both, typed as both agree. */
+Node *lower_conditional_expr(Lowerer *L, Node *expr);
 /* `a and b`: an operand after the first with side effects is an error (cuTile short-circuits) */
 void check_short_circuit(Lowerer *L, Node *bool_op);
 

@@ -512,3 +512,93 @@ void check_short_circuit(Lowerer *L, Node *bool_op) {
                   bool_op->u.bool_op.op == AOP_AND ? "and" : "or");
   }
 }
+
+/* ------------------------------------- branches decided at conversion */
+
+/* Known at conversion: a constant whose value the converter has (a
+ * literal, a folded comparison such as ct.float16 == ct.float32); a
+ * constexpr parameter's value comes with the launch (dtype unknown). */
+static bool known_condition(const Node *test, bool *value) {
+  const TypeInfo *type = test->type;
+  if (!type || type->kind != VAL_CONST || type->dtype == DT_UNKNOWN)
+    return false;
+  *value = type->is_float ? type->float_value != 0 : type->int_value != 0;
+  return true;
+}
+
+bool prune_known_if(Lowerer *L, Node *stmt, NodeList *out) {
+  bool value;
+  if (!known_condition(stmt->u.if_.test, &value))
+    return false;
+  /* cuTile compiles only the live branch: the other one may hold code that
+   * converts nowhere (another rank, an op valid only for other dtypes) */
+  NodeList *live = value ? &stmt->u.if_.body : &stmt->u.if_.orelse;
+  lower_stmts(L, live);
+  for (int i = 0; i < live->count; i++)
+    push(L, out, live->items[i]);
+  return true;
+}
+
+static bool same_type(const TypeInfo *a, const TypeInfo *b) {
+  if (a == b)
+    return true;
+  if (!a || !b || a->kind != b->kind || a->dtype != b->dtype || a->rank != b->rank)
+    return false;
+  if (a->dtype == DT_UNKNOWN && a->kind == VAL_TILE && a->dtype_expr != b->dtype_expr)
+    return false;
+  for (int d = 0; d < a->rank && d < C2T_MAX_RANK; d++)
+    if (a->shape[d] != b->shape[d] || (a->shape[d] < 0 && a->dims[d] != b->dims[d]))
+      return false;
+  return true;
+}
+
+/* The type of `a if cond else b` with cond a constexpr: Triton keeps one
+ * operand at compile time, so the two may differ in dtype (cuTile's
+ * `ct.astype(t, ct.tfloat32) if t.dtype == ct.float32 else t`); the dtype
+ * is then known only at launch. */
+static TypeInfo *either_type(Lowerer *L, const Node *expr, TypeInfo *a, TypeInfo *b) {
+  if (same_type(a, b))
+    return a;
+  if (a && b && a->kind == VAL_CONST && b->kind == VAL_CONST) {
+    TypeInfo *type = type_new(L->ctx, VAL_CONST);
+    type->rank = 0;
+    type->dtype = DT_UNKNOWN;
+    type->is_float = a->is_float || b->is_float;
+    type->loose = a->loose && b->loose;
+    return type;
+  }
+  if (a && b && a->kind == VAL_TILE && b->kind == VAL_TILE && a->rank == b->rank) {
+    TypeInfo *type = type_new(L->ctx, VAL_TILE);
+    *type = *a;
+    if (a->dtype != b->dtype || a->dtype_expr != b->dtype_expr) {
+      type->dtype = DT_UNKNOWN;
+      type->dtype_expr = NULL; /* read from the value: `name.dtype` */
+      type->not_bfloat16 = false;
+    }
+    for (int d = 0; d < a->rank && d < C2T_MAX_RANK; d++)
+      if (a->shape[d] != b->shape[d] || (a->shape[d] < 0 && a->dims[d] != b->dims[d])) {
+        type->shape[d] = -1;
+        type->dims[d] = NULL;
+      }
+    return type;
+  }
+  lower_error(L, expr, "the two operands of this conditional expression have different types (%s and %s): only "
+              "tiles of one rank, or numbers, can be chosen by a condition known at launch",
+              type_describe(L->ctx, a), type_describe(L->ctx, b));
+}
+
+Node *lower_conditional_expr(Lowerer *L, Node *expr) {
+  Node *test = lower_expr(L, expr->u.if_exp.test);
+  bool value;
+  if (known_condition(test, &value)) /* only the live operand is converted, as cuTile compiles only it */
+    return lower_expr(L, value ? expr->u.if_exp.body : expr->u.if_exp.orelse);
+  expr->u.if_exp.test = test;
+  expr->u.if_exp.body = lower_expr(L, expr->u.if_exp.body);
+  expr->u.if_exp.orelse = lower_expr(L, expr->u.if_exp.orelse);
+  TypeInfo *body = expr->u.if_exp.body->type, *orelse = expr->u.if_exp.orelse->type;
+  if (test->type && test->type->kind == VAL_CONST)
+    expr->type = either_type(L, expr, body, orelse);
+  else
+    expr->type = body; /* a run-time condition: cuTile requires both operands' types to agree */
+  return expr;
+}
