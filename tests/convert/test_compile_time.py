@@ -299,3 +299,95 @@ def k(x, y, TILE: ct.Constant[int]):
     ct.store(y, index=(ct.bid(0),), tile=u)
 """)
     assert "the two operands of this conditional expression have different types" in error
+
+
+# ------------------------------------------ check_bounds= and latency= from constexprs
+
+BOUNDS = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, z, w, TILE: ct.Constant[int], EXACT: ct.Constant[bool], LAT: ct.Constant[int]):
+    offs = ct.bid(0) * TILE + ct.arange(TILE, dtype=ct.int32)
+    g = ct.gather(x, offs, check_bounds=not EXACT, padding_value=1.0, latency=LAT)
+    m = ct.gather(x, offs, mask=offs < 20, check_bounds=EXACT == False)
+    ct.scatter(y, offs, g + m, check_bounds=not EXACT)
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,), check_bounds=not EXACT, latency=LAT)
+    ct.store(z, index=(ct.bid(0),), tile=t * 2, check_bounds=not EXACT, latency=LAT)
+    rows = ct.load(w, index=(ct.bid(0), 0), shape=(TILE, 4), check_bounds=not EXACT, padding_mode=ct.PaddingMode.NEG_INF)
+    ct.store(w, index=(ct.bid(0), 0), tile=rows + 1, check_bounds=not EXACT)
+"""
+
+
+@pytest.mark.parametrize("n, exact", [(37, False), (48, True)])
+def test_check_bounds_from_a_constexpr(convert, n, exact):
+    mod = convert(BOUNDS)
+    x = torch.arange(n, dtype=torch.float32)
+    y, z = torch.zeros(n), torch.zeros(n)
+    w = torch.arange(n * 4, dtype=torch.float32).reshape(n, 4)
+    expected_w = w + 1
+    mod.launch_k(None, (cdiv(n, 16),), (x, y, z, w, 16, exact, 3))
+    m = torch.where(torch.arange(n) < 20, x, torch.zeros(n))
+    assert torch.equal(y, x + m)
+    assert torch.equal(z, x * 2)
+    assert torch.equal(w, expected_w)
+
+
+def test_check_bounds_from_a_constexpr_is_a_helper_argument(convert_text):
+    text = convert_text(BOUNDS)
+    assert "check_bounds=not EXACT)" in text
+    assert "if not EXACT else None" in text
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_check_bounds_constexpr_compiles_for_the_gpu(tmp_path, convert_text, exact):
+    path = tmp_path / "bounds.py"
+    path.write_text(convert_text(BOUNDS))
+    signature = {"TILE": "constexpr", "EXACT": "constexpr", "LAT": "constexpr"}
+    for a in "xyzw":
+        signature.update({a: "*fp32", a + "_shape": ["i32"] * (2 if a == "w" else 1),
+                          a + "_strides": ["i32"] * (2 if a == "w" else 1)})
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-c", _GPU_COMPILE, str(path), "k", json.dumps(signature),
+                           json.dumps({"TILE": 16, "EXACT": exact, "LAT": 2})],
+                          capture_output=True, text=True, timeout=300, env=env)
+    if "No module named" in proc.stderr and "nvidia" in proc.stderr:  # pragma: no cover
+        pytest.skip("Triton's CUDA back end is not importable")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_check_bounds_in_a_tile_function_and_atomics(convert):
+    mod = convert("""
+import cuda.tile as ct
+
+@ct.function
+def bump(y, offs, flag):
+    ct.atomic_add(y, offs, 1.0, check_bounds=flag)
+
+@ct.kernel
+def k(y, TILE: ct.Constant[int], PADDED: ct.Constant[bool]):
+    offs = ct.bid(0) * TILE + ct.arange(TILE, dtype=ct.int32)
+    bump(y, offs, PADDED)
+""")
+    y = torch.zeros(21)
+    mod.launch_k(None, (2,), (y, 16, True))
+    assert torch.equal(y, torch.ones(21))
+
+
+@pytest.mark.parametrize("option, message", [
+    ("check_bounds=t > 0", "check_bounds must be True, False or a constexpr parameter"),
+    ("check_bounds=1.5", "check_bounds must be True, False or a constexpr parameter"),
+    ("latency=11", "latency must be a constant from 1 to 10"),
+    ("latency=ct.bid(0)", "latency must be a constant from 1 to 10"),
+])
+def test_refused_memory_options(convert_error, option, message):
+    error = convert_error(f"""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=())
+    offs = ct.arange(TILE, dtype=ct.int32)
+    ct.scatter(y, offs, t, {option})
+""")
+    assert message in error
