@@ -544,7 +544,7 @@ static bool same_type(const TypeInfo *a, const TypeInfo *b) {
     return true;
   if (!a || !b || a->kind != b->kind || a->dtype != b->dtype || a->rank != b->rank)
     return false;
-  if (a->dtype == DT_UNKNOWN && a->kind == VAL_TILE && a->dtype_expr != b->dtype_expr)
+  if (a->dtype == DT_UNKNOWN && (a->kind == VAL_TILE || a->kind == VAL_DTYPE) && a->dtype_expr != b->dtype_expr)
     return false;
   for (int d = 0; d < a->rank && d < C2T_MAX_RANK; d++)
     if (a->shape[d] != b->shape[d] || (a->shape[d] < 0 && a->dims[d] != b->dims[d]))
@@ -565,6 +565,21 @@ static TypeInfo *either_type(Lowerer *L, const Node *expr, TypeInfo *a, TypeInfo
     type->dtype = DT_UNKNOWN;
     type->is_float = a->is_float || b->is_float;
     type->loose = a->loose && b->loose;
+    return type;
+  }
+  if (a && b && a->kind == VAL_DTYPE && b->kind == VAL_DTYPE) {
+    /* the dtype is the expression itself (Triton evaluates it at compile
+     * time); a restricted dtype would lose its meaning there: tfloat32 is
+     * tl.float32 to Triton and only matrix multiply gives it one */
+    for (int side = 0; side < 2; side++) {
+      DType dtype = (side ? b : a)->dtype;
+      if (dtype == DT_TFLOAT32 || dtype == DT_FLOAT8_E4M3FN || dtype == DT_FLOAT8_E5M2)
+        lower_error(L, expr, "a dtype chosen by a condition known only at launch cannot be %s (Triton has no such "
+                    "dtype to choose; only ct.mma gives it a meaning)", dtype_info(dtype)->cutile);
+    }
+    TypeInfo *type = type_new(L->ctx, VAL_DTYPE);
+    type->dtype = DT_UNKNOWN;
+    type->dtype_expr = (Node *)expr;
     return type;
   }
   if (a && b && a->kind == VAL_TILE && b->kind == VAL_TILE && a->rank == b->rank) {

@@ -97,6 +97,47 @@ def k(x, y, TILE: ct.Constant[int]):
         assert torch.equal(y, expected(x))
 
 
+CONDITIONAL_DTYPE = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    dt = ct.float16 if x.dtype == ct.float32 else x.dtype
+    ct.store(y, index=(ct.bid(0),), tile=ct.astype(ct.astype(t, dt) * 3, ct.float32))
+"""
+
+
+def test_dtype_chosen_by_a_conditional_expression(convert):
+    mod = convert(CONDITIONAL_DTYPE)
+    for dtype in [torch.float32, torch.bfloat16, torch.int8]:
+        x = (torch.arange(16) * 1.37).to(dtype)
+        y = torch.zeros(16)
+        mod.launch_k(None, (1,), (x, y, 16))
+        narrow = torch.float16 if dtype == torch.float32 else dtype
+        assert torch.equal(y, (x.to(narrow) * 3).float()), dtype
+
+
+def test_dtype_chosen_by_a_conditional_expression_compiles_for_the_gpu(tmp_path, convert_text):
+    path = tmp_path / "conditional_dtype.py"
+    path.write_text(convert_text(CONDITIONAL_DTYPE))
+    for pointer in ["*fp32", "*bf16"]:
+        signature = {"x": pointer, "x_shape": ["i32"], "x_strides": ["i32"], "y": "*fp32", "y_shape": ["i32"],
+                     "y_strides": ["i32"], "TILE": "constexpr"}
+        env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+        proc = subprocess.run([sys.executable, "-c", _GPU_COMPILE, str(path), "k", json.dumps(signature),
+                               json.dumps({"TILE": 16})], capture_output=True, text=True, timeout=300, env=env)
+        if "No module named" in proc.stderr and "nvidia" in proc.stderr:  # pragma: no cover
+            pytest.skip("Triton's CUDA back end is not importable")
+        assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_refused_restricted_dtype_chosen_at_launch(convert_error):
+    # tfloat32 is tl.float32 to Triton: choosing it at launch would silently drop TF32
+    error = convert_error(CONDITIONAL_DTYPE.replace("ct.float16 if", "ct.tfloat32 if"))
+    assert "a dtype chosen by a condition known only at launch cannot be tfloat32" in error
+
+
 def test_dtype_comparison_is_a_compile_time_branch(convert_text):
     text = convert_text(DTYPE_BRANCH.format(op="in"))
     assert "if x.dtype.element_ty == tl.float32:" in text
