@@ -70,6 +70,13 @@ bool prune_known_if(Lowerer *L, Node *stmt, NodeList *out);
 /* `a if cond else b`: a condition known at conversion lowers only the live
  * operand; one known at launch (a constexpr) keeps both, typed as both agree. */
 Node *lower_conditional_expr(Lowerer *L, Node *expr);
+/* Arrays of unknown rank under an `if` on a constexpr: each branch learns
+ * its own rank (Triton compiles only the taken one); open after lowering
+ * the test, _else between the branches, _close after them (NULL: a run-time `if`). */
+typedef struct BranchRanks BranchRanks;
+BranchRanks *branch_ranks_open(Lowerer *L, const Node *test);
+void branch_ranks_else(Lowerer *L, BranchRanks *ranks);
+void branch_ranks_close(Lowerer *L, BranchRanks *ranks);
 /* `a and b`: an operand after the first with side effects is an error (cuTile short-circuits) */
 void check_short_circuit(Lowerer *L, Node *bool_op);
 

@@ -617,3 +617,60 @@ Node *lower_conditional_expr(Lowerer *L, Node *expr) {
     expr->type = body; /* a run-time condition: cuTile requires both operands' types to agree */
   return expr;
 }
+
+/* ------------------------------ array ranks in branches decided at launch */
+
+/* An array whose rank is learnt from its first use may have another rank
+ * at each launch when its uses sit under a constexpr `if` (cuTile's
+ * `if MODE == NONE: ct.store(out, (i, j), ...)  else: ct.scatter(out, i, ...)`):
+ * Triton compiles only the taken branch, so each branch learns the rank of
+ * its own uses, and after the `if` the rank stays learnt only where both
+ * branches agree. */
+struct BranchRanks {
+  TypeInfo **arrays; /* arrays of unknown rank before the `if` */
+  int *body_rank;
+  int count;
+};
+
+BranchRanks *branch_ranks_open(Lowerer *L, const Node *test) {
+  if (!test->type || test->type->kind != VAL_CONST) /* a run-time `if`: both branches are compiled */
+    return NULL;
+  BranchRanks *ranks = arena_alloc(&L->ctx->arena, sizeof(BranchRanks));
+  Scope *scope = L->scope;
+  ranks->arrays = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(scope->count + 1));
+  ranks->body_rank = arena_alloc(&L->ctx->arena, sizeof(int) * (size_t)(scope->count + 1));
+  for (int i = 0; i < scope->count; i++) {
+    TypeInfo *type = scope->vars[i].type;
+    if (!type || type->kind != VAL_ARRAY || type->rank >= 0)
+      continue;
+    bool seen = false;
+    for (int j = 0; j < ranks->count && !seen; j++)
+      seen = ranks->arrays[j] == type;
+    if (!seen) {
+      ranks->arrays[ranks->count++] = type;
+      if (type->array)
+        type->array->rank_branches++;
+    }
+  }
+  return ranks;
+}
+
+void branch_ranks_else(Lowerer *L, BranchRanks *ranks) {
+  if (!ranks)
+    return;
+  for (int i = 0; i < ranks->count; i++) {
+    ranks->body_rank[i] = ranks->arrays[i]->rank;
+    ranks->arrays[i]->rank = -1;
+  }
+}
+
+void branch_ranks_close(Lowerer *L, BranchRanks *ranks) {
+  if (!ranks)
+    return;
+  for (int i = 0; i < ranks->count; i++) {
+    if (ranks->arrays[i]->rank != ranks->body_rank[i])
+      ranks->arrays[i]->rank = -1; /* another rank in each branch: learnt again at the next use */
+    if (ranks->arrays[i]->array)
+      ranks->arrays[i]->array->rank_branches--;
+  }
+}

@@ -311,8 +311,10 @@ static int drop_repeated(Lowerer *L, Node **parts, int count) {
 static Node *tma_condition(Lowerer *L, const ArrayRef *array, Node **sizes, int rank) {
   Node *flag = new_name(L, arena_printf(&L->ctx->arena, "%.*s_tma", array->param.len, array->param.text));
   Node *element = new_name(L, arena_printf(&L->ctx->arena, "%.*s", array->param.len, array->param.text));
-  Node *parts[MAX_TILE_RANK + 2] = {flag, T(L, "_1 * (_2.dtype.element_ty.primitive_bitwidth // 8) >= 16", sizes[rank - 1], element)};
+  Node *parts[MAX_TILE_RANK + 3] = {flag, T(L, "_1 * (_2.dtype.element_ty.primitive_bitwidth // 8) >= 16", sizes[rank - 1], element)};
   int count = 2;
+  if (array->rank_branches > 0) /* its rank was learnt under a constexpr `if`: another launch may give another one */
+    parts[count++] = T(L, "len(_1) == _2", array->shape, new_int(L, rank));
   for (int a = 0; a < rank; a++) {
     long long size;
     if (!known_int(sizes[a], &size) || size > 256)

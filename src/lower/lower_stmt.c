@@ -224,7 +224,9 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   TypeInfo **after_body = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(A->count + 1));
   for (int i = 0; i < A->count; i++)
     before[i] = A->types[i];
+  BranchRanks *ranks = branch_ranks_open(L, test);
   lower_stmts(L, &stmt->u.if_.body);
+  branch_ranks_else(L, ranks);
   save_assigned(L, A);
   for (int i = 0; i < A->count; i++) {
     after_body[i] = A->types[i];
@@ -232,6 +234,7 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
       scope_bind(L, A->names[i], before[i]);
   }
   lower_stmts(L, &stmt->u.if_.orelse);
+  branch_ranks_close(L, ranks);
   save_assigned(L, A);
   for (int i = 0; i < A->count; i++) {
     TypeInfo *from_body = after_body[i], *from_else = A->types[i], *merged;

@@ -432,3 +432,53 @@ def k(x, y, TILE: ct.Constant[int]):
     ct.scatter(y, offs, t, {option})
 """)
     assert message in error
+
+
+# ------------------------------------ an array's rank chosen by a constexpr branch
+
+RANK_BRANCH = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, out, TILE: ct.Constant[int], PER_ELEMENT: ct.Constant[int]):
+    row = ct.bid(0)
+    t = ct.load(x, index=(row, 0), shape=(1, TILE))
+    if PER_ELEMENT == 1:
+        ct.store(out, index=(row, 0), tile=t * 2)
+    if PER_ELEMENT != 1:
+        ct.scatter(out, row, ct.sum(t, 1, keepdims=False).reshape(()))
+"""
+
+
+@pytest.mark.parametrize("per_element", [1, 0])
+def test_array_rank_chosen_by_a_constexpr_branch(convert, per_element):
+    # out is (rows, TILE) when PER_ELEMENT == 1, else (rows,): cuTile compiles only the taken branch
+    mod = convert(RANK_BRANCH)
+    x = torch.arange(4 * 16, dtype=torch.float32).reshape(4, 16)
+    out = torch.zeros(4, 16) if per_element else torch.zeros(4)
+    mod.launch_k(None, (4,), (x, out, 16, per_element))
+    assert torch.equal(out, x * 2 if per_element else x.sum(1))
+
+
+@pytest.mark.parametrize("per_element", [1, 0])
+def test_array_rank_chosen_by_a_constexpr_branch_compiles_for_the_gpu(tmp_path, convert_text, per_element):
+    path = tmp_path / "rank_branch.py"
+    path.write_text(convert_text(RANK_BRANCH))
+    out_rank = 2 if per_element else 1
+    signature = {"x": "*fp32", "x_shape": ["i32"] * 2, "x_strides": ["i32"] * 2, "out": "*fp32",
+                 "out_shape": ["i32"] * out_rank, "out_strides": ["i32"] * out_rank, "TILE": "constexpr",
+                 "PER_ELEMENT": "constexpr", "x_tma": "constexpr", "out_tma": "constexpr"}
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-c", _GPU_COMPILE, str(path), "k", json.dumps(signature),
+                           json.dumps({"TILE": 16, "PER_ELEMENT": per_element, "x_tma": True, "out_tma": True})],
+                          capture_output=True, text=True, timeout=300, env=env)
+    if "No module named" in proc.stderr and "nvidia" in proc.stderr:  # pragma: no cover
+        pytest.skip("Triton's CUDA back end is not importable")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_refused_array_of_two_ranks_in_a_run_time_branch(convert_error):
+    # a run-time `if` compiles both branches: one rank for the array, as in cuTile
+    error = convert_error(RANK_BRANCH.replace("if PER_ELEMENT == 1:", "if ct.bid(0) == 1:")
+                          .replace("if PER_ELEMENT != 1:", "if ct.bid(0) != 1:"))
+    assert "ct.scatter(): the indices need one entry per array dimension" in error
