@@ -567,6 +567,9 @@ static TypeInfo *either_type(Lowerer *L, const Node *expr, TypeInfo *a, TypeInfo
     type->loose = a->loose && b->loose;
     return type;
   }
+  if (a && b && ((a->kind == VAL_CONST && b->kind == VAL_TILE && b->rank == 0) ||
+                 (b->kind == VAL_CONST && a->kind == VAL_TILE && a->rank == 0)))
+    return type_tile(L->ctx, DT_UNKNOWN, 0, NULL); /* `0 if N == 1 else i`: a number or a scalar, as Triton types it */
   if (a && b && a->kind == VAL_DTYPE && b->kind == VAL_DTYPE) {
     /* the dtype is the expression itself (Triton evaluates it at compile
      * time); a restricted dtype would lose its meaning there: tfloat32 is
@@ -598,7 +601,7 @@ static TypeInfo *either_type(Lowerer *L, const Node *expr, TypeInfo *a, TypeInfo
     return type;
   }
   lower_error(L, expr, "the two operands of this conditional expression have different types (%s and %s): only "
-              "tiles of one rank, or numbers, can be chosen by a condition known at launch",
+              "tiles of one rank, numbers and scalars, or dtypes can be chosen by a condition known at launch",
               type_describe(L->ctx, a), type_describe(L->ctx, b));
 }
 

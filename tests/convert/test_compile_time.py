@@ -132,6 +132,23 @@ def test_dtype_chosen_by_a_conditional_expression_compiles_for_the_gpu(tmp_path,
         assert proc.returncode == 0, proc.stderr[-3000:]
 
 
+def test_number_or_scalar_chosen_by_a_constexpr(convert):
+    mod = convert("""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int], SHARED: ct.Constant[int]):
+    row = 0 if SHARED == 1 else ct.bid(0)
+    t = ct.load(x, index=(row, 0), shape=(1, TILE))
+    ct.store(y, index=(ct.bid(0), 0), tile=t)
+""")
+    x = torch.arange(3 * 16, dtype=torch.float32).reshape(3, 16)
+    for shared, expected in [(1, x[0:1].expand(3, 16)), (0, x)]:
+        y = torch.zeros(3, 16)
+        mod.launch_k(None, (3,), (x, y, 16, shared))
+        assert torch.equal(y, expected), shared
+
+
 def test_refused_restricted_dtype_chosen_at_launch(convert_error):
     # tfloat32 is tl.float32 to Triton: choosing it at launch would silently drop TF32
     error = convert_error(CONDITIONAL_DTYPE.replace("ct.float16 if", "ct.tfloat32 if"))
