@@ -26,7 +26,8 @@
  *                       (and lowering) call arguments, builtins
  *     lower_function.c  kernels' and tile functions' parameters and bodies;
  *                       a tile function lowered at its first call
- *     lower_control.c   break/continue rewritten, short-circuit checks
+ *     lower_control.c   break/continue rewritten, short-circuit checks,
+ *                       branches decided at conversion
  *     lower_pyvalue.c   Python values evaluated at conversion: math, numpy
  *                       and torch constants and dtypes, math functions,
  *                       float("inf"), len()
@@ -72,6 +73,20 @@ Node *lower_call(Lowerer *L, Node *call);
 
 /* ---- lower_control.c: break/continue in the loops of `stmts` (Triton has neither) */
 void rewrite_break_continue(Lowerer *L, NodeList *stmts);
+/* `if` on a condition known at conversion (already lowered in stmt->u.if_.test):
+ * only the live branch is lowered, its statements appended to out (cuTile
+ * compiles only that branch); false when the condition is not known. */
+bool prune_known_if(Lowerer *L, Node *stmt, NodeList *out);
+/* `a if cond else b`: a condition known at conversion lowers only the live
+ * operand; one known at launch (a constexpr) keeps both, typed as both agree. */
+Node *lower_conditional_expr(Lowerer *L, Node *expr);
+/* Arrays of unknown rank under an `if` on a constexpr: each branch learns
+ * its own rank (Triton compiles only the taken one); open after lowering
+ * the test, _else between the branches, _close after them (NULL: a run-time `if`). */
+typedef struct BranchRanks BranchRanks;
+BranchRanks *branch_ranks_open(Lowerer *L, const Node *test);
+void branch_ranks_else(Lowerer *L, BranchRanks *ranks);
+void branch_ranks_close(Lowerer *L, BranchRanks *ranks);
 /* `a and b`: an operand after the first with side effects is an error (cuTile short-circuits) */
 void check_short_circuit(Lowerer *L, Node *bool_op);
 

@@ -512,3 +512,168 @@ void check_short_circuit(Lowerer *L, Node *bool_op) {
                   bool_op->u.bool_op.op == AOP_AND ? "and" : "or");
   }
 }
+
+/* ------------------------------------- branches decided at conversion */
+
+/* Known at conversion: a constant whose value the converter has (a
+ * literal, a folded comparison such as ct.float16 == ct.float32); a
+ * constexpr parameter's value comes with the launch (dtype unknown). */
+static bool known_condition(const Node *test, bool *value) {
+  const TypeInfo *type = test->type;
+  if (!type || type->kind != VAL_CONST || type->dtype == DT_UNKNOWN)
+    return false;
+  *value = type->is_float ? type->float_value != 0 : type->int_value != 0;
+  return true;
+}
+
+bool prune_known_if(Lowerer *L, Node *stmt, NodeList *out) {
+  bool value;
+  if (!known_condition(stmt->u.if_.test, &value))
+    return false;
+  /* cuTile compiles only the live branch: the other one may hold code that
+   * converts nowhere (another rank, an op valid only for other dtypes) */
+  NodeList *live = value ? &stmt->u.if_.body : &stmt->u.if_.orelse;
+  lower_stmts(L, live);
+  for (int i = 0; i < live->count; i++)
+    push(L, out, live->items[i]);
+  return true;
+}
+
+static bool same_type(const TypeInfo *a, const TypeInfo *b) {
+  if (a == b)
+    return true;
+  if (!a || !b || a->kind != b->kind || a->dtype != b->dtype || a->rank != b->rank)
+    return false;
+  if (a->dtype == DT_UNKNOWN && (a->kind == VAL_TILE || a->kind == VAL_DTYPE) && a->dtype_expr != b->dtype_expr)
+    return false;
+  for (int d = 0; d < a->rank && d < C2T_MAX_RANK; d++)
+    if (a->shape[d] != b->shape[d] || (a->shape[d] < 0 && a->dims[d] != b->dims[d]))
+      return false;
+  return true;
+}
+
+/* The type of `a if cond else b` with cond a constexpr: Triton keeps one
+ * operand at compile time, so the two may differ in dtype (cuTile's
+ * `ct.astype(t, ct.tfloat32) if t.dtype == ct.float32 else t`); the dtype
+ * is then known only at launch. */
+static TypeInfo *either_type(Lowerer *L, const Node *expr, TypeInfo *a, TypeInfo *b) {
+  if (same_type(a, b))
+    return a;
+  if (a && b && a->kind == VAL_CONST && b->kind == VAL_CONST) {
+    TypeInfo *type = type_new(L->ctx, VAL_CONST);
+    type->rank = 0;
+    type->dtype = DT_UNKNOWN;
+    type->is_float = a->is_float || b->is_float;
+    type->loose = a->loose && b->loose;
+    return type;
+  }
+  if (a && b && ((a->kind == VAL_CONST && b->kind == VAL_TILE && b->rank == 0) ||
+                 (b->kind == VAL_CONST && a->kind == VAL_TILE && a->rank == 0)))
+    return type_tile(L->ctx, DT_UNKNOWN, 0, NULL); /* `0 if N == 1 else i`: a number or a scalar, as Triton types it */
+  if (a && b && a->kind == VAL_DTYPE && b->kind == VAL_DTYPE) {
+    /* the dtype is the expression itself (Triton evaluates it at compile
+     * time); a restricted dtype would lose its meaning there: tfloat32 is
+     * tl.float32 to Triton and only matrix multiply gives it one */
+    for (int side = 0; side < 2; side++) {
+      DType dtype = (side ? b : a)->dtype;
+      if (dtype == DT_TFLOAT32 || dtype == DT_FLOAT8_E4M3FN || dtype == DT_FLOAT8_E5M2)
+        lower_error(L, expr, "a dtype chosen by a condition known only at launch cannot be %s (Triton has no such "
+                    "dtype to choose; only ct.mma gives it a meaning)", dtype_info(dtype)->cutile);
+    }
+    TypeInfo *type = type_new(L->ctx, VAL_DTYPE);
+    type->dtype = DT_UNKNOWN;
+    type->dtype_expr = (Node *)expr;
+    return type;
+  }
+  if (a && b && a->kind == VAL_TILE && b->kind == VAL_TILE && a->rank == b->rank) {
+    TypeInfo *type = type_new(L->ctx, VAL_TILE);
+    *type = *a;
+    if (a->dtype != b->dtype || a->dtype_expr != b->dtype_expr) {
+      type->dtype = DT_UNKNOWN;
+      type->dtype_expr = NULL; /* read from the value: `name.dtype` */
+      type->not_bfloat16 = false;
+    }
+    for (int d = 0; d < a->rank && d < C2T_MAX_RANK; d++)
+      if (a->shape[d] != b->shape[d] || (a->shape[d] < 0 && a->dims[d] != b->dims[d])) {
+        type->shape[d] = -1;
+        type->dims[d] = NULL;
+      }
+    return type;
+  }
+  lower_error(L, expr, "the two operands of this conditional expression have different types (%s and %s): only "
+              "tiles of one rank, numbers and scalars, or dtypes can be chosen by a condition known at launch",
+              type_describe(L->ctx, a), type_describe(L->ctx, b));
+}
+
+Node *lower_conditional_expr(Lowerer *L, Node *expr) {
+  Node *test = lower_expr(L, expr->u.if_exp.test);
+  bool value;
+  if (known_condition(test, &value)) /* only the live operand is converted, as cuTile compiles only it */
+    return lower_expr(L, value ? expr->u.if_exp.body : expr->u.if_exp.orelse);
+  expr->u.if_exp.test = test;
+  expr->u.if_exp.body = lower_expr(L, expr->u.if_exp.body);
+  expr->u.if_exp.orelse = lower_expr(L, expr->u.if_exp.orelse);
+  TypeInfo *body = expr->u.if_exp.body->type, *orelse = expr->u.if_exp.orelse->type;
+  if (test->type && test->type->kind == VAL_CONST)
+    expr->type = either_type(L, expr, body, orelse);
+  else
+    expr->type = body; /* a run-time condition: cuTile requires both operands' types to agree */
+  return expr;
+}
+
+/* ------------------------------ array ranks in branches decided at launch */
+
+/* An array whose rank is learnt from its first use may have another rank
+ * at each launch when its uses sit under a constexpr `if` (cuTile's
+ * `if MODE == NONE: ct.store(out, (i, j), ...)  else: ct.scatter(out, i, ...)`):
+ * Triton compiles only the taken branch, so each branch learns the rank of
+ * its own uses, and after the `if` the rank stays learnt only where both
+ * branches agree. */
+struct BranchRanks {
+  TypeInfo **arrays; /* arrays of unknown rank before the `if` */
+  int *body_rank;
+  int count;
+};
+
+BranchRanks *branch_ranks_open(Lowerer *L, const Node *test) {
+  if (!test->type || test->type->kind != VAL_CONST) /* a run-time `if`: both branches are compiled */
+    return NULL;
+  BranchRanks *ranks = arena_alloc(&L->ctx->arena, sizeof(BranchRanks));
+  Scope *scope = L->scope;
+  ranks->arrays = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(scope->count + 1));
+  ranks->body_rank = arena_alloc(&L->ctx->arena, sizeof(int) * (size_t)(scope->count + 1));
+  for (int i = 0; i < scope->count; i++) {
+    TypeInfo *type = scope->vars[i].type;
+    if (!type || type->kind != VAL_ARRAY || type->rank >= 0)
+      continue;
+    bool seen = false;
+    for (int j = 0; j < ranks->count && !seen; j++)
+      seen = ranks->arrays[j] == type;
+    if (!seen) {
+      ranks->arrays[ranks->count++] = type;
+      if (type->array)
+        type->array->rank_branches++;
+    }
+  }
+  return ranks;
+}
+
+void branch_ranks_else(Lowerer *L, BranchRanks *ranks) {
+  if (!ranks)
+    return;
+  for (int i = 0; i < ranks->count; i++) {
+    ranks->body_rank[i] = ranks->arrays[i]->rank;
+    ranks->arrays[i]->rank = -1;
+  }
+}
+
+void branch_ranks_close(Lowerer *L, BranchRanks *ranks) {
+  if (!ranks)
+    return;
+  for (int i = 0; i < ranks->count; i++) {
+    if (ranks->arrays[i]->rank != ranks->body_rank[i])
+      ranks->arrays[i]->rank = -1; /* another rank in each branch: learnt again at the next use */
+    if (ranks->arrays[i]->array)
+      ranks->arrays[i]->array->rank_branches--;
+  }
+}

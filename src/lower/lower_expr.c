@@ -408,13 +408,6 @@ static Node *lower_compare(Lowerer *L, Node *expr) {
   return result;
 }
 
-static Node *lower_if_exp(Lowerer *L, Node *expr) {
-  expr->u.if_exp.test = lower_expr(L, expr->u.if_exp.test);
-  expr->u.if_exp.body = lower_expr(L, expr->u.if_exp.body);
-  expr->u.if_exp.orelse = lower_expr(L, expr->u.if_exp.orelse);
-  return typed(expr, expr->u.if_exp.body->type);
-}
-
 Node *lower_expr(Lowerer *L, Node *expr) {
   if (++L->depth > C2T_MAX_PARSE_DEPTH)
     lower_limit(L, expr, "nested expressions in tile code", C2T_MAX_PARSE_DEPTH);
@@ -429,7 +422,7 @@ Node *lower_expr(Lowerer *L, Node *expr) {
   case N_TUPLE: result = lower_tuple(L, expr); break;
   case N_BOOL_OP: result = lower_bool_op(L, expr); break;
   case N_COMPARE: result = lower_compare(L, expr); break;
-  case N_IF_EXP: result = lower_if_exp(L, expr); break;
+  case N_IF_EXP: result = lower_conditional_expr(L, expr); break;
   case N_BIN_OP: {
     Node *left = lower_expr(L, expr->u.bin_op.left);
     Node *right = lower_expr(L, expr->u.bin_op.right);

@@ -432,18 +432,138 @@ static AstOp compare_op_of(const char *member) {
   return AOP_EQ;
 }
 
-Node *lower_comparison(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right) {
-  if (op == AOP_IS || op == AOP_ISNOT || op == AOP_IN || op == AOP_NOTIN) {
-    bool none_test = (op == AOP_IS || op == AOP_ISNOT) && left->type && right->type &&
-                     (left->type->kind == VAL_NONE || right->type->kind == VAL_NONE);
-    if (!none_test)
-      lower_error(L, expr, "'is' and 'in' comparisons cannot be converted in tile code");
-    Node *result = T(L, "_1 is _2", left, right); /* `x is None`: decided by Triton at compile time */
+/* ---------------------------------------- comparisons on compile-time values */
+
+/* A bool known at conversion: the constant itself (cuTile folds it). */
+static Node *known_bool(Lowerer *L, bool value) {
+  Node *node = T0(L, value ? "True" : "False");
+  node->type = type_const_bool(L->ctx, value);
+  return node;
+}
+
+/* A bool that Triton's code generator decides (a constexpr): known at
+ * launch, not at conversion. */
+static TypeInfo *launch_bool(Lowerer *L) {
+  TypeInfo *type = type_new(L->ctx, VAL_CONST);
+  type->rank = 0;
+  type->dtype = DT_UNKNOWN;
+  type->loose = true;
+  return type;
+}
+
+static bool is_known_number(const TypeInfo *type) {
+  return type && type->kind == VAL_CONST && type->dtype != DT_UNKNOWN;
+}
+
+/* `a op b` on two numbers known at conversion, in Python's semantics. */
+static bool fold_number_comparison(AstOp op, const TypeInfo *a, const TypeInfo *b) {
+  int order;
+  if (a->is_float || b->is_float) {
+    double x = a->is_float ? a->float_value : (double)a->int_value;
+    double y = b->is_float ? b->float_value : (double)b->int_value;
+    if (x != x || y != y) /* nan: every comparison but != is false */
+      return op == AOP_NOTEQ;
+    order = x < y ? -1 : x > y ? 1 : 0;
+  } else {
+    order = a->int_value < b->int_value ? -1 : a->int_value > b->int_value ? 1 : 0;
+  }
+  switch (op) {
+  case AOP_EQ: return order == 0;
+  case AOP_NOTEQ: return order != 0;
+  case AOP_LT: return order < 0;
+  case AOP_LTE: return order <= 0;
+  case AOP_GT: return order > 0;
+  case AOP_GTE: return order >= 0;
+  default: return false;
+  }
+}
+
+static bool is_dtype_or_none(const TypeInfo *type) {
+  return type && (type->kind == VAL_DTYPE || type->kind == VAL_NONE);
+}
+
+/* Comparisons on dtypes and None (x.dtype == ct.float32, A.dtype != B.dtype,
+ * x is None): decided where both sides are known, else left to Triton's
+ * code generator, which compares dtypes at compile time (a constexpr
+ * condition: Triton compiles only the taken branch of an `if` on it, as
+ * cuTile does). `is` on dtypes is written `==`: Triton's dtypes are not
+ * unique objects (x.dtype.element_ty is not tl.float32), cuTile's are. */
+static Node *compare_compile_time(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right) {
+  const TypeInfo *lt = left->type, *rt = right->type;
+  bool equal_test = op == AOP_EQ || op == AOP_IS;
+  if (op != AOP_EQ && op != AOP_NOTEQ && op != AOP_IS && op != AOP_ISNOT)
+    lower_error(L, expr, "only ==, !=, `is` and `is not` compare %s and %s in tile code", type_describe(L->ctx, lt),
+                type_describe(L->ctx, rt));
+  if (lt->kind == VAL_NONE || rt->kind == VAL_NONE) { /* `x is None`: None only equals None */
+    bool both = lt->kind == VAL_NONE && rt->kind == VAL_NONE;
+    const TypeInfo *other = lt->kind != VAL_NONE ? lt : rt;
+    /* known not to be None: a tile, a dtype, a tuple...; an array or a
+     * constexpr may be None at launch */
+    bool other_known = both || other->kind == VAL_TILE || other->kind == VAL_DTYPE || other->kind == VAL_TUPLE ||
+                       other->kind == VAL_ENUM || other->kind == VAL_STRING || other->kind == VAL_FUNCTION ||
+                       is_known_number(other);
+    if (other_known)
+      return known_bool(L, both == equal_test);
+    Node *result = T(L, "_1 is _2", left, right); /* decided by Triton at compile time */
     result->u.compare.ops[0] = op;
-    result->type = type_new(L->ctx, VAL_CONST);
-    result->type->rank = 0;
+    result->type = launch_bool(L);
     return result;
   }
+  if (lt->kind != VAL_DTYPE || rt->kind != VAL_DTYPE)
+    lower_error(L, expr, "a comparison of %s with %s cannot be converted (cuTile compares a dtype only with a "
+                "dtype)", type_describe(L->ctx, lt), type_describe(L->ctx, rt));
+  if (lt->dtype != DT_UNKNOWN && rt->dtype != DT_UNKNOWN)
+    return known_bool(L, (lt->dtype == rt->dtype) == equal_test);
+  Node *result = T(L, "_1 == _2", left, right);
+  result->u.compare.ops[0] = equal_test ? AOP_EQ : AOP_NOTEQ;
+  result->type = launch_bool(L);
+  return result;
+}
+
+/* `x in (a, b, c)`: cuTile compares x with each item (==) and ors the
+ * results, stopping at one known to be true. */
+static Node *compare_contained(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right) {
+  if (!right->type || right->type->kind != VAL_TUPLE || right->kind != N_TUPLE)
+    lower_error(L, expr, "'in' in tile code can only be converted with a tuple written out on its right, not %s",
+                type_describe(L->ctx, right->type));
+  NodeList *items = &right->u.list.elts;
+  Node *result = NULL;
+  for (int i = 0; i < items->count; i++) {
+    Node *cmp = lower_comparison(L, expr, AOP_EQ, left, items->items[i]);
+    if (cmp->type && cmp->type->kind == VAL_TILE && cmp->type->rank != 0)
+      lower_error(L, expr, "'in' requires scalar operands, not %s", type_describe(L->ctx, cmp->type));
+    if (is_known_number(cmp->type) && cmp->type->int_value) {
+      result = known_bool(L, true);
+      break;
+    }
+    if (is_known_number(cmp->type)) /* known false: adds nothing */
+      continue;
+    if (!result) {
+      result = cmp;
+      continue;
+    }
+    bool both_constant = result->type->kind == VAL_CONST && cmp->type->kind == VAL_CONST;
+    TypeInfo *type = both_constant ? launch_bool(L) : type_tile(L->ctx, DT_BOOL, 0, NULL);
+    result = both_constant ? T(L, "_1 or _2", result, cmp) : T(L, "_1 | _2", result, cmp);
+    result->type = type;
+  }
+  if (!result)
+    result = known_bool(L, false);
+  if (op == AOP_IN)
+    return result;
+  if (is_known_number(result->type))
+    return known_bool(L, result->type->int_value == 0);
+  return lower_unary_operator(L, expr, AOP_NOT, result);
+}
+
+Node *lower_comparison(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right) {
+  if (op == AOP_IN || op == AOP_NOTIN)
+    return compare_contained(L, expr, op, left, right);
+  if (is_dtype_or_none(left->type) || is_dtype_or_none(right->type))
+    return compare_compile_time(L, expr, op, left, right);
+  if (op == AOP_IS || op == AOP_ISNOT)
+    lower_error(L, expr, "'is' comparisons cannot be converted in tile code on %s and %s (only on None and dtypes)",
+                type_describe(L->ctx, left->type), type_describe(L->ctx, right->type));
   TypeInfo *lt = left->type, *rt = right->type;
   require_operand(L, expr, "a comparison", lt);
   require_operand(L, expr, "a comparison", rt);
@@ -451,9 +571,11 @@ Node *lower_comparison(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right
   if (math_is_number(lt) && math_is_number(rt)) {
     Node *result = T(L, "_1 < _2", left, right);
     result->u.compare.ops[0] = op;
-    result->type = type_new(L->ctx, VAL_CONST);
-    result->type->rank = 0;
-    result->type->loose = true;
+    if (is_known_number(lt) && is_known_number(rt)) { /* known at conversion: an `if` on it is decided here */
+      result->type = type_const_bool(L->ctx, fold_number_comparison(op, lt, rt));
+      return result;
+    }
+    result->type = launch_bool(L);
     return result;
   }
   check_number_width(L, expr, "a comparison", lt, rt);

@@ -252,7 +252,7 @@ typedef struct TileAccess {
   Node *index[MAX_TILE_RANK]; /* per array axis: tile index */
   Node *size[MAX_TILE_RANK];  /* per array axis: tile size */
   bool allow_tma;
-  bool check_bounds;
+  bool check_bounds; /* false only where check_bounds=False: a constexpr flag keeps the TMA path's padding */
 } TileAccess;
 
 /* Whether this access may take a descriptor at all. */
@@ -311,8 +311,10 @@ static int drop_repeated(Lowerer *L, Node **parts, int count) {
 static Node *tma_condition(Lowerer *L, const ArrayRef *array, Node **sizes, int rank) {
   Node *flag = new_name(L, arena_printf(&L->ctx->arena, "%.*s_tma", array->param.len, array->param.text));
   Node *element = new_name(L, arena_printf(&L->ctx->arena, "%.*s", array->param.len, array->param.text));
-  Node *parts[MAX_TILE_RANK + 2] = {flag, T(L, "_1 * (_2.dtype.element_ty.primitive_bitwidth // 8) >= 16", sizes[rank - 1], element)};
+  Node *parts[MAX_TILE_RANK + 3] = {flag, T(L, "_1 * (_2.dtype.element_ty.primitive_bitwidth // 8) >= 16", sizes[rank - 1], element)};
   int count = 2;
+  if (array->rank_branches > 0) /* its rank was learnt under a constexpr `if`: another launch may give another one */
+    parts[count++] = T(L, "len(_1) == _2", array->shape, new_int(L, rank));
   for (int a = 0; a < rank; a++) {
     long long size;
     if (!known_int(sizes[a], &size) || size > 256)
@@ -422,9 +424,14 @@ static Node *pointer_call(Lowerer *L, Node *helper, const ArrayRef *array, Node 
 
 static void push_arg(Lowerer *L, Node *call, Node *arg) { node_list_push(&L->ctx->arena, &call->u.call.args, arg); }
 
-static void push_unchecked(Lowerer *L, Node *call, bool check_bounds) {
-  if (!check_bounds)
-    node_list_push(&L->ctx->arena, &call->u.call.keywords, T0(L, "f(check_bounds=False)")->u.call.keywords.items[0]);
+/* check_bounds= to a helper call: nothing when always checked, else
+ * `check_bounds=False` or `check_bounds=FLAG` (the helpers' constexpr). */
+static void push_unchecked(Lowerer *L, Node *call, Node *check) {
+  if (!check)
+    return;
+  Node *keyword = T0(L, "f(check_bounds=False)")->u.call.keywords.items[0];
+  keyword->u.keyword.value = check;
+  node_list_push(&L->ctx->arena, &call->u.call.keywords, keyword);
 }
 
 /* ------------------------------------------------------------- ct.load */
@@ -435,19 +442,32 @@ static void reject_memory_order(Lowerer *L, Node *order, const char *what) {
                           "have no memory order)", what);
 }
 
-static void check_latency(Lowerer *L, Node *latency, const char *what) {
-  long long value;
-  if (latency && !(latency->type && latency->type->kind == VAL_NONE) &&
-      (!known_int(latency, &value) || value < 1 || value > 10))
-    lower_error(L, latency, "%s: latency must be a constant from 1 to 10", what);
+/* A constant the converter does not know: a constexpr parameter or an
+ * expression of them, which Triton's code generator evaluates. */
+static bool is_launch_constant(const TypeInfo *type) {
+  return type && type->kind == VAL_CONST && type->dtype == DT_UNKNOWN && !type->is_float;
 }
 
-static bool read_check_bounds(Lowerer *L, Node *flag, const char *what) {
+void memory_check_latency(Lowerer *L, Node *latency, const char *what) {
+  long long value;
+  if (!latency || (latency->type && latency->type->kind == VAL_NONE))
+    return;
+  if (is_launch_constant(latency->type))
+    return; /* a hint Triton has no form of: dropped, whatever its value at launch */
+  if (!known_int(latency, &value) || value < 1 || value > 10)
+    lower_error(L, latency, "%s: latency must be a constant from 1 to 10 (or a constexpr parameter)", what);
+}
+
+Node *memory_check_bounds(Lowerer *L, Node *flag, const char *what) {
   if (!flag)
-    return true;
-  if (!flag->type || flag->type->kind != VAL_CONST || flag->type->dtype != DT_BOOL)
-    lower_error(L, flag, "%s: check_bounds must be a constant True or False", what);
-  return flag->type->int_value != 0;
+    return NULL;
+  const TypeInfo *type = flag->type;
+  if (type && type->kind == VAL_CONST && type->dtype == DT_BOOL)
+    return type->int_value ? NULL : flag;
+  if (is_launch_constant(type))
+    return flag;
+  lower_error(L, flag, "%s: check_bounds must be True, False or a constexpr parameter (or an expression of "
+              "them), not %s", what, type_describe(L->ctx, type));
 }
 
 /* The array argument, checked. */
@@ -459,7 +479,7 @@ static TypeInfo *array_arg(Lowerer *L, Node *call, const BoundArgs *args, const 
 }
 
 /* shape=(): one element at element index `index`, a 0-d tile. */
-static Node *load_element(Lowerer *L, TypeInfo *array, Node *index, Padding padding, bool check_bounds) {
+static Node *load_element(Lowerer *L, TypeInfo *array, Node *index, Padding padding, Node *check) {
   Node *items[MAX_TILE_RANK];
   int rank = tuple_items(L, index, items, MAX_TILE_RANK);
   if (rank > MAX_TILE_RANK || (array->rank >= 0 && array->rank != rank))
@@ -469,7 +489,7 @@ static Node *load_element(Lowerer *L, TypeInfo *array, Node *index, Padding padd
   stats_memory(L->conv, "scalar element (shape=())");
   Node *loaded = pointer_call(L, load_element_helper(L, rank), array->array, items, rank);
   push_arg(L, loaded, padding_value(L, padding));
-  push_unchecked(L, loaded, check_bounds);
+  push_unchecked(L, loaded, check);
   loaded->type = type_tile(L->ctx, array->dtype, 0, NULL);
   loaded->type->dtype_expr = array->dtype_expr;
   memory_note_access(L, loaded, array->array, MEM_READ);
@@ -517,18 +537,18 @@ Node *lower_load(Lowerer *L, Node *call, const char *member) {
   Node *index = require_arg(L, call, &args, LOAD_INDEX, what, "index");
   Node *shape = require_arg(L, call, &args, LOAD_SHAPE, what, "shape");
   reject_memory_order(L, args.arg[LOAD_MEMORY_ORDER], what);
-  check_latency(L, args.arg[LOAD_LATENCY], what);
+  memory_check_latency(L, args.arg[LOAD_LATENCY], what);
   Padding padding = read_padding(L, args.arg[LOAD_PADDING_MODE]);
   require_float_padding(L, call, array, padding);
-  bool check_bounds = read_check_bounds(L, args.arg[LOAD_CHECK_BOUNDS], what);
+  Node *check = memory_check_bounds(L, args.arg[LOAD_CHECK_BOUNDS], what);
   if (shape->kind == N_TUPLE && shape->u.list.elts.count == 0)
-    return load_element(L, array, index, padding, check_bounds);
+    return load_element(L, array, index, padding, check);
   Node *index_items[MAX_TILE_RANK], *shape_items[MAX_TILE_RANK];
   int rank = tuple_items(L, shape, shape_items, MAX_TILE_RANK);
   if (tuple_items(L, index, index_items, MAX_TILE_RANK) != rank || (array->rank >= 0 && array->rank != rank))
     lower_error(L, index, "ct.load(): index and shape must have one entry per array dimension");
   TileAccess access = {.array = array->array, .rank = rank, .allow_tma = !memory_is_false(args.arg[LOAD_ALLOW_TMA]),
-                       .check_bounds = check_bounds};
+                       .check_bounds = !memory_is_false(check)};
   read_order(L, args.arg[LOAD_ORDER], rank, access.perm);
   for (int d = 0; d < rank; d++) {
     long long size;
@@ -545,7 +565,7 @@ Node *lower_load(Lowerer *L, Node *call, const char *member) {
   for (int a = 0; a < rank; a++)
     push_arg(L, loaded, access.size[a]);
   push_arg(L, loaded, padding_value(L, padding));
-  push_unchecked(L, loaded, check_bounds);
+  push_unchecked(L, loaded, check);
   memory_note_access(L, loaded, access.array, MEM_READ);
   stats_memory(L->conv, tma_refusal(L, &access));
   Node *ok = NULL, *by_tma = tma_possible(L, &access) ? load_by_tma(L, &access, padding, &ok) : NULL;
@@ -580,7 +600,7 @@ static Node *none_typed(Lowerer *L, Node *node) {
 }
 
 /* A scalar (0-d tile or constant): one element at element index `index`. */
-static Node *store_element(Lowerer *L, TypeInfo *array, Node *index, Node *value, bool check_bounds) {
+static Node *store_element(Lowerer *L, TypeInfo *array, Node *index, Node *value, Node *check) {
   Node *items[MAX_TILE_RANK];
   int rank = tuple_items(L, index, items, MAX_TILE_RANK);
   if (rank > MAX_TILE_RANK || (array->rank >= 0 && array->rank != rank))
@@ -590,7 +610,7 @@ static Node *store_element(Lowerer *L, TypeInfo *array, Node *index, Node *value
   stats_memory(L->conv, "scalar element (shape=())");
   Node *stored = pointer_call(L, store_element_helper(L, rank), array->array, items, rank);
   push_arg(L, stored, value);
-  push_unchecked(L, stored, check_bounds);
+  push_unchecked(L, stored, check);
   memory_note_access(L, stored, array->array, MEM_WRITE);
   return none_typed(L, stored);
 }
@@ -605,14 +625,14 @@ Node *lower_store(Lowerer *L, Node *call, const char *member) {
   Node *index = require_arg(L, call, &args, STORE_INDEX, what, "index");
   Node *tile = require_arg(L, call, &args, STORE_TILE, what, "tile");
   reject_memory_order(L, args.arg[STORE_MEMORY_ORDER], what);
-  check_latency(L, args.arg[STORE_LATENCY], what);
-  bool check_bounds = read_check_bounds(L, args.arg[STORE_CHECK_BOUNDS], what);
+  memory_check_latency(L, args.arg[STORE_LATENCY], what);
+  Node *check = memory_check_bounds(L, args.arg[STORE_CHECK_BOUNDS], what);
   if (!tile->type || (tile->type->kind != VAL_TILE && tile->type->kind != VAL_CONST))
     lower_error(L, args.source[STORE_TILE], "ct.store() stores a tile or a scalar, not %s",
                 type_describe(L->ctx, tile->type));
   memory_check_store_cast(L, args.source[STORE_TILE], tile->type, array, what);
   if (tile->type->kind == VAL_CONST || tile->type->rank == 0)
-    return store_element(L, array, index, tile, check_bounds);
+    return store_element(L, array, index, tile, check);
   if (tile->type->rank < 0)
     lower_error(L, args.source[STORE_TILE], "ct.store(): the rank of this tile is not known at conversion time");
   Node *index_items[MAX_TILE_RANK];
@@ -620,7 +640,7 @@ Node *lower_store(Lowerer *L, Node *call, const char *member) {
   if (rank != tile->type->rank || rank > MAX_TILE_RANK || (array->rank >= 0 && array->rank != rank))
     lower_error(L, index, "ct.store(): the index has %d entries for a %d-d tile", rank, tile->type->rank);
   TileAccess access = {.array = array->array, .rank = rank, .allow_tma = !memory_is_false(args.arg[STORE_ALLOW_TMA]),
-                       .check_bounds = check_bounds};
+                       .check_bounds = !memory_is_false(check)};
   read_order(L, args.arg[STORE_ORDER], rank, access.perm);
   bool sizes_known = true;
   for (int d = 0; d < rank; d++) {
@@ -639,7 +659,7 @@ Node *lower_store(Lowerer *L, Node *call, const char *member) {
   }
   Node *stored = pointer_call(L, store_helper(L, rank), access.array, access.index, rank);
   push_arg(L, stored, value);
-  push_unchecked(L, stored, check_bounds);
+  push_unchecked(L, stored, check);
   memory_note_access(L, stored, access.array, MEM_WRITE);
   stats_memory(L->conv, sizes_known ? tma_refusal(L, &access) : "tile dims unknown");
   if (sizes_known && tma_possible(L, &access)) {

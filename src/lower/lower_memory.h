@@ -75,6 +75,13 @@ Node *memory_choice(Lowerer *L, Node *condition, Node *by_tma, Node *by_pointers
 /* The name of a fresh local for a memory operation (`x_slice_1`). */
 Str memory_temp(Lowerer *L, Str base, const char *what);
 bool memory_is_false(const Node *flag);
+/* check_bounds=: NULL when bounds are always checked (absent, True); else
+ * what the pointer helpers take as their constexpr check_bounds: the False
+ * constant, or a constexpr parameter or expression (`not NO_PADDING`) that
+ * Triton decides at compile time. A run-time value is a located error. */
+Node *memory_check_bounds(Lowerer *L, Node *flag, const char *what);
+/* latency=: None, a constant from 1 to 10 or a constexpr (a hint, dropped). */
+void memory_check_latency(Lowerer *L, Node *latency, const char *what);
 /* "sem"/"scope" text for an atomic's memory_order / memory_scope argument. */
 const char *memory_order_sem(Lowerer *L, Node *order, const char *what, unsigned *effects);
 const char *memory_scope_text(Lowerer *L, Node *scope, const char *what);

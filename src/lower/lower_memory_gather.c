@@ -10,6 +10,9 @@
  * 0 <= i < extent — cuTile compares unsigned, so negative indices are out
  * of bounds — and outside lanes are masked: a gather reads padding_value
  * (cast to the array's dtype), a scatter and the atomics do nothing there.
+ * check_bounds= given by a constexpr (a parameter, `not NO_PADDING`) picks
+ * the mask at Triton's compile time; the atomics then keep the check (the
+ * lanes check_bounds=False promises in bounds are the same either way).
  * For example:
  *
  *     t = tl.load(x + ct_element_offsets_2d(x_strides, rows, cols),
@@ -128,24 +131,22 @@ static TypeInfo *result_type(Lowerer *L, const ElementAccess *access) {
   return type;
 }
 
-static bool read_flag(Lowerer *L, Node *flag, const char *what, const char *name) {
-  if (!flag)
-    return true;
-  if (!flag->type || flag->type->kind != VAL_CONST || flag->type->dtype != DT_BOOL)
-    lower_error(L, flag, "%s: %s must be a constant True or False", what, name);
-  return flag->type->int_value != 0;
-}
-
 static void check_mask(Lowerer *L, Node *mask, const char *what) {
   if (mask && !(mask->type && (mask->type->kind == VAL_TILE || mask->type->kind == VAL_CONST)))
     lower_error(L, mask, "%s: mask must be a bool tile or scalar", what);
 }
 
-/* The effective mask: bounds and the user's mask, either, or none (NULL). */
-static Node *effective_mask(Lowerer *L, const ElementAccess *access, bool check_bounds, Node *mask) {
-  if (check_bounds && mask)
-    return T(L, "_1 & _2", access->inside, mask);
-  return check_bounds ? access->inside : mask;
+/* The effective mask: bounds and the user's mask, either, or none (NULL).
+ * `check` is memory_check_bounds's: NULL checks, False does not, a
+ * constexpr flag chooses at Triton's compile time:
+ *     mask=(inside & m if FLAG else m)     mask=(inside if FLAG else None) */
+static Node *effective_mask(Lowerer *L, const ElementAccess *access, Node *check, Node *mask) {
+  Node *checked = mask ? T(L, "_1 & _2", access->inside, mask) : access->inside;
+  if (!check)
+    return checked;
+  if (memory_is_false(check))
+    return mask;
+  return T(L, "(_1 if _2 else _3)", checked, check, mask ? mask : T0(L, "None"));
 }
 
 /* ------------------------------------------------------- gather, scatter */
@@ -162,15 +163,19 @@ Node *memory_lower_gather(Lowerer *L, Node *call, const char *member) {
   stats_memory(L->conv, "gather/scatter (no TMA form)");
   Node *mask = args.arg[2], *padding = args.arg[3];
   check_mask(L, mask, what);
-  bool check_bounds = read_flag(L, args.arg[4], what, "check_bounds");
+  Node *check = memory_check_bounds(L, args.arg[4], what);
+  memory_check_latency(L, args.arg[5], what);
   if (padding)
     memory_check_store_cast(L, args.source[3], padding->type, array->type, "ct.gather() padding_value");
   ElementAccess access = element_access(L, array->type, indices, what);
   Node *pointers = T(L, "_1 + _2", array->type->array->pointer, access.offsets);
-  Node *effective = effective_mask(L, &access, check_bounds, mask);
+  Node *effective = effective_mask(L, &access, check, mask);
   Node *loaded;
-  if (effective)
-    loaded = T(L, "tl.load(_1, mask=_2, other=_3)", pointers, effective, padding ? padding : new_int(L, 0));
+  Node *other = padding ? padding : new_int(L, 0);
+  if (effective && check && !mask && !memory_is_false(check)) /* Triton refuses `other` without a mask */
+    loaded = T(L, "tl.load(_1, mask=_2, other=(_3 if _4 else None))", pointers, effective, other, check);
+  else if (effective)
+    loaded = T(L, "tl.load(_1, mask=_2, other=_3)", pointers, effective, other);
   else
     loaded = T(L, "tl.load(_1)", pointers);
   loaded->type = result_type(L, &access);
@@ -191,11 +196,12 @@ Node *memory_lower_scatter(Lowerer *L, Node *call, const char *member) {
   Node *value = require_arg(L, call, &args, 2, what, "value");
   Node *mask = args.arg[3];
   check_mask(L, mask, what);
-  bool check_bounds = read_flag(L, args.arg[4], what, "check_bounds");
+  Node *check = memory_check_bounds(L, args.arg[4], what);
+  memory_check_latency(L, args.arg[5], what);
   memory_check_store_cast(L, args.source[2], value->type, array->type, what);
   ElementAccess access = element_access(L, array->type, indices, what);
   Node *pointers = T(L, "_1 + _2", array->type->array->pointer, access.offsets);
-  Node *effective = effective_mask(L, &access, check_bounds, mask);
+  Node *effective = effective_mask(L, &access, check, mask);
   Node *stored = effective ? T(L, "tl.store(_1, _2, mask=_3)", pointers, value, effective)
                            : T(L, "tl.store(_1, _2)", pointers, value);
   stored->type = type_new(L->ctx, VAL_NONE);
@@ -301,7 +307,7 @@ Node *memory_lower_atomic_rmw(Lowerer *L, Node *call, const char *member) {
   Node *indices = require_arg(L, call, &args, 1, what, "indices");
   Node *update = require_arg(L, call, &args, 2, what, "update");
   stats_memory(L->conv, "atomic (no TMA form)");
-  bool check_bounds = read_flag(L, args.arg[3], what, "check_bounds");
+  bool check_bounds = !memory_is_false(memory_check_bounds(L, args.arg[3], what)); /* a constexpr flag: checked */
   unsigned effects = MEM_READ | MEM_WRITE | MEM_ATOMIC;
   const char *sem = memory_order_sem(L, args.arg[4], what, &effects);
   const char *scope = memory_scope_text(L, args.arg[5], what);
@@ -329,7 +335,7 @@ Node *memory_lower_atomic_cas(Lowerer *L, Node *call, const char *member) {
   Node *expected = require_arg(L, call, &args, 2, what, "expected");
   stats_memory(L->conv, "atomic (no TMA form)");
   Node *desired = require_arg(L, call, &args, 3, what, "desired");
-  bool check_bounds = read_flag(L, args.arg[4], what, "check_bounds");
+  bool check_bounds = !memory_is_false(memory_check_bounds(L, args.arg[4], what)); /* a constexpr flag: checked */
   unsigned effects = MEM_READ | MEM_WRITE | MEM_ATOMIC;
   const char *sem = memory_order_sem(L, args.arg[5], what, &effects);
   const char *scope = memory_scope_text(L, args.arg[6], what);

@@ -2,7 +2,8 @@
  * lower_stmt.c — statements of tile functions.
  *
  * Assignments bind the types of the names they assign; `if` on a constant
- * stays an `if` (Triton folds constexpr conditions as cuTile does); `for`
+ * known at conversion keeps only its live branch (lower_control.c), on a
+ * constexpr stays an `if` (Triton folds constexpr conditions as cuTile does); `for`
  * over `range(...)` stays a `for`, over `ct.static_iter(range(...))` becomes
  * `tl.static_range`, over `ct.static_iter(a_tuple)` a `tl.static_range`
  * loop that indexes the tuple; `break` and `continue`, which Triton lacks,
@@ -210,6 +211,8 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   if (test->type && test->type->kind == VAL_TILE && test->type->rank > 0)
     lower_error(L, stmt->u.if_.test, "an `if` condition must be a scalar, not %s", type_describe(L->ctx, test->type));
   stmt->u.if_.test = test;
+  if (prune_known_if(L, stmt, out))
+    return;
   /* each branch starts from the types before the `if`; after it, a name
    * has the taken branch's type when the condition is known, else the
    * branches' types, a constant only where both give the same value */
@@ -221,7 +224,9 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   TypeInfo **after_body = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(A->count + 1));
   for (int i = 0; i < A->count; i++)
     before[i] = A->types[i];
+  BranchRanks *ranks = branch_ranks_open(L, test);
   lower_stmts(L, &stmt->u.if_.body);
+  branch_ranks_else(L, ranks);
   save_assigned(L, A);
   for (int i = 0; i < A->count; i++) {
     after_body[i] = A->types[i];
@@ -229,13 +234,11 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
       scope_bind(L, A->names[i], before[i]);
   }
   lower_stmts(L, &stmt->u.if_.orelse);
+  branch_ranks_close(L, ranks);
   save_assigned(L, A);
-  bool known = test->type && test->type->kind == VAL_CONST && test->type->dtype != DT_UNKNOWN;
   for (int i = 0; i < A->count; i++) {
     TypeInfo *from_body = after_body[i], *from_else = A->types[i], *merged;
-    if (known)
-      merged = test->type->int_value != 0 || test->type->float_value != 0 ? from_body : from_else;
-    else if (!from_body || !from_else || same_constant(from_body, from_else))
+    if (!from_body || !from_else || same_constant(from_body, from_else))
       merged = from_body ? from_body : from_else;
     else if (from_body->kind == VAL_CONST || from_else->kind == VAL_CONST)
       merged = concretized(L, from_body->kind == VAL_CONST ? from_body : from_else);
@@ -425,8 +428,11 @@ void lower_stmts(Lowerer *L, NodeList *stmts) {
   if (++L->depth > C2T_MAX_PARSE_DEPTH)
     lower_limit(L, stmts->count ? stmts->items[0] : NULL, "nested blocks in tile code", C2T_MAX_PARSE_DEPTH);
   NodeList out = {0};
-  for (int i = 0; i < stmts->count; i++)
+  for (int i = 0; i < stmts->count; i++) {
     lower_stmt(L, stmts->items[i], &out);
+    if (out.count && out.items[out.count - 1]->kind == N_RETURN)
+      break; /* what follows a return (one a pruned `if` left here too) never runs: not converted */
+  }
   if (out.count == 0 && stmts->count > 0) {
     Node *pass = template_stmts(L->ctx, "pass", NULL, 0).items[0];
     push_stmt(L, &out, pass);

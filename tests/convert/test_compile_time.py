@@ -1,0 +1,501 @@
+"""Values known before a kernel runs: comparisons on dtypes and None, branches decided at
+conversion (only the live one is converted, as cuTile compiles only it), conditions
+known at launch (Triton's code generator decides them: a constexpr `if`), and
+check_bounds= / latency= given by constexpr parameters or constant expressions.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+
+@pytest.fixture(autouse=True)
+def _on_device(device):
+    torch.set_default_device(device)
+    yield
+    torch.set_default_device("cpu")
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+# ------------------------------------------------- dtype comparisons at launch
+
+DTYPE_BRANCH = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    if x.dtype == ct.float32:
+        t = t * 2
+    elif x.dtype {op} (ct.float16, ct.bfloat16):
+        t = t * 3
+    else:
+        t = t + 7
+    ct.store(y, index=(ct.bid(0),), tile=t)
+"""
+
+
+@pytest.mark.parametrize("dtype, expected", [(torch.float32, lambda x: x * 2), (torch.float16, lambda x: x * 3),
+                                             (torch.bfloat16, lambda x: x * 3), (torch.int32, lambda x: x + 7)])
+def test_dtype_comparison_picks_the_branch_at_launch(convert, dtype, expected):
+    mod = convert(DTYPE_BRANCH.format(op="in"))
+    x = (torch.arange(40) - 20).to(dtype)
+    y = torch.zeros_like(x)
+    mod.launch_k(None, (cdiv(40, 16),), (x, y, 16))
+    assert torch.equal(y, expected(x))
+
+
+def test_dtype_not_in(convert):
+    mod = convert(DTYPE_BRANCH.replace("x.dtype {op} (ct.float16, ct.bfloat16)",
+                                       "x.dtype not in (ct.float32, ct.int32)"))
+    x = torch.arange(16).to(torch.float16)
+    y = torch.zeros_like(x)
+    mod.launch_k(None, (1,), (x, y, 16))
+    assert torch.equal(y, x * 3)
+
+
+def test_dtype_comparison_between_arrays(convert):
+    mod = convert("""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    if x.dtype != y.dtype:
+        t = ct.astype(t * 4, y.dtype)
+    ct.store(y, index=(ct.bid(0),), tile=t)
+""")
+    x = torch.arange(16, dtype=torch.float32)
+    for out_dtype, factor in [(torch.float16, 4), (torch.float32, 1)]:
+        y = torch.zeros(16, dtype=out_dtype)
+        mod.launch_k(None, (1,), (x, y, 16))
+        assert torch.equal(y, (x * factor).to(out_dtype))
+
+
+def test_dtype_conditional_expression(convert):
+    # the operands differ in dtype: Triton keeps one at compile time
+    mod = convert("""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    u = ct.astype(t, ct.float32) if t.dtype is not ct.float32 else t * 2
+    ct.store(y, index=(ct.bid(0),), tile=u + 1)
+""")
+    for dtype, expected in [(torch.float16, lambda x: x.float() + 1), (torch.float32, lambda x: x * 2 + 1)]:
+        x = torch.arange(16).to(dtype)
+        y = torch.zeros(16, dtype=torch.float32)
+        mod.launch_k(None, (1,), (x, y, 16))
+        assert torch.equal(y, expected(x))
+
+
+CONDITIONAL_DTYPE = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    dt = ct.float16 if x.dtype == ct.float32 else x.dtype
+    ct.store(y, index=(ct.bid(0),), tile=ct.astype(ct.astype(t, dt) * 3, ct.float32))
+"""
+
+
+def test_dtype_chosen_by_a_conditional_expression(convert):
+    mod = convert(CONDITIONAL_DTYPE)
+    for dtype in [torch.float32, torch.bfloat16, torch.int8]:
+        x = (torch.arange(16) * 1.37).to(dtype)
+        y = torch.zeros(16)
+        mod.launch_k(None, (1,), (x, y, 16))
+        narrow = torch.float16 if dtype == torch.float32 else dtype
+        assert torch.equal(y, (x.to(narrow) * 3).float()), dtype
+
+
+def test_dtype_chosen_by_a_conditional_expression_compiles_for_the_gpu(tmp_path, convert_text):
+    path = tmp_path / "conditional_dtype.py"
+    path.write_text(convert_text(CONDITIONAL_DTYPE))
+    for pointer in ["*fp32", "*bf16"]:
+        signature = {"x": pointer, "x_shape": ["i32"], "x_strides": ["i32"], "y": "*fp32", "y_shape": ["i32"],
+                     "y_strides": ["i32"], "TILE": "constexpr"}
+        env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+        proc = subprocess.run([sys.executable, "-c", _GPU_COMPILE, str(path), "k", json.dumps(signature),
+                               json.dumps({"TILE": 16})], capture_output=True, text=True, timeout=300, env=env)
+        if "No module named" in proc.stderr and "nvidia" in proc.stderr:  # pragma: no cover
+            pytest.skip("Triton's CUDA back end is not importable")
+        assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_number_or_scalar_chosen_by_a_constexpr(convert):
+    mod = convert("""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int], SHARED: ct.Constant[int]):
+    row = 0 if SHARED == 1 else ct.bid(0)
+    t = ct.load(x, index=(row, 0), shape=(1, TILE))
+    ct.store(y, index=(ct.bid(0), 0), tile=t)
+""")
+    x = torch.arange(3 * 16, dtype=torch.float32).reshape(3, 16)
+    for shared, expected in [(1, x[0:1].expand(3, 16)), (0, x)]:
+        y = torch.zeros(3, 16)
+        mod.launch_k(None, (3,), (x, y, 16, shared))
+        assert torch.equal(y, expected), shared
+
+
+def test_refused_restricted_dtype_chosen_at_launch(convert_error):
+    # tfloat32 is tl.float32 to Triton: choosing it at launch would silently drop TF32
+    error = convert_error(CONDITIONAL_DTYPE.replace("ct.float16 if", "ct.tfloat32 if"))
+    assert "a dtype chosen by a condition known only at launch cannot be tfloat32" in error
+
+
+def test_dtype_comparison_is_a_compile_time_branch(convert_text):
+    text = convert_text(DTYPE_BRANCH.format(op="in"))
+    assert "if x.dtype.element_ty == tl.float32:" in text
+    assert "elif x.dtype.element_ty == tl.float16 or x.dtype.element_ty == tl.bfloat16:" in text or \
+        "x.dtype.element_ty == tl.float16 or x.dtype.element_ty == tl.bfloat16" in text
+
+
+_GPU_COMPILE = r"""
+import importlib.util, json, sys
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler.compiler import ASTSource
+
+path, kernel, signature, constants = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
+spec = importlib.util.spec_from_file_location("generated", path)
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+signature = {k: tuple(v) if isinstance(v, list) else v for k, v in signature.items()}
+compiled = triton.compile(ASTSource(getattr(module, kernel), signature, constants),
+                          target=GPUTarget("cuda", 90, 32))
+assert compiled.asm["ptx"]
+"""
+
+
+@pytest.mark.parametrize("pointer", ["*fp32", "*fp16", "*i32"])
+def test_dtype_branches_compile_for_the_gpu(tmp_path, convert_text, pointer):
+    # each branch gives t another dtype: Triton's GPU compiler refuses that in an `if` it
+    # compiles at run time, so this compiles only when the dtype test is decided at compile time
+    text = convert_text("""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int], MODE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    if x.dtype == ct.float32:
+        t = ct.astype(t, ct.float16)
+    elif x.dtype in (ct.float16, ct.bfloat16):
+        t = ct.astype(t, ct.int8)
+    if MODE in (1, 3):
+        t = ct.astype(t, ct.int16)
+    u = ct.astype(t, ct.float32) if t.dtype is not ct.float32 else t * 2
+    ct.store(y, index=(ct.bid(0),), tile=ct.astype(u, y.dtype))
+""")
+    path = tmp_path / "dtype_branches.py"
+    path.write_text(text)
+    signature = {"x": pointer, "x_shape": ["i32"], "x_strides": ["i32"], "y": "*fp32", "y_shape": ["i32"],
+                 "y_strides": ["i32"], "TILE": "constexpr", "MODE": "constexpr"}
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-c", _GPU_COMPILE, str(path), "k", json.dumps(signature),
+                           json.dumps({"TILE": 16, "MODE": 1})], capture_output=True, text=True, timeout=300, env=env)
+    if "No module named" in proc.stderr and "nvidia" in proc.stderr:  # pragma: no cover
+        pytest.skip("Triton's CUDA back end is not importable")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+# ------------------------------------------- decided at conversion: pruned
+
+def test_known_dtype_comparison_prunes_the_dead_branch(convert, convert_text):
+    # the dead branch indexes x with two indices (x is 1-d) and calls an op that does not exist:
+    # cuTile never compiles it, so it must not be converted
+    source = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    t = ct.astype(ct.load(x, index=(ct.bid(0),), shape=(TILE,)), ct.float16)
+    if t.dtype == ct.float32:
+        u = ct.load(x, index=(ct.bid(0), 0), shape=(TILE, 1))
+        ct.no_such_op(u)
+    else:
+        t = t + 1
+    if ct.float16 is ct.float16 and t.dtype != ct.bfloat16:
+        t = t * 2
+    ct.store(y, index=(ct.bid(0),), tile=t)
+"""
+    text = convert_text(source)
+    assert "no_such_op" not in text
+    mod = convert(source)
+    x = torch.arange(32, dtype=torch.float32)
+    y = torch.zeros(32, dtype=torch.float16)
+    mod.launch_k(None, (2,), (x, y, 16))
+    assert torch.equal(y, ((x + 1) * 2).half())
+
+
+def test_known_conditional_expression_converts_only_the_live_operand(convert):
+    mod = convert("""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    u = t * 5 if ct.int8 != ct.int16 else ct.no_such_op(t)
+    ct.store(y, index=(ct.bid(0),), tile=u)
+""")
+    x = torch.arange(16, dtype=torch.float32)
+    y = torch.zeros(16)
+    mod.launch_k(None, (1,), (x, y, 16))
+    assert torch.equal(y, x * 5)
+
+
+def test_module_constant_comparison_prunes(convert, convert_text):
+    source = """
+import cuda.tile as ct
+
+MODE = 2
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    if MODE == 1:
+        ct.store(y, index=(ct.bid(0), 0), tile=t.reshape((TILE, 1)))
+    elif MODE >= 2.5:
+        ct.store(y, index=(ct.bid(0), 0, 0), tile=t.reshape((TILE, 1, 1)))
+    else:
+        ct.store(y, index=(ct.bid(0),), tile=t - 1)
+"""
+    text = convert_text(source)
+    assert "reshape" not in text
+    mod = convert(source)
+    x = torch.arange(16, dtype=torch.float32)
+    y = torch.zeros(16)
+    mod.launch_k(None, (1,), (x, y, 16))
+    assert torch.equal(y, x - 1)
+
+
+def test_none_comparisons_known_at_conversion(convert):
+    mod = convert("""
+import cuda.tile as ct
+
+@ct.function
+def scaled(t, s):
+    if s is None:
+        return t
+    return t * s
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    if t.dtype is not None:
+        t = scaled(t, None) + 1
+    ct.store(y, index=(ct.bid(0),), tile=t)
+""")
+    x = torch.arange(16, dtype=torch.float32)
+    y = torch.zeros(16)
+    mod.launch_k(None, (1,), (x, y, 16))
+    assert torch.equal(y, x + 1)
+
+
+def test_constexpr_comparison_decided_at_launch(convert):
+    mod = convert("""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int], MODE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    if MODE in (1, 3):
+        t = t * 2
+    if MODE != 3:
+        t = t + 1
+    ct.store(y, index=(ct.bid(0),), tile=t)
+""")
+    x = torch.arange(16, dtype=torch.float32)
+    for mode, expected in [(1, x * 2 + 1), (2, x + 1), (3, x * 2)]:
+        y = torch.zeros(16)
+        mod.launch_k(None, (1,), (x, y, 16, mode))
+        assert torch.equal(y, expected), mode
+
+
+# ------------------------------------------------------------ refused
+
+@pytest.mark.parametrize("expr, message", [
+    ("t.dtype < ct.float32", "only ==, !=, `is` and `is not` compare a dtype and a dtype"),
+    ("t.dtype == 4", "a comparison of a dtype with a constant cannot be converted"),
+    ("t is t", "'is' comparisons cannot be converted in tile code"),
+    ("t.dtype in DTS", "'in' in tile code can only be converted with a tuple written out"),
+])
+def test_refused_comparisons(convert_error, expr, message):
+    error = convert_error(f"""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    DTS = (ct.float16, ct.float32)
+    if {expr}:
+        t = t + 1
+    ct.store(y, index=(ct.bid(0),), tile=t)
+""")
+    assert message in error
+
+
+def test_refused_conditional_expression_of_two_kinds(convert_error):
+    error = convert_error("""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    u = t if x.dtype == ct.float32 else ct.sum(t, 0, keepdims=True).reshape((1, 1))
+    ct.store(y, index=(ct.bid(0),), tile=u)
+""")
+    assert "the two operands of this conditional expression have different types" in error
+
+
+# ------------------------------------------ check_bounds= and latency= from constexprs
+
+BOUNDS = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, z, w, TILE: ct.Constant[int], EXACT: ct.Constant[bool], LAT: ct.Constant[int]):
+    offs = ct.bid(0) * TILE + ct.arange(TILE, dtype=ct.int32)
+    g = ct.gather(x, offs, check_bounds=not EXACT, padding_value=1.0, latency=LAT)
+    m = ct.gather(x, offs, mask=offs < 20, check_bounds=EXACT == False)
+    ct.scatter(y, offs, g + m, check_bounds=not EXACT)
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,), check_bounds=not EXACT, latency=LAT)
+    ct.store(z, index=(ct.bid(0),), tile=t * 2, check_bounds=not EXACT, latency=LAT)
+    rows = ct.load(w, index=(ct.bid(0), 0), shape=(TILE, 4), check_bounds=not EXACT, padding_mode=ct.PaddingMode.NEG_INF)
+    ct.store(w, index=(ct.bid(0), 0), tile=rows + 1, check_bounds=not EXACT)
+"""
+
+
+@pytest.mark.parametrize("n, exact", [(37, False), (48, True)])
+def test_check_bounds_from_a_constexpr(convert, n, exact):
+    mod = convert(BOUNDS)
+    x = torch.arange(n, dtype=torch.float32)
+    y, z = torch.zeros(n), torch.zeros(n)
+    w = torch.arange(n * 4, dtype=torch.float32).reshape(n, 4)
+    expected_w = w + 1
+    mod.launch_k(None, (cdiv(n, 16),), (x, y, z, w, 16, exact, 3))
+    m = torch.where(torch.arange(n) < 20, x, torch.zeros(n))
+    assert torch.equal(y, x + m)
+    assert torch.equal(z, x * 2)
+    assert torch.equal(w, expected_w)
+
+
+def test_check_bounds_from_a_constexpr_is_a_helper_argument(convert_text):
+    text = convert_text(BOUNDS)
+    assert "check_bounds=not EXACT)" in text
+    assert "if not EXACT else None" in text
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_check_bounds_constexpr_compiles_for_the_gpu(tmp_path, convert_text, exact):
+    path = tmp_path / "bounds.py"
+    path.write_text(convert_text(BOUNDS))
+    signature = {"TILE": "constexpr", "EXACT": "constexpr", "LAT": "constexpr"}
+    for a in "xyzw":
+        signature.update({a: "*fp32", a + "_shape": ["i32"] * (2 if a == "w" else 1),
+                          a + "_strides": ["i32"] * (2 if a == "w" else 1)})
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-c", _GPU_COMPILE, str(path), "k", json.dumps(signature),
+                           json.dumps({"TILE": 16, "EXACT": exact, "LAT": 2})],
+                          capture_output=True, text=True, timeout=300, env=env)
+    if "No module named" in proc.stderr and "nvidia" in proc.stderr:  # pragma: no cover
+        pytest.skip("Triton's CUDA back end is not importable")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_check_bounds_in_a_tile_function_and_atomics(convert):
+    mod = convert("""
+import cuda.tile as ct
+
+@ct.function
+def bump(y, offs, flag):
+    ct.atomic_add(y, offs, 1.0, check_bounds=flag)
+
+@ct.kernel
+def k(y, TILE: ct.Constant[int], PADDED: ct.Constant[bool]):
+    offs = ct.bid(0) * TILE + ct.arange(TILE, dtype=ct.int32)
+    bump(y, offs, PADDED)
+""")
+    y = torch.zeros(21)
+    mod.launch_k(None, (2,), (y, 16, True))
+    assert torch.equal(y, torch.ones(21))
+
+
+@pytest.mark.parametrize("option, message", [
+    ("check_bounds=t > 0", "check_bounds must be True, False or a constexpr parameter"),
+    ("check_bounds=1.5", "check_bounds must be True, False or a constexpr parameter"),
+    ("latency=11", "latency must be a constant from 1 to 10"),
+    ("latency=ct.bid(0)", "latency must be a constant from 1 to 10"),
+])
+def test_refused_memory_options(convert_error, option, message):
+    error = convert_error(f"""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=())
+    offs = ct.arange(TILE, dtype=ct.int32)
+    ct.scatter(y, offs, t, {option})
+""")
+    assert message in error
+
+
+# ------------------------------------ an array's rank chosen by a constexpr branch
+
+RANK_BRANCH = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, out, TILE: ct.Constant[int], PER_ELEMENT: ct.Constant[int]):
+    row = ct.bid(0)
+    t = ct.load(x, index=(row, 0), shape=(1, TILE))
+    if PER_ELEMENT == 1:
+        ct.store(out, index=(row, 0), tile=t * 2)
+    if PER_ELEMENT != 1:
+        ct.scatter(out, row, ct.sum(t, 1, keepdims=False).reshape(()))
+"""
+
+
+@pytest.mark.parametrize("per_element", [1, 0])
+def test_array_rank_chosen_by_a_constexpr_branch(convert, per_element):
+    # out is (rows, TILE) when PER_ELEMENT == 1, else (rows,): cuTile compiles only the taken branch
+    mod = convert(RANK_BRANCH)
+    x = torch.arange(4 * 16, dtype=torch.float32).reshape(4, 16)
+    out = torch.zeros(4, 16) if per_element else torch.zeros(4)
+    mod.launch_k(None, (4,), (x, out, 16, per_element))
+    assert torch.equal(out, x * 2 if per_element else x.sum(1))
+
+
+@pytest.mark.parametrize("per_element", [1, 0])
+def test_array_rank_chosen_by_a_constexpr_branch_compiles_for_the_gpu(tmp_path, convert_text, per_element):
+    path = tmp_path / "rank_branch.py"
+    path.write_text(convert_text(RANK_BRANCH))
+    out_rank = 2 if per_element else 1
+    signature = {"x": "*fp32", "x_shape": ["i32"] * 2, "x_strides": ["i32"] * 2, "out": "*fp32",
+                 "out_shape": ["i32"] * out_rank, "out_strides": ["i32"] * out_rank, "TILE": "constexpr",
+                 "PER_ELEMENT": "constexpr", "x_tma": "constexpr", "out_tma": "constexpr"}
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-c", _GPU_COMPILE, str(path), "k", json.dumps(signature),
+                           json.dumps({"TILE": 16, "PER_ELEMENT": per_element, "x_tma": True, "out_tma": True})],
+                          capture_output=True, text=True, timeout=300, env=env)
+    if "No module named" in proc.stderr and "nvidia" in proc.stderr:  # pragma: no cover
+        pytest.skip("Triton's CUDA back end is not importable")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_refused_array_of_two_ranks_in_a_run_time_branch(convert_error):
+    # a run-time `if` compiles both branches: one rank for the array, as in cuTile
+    error = convert_error(RANK_BRANCH.replace("if PER_ELEMENT == 1:", "if ct.bid(0) == 1:")
+                          .replace("if PER_ELEMENT != 1:", "if ct.bid(0) != 1:"))
+    assert "ct.scatter(): the indices need one entry per array dimension" in error
