@@ -1,0 +1,211 @@
+"""pytest plugin loaded by the difftest harness (`-p _c2t_difftest_probe`) in
+both of its pytest runs; not meant to be used by hand.
+
+It writes, at the end of the session, one JSON file per process (xdist
+workers included) into $C2T_DIFFTEST_PROBE_OUT:
+- the collected test ids;
+- for each test, which of the tree's cuTile modules ran code during it
+  (sys.monitoring on Python 3.12+: each function reports once per test, then
+  is disabled until the next test; sys.setprofile before 3.12);
+- where the tracked modules and cuda.tile were imported from (so that a copy
+  installed elsewhere that shadows the tree is seen, not silently tested).
+With $C2T_DIFFTEST_STUB=1 and no importable cuda.tile, `cuda.tile` and its
+submodules import as stubs: importing succeeds (availability probes pass),
+using any of their names raises AttributeError naming the harness.
+The harness copies this file's text into its work folder; it imports only the
+standard library and pytest.
+"""
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import json
+import os
+import sys
+import threading
+import types
+
+_OUT = os.environ.get("C2T_DIFFTEST_PROBE_OUT")
+_TREE = os.path.realpath(os.environ.get("C2T_DIFFTEST_TREE", "."))
+_MODULES_FILE = os.environ.get("C2T_DIFFTEST_MODULES")
+_ATTRIBUTE = os.environ.get("C2T_DIFFTEST_ATTRIBUTE", "1") == "1"
+
+
+def _load_modules():
+    if not _MODULES_FILE:
+        return {}
+    try:
+        with open(_MODULES_FILE, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+_MODULES = _load_modules()  # relpath -> [dotted names]
+_BY_FILE = {os.path.join(_TREE, rel): rel for rel in _MODULES}
+_BY_FILE.update({os.path.realpath(path): rel for path, rel in list(_BY_FILE.items())})
+
+
+class _State:
+    def __init__(self):
+        self.current = None
+        self.usage = {}
+        self.collected = []
+        self.lock = threading.Lock()
+
+
+_state = _State()
+
+
+def _note_code(filename):
+    rel = _BY_FILE.get(filename)
+    if rel is not None and _state.current is not None:
+        with _state.lock:
+            _state.usage.setdefault(_state.current, set()).add(rel)
+
+
+# ---- attribution ----------------------------------------------------------
+_monitoring = getattr(sys, "monitoring", None)
+_tool_id = None
+
+
+def _start_attribution():
+    global _tool_id
+    if not _ATTRIBUTE or not _BY_FILE:
+        return "off"
+    if _monitoring is not None:
+        for candidate in (5, 4, 3, 2):
+            if _monitoring.get_tool(candidate) is None:
+                _tool_id = candidate
+                break
+        if _tool_id is None:
+            return "off (no free sys.monitoring tool id)"
+        _monitoring.use_tool_id(_tool_id, "c2t-difftest")
+        disable = _monitoring.DISABLE
+
+        def on_start(code, offset):
+            _note_code(code.co_filename)
+            return disable
+
+        _monitoring.register_callback(_tool_id, _monitoring.events.PY_START, on_start)
+        _monitoring.set_events(_tool_id, _monitoring.events.PY_START)
+        return "sys.monitoring"
+
+    def profile(frame, event, arg):
+        if event == "call":
+            _note_code(frame.f_code.co_filename)
+
+    sys.setprofile(profile)
+    threading.setprofile(profile)
+    return "sys.setprofile"
+
+
+def _restart_attribution():
+    if _tool_id is not None:
+        _monitoring.restart_events()
+
+
+# ---- the cuda.tile stub ---------------------------------------------------
+class _StubModule(types.ModuleType):
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(f"{self.__name__}.{name}: cuda.tile is not installed; the difftest harness's stub "
+                             f"(--stub-cuda-tile) stands for it, so only converted modules can run")
+
+
+class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname in ("cuda", "cuda.tile") or fullname.startswith("cuda.tile."):
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        module = _StubModule(spec.name)
+        module.__path__ = []
+        module.__c2t_difftest_stub__ = True
+        return module
+
+    def exec_module(self, module):
+        pass
+
+
+def _cuda_tile_importable():
+    try:
+        return importlib.util.find_spec("cuda.tile") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+_stubbed = False
+if os.environ.get("C2T_DIFFTEST_STUB") == "1" and not _cuda_tile_importable():
+    sys.meta_path.append(_StubFinder())  # last: a real cuda package keeps its own modules
+    _stubbed = True
+
+
+# ---- pytest hooks ---------------------------------------------------------
+_attribution = "off"
+
+
+def pytest_configure(config):
+    global _attribution
+    _attribution = _start_attribution()
+
+
+def pytest_collection_finish(session):
+    _state.collected = [item.nodeid for item in session.items]
+
+
+def pytest_runtest_protocol(item, nextitem):
+    _state.current = item.nodeid
+    _restart_attribution()
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    _state.current = None
+
+
+def _where_imported():
+    tracked, elsewhere = {}, []
+    names = {name: rel for rel, dotted in _MODULES.items() for name in dotted}
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if not path:
+            continue
+        real = os.path.realpath(path)
+        rel = _BY_FILE.get(real) or _BY_FILE.get(path)
+        if rel is not None:
+            tracked[rel] = name
+        elif name in names:
+            elsewhere.append([name, path])
+    return tracked, elsewhere
+
+
+def _cuda_tile_state():
+    module = sys.modules.get("cuda.tile")
+    if module is None:
+        return {"imported": False, "importable": _cuda_tile_importable() or _stubbed, "stub": _stubbed, "file": None}
+    stub = bool(getattr(module, "__c2t_difftest_stub__", False))
+    return {"imported": True, "importable": True, "stub": stub, "file": None if stub else getattr(module, "__file__", None)}
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if not _OUT:
+        return
+    tracked, elsewhere = _where_imported()
+    data = {
+        "pid": os.getpid(),
+        "python": sys.version.split()[0],
+        "attribution": _attribution,
+        "collected": _state.collected,
+        "usage": {nodeid: sorted(rels) for nodeid, rels in _state.usage.items()},
+        "imported": tracked,
+        "imported_elsewhere": elsewhere,
+        "cuda_tile": _cuda_tile_state(),
+    }
+    try:
+        os.makedirs(_OUT, exist_ok=True)
+        with open(os.path.join(_OUT, f"probe-{os.getpid()}.json"), "w", encoding="utf-8") as f:
+            json.dump(data, f)
+    except OSError:
+        pass
