@@ -93,6 +93,8 @@ def parse_args(argv):
     parser.add_argument("--record-keys", default="*", metavar="GLOBS",
                         help="comma-separated globs of the record fields printed by --print-record "
                              "(e.g. 'benchmark.*.median'; default: all numeric fields)")
+    parser.add_argument("--all-modules", action="store_true",
+                        help="list every cuTile module in the per-module table, also those no test ran")
     parser.add_argument("--convert-only", action="store_true",
                         help="make the shadow tree and report the conversions; run no tests")
     args = parser.parse_args(argv)
@@ -134,7 +136,7 @@ class Converter:
         if executable is None:
             try:
                 from . import _native
-            except ImportError as exc:
+            except (ImportError, OSError) as exc:
                 raise UsageError(f"the cutile2triton library cannot be loaded ({exc}); build it with `make` "
                                  f"or pass --converter BIN")
             self._convert = _native.convert
@@ -149,8 +151,7 @@ class Converter:
             try:
                 output = self._convert(text, filename=rel)
             except self._error as exc:
-                if _first_error(exc.diagnostics).startswith(f"{rel}:1:1: error: {NOT_CUTILE}:") or \
-                        f"error: {NOT_CUTILE}:" in _first_error(exc.diagnostics):
+                if f"error: {NOT_CUTILE}:" in _first_error(exc.diagnostics):
                     return "not-cutile", None
                 return "refused", exc.diagnostics
             out_path.write_text(output, encoding="utf-8")
@@ -457,11 +458,24 @@ def compare(data):
 
 
 def per_file(data):
+    """{file: {side: [test ids]}}: the ids of the JUnit XML and those collected."""
     rows = {}
     for side in SIDES:
-        for nodeid, entry in (data["runs"].get(side, {}).get("tests") or {}).items():
+        run = data["runs"].get(side, {})
+        for nodeid, entry in (run.get("tests") or {}).items():
             rows.setdefault(entry["file"], {}).setdefault(side, []).append(nodeid)
+        for nodeid in run.get("collected") or []:
+            ids = rows.setdefault(nodeid.split("::")[0], {}).setdefault(side, [])
+            if nodeid not in ids:
+                ids.append(nodeid)
     return rows
+
+
+def _fmt_side(run, ids):
+    counts = _counts(run["tests"], ids)
+    ran = sum(counts.values())
+    text = _fmt_counts(counts)
+    return text if ran == len(ids) else f"{text} of {len(ids)}"
 
 
 def per_module(data):
@@ -522,7 +536,7 @@ def _num(value):
     return f"{value:.6g}"
 
 
-def render(data, print_record=False, record_keys="*"):
+def render(data, print_record=False, record_keys="*", all_modules=False):
     out = []
     add = out.append
     add(f"difftest: {data['root']}")
@@ -534,7 +548,7 @@ def render(data, print_record=False, record_keys="*"):
     add(f"cuTile modules: {len(modules)}: {len(converted)} converted (substituted in the shadow tree), "
         f"{len(refused)} refused (left as the original)")
     for rel in refused:
-        add(f"  refused {rel}: {modules[rel].get('error', '')}")
+        add(f"  refused: {modules[rel].get('error') or rel}")
     runs = data["runs"]
     for side in SIDES:
         run = runs.get(side)
@@ -563,7 +577,7 @@ def render(data, print_record=False, record_keys="*"):
             add(f"  WARNING: {name} was imported from {path}, outside this tree: that copy was tested, not this "
                 f"tree's (set --pythonpath, or uninstall it)")
     add("")
-    add("per test file (passed/failed/skipped; failed counts errors)")
+    add("per test file (passed/failed/skipped, failed counts errors; 'of N': N collected, when some did not run)")
     files = per_file(data)
     cmp = compare(data)
     new_by_test = {f["test"] for f in cmp["new_failures"]}
@@ -571,18 +585,21 @@ def render(data, print_record=False, record_keys="*"):
     for file in sorted(files):
         sides = files[file]
         new = sum(1 for nodeid in sides.get("original", []) if nodeid in new_by_test)
-        rows.append([file, *[_fmt_counts(_counts(runs[s]["tests"], sides.get(s, []))) if s in runs else "-"
-                             for s in SIDES], new])
-    totals = [_fmt_counts(_counts(runs[s]["tests"], runs[s]["tests"])) if s in runs else "-" for s in SIDES]
+        rows.append([file, *[_fmt_side(runs[s], sides.get(s, [])) if s in runs else "-" for s in SIDES], new])
+    totals = [_fmt_side(runs[s], [i for f in files.values() for i in f.get(s, [])]) if s in runs else "-"
+              for s in SIDES]
     rows.append(["(all)", *totals, len(new_by_test)])
     out += ["  " + line for line in _table(rows, ["file", "original", "converted", "new failures"])]
     add("")
     usage = per_module(data)
     attribution = [runs[s].get("attribution") for s in SIDES if s in runs]
     add(f"per cuTile module (the tests that ran its code; attribution: {', '.join(a or 'off' for a in attribution)})")
-    rows = []
+    rows, unused = [], 0
     for rel in sorted(modules):
         ids = usage.get(rel, [])
+        if not ids and not all_modules:
+            unused += 1
+            continue
         new = sum(1 for nodeid in ids if nodeid in new_by_test)
         rows.append([rel, modules[rel]["status"], len(ids),
                      *[_fmt_counts(_counts(runs[s]["tests"], ids)) if s in runs else "-" for s in SIDES], new])
@@ -590,7 +607,22 @@ def render(data, print_record=False, record_keys="*"):
         out += ["  " + line for line in _table(rows, ["module", "status", "tests", "original", "converted",
                                                       "new failures"])]
     else:
-        add("  (no cuTile modules)")
+        add("  (no cuTile module ran in a test)" if modules else "  (no cuTile modules)")
+    if unused:
+        add(f"  ({unused} other cuTile modules ran in no test: --all-modules lists them)")
+    for side in SIDES:
+        if side not in runs:
+            continue
+        tests = runs[side]["tests"]
+        bad = [(nodeid, e) for nodeid, e in tests.items() if e["status"] in ("failed", "error")
+               and (len(runs) == 1 or nodeid == e["file"])]
+        if bad:
+            add("")
+            what = "failures" if len(runs) == 1 else "collection errors"
+            add(f"{side} run: {what}: {len(bad)}")
+            for nodeid, e in bad:
+                add(f"  {nodeid}")
+                add(f"      {e['message']}")
     if "original" in runs and "converted" in runs:
         add("")
         add(f"new failures (pass with the original, fail converted): {len(cmp['new_failures'])}")
@@ -629,6 +661,8 @@ def run(args):
     for p in pythonpath:
         if not (root / p).is_dir():
             raise UsageError(f"--pythonpath {p}: {root / p} is not a folder")
+    if args.json and not Path(args.json).resolve().parent.is_dir():
+        raise UsageError(f"--json {args.json}: its folder does not exist")
     converter = Converter(args.converter)
     if args.workdir:
         work = Path(args.workdir).resolve()
@@ -714,7 +748,7 @@ def main(argv=None):
         except OSError as exc:
             print(f"difftest: error: --json {args.json}: {exc.strerror}", file=sys.stderr)
             return 2
-    sys.stdout.write(render(data, args.print_record, args.record_keys))
+    sys.stdout.write(render(data, args.print_record, args.record_keys, args.all_modules))
     return 0
 
 

@@ -189,7 +189,18 @@ def _cuda_tile_state():
     return {"imported": True, "importable": True, "stub": stub, "file": None if stub else getattr(module, "__file__", None)}
 
 
+def _stop_attribution():
+    if _tool_id is not None:
+        _monitoring.set_events(_tool_id, 0)
+        _monitoring.register_callback(_tool_id, _monitoring.events.PY_START, None)
+        _monitoring.free_tool_id(_tool_id)
+    elif _attribution == "sys.setprofile":
+        sys.setprofile(None)
+        threading.setprofile(None)
+
+
 def pytest_sessionfinish(session, exitstatus):
+    _stop_attribution()
     if not _OUT:
         return
     tracked, elsewhere = _where_imported()
