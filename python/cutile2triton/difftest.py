@@ -370,12 +370,12 @@ def _first_line(text):
 
 def _error_line(element):
     message = _first_line(element.get("message"))
-    if message:
+    if message and message != "collection failure":
         return message
     for line in (element.text or "").splitlines():
         if line.startswith("E "):
             return line[1:].strip()
-    return _first_line(element.text)
+    return message or _first_line(element.text)
 
 
 def _nodeid(case):
