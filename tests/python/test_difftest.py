@@ -222,3 +222,73 @@ def test_dotted_names():
     assert difftest.dotted_names("src/pkg/ops/k.py", ["src"]) == ["pkg.ops.k", "src.pkg.ops.k"]
     assert difftest.dotted_names("src/pkg/__init__.py", ["src"]) == ["pkg", "src.pkg"]
     assert difftest.dotted_names("skills/my-skill/k.py", []) == []
+
+
+PROBE_DRIVER = """
+import json, os, sys, types
+sys.path.insert(0, sys.argv[1])
+import difftest_probe as probe
+probe.pytest_configure(None)
+sys.path.insert(0, os.environ["C2T_DIFFTEST_TREE"])
+import kmod
+for nodeid, calls in (("t::a", 1), ("t::b", 0), ("t::c", 2)):
+    probe.pytest_runtest_protocol(types.SimpleNamespace(nodeid=nodeid), None)
+    for _ in range(calls):
+        kmod.f()
+    probe.pytest_runtest_logfinish(nodeid, None)
+probe.pytest_collection_finish(types.SimpleNamespace(items=[types.SimpleNamespace(nodeid=n) for n in "abc"]))
+probe.pytest_sessionfinish(None, 0)
+"""
+
+
+def _pythons():
+    found = [sys.executable]
+    for name in ("python3.12", "python3.13"):
+        path = shutil.which(name)
+        if path and subprocess.run([path, "-c", "import sys"], capture_output=True).returncode == 0:
+            found.append(path)
+    return found
+
+
+@pytest.mark.parametrize("python", _pythons())
+def test_probe_attributes_module_code_to_tests(tmp_path, python):
+    """The probe alone (no pytest needed): sys.monitoring on 3.12+, sys.setprofile before."""
+    (tmp_path / "kmod.py").write_text("def f():\n    return 1\n")
+    (tmp_path / "modules.json").write_text(json.dumps({"kmod.py": ["kmod"]}))
+    env = dict(os.environ, C2T_DIFFTEST_PROBE_OUT=str(tmp_path / "out"), C2T_DIFFTEST_TREE=str(tmp_path),
+               C2T_DIFFTEST_MODULES=str(tmp_path / "modules.json"), C2T_DIFFTEST_STUB="1")
+    run = subprocess.run([python, "-c", PROBE_DRIVER, str(ROOT / "python" / "cutile2triton")], env=env,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == ""
+    (out,) = (tmp_path / "out").glob("probe-*.json")
+    data = json.loads(out.read_text())
+    version = tuple(int(p) for p in data["python"].split(".")[:2])
+    assert data["attribution"] == ("sys.monitoring" if version >= (3, 12) else "sys.setprofile")
+    assert data["usage"] == {"t::a": ["kmod.py"], "t::c": ["kmod.py"]}
+    assert data["imported"] == {"kmod.py": "kmod"}
+    assert data["collected"] == ["a", "b", "c"]
+
+
+STUB_DRIVER = """
+import sys
+sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, sys.argv[2])
+import difftest_probe  # noqa: F401  (installs the stub: no cuda.tile here)
+import cuda.other, cuda.tile as ct, cuda.tile.tune  # a namespace package 'cuda' keeps its own modules
+assert cuda.other.VALUE == 7 and ct.__c2t_difftest_stub__
+try:
+    ct.kernel
+except AttributeError as exc:
+    print(exc)
+"""
+
+
+def test_stub_beside_a_namespace_package(tmp_path):
+    (tmp_path / "cuda").mkdir()
+    (tmp_path / "cuda" / "other.py").write_text("VALUE = 7\n")
+    env = dict(os.environ, C2T_DIFFTEST_STUB="1")
+    run = subprocess.run([sys.executable, "-c", STUB_DRIVER, str(ROOT / "python" / "cutile2triton"), str(tmp_path)],
+                         env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("cuda.tile.kernel: cuda.tile is not installed; the difftest harness's stub")
