@@ -22,6 +22,7 @@ import fnmatch
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -555,7 +556,7 @@ def render(data, print_record=False, record_keys="*", all_modules=False):
         if not run:
             continue
         add("")
-        add(f"{side} run: {' '.join(run['command'])}")
+        add(f"{side} run: {shlex.join(run['command'])}")
         add(f"  in {run['tree']}, PYTHONPATH +{':'.join(run['pythonpath']) or ' (nothing)'}; pytest exit "
             f"{run['returncode']}: {run.get('summary') or 'no summary line'}")
         ct = run["cuda_tile"]
