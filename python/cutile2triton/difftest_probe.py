@@ -10,8 +10,11 @@ workers included) into $C2T_DIFFTEST_PROBE_OUT:
 - where the tracked modules and cuda.tile were imported from (so that a copy
   installed elsewhere that shadows the tree is seen, not silently tested).
 With $C2T_DIFFTEST_STUB=1 and no importable cuda.tile, `cuda.tile` and its
-submodules import as stubs: importing succeeds (availability probes pass),
-using any of their names raises AttributeError naming the harness.
+submodules import as stubs, so that modules that were not converted still
+import (availability probes pass, decorators and annotations work) and fail
+only when they run: calling a stub kernel or a cuda.tile function with
+arguments, or comparing or testing a cuda.tile value, raises
+CudaTileStubError naming the harness.
 The harness copies this file's text into its work folder; it imports only the
 standard library and pytest.
 """
@@ -106,12 +109,84 @@ def _restart_attribution():
 
 
 # ---- the cuda.tile stub ---------------------------------------------------
+_STUB_NOTE = ("cuda.tile is not installed; the difftest harness's stub (--stub-cuda-tile) stands for it, "
+              "and code that was not converted used it")
+
+
+class CudaTileStubError(RuntimeError):
+    """Code that was not converted used cuda.tile, which only the harness's stub stands for."""
+
+
+class _Placeholder:
+    """A name of the stub cuda.tile. Attribute access, subscripts and calls without
+    positional arguments give placeholders (annotations, options, decorator factories);
+    a call with one function (a decorator) gives a _StubKernel; any other call, and
+    comparing, testing or iterating a placeholder, raises CudaTileStubError."""
+
+    __slots__ = ("_c2t_name",)
+
+    def __init__(self, name):
+        object.__setattr__(self, "_c2t_name", name)
+
+    def __repr__(self):
+        return f"<difftest stub {self._c2t_name}>"
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return _Placeholder(f"{self._c2t_name}.{name}")
+
+    def __setattr__(self, name, value):
+        raise CudaTileStubError(f"{self._c2t_name}.{name} = ...: {_STUB_NOTE}")
+
+    def __getitem__(self, key):
+        return _Placeholder(f"{self._c2t_name}[...]")
+
+    def __call__(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs and callable(args[0]) and not isinstance(args[0], _Placeholder):
+            return _StubKernel(self._c2t_name, args[0])
+        if not args:
+            return _Placeholder(f"{self._c2t_name}(...)")
+        raise CudaTileStubError(f"{self._c2t_name}(...) was called: {_STUB_NOTE}")
+
+    def _refuse(self, *args, **kwargs):
+        raise CudaTileStubError(f"{self._c2t_name} was used as a value: {_STUB_NOTE}")
+
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse
+    __bool__ = __iter__ = __len__ = __int__ = __float__ = __index__ = __contains__ = _refuse
+    __hash__ = object.__hash__
+
+
+class _StubKernel:
+    """What a stub decorator (@ct.kernel, @ct.function, ...) makes of a function: calling
+    or launching it raises; its attributes are placeholders; it may be given attributes."""
+
+    def __init__(self, decorator, function):
+        self.__wrapped__ = function
+        self.__name__ = getattr(function, "__name__", "kernel")
+        self.__qualname__ = getattr(function, "__qualname__", self.__name__)
+        self.__module__ = getattr(function, "__module__", None)
+        self.__doc__ = getattr(function, "__doc__", None)
+        self._c2t_decorator = decorator
+
+    def __repr__(self):
+        return f"<difftest stub {self._c2t_decorator} of {self.__module__}.{self.__qualname__}>"
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return _Placeholder(f"{self.__module__}.{self.__qualname__}.{name}")
+
+    def __call__(self, *args, **kwargs):
+        raise CudaTileStubError(f"{self.__module__}.{self.__qualname__} (@{self._c2t_decorator}) was called: "
+                                f"{_STUB_NOTE}")
+
+
 class _StubModule(types.ModuleType):
     def __getattr__(self, name):
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
-        raise AttributeError(f"{self.__name__}.{name}: cuda.tile is not installed; the difftest harness's stub "
-                             f"(--stub-cuda-tile) stands for it, so only converted modules can run")
+        return _Placeholder(f"{self.__name__}.{name}")
 
 
 class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

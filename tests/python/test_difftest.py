@@ -274,21 +274,49 @@ STUB_DRIVER = """
 import sys
 sys.path.insert(0, sys.argv[1])
 sys.path.insert(0, sys.argv[2])
-import difftest_probe  # noqa: F401  (installs the stub: no cuda.tile here)
+import difftest_probe  # (installs the stub: no cuda.tile here)
 import cuda.other, cuda.tile as ct, cuda.tile.tune  # a namespace package 'cuda' keeps its own modules
+from cuda.tile import Constant
 assert cuda.other.VALUE == 7 and ct.__c2t_difftest_stub__
-try:
-    ct.kernel
-except AttributeError as exc:
-    print(exc)
+
+
+@ct.kernel(occupancy=2)
+def k(x, n: Constant[int]):
+    pass
+
+
+@ct.function
+def g(x):
+    pass
+
+
+ct.launch = lambda *args: None  # a module may patch the stub module
+k.note = "kept"
+print(k.note, repr(k.replace_hints(occupancy=4)))
+for use in (lambda: k(1), lambda: g(1), lambda: ct.cdiv(5, 2), lambda: ct.float16 == 1, lambda: bool(ct.bfloat16),
+            lambda: ct.tune.exhaustive_search([1])):
+    try:
+        use()
+    except difftest_probe.CudaTileStubError as exc:
+        print(exc)
 """
 
 
-def test_stub_beside_a_namespace_package(tmp_path):
+def test_stub_imports_what_was_not_converted_and_fails_where_it_runs(tmp_path):
     (tmp_path / "cuda").mkdir()
     (tmp_path / "cuda" / "other.py").write_text("VALUE = 7\n")
     env = dict(os.environ, C2T_DIFFTEST_STUB="1")
     run = subprocess.run([sys.executable, "-c", STUB_DRIVER, str(ROOT / "python" / "cutile2triton"), str(tmp_path)],
                          env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
-    assert run.stdout.startswith("cuda.tile.kernel: cuda.tile is not installed; the difftest harness's stub")
+    note = "cuda.tile is not installed; the difftest harness's stub (--stub-cuda-tile) stands for it, " \
+           "and code that was not converted used it"
+    assert run.stdout.splitlines() == [
+        "kept <difftest stub __main__.k.replace_hints(...)>",
+        f"__main__.k (@cuda.tile.kernel(...)) was called: {note}",
+        f"__main__.g (@cuda.tile.function) was called: {note}",
+        f"cuda.tile.cdiv(...) was called: {note}",
+        f"cuda.tile.float16 was used as a value: {note}",
+        f"cuda.tile.bfloat16 was used as a value: {note}",
+        f"cuda.tile.tune.exhaustive_search(...) was called: {note}",
+    ]
