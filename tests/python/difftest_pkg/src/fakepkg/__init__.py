@@ -1,0 +1,1 @@
+"""A tiny package for the difftest harness's own tests (tests/python/test_difftest.py)."""
