@@ -98,6 +98,9 @@ void resolve_module(Converter *conv);
  * aliases; NULL when it names something else. */
 const char *resolve_ct_member(Converter *conv, const Node *expr);
 bool is_ct_member(Converter *conv, const Node *expr, const char *member);
+/* Whether the root name of `expr` (ct in ct.PaddingMode.ZERO) is bound by a
+ * cuda.tile import, not by a module-level assignment. */
+bool is_rooted_at_ct_import(Converter *conv, const Node *expr);
 Function *find_function(Converter *conv, Str name);
 const Binding *find_binding(Converter *conv, Str name);
 bool str_eq(Str a, const char *text);
