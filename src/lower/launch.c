@@ -421,10 +421,22 @@ static void rewrite_host_slot(Node **slot, void *data) {
    * reached through a module-level alias (PAD = ct.PaddingMode.ZERO) stays
    * that name, whose assignment is converted (and which a local may shadow). */
   if ((node->kind == N_NAME && node->u.name.ctx == CTX_LOAD) || node->kind == N_ATTRIBUTE) {
-    const char *member = is_rooted_at_ct_import(L->conv, node) ? resolve_ct_member(L->conv, node) : NULL;
+    bool through_import = is_rooted_at_ct_import(L->conv, node);
+    const char *member = through_import ? resolve_ct_member(L->conv, node) : NULL;
     if (member) {
       *slot = rewrite_host_member(L, node, member);
       return;
+    }
+    bool module_itself = node->kind == N_NAME ? !str_eq(node->u.name.id, "cuda")
+                                              : str_eq(node->u.attribute.attr, "tile") &&
+                                                    node->u.attribute.value->kind == N_NAME &&
+                                                    str_eq(node->u.attribute.value->u.name.id, "cuda");
+    if (through_import && module_itself) {
+      Str written = source_text(L, node);
+      lower_error(L, node,
+                  "host code uses the cuda.tile module itself ('%.*s'), not a name in it: the converted module "
+                  "does not import cuda.tile",
+                  written.len, written.text);
     }
   }
   node_child_slots(node, rewrite_host_slot, data);
@@ -492,11 +504,54 @@ static void push_imports(Lowerer *L, NodeList *out, const Node *replaced) {
     buf_puts(&text, "from triton.language.extra import libdevice\n");
   NodeList imports = template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), NULL, 0);
   buf_free(&text);
-  Node *first = imports.items[0], *last = imports.items[imports.count - 1];
-  first->span.start = replaced->span.start;
-  last->span.end = replaced->span.end;
-  first->rewritten = last->rewritten = true;
+  if (replaced) {
+    Node *first = imports.items[0], *last = imports.items[imports.count - 1];
+    first->span.start = replaced->span.start;
+    last->span.end = replaced->span.end;
+    first->rewritten = last->rewritten = true;
+  }
   push_all(L, out, imports);
+}
+
+/* A cuda.tile import guarded by a module-level if/try (`try: import
+ * cuda.tile as ct` / `except ImportError:`, `if TYPE_CHECKING:`) goes away
+ * from its block: the converted module has what it guarded, without
+ * cuda.tile. A block left empty gets `pass`. Returns whether `block` held one. */
+static bool drop_guarded_imports(Lowerer *L, NodeList *block, bool guarded);
+
+static bool drop_guarded_imports_in(Lowerer *L, Node *stmt) {
+  bool dropped = false;
+  if (stmt->kind == N_IF) {
+    dropped |= drop_guarded_imports(L, &stmt->u.if_.body, true);
+    dropped |= drop_guarded_imports(L, &stmt->u.if_.orelse, true);
+  } else if (stmt->kind == N_TRY) {
+    dropped |= drop_guarded_imports(L, &stmt->u.try_.body, true);
+    for (int i = 0; i < stmt->u.try_.handlers.count; i++)
+      dropped |= drop_guarded_imports(L, &stmt->u.try_.handlers.items[i]->u.except_handler.body, true);
+    dropped |= drop_guarded_imports(L, &stmt->u.try_.orelse, true);
+    dropped |= drop_guarded_imports(L, &stmt->u.try_.finalbody, true);
+  }
+  if (dropped)
+    stmt->rewritten = true; /* written from the tree, without the import */
+  return dropped;
+}
+
+static bool drop_guarded_imports(Lowerer *L, NodeList *block, bool guarded) {
+  bool dropped = false;
+  int kept = 0;
+  for (int i = 0; i < block->count; i++) {
+    Node *stmt = block->items[i];
+    if (guarded && is_ct_import(L, stmt)) {
+      dropped = true;
+      continue;
+    }
+    dropped |= drop_guarded_imports_in(L, stmt);
+    block->items[kept++] = stmt;
+  }
+  if (guarded && dropped && kept == 0)
+    block->items[kept++] = template_stmts(L->ctx, "pass\n", NULL, 0).items[0];
+  block->count = kept;
+  return dropped && guarded;
 }
 
 static void push_helpers(Lowerer *L, NodeList *out) {
@@ -576,14 +631,11 @@ static int import_block_end(Lowerer *L) {
 
 void finish_module(Lowerer *L) {
   NodeList *body = &L->conv->module->u.module.body;
-  for (int i = 0; i < L->conv->ct_imports.count; i++) {
-    Node *import = L->conv->ct_imports.items[i];
-    bool top_level = false;
-    for (int j = 0; j < body->count; j++)
-      top_level |= body->items[j] == import;
-    if (!top_level)
-      lower_error(L, import, "cuda.tile is imported inside a block; only module-level imports can be converted");
-  }
+  /* only module-level imports and those in module-level if/try blocks are ct_imports (resolve.c) */
+  drop_guarded_imports(L, body, false);
+  bool top_level_import = false;
+  for (int i = 0; i < body->count; i++)
+    top_level_import |= is_ct_import(L, body->items[i]);
   int helpers_at = import_block_end(L);
   NodeList out = {0};
   bool imports_done = false;
@@ -598,11 +650,16 @@ void finish_module(Lowerer *L) {
       push_twins_of(L, &out, stmt);
       push_launcher_of(L, &out, stmt);
     }
-    if (i + 1 == helpers_at)
+    if (i + 1 == helpers_at) {
+      if (!top_level_import)
+        push_imports(L, &out, NULL);
       push_helpers(L, &out);
+    }
   }
   if (helpers_at == 0) {
     NodeList with_helpers = {0};
+    if (!top_level_import)
+      push_imports(L, &with_helpers, NULL);
     push_helpers(L, &with_helpers);
     push_all(L, &with_helpers, out);
     out = with_helpers;

@@ -205,3 +205,21 @@ def run(path):
     export(copy_kernel, path)
 ''')
     assert "cuda.tile.compilation" in message and "export_kernel" in message
+
+
+def test_host_use_of_the_cuda_tile_module_itself_is_an_error(convert_error):
+    message = convert_error('''
+try:
+    import cuda.tile as ct
+except ImportError:
+    ct = None
+
+
+@ct.kernel
+def k(x):
+    pass
+
+
+HAVE_CUTILE = ct is not None
+''')
+    assert "cuda.tile module itself ('ct')" in message
