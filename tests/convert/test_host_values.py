@@ -223,3 +223,22 @@ def k(x):
 HAVE_CUTILE = ct is not None
 ''')
     assert "cuda.tile module itself ('ct')" in message
+
+
+def test_cyclic_type_aliases_in_a_host_annotation_become_text(convert):
+    mod = convert('''
+import cuda.tile as ct
+
+A = ct.Constant[B]
+B = ct.Constant[A]
+
+
+@ct.kernel
+def k(x):
+    pass
+
+
+def f(n: A) -> int:
+    return n + 1
+''')
+    assert mod.f(2) == 3 and mod.f.__annotations__["n"] == "A"
