@@ -23,6 +23,10 @@ typedef enum HelperId {
   HELPER__tma_workspace, /* host_helpers.py */
   HELPER__by_target, /* host_helpers.py */
   HELPER_launch_kernel, /* host_helpers.py */
+  HELPER__PaddingMode, /* host_helpers.py */
+  HELPER__RoundingMode, /* host_helpers.py */
+  HELPER__MemoryOrder, /* host_helpers.py */
+  HELPER__MemoryScope, /* host_helpers.py */
   HELPER_ct_common_dtype, /* math_helpers.py */
   HELPER_ct_float_dtype, /* math_helpers.py */
   HELPER_ct_compute_dtype, /* math_helpers.py */
@@ -162,7 +166,39 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    \"\"\"ct.launch(stream, grid, kernel, args) for a kernel chosen at run time.\"\"\"\n"
     "    if kernel not in _LAUNCHERS:\n"
     "        raise TypeError(f\"{kernel!r} is not a kernel converted from this module\")\n"
-    "    _LAUNCHERS[kernel](stream, grid, args)\n",
+    "    _LAUNCHERS[kernel](stream, grid, args)\n"
+    "\n"
+    "\n"
+    "# The host values of cuTile's enums (cuda.tile 1.7): the same class names, member\n"
+    "# names and values, so host code that keeps, compares or prints them behaves the\n"
+    "# same. Tile code never reads these: the converter resolves an enum member there.\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER__PaddingMode] = {"_PaddingMode",
+    "_PaddingMode = enum.Enum(\n"
+    "    \"PaddingMode\",\n"
+    "    [(\"UNDETERMINED\", \"undetermined\"), (\"ZERO\", \"zero\"), (\"NEG_ZERO\", \"neg_zero\"), (\"NAN\", \"nan\"),\n"
+    "     (\"POS_INF\", \"pos_inf\"), (\"NEG_INF\", \"neg_inf\")],\n"
+    ")\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER__RoundingMode] = {"_RoundingMode",
+    "_RoundingMode = enum.Enum(\n"
+    "    \"RoundingMode\",\n"
+    "    [(\"RN\", \"nearest_even\"), (\"RZ\", \"zero\"), (\"RM\", \"negative_inf\"), (\"RP\", \"positive_inf\"),\n"
+    "     (\"RA\", \"nearest_away\"), (\"FULL\", \"full\"), (\"APPROX\", \"approx\"), (\"RZI\", \"nearest_int_to_zero\")],\n"
+    ")\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER__MemoryOrder] = {"_MemoryOrder",
+    "_MemoryOrder = enum.Enum(\n"
+    "    \"MemoryOrder\",\n"
+    "    [(\"WEAK\", \"weak\"), (\"RELAXED\", \"relaxed\"), (\"ACQUIRE\", \"acquire\"), (\"RELEASE\", \"release\"),\n"
+    "     (\"ACQ_REL\", \"acq_rel\")],\n"
+    ")\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER__MemoryScope] = {"_MemoryScope",
+    "_MemoryScope = enum.Enum(\n"
+    "    \"MemoryScope\",\n"
+    "    [(\"NONE\", \"none\"), (\"BLOCK\", \"block\"), (\"CLUSTER\", \"cluster\"), (\"DEVICE\", \"device\"), (\"SYS\", \"sys\")],\n"
+    ")\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER_ct_common_dtype] = {"ct_common_dtype",
     "@triton.constexpr_function\n"

@@ -187,12 +187,211 @@ static void rewrite_call_arguments(Node *call, void *data) {
     rewrite_host_slot(&call->u.call.keywords.items[i]->u.keyword.value, data);
 }
 
+/* cuTile's enums on the host: a helper enum of the same name, members and
+ * values (host_helpers.py). */
+static const struct {
+  const char *name;
+  HelperId helper;
+} HOST_ENUMS[] = {
+    {"PaddingMode", HELPER__PaddingMode},
+    {"RoundingMode", HELPER__RoundingMode},
+    {"MemoryOrder", HELPER__MemoryOrder},
+    {"MemoryScope", HELPER__MemoryScope},
+};
+#define HOST_ENUM_COUNT ((int)(sizeof HOST_ENUMS / sizeof HOST_ENUMS[0]))
+
+/* `member` is an enum (PaddingMode) or something inside it (PaddingMode.ZERO,
+ * PaddingMode.ZERO.value): the helper's spelling of it, else NULL. */
+static Node *host_enum_value(Lowerer *L, const char *member) {
+  for (int i = 0; i < HOST_ENUM_COUNT; i++) {
+    size_t length = strlen(HOST_ENUMS[i].name);
+    if (strncmp(member, HOST_ENUMS[i].name, length) != 0 || (member[length] && member[length] != '.'))
+      continue;
+    L->host_enums |= 1u << i;
+    return T0(L, arena_printf(&L->ctx->arena, "_%s", member));
+  }
+  return NULL;
+}
+
+/* The prefix of `member` that names a cuda.tile submodule with no Triton
+ * counterpart (ahead-of-time export), else NULL. */
+static const char *unconvertible_submodule(const char *member) {
+  if (strncmp(member, "compilation", 11) == 0 && (member[11] == '\0' || member[11] == '.'))
+    return "compilation";
+  return NULL;
+}
+
 static Node *rewrite_host_member(Lowerer *L, Node *node, const char *member) {
   DType dtype = dtype_from_cutile_name(member);
   if (dtype != DT_UNKNOWN)
     return T0(L, dtype_info(dtype)->torch);
+  if (strcmp(member, "DType") == 0) /* host dtypes are torch dtypes */
+    return T0(L, "torch.dtype");
+  Node *value = host_enum_value(L, member);
+  if (value)
+    return value;
+  const char *submodule = unconvertible_submodule(member);
+  if (submodule)
+    lower_error(L, node,
+                "host code uses cuda.tile.%s (ct.%s): ahead-of-time kernel export has no Triton counterpart; "
+                "Triton compiles kernels when they are first launched",
+                submodule, member);
   lower_error(L, node, "host code uses ct.%s, which has no conversion on the host", member);
 }
+
+/* ----------------------------------------------------- host annotations */
+
+#define HOST_ANNOTATION_MAX_DEPTH 16 /* type aliases followed inside one annotation */
+
+/* `ConstInt = ct.Constant[int]` (or `= ct.Constant`): a cuTile type alias, gone with cuda.tile. */
+static bool is_ct_type_alias(Lowerer *L, const Node *stmt) {
+  if (stmt->kind != N_ASSIGN || stmt->u.assign.targets.count != 1)
+    return false;
+  const Node *value = stmt->u.assign.value;
+  if (value->kind == N_SUBSCRIPT && resolve_ct_member(L->conv, value) == NULL)
+    value = value->u.subscript.value;
+  else if (!is_ct_member(L->conv, value, "Constant"))
+    return false;
+  return resolve_ct_member(L->conv, value) != NULL;
+}
+
+/* The module-level type alias a name stands for (ConstInt), else NULL. */
+static Node *type_alias_value(Lowerer *L, const Node *name) {
+  if (name->kind != N_NAME || is_rooted_at_ct_import(L->conv, name))
+    return NULL;
+  const Binding *binding = find_binding(L->conv, name->u.name.id);
+  if (!binding || !binding->value)
+    return NULL;
+  NodeList *body = &L->conv->module->u.module.body;
+  for (int i = 0; i < body->count; i++)
+    if (body->items[i]->kind == N_ASSIGN && body->items[i]->u.assign.value == binding->value)
+      return is_ct_type_alias(L, body->items[i]) ? binding->value : NULL;
+  return NULL;
+}
+
+typedef struct AnnotationScan {
+  Lowerer *L;
+  bool cutile; /* the annotation names cuda.tile (directly or through a type alias) */
+} AnnotationScan;
+
+static void scan_annotation(Node *node, void *data) {
+  AnnotationScan *scan = data;
+  if ((node->kind == N_NAME || node->kind == N_ATTRIBUTE) &&
+      (resolve_ct_member(scan->L->conv, node) || type_alias_value(scan->L, node)))
+    scan->cutile = true;
+  else
+    node_children(node, scan_annotation, data);
+}
+
+/* The annotation as a string, which Python keeps without evaluating it. */
+static Node *annotation_as_text(Lowerer *L, const Node *annotation) {
+  Str text = source_text(L, annotation);
+  Buf quoted = {0};
+  buf_putc(&quoted, '"');
+  for (int i = 0; i < text.len; i++) {
+    char c = text.text[i];
+    if (c == '"' || c == '\\')
+      buf_putc(&quoted, '\\');
+    buf_putc(&quoted, c == '\n' || c == '\r' || c == '\t' ? ' ' : c);
+  }
+  buf_putc(&quoted, '"');
+  Node *made = T0(L, arena_strndup(&L->ctx->arena, quoted.data, quoted.len));
+  buf_free(&quoted);
+  return made;
+}
+
+/* A cuTile type as a host annotation: what a converted module's host code
+ * holds there (ct.Constant[T] is T; a dtype is a torch dtype; a kernel is a
+ * Triton JITFunction), else NULL. */
+static Node *host_type(Lowerer *L, Node *annotation, int depth);
+
+static Node *host_type_slots(Lowerer *L, Node *annotation, int depth);
+
+typedef struct TypeRewrite {
+  Lowerer *L;
+  int depth;
+  bool failed;
+} TypeRewrite;
+
+static void rewrite_type_slot(Node **slot, void *data) {
+  TypeRewrite *rw = data;
+  if (rw->failed)
+    return;
+  Node *made = host_type(rw->L, *slot, rw->depth);
+  if (made)
+    *slot = made;
+  else
+    rw->failed = true;
+}
+
+static Node *host_type_slots(Lowerer *L, Node *annotation, int depth) {
+  TypeRewrite rw = {L, depth, false};
+  node_child_slots(annotation, rewrite_type_slot, &rw);
+  return rw.failed ? NULL : annotation;
+}
+
+static Node *host_type(Lowerer *L, Node *annotation, int depth) {
+  AnnotationScan scan = {L, false};
+  scan_annotation(annotation, &scan);
+  if (!scan.cutile)
+    return annotation;
+  if (depth > HOST_ANNOTATION_MAX_DEPTH)
+    return NULL;
+  Node *alias = type_alias_value(L, annotation);
+  if (alias)
+    return host_type(L, alias, depth + 1);
+  if (annotation->kind == N_SUBSCRIPT && is_ct_member(L->conv, annotation->u.subscript.value, "Constant")) {
+    Node *inner = host_type(L, annotation->u.subscript.slice, depth + 1);
+    if (inner)
+      inner->rewritten = true; /* the statement is written from the tree */
+    return inner;
+  }
+  const char *member = resolve_ct_member(L->conv, annotation);
+  if (!member)
+    return host_type_slots(L, annotation, depth + 1);
+  if (strcmp(member, "DType") == 0 || dtype_from_cutile_name(member) != DT_UNKNOWN)
+    return T0(L, "torch.dtype");
+  if (strcmp(member, "Array") == 0)
+    return T0(L, "torch.Tensor");
+  if (strcmp(member, "kernel") == 0)
+    return T0(L, "triton.JITFunction");
+  if (strcmp(member, "Constant") == 0)
+    return T0(L, "object");
+  return host_enum_value(L, member);
+}
+
+/* An annotation in host code (a parameter, a return, a variable or a
+ * dataclass field) that names cuda.tile: its host type, or else its text as
+ * a string. Annotations do not change what the code does; the converted
+ * module must only not need cuda.tile to evaluate them. */
+static void rewrite_host_annotation(Lowerer *L, Node **slot) {
+  if (!*slot)
+    return;
+  AnnotationScan scan = {L, false};
+  scan_annotation(*slot, &scan);
+  if (!scan.cutile)
+    return;
+  Node *made = host_type(L, *slot, 0);
+  *slot = made ? made : annotation_as_text(L, *slot);
+  (*slot)->rewritten = true;
+}
+
+static void rewrite_host_annotations(Node *node, void *data) {
+  Lowerer *L = ((HostRewrite *)data)->L;
+  if (node->kind == N_FUNCTION_DEF) {
+    Function *fn = find_function(L->conv, node->u.function_def.name);
+    if (fn && fn->def == node && fn->role != ROLE_HOST)
+      return; /* tile code: lowered already */
+    rewrite_host_annotation(L, &node->u.function_def.returns);
+  } else if (node->kind == N_ARG) {
+    rewrite_host_annotation(L, &node->u.arg.annotation);
+  } else if (node->kind == N_ANN_ASSIGN) {
+    rewrite_host_annotation(L, &node->u.ann_assign.annotation);
+  }
+  node_children(node, rewrite_host_annotations, data);
+}
+
+/* ------------------------------------------------------ host values */
 
 static void rewrite_host_slot(Node **slot, void *data) {
   HostRewrite *rw = data;
@@ -218,11 +417,26 @@ static void rewrite_host_slot(Node **slot, void *data) {
       return;
     }
   }
-  if (node->kind == N_NAME || node->kind == N_ATTRIBUTE) {
-    const char *member = resolve_ct_member(L->conv, node);
+  /* A cuTile name reached through an import becomes its host value; one
+   * reached through a module-level alias (PAD = ct.PaddingMode.ZERO) stays
+   * that name, whose assignment is converted (and which a local may shadow). */
+  if ((node->kind == N_NAME && node->u.name.ctx == CTX_LOAD) || node->kind == N_ATTRIBUTE) {
+    bool through_import = is_rooted_at_ct_import(L->conv, node);
+    const char *member = through_import ? resolve_ct_member(L->conv, node) : NULL;
     if (member) {
       *slot = rewrite_host_member(L, node, member);
       return;
+    }
+    bool module_itself = node->kind == N_NAME ? !str_eq(node->u.name.id, "cuda")
+                                              : str_eq(node->u.attribute.attr, "tile") &&
+                                                    node->u.attribute.value->kind == N_NAME &&
+                                                    str_eq(node->u.attribute.value->u.name.id, "cuda");
+    if (through_import && module_itself) {
+      Str written = source_text(L, node);
+      lower_error(L, node,
+                  "host code uses the cuda.tile module itself ('%.*s'), not a name in it: the converted module "
+                  "does not import cuda.tile",
+                  written.len, written.text);
     }
   }
   node_child_slots(node, rewrite_host_slot, data);
@@ -233,10 +447,10 @@ void lower_host_code(Lowerer *L) {
   NodeList *body = &L->conv->module->u.module.body;
   for (int i = 0; i < body->count; i++) {
     Node *stmt = body->items[i];
-    /* module-level aliases of cuTile names (ConstInt = ct.Constant[int]) go away with the import */
-    if (stmt->kind == N_ASSIGN && stmt->u.assign.targets.count == 1 && resolve_ct_member(L->conv, stmt->u.assign.value) == NULL &&
-        stmt->u.assign.value->kind == N_SUBSCRIPT && resolve_ct_member(L->conv, stmt->u.assign.value->u.subscript.value))
+    /* module-level aliases of cuTile types (ConstInt = ct.Constant[int]) go away with the import */
+    if (is_ct_type_alias(L, stmt))
       continue;
+    rewrite_host_annotations(stmt, &rw);
     rewrite_host_slot(&body->items[i], &rw);
   }
 }
@@ -248,17 +462,6 @@ static bool is_ct_import(Lowerer *L, const Node *stmt) {
     if (L->conv->ct_imports.items[i] == stmt)
       return true;
   return false;
-}
-
-/* `ConstInt = ct.Constant[int]`: a cuTile type alias, gone with cuda.tile. */
-static bool is_ct_type_alias(Lowerer *L, const Node *stmt) {
-  if (stmt->kind != N_ASSIGN || stmt->u.assign.targets.count != 1)
-    return false;
-  const Node *value = stmt->u.assign.value;
-  if (value->kind == N_SUBSCRIPT)
-    value = value->u.subscript.value;
-  const char *member = resolve_ct_member(L->conv, value);
-  return member && dtype_from_cutile_name(member) == DT_UNKNOWN;
 }
 
 static bool module_imports(Lowerer *L, const char *module) {
@@ -290,6 +493,8 @@ static void push_imports(Lowerer *L, NodeList *out, const Node *replaced) {
   Buf text = {0};
   if (!module_imports(L, "contextlib"))
     buf_puts(&text, "import contextlib\n");
+  if (L->host_enums && !module_imports(L, "enum"))
+    buf_puts(&text, "import enum\n");
   if (L->needs_interpreted_flag && !module_imports(L, "os"))
     buf_puts(&text, "import os\n");
   if (!module_imports(L, "torch"))
@@ -299,11 +504,54 @@ static void push_imports(Lowerer *L, NodeList *out, const Node *replaced) {
     buf_puts(&text, "from triton.language.extra import libdevice\n");
   NodeList imports = template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), NULL, 0);
   buf_free(&text);
-  Node *first = imports.items[0], *last = imports.items[imports.count - 1];
-  first->span.start = replaced->span.start;
-  last->span.end = replaced->span.end;
-  first->rewritten = last->rewritten = true;
+  if (replaced) {
+    Node *first = imports.items[0], *last = imports.items[imports.count - 1];
+    first->span.start = replaced->span.start;
+    last->span.end = replaced->span.end;
+    first->rewritten = last->rewritten = true;
+  }
   push_all(L, out, imports);
+}
+
+/* A cuda.tile import guarded by a module-level if/try (`try: import
+ * cuda.tile as ct` / `except ImportError:`, `if TYPE_CHECKING:`) goes away
+ * from its block: the converted module has what it guarded, without
+ * cuda.tile. A block left empty gets `pass`. Returns whether `block` held one. */
+static bool drop_guarded_imports(Lowerer *L, NodeList *block, bool guarded);
+
+static bool drop_guarded_imports_in(Lowerer *L, Node *stmt) {
+  bool dropped = false;
+  if (stmt->kind == N_IF) {
+    dropped |= drop_guarded_imports(L, &stmt->u.if_.body, true);
+    dropped |= drop_guarded_imports(L, &stmt->u.if_.orelse, true);
+  } else if (stmt->kind == N_TRY) {
+    dropped |= drop_guarded_imports(L, &stmt->u.try_.body, true);
+    for (int i = 0; i < stmt->u.try_.handlers.count; i++)
+      dropped |= drop_guarded_imports(L, &stmt->u.try_.handlers.items[i]->u.except_handler.body, true);
+    dropped |= drop_guarded_imports(L, &stmt->u.try_.orelse, true);
+    dropped |= drop_guarded_imports(L, &stmt->u.try_.finalbody, true);
+  }
+  if (dropped)
+    stmt->rewritten = true; /* written from the tree, without the import */
+  return dropped;
+}
+
+static bool drop_guarded_imports(Lowerer *L, NodeList *block, bool guarded) {
+  bool dropped = false;
+  int kept = 0;
+  for (int i = 0; i < block->count; i++) {
+    Node *stmt = block->items[i];
+    if (guarded && is_ct_import(L, stmt)) {
+      dropped = true;
+      continue;
+    }
+    dropped |= drop_guarded_imports_in(L, stmt);
+    block->items[kept++] = stmt;
+  }
+  if (guarded && dropped && kept == 0)
+    block->items[kept++] = template_stmts(L->ctx, "pass\n", NULL, 0).items[0];
+  block->count = kept;
+  return dropped && guarded;
 }
 
 static void push_helpers(Lowerer *L, NodeList *out) {
@@ -319,6 +567,9 @@ static void push_helpers(Lowerer *L, NodeList *out) {
   }
   if (L->needs_by_target)
     push_all(L, out, helper_stmts(L, HELPER__by_target));
+  for (int i = 0; i < HOST_ENUM_COUNT; i++)
+    if (L->host_enums & (1u << i))
+      push_all(L, out, helper_stmts(L, HOST_ENUMS[i].helper));
   append_runtime_helpers(L, out);
 }
 
@@ -460,19 +711,26 @@ static void find_import_time_use(Node **slot, void *data) {
   node_child_slots(node, find_import_time_use, data);
 }
 
+/* The start of the module's code: the end of the leading block of
+ * docstring, __future__ imports and imports. */
+static int import_block_end(Lowerer *L) {
+  NodeList *body = &L->conv->module->u.module.body;
+  int end = 0;
+  for (int i = 0; i < body->count; i++) {
+    NodeKind kind = body->items[i]->kind;
+    if (kind == N_IMPORT || kind == N_IMPORT_FROM || (i == 0 && kind == N_EXPR_STMT))
+      end = i + 1;
+    else if (kind == N_FUNCTION_DEF || kind == N_CLASS_DEF)
+      break;
+  }
+  return end;
+}
+
 /* Index of the statement the helpers go before (body->count: at the end).
  * Never inside the leading block of docstring and imports. */
 static int helpers_index(Lowerer *L, const NodeList *helpers) {
   NodeList *body = &L->conv->module->u.module.body;
-  int start = 0;
-  for (int i = 0; i < body->count; i++) {
-    NodeKind kind = body->items[i]->kind;
-    if (kind == N_IMPORT || kind == N_IMPORT_FROM || (i == 0 && kind == N_EXPR_STMT))
-      start = i + 1;
-    else if (kind == N_FUNCTION_DEF || kind == N_CLASS_DEF)
-      break;
-  }
-  for (int i = start; i < body->count; i++) {
+  for (int i = import_block_end(L); i < body->count; i++) {
     ImportTimeUse use = {L, helpers, false};
     find_import_time_use(&body->items[i], &use);
     if (use.found)
@@ -499,20 +757,21 @@ static void push_helpers_banner(Lowerer *L, NodeList *out) {
 
 void finish_module(Lowerer *L) {
   NodeList *body = &L->conv->module->u.module.body;
-  for (int i = 0; i < L->conv->ct_imports.count; i++) {
-    Node *import = L->conv->ct_imports.items[i];
-    bool top_level = false;
-    for (int j = 0; j < body->count; j++)
-      top_level |= body->items[j] == import;
-    if (!top_level)
-      lower_error(L, import, "cuda.tile is imported inside a block; only module-level imports can be converted");
-  }
+  /* only module-level imports and those in module-level if/try blocks are ct_imports (resolve.c) */
+  drop_guarded_imports(L, body, false);
+  bool top_level_import = false;
+  for (int i = 0; i < body->count; i++)
+    top_level_import |= is_ct_import(L, body->items[i]);
+  /* a guarded cuda.tile import left its block: the converter's imports go after the module's */
+  int imports_at = top_level_import ? -1 : import_block_end(L);
   NodeList helpers = {0};
   push_helpers(L, &helpers);
   int helpers_at = helpers_index(L, &helpers);
   NodeList out = {0};
   bool imports_done = false;
   for (int i = 0; i <= body->count; i++) {
+    if (i == imports_at)
+      push_imports(L, &out, NULL);
     if (i == helpers_at && helpers.count) {
       push_helpers_banner(L, &out);
       push_all(L, &out, helpers);

@@ -226,6 +226,18 @@ bool is_ct_member(Converter *conv, const Node *expr, const char *member) {
   return found && strcmp(found, member) == 0;
 }
 
+bool is_rooted_at_ct_import(Converter *conv, const Node *expr) {
+  while (expr && expr->kind == N_ATTRIBUTE)
+    expr = expr->u.attribute.value;
+  if (!expr || expr->kind != N_NAME)
+    return false;
+  Str id = expr->u.name.id;
+  if (is_ct_module_name(conv, id) || (conv->cuda_package_bound && str_eq(id, "cuda")))
+    return true;
+  const Binding *binding = find_binding(conv, id);
+  return binding && binding->member;
+}
+
 /* ------------------------------------------------------------- imports */
 
 static bool is_cuda_tile(Str module) { return str_eq(module, "cuda.tile"); }

@@ -1,11 +1,13 @@
 """Host-side functions of the generated module (src/lower/launch.c): the stream
 of a launch, ct.ByTarget, the TMA checks and allocator, ct.launch of a kernel
-chosen at run time, and the INTERPRETED flag the device helpers test.
+chosen at run time, the INTERPRETED flag the device helpers test, and the host
+values of cuTile's enums.
 
 The lines above the first `# helper:` marker are not generated; they make the
 file importable (tests/helpers). See tools/gen_helpers.py for the format.
 """
 import contextlib
+import enum
 import os
 
 import torch
@@ -69,3 +71,38 @@ def launch_kernel(stream, grid, kernel, args):
     if kernel not in _LAUNCHERS:
         raise TypeError(f"{kernel!r} is not a kernel converted from this module")
     _LAUNCHERS[kernel](stream, grid, args)
+
+
+# The host values of cuTile's enums (cuda.tile 1.7): the same class names, member
+# names and values, so host code that keeps, compares or prints them behaves the
+# same. Tile code never reads these: the converter resolves an enum member there.
+
+# helper: _PaddingMode
+_PaddingMode = enum.Enum(
+    "PaddingMode",
+    [("UNDETERMINED", "undetermined"), ("ZERO", "zero"), ("NEG_ZERO", "neg_zero"), ("NAN", "nan"),
+     ("POS_INF", "pos_inf"), ("NEG_INF", "neg_inf")],
+)
+
+
+# helper: _RoundingMode
+_RoundingMode = enum.Enum(
+    "RoundingMode",
+    [("RN", "nearest_even"), ("RZ", "zero"), ("RM", "negative_inf"), ("RP", "positive_inf"),
+     ("RA", "nearest_away"), ("FULL", "full"), ("APPROX", "approx"), ("RZI", "nearest_int_to_zero")],
+)
+
+
+# helper: _MemoryOrder
+_MemoryOrder = enum.Enum(
+    "MemoryOrder",
+    [("WEAK", "weak"), ("RELAXED", "relaxed"), ("ACQUIRE", "acquire"), ("RELEASE", "release"),
+     ("ACQ_REL", "acq_rel")],
+)
+
+
+# helper: _MemoryScope
+_MemoryScope = enum.Enum(
+    "MemoryScope",
+    [("NONE", "none"), ("BLOCK", "block"), ("CLUSTER", "cluster"), ("DEVICE", "device"), ("SYS", "sys")],
+)

@@ -1,0 +1,244 @@
+"""cuTile names as host values: annotations, enum and dtype aliases, guarded
+imports, ct.cdiv imported by name, and what stays refused (ahead-of-time export)."""
+
+import dataclasses
+import typing
+
+import torch
+
+COPY_KERNEL = '''
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def copy_kernel(x, y, T: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    ct.store(y, index=(ct.bid(0),), tile=t)
+'''
+
+
+def test_cutile_types_in_host_annotations(convert, device):
+    mod = convert(COPY_KERNEL + '''
+ConstInt = ct.Constant[int]
+BLOCK: ct.Constant[int] = 16
+
+
+def run(x, kernel: ct.kernel, dtype: ct.DType, block: ConstInt = BLOCK) -> ct.Array:
+    y = torch.empty(x.shape, dtype=dtype, device=x.device)
+    ct.launch(None, (ct.cdiv(x.shape[0], block),), kernel, (x, y, block))
+    return y
+''')
+    x = torch.randn(40, device=device)
+    assert torch.equal(mod.run(x, mod.copy_kernel, torch.float32), x)
+    hints = typing.get_type_hints(mod.run)
+    assert hints["dtype"] is torch.dtype and hints["block"] is int and hints["return"] is torch.Tensor
+
+
+def test_dataclass_fields_typed_with_cutile_types(convert, device):
+    mod = convert(COPY_KERNEL + '''
+import dataclasses
+from typing import Optional
+
+
+@dataclasses.dataclass
+class Plan:
+    kernel: ct.kernel
+    dtype: Optional[ct.DType] = ct.float16
+    block: ct.Constant[int] = 8
+    tile: ct.Tile = None
+
+
+def run(x, plan: Plan):
+    y = torch.empty(x.shape, dtype=plan.dtype, device=x.device)
+    ct.launch(None, (ct.cdiv(x.shape[0], plan.block),), plan.kernel, (x.to(plan.dtype), y, plan.block))
+    return y
+''')
+    fields = [field.name for field in dataclasses.fields(mod.Plan)]
+    assert fields == ["kernel", "dtype", "block", "tile"]
+    plan = mod.Plan(mod.copy_kernel)
+    assert plan.dtype is torch.float16 and plan.block == 8
+    x = torch.randn(20, device=device)
+    assert torch.equal(mod.run(x, plan), x.to(torch.float16))
+
+
+def test_padding_mode_alias_read_in_tile_code_and_on_the_host(convert, device):
+    mod = convert('''
+import torch
+import cuda.tile as ct
+
+PAD = ct.PaddingMode.NEG_INF
+ROUND = ct.RoundingMode.RZ
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,), padding_mode=PAD)
+    ct.store(y, index=(ct.bid(0),), tile=ct.max(t, axis=0, keepdims=True))
+
+
+def run(x):
+    y = torch.empty(ct.cdiv(x.shape[0], 16), device=x.device)
+    ct.launch(None, (y.shape[0],), k, (x, y, 16))
+    return y
+
+
+def modes():
+    return PAD, ROUND, PAD == ct.PaddingMode.NEG_INF, ct.MemoryOrder.ACQUIRE.value
+''')
+    x = -torch.rand(20, device=device) - 1.0
+    expected = torch.stack([x[:16].max(), x[16:].max()])
+    assert torch.equal(mod.run(x), expected)
+    pad, rounding, same, order = mod.modes()
+    assert pad.name == "NEG_INF" and pad.value == "neg_inf" and repr(pad) == "<PaddingMode.NEG_INF: 'neg_inf'>"
+    assert rounding.name == "RZ" and same is True and order == "acquire"
+
+
+def test_dtype_alias_read_in_tile_code_and_on_the_host(convert, device):
+    mod = convert('''
+import torch
+import cuda.tile as ct
+
+DT = ct.float16
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    ct.store(y, index=(ct.bid(0),), tile=t.astype(DT))
+
+
+def run(x):
+    y = torch.empty(x.shape, dtype=DT, device=x.device)
+    ct.launch(None, (ct.cdiv(x.shape[0], 16),), k, (x, y, 16))
+    return y
+''')
+    x = torch.randn(32, device=device)
+    y = mod.run(x)
+    assert y.dtype == torch.float16 and torch.equal(y, x.to(torch.float16))
+
+
+def test_guarded_cutile_import(convert, device):
+    mod = convert('''
+import torch
+
+try:
+    import cuda.tile as ct
+    HAVE_CUTILE = True
+except ImportError:
+    ct = None
+    HAVE_CUTILE = False
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)) * 2)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    ct.launch(None, (ct.cdiv(x.shape[0], 8),), k, (x, y, 8))
+    return y
+''')
+    assert mod.HAVE_CUTILE is True
+    x = torch.randn(24, device=device)
+    assert torch.equal(mod.run(x), x * 2)
+
+
+def test_type_checking_import(convert_text, convert):
+    source = '''
+from typing import TYPE_CHECKING
+
+import torch
+from cuda.tile import kernel, load, store, bid, Constant
+
+if TYPE_CHECKING:
+    import cuda.tile as ct
+
+
+@kernel
+def k(x, y, T: Constant[int]):
+    store(y, index=(bid(0),), tile=load(x, index=(bid(0),), shape=(T,)))
+
+
+def block_of(kernel: "ct.kernel", block: "ct.Constant[int]" = 4) -> int:
+    return block
+'''
+    text = convert_text(source)
+    assert "import cuda" not in text
+    assert convert(source).block_of(None) == 4
+
+
+def test_cdiv_imported_by_name_on_the_host(convert):
+    mod = convert('''
+from cuda.tile import cdiv, kernel
+
+
+@kernel
+def k(x):
+    pass
+
+
+def blocks(n, b):
+    return cdiv(n, b)
+''')
+    assert [mod.blocks(n, 4) for n in (0, 1, 4, 5, -5)] == [0, 1, 1, 2, -1]
+
+
+def test_ahead_of_time_export_is_an_error(convert_error):
+    message = convert_error(COPY_KERNEL + '''
+import cuda.tile.compilation
+
+
+def export(path):
+    ct.compilation.export_kernel(copy_kernel, path)
+''')
+    assert "cuda.tile.compilation" in message and "export_kernel" in message
+
+
+def test_ahead_of_time_export_imported_by_name_is_an_error(convert_error):
+    message = convert_error(COPY_KERNEL + '''
+from cuda.tile.compilation import export_kernel as export
+
+
+def run(path):
+    export(copy_kernel, path)
+''')
+    assert "cuda.tile.compilation" in message and "export_kernel" in message
+
+
+def test_host_use_of_the_cuda_tile_module_itself_is_an_error(convert_error):
+    message = convert_error('''
+try:
+    import cuda.tile as ct
+except ImportError:
+    ct = None
+
+
+@ct.kernel
+def k(x):
+    pass
+
+
+HAVE_CUTILE = ct is not None
+''')
+    assert "cuda.tile module itself ('ct')" in message
+
+
+def test_cyclic_type_aliases_in_a_host_annotation_become_text(convert):
+    mod = convert('''
+import cuda.tile as ct
+
+A = ct.Constant[B]
+B = ct.Constant[A]
+
+
+@ct.kernel
+def k(x):
+    pass
+
+
+def f(n: A) -> int:
+    return n + 1
+''')
+    assert mod.f(2) == 3 and mod.f.__annotations__["n"] == "A"
