@@ -224,6 +224,10 @@ static Node *rewrite_launch(Lowerer *L, Node *call) {
 static Node *rewrite_host_kernel(HostRewrite *rw, Node *call) {
   Lowerer *L = rw->L;
   NodeList *args = &call->u.call.args;
+  if (args->count == 0)
+    lower_error(L, call,
+                "ct.kernel(...) without a function on the host: a kernel defined inside a function cannot be "
+                "converted; define it at module level");
   if (args->count != 1)
     lower_error(L, call, "ct.kernel on the host takes one positional argument, a kernel's function (k._pyfunc)");
   Node *function = args->items[0];

@@ -52,7 +52,7 @@ def scale_fixed(x, s):
     torch.testing.assert_close(mod.scale_fixed(x, 3.0), x * 3.0)
     # cuTile's replace_hints keeps the other hints and replaces the given ones
     assert mod._VARIANTS[2].hints == {"occupancy": 2, "num_worker_warps": 4}
-    with pytest.raises(TypeError, match="num_warps"):
+    with pytest.raises(TypeError, match="num_warps. is not a cuTile kernel hint"):
         mod.scale_kernel.replace_hints(num_warps=4)
 
 
@@ -264,3 +264,14 @@ def f(x):
 ''')
     assert proc.returncode == 1 and "C2T102: ct.compiler_timeout" in proc.stderr
     assert not (tmp_path / "o.py").exists()
+
+
+def test_a_kernel_defined_inside_a_host_function_is_a_located_error(convert_error):
+    message = convert_error(SCALE_KERNEL + '''
+def factory(n):
+    @ct.kernel(occupancy=n)
+    def inner(x):
+        pass
+    return inner
+''')
+    assert "a kernel defined inside a function cannot be converted" in message

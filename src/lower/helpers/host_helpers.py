@@ -74,7 +74,7 @@ class _TileKernel:
     def __init__(self, launcher, hints):
         for name in hints:
             if name not in self.HINTS:
-                raise TypeError(f"{name!r} is not a cuTile kernel hint (hints: {', '.join(self.HINTS)})")
+                raise TypeError(f"{name!r} is not a cuTile kernel hint {self.HINTS}")
         self.launcher = launcher
         self.hints = hints
 
@@ -84,7 +84,8 @@ class _TileKernel:
     @property
     def _pyfunc(self):
         # ct.kernel(function) starts from cuTile's default hints, not the decorator's
-        return _TileKernel(self.launcher, {"num_ctas": None, "occupancy": None, "opt_level": 3, "num_worker_warps": None})
+        defaults = {"num_ctas": None, "occupancy": None, "opt_level": 3, "num_worker_warps": None}
+        return _TileKernel(self.launcher, defaults)
 
     def launch_tile_kernel(self, stream, grid, args):
         if "num_ctas" not in self.hints:
@@ -120,5 +121,5 @@ def _ct_kernel(function, **hints):
     function (kernel._pyfunc): a kernel with cuTile's default hints and these."""
     pyfunc = getattr(function, "_pyfunc", None)
     if pyfunc is None:
-        raise TypeError(f"ct.kernel({function!r}): not the function of a kernel converted by cutile2triton")
+        raise TypeError(f"ct.kernel({function!r}): not a kernel converted by cutile2triton")
     return pyfunc.replace_hints(**hints)

@@ -32,7 +32,7 @@ class _Measurement:
 
 
 class _TuningResult:
-    """What exhaustive_search returns (cuda.tile.tune.TuningResult): best, successes, failures."""
+    """What exhaustive_search returns (cuda.tile.tune.TuningResult)."""
 
     def __init__(self, best, successes, failures):
         self.best = best
@@ -43,9 +43,11 @@ class _TuningResult:
         lines = [f"{len(self.successes)} succeeded, {len(self.failures)} failed"]
         for measure in sorted(self.successes, key=lambda m: m.mean_us):
             marker = "*" if measure is self.best else " "
-            lines.append(f"{marker} {measure.config}: {measure.mean_us:.1f} us ({measure.num_samples} samples)")
+            time = f"{measure.mean_us:.1f} us ({measure.num_samples} samples)"
+            lines.append(f"{marker} {measure.config}: {time}")
         for config, error_type, message in self.failures:
-            lines.append(f"    {config}: {error_type.__name__}: {message.splitlines()[0] if message else ''}")
+            first_line = message.splitlines()[0] if message else ""
+            lines.append(f"    {config}: {error_type.__name__}: {first_line}")
         return "\n".join(lines)
 
     def __str__(self):
@@ -56,15 +58,20 @@ class _TuningResult:
 def _launch_time_us(stream, grid, kernel, get_args, flush_l2, warmup=3, repeats=20):
     """Mean time in microseconds of one launch on the GPU, measured with CUDA events after
     `warmup` launches; the L2 cache is flushed before each launch when flush_l2."""
-    scratch = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda") if flush_l2 else None
-    on_stream = torch.cuda.stream(stream) if isinstance(stream, torch.cuda.Stream) else contextlib.nullcontext()
+    scratch = None
+    if flush_l2:  # larger than the L2 cache
+        scratch = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")
+    on_stream = contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        on_stream = torch.cuda.stream(stream)
     total_ms = 0.0
     with on_stream:
         for i in range(warmup + repeats):
             args = get_args()
             if scratch is not None:
                 scratch.zero_()
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
             start.record()
             launch_kernel(stream, grid, kernel, args)
             end.record()
@@ -75,8 +82,18 @@ def _launch_time_us(stream, grid, kernel, get_args, flush_l2, warmup=3, repeats=
 
 
 # helper: _exhaustive_search needs _TuningResult _launch_time_us
-def _exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=None, *, quiet=False,
-                       single_run_timeout_sec=None, flush_l2=True):
+def _exhaustive_search(
+    search_space,
+    stream,
+    grid_fn,
+    kernel,
+    args_fn,
+    hints_fn=None,
+    *,
+    quiet=False,
+    single_run_timeout_sec=None,
+    flush_l2=True,
+):
     """cuda.tile.tune.exhaustive_search: the configuration of search_space whose launch
     (grid_fn(cfg), kernel or kernel(cfg) with the hints hints_fn(cfg), args_fn(cfg)) is
     fastest on the GPU, ties to the first; configurations that raise are failures. Under
@@ -94,7 +111,8 @@ def _exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=
                 launch_kernel(stream, grid_fn(config), variant, args_fn(config))
                 measure = _Measurement(config, 0.0, 1)
             else:
-                time_us = _launch_time_us(stream, grid_fn(config), variant, lambda c=config: args_fn(c), flush_l2)
+                get_args = lambda c=config: args_fn(c)  # noqa: E731
+                time_us = _launch_time_us(stream, grid_fn(config), variant, get_args, flush_l2)
                 measure = _Measurement(config, time_us, 20)
         except Exception as error:
             failures.append((config, type(error), str(error)))
@@ -106,7 +124,8 @@ def _exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=
             break
     if best is None:
         config, error_type, message = failures[0]
-        raise ValueError(f"No valid config found in search space.\nConfig: {config}\n{error_type.__name__}: {message}")
+        why = f"{error_type.__name__}: {message}"
+        raise ValueError(f"No valid config found in search space.\nConfig: {config}\n{why}")
     result = _TuningResult(best, successes, failures)
     if not quiet:
         print(result)
