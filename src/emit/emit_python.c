@@ -92,8 +92,9 @@ static bool is_import(const Node *stmt) { return stmt->kind == N_IMPORT || stmt-
 
 /* In a converted module, what the converter wrote or changed is laid out as
  * PEP 8 asks: two blank lines around definitions and after the imports at
- * module level, and one after the statements a converted function starts
- * with (its prologue). The source's own layout is kept elsewhere. */
+ * module level, one around definitions inside a block it writes (methods),
+ * and one after the statements a converted function starts with (its
+ * prologue). The source's own layout is kept elsewhere. */
 static void separate_converted(Emitter *e, const NodeList *body, int index) {
   if (!e->converting || index == 0)
     return;
@@ -103,6 +104,11 @@ static void separate_converted(Emitter *e, const NodeList *body, int index) {
       (is_definition(previous) || is_definition(stmt) || (is_import(previous) && !is_import(stmt)))) {
     emit_blank_line(e);
     emit_blank_line(e);
+    return;
+  }
+  bool written_here = previous->span.start.line == 0 && stmt->span.start.line == 0; /* no source layout */
+  if (e->indent > 0 && written_here && (is_definition(previous) || is_definition(stmt))) {
+    emit_blank_line(e); /* one blank line around the methods of a class the converter writes */
     return;
   }
   bool prologue_ends = previous->span.start.line == 0 && stmt->span.start.line > 0 && index >= 2;

@@ -22,7 +22,10 @@ typedef enum HelperId {
   HELPER__tma_compatible, /* host_helpers.py */
   HELPER__tma_workspace, /* host_helpers.py */
   HELPER__by_target, /* host_helpers.py */
+  HELPER__TileKernel, /* host_helpers.py */
+  HELPER__host_kernel, /* host_helpers.py */
   HELPER_launch_kernel, /* host_helpers.py */
+  HELPER__ct_kernel, /* host_helpers.py */
   HELPER__PaddingMode, /* host_helpers.py */
   HELPER__RoundingMode, /* host_helpers.py */
   HELPER__MemoryOrder, /* host_helpers.py */
@@ -66,6 +69,9 @@ typedef enum HelperId {
   HELPER_ct_argmin_propagate_nan, /* reduce_helpers.py */
   HELPER_ct_cumsum, /* reduce_helpers.py */
   HELPER_ct_cumprod, /* reduce_helpers.py */
+  HELPER__TuningResult, /* tune_helpers.py */
+  HELPER__launch_time_us, /* tune_helpers.py */
+  HELPER__exhaustive_search, /* tune_helpers.py */
   HELPER_COUNT
 } HelperId;
 
@@ -161,12 +167,65 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    major, minor = torch.cuda.get_device_capability()\n"
     "    return by_arch.get(f\"sm_{major}{minor}\", default)\n",
     {-1, -1, -1, -1}, false, false},
+  [HELPER__TileKernel] = {"_TileKernel",
+    "class _TileKernel:\n"
+    "    \"\"\"A cuTile kernel object on the host: ct.launch launches it, replace_hints makes a\n"
+    "    variant with other compiler hints, _pyfunc is its function for ct.kernel(f, **hints).\n"
+    "    Of the hints only num_ctas is a Triton launch option; occupancy, opt_level and\n"
+    "    num_worker_warps are kept but have no Triton counterpart (C2T101). `hints` holds the\n"
+    "    hints given since the kernel's decorator, whose own hints are the launcher's defaults.\"\"\"\n"
+    "\n"
+    "    HINTS = (\"num_ctas\", \"occupancy\", \"opt_level\", \"num_worker_warps\")\n"
+    "\n"
+    "    def __init__(self, launcher, hints):\n"
+    "        for name in hints:\n"
+    "            if name not in self.HINTS:\n"
+    "                raise TypeError(f\"{name!r} is not a cuTile kernel hint {self.HINTS}\")\n"
+    "        self.launcher = launcher\n"
+    "        self.hints = hints\n"
+    "\n"
+    "    def replace_hints(self, **hints):\n"
+    "        return _TileKernel(self.launcher, {**self.hints, **hints})\n"
+    "\n"
+    "    @property\n"
+    "    def _pyfunc(self):\n"
+    "        # ct.kernel(function) starts from cuTile's default hints, not the decorator's\n"
+    "        defaults = {\"num_ctas\": None, \"occupancy\": None, \"opt_level\": 3, \"num_worker_warps\": None}\n"
+    "        return _TileKernel(self.launcher, defaults)\n"
+    "\n"
+    "    def launch_tile_kernel(self, stream, grid, args):\n"
+    "        if \"num_ctas\" not in self.hints:\n"
+    "            self.launcher(stream, grid, args)\n"
+    "        else:\n"
+    "            num_ctas = self.hints[\"num_ctas\"]\n"
+    "            self.launcher(stream, grid, args, num_ctas=1 if num_ctas is None else num_ctas)\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER__host_kernel] = {"_host_kernel",
+    "def _host_kernel(function, launcher):\n"
+    "    \"\"\"Give a converted kernel what cuTile host code uses of a kernel object (replace_hints,\n"
+    "    _pyfunc) and the launch that ct.launch calls, so any module can launch it.\"\"\"\n"
+    "    kernel = _TileKernel(launcher, {})\n"
+    "    function.replace_hints = kernel.replace_hints\n"
+    "    function._pyfunc = kernel._pyfunc\n"
+    "    function.launch_tile_kernel = kernel.launch_tile_kernel\n",
+    {HELPER__TileKernel, -1, -1, -1}, false, false},
   [HELPER_launch_kernel] = {"launch_kernel",
     "def launch_kernel(stream, grid, kernel, args):\n"
-    "    \"\"\"ct.launch(stream, grid, kernel, args) for a kernel chosen at run time.\"\"\"\n"
-    "    if kernel not in _LAUNCHERS:\n"
-    "        raise TypeError(f\"{kernel!r} is not a kernel converted from this module\")\n"
-    "    _LAUNCHERS[kernel](stream, grid, args)\n"
+    "    \"\"\"ct.launch(stream, grid, kernel, args) of a kernel chosen at run time or imported from\n"
+    "    another module: any kernel converted by cutile2triton, or a variant of one.\"\"\"\n"
+    "    launch = getattr(kernel, \"launch_tile_kernel\", None)\n"
+    "    if launch is None:\n"
+    "        raise TypeError(f\"{kernel!r} is not a kernel converted by cutile2triton\")\n"
+    "    launch(stream, grid, args)\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER__ct_kernel] = {"_ct_kernel",
+    "def _ct_kernel(function, **hints):\n"
+    "    \"\"\"ct.kernel(function, **hints) on the host, where function is a converted kernel's\n"
+    "    function (kernel._pyfunc): a kernel with cuTile's default hints and these.\"\"\"\n"
+    "    pyfunc = getattr(function, \"_pyfunc\", None)\n"
+    "    if pyfunc is None:\n"
+    "        raise TypeError(f\"ct.kernel({function!r}): not a kernel converted by cutile2triton\")\n"
+    "    return pyfunc.replace_hints(**hints)\n"
     "\n"
     "\n"
     "# The host values of cuTile's enums (cuda.tile 1.7): the same class names, member\n"
@@ -643,6 +702,118 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    values = x.to(tl.int32) if x.dtype == tl.int1 else x\n"
     "    return tl.associative_scan(values, axis, ct_multiply, reverse=reverse)\n",
     {HELPER_ct_multiply, -1, -1, -1}, false, false},
+  [HELPER__TuningResult] = {"_TuningResult",
+    "class _Measurement:\n"
+    "    \"\"\"One configuration's time (cuda.tile.tune.Measurement).\"\"\"\n"
+    "\n"
+    "    def __init__(self, config, mean_us, num_samples):\n"
+    "        self.config = config\n"
+    "        self.mean_us = mean_us\n"
+    "        self.num_samples = num_samples\n"
+    "        self.error_margin_us = 0.0\n"
+    "\n"
+    "    def __repr__(self):\n"
+    "        return f\"Measurement(config={self.config!r}, mean_us={self.mean_us:.1f})\"\n"
+    "\n"
+    "\n"
+    "class _TuningResult:\n"
+    "    \"\"\"What exhaustive_search returns (cuda.tile.tune.TuningResult).\"\"\"\n"
+    "\n"
+    "    def __init__(self, best, successes, failures):\n"
+    "        self.best = best\n"
+    "        self.successes = tuple(successes)\n"
+    "        self.failures = tuple(failures)\n"
+    "\n"
+    "    def summary(self, **unused):\n"
+    "        lines = [f\"{len(self.successes)} succeeded, {len(self.failures)} failed\"]\n"
+    "        for measure in sorted(self.successes, key=lambda m: m.mean_us):\n"
+    "            marker = \"*\" if measure is self.best else \" \"\n"
+    "            time = f\"{measure.mean_us:.1f} us ({measure.num_samples} samples)\"\n"
+    "            lines.append(f\"{marker} {measure.config}: {time}\")\n"
+    "        for config, error_type, message in self.failures:\n"
+    "            first_line = message.splitlines()[0] if message else \"\"\n"
+    "            lines.append(f\"    {config}: {error_type.__name__}: {first_line}\")\n"
+    "        return \"\\n\".join(lines)\n"
+    "\n"
+    "    def __str__(self):\n"
+    "        return self.summary()\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER__launch_time_us] = {"_launch_time_us",
+    "def _launch_time_us(stream, grid, kernel, get_args, flush_l2, warmup=3, repeats=20):\n"
+    "    \"\"\"Mean time in microseconds of one launch on the GPU, measured with CUDA events after\n"
+    "    `warmup` launches; the L2 cache is flushed before each launch when flush_l2.\"\"\"\n"
+    "    scratch = None\n"
+    "    if flush_l2:  # larger than the L2 cache\n"
+    "        scratch = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device=\"cuda\")\n"
+    "    on_stream = contextlib.nullcontext()\n"
+    "    if isinstance(stream, torch.cuda.Stream):\n"
+    "        on_stream = torch.cuda.stream(stream)\n"
+    "    total_ms = 0.0\n"
+    "    with on_stream:\n"
+    "        for i in range(warmup + repeats):\n"
+    "            args = get_args()\n"
+    "            if scratch is not None:\n"
+    "                scratch.zero_()\n"
+    "            start = torch.cuda.Event(enable_timing=True)\n"
+    "            end = torch.cuda.Event(enable_timing=True)\n"
+    "            start.record()\n"
+    "            launch_kernel(stream, grid, kernel, args)\n"
+    "            end.record()\n"
+    "            end.synchronize()\n"
+    "            if i >= warmup:\n"
+    "                total_ms += start.elapsed_time(end)\n"
+    "    return total_ms * 1000.0 / repeats\n",
+    {HELPER_launch_kernel, -1, -1, -1}, false, false},
+  [HELPER__exhaustive_search] = {"_exhaustive_search",
+    "def _exhaustive_search(\n"
+    "    search_space,\n"
+    "    stream,\n"
+    "    grid_fn,\n"
+    "    kernel,\n"
+    "    args_fn,\n"
+    "    hints_fn=None,\n"
+    "    *,\n"
+    "    quiet=False,\n"
+    "    single_run_timeout_sec=None,\n"
+    "    flush_l2=True,\n"
+    "):\n"
+    "    \"\"\"cuda.tile.tune.exhaustive_search: the configuration of search_space whose launch\n"
+    "    (grid_fn(cfg), kernel or kernel(cfg) with the hints hints_fn(cfg), args_fn(cfg)) is\n"
+    "    fastest on the GPU, ties to the first; configurations that raise are failures. Under\n"
+    "    TRITON_INTERPRET=1 nothing is timed: the first configuration that runs wins.\n"
+    "    single_run_timeout_sec is not enforced (no subprocess).\"\"\"\n"
+    "    configs = list(search_space)\n"
+    "    if not configs:\n"
+    "        raise ValueError(\"Search space is empty.\")\n"
+    "    successes, failures, best = [], [], None\n"
+    "    for config in configs:\n"
+    "        base = kernel if hasattr(kernel, \"launch_tile_kernel\") else kernel(config)\n"
+    "        variant = base.replace_hints(**(hints_fn(config) if hints_fn is not None else {}))\n"
+    "        try:\n"
+    "            if INTERPRETED:\n"
+    "                launch_kernel(stream, grid_fn(config), variant, args_fn(config))\n"
+    "                measure = _Measurement(config, 0.0, 1)\n"
+    "            else:\n"
+    "                get_args = lambda c=config: args_fn(c)  # noqa: E731\n"
+    "                time_us = _launch_time_us(stream, grid_fn(config), variant, get_args, flush_l2)\n"
+    "                measure = _Measurement(config, time_us, 20)\n"
+    "        except Exception as error:\n"
+    "            failures.append((config, type(error), str(error)))\n"
+    "            continue\n"
+    "        successes.append(measure)\n"
+    "        if best is None or measure.mean_us < best.mean_us:\n"
+    "            best = measure\n"
+    "        if INTERPRETED:\n"
+    "            break\n"
+    "    if best is None:\n"
+    "        config, error_type, message = failures[0]\n"
+    "        why = f\"{error_type.__name__}: {message}\"\n"
+    "        raise ValueError(f\"No valid config found in search space.\\nConfig: {config}\\n{why}\")\n"
+    "    result = _TuningResult(best, successes, failures)\n"
+    "    if not quiet:\n"
+    "        print(result)\n"
+    "    return result\n",
+    {HELPER__TuningResult, HELPER__launch_time_us, -1, -1}, false, true},
 };
 
 static const TemplateSource TEMPLATE_SOURCES[TEMPLATE_COUNT] = {

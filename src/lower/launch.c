@@ -4,14 +4,22 @@
  *
  * Each kernel gets a launcher next to it:
  *
- *     def launch_k(stream, grid, args):
+ *     def launch_k(stream, grid, args, num_ctas=1):
  *         """Launch k as ct.launch(stream, grid, k, args) did."""
  *         x, y, n, BLOCK = args
  *         with _kernel_stream(stream, x):
- *             k[grid](x, tuple(x.shape), tuple(x.stride()), ..., n, BLOCK, ...)
+ *             k[grid](x, tuple(x.shape), tuple(x.stride()), ..., n, BLOCK, ..., num_ctas=num_ctas)
+ *
+ *
+ *     _host_kernel(k, launch_k)
  *
  * so a host call site `ct.launch(stream, grid, k, args)` keeps working
  * however it builds `args` (a literal, a variable, a tuple built in a loop).
+ * num_ctas defaults to the decorator's. _host_kernel gives the kernel object
+ * what cuTile host code uses of it: replace_hints (a variant with other
+ * hints), _pyfunc (for ct.kernel(k._pyfunc, **hints)) and the launch that
+ * launch_kernel calls, so a kernel imported from another module, or chosen
+ * at run time, launches the same way (host_helpers.py).
  */
 #include <string.h>
 
@@ -31,15 +39,29 @@ static Str source_text(Lowerer *L, const Node *node) {
 }
 
 typedef struct LaunchOptions {
-  Buf *text;     /* keyword arguments of the launch, one per line (lower_buf) */
   Buf *notes;    /* comments about hints that have no Triton counterpart (lower_buf) */
-  Node *values[9];
-  int count;
+  Node *num_ctas; /* the decorator's num_ctas (the launcher's default), or NULL */
 } LaunchOptions;
 
-/* Launch options from the kernel's decorator: num_ctas (a ct.ByTarget is
- * resolved at launch by _by_target), occupancy and the other compiler hints
- * (no Triton counterpart: a comment says so). */
+/* The C2T101 note of a cuTile compiler hint that has no Triton launch option:
+ * counted, and an error at the hint under --werror-notes. */
+static void note_unmapped_hint(Lowerer *L, const Node *kw) {
+  Str name = kw->u.keyword.arg, written = source_text(L, kw->u.keyword.value);
+  if (L->conv->notes_fatal) /* C2T_OPTION_NOTES_FATAL (--werror-notes): at the hint */
+    diag_error_code(&L->ctx->diag, "C2T101", kw->span.start,
+                    "%.*s=%.*s is a cuTile compiler hint with no Triton launch option (an approximation note, an "
+                    "error under --werror-notes)",
+                    name.len, name.text, written.len, written.text);
+  stats_notes(L->conv, "C2T101");
+}
+
+static bool is_unmapped_hint(Str name) {
+  return str_eq(name, "occupancy") || str_eq(name, "opt_level") || str_eq(name, "num_worker_warps");
+}
+
+/* Launch options from the kernel's decorator: num_ctas (the launcher's
+ * default; a ct.ByTarget is resolved by _by_target), occupancy and the other
+ * compiler hints (no Triton counterpart: a comment says so). */
 static void collect_launch_options(Lowerer *L, Function *kernel, LaunchOptions *options) {
   Node *decorator = kernel->kernel_decorator;
   if (!decorator || decorator->kind != N_CALL)
@@ -54,16 +76,10 @@ static void collect_launch_options(Lowerer *L, Function *kernel, LaunchOptions *
         value->u.call.func = new_name(L, "_by_target");
         L->needs_by_target = true;
       }
-      options->values[options->count++] = value;
-      buf_printf(options->text, "            num_ctas=_%d,\n", options->count);
-    } else if (str_eq(name, "occupancy") || str_eq(name, "opt_level") || str_eq(name, "num_worker_warps")) {
+      options->num_ctas = value;
+    } else if (is_unmapped_hint(name)) {
       Str written = source_text(L, value);
-      if (L->conv->notes_fatal) /* C2T_OPTION_NOTES_FATAL (--werror-notes): at the hint */
-        diag_error_code(&L->ctx->diag, "C2T101", kw->span.start,
-                        "%.*s=%.*s is a cuTile compiler hint with no Triton launch option (an approximation note, an "
-                        "error under --werror-notes)",
-                        name.len, name.text, written.len, written.text);
-      stats_notes(L->conv, "C2T101");
+      note_unmapped_hint(L, kw);
       buf_printf(options->notes,
                  "    # C2T101: %.*s=%.*s is a cuTile compiler hint with no Triton launch option; not used.\n",
                  name.len, name.text, written.len, written.text);
@@ -112,24 +128,24 @@ void lower_launcher(Lowerer *L, Function *kernel) {
   /* lower_buf: a hint that cannot be converted ends the lowering with an error */
   Buf text = {0}, *unpack = lower_buf(L), *call = lower_buf(L);
   launch_arguments(L, kernel, unpack, call);
-  LaunchOptions options = {lower_buf(L), lower_buf(L), {0}, 0};
+  LaunchOptions options = {lower_buf(L), NULL};
   collect_launch_options(L, kernel, &options);
   /* the docstring on one line, or broken before ct.launch where that runs past the line limit */
   const char *docstring_break = 4 + 53 + 2 * name.len > EMIT_LINE_LIMIT ? "\n    " : " ";
   buf_printf(&text,
-             "def launch_%.*s(stream, grid, args):\n"
+             "def launch_%.*s(stream, grid, args, num_ctas=%s):\n"
              "    \"\"\"Launch %.*s as%sct.launch(stream, grid, %.*s, args) did.\"\"\"\n"
              "%s"
              "    %s%s = args\n"
              "    with _kernel_stream(stream, %s):\n"
-             "        %.*s[tuple(grid)](\n%s%s        )\n",
-             name.len, name.text, name.len, name.text, docstring_break, name.len, name.text,
-             options.notes->data ? options.notes->data : "", unpack->data ? unpack->data : "_",
+             "        %.*s[tuple(grid)](\n%s            num_ctas=num_ctas,\n        )\n",
+             name.len, name.text, options.num_ctas ? "_1" : "1", name.len, name.text, docstring_break, name.len,
+             name.text, options.notes->data ? options.notes->data : "", unpack->data ? unpack->data : "_",
              kernel->param_count == 1 ? "," : "", first_array_param(L, kernel), name.len, name.text,
-             call->data ? call->data : "", options.text->data ? options.text->data : "");
-  NodeList made = template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), options.values,
-                                 options.count);
-  buf_free(options.text);
+             call->data ? call->data : "");
+  NodeList made = template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), &options.num_ctas,
+                                 options.num_ctas ? 1 : 0);
+  use_helper(L, HELPER__host_kernel);
   buf_free(options.notes);
   buf_free(&text);
   buf_free(unpack);
@@ -144,7 +160,41 @@ void lower_launcher(Lowerer *L, Function *kernel) {
 
 typedef struct HostRewrite {
   Lowerer *L;
+  Node *statement; /* the innermost statement being rewritten: where a note goes */
 } HostRewrite;
+
+/* A note at the host statement being rewritten (the first one it gets is
+ * written); under --werror-notes an error at `at`. */
+static void host_note(HostRewrite *rw, const Node *at, const char *note) {
+  Lowerer *L = rw->L;
+  if (L->conv->notes_fatal) /* C2T_OPTION_NOTES_FATAL (--werror-notes) */
+    diag_error_code(&L->ctx->diag, arena_strndup(&L->ctx->arena, note, 6), at->span.start,
+                    "%s (an approximation note, an error under --werror-notes)", note + 8);
+  stats_notes(L->conv, note);
+  Node *carrier = rw->statement;
+  if (carrier && carrier->kind == N_WITH && carrier->u.with.body.count) /* notes end simple lines only */
+    carrier = carrier->u.with.body.items[0];
+  if (carrier && !carrier->note)
+    carrier->note = note;
+}
+
+/* The hints of a kernel variant made on the host (k.replace_hints(...),
+ * ct.kernel(f, ...)): num_ctas is a launch option; the others are noted
+ * (C2T101) where they are written as keywords. */
+static void note_host_hints(HostRewrite *rw, Node *call) {
+  Lowerer *L = rw->L;
+  NodeList *keywords = &call->u.call.keywords;
+  for (int i = 0; i < keywords->count; i++) {
+    Node *kw = keywords->items[i];
+    Str name = kw->u.keyword.arg, written = source_text(L, kw->u.keyword.value);
+    if (!name.len || !is_unmapped_hint(name))
+      continue;
+    host_note(rw, kw,
+              arena_printf(&L->ctx->arena,
+                           "C2T101: %.*s=%.*s is a cuTile compiler hint with no Triton launch option; not used",
+                           name.len, name.text, written.len, written.text));
+  }
+}
 
 static Function *kernel_named(Lowerer *L, const Node *expr) {
   if (expr->kind != N_NAME)
@@ -153,21 +203,55 @@ static Function *kernel_named(Lowerer *L, const Node *expr) {
   return fn && fn->role == ROLE_KERNEL ? fn : NULL;
 }
 
-/* ct.launch(stream, grid, kernel, args) -> launch_kernel(stream, grid, args) */
+/* ct.launch(stream, grid, k, args) -> launch_k(stream, grid, args) for a kernel
+ * of this module named directly, else launch_kernel(stream, grid, kernel, args) */
 static Node *rewrite_launch(Lowerer *L, Node *call) {
   NodeList *args = &call->u.call.args;
   if (args->count != 4 || call->u.call.keywords.count)
     lower_error(L, call, "ct.launch takes (stream, grid, kernel, args) as four positional arguments");
   Function *kernel = kernel_named(L, args->items[2]);
-  if (!kernel) {
-    /* a kernel chosen at run time: dispatch on the kernel object */
-    L->needs_generic_launch = true;
-    return T(L, "launch_kernel(_1, _2, _3, _4)", args->items[0], args->items[1], args->items[2], args->items[3]);
-  }
+  if (!kernel) /* a kernel chosen at run time, a variant, or one of another module: its own launch */
+    return T(L, "_1(_2, _3, _4, _5)", use_helper(L, HELPER_launch_kernel), args->items[0], args->items[1],
+             args->items[2], args->items[3]);
   Str name = kernel->def->u.function_def.name;
   Node *launcher = new_name(L, arena_printf(&L->ctx->arena, "launch_%.*s", name.len, name.text));
   return T(L, "_1(_2, _3, _4)", launcher, args->items[0], args->items[1], args->items[3]);
 }
+
+/* ct.kernel(f, **hints) on the host -> _ct_kernel(f, **hints): f is a
+ * converted kernel's function (k._pyfunc); a function of this module that is
+ * not a kernel was not converted to tile code, so it cannot become one. */
+static Node *rewrite_host_kernel(HostRewrite *rw, Node *call) {
+  Lowerer *L = rw->L;
+  NodeList *args = &call->u.call.args;
+  if (args->count == 0)
+    lower_error(L, call,
+                "ct.kernel(...) without a function on the host: a kernel defined inside a function cannot be "
+                "converted; define it at module level");
+  if (args->count != 1)
+    lower_error(L, call, "ct.kernel on the host takes one positional argument, a kernel's function (k._pyfunc)");
+  Node *function = args->items[0];
+  if (function->kind == N_NAME) {
+    Function *fn = find_function(L->conv, function->u.name.id);
+    if (fn && fn->role != ROLE_KERNEL)
+      lower_error(L, function,
+                  "ct.kernel(%.*s) on the host: %.*s is not a @ct.kernel, so it was not converted to tile code; "
+                  "decorate it with @ct.kernel",
+                  function->u.name.id.len, function->u.name.id.text, function->u.name.id.len,
+                  function->u.name.id.text);
+  }
+  for (int i = 0; i < call->u.call.keywords.count; i++) {
+    Str name = call->u.call.keywords.items[i]->u.keyword.arg;
+    if (name.len && !is_unmapped_hint(name) && !str_eq(name, "num_ctas"))
+      lower_error(L, call->u.call.keywords.items[i], "'%.*s' is not a cuTile kernel hint", name.len, name.text);
+  }
+  note_host_hints(rw, call);
+  call->u.call.func = use_helper(L, HELPER__ct_kernel);
+  return call;
+}
+
+static const char COMPILER_TIMEOUT_NOTE[] =
+    "C2T102: ct.compiler_timeout: Triton has no time limit on compilation; the block runs without one";
 
 /* ct.cdiv(x, y) on the host: cuTile computes -((-x) // y), exact ceiling. */
 static Node *rewrite_host_cdiv(Lowerer *L, Node *call) {
@@ -392,9 +476,21 @@ static void rewrite_host_annotations(Node *node, void *data) {
 }
 
 /* ------------------------------------------------------ host values */
+static void rewrite_host_node(Node **slot, HostRewrite *rw);
 
 static void rewrite_host_slot(Node **slot, void *data) {
   HostRewrite *rw = data;
+  Node *node = *slot, *outer = rw->statement;
+  bool statement = node->kind >= N_FUNCTION_DEF && node->kind <= N_CONTINUE;
+  if (statement)
+    rw->statement = node;
+  rewrite_host_node(slot, rw);
+  if (statement)
+    rw->statement = outer;
+}
+
+static void rewrite_host_node(Node **slot, HostRewrite *rw) {
+  void *data = rw;
   Lowerer *L = rw->L;
   Node *node = *slot;
   if (node->kind == N_FUNCTION_DEF) {
@@ -416,6 +512,33 @@ static void rewrite_host_slot(Node **slot, void *data) {
       *slot = rewrite_host_cdiv(L, node);
       return;
     }
+    if (member && strcmp(member, "kernel") == 0) {
+      rewrite_call_arguments(node, data);
+      *slot = rewrite_host_kernel(rw, node);
+      return;
+    }
+    if (member && strcmp(member, "tune.exhaustive_search") == 0) {
+      /* the converted kernels' own search: timed with Triton (tune_helpers.py) */
+      rewrite_call_arguments(node, data);
+      node->u.call.func = use_helper(L, HELPER__exhaustive_search);
+      return;
+    }
+    if (member && strcmp(member, "ByTarget") == 0) {
+      /* a hint given on the host (k.replace_hints(occupancy=ct.ByTarget(...))): this GPU's value */
+      rewrite_call_arguments(node, data);
+      node->u.call.func = new_name(L, "_by_target");
+      L->needs_by_target = true;
+      return;
+    }
+    if (member && strcmp(member, "compiler_timeout") == 0) {
+      host_note(rw, node, COMPILER_TIMEOUT_NOTE);
+      *slot = T0(L, "contextlib.nullcontext()");
+      return;
+    }
+    Node *callee = node->u.call.func;
+    if (callee->kind == N_ATTRIBUTE && str_eq(callee->u.attribute.attr, "replace_hints") &&
+        kernel_named(L, callee->u.attribute.value))
+      note_host_hints(rw, node);
   }
   /* A cuTile name reached through an import becomes its host value; one
    * reached through a module-level alias (PAD = ct.PaddingMode.ZERO) stays
@@ -443,7 +566,7 @@ static void rewrite_host_slot(Node **slot, void *data) {
 }
 
 void lower_host_code(Lowerer *L) {
-  HostRewrite rw = {L};
+  HostRewrite rw = {L, NULL};
   NodeList *body = &L->conv->module->u.module.body;
   for (int i = 0; i < body->count; i++) {
     Node *stmt = body->items[i];
@@ -612,28 +735,20 @@ static void push_twins_of(Lowerer *L, NodeList *out, const Node *stmt) {
   }
 }
 
-/* launch_kernel(stream, grid, kernel, args): ct.launch of a kernel chosen
- * at run time, through a table from each converted kernel to its launcher. */
-static void push_generic_launcher(Lowerer *L, NodeList *out) {
-  Buf text = {0};
-  buf_puts(&text, "_LAUNCHERS = {\n");
-  for (int i = 0; i < L->launcher_count; i++) {
-    Str name = L->launcher_of[i]->def->u.function_def.name;
-    buf_printf(&text, "    %.*s: launch_%.*s,\n", name.len, name.text, name.len, name.text);
-  }
-  buf_puts(&text, "}\n");
-  push_all(L, out, template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), NULL, 0));
-  buf_free(&text);
-  push_all(L, out, helper_stmts(L, HELPER_launch_kernel));
-}
-
-static void push_launcher_of(Lowerer *L, NodeList *out, const Node *stmt) {
+/* The launcher of the kernel `stmt` defines, after it; its _host_kernel
+ * line goes to `registrations` while the helpers are still to come (they
+ * are then written after the helpers), else right after the launcher. */
+static void push_launcher_of(Lowerer *L, NodeList *out, const Node *stmt, NodeList *registrations) {
   for (int i = 0; i < L->launcher_count; i++) {
     if (L->launcher_of[i]->def != stmt)
       continue;
     node_list_push(&L->ctx->arena, out, L->launchers[i]);
-    if (i == L->launcher_count - 1 && L->needs_generic_launch)
-      push_generic_launcher(L, out);
+    Str name = L->launcher_of[i]->def->u.function_def.name;
+    push_all(L, registrations ? registrations : out,
+             template_stmts(L->ctx,
+                            arena_printf(&L->ctx->arena, "_host_kernel(%.*s, launch_%.*s)\n", name.len, name.text,
+                                         name.len, name.text),
+                            NULL, 0));
   }
 }
 
@@ -672,6 +787,13 @@ static bool names_helper(const ImportTimeUse *use, Str name) {
   return false;
 }
 
+/* A kernel object used at import (k.replace_hints(...), a table of kernels)
+ * needs what _host_kernel gives it, written with the helpers. */
+static bool names_kernel(const ImportTimeUse *use, Str name) {
+  Function *fn = find_function(use->L->conv, name);
+  return fn && fn->role == ROLE_KERNEL;
+}
+
 static bool calls_module_function(const ImportTimeUse *use, const Node *call) {
   const Node *callee = call->u.call.func;
   if (callee->kind != N_NAME)
@@ -688,7 +810,7 @@ static void find_import_time_use(Node **slot, void *data) {
   Node *node = *slot;
   if (use->found)
     return;
-  if (node->kind == N_NAME && names_helper(use, node->u.name.id)) {
+  if (node->kind == N_NAME && (names_helper(use, node->u.name.id) || names_kernel(use, node->u.name.id))) {
     use->found = true;
     return;
   }
@@ -767,7 +889,7 @@ void finish_module(Lowerer *L) {
   NodeList helpers = {0};
   push_helpers(L, &helpers);
   int helpers_at = helpers_index(L, &helpers);
-  NodeList out = {0};
+  NodeList out = {0}, registrations = {0};
   bool imports_done = false;
   for (int i = 0; i <= body->count; i++) {
     if (i == imports_at)
@@ -775,6 +897,7 @@ void finish_module(Lowerer *L) {
     if (i == helpers_at && helpers.count) {
       push_helpers_banner(L, &out);
       push_all(L, &out, helpers);
+      push_all(L, &out, registrations);
     }
     if (i == body->count)
       break;
@@ -786,7 +909,7 @@ void finish_module(Lowerer *L) {
     } else if (!is_ct_type_alias(L, stmt)) {
       node_list_push(&L->ctx->arena, &out, stmt);
       push_twins_of(L, &out, stmt);
-      push_launcher_of(L, &out, stmt);
+      push_launcher_of(L, &out, stmt, i < helpers_at ? &registrations : NULL);
     }
   }
   *body = out;

@@ -147,7 +147,6 @@ typedef struct Lowerer {
   bool needs_libdevice;
   bool needs_allocator;
   bool needs_by_target;
-  bool needs_generic_launch; /* a ct.launch whose kernel is not named directly */
   bool needs_interpreted_flag; /* INTERPRETED: running under TRITON_INTERPRET=1 (no libdevice, no device asserts) */
   bool needs_debug;   /* the function being lowered reaches ct.assert_: its kernel needs debug=True */
   unsigned host_enums; /* bit i: host code uses the cuTile enum HOST_ENUMS[i] (launch.c) */

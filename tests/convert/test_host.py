@@ -166,7 +166,7 @@ def k(x, T: ct.Constant[int]):
 def test_converted_module_has_no_cuda_tile_left(convert_text):
     text = convert_text(COPY_KERNEL)
     assert "import cuda" not in text and "ct.Constant" not in text
-    assert "@triton.jit" in text and "def launch_copy_kernel(stream, grid, args):" in text
+    assert "@triton.jit" in text and "def launch_copy_kernel(stream, grid, args, num_ctas=1):" in text
 
 
 def test_star_import_is_an_error(convert_error):

@@ -52,7 +52,7 @@ def test_generator_runs_as_a_script():
 @pytest.mark.parametrize("file,name,needs,text", HELPERS, ids=[h[1] for h in HELPERS])
 def test_helper_parses_alone(file, name, needs, text):
     module = ast.parse(text)
-    defined = {node.name for node in module.body if isinstance(node, ast.FunctionDef)}
+    defined = {node.name for node in module.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
     defined |= {t.id for node in module.body if isinstance(node, ast.Assign) for t in node.targets}
     assert name in defined, f"{file}: helper {name} does not define {name}"
     assert text.endswith("\n") and not text.endswith("\n\n")

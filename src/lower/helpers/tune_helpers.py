@@ -1,0 +1,132 @@
+"""Host-side autotuning of the generated module (src/lower/launch.c):
+cuda.tile.tune.exhaustive_search, run with the converted kernels.
+
+On the GPU each configuration is launched and timed with CUDA events; the
+fastest mean wins, ties going to the first. Under TRITON_INTERPRET=1 (the CPU)
+nothing is timed: the first configuration that runs wins, so the choice is the
+same on every run.
+
+The lines above the first `# helper:` marker are not generated; they make the
+file importable (tests/helpers). See tools/gen_helpers.py for the format.
+"""
+import contextlib
+
+import torch
+import triton.language as tl
+
+from host_helpers import INTERPRETED, launch_kernel  # noqa: F401  (the generated module has them)
+
+
+# helper: _TuningResult
+class _Measurement:
+    """One configuration's time (cuda.tile.tune.Measurement)."""
+
+    def __init__(self, config, mean_us, num_samples):
+        self.config = config
+        self.mean_us = mean_us
+        self.num_samples = num_samples
+        self.error_margin_us = 0.0
+
+    def __repr__(self):
+        return f"Measurement(config={self.config!r}, mean_us={self.mean_us:.1f})"
+
+
+class _TuningResult:
+    """What exhaustive_search returns (cuda.tile.tune.TuningResult)."""
+
+    def __init__(self, best, successes, failures):
+        self.best = best
+        self.successes = tuple(successes)
+        self.failures = tuple(failures)
+
+    def summary(self, **unused):
+        lines = [f"{len(self.successes)} succeeded, {len(self.failures)} failed"]
+        for measure in sorted(self.successes, key=lambda m: m.mean_us):
+            marker = "*" if measure is self.best else " "
+            time = f"{measure.mean_us:.1f} us ({measure.num_samples} samples)"
+            lines.append(f"{marker} {measure.config}: {time}")
+        for config, error_type, message in self.failures:
+            first_line = message.splitlines()[0] if message else ""
+            lines.append(f"    {config}: {error_type.__name__}: {first_line}")
+        return "\n".join(lines)
+
+    def __str__(self):
+        return self.summary()
+
+
+# helper: _launch_time_us needs launch_kernel
+def _launch_time_us(stream, grid, kernel, get_args, flush_l2, warmup=3, repeats=20):
+    """Mean time in microseconds of one launch on the GPU, measured with CUDA events after
+    `warmup` launches; the L2 cache is flushed before each launch when flush_l2."""
+    scratch = None
+    if flush_l2:  # larger than the L2 cache
+        scratch = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")
+    on_stream = contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        on_stream = torch.cuda.stream(stream)
+    total_ms = 0.0
+    with on_stream:
+        for i in range(warmup + repeats):
+            args = get_args()
+            if scratch is not None:
+                scratch.zero_()
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            launch_kernel(stream, grid, kernel, args)
+            end.record()
+            end.synchronize()
+            if i >= warmup:
+                total_ms += start.elapsed_time(end)
+    return total_ms * 1000.0 / repeats
+
+
+# helper: _exhaustive_search needs _TuningResult _launch_time_us
+def _exhaustive_search(
+    search_space,
+    stream,
+    grid_fn,
+    kernel,
+    args_fn,
+    hints_fn=None,
+    *,
+    quiet=False,
+    single_run_timeout_sec=None,
+    flush_l2=True,
+):
+    """cuda.tile.tune.exhaustive_search: the configuration of search_space whose launch
+    (grid_fn(cfg), kernel or kernel(cfg) with the hints hints_fn(cfg), args_fn(cfg)) is
+    fastest on the GPU, ties to the first; configurations that raise are failures. Under
+    TRITON_INTERPRET=1 nothing is timed: the first configuration that runs wins.
+    single_run_timeout_sec is not enforced (no subprocess)."""
+    configs = list(search_space)
+    if not configs:
+        raise ValueError("Search space is empty.")
+    successes, failures, best = [], [], None
+    for config in configs:
+        base = kernel if hasattr(kernel, "launch_tile_kernel") else kernel(config)
+        variant = base.replace_hints(**(hints_fn(config) if hints_fn is not None else {}))
+        try:
+            if INTERPRETED:
+                launch_kernel(stream, grid_fn(config), variant, args_fn(config))
+                measure = _Measurement(config, 0.0, 1)
+            else:
+                get_args = lambda c=config: args_fn(c)  # noqa: E731
+                time_us = _launch_time_us(stream, grid_fn(config), variant, get_args, flush_l2)
+                measure = _Measurement(config, time_us, 20)
+        except Exception as error:
+            failures.append((config, type(error), str(error)))
+            continue
+        successes.append(measure)
+        if best is None or measure.mean_us < best.mean_us:
+            best = measure
+        if INTERPRETED:
+            break
+    if best is None:
+        config, error_type, message = failures[0]
+        why = f"{error_type.__name__}: {message}"
+        raise ValueError(f"No valid config found in search space.\nConfig: {config}\n{why}")
+    result = _TuningResult(best, successes, failures)
+    if not quiet:
+        print(result)
+    return result

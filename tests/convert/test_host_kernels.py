@@ -1,0 +1,277 @@
+"""Kernel objects on the host: replace_hints variants, ct.kernel(f, **hints),
+cuda.tile.tune.exhaustive_search, ct.compiler_timeout, launches of kernels
+defined in another module, and the hints that stay notes (C2T101, C2T102)."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import ops_common
+import pytest
+import torch
+
+INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
+
+SCALE_KERNEL = '''
+import torch
+import cuda.tile as ct
+
+TILE = 16
+
+
+@ct.kernel
+def scale_kernel(x, y, s, T: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    ct.store(y, index=(ct.bid(0),), tile=t * s)
+'''
+
+
+def test_replace_hints_makes_a_variant_that_launches(convert, device):
+    mod = convert(SCALE_KERNEL + '''
+scale_occ8 = scale_kernel.replace_hints(occupancy=8, num_worker_warps=4)
+_VARIANTS = {}
+
+
+def scale(x, s, occupancy):
+    if occupancy not in _VARIANTS:
+        _VARIANTS[occupancy] = scale_occ8.replace_hints(occupancy=occupancy)
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], TILE),), _VARIANTS[occupancy], (x, y, s, TILE))
+    return y
+
+
+def scale_fixed(x, s):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], TILE),), scale_occ8, (x, y, s, TILE))
+    return y
+''')
+    x = torch.randn(45, device=device)
+    torch.testing.assert_close(mod.scale(x, 2.5, 2), x * 2.5)
+    torch.testing.assert_close(mod.scale(x, -1.0, 4), -x)
+    torch.testing.assert_close(mod.scale_fixed(x, 3.0), x * 3.0)
+    # cuTile's replace_hints keeps the other hints and replaces the given ones
+    assert mod._VARIANTS[2].hints == {"occupancy": 2, "num_worker_warps": 4}
+    with pytest.raises(TypeError, match="num_warps. is not a cuTile kernel hint"):
+        mod.scale_kernel.replace_hints(num_warps=4)
+
+
+def test_ct_kernel_of_a_kernels_function_on_the_host(convert, device):
+    mod = convert(SCALE_KERNEL + '''
+_TUNED = {}
+
+
+def scale(x, s, occupancy):
+    key = (x.shape[0], occupancy)
+    if key not in _TUNED:
+        _TUNED[key] = ct.kernel(scale_kernel._pyfunc, occupancy=occupancy)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], TILE),), _TUNED[key], (x, x, s, TILE))
+    return x
+''')
+    x = torch.randn(33, device=device)
+    expected = x * 4.0
+    torch.testing.assert_close(mod.scale(x, 4.0, 2), expected)
+    # ct.kernel(f, **hints) starts from cuTile's defaults, not from the decorator's hints
+    assert mod._TUNED[(33, 2)].hints == {"num_ctas": None, "occupancy": 2, "opt_level": 3, "num_worker_warps": None}
+
+
+def test_kernel_hints_num_ctas_is_a_launch_option_and_by_target_on_the_host(convert_text, convert, device):
+    source = SCALE_KERNEL.replace("@ct.kernel\n", "@ct.kernel(num_ctas=1, occupancy=2)\n") + '''
+wide = scale_kernel.replace_hints(num_ctas=ct.ByTarget(sm_100=2, default=1))
+
+
+def scale(x, s, kernel):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], TILE),), kernel, (x, y, s, TILE))
+    return y
+'''
+    text = convert_text(source)
+    assert "def launch_scale_kernel(stream, grid, args, num_ctas=1):" in text
+    assert "num_ctas=num_ctas," in text and "_by_target(sm_100=2, default=1)" in text
+    assert "# C2T101: occupancy=2 is a cuTile compiler hint" in text
+    mod = convert(source)
+    x = torch.randn(20, device=device)
+    torch.testing.assert_close(mod.scale(x, 2.0, mod.scale_kernel), x * 2.0)
+    torch.testing.assert_close(mod.scale(x, 2.0, mod.wide), x * 2.0)
+    assert mod.wide.hints["num_ctas"] in (1, 2)
+
+
+TUNED = SCALE_KERNEL + '''
+from cuda.tile.tune import exhaustive_search
+
+_CACHE = {}
+
+
+def scale(x, s, tiles):
+    key = (x.shape[0], x.dtype)
+    y = torch.empty_like(x)
+    if key not in _CACHE:
+        result = exhaustive_search(
+            tiles,
+            torch.cuda.current_stream(),
+            lambda t: (ct.cdiv(x.shape[0], t),),
+            scale_kernel,
+            lambda t: (x, torch.empty_like(x), s, t),
+            lambda t: {"occupancy": 1 if t < 32 else 2},
+            quiet=True,
+        )
+        best = result.best.config
+        _CACHE[key] = (best, scale_kernel.replace_hints(occupancy=2), result)
+    best, kernel, _ = _CACHE[key]
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], best),), kernel, (x, y, s, best))
+    return y
+'''
+
+
+def test_exhaustive_search_picks_a_config_and_the_result_launches(convert, device):
+    mod = convert(TUNED)
+    x = torch.randn(70, device=device)
+    torch.testing.assert_close(mod.scale(x, 1.5, [8, 16, 32]), x * 1.5)
+    best, _, result = mod._CACHE[(70, x.dtype)]
+    if INTERPRETED:  # nothing is timed: the first configuration that runs wins
+        assert best == 8 and [m.config for m in result.successes] == [8]
+    else:
+        assert best == min(result.successes, key=lambda m: m.mean_us).config
+    # the cached winner is reused
+    torch.testing.assert_close(mod.scale(x, 2.0, [64]), x * 2.0)
+
+
+def test_exhaustive_search_skips_failing_configs_and_takes_a_kernel_per_config(convert, device):
+    mod = convert(SCALE_KERNEL + '''
+from cuda.tile import tune
+
+
+def pick(x, configs):
+    def args(cfg):
+        if cfg["tile"] == 3:
+            raise ValueError("not a power of two")
+        return (x, torch.empty_like(x), 2.0, cfg["tile"])
+
+    result = tune.exhaustive_search(configs, None, lambda cfg: (ct.cdiv(x.shape[0], cfg["tile"]),),
+                                    lambda cfg: scale_kernel, args, quiet=True)
+    return result.best.config, result.failures
+''')
+    x = torch.randn(16, device=device)
+    best, failures = mod.pick(x, [{"tile": 3}, {"tile": 16}, {"tile": 8}])
+    assert failures[0][0] == {"tile": 3} and failures[0][1] is ValueError
+    if INTERPRETED:
+        assert best == {"tile": 16}
+    with pytest.raises(ValueError, match="No valid config"):
+        mod.pick(x, [{"tile": 3}])
+    with pytest.raises(ValueError, match="empty"):
+        mod.pick(x, [])
+
+
+def test_compiler_timeout_is_a_no_op_context_with_a_note(convert_text, convert, device):
+    source = SCALE_KERNEL + '''
+
+def scale(x, s):
+    y = torch.empty_like(x)
+    with ct.compiler_timeout(10):
+        ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], TILE),), scale_kernel, (x, y, s, TILE))
+    return y
+'''
+    assert "C2T102: ct.compiler_timeout" in convert_text(source)
+    mod = convert(source)
+    x = torch.randn(30, device=device)
+    torch.testing.assert_close(mod.scale(x, 0.5), x * 0.5)
+
+
+def test_a_kernel_launched_from_another_module(tmp_path, device):
+    """Two modules of a package: ops.py launches (and varies) the kernel of kernels.py."""
+    package = tmp_path / "cutile_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "kernels.py").write_text(textwrap.dedent(SCALE_KERNEL))
+    (package / "ops.py").write_text(textwrap.dedent('''
+        import torch
+        import cuda.tile as ct
+
+        from .kernels import TILE, scale_kernel
+        from . import kernels
+
+        fast = kernels.scale_kernel.replace_hints(occupancy=4)
+
+
+        def scale(x, s):
+            y = torch.empty_like(x)
+            ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], TILE),), scale_kernel, (x, y, s, TILE))
+            return y
+
+
+        def scale_fast(x, s):
+            y = torch.empty_like(x)
+            ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], TILE),), fast, (x, y, s, TILE))
+            return y
+        '''))
+    out = tmp_path / "out"
+    proc = subprocess.run([str(ops_common.CONVERTER), str(package), "-o", str(out)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    converted = out / "cutile_pkg" if (out / "cutile_pkg").is_dir() else out
+    assert "def launch_scale_kernel" not in (converted / "ops.py").read_text()  # no kernel of its own
+    (converted / "__init__.py").write_text("")
+    sys.path.insert(0, str(converted.parent))
+    try:
+        import importlib
+        ops = importlib.import_module(f"{converted.name}.ops")
+        x = torch.randn(40, device=device)
+        torch.testing.assert_close(ops.scale(x, 3.0), x * 3.0)
+        torch.testing.assert_close(ops.scale_fast(x, -2.0), x * -2.0)
+        with pytest.raises(TypeError, match="not a kernel converted"):
+            ops.launch_kernel(None, (1,), print, ())
+    finally:
+        sys.path.remove(str(converted.parent))
+        for name in [n for n in sys.modules if n.split(".")[0] == converted.name]:
+            del sys.modules[name]
+
+
+def test_ct_kernel_of_a_function_that_is_not_a_kernel_is_a_located_error(convert_error):
+    message = convert_error(SCALE_KERNEL + '''
+def helper(x):
+    return x
+
+
+k = ct.kernel(helper, occupancy=2)
+''')
+    assert "ct.kernel(helper) on the host: helper is not a @ct.kernel" in message
+
+
+def test_ct_kernel_with_an_unknown_hint_is_a_located_error(convert_error):
+    message = convert_error(SCALE_KERNEL + '''
+k = ct.kernel(scale_kernel._pyfunc, num_warps=4)
+''')
+    assert "'num_warps' is not a cuTile kernel hint" in message
+
+
+def _convert_werror(tmp_path, source):
+    src = tmp_path / "case.py"
+    src.write_text(textwrap.dedent(source))
+    return subprocess.run([str(ops_common.CONVERTER), "--werror-notes", str(src), "-o", str(tmp_path / "o.py")],
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_host_hints_and_compiler_timeout_are_notes_that_werror_makes_errors(tmp_path):
+    proc = _convert_werror(tmp_path, SCALE_KERNEL + '''
+fast = scale_kernel.replace_hints(occupancy=4)
+''')
+    assert proc.returncode == 1 and "case.py:13:35:" in proc.stderr and "C2T101: occupancy=4" in proc.stderr
+    proc = _convert_werror(tmp_path, SCALE_KERNEL + '''
+
+def f(x):
+    with ct.compiler_timeout(5):
+        return x
+''')
+    assert proc.returncode == 1 and "C2T102: ct.compiler_timeout" in proc.stderr
+    assert not (tmp_path / "o.py").exists()
+
+
+def test_a_kernel_defined_inside_a_host_function_is_a_located_error(convert_error):
+    message = convert_error(SCALE_KERNEL + '''
+def factory(n):
+    @ct.kernel(occupancy=n)
+    def inner(x):
+        pass
+    return inner
+''')
+    assert "a kernel defined inside a function cannot be converted" in message
