@@ -216,9 +216,12 @@ def compile_one(job):
         compiled = triton.compile(ASTSource(fn, signature, constexprs, attrs), target=target,
                                   options=options.__dict__)
     except Exception as e:  # the module is not valid Triton for this launch
-        first = str(e).strip().splitlines()
-        result["problems"].append(f"does not compile: {type(e).__name__}: "
-                                  + " | ".join(line.strip() for line in first[:12] if line.strip()))
+        lines = [line.strip() for line in str(e).strip().splitlines() if line.strip()]
+        where = lines[0] if lines and lines[0].startswith("at ") else ""
+        caret = max((i for i, line in enumerate(lines) if set(line) == {"^"}), default=-1)
+        code = lines[caret - 1] if caret > 0 else ""
+        cause = " ".join(lines[caret + 1:] if caret >= 0 else lines[-3:])
+        result["problems"].append(f"does not compile: {type(e).__name__} {where} `{code}`: {cause}")
         result["seconds"] = round(time.time() - start, 2)
         return result
     result["seconds"] = round(time.time() - start, 2)
