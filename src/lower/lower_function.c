@@ -312,15 +312,14 @@ static void replace_decorators(Lowerer *L, Node *def) {
  * locals promoted before it, by arithmetic, comparisons, `and`/`or`/`not`
  * and `x if c else y`: Triton folds such a value itself, the annotation
  * only keeps it a constant (which cuTile's constants are). */
-#define MAX_CONSTEXPR_LOCALS C2T_MAX_SCOPE_NAMES /* a function's names: its scope's limit */
 
 typedef struct ConstexprLocals {
   Lowerer *L;
   Node *def;
-  Str names[MAX_CONSTEXPR_LOCALS]; /* constexpr parameters and promoted locals */
+  Str names[C2T_MAX_SCOPE_NAMES]; /* constexpr parameters and promoted locals */
   int count;
-  Str assigned[MAX_CONSTEXPR_LOCALS]; /* each name assigned anywhere, with how often */
-  int times[MAX_CONSTEXPR_LOCALS];
+  Str assigned[C2T_MAX_SCOPE_NAMES]; /* each name assigned anywhere, with how often */
+  int times[C2T_MAX_SCOPE_NAMES];
   int assigned_count;
   bool overflow;
 } ConstexprLocals;
@@ -344,7 +343,7 @@ static void count_target(ConstexprLocals *C, Node *target) {
       C->times[i]++;
       return;
     }
-  if (C->assigned_count == MAX_CONSTEXPR_LOCALS) {
+  if (C->assigned_count == C2T_MAX_SCOPE_NAMES) {
     C->overflow = true; /* reported by promote_constexpr_locals */
     return;
   }
@@ -406,7 +405,7 @@ static bool constexpr_value(const ConstexprLocals *C, const Node *e) {
 }
 
 static void add_constexpr_name(ConstexprLocals *C, Str id) {
-  if (C->count < MAX_CONSTEXPR_LOCALS)
+  if (C->count < C2T_MAX_SCOPE_NAMES)
     C->names[C->count++] = id;
 }
 
@@ -445,7 +444,7 @@ static void promote_in(ConstexprLocals *C, NodeList *stmts) {
       continue;
     Node *target = stmt->u.assign.targets.items[0];
     if (target->kind != N_NAME || times_assigned(C, target->u.name.id) != 1 || is_constexpr_name(C, target->u.name.id) ||
-        !constexpr_value(C, stmt->u.assign.value) || C->count == MAX_CONSTEXPR_LOCALS)
+        !constexpr_value(C, stmt->u.assign.value) || C->count == C2T_MAX_SCOPE_NAMES)
       continue;
     NodeList made = template_stmts(C->L->ctx, "_1: tl.constexpr = _2", TEMPLATE_NODES(target, stmt->u.assign.value));
     made.items[0]->span = stmt->span;
@@ -469,7 +468,7 @@ static void promote_constexpr_locals(Lowerer *L, Node *def) {
   for (int i = 0; i < def->u.function_def.body.count; i++)
     count_assignments(def->u.function_def.body.items[i], C);
   if (C->overflow)
-    lower_limit(L, def, "names assigned in one function", MAX_CONSTEXPR_LOCALS);
+    lower_limit(L, def, "names assigned in one function", C2T_MAX_SCOPE_NAMES);
   promote_in(C, &def->u.function_def.body);
 }
 
