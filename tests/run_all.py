@@ -13,6 +13,9 @@ Suites (each prints its own "NAME: N passed, M failed" line):
   valgrind     a few files under valgrind's memcheck (when valgrind exists)
   fuzz         the mutational fuzzer, bounded (fixed seed, ~1 minute), on the
                sanitizer build; each distinct finding is a failure
+  gpu compile  tests/compile: every launch the operator tests make, compiled for
+               sm_90 and sm_100 without a GPU (tools/compile_check.py): valid
+               Triton, shared memory within the H200's, TMA where promised
   pytest       the conversion tests: rules (tests/convert), goldens
                (tests/golden), the runtime helpers of src/lower/helpers
                (tests/helpers), the corpus operators (tests/ops), run on the CPU
@@ -53,7 +56,7 @@ def run_suite(name, command, env=None):
     run = subprocess.run(command, cwd=ROOT, env=merged_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     output = run.stdout.decode("utf-8", "replace")
     sys.stdout.write(output)
-    if name == "pytest":
+    if "pytest" in command:  # a pytest run (the conversion tests, gpu compile)
         counts = pytest_counts(output)
         if counts is None:
             print(f"{name}: no pytest summary; counted as 1 failure (exit {run.returncode})")
@@ -93,6 +96,7 @@ def main():
     else:
         print("valgrind: not installed here; that suite is not run")
     suites.append(("fuzz", [py, os.path.join(HERE, "fuzz", "fuzz.py")], None))
+    suites.append(("gpu compile", [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/compile"], None))
     suites.append(("pytest", [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/convert", "tests/golden", "tests/helpers",
                               "tests/ops", "tests/report", "tests/python"], None))
     total_passed = total_failed = 0

@@ -301,11 +301,183 @@ static void replace_decorators(Lowerer *L, Node *def) {
   def->rewritten = true;
 }
 
+/* ------------------------------------------- constexpr locals (Triton 3.6)
+ *
+ * Triton turns a plain local `F = BLOCK * 2` into a run-time scalar, so
+ * `tl.reshape(t, (F,))` or `tl.arange(0, F)` is not valid Triton; only
+ * `F: tl.constexpr = BLOCK * 2` keeps it a constant. A local gets the
+ * annotation when it is assigned exactly once in the function (Triton
+ * refuses to reassign a constexpr), outside any loop, and its value is
+ * built of literals, constexpr parameters, module constants' twins and
+ * locals promoted before it, by arithmetic, comparisons, `and`/`or`/`not`
+ * and `x if c else y`: Triton folds such a value itself, the annotation
+ * only keeps it a constant (which cuTile's constants are). */
+
+typedef struct ConstexprLocals {
+  Lowerer *L;
+  Node *def;
+  Str names[C2T_MAX_SCOPE_NAMES]; /* constexpr parameters and promoted locals */
+  int count;
+  Str assigned[C2T_MAX_SCOPE_NAMES]; /* each name assigned anywhere, with how often */
+  int times[C2T_MAX_SCOPE_NAMES];
+  int assigned_count;
+  bool overflow;
+} ConstexprLocals;
+
+static void count_target(ConstexprLocals *C, Node *target) {
+  if (!target)
+    return;
+  if (target->kind == N_TUPLE || target->kind == N_LIST) {
+    for (int i = 0; i < target->u.list.elts.count; i++)
+      count_target(C, target->u.list.elts.items[i]);
+    return;
+  }
+  if (target->kind == N_STARRED) {
+    count_target(C, target->u.starred.value);
+    return;
+  }
+  if (target->kind != N_NAME)
+    return;
+  for (int i = 0; i < C->assigned_count; i++)
+    if (str_same(C->assigned[i], target->u.name.id)) {
+      C->times[i]++;
+      return;
+    }
+  if (C->assigned_count == C2T_MAX_SCOPE_NAMES) {
+    C->overflow = true; /* reported by promote_constexpr_locals */
+    return;
+  }
+  C->assigned[C->assigned_count] = target->u.name.id;
+  C->times[C->assigned_count++] = 1;
+}
+
+static void count_assignments(Node *node, void *data) {
+  ConstexprLocals *C = data;
+  if (!node)
+    return;
+  switch (node->kind) {
+  case N_ASSIGN:
+    for (int i = 0; i < node->u.assign.targets.count; i++)
+      count_target(C, node->u.assign.targets.items[i]);
+    break;
+  case N_AUG_ASSIGN: count_target(C, node->u.aug_assign.target); break;
+  case N_ANN_ASSIGN: count_target(C, node->u.ann_assign.target); break;
+  case N_FOR: count_target(C, node->u.for_.target); break;
+  case N_NAMED_EXPR: count_target(C, node->u.named_expr.target); break;
+  default: break;
+  }
+  node_children(node, count_assignments, data);
+}
+
+static bool is_constexpr_name(const ConstexprLocals *C, Str id) {
+  for (int i = 0; i < C->count; i++)
+    if (str_same(C->names[i], id))
+      return true;
+  return id.len > 3 && memcmp(id.text + id.len - 3, "_TL", 3) == 0 &&
+         find_binding(C->L->conv, (Str){id.text, id.len - 3});
+}
+
+static bool constexpr_value(const ConstexprLocals *C, const Node *e) {
+  switch (e->kind) {
+  case N_CONSTANT: return e->u.constant.kind != CONST_NONE && e->u.constant.kind != CONST_ELLIPSIS;
+  case N_NAME: return is_constexpr_name(C, e->u.name.id);
+  case N_BIN_OP:
+    return e->u.bin_op.op != AOP_MATMULT && constexpr_value(C, e->u.bin_op.left) &&
+           constexpr_value(C, e->u.bin_op.right);
+  case N_UNARY_OP: return constexpr_value(C, e->u.unary_op.operand);
+  case N_BOOL_OP:
+    for (int i = 0; i < e->u.bool_op.values.count; i++)
+      if (!constexpr_value(C, e->u.bool_op.values.items[i]))
+        return false;
+    return true;
+  case N_COMPARE:
+    if (!constexpr_value(C, e->u.compare.left))
+      return false;
+    for (int i = 0; i < e->u.compare.count; i++)
+      if (!constexpr_value(C, e->u.compare.comparators[i]))
+        return false;
+    return true;
+  case N_IF_EXP:
+    return constexpr_value(C, e->u.if_exp.test) && constexpr_value(C, e->u.if_exp.body) &&
+           constexpr_value(C, e->u.if_exp.orelse);
+  default: return false;
+  }
+}
+
+static void add_constexpr_name(ConstexprLocals *C, Str id) {
+  if (C->count < C2T_MAX_SCOPE_NAMES)
+    C->names[C->count++] = id;
+}
+
+static int times_assigned(const ConstexprLocals *C, Str id) {
+  for (int i = 0; i < C->assigned_count; i++)
+    if (str_same(C->assigned[i], id))
+      return C->times[i];
+  return 0;
+}
+
+static bool annotated_constexpr(Lowerer *L, const Node *annotation) {
+  if (!annotation)
+    return false;
+  Buf text = {0};
+  expr_text(L->ctx, annotation, &text);
+  bool yes = text.data && strcmp(text.data, "tl.constexpr") == 0;
+  buf_free(&text);
+  return yes;
+}
+
+/* Statements of one block, in order, and the branches of its `if`s (not loops). */
+static void promote_in(ConstexprLocals *C, NodeList *stmts) {
+  for (int i = 0; i < stmts->count; i++) {
+    Node *stmt = stmts->items[i];
+    if (stmt->kind == N_IF) {
+      promote_in(C, &stmt->u.if_.body);
+      promote_in(C, &stmt->u.if_.orelse);
+      continue;
+    }
+    if (stmt->kind == N_ANN_ASSIGN && stmt->u.ann_assign.target->kind == N_NAME &&
+        annotated_constexpr(C->L, stmt->u.ann_assign.annotation)) {
+      add_constexpr_name(C, stmt->u.ann_assign.target->u.name.id);
+      continue;
+    }
+    if (stmt->kind != N_ASSIGN || stmt->u.assign.targets.count != 1)
+      continue;
+    Node *target = stmt->u.assign.targets.items[0];
+    if (target->kind != N_NAME || times_assigned(C, target->u.name.id) != 1 || is_constexpr_name(C, target->u.name.id) ||
+        !constexpr_value(C, stmt->u.assign.value) || C->count == C2T_MAX_SCOPE_NAMES)
+      continue;
+    NodeList made = template_stmts(C->L->ctx, "_1: tl.constexpr = _2", TEMPLATE_NODES(target, stmt->u.assign.value));
+    made.items[0]->span = stmt->span;
+    stmts->items[i] = made.items[0];
+    add_constexpr_name(C, target->u.name.id);
+  }
+}
+
+static void promote_constexpr_locals(Lowerer *L, Node *def) {
+  ConstexprLocals *C = arena_alloc(&L->ctx->arena, sizeof(ConstexprLocals));
+  memset(C, 0, sizeof *C);
+  C->L = L;
+  C->def = def;
+  NodeList *params = &def->u.function_def.args->u.arguments.args;
+  for (int i = 0; i < params->count; i++) {
+    Node *arg = params->items[i];
+    count_target(C, &(Node){.kind = N_NAME, .u.name.id = arg->u.arg.arg});
+    if (annotated_constexpr(L, arg->u.arg.annotation))
+      add_constexpr_name(C, arg->u.arg.arg);
+  }
+  for (int i = 0; i < def->u.function_def.body.count; i++)
+    count_assignments(def->u.function_def.body.items[i], C);
+  if (C->overflow)
+    lower_limit(L, def, "names assigned in one function", C2T_MAX_SCOPE_NAMES);
+  promote_in(C, &def->u.function_def.body);
+}
+
 static void lower_function_body(Lowerer *L, Node *def) {
   NodeList prologue = {0};
   L->prologue = &prologue;
   lower_stmts(L, &def->u.function_def.body);
   insert_memory_barriers(L, &def->u.function_def.body);
+  promote_constexpr_locals(L, def);
   if (prologue.count) {
     NodeList body = {0};
     NodeList *old = &def->u.function_def.body;

@@ -1,0 +1,152 @@
+"""Converted kernels compile for real GPUs (sm_90, sm_100) without one.
+
+test_corpus_module: the operator tests (tests/ops, converted backend) are run in
+a child process under TRITON_INTERPRET=1 through launch_record.py with the
+kernels not run (C2T_RECORD_ONLY=1): every launch they make is recorded; then
+tools/compile_check.py compiles each distinct launch (signature, constexprs,
+specialization) for sm_90 and sm_100, checks shared memory <= 232,448 bytes and
+the TMA path.  Compiles are cached by Triton (its cache, ~/.triton/cache or
+$TRITON_CACHE_DIR), so a run after a change recompiles only what changed.
+
+The case tests convert small kernels of tests/compile/cases and check the
+converter's output both compiles and, under the interpreter, computes the same
+as torch.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+CORPUS = sorted(p.stem for p in (REPO / "corpus" / "cutile").glob("*.py"))
+CONVERTER = Path(os.environ.get("C2T_BIN", REPO / "build" / "cutile2triton"))
+TOOL = REPO / "tools" / "compile_check.py"
+
+
+def _compile_env():
+    env = dict(os.environ)
+    env.pop("TRITON_INTERPRET", None)
+    return env
+
+
+@pytest.fixture(scope="session")
+def corpus_results(tmp_path_factory):
+    work = tmp_path_factory.mktemp("gpu_compile")
+    launches = work / "launches.jsonl"
+    env = dict(os.environ, TRITON_INTERPRET="1", C2T_RECORD_LAUNCHES=str(launches), C2T_RECORD_ONLY="1",
+               PYTHONPATH=os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]))
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "--tb=no", "-p", "no:cacheprovider", "-p", "launch_record",
+                    "--basetemp", str(work / "ops"), "-k", "test_op and triton", str(REPO / "tests" / "ops")],
+                   cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert launches.exists(), "the operator tests recorded no launch"
+    out = work / "results.json"
+    proc = subprocess.run([sys.executable, str(TOOL), "--launches", str(launches), "--json", str(out), "-j", "2"],
+                          cwd=REPO, env=_compile_env(), capture_output=True, text=True)
+    assert out.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
+    records = [json.loads(line) for line in launches.read_text().splitlines()]
+    return records, json.loads(out.read_text())
+
+
+@pytest.mark.parametrize("name", CORPUS)
+def test_corpus_module(corpus_results, name):
+    records, results = corpus_results
+    module = f"c2t_triton_{name}"
+    files = {r["file"] for r in records if r["module"] == module}
+    assert files, f"no launch of {name} was recorded"
+    mine = [r for r in results if r["file"] in files]
+    assert {r["target"] for r in mine} == {"sm_90", "sm_100"}
+    bad = [f"{r['target']} {r['kernel']} {r.get('constexprs')}: {p}" for r in mine for p in r["problems"]]
+    assert not bad, "\n".join(bad[:20])
+
+
+def test_tma_path_is_checked(corpus_results):
+    """Some recorded launch takes the TMA path and its PTX holds TMA loads and stores."""
+    _, results = corpus_results
+    tma = [r for r in results if r.get("tma_launch") and r.get("ptx_tma_loads") and r.get("ptx_tma_stores")]
+    assert {r["target"] for r in tma} == {"sm_90", "sm_100"}
+
+
+# ---------------------------------------------------------------- own cases
+
+def _convert(src, dst):
+    proc = subprocess.run([str(CONVERTER), str(src), "-o", str(dst)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def _check_folder(folder, calls, tmp_path, *extra):
+    calls_file = tmp_path / "calls_file.py"
+    calls_file.write_text(calls)
+    return subprocess.run([sys.executable, str(TOOL), "--calls", str(calls_file), str(folder), *extra],
+                          cwd=REPO, env=_compile_env(), capture_output=True, text=True)
+
+
+FLATTEN_CALLS = """
+import torch
+def flatten(m):
+    x = torch.randn(16, 2)
+    m.launch_flatten_pairs_kernel(None, (2,), (x, torch.empty(32), 8))
+CALLS = {"flatten_pairs": [flatten]}
+"""
+
+
+def test_constexpr_local_compiles(tmp_path):
+    """`F = BLOCK * 2` then ct.reshape(t, (F,)): F must stay a constexpr in Triton."""
+    (tmp_path / "mods").mkdir()
+    _convert(HERE / "cases" / "flatten_pairs.py", tmp_path / "mods" / "flatten_pairs.py")
+    assert "F: tl.constexpr = BLOCK * 2" in (tmp_path / "mods" / "flatten_pairs.py").read_text()
+    proc = _check_folder(tmp_path / "mods", FLATTEN_CALLS, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 compiles, 0 failed" in proc.stdout
+
+
+def test_constexpr_local_runs(tmp_path):
+    """The same kernel under the interpreter computes 2 * x.flatten()."""
+    _convert(HERE / "cases" / "flatten_pairs.py", tmp_path / "flatten_pairs.py")
+    code = (f"import sys, torch, importlib.util\n"
+            f"spec = importlib.util.spec_from_file_location('fp', {str(tmp_path / 'flatten_pairs.py')!r})\n"
+            "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+            "x = torch.randn(24, 2)\n"
+            "y = torch.empty(48)\n"
+            "m.launch_flatten_pairs_kernel(None, (3,), (x, y, 8))\n"
+            "torch.testing.assert_close(y, 2 * x.flatten())\n"
+            "print('same')\n")
+    proc = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, TRITON_INTERPRET="1"),
+                          capture_output=True, text=True)
+    assert "same" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_checker_reports_invalid_triton_and_shared_limit(tmp_path):
+    """The tool itself: a module that is not valid Triton fails with the cause; a
+    kernel over the shared-memory limit fails."""
+    mods = tmp_path / "mods"
+    mods.mkdir()
+    (mods / "bad.py").write_text(
+        "import torch, triton, triton.language as tl\n"
+        "@triton.jit\n"
+        "def k(x, BLOCK: tl.constexpr):\n"
+        "    F = BLOCK * 2\n"
+        "    t = tl.load(x + tl.arange(0, F))\n"
+        "    tl.store(x + tl.arange(0, F), t)\n"
+        "def host(x):\n"
+        "    k[(1,)](x, 8)\n")
+    (mods / "big.py").write_text(
+        "import torch, triton, triton.language as tl\n"
+        "@triton.jit\n"
+        "def k(x, y, N: tl.constexpr):\n"
+        "    i = tl.arange(0, N)\n"
+        "    t = tl.load(x + i[:, None] * N + i[None, :])\n"
+        "    tl.store(y + i[:, None] * N + i[None, :], tl.trans(t))\n"
+        "def host(x, y):\n"
+        "    k[(1,)](x, y, 128)\n")
+    calls = ("import torch\n"
+             "CALLS = {'bad': [lambda m: m.host(torch.zeros(16))],\n"
+             "         'big': [lambda m: m.host(torch.zeros(128 * 128), torch.zeros(128 * 128))]}\n")
+    proc = _check_folder(mods, calls, tmp_path, "--targets", "90", "--shared-limit", "1024")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "does not compile" in proc.stdout and "arange" in proc.stdout, proc.stdout
+    assert "shared memory" in proc.stdout and "> 1024" in proc.stdout, proc.stdout
