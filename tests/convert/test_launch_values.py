@@ -215,6 +215,27 @@ class CudaStreamProtocol:
         return (0, self._handle)
 
 
+def _cupy_stream(side):
+    cupy = pytest.importorskip("cupy")
+    return cupy.cuda.ExternalStream(side.cuda_stream)
+
+
+def _numba_stream(side):
+    cuda = pytest.importorskip("numba.cuda")
+    return cuda.external_stream(side.cuda_stream)
+
+
+def _cuda_core_stream(side):
+    core = pytest.importorskip("cuda.core")
+    stream_type = getattr(core, "Stream", None) or pytest.importorskip("cuda.core.experimental").Stream
+    return stream_type.from_handle(side.cuda_stream)
+
+
+def _cuda_bindings_stream(side):
+    driver = pytest.importorskip("cuda.bindings.driver")
+    return driver.CUstream(side.cuda_stream)
+
+
 def _launched_on(mod, make_stream):
     """Runs axpy on a side stream given as make_stream(side) and checks the kernel ran there:
     the side stream first waits on a long-running fill, so a launch on another stream
@@ -240,7 +261,12 @@ def _launched_on(mod, make_stream):
     lambda side: side.cuda_stream,
     lambda side: CupyLikeStream(side),
     lambda side: CudaStreamProtocol(side),
-], ids=["torch", "int-handle", "cupy-ptr", "cuda-stream-protocol"])
+    _cupy_stream,
+    _numba_stream,
+    _cuda_core_stream,
+    _cuda_bindings_stream,
+], ids=["torch", "int-handle", "cupy-ptr", "cuda-stream-protocol", "cupy", "numba", "cuda-core",
+        "cuda-bindings"])
 def test_side_stream_kinds(convert, make_stream):
     mod = convert(AXPY)
     out = _launched_on(mod, make_stream)
@@ -258,3 +284,50 @@ def test_handle_zero_is_the_default_stream(convert):
         assert torch.cuda.current_stream() == side
     torch.cuda.default_stream().synchronize()
     assert torch.all(out == 2.0)
+
+
+@CUDA
+def test_cupy_arrays_are_written_in_place(convert):
+    cupy = pytest.importorskip("cupy")
+    mod = convert(AXPY)
+    x = cupy.arange(45, dtype=cupy.float32)
+    y = cupy.ones(45, dtype=cupy.float32)
+    out = cupy.zeros(45, dtype=cupy.float32)
+    assert mod.axpy(torch.cuda.current_stream(), x, y, out, 2.0) is out
+    torch.cuda.synchronize()
+    assert cupy.array_equal(out, 2 * x + y)
+
+
+@CUDA
+def test_strided_cupy_view(convert):
+    cupy = pytest.importorskip("cupy")
+    mod = convert(AXPY)
+    base = cupy.arange(90, dtype=cupy.float32)
+    out = cupy.zeros(60, dtype=cupy.float32)
+    mod.axpy(torch.cuda.current_stream(), base[::3], base[1::3], out[::2], 1.0)
+    torch.cuda.synchronize()
+    assert cupy.array_equal(out[::2], base[::3] + base[1::3])
+    assert not out[1::2].any()
+
+
+@CUDA
+def test_numba_device_arrays(convert):
+    cuda = pytest.importorskip("numba.cuda")
+    mod = convert(AXPY)
+    x = cuda.to_device(numbers(30))
+    y = cuda.to_device(numbers(30, 7.0))
+    out = cuda.device_array(30, dtype=np.float32)
+    mod.axpy(torch.cuda.current_stream(), x, y, out, 4.0)
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(out.copy_to_host(), expected_axpy(numbers(30), numbers(30, 7.0), 4.0))
+
+
+@CUDA
+def test_tuple_of_cupy_arrays(convert):
+    cupy = pytest.importorskip("cupy")
+    mod = convert(TUPLE_SUM)
+    a, b = cupy.arange(16, dtype=cupy.float32), cupy.full(16, 3, dtype=cupy.float32)
+    out = torch.zeros(16, device="cuda")
+    mod.pair_sum(torch.cuda.current_stream(), [a, b], out)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(out, torch.arange(16, device="cuda", dtype=torch.float32) - 3)
