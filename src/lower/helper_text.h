@@ -18,6 +18,9 @@ typedef enum HelperId {
   HELPER_ct_assert, /* debug_helpers.py */
   HELPER_ct_assume_divisible_by, /* debug_helpers.py */
   HELPER_INTERPRETED, /* host_helpers.py */
+  HELPER__tensor, /* host_helpers.py */
+  HELPER__tensors, /* host_helpers.py */
+  HELPER__torch_stream, /* host_helpers.py */
   HELPER__kernel_stream, /* host_helpers.py */
   HELPER__tma_compatible, /* host_helpers.py */
   HELPER__tma_workspace, /* host_helpers.py */
@@ -127,16 +130,80 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
   [HELPER_INTERPRETED] = {"INTERPRETED",
     "INTERPRETED = tl.constexpr(os.environ.get(\"TRITON_INTERPRET\", \"0\") == \"1\")\n",
     {-1, -1, -1, -1}, false, false},
+  [HELPER__tensor] = {"_tensor",
+    "def _tensor(array, name):\n"
+    "    \"\"\"An array argument of a launch as the torch tensor the kernel is given. cuTile took,\n"
+    "    zero-copy, torch tensors, arrays with __cuda_array_interface__ (CuPy, Numba) and DLPack\n"
+    "    arrays (numpy, JAX, ...): the tensor made here shares the array's memory, so the kernel\n"
+    "    writes into the caller's array. A torch tensor is taken as it is (one isinstance check).\"\"\"\n"
+    "    if isinstance(array, torch.Tensor):\n"
+    "        return array\n"
+    "    if hasattr(array, \"__cuda_array_interface__\"):\n"
+    "        return torch.as_tensor(array)\n"
+    "    if hasattr(array, \"__dlpack__\"):\n"
+    "        return torch.from_dlpack(array)\n"
+    "    takes = \"a torch tensor or an object with __cuda_array_interface__ or __dlpack__\"\n"
+    "    raise TypeError(f\"kernel argument {name!r} is a {type(array).__name__}, not an array ({takes})\")\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER__tensors] = {"_tensors",
+    "def _tensors(arrays, name):\n"
+    "    \"\"\"A tuple-of-arrays argument as a tuple of torch tensors (each as _tensor makes it).\"\"\"\n"
+    "    arrays = tuple(arrays)\n"
+    "    if all(isinstance(array, torch.Tensor) for array in arrays):\n"
+    "        return arrays\n"
+    "    return tuple(_tensor(array, f\"{name}[{i}]\") for i, array in enumerate(arrays))\n",
+    {HELPER__tensor, -1, -1, -1}, false, false},
+  [HELPER__torch_stream] = {"_torch_stream",
+    "def _torch_stream(stream, device):\n"
+    "    \"\"\"A stream that is not a torch stream, as the torch stream of its handle: a raw handle\n"
+    "    (an int; 0 is CUDA's default stream, which is torch's default stream too), a CuPy stream\n"
+    "    (.ptr), an object with __cuda_stream__ (the CUDA stream protocol: cuda.core), a Numba or\n"
+    "    cuda.core stream (.handle) or a cuda.bindings CUstream.\"\"\"\n"
+    "    if isinstance(stream, int) and not isinstance(stream, bool):\n"
+    "        handle = stream\n"
+    "    elif hasattr(stream, \"__cuda_stream__\"):\n"
+    "        handle = stream.__cuda_stream__()[1]\n"
+    "    elif isinstance(getattr(stream, \"ptr\", None), int):\n"
+    "        handle = stream.ptr\n"
+    "    elif hasattr(stream, \"handle\"):\n"
+    "        handle = int(getattr(stream.handle, \"value\", stream.handle) or 0)\n"
+    "    elif type(stream).__module__.startswith(\"cuda.bindings\"):\n"
+    "        handle = int(stream)\n"
+    "    else:\n"
+    "        takes = \"a torch or CuPy stream, an object with __cuda_stream__ or a raw handle (int)\"\n"
+    "        raise TypeError(f\"unsupported stream type {type(stream).__name__!r} (cuTile takes {takes})\")\n"
+    "    if handle == 0:\n"
+    "        return torch.cuda.default_stream(device)\n"
+    "    return torch.cuda.ExternalStream(handle, device=device)\n",
+    {-1, -1, -1, -1}, false, false},
   [HELPER__kernel_stream] = {"_kernel_stream",
-    "def _kernel_stream(stream, tensor):\n"
-    "    \"\"\"The stream context of a launch: cuTile launched on `stream`. Nothing to switch\n"
-    "    when it is the current stream already, or for tensors on the CPU (Triton's interpreter).\"\"\"\n"
-    "    if stream is None or tensor is None or tensor.device.type != \"cuda\":\n"
+    "def _kernel_stream(stream, *arrays):\n"
+    "    \"\"\"The stream context of a launch: cuTile launched on `stream`. `arrays` are the launch's\n"
+    "    arrays, torch tensors by then (a tuple of them for a tuple-of-arrays parameter); the first\n"
+    "    one's device is the launch's. Nothing to switch for tensors on the CPU (Triton's\n"
+    "    interpreter), or when `stream` is the current stream already. None, which cuTile refuses\n"
+    "    (\"Stream is required\"), is taken as the current stream.\"\"\"\n"
+    "    if stream is None:\n"
     "        return contextlib.nullcontext()\n"
-    "    if stream == torch.cuda.current_stream(tensor.device):\n"
+    "    for array in arrays:\n"
+    "        if isinstance(array, tuple):\n"
+    "            if not array:\n"
+    "                continue\n"
+    "            array = array[0]\n"
+    "        if array.device.type != \"cuda\":\n"
+    "            return contextlib.nullcontext()\n"
+    "        device = array.device\n"
+    "        break\n"
+    "    else:\n"
+    "        if not torch.cuda.is_available():\n"
+    "            return contextlib.nullcontext()\n"
+    "        device = torch.device(\"cuda\", torch.cuda.current_device())\n"
+    "    if not isinstance(stream, torch.cuda.Stream):\n"
+    "        stream = _torch_stream(stream, device)\n"
+    "    if stream == torch.cuda.current_stream(device):\n"
     "        return contextlib.nullcontext()\n"
     "    return torch.cuda.stream(stream)\n",
-    {-1, -1, -1, -1}, false, false},
+    {HELPER__torch_stream, -1, -1, -1}, false, false},
   [HELPER__tma_compatible] = {"_tma_compatible",
     "def _tma_compatible(tensor):\n"
     "    \"\"\"Whether a tensor descriptor (TMA) can address `tensor`: the last stride is 1, and the\n"

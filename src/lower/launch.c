@@ -7,7 +7,7 @@
  *     def launch_k(stream, grid, args, num_ctas=1):
  *         """Launch k as ct.launch(stream, grid, k, args) did."""
  *         x, y, n, BLOCK = args
- *         with _kernel_stream(stream, x):
+ *         with _kernel_stream(stream, x := _tensor(x, "x"), y := _tensor(y, "y")):
  *             k[grid](x, tuple(x.shape), tuple(x.stride()), ..., n, BLOCK, ..., num_ctas=num_ctas)
  *
  *
@@ -90,7 +90,8 @@ static void collect_launch_options(Lowerer *L, Function *kernel, LaunchOptions *
 }
 
 /* The launch call's arguments: each array as pointer, shape and strides
- * tuples, then the TMA flags the kernel reads (checked on the real tensors). */
+ * tuples, then the TMA flags the kernel reads (checked on the real tensors).
+ * The arrays are torch tensors by then: first_array_param makes them so. */
 static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *call) {
   for (int i = 0; i < kernel->param_count; i++) {
     Str param = kernel->param_names[i];
@@ -100,7 +101,7 @@ static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *cal
                  param.len, param.text, param.len, param.text);
     else if (kernel->param_is_array_tuple[i])
       buf_printf(call,
-                 "            tuple(%.*s),\n"
+                 "            %.*s,\n"
                  "            tuple(tuple(array.shape) for array in %.*s),\n"
                  "            tuple(tuple(array.stride()) for array in %.*s),\n",
                  param.len, param.text, param.len, param.text, param.len, param.text);
@@ -113,13 +114,22 @@ static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *cal
   }
 }
 
-/* The tensor whose device decides the launch's stream context: the first
- * array parameter. */
+/* The arguments of the launch's stream context after the stream: each array
+ * parameter made a torch tensor, once per launch and zero-copy, as cuTile took
+ * CUDA-array-interface and DLPack arrays (`x := _tensor(x, "x")`; a tuple of
+ * arrays by _tensors). The first array's device decides the stream's. */
 static const char *first_array_param(Lowerer *L, const Function *kernel) {
-  for (int i = 0; i < kernel->param_count; i++)
-    if (kernel->param_is_array[i])
-      return str_text(L, kernel->param_names[i]);
-  return "None";
+  Buf text = {0};
+  for (int i = 0; i < kernel->param_count; i++) {
+    Str param = kernel->param_names[i];
+    const char *convert = kernel->param_is_array[i] ? "_tensor" : kernel->param_is_array_tuple[i] ? "_tensors" : NULL;
+    if (convert)
+      buf_printf(&text, "%s%.*s := %s(%.*s, \"%.*s\")", text.len ? ", " : "", param.len, param.text, convert, param.len,
+                 param.text, param.len, param.text);
+  }
+  char *made = str_text(L, (Str){text.data ? text.data : "", (int)text.len});
+  buf_free(&text);
+  return made;
 }
 
 void lower_launcher(Lowerer *L, Function *kernel) {
@@ -683,6 +693,9 @@ static void push_helpers(Lowerer *L, NodeList *out) {
     flag.items[0]->note = "TRITON_INTERPRET=1: Triton's CPU interpreter, where libdevice and device asserts are unavailable";
     push_all(L, out, flag);
   }
+  push_all(L, out, helper_stmts(L, HELPER__tensor));
+  push_all(L, out, helper_stmts(L, HELPER__tensors));
+  push_all(L, out, helper_stmts(L, HELPER__torch_stream));
   push_all(L, out, helper_stmts(L, HELPER__kernel_stream));
   if (L->uses_tma) {
     push_all(L, out, helper_stmts(L, HELPER__tma_compatible));

@@ -57,7 +57,7 @@ import math
 ''' + KERNEL
     lines = convert_text(source).splitlines()
     assert lines[:4] == ['"""A module docstring."""', "", "# SPDX-License-Identifier: MIT", "import contextlib"]
-    assert lines.index("import math") < _index(lines, "def _kernel_stream(stream, tensor):")
+    assert lines.index("import math") < _index(lines, "def _kernel_stream(stream, *arrays):")
     _check_copy(convert(source), device)
 
 

@@ -1,7 +1,7 @@
-"""Host-side functions of the generated module (src/lower/launch.c): the stream
-of a launch, ct.ByTarget, the TMA checks and allocator, the kernel objects of
-host code (launch from any module, replace_hints, ct.kernel(f, **hints)), the
-INTERPRETED flag the device helpers test, and the host values of cuTile's enums.
+"""Host-side functions of the generated module (src/lower/launch.c): the arrays
+and the stream of a launch, ct.ByTarget, the TMA checks and allocator, the kernel
+objects of host code (launch from any module, replace_hints, ct.kernel(f, **hints)),
+the INTERPRETED flag the device helpers test, and the host values of cuTile's enums.
 
 The lines above the first `# helper:` marker are not generated; they make the
 file importable (tests/helpers). See tools/gen_helpers.py for the format.
@@ -18,13 +18,80 @@ import triton.language as tl
 INTERPRETED = tl.constexpr(os.environ.get("TRITON_INTERPRET", "0") == "1")
 
 
-# helper: _kernel_stream
-def _kernel_stream(stream, tensor):
-    """The stream context of a launch: cuTile launched on `stream`. Nothing to switch
-    when it is the current stream already, or for tensors on the CPU (Triton's interpreter)."""
-    if stream is None or tensor is None or tensor.device.type != "cuda":
+# helper: _tensor
+def _tensor(array, name):
+    """An array argument of a launch as the torch tensor the kernel is given. cuTile took,
+    zero-copy, torch tensors, arrays with __cuda_array_interface__ (CuPy, Numba) and DLPack
+    arrays (numpy, JAX, ...): the tensor made here shares the array's memory, so the kernel
+    writes into the caller's array. A torch tensor is taken as it is (one isinstance check)."""
+    if isinstance(array, torch.Tensor):
+        return array
+    if hasattr(array, "__cuda_array_interface__"):
+        return torch.as_tensor(array)
+    if hasattr(array, "__dlpack__"):
+        return torch.from_dlpack(array)
+    takes = "a torch tensor or an object with __cuda_array_interface__ or __dlpack__"
+    raise TypeError(f"kernel argument {name!r} is a {type(array).__name__}, not an array ({takes})")
+
+
+# helper: _tensors needs _tensor
+def _tensors(arrays, name):
+    """A tuple-of-arrays argument as a tuple of torch tensors (each as _tensor makes it)."""
+    arrays = tuple(arrays)
+    if all(isinstance(array, torch.Tensor) for array in arrays):
+        return arrays
+    return tuple(_tensor(array, f"{name}[{i}]") for i, array in enumerate(arrays))
+
+
+# helper: _torch_stream
+def _torch_stream(stream, device):
+    """A stream that is not a torch stream, as the torch stream of its handle: a raw handle
+    (an int; 0 is CUDA's default stream, which is torch's default stream too), a CuPy stream
+    (.ptr), an object with __cuda_stream__ (the CUDA stream protocol: cuda.core), a Numba or
+    cuda.core stream (.handle) or a cuda.bindings CUstream."""
+    if isinstance(stream, int) and not isinstance(stream, bool):
+        handle = stream
+    elif hasattr(stream, "__cuda_stream__"):
+        handle = stream.__cuda_stream__()[1]
+    elif isinstance(getattr(stream, "ptr", None), int):
+        handle = stream.ptr
+    elif hasattr(stream, "handle"):
+        handle = int(getattr(stream.handle, "value", stream.handle) or 0)
+    elif type(stream).__module__.startswith("cuda.bindings"):
+        handle = int(stream)
+    else:
+        takes = "a torch or CuPy stream, an object with __cuda_stream__ or a raw handle (int)"
+        raise TypeError(f"unsupported stream type {type(stream).__name__!r} (cuTile takes {takes})")
+    if handle == 0:
+        return torch.cuda.default_stream(device)
+    return torch.cuda.ExternalStream(handle, device=device)
+
+
+# helper: _kernel_stream needs _torch_stream
+def _kernel_stream(stream, *arrays):
+    """The stream context of a launch: cuTile launched on `stream`. `arrays` are the launch's
+    arrays, torch tensors by then (a tuple of them for a tuple-of-arrays parameter); the first
+    one's device is the launch's. Nothing to switch for tensors on the CPU (Triton's
+    interpreter), or when `stream` is the current stream already. None, which cuTile refuses
+    ("Stream is required"), is taken as the current stream."""
+    if stream is None:
         return contextlib.nullcontext()
-    if stream == torch.cuda.current_stream(tensor.device):
+    for array in arrays:
+        if isinstance(array, tuple):
+            if not array:
+                continue
+            array = array[0]
+        if array.device.type != "cuda":
+            return contextlib.nullcontext()
+        device = array.device
+        break
+    else:
+        if not torch.cuda.is_available():
+            return contextlib.nullcontext()
+        device = torch.device("cuda", torch.cuda.current_device())
+    if not isinstance(stream, torch.cuda.Stream):
+        stream = _torch_stream(stream, device)
+    if stream == torch.cuda.current_stream(device):
         return contextlib.nullcontext()
     return torch.cuda.stream(stream)
 
