@@ -280,25 +280,84 @@ static Node *jit_decorator(Lowerer *L) {
   return T(L, "triton.jit(do_not_specialize=_1)", names);
 }
 
+typedef struct CtMention {
+  Lowerer *L;
+  Node *found;
+} CtMention;
+
+static void find_ct_mention(Node *node, void *data) {
+  CtMention *scan = data;
+  if (scan->found)
+    return;
+  if ((node->kind == N_NAME || node->kind == N_ATTRIBUTE) && resolve_ct_member(scan->L->conv, node)) {
+    scan->found = node;
+    return;
+  }
+  node_children(node, find_ct_mention, data);
+}
+
+/* Whether decorator `index` stands above a @ct.kernel / @ct.function one. */
+static bool decorator_above_cutile(Lowerer *L, NodeList *decorators, int index) {
+  for (int i = index + 1; i < decorators->count; i++) {
+    Node *decorator = decorators->items[i];
+    const char *member = resolve_ct_member(L->conv, decorator->kind == N_CALL ? decorator->u.call.func : decorator);
+    if (member && (strcmp(member, "kernel") == 0 || strcmp(member, "function") == 0))
+      return true;
+  }
+  return false;
+}
+
+/* The decorators of a kernel or tile function: @ct.kernel / @ct.function
+ * becomes @triton.jit (always the last decorator, next to the def); the
+ * decorators above it stay above it, in their order. Python applies them to
+ * what @ct.kernel returned; they get the Triton JITFunction instead, which
+ * the launcher and other tile code use under the same global name, so a
+ * decorator that tags or registers the kernel keeps its effect (one that
+ * wraps it gets no launch: Triton's kernel[grid] fails loudly, as
+ * ct.launch would). A decorator below @ct.kernel changes the Python
+ * function cuTile compiles, and one on a function without @ct.function
+ * does the same: those stay located errors. */
 static void replace_decorators(Lowerer *L, Node *def) {
   NodeList kept = {0};
   Node *jit = jit_decorator(L);
-  /* where the original decorators stood: comments above them stay above */
-  if (def->u.function_def.decorator_list.count)
-    jit->span = def->u.function_def.decorator_list.items[0]->span;
-  node_list_push(&L->ctx->arena, &kept, jit);
   NodeList *decorators = &def->u.function_def.decorator_list;
+  bool cutile_seen = false;
   for (int i = 0; i < decorators->count; i++) {
     Node *decorator = decorators->items[i];
     Node *callee = decorator->kind == N_CALL ? decorator->u.call.func : decorator;
     const char *member = resolve_ct_member(L->conv, callee);
-    if (member && (strcmp(member, "kernel") == 0 || strcmp(member, "function") == 0))
+    if (member && (strcmp(member, "kernel") == 0 || strcmp(member, "function") == 0)) {
+      jit->span = decorator->span; /* where it stood: comments above it stay above */
+      cutile_seen = true;
       continue;
-    lower_error(L, decorator, "a tile function with another decorator cannot be converted");
+    }
+    if (cutile_seen)
+      lower_error(L, decorator, "a decorator below @ct.%s cannot be converted: it changes the Python function "
+                  "cuTile compiles (put it above @ct.%s)", L->function->role == ROLE_KERNEL ? "kernel" : "function",
+                  L->function->role == ROLE_KERNEL ? "kernel" : "function");
+    if (!decorator_above_cutile(L, decorators, i))
+      lower_error(L, decorator, "a decorator on tile function '%.*s' cannot be converted: without @ct.function "
+                  "below it, it changes the Python function cuTile compiles", def->u.function_def.name.len,
+                  def->u.function_def.name.text);
+    CtMention mention = {L, NULL};
+    find_ct_mention(decorator, &mention);
+    if (mention.found)
+      lower_error(L, mention.found, "a decorator of a kernel that uses cuda.tile names cannot be converted (it stays "
+                  "host code, where cuda.tile is gone)");
+    node_list_push(&L->ctx->arena, &kept, decorator);
   }
+  if (!cutile_seen && decorators->count)
+    jit->span = decorators->items[0]->span;
+  node_list_push(&L->ctx->arena, &kept, jit);
   def->u.function_def.decorator_list = kept;
   def->u.function_def.returns = NULL;
   def->rewritten = true;
+}
+
+/* The @triton.jit decorator replace_decorators put last. */
+static Node **jit_slot(Node *def) {
+  NodeList *decorators = &def->u.function_def.decorator_list;
+  return &decorators->items[decorators->count - 1];
 }
 
 static void lower_function_body(Lowerer *L, Node *def) {
@@ -337,8 +396,8 @@ void lower_kernel(Lowerer *L, Function *fn) {
   lower_function_body(L, def);
   if (L->needs_debug) {
     Node *with_debug = jit_decorator(L);
-    with_debug->span = def->u.function_def.decorator_list.items[0]->span;
-    def->u.function_def.decorator_list.items[0] = with_debug;
+    with_debug->span = (*jit_slot(def))->span;
+    *jit_slot(def) = with_debug;
   }
   /* one constexpr flag per array read or written through a descriptor:
    * the launcher checks the real tensor (TMA's alignment rules) */
