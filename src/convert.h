@@ -41,6 +41,7 @@ typedef struct Function {
   FunctionRole role;
   Node *kernel_decorator; /* the @ct.kernel(...) decorator, for hints */
   bool host_too;   /* @ct.function(host=True): kept as a host function as well */
+  bool tile_helper; /* called by no kernel of the module, but tile code by what it uses (resolve.c) */
   /* lowering state of tile functions */
   bool lowered;
   bool lowering;   /* on the stack: a recursive call cannot be converted */

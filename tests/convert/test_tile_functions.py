@@ -86,3 +86,134 @@ def k(x, T: ct.Constant[int]):
     ct.store(x, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)))
 ''')
     assert "uses cuda.tile names" in message
+
+
+# ------------------------------------- tile-helper libraries and imports
+
+import importlib  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import textwrap  # noqa: E402
+
+import ops_common  # noqa: E402
+
+HELPERS = '''
+"""Tile helpers with no kernel of their own, next to host utilities."""
+import math
+
+import cuda.tile as ct
+
+
+def round_up(n, m):
+    return math.ceil(n / m) * m
+
+
+def softplus_ct(x):
+    # log(1 + exp(x)), computed in float32
+    xf = ct.astype(x, ct.float32)
+    return ct.astype(ct.log(1.0 + ct.exp(xf)), x.dtype)
+
+
+def scaled_ones(x, B: ct.Constant[int]):
+    return ct.full((B,), 2.0, dtype=x.dtype) * x
+
+
+def leaky(x, slope):
+    return ct.where(x > 0, x, x * slope)
+
+
+def double_leaky(x, slope):
+    return leaky(x, slope) * 2
+'''
+
+KERNELS = '''
+import torch
+import cuda.tile as ct
+
+from .helpers import softplus_ct, scaled_ones
+from .helpers import double_leaky as dl
+from .helpers import round_up
+
+
+@ct.kernel
+def act_kernel(x, y, z, B: ct.Constant[int]):
+    # the converter cannot see what an imported function returns: element
+    # offsets (gather/scatter) need no tile shape
+    offsets = ct.bid(0) * B + ct.arange(B, dtype=ct.int32)
+    t = ct.gather(x, offsets)
+    ct.scatter(y, offsets, softplus_ct(t) + scaled_ones(t, B))
+    ct.scatter(z, offsets, dl(t, slope=0.25))
+
+
+def act(x):
+    y = torch.empty_like(x)
+    z = torch.empty_like(x)
+    n = round_up(x.shape[0], 16)
+    ct.launch(torch.cuda.current_stream(), (n // 16,), act_kernel, (x, y, z, 16))
+    return y, z
+'''
+
+
+def _convert_package(tmp_path, files):
+    source = tmp_path / "c2tpkg" / "cutile"
+    source.mkdir(parents=True)
+    (tmp_path / "c2tpkg" / "__init__.py").write_text("")
+    (source / "__init__.py").write_text("")
+    for name, text in files.items():
+        (source / name).write_text(textwrap.dedent(text))
+    proc = subprocess.run([str(ops_common.CONVERTER), str(source)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    (tmp_path / "c2tpkg" / "triton" / "__init__.py").write_text("")
+    return tmp_path / "c2tpkg" / "triton"
+
+
+def test_imported_tile_functions_from_a_helper_library(tmp_path, device):
+    out = _convert_package(tmp_path, {"helpers.py": HELPERS, "kernels.py": KERNELS})
+    helpers_text = (out / "helpers.py").read_text()
+    assert "@triton.jit\ndef softplus_ct(x):" in helpers_text
+    assert "@triton.jit\ndef double_leaky(x, slope):" in helpers_text
+    assert "@triton.jit\ndef leaky(x, slope):" in helpers_text  # called by a helper: tile code too
+    assert "def round_up(n, m):" in helpers_text and "@triton.jit\ndef round_up" not in helpers_text
+    sys.path.insert(0, str(tmp_path))
+    try:
+        for name in [m for m in sys.modules if m.startswith("c2tpkg")]:
+            del sys.modules[name]
+        kernels = importlib.import_module("c2tpkg.triton.kernels")
+        for dtype in (torch.float32, torch.float16):
+            x = torch.randn(40, device=device).to(dtype)
+            y, z = kernels.act(x)
+            xf = x.float()
+            expect_y = torch.log1p(torch.exp(xf)).to(dtype) + 2 * x
+            expect_z = torch.where(x > 0, x, x * 0.25) * 2
+            torch.testing.assert_close(y, expect_y)
+            torch.testing.assert_close(z, expect_z)
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+def test_array_passed_to_an_imported_function_is_refused(convert_error):
+    message = convert_error('''
+import cuda.tile as ct
+from .helpers import load_row
+
+
+@ct.kernel
+def k(x, y, B: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(B,))
+    ct.store(y, index=(ct.bid(0),), tile=t + load_row(x, B))
+''')
+    assert "an array passed to 'load_row'" in message
+
+
+def test_storing_what_an_imported_function_returns_needs_its_rank(convert_error):
+    message = convert_error('''
+import cuda.tile as ct
+from .helpers import softplus_ct
+
+
+@ct.kernel
+def k(x, y, B: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(B,))
+    ct.store(y, index=(ct.bid(0),), tile=softplus_ct(t))
+''')
+    assert "the rank of this tile is not known at conversion time" in message
