@@ -52,6 +52,11 @@ typedef struct Function {
   struct TypeInfo **param_types; /* the first call's argument types (NULL: lowered without a call) */
   int param_count;
   struct TypeInfo *return_type;
+  /* tile functions: the signature as written, kept before the lowering
+   * rewrites the parameter list (lower_function.c) */
+  Str *signature_names;   /* positional parameters */
+  Node **signature_defaults; /* per parameter, its default or NULL */
+  int signature_count;
 } Function;
 
 /* What a conversion did, counted where the lowering decides it (--stats):

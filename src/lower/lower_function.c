@@ -88,6 +88,22 @@ static bool in_list(const char *const *list, const char *text) {
 
 static void scan_array_use(Node *node, void *data);
 
+/* The position of parameter `name` in a tile function's signature as
+ * written (before or after its lowering rewrote it); -1 if none. */
+static int signature_index(Function *fn, Str name) {
+  if (fn->signature_names) {
+    for (int i = 0; i < fn->signature_count; i++)
+      if (str_same(fn->signature_names[i], name))
+        return i;
+    return -1;
+  }
+  NodeList *params = &fn->def->u.function_def.args->u.arguments.args;
+  for (int i = 0; i < params->count; i++)
+    if (str_same(params->items[i]->u.arg.arg, name))
+      return i;
+  return -1;
+}
+
 /* Whether parameter `index` of tile function `fn` is used as an array. */
 static bool callee_param_is_array(Lowerer *L, Function *fn, int index, int depth) {
   if (fn->lowered || fn->lowering) /* its parameter list is rewritten: what it was lowered with */
@@ -139,6 +155,17 @@ static void scan_array_use(Node *node, void *data) {
       if (scan->depth >= C2T_MAX_PARAM_SCAN_DEPTH)
         lower_limit(scan->L, node, "levels of tile-function calls followed to find array parameters", C2T_MAX_PARAM_SCAN_DEPTH);
       if (callee_param_is_array(scan->L, fn, i, scan->depth + 1))
+        scan->is_array = true;
+    }
+    NodeList *keywords = &node->u.call.keywords;
+    for (int k = 0; fn && fn->role == ROLE_DEVICE && k < keywords->count; k++) {
+      Node *kw = keywords->items[k];
+      if (!names_param(kw->u.keyword.value, scan->param))
+        continue;
+      int index = signature_index(fn, kw->u.keyword.arg);
+      if (scan->depth >= C2T_MAX_PARAM_SCAN_DEPTH)
+        lower_limit(scan->L, node, "levels of tile-function calls followed to find array parameters", C2T_MAX_PARAM_SCAN_DEPTH);
+      if (index >= 0 && callee_param_is_array(scan->L, fn, index, scan->depth + 1))
         scan->is_array = true;
     }
   }
@@ -475,6 +502,51 @@ static TypeInfo *param_type_from_argument(Lowerer *L, const TypeInfo *given, Nod
   return type;
 }
 
+/* The parameters and defaults of a tile function as written, before its
+ * lowering rewrites them (calls bind their arguments to these). */
+static void capture_signature(Lowerer *L, Function *fn) {
+  if (fn->signature_names)
+    return;
+  Node *def = fn->def;
+  Node *arguments = def->u.function_def.args;
+  if (arguments->u.arguments.vararg || arguments->u.arguments.kwarg || arguments->u.arguments.kwonlyargs.count ||
+      arguments->u.arguments.posonlyargs.count)
+    lower_error(L, def, "tile function '%.*s': *args, **kwargs, keyword-only and positional-only parameters cannot "
+                "be converted", def->u.function_def.name.len, def->u.function_def.name.text);
+  NodeList *params = &arguments->u.arguments.args;
+  NodeList *defaults = &arguments->u.arguments.defaults;
+  fn->signature_count = params->count;
+  fn->signature_names = arena_alloc(&L->ctx->arena, sizeof(Str) * (size_t)(params->count + 1));
+  fn->signature_defaults = arena_alloc(&L->ctx->arena, sizeof(Node *) * (size_t)(params->count + 1));
+  int first_default = params->count - defaults->count;
+  for (int i = 0; i < params->count; i++) {
+    fn->signature_names[i] = params->items[i]->u.arg.arg;
+    fn->signature_defaults[i] = i >= first_default ? defaults->items[i - first_default] : NULL;
+  }
+}
+
+/* A default the Triton function can keep as written: a literal number,
+ * bool, None or string (other modules' calls may leave it out). */
+static bool literal_default(const Node *value) {
+  if (value->kind == N_UNARY_OP && value->u.unary_op.operand->kind == N_CONSTANT)
+    value = value->u.unary_op.operand;
+  return value->kind == N_CONSTANT || value->kind == N_STRING;
+}
+
+/* The defaults the converted function keeps: the literal ones at the end
+ * of its parameter list, none on a parameter that became an array (three
+ * parameters). Calls in this module pass every argument. */
+static NodeList kept_defaults(Lowerer *L, Function *fn) {
+  NodeList kept = {0};
+  int first = fn->signature_count;
+  while (first > 0 && fn->signature_defaults[first - 1] && literal_default(fn->signature_defaults[first - 1]) &&
+         !fn->param_is_array[first - 1])
+    first--;
+  for (int i = first; i < fn->signature_count; i++)
+    node_list_push(&L->ctx->arena, &kept, fn->signature_defaults[i]);
+  return kept;
+}
+
 /* Lower a tile function with the kinds of its first call's arguments
  * (arg_types may be NULL: nothing known, arrays found by their use). */
 static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types, int arg_count) {
@@ -488,9 +560,7 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
   L->runtime_scalars = (NodeList){0};
   Node *def = fn->def;
   Node *arguments = def->u.function_def.args;
-  if (arguments->u.arguments.vararg || arguments->u.arguments.kwarg || arguments->u.arguments.kwonlyargs.count)
-    lower_error(L, def, "tile function '%.*s': *args, **kwargs and keyword-only parameters cannot be converted",
-                def->u.function_def.name.len, def->u.function_def.name.text);
+  capture_signature(L, fn);
   NodeList *original = &arguments->u.arguments.args;
   fn->param_count = original->count;
   fn->param_is_array = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
@@ -529,10 +599,8 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
     params.items[first_param]->span = arg->span; /* its comment stays on the first of its parameters */
   }
   arguments->u.arguments.args = params;
+  arguments->u.arguments.defaults = kept_defaults(L, fn);
   arguments->rewritten = true;
-  if (arguments->u.arguments.defaults.count)
-    lower_error(L, def, "tile function '%.*s': parameter defaults cannot be converted yet",
-                def->u.function_def.name.len, def->u.function_def.name.text);
   bool caller_needs_debug = L->needs_debug;
   L->needs_debug = false;
   replace_decorators(L, def);
@@ -704,9 +772,80 @@ static TypeInfo *return_type_at_call(Lowerer *L, Function *fn, TypeInfo *type, N
   return copy;
 }
 
+/* A default filled in at a call: a fresh copy, lowered in the caller (a
+ * literal, a cuda.tile name such as ct.float32, or a module constant the
+ * caller does not shadow: what Python evaluated where the function was
+ * defined). */
+static Node *default_at_call(Lowerer *L, Node *call, Function *fn, int index) {
+  Node *value = fn->signature_defaults[index];
+  Str fname = fn->def->u.function_def.name, pname = fn->signature_names[index];
+  bool literal = literal_default(value);
+  bool ct_name = (value->kind == N_NAME || value->kind == N_ATTRIBUTE) && resolve_ct_member(L->conv, value);
+  bool module_constant = value->kind == N_NAME && find_binding(L->conv, value->u.name.id) &&
+                         !scope_lookup(L, value->u.name.id);
+  if (!literal && !ct_name && !module_constant)
+    lower_error(L, value, "tile function '%.*s': the default of parameter '%.*s' cannot be converted (a literal, a "
+                "cuda.tile name or a module constant can)", fname.len, fname.text, pname.len, pname.text);
+  Node *copy = arena_alloc(&L->ctx->arena, sizeof(Node));
+  *copy = *value;
+  if (copy->kind == N_UNARY_OP) {
+    Node *operand = arena_alloc(&L->ctx->arena, sizeof(Node));
+    *operand = *value->u.unary_op.operand;
+    copy->u.unary_op.operand = operand;
+  }
+  copy->span = call->span; /* an error in it points at the call */
+  return copy;
+}
+
+/* The call's arguments in parameter order: positional ones, keyword ones
+ * by name, then the defaults of the parameters left out. */
+static void bind_device_arguments(Lowerer *L, Node *call, Function *fn) {
+  capture_signature(L, fn);
+  Str fname = fn->def->u.function_def.name;
+  NodeList *args = &call->u.call.args;
+  NodeList *keywords = &call->u.call.keywords;
+  if (keywords->count == 0 && args->count == fn->signature_count)
+    return;
+  int count = fn->signature_count;
+  Node **bound = arena_alloc(&L->ctx->arena, sizeof(Node *) * (size_t)(count + 1));
+  for (int i = 0; i < args->count; i++) {
+    if (args->items[i]->kind == N_STARRED)
+      lower_error(L, args->items[i], "starred arguments to tile functions cannot be converted");
+    if (i >= count)
+      lower_error(L, args->items[i], "tile function '%.*s' takes %d positional arguments", fname.len, fname.text,
+                  count);
+    bound[i] = args->items[i];
+  }
+  for (int k = 0; k < keywords->count; k++) {
+    Node *kw = keywords->items[k];
+    Str name = kw->u.keyword.arg;
+    if (name.len == 0)
+      lower_error(L, kw, "**arguments to tile functions cannot be converted");
+    int index = -1;
+    for (int i = 0; i < count; i++)
+      if (str_same(fn->signature_names[i], name))
+        index = i;
+    if (index < 0)
+      lower_error(L, kw, "tile function '%.*s' got an unexpected keyword argument '%.*s'", fname.len, fname.text,
+                  name.len, name.text);
+    if (bound[index])
+      lower_error(L, kw, "tile function '%.*s' got multiple values for argument '%.*s'", fname.len, fname.text,
+                  name.len, name.text);
+    bound[index] = kw->u.keyword.value;
+  }
+  NodeList ordered = {0};
+  for (int i = 0; i < count; i++) {
+    if (!bound[i] && !fn->signature_defaults[i])
+      lower_error(L, call, "tile function '%.*s' is missing argument '%.*s'", fname.len, fname.text,
+                  fn->signature_names[i].len, fn->signature_names[i].text);
+    node_list_push(&L->ctx->arena, &ordered, bound[i] ? bound[i] : default_at_call(L, call, fn, i));
+  }
+  call->u.call.args = ordered;
+  call->u.call.keywords = (NodeList){0};
+}
+
 Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
-  if (call->u.call.keywords.count)
-    lower_error(L, call, "keyword arguments to tile functions cannot be converted yet");
+  bind_device_arguments(L, call, fn);
   NodeList *args = &call->u.call.args;
   TypeInfo **types = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(args->count + 1));
   for (int i = 0; i < args->count; i++) {

@@ -217,3 +217,67 @@ def k(x, y, B: ct.Constant[int]):
     ct.store(y, index=(ct.bid(0),), tile=softplus_ct(t))
 ''')
     assert "the rank of this tile is not known at conversion time" in message
+
+
+# ------------------------------------------ keyword arguments and defaults
+
+DEFAULTS = '''
+import torch
+import cuda.tile as ct
+
+OFFSET = 3.0
+
+
+def affine(t, scale=2.0, shift=-1.0, out_dtype=ct.float32, extra=OFFSET):
+    return ct.astype(t * scale + shift + extra, out_dtype)
+
+
+def load_scaled(a, B: ct.Constant[int], factor=1.0):
+    return ct.load(a, index=(ct.bid(0),), shape=(B,)) * factor
+
+
+@ct.kernel
+def defaults_kernel(x, y1, y2, y3, y4, B: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(B,))
+    ct.store(y1, index=(ct.bid(0),), tile=affine(t))
+    ct.store(y2, index=(ct.bid(0),), tile=affine(t, 3.0))
+    ct.store(y3, index=(ct.bid(0),), tile=affine(t, shift=0.5, scale=4.0, extra=0.0))
+    ct.store(y4, index=(ct.bid(0),), tile=load_scaled(B=B, a=x))
+
+
+def run(x):
+    ys = [torch.empty_like(x) for _ in range(4)]
+    ct.launch(torch.cuda.current_stream(), (x.shape[0] // 16,), defaults_kernel, (x, *ys, 16))
+    return ys
+'''
+
+
+def test_keyword_arguments_and_defaults_of_tile_functions(convert, device):
+    mod = convert(DEFAULTS)
+    x = torch.randn(32, device=device)
+    y1, y2, y3, y4 = mod.run(x)
+    torch.testing.assert_close(y1, x * 2.0 - 1.0 + 3.0)
+    torch.testing.assert_close(y2, x * 3.0 - 1.0 + 3.0)
+    torch.testing.assert_close(y3, x * 4.0 + 0.5)
+    torch.testing.assert_close(y4, x)
+
+
+def test_literal_defaults_stay_in_the_converted_function(convert_text):
+    text = convert_text(DEFAULTS)
+    # what other modules' calls may leave out; the non-literal ones are passed by every call here
+    assert "def load_scaled(a, a_shape, a_strides, B: tl.constexpr, factor=1.0):" in text
+
+
+def test_a_missing_argument_is_a_located_error(convert_error):
+    message = convert_error(DEFAULTS.replace("affine(t, 3.0)", "affine(scale=3.0)"))
+    assert "tile function 'affine' is missing argument 't'" in message
+
+
+def test_an_unexpected_keyword_is_a_located_error(convert_error):
+    message = convert_error(DEFAULTS.replace("affine(t, 3.0)", "affine(t, bias=3.0)"))
+    assert "unexpected keyword argument 'bias'" in message
+
+
+def test_a_default_computed_by_an_expression_is_refused(convert_error):
+    message = convert_error(DEFAULTS.replace("extra=OFFSET", "extra=OFFSET * 2"))
+    assert "the default of parameter 'extra' cannot be converted" in message
