@@ -57,6 +57,11 @@ typedef struct Function {
   Str *signature_names;   /* positional parameters */
   Node **signature_defaults; /* per parameter, its default or NULL */
   int signature_count;
+  /* one specialization per call signature (lower_function.c): the def as
+   * written, copied before its first lowering, and the further copies,
+   * each its own Function named NAME_2, NAME_3, ... */
+  Node *pristine;
+  struct Function *next_variant;
 } Function;
 
 /* What a conversion did, counted where the lowering decides it (--stats):

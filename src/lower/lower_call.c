@@ -4,7 +4,8 @@
  *   ct.op(...)          the op table (lower_*.c families)
  *   tile.method(...)    the same table with the tile as first argument
  *   helper(...)         a module function: lowered on its first call, with
- *                       the argument kinds of that call; arrays expand to
+ *                       the argument kinds of that call (once more per call
+ *                       signature it does not fit); arrays expand to
  *                       pointer, shape and strides as for kernels
  *   imported(...)      a function imported from another module: called as
  *                       written (its module, converted too, makes it @triton.jit)

@@ -561,6 +561,8 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
   Node *def = fn->def;
   Node *arguments = def->u.function_def.args;
   capture_signature(L, fn);
+  if (!fn->pristine)
+    fn->pristine = node_copy_tree(&L->ctx->arena, def);
   NodeList *original = &arguments->u.arguments.args;
   fn->param_count = original->count;
   fn->param_is_array = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
@@ -624,19 +626,22 @@ static Node *copy_node(Lowerer *L, Node *node) {
 
 /* ----------------------------------------------- calls of tile functions */
 
-/* A tile function is lowered once, with its first call's argument types;
- * what its body depends on must be the same at every call: the kind, rank,
- * the dtype and sizes the body knew, constant values it folded. Otherwise
- * the one Triton function would compute something else for that call. */
-static void check_same_param_types(Lowerer *L, Node *call, Function *fn, TypeInfo **types, int count) {
+/* A tile function is lowered once per call signature: what its body depends
+ * on must be the same at every call that shares a lowering: the kind, rank,
+ * the dtype and sizes the body knew, constant values it folded. NULL when
+ * this call's types fit `fn`'s lowering; else why not (and *which). */
+static const char *param_mismatch(Function *fn, TypeInfo **types, int count, int *which) {
   if (!fn->param_types)
-    return;
-  Str fname = fn->def->u.function_def.name;
+    return NULL; /* lowered without a call: for any argument types */
   for (int i = 0; i < count && i < fn->param_count; i++) {
     const TypeInfo *seen = fn->param_types[i], *now = types[i];
+    bool now_array = now && now->kind == VAL_ARRAY;
+    const char *why = NULL;
+    *which = i;
+    if (now_array != fn->param_is_array[i])
+      return "a different kind of value";
     if (!seen || !now)
       continue;
-    const char *why = NULL;
     if (seen->kind != now->kind)
       why = "a different kind of value";
     else if (seen->kind == VAL_TILE && seen->rank >= 0 && seen->rank != now->rank)
@@ -656,11 +661,81 @@ static void check_same_param_types(Lowerer *L, Node *call, Function *fn, TypeInf
       if (seen->shape[d] >= 0 && now->shape[d] != seen->shape[d])
         why = "a different tile shape";
     if (why)
-      lower_error(L, call->u.call.args.items[i],
-                  "tile function '%.*s' is converted once, for the types of its first call; argument %d of this "
-                  "call has %s (%s), which the converted function would not compute correctly",
-                  fname.len, fname.text, i + 1, why, type_describe(L->ctx, now));
+      return why;
   }
+  return NULL;
+}
+
+/* Specializations of one tile function (NAME_2 ... NAME_N). */
+#define C2T_MAX_SPECIALIZATIONS 64
+
+/* A name for specialization `number` that no module name or local of the
+ * caller takes. */
+static Str variant_name(Lowerer *L, Str base, int *number) {
+  for (;; (*number)++) {
+    char *text = arena_printf(&L->ctx->arena, "%.*s_%d", base.len, base.text, *number);
+    Str name = {text, (int)strlen(text)};
+    if (!find_function(L->conv, name) && !find_binding(L->conv, name) && !scope_lookup(L, name))
+      return name;
+  }
+}
+
+/* Insert `added` after `anchor` in the list holding it (module level, or an
+ * if/try block there); false if not found. */
+static bool insert_after(Lowerer *L, NodeList *body, Node *anchor, Node *added) {
+  for (int i = 0; i < body->count; i++) {
+    Node *stmt = body->items[i];
+    if (stmt == anchor) {
+      node_list_push(&L->ctx->arena, body, NULL);
+      memmove(&body->items[i + 2], &body->items[i + 1], sizeof(Node *) * (size_t)(body->count - i - 2));
+      body->items[i + 1] = added;
+      return true;
+    }
+    if (stmt->kind == N_IF && (insert_after(L, &stmt->u.if_.body, anchor, added) ||
+                               insert_after(L, &stmt->u.if_.orelse, anchor, added)))
+      return true;
+    if (stmt->kind == N_TRY && (insert_after(L, &stmt->u.try_.body, anchor, added) ||
+                                insert_after(L, &stmt->u.try_.orelse, anchor, added)))
+      return true;
+  }
+  return false;
+}
+
+/* The lowering of `fn` this call uses: one whose argument types fit, else a
+ * new specialization, a copy of the function as written under a new name,
+ * placed after the last one (Triton then compiles each for its own types,
+ * as cuTile compiles the function per call signature). */
+static Function *specialization_for(Lowerer *L, Node *call, Function *fn, TypeInfo **types, int count) {
+  int which = 0, number = 2, made = 1;
+  Function *last = fn;
+  const char *why = NULL;
+  for (Function *variant = fn; variant; variant = variant->next_variant, made++) {
+    if (variant->lowering)
+      lower_error(L, call, "recursive tile functions cannot be converted");
+    const char *mismatch = param_mismatch(variant, types, count, &which);
+    if (!mismatch)
+      return variant;
+    if (!why)
+      why = mismatch;
+    last = variant;
+  }
+  Str fname = fn->def->u.function_def.name;
+  if (made > C2T_MAX_SPECIALIZATIONS)
+    lower_limit(L, call->u.call.args.count > which ? call->u.call.args.items[which] : call,
+                "specializations of one tile function (calls with different argument types)", C2T_MAX_SPECIALIZATIONS);
+  Function *variant = arena_alloc(&L->ctx->arena, sizeof(Function));
+  variant->role = ROLE_DEVICE;
+  variant->signature_names = fn->signature_names;
+  variant->signature_defaults = fn->signature_defaults;
+  variant->signature_count = fn->signature_count;
+  variant->pristine = fn->pristine;
+  variant->def = node_copy_tree(&L->ctx->arena, fn->pristine);
+  number = made;
+  variant->def->u.function_def.name = variant_name(L, fname, &number);
+  if (!insert_after(L, &L->conv->module->u.module.body, last->def, variant->def))
+    lower_error(L, call, "internal error: tile function '%.*s' not found at module level", fname.len, fname.text);
+  last->next_variant = variant;
+  return variant;
 }
 
 static int param_index(Function *fn, Str name) {
@@ -856,10 +931,16 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
   }
   if (fn->lowering)
     lower_error(L, call, "recursive tile functions cannot be converted");
+  if (fn->lowered) {
+    Function *target = specialization_for(L, call, fn, types, args->count);
+    if (target != fn) {
+      Str name = target->def->u.function_def.name;
+      call->u.call.func = new_name(L, arena_printf(&L->ctx->arena, "%.*s", name.len, name.text));
+    }
+    fn = target;
+  }
   if (!fn->lowered)
     lower_device_function(L, fn, types, args->count);
-  else
-    check_same_param_types(L, call, fn, types, args->count);
   if (fn->needs_debug)
     L->needs_debug = true;
   TypeInfo *return_type = return_type_at_call(L, fn, fn->return_type, args->items, types, args->count, 0);
@@ -867,9 +948,8 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
   for (int i = 0; i < args->count; i++) {
     bool is_array = types[i] && types[i]->kind == VAL_ARRAY;
     if (i < fn->param_count && is_array != fn->param_is_array[i])
-      lower_error(L, args->items[i], "tile function '%.*s' is called with an array and with something else in "
-                  "the same position; this cannot be converted", fn->def->u.function_def.name.len,
-                  fn->def->u.function_def.name.text);
+      lower_error(L, args->items[i], "internal error: tile function '%.*s' was specialized for another kind of "
+                  "argument here", fn->def->u.function_def.name.len, fn->def->u.function_def.name.text);
     if (is_array) {
       ArrayRef *array = types[i]->array;
       node_list_push(&L->ctx->arena, &expanded, copy_node(L, array->pointer));

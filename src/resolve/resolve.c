@@ -31,10 +31,15 @@ const Binding *find_binding(Converter *conv, Str name) {
   return NULL;
 }
 
+/* A module function, or one of its specializations (NAME_2, ...). */
 Function *find_function(Converter *conv, Str name) {
   for (int i = 0; i < conv->function_count; i++)
     if (str_same(conv->functions[i].def->u.function_def.name, name))
       return &conv->functions[i];
+  for (int i = 0; i < conv->function_count; i++)
+    for (Function *variant = conv->functions[i].next_variant; variant; variant = variant->next_variant)
+      if (str_same(variant->def->u.function_def.name, name))
+        return variant;
   return NULL;
 }
 

@@ -281,3 +281,72 @@ def test_an_unexpected_keyword_is_a_located_error(convert_error):
 def test_a_default_computed_by_an_expression_is_refused(convert_error):
     message = convert_error(DEFAULTS.replace("extra=OFFSET", "extra=OFFSET * 2"))
     assert "the default of parameter 'extra' cannot be converted" in message
+
+
+# ------------------------------------------ one specialization per signature
+
+POLY = '''
+import torch
+import cuda.tile as ct
+
+
+def row_total(t):
+    # rank 1: the sum; rank 2: the sums of the rows
+    return ct.sum(t, axis=t.ndim - 1)
+
+
+def bump(t, amount):
+    return t + amount
+
+
+def first_tile(a, B: ct.Constant[int]):
+    return ct.load(a, index=(ct.bid(0),), shape=(B,))
+
+
+@ct.kernel
+def poly_kernel(x1, x2, h, y1, y2, y3, y4, B: ct.Constant[int]):
+    t1 = ct.load(x1, index=(ct.bid(0),), shape=(B,))
+    t2 = ct.load(x2, index=(ct.bid(0), 0), shape=(B, B))
+    ct.store(y1, index=(ct.bid(0),), tile=ct.full((B,), row_total(t1), dtype=ct.float32))
+    ct.store(y2, index=(ct.bid(0),), tile=row_total(t2))
+    th = ct.load(h, index=(ct.bid(0),), shape=(B,))
+    ct.store(y3, index=(ct.bid(0),), tile=bump(ct.astype(th, ct.float16), 1) + ct.astype(bump(ct.astype(t1, ct.float32), 2), ct.float16))
+    ct.store(y4, index=(ct.bid(0),), tile=first_tile(x1, B) + ct.astype(first_tile(h, B), ct.float32))
+
+
+def run(x1, x2, h):
+    y1 = torch.empty_like(x1)
+    y2 = torch.empty_like(x1)
+    y3 = torch.empty_like(h)
+    y4 = torch.empty_like(x1)
+    ct.launch(torch.cuda.current_stream(), (x1.shape[0] // 16,), poly_kernel, (x1, x2, h, y1, y2, y3, y4, 16))
+    return y1, y2, y3, y4
+'''
+
+
+def test_tile_function_called_with_different_ranks_and_dtypes(convert, device):
+    mod = convert(POLY)
+    x1 = torch.randn(16, device=device)
+    x2 = torch.randn(16, 16, device=device)
+    h = torch.randn(16, device=device).half()
+    y1, y2, y3, y4 = mod.run(x1, x2, h)
+    torch.testing.assert_close(y1, x1.sum().expand(16), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(y2, x2.sum(dim=1), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(y3, (h + 1) + (x1 + 2).half())
+    torch.testing.assert_close(y4, x1 + h.float())
+
+
+def test_each_signature_gets_its_own_function(convert_text):
+    text = convert_text(POLY)
+    assert "def row_total(t):" in text and "def row_total_2(t):" in text
+    assert "row_total_3" not in text
+    assert "def bump(t, amount):" in text and "def bump_2(t, amount):" in text  # float16, float32 tiles
+    # the arrays' dtypes are known only at launch: one function, which Triton specializes itself
+    assert "first_tile_2" not in text
+
+
+def test_too_many_specializations_is_a_located_limit(convert_error):
+    lines = "".join(f"    a{i} = twice(ct.zeros(({2 ** (i % 8)}, {2 ** (i // 8)}), dtype=ct.float32))\n"
+                    for i in range(65))
+    message = convert_error("import cuda.tile as ct\n\ndef twice(t):\n    return t + t\n\n@ct.kernel\ndef k(x):\n" + lines)
+    assert "too many specializations of one tile function" in message and "(limit is 64)" in message
