@@ -1,8 +1,9 @@
 /*
  * lower_function.c — kernels and tile functions: parameters, decorators,
  * bodies, and the calls of tile functions (a tile function is lowered at its
- * first call, with that call's argument types: the recursion of lower_expr
- * through lower_call reaches lower_stmts here).
+ * first call, with that call's argument types, and again, as a copy named
+ * NAME_2, ..., for each call whose types it does not fit: the recursion of
+ * lower_expr through lower_call reaches lower_stmts here).
  *
  * A kernel `def k(x, y, n, B: ct.Constant[int])` whose `x`, `y` are arrays
  * becomes
