@@ -456,6 +456,9 @@ void node_children(Node *node, NodeVisitor visit, void *data);
 /* The same with the address of each child, so that a visitor can replace it. */
 typedef void (*SlotVisitor)(Node **slot, void *data);
 void node_child_slots(Node *node, SlotVisitor visit, void *data);
+/* A deep copy of a tree in the arena (its lists copied too): a tile
+ * function lowered once per call signature starts from a copy each time. */
+Node *node_copy_tree(Arena *arena, Node *node);
 
 /* Parse a whole module. Reports syntax errors through ctx->diag. The
  * returned N_MODULE and the token list (for comments) live in the arena. */

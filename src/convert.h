@@ -43,6 +43,7 @@ typedef struct Function {
   FunctionRole role;
   Node *kernel_decorator; /* the @ct.kernel(...) decorator, for hints */
   bool host_too;   /* @ct.function(host=True): kept as a host function as well */
+  bool tile_helper; /* called by no kernel of the module, but tile code by what it uses (resolve.c) */
   /* lowering state of tile functions */
   bool lowered;
   bool lowering;   /* on the stack: a recursive call cannot be converted */
@@ -53,6 +54,16 @@ typedef struct Function {
   struct TypeInfo **param_types; /* the first call's argument types (NULL: lowered without a call) */
   int param_count;
   struct TypeInfo *return_type;
+  /* tile functions: the signature as written, kept before the lowering
+   * rewrites the parameter list (lower_function.c) */
+  Str *signature_names;   /* positional parameters */
+  Node **signature_defaults; /* per parameter, its default or NULL */
+  int signature_count;
+  /* one specialization per call signature (lower_function.c): the def as
+   * written, copied before its first lowering, and the further copies,
+   * each its own Function named NAME_2, NAME_3, ... */
+  Node *pristine;
+  struct Function *next_variant;
 } Function;
 
 /* What a conversion did, counted where the lowering decides it (--stats):

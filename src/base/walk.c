@@ -6,9 +6,20 @@
  * child; node_children passes the child itself. Stages build their
  * traversals on these (recursion stays in the caller, which bounds its depth).
  */
+#include <string.h>
+
 #include "../c2t.h"
 
+static void copy_slot(Node **slot, void *data);
+
 static void visit_list(NodeList *list, SlotVisitor visit, void *data) {
+  if (visit == copy_slot && list->count) {
+    /* the copy's list gets its own items before they are replaced */
+    Node **items = arena_alloc(data, sizeof(Node *) * (size_t)list->count);
+    memcpy(items, list->items, sizeof(Node *) * (size_t)list->count);
+    list->items = items;
+    list->capacity = list->count;
+  }
   for (int i = 0; i < list->count; i++)
     if (list->items[i])
       visit(&list->items[i], data);
@@ -252,4 +263,20 @@ static void visit_slot_child(Node **slot, void *data) {
 void node_children(Node *node, NodeVisitor visit, void *data) {
   ChildVisit outer = {visit, data};
   node_child_slots(node, visit_slot_child, &outer);
+}
+
+/* node_copy_tree: every node reached by node_child_slots is copied, with
+ * its lists; names and texts (spans into the source) are shared. Depth
+ * needs no cap of its own: the parser bounds it (C2T_MAX_PARSE_DEPTH). */
+static void copy_slot(Node **slot, void *data) {
+  Node *copy = arena_alloc(data, sizeof(Node));
+  *copy = **slot;
+  *slot = copy;
+  node_child_slots(copy, copy_slot, data);
+}
+
+Node *node_copy_tree(Arena *arena, Node *node) {
+  Node *root = node;
+  copy_slot(&root, arena);
+  return root;
 }

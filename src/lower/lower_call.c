@@ -4,8 +4,11 @@
  *   ct.op(...)          the op table (lower_*.c families)
  *   tile.method(...)    the same table with the tile as first argument
  *   helper(...)         a module function: lowered on its first call, with
- *                       the argument kinds of that call; arrays expand to
+ *                       the argument kinds of that call (once more per call
+ *                       signature it does not fit); arrays expand to
  *                       pointer, shape and strides as for kernels
+ *   imported(...)      a function imported from another module: called as
+ *                       written (its module, converted too, makes it @triton.jit)
  *   min, max, abs, ...  Python builtins with a tile meaning
  */
 #include <string.h>
@@ -148,6 +151,82 @@ static Node *lower_builtin(Lowerer *L, Node *call, Str name) {
   return lower_row(L, call, row, arena_printf(&L->ctx->arena, "%s()", text));
 }
 
+/* ------------------------------------------- imported tile functions */
+
+/* Whether a from-import of another module (not cuda.*) binds `name`, at
+ * module level or in its if/try blocks. Nesting needs no cap of its own:
+ * the parser bounds it (C2T_MAX_PARSE_DEPTH). */
+static bool imports_name(NodeList *body, Str name, int depth) {
+  for (int i = 0; i < body->count; i++) {
+    Node *stmt = body->items[i];
+    if (stmt->kind == N_IMPORT_FROM) {
+      Str module = stmt->u.import_from.module;
+      bool cuda = module.len >= 4 && memcmp(module.text, "cuda", 4) == 0 && (module.len == 4 || module.text[4] == '.');
+      for (int k = 0; !(cuda && stmt->u.import_from.level == 0) && k < stmt->u.import_from.names.count; k++) {
+        Node *alias = stmt->u.import_from.names.items[k];
+        Str bound = alias->u.alias.asname.len ? alias->u.alias.asname : alias->u.alias.name;
+        if (str_same(bound, name))
+          return true;
+      }
+    } else if (stmt->kind == N_IF) {
+      if (imports_name(&stmt->u.if_.body, name, depth + 1) || imports_name(&stmt->u.if_.orelse, name, depth + 1))
+        return true;
+    } else if (stmt->kind == N_TRY) {
+      if (imports_name(&stmt->u.try_.body, name, depth + 1) || imports_name(&stmt->u.try_.orelse, name, depth + 1))
+        return true;
+    }
+  }
+  return false;
+}
+
+static bool holds_array(const TypeInfo *type, int depth) {
+  if (!type || depth > 16)
+    return false;
+  if (type->kind == VAL_ARRAY)
+    return true;
+  for (int i = 0; type->kind == VAL_TUPLE && type->elts && i < type->count; i++)
+    if (holds_array(type->elts[i], depth + 1))
+      return true;
+  return type->kind == VAL_TUPLE && type->array; /* a tuple of array parameters */
+}
+
+/* `helper(x, B)` where `from .sibling import helper`: in cuTile a plain
+ * function called from tile code is tile code, wherever it is defined. The
+ * sibling module, converted too, defines it as a @triton.jit function
+ * (kernels' helpers and tile-helper functions alike), and Triton calls a
+ * JITFunction global of another module. The call stays as written; what
+ * the converter cannot see is the callee: it returns a tile of unknown
+ * shape and dtype here (an operation that needs them is a located error),
+ * and an array argument (which a converted function takes as three
+ * parameters) is refused. */
+static Node *lower_imported_call(Lowerer *L, Node *call) {
+  Str name = call->u.call.func->u.name.id;
+  NodeList *args = &call->u.call.args;
+  for (int i = 0; i < args->count; i++) {
+    if (args->items[i]->kind == N_STARRED)
+      lower_error(L, args->items[i], "starred arguments to tile functions cannot be converted");
+    args->items[i] = lower_expr(L, args->items[i]);
+  }
+  NodeList *keywords = &call->u.call.keywords;
+  for (int k = 0; k < keywords->count; k++) {
+    Node *kw = keywords->items[k];
+    if (kw->u.keyword.arg.len == 0)
+      lower_error(L, kw, "**arguments to tile functions cannot be converted");
+    kw->u.keyword.value = lower_expr(L, kw->u.keyword.value);
+  }
+  for (int i = 0; i < args->count + keywords->count; i++) {
+    Node *value = i < args->count ? args->items[i] : keywords->items[i - args->count]->u.keyword.value;
+    if (holds_array(value->type, 0))
+      lower_error(L, value, "an array passed to '%.*s', a tile function imported from another module, cannot be "
+                  "converted: its converted form takes an array as three parameters, which this module cannot "
+                  "check; load a tile here and pass that", name.len, name.text);
+  }
+  stats_op(L->conv, "imported ", arena_strndup(&L->ctx->arena, name.text, (size_t)name.len));
+  call->rewritten = true;
+  call->type = type_tile(L->ctx, DT_UNKNOWN, -1, NULL);
+  return call;
+}
+
 /* ------------------------------------------------------------- the call */
 
 /* math.sqrt, or sqrt after `from math import sqrt`: the Python name of a
@@ -180,6 +259,8 @@ Node *lower_call(Lowerer *L, Node *call) {
     Function *fn = find_function(L->conv, callee->u.name.id);
     if (fn)
       return lower_device_call(L, call, fn);
+    if (!scope_lookup(L, callee->u.name.id) && imports_name(&L->conv->module->u.module.body, callee->u.name.id, 0))
+      return lower_imported_call(L, call);
     if (!scope_lookup(L, callee->u.name.id))
       return lower_builtin(L, call, callee->u.name.id);
   }

@@ -1,8 +1,9 @@
 /*
  * lower_function.c — kernels and tile functions: parameters, decorators,
  * bodies, and the calls of tile functions (a tile function is lowered at its
- * first call, with that call's argument types: the recursion of lower_expr
- * through lower_call reaches lower_stmts here).
+ * first call, with that call's argument types, and again, as a copy named
+ * NAME_2, ..., for each call whose types it does not fit: the recursion of
+ * lower_expr through lower_call reaches lower_stmts here).
  *
  * A kernel `def k(x, y, n, B: ct.Constant[int])` whose `x`, `y` are arrays
  * becomes
@@ -88,6 +89,22 @@ static bool in_list(const char *const *list, const char *text) {
 
 static void scan_array_use(Node *node, void *data);
 
+/* The position of parameter `name` in a tile function's signature as
+ * written (before or after its lowering rewrote it); -1 if none. */
+static int signature_index(Function *fn, Str name) {
+  if (fn->signature_names) {
+    for (int i = 0; i < fn->signature_count; i++)
+      if (str_same(fn->signature_names[i], name))
+        return i;
+    return -1;
+  }
+  NodeList *params = &fn->def->u.function_def.args->u.arguments.args;
+  for (int i = 0; i < params->count; i++)
+    if (str_same(params->items[i]->u.arg.arg, name))
+      return i;
+  return -1;
+}
+
 /* Whether parameter `index` of tile function `fn` is used as an array. */
 static bool callee_param_is_array(Lowerer *L, Function *fn, int index, int depth) {
   if (fn->lowered || fn->lowering) /* its parameter list is rewritten: what it was lowered with */
@@ -139,6 +156,17 @@ static void scan_array_use(Node *node, void *data) {
       if (scan->depth >= C2T_MAX_PARAM_SCAN_DEPTH)
         lower_limit(scan->L, node, "levels of tile-function calls followed to find array parameters", C2T_MAX_PARAM_SCAN_DEPTH);
       if (callee_param_is_array(scan->L, fn, i, scan->depth + 1))
+        scan->is_array = true;
+    }
+    NodeList *keywords = &node->u.call.keywords;
+    for (int k = 0; fn && fn->role == ROLE_DEVICE && k < keywords->count; k++) {
+      Node *kw = keywords->items[k];
+      if (!names_param(kw->u.keyword.value, scan->param))
+        continue;
+      int index = signature_index(fn, kw->u.keyword.arg);
+      if (scan->depth >= C2T_MAX_PARAM_SCAN_DEPTH)
+        lower_limit(scan->L, node, "levels of tile-function calls followed to find array parameters", C2T_MAX_PARAM_SCAN_DEPTH);
+      if (index >= 0 && callee_param_is_array(scan->L, fn, index, scan->depth + 1))
         scan->is_array = true;
     }
   }
@@ -280,22 +308,75 @@ static Node *jit_decorator(Lowerer *L) {
   return T(L, "triton.jit(do_not_specialize=_1)", names);
 }
 
+typedef struct CtMention {
+  Lowerer *L;
+  Node *found;
+} CtMention;
+
+static void find_ct_mention(Node *node, void *data) {
+  CtMention *scan = data;
+  if (scan->found)
+    return;
+  if ((node->kind == N_NAME || node->kind == N_ATTRIBUTE) && resolve_ct_member(scan->L->conv, node)) {
+    scan->found = node;
+    return;
+  }
+  node_children(node, find_ct_mention, data);
+}
+
+/* Whether decorator `index` stands above a @ct.kernel / @ct.function one. */
+static bool decorator_above_cutile(Lowerer *L, NodeList *decorators, int index) {
+  for (int i = index + 1; i < decorators->count; i++) {
+    Node *decorator = decorators->items[i];
+    const char *member = resolve_ct_member(L->conv, decorator->kind == N_CALL ? decorator->u.call.func : decorator);
+    if (member && (strcmp(member, "kernel") == 0 || strcmp(member, "function") == 0))
+      return true;
+  }
+  return false;
+}
+
+/* The decorators of a kernel or tile function: @ct.kernel / @ct.function
+ * becomes @triton.jit (always the last decorator, next to the def); the
+ * decorators above it stay above it, in their order. Python applies them to
+ * what @ct.kernel returned; they get the Triton JITFunction instead, which
+ * the launcher and other tile code use under the same global name, so a
+ * decorator that tags or registers the kernel keeps its effect (one that
+ * wraps it gets no launch: Triton's kernel[grid] fails loudly, as
+ * ct.launch would). A decorator below @ct.kernel changes the Python
+ * function cuTile compiles, and one on a function without @ct.function
+ * does the same: those stay located errors. */
 static void replace_decorators(Lowerer *L, Node *def) {
   NodeList kept = {0};
   Node *jit = jit_decorator(L);
-  /* where the original decorators stood: comments above them stay above */
-  if (def->u.function_def.decorator_list.count)
-    jit->span = def->u.function_def.decorator_list.items[0]->span;
-  node_list_push(&L->ctx->arena, &kept, jit);
   NodeList *decorators = &def->u.function_def.decorator_list;
+  bool cutile_seen = false;
   for (int i = 0; i < decorators->count; i++) {
     Node *decorator = decorators->items[i];
     Node *callee = decorator->kind == N_CALL ? decorator->u.call.func : decorator;
     const char *member = resolve_ct_member(L->conv, callee);
-    if (member && (strcmp(member, "kernel") == 0 || strcmp(member, "function") == 0))
+    if (member && (strcmp(member, "kernel") == 0 || strcmp(member, "function") == 0)) {
+      jit->span = decorator->span; /* where it stood: comments above it stay above */
+      cutile_seen = true;
       continue;
-    lower_error(L, decorator, "a tile function with another decorator cannot be converted");
+    }
+    if (cutile_seen)
+      lower_error(L, decorator, "a decorator below @ct.%s cannot be converted: it changes the Python function "
+                  "cuTile compiles (put it above @ct.%s)", L->function->role == ROLE_KERNEL ? "kernel" : "function",
+                  L->function->role == ROLE_KERNEL ? "kernel" : "function");
+    if (!decorator_above_cutile(L, decorators, i))
+      lower_error(L, decorator, "a decorator on tile function '%.*s' cannot be converted: without @ct.function "
+                  "below it, it changes the Python function cuTile compiles", def->u.function_def.name.len,
+                  def->u.function_def.name.text);
+    CtMention mention = {L, NULL};
+    find_ct_mention(decorator, &mention);
+    if (mention.found)
+      lower_error(L, mention.found, "a decorator of a kernel that uses cuda.tile names cannot be converted (it stays "
+                  "host code, where cuda.tile is gone)");
+    node_list_push(&L->ctx->arena, &kept, decorator);
   }
+  if (!cutile_seen && decorators->count)
+    jit->span = decorators->items[0]->span;
+  node_list_push(&L->ctx->arena, &kept, jit);
   def->u.function_def.decorator_list = kept;
   def->u.function_def.returns = NULL;
   def->rewritten = true;
@@ -472,6 +553,12 @@ static void promote_constexpr_locals(Lowerer *L, Node *def) {
   promote_in(C, &def->u.function_def.body);
 }
 
+/* The @triton.jit decorator replace_decorators put last. */
+static Node **jit_slot(Node *def) {
+  NodeList *decorators = &def->u.function_def.decorator_list;
+  return &decorators->items[decorators->count - 1];
+}
+
 static void lower_function_body(Lowerer *L, Node *def) {
   NodeList prologue = {0};
   L->prologue = &prologue;
@@ -509,8 +596,8 @@ void lower_kernel(Lowerer *L, Function *fn) {
   lower_function_body(L, def);
   if (L->needs_debug) {
     Node *with_debug = jit_decorator(L);
-    with_debug->span = def->u.function_def.decorator_list.items[0]->span;
-    def->u.function_def.decorator_list.items[0] = with_debug;
+    with_debug->span = (*jit_slot(def))->span;
+    *jit_slot(def) = with_debug;
   }
   /* one constexpr flag per array read or written through a descriptor:
    * the launcher checks the real tensor (TMA's alignment rules) */
@@ -588,6 +675,51 @@ static TypeInfo *param_type_from_argument(Lowerer *L, const TypeInfo *given, Nod
   return type;
 }
 
+/* The parameters and defaults of a tile function as written, before its
+ * lowering rewrites them (calls bind their arguments to these). */
+static void capture_signature(Lowerer *L, Function *fn) {
+  if (fn->signature_names)
+    return;
+  Node *def = fn->def;
+  Node *arguments = def->u.function_def.args;
+  if (arguments->u.arguments.vararg || arguments->u.arguments.kwarg || arguments->u.arguments.kwonlyargs.count ||
+      arguments->u.arguments.posonlyargs.count)
+    lower_error(L, def, "tile function '%.*s': *args, **kwargs, keyword-only and positional-only parameters cannot "
+                "be converted", def->u.function_def.name.len, def->u.function_def.name.text);
+  NodeList *params = &arguments->u.arguments.args;
+  NodeList *defaults = &arguments->u.arguments.defaults;
+  fn->signature_count = params->count;
+  fn->signature_names = arena_alloc(&L->ctx->arena, sizeof(Str) * (size_t)(params->count + 1));
+  fn->signature_defaults = arena_alloc(&L->ctx->arena, sizeof(Node *) * (size_t)(params->count + 1));
+  int first_default = params->count - defaults->count;
+  for (int i = 0; i < params->count; i++) {
+    fn->signature_names[i] = params->items[i]->u.arg.arg;
+    fn->signature_defaults[i] = i >= first_default ? defaults->items[i - first_default] : NULL;
+  }
+}
+
+/* A default the Triton function can keep as written: a literal number,
+ * bool, None or string (other modules' calls may leave it out). */
+static bool literal_default(const Node *value) {
+  if (value->kind == N_UNARY_OP && value->u.unary_op.operand->kind == N_CONSTANT)
+    value = value->u.unary_op.operand;
+  return value->kind == N_CONSTANT || value->kind == N_STRING;
+}
+
+/* The defaults the converted function keeps: the literal ones at the end
+ * of its parameter list, none on a parameter that became an array (three
+ * parameters). Calls in this module pass every argument. */
+static NodeList kept_defaults(Lowerer *L, Function *fn) {
+  NodeList kept = {0};
+  int first = fn->signature_count;
+  while (first > 0 && fn->signature_defaults[first - 1] && literal_default(fn->signature_defaults[first - 1]) &&
+         !fn->param_is_array[first - 1])
+    first--;
+  for (int i = first; i < fn->signature_count; i++)
+    node_list_push(&L->ctx->arena, &kept, fn->signature_defaults[i]);
+  return kept;
+}
+
 /* Lower a tile function with the kinds of its first call's arguments
  * (arg_types may be NULL: nothing known, arrays found by their use). */
 static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types, int arg_count) {
@@ -601,9 +733,9 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
   L->runtime_scalars = (NodeList){0};
   Node *def = fn->def;
   Node *arguments = def->u.function_def.args;
-  if (arguments->u.arguments.vararg || arguments->u.arguments.kwarg || arguments->u.arguments.kwonlyargs.count)
-    lower_error(L, def, "tile function '%.*s': *args, **kwargs and keyword-only parameters cannot be converted",
-                def->u.function_def.name.len, def->u.function_def.name.text);
+  capture_signature(L, fn);
+  if (!fn->pristine)
+    fn->pristine = node_copy_tree(&L->ctx->arena, def);
   NodeList *original = &arguments->u.arguments.args;
   fn->param_count = original->count;
   fn->param_is_array = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
@@ -642,10 +774,8 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
     params.items[first_param]->span = arg->span; /* its comment stays on the first of its parameters */
   }
   arguments->u.arguments.args = params;
+  arguments->u.arguments.defaults = kept_defaults(L, fn);
   arguments->rewritten = true;
-  if (arguments->u.arguments.defaults.count)
-    lower_error(L, def, "tile function '%.*s': parameter defaults cannot be converted yet",
-                def->u.function_def.name.len, def->u.function_def.name.text);
   bool caller_needs_debug = L->needs_debug;
   L->needs_debug = false;
   replace_decorators(L, def);
@@ -669,19 +799,22 @@ static Node *copy_node(Lowerer *L, Node *node) {
 
 /* ----------------------------------------------- calls of tile functions */
 
-/* A tile function is lowered once, with its first call's argument types;
- * what its body depends on must be the same at every call: the kind, rank,
- * the dtype and sizes the body knew, constant values it folded. Otherwise
- * the one Triton function would compute something else for that call. */
-static void check_same_param_types(Lowerer *L, Node *call, Function *fn, TypeInfo **types, int count) {
+/* A tile function is lowered once per call signature: what its body depends
+ * on must be the same at every call that shares a lowering: the kind, rank,
+ * the dtype and sizes the body knew, constant values it folded. NULL when
+ * this call's types fit `fn`'s lowering; else why not (and *which). */
+static const char *param_mismatch(Function *fn, TypeInfo **types, int count, int *which) {
   if (!fn->param_types)
-    return;
-  Str fname = fn->def->u.function_def.name;
+    return NULL; /* lowered without a call: for any argument types */
   for (int i = 0; i < count && i < fn->param_count; i++) {
     const TypeInfo *seen = fn->param_types[i], *now = types[i];
+    bool now_array = now && now->kind == VAL_ARRAY;
+    const char *why = NULL;
+    *which = i;
+    if (now_array != fn->param_is_array[i])
+      return "a different kind of value";
     if (!seen || !now)
       continue;
-    const char *why = NULL;
     if (seen->kind != now->kind)
       why = "a different kind of value";
     else if (seen->kind == VAL_TILE && seen->rank >= 0 && seen->rank != now->rank)
@@ -701,11 +834,81 @@ static void check_same_param_types(Lowerer *L, Node *call, Function *fn, TypeInf
       if (seen->shape[d] >= 0 && now->shape[d] != seen->shape[d])
         why = "a different tile shape";
     if (why)
-      lower_error(L, call->u.call.args.items[i],
-                  "tile function '%.*s' is converted once, for the types of its first call; argument %d of this "
-                  "call has %s (%s), which the converted function would not compute correctly",
-                  fname.len, fname.text, i + 1, why, type_describe(L->ctx, now));
+      return why;
   }
+  return NULL;
+}
+
+/* Specializations of one tile function (NAME_2 ... NAME_N). */
+#define C2T_MAX_SPECIALIZATIONS 64
+
+/* A name for specialization `number` that no module name or local of the
+ * caller takes. */
+static Str variant_name(Lowerer *L, Str base, int *number) {
+  for (;; (*number)++) {
+    char *text = arena_printf(&L->ctx->arena, "%.*s_%d", base.len, base.text, *number);
+    Str name = {text, (int)strlen(text)};
+    if (!find_function(L->conv, name) && !find_binding(L->conv, name) && !scope_lookup(L, name))
+      return name;
+  }
+}
+
+/* Insert `added` after `anchor` in the list holding it (module level, or an
+ * if/try block there); false if not found. */
+static bool insert_after(Lowerer *L, NodeList *body, Node *anchor, Node *added) {
+  for (int i = 0; i < body->count; i++) {
+    Node *stmt = body->items[i];
+    if (stmt == anchor) {
+      node_list_push(&L->ctx->arena, body, NULL);
+      memmove(&body->items[i + 2], &body->items[i + 1], sizeof(Node *) * (size_t)(body->count - i - 2));
+      body->items[i + 1] = added;
+      return true;
+    }
+    if (stmt->kind == N_IF && (insert_after(L, &stmt->u.if_.body, anchor, added) ||
+                               insert_after(L, &stmt->u.if_.orelse, anchor, added)))
+      return true;
+    if (stmt->kind == N_TRY && (insert_after(L, &stmt->u.try_.body, anchor, added) ||
+                                insert_after(L, &stmt->u.try_.orelse, anchor, added)))
+      return true;
+  }
+  return false;
+}
+
+/* The lowering of `fn` this call uses: one whose argument types fit, else a
+ * new specialization, a copy of the function as written under a new name,
+ * placed after the last one (Triton then compiles each for its own types,
+ * as cuTile compiles the function per call signature). */
+static Function *specialization_for(Lowerer *L, Node *call, Function *fn, TypeInfo **types, int count) {
+  int which = 0, number = 2, made = 1;
+  Function *last = fn;
+  const char *why = NULL;
+  for (Function *variant = fn; variant; variant = variant->next_variant, made++) {
+    if (variant->lowering)
+      lower_error(L, call, "recursive tile functions cannot be converted");
+    const char *mismatch = param_mismatch(variant, types, count, &which);
+    if (!mismatch)
+      return variant;
+    if (!why)
+      why = mismatch;
+    last = variant;
+  }
+  Str fname = fn->def->u.function_def.name;
+  if (made > C2T_MAX_SPECIALIZATIONS)
+    lower_limit(L, call->u.call.args.count > which ? call->u.call.args.items[which] : call,
+                "specializations of one tile function (calls with different argument types)", C2T_MAX_SPECIALIZATIONS);
+  Function *variant = arena_alloc(&L->ctx->arena, sizeof(Function));
+  variant->role = ROLE_DEVICE;
+  variant->signature_names = fn->signature_names;
+  variant->signature_defaults = fn->signature_defaults;
+  variant->signature_count = fn->signature_count;
+  variant->pristine = fn->pristine;
+  variant->def = node_copy_tree(&L->ctx->arena, fn->pristine);
+  number = made;
+  variant->def->u.function_def.name = variant_name(L, fname, &number);
+  if (!insert_after(L, &L->conv->module->u.module.body, last->def, variant->def))
+    lower_error(L, call, "internal error: tile function '%.*s' not found at module level", fname.len, fname.text);
+  last->next_variant = variant;
+  return variant;
 }
 
 static int param_index(Function *fn, Str name) {
@@ -817,9 +1020,80 @@ static TypeInfo *return_type_at_call(Lowerer *L, Function *fn, TypeInfo *type, N
   return copy;
 }
 
+/* A default filled in at a call: a fresh copy, lowered in the caller (a
+ * literal, a cuda.tile name such as ct.float32, or a module constant the
+ * caller does not shadow: what Python evaluated where the function was
+ * defined). */
+static Node *default_at_call(Lowerer *L, Node *call, Function *fn, int index) {
+  Node *value = fn->signature_defaults[index];
+  Str fname = fn->def->u.function_def.name, pname = fn->signature_names[index];
+  bool literal = literal_default(value);
+  bool ct_name = (value->kind == N_NAME || value->kind == N_ATTRIBUTE) && resolve_ct_member(L->conv, value);
+  bool module_constant = value->kind == N_NAME && find_binding(L->conv, value->u.name.id) &&
+                         !scope_lookup(L, value->u.name.id);
+  if (!literal && !ct_name && !module_constant)
+    lower_error(L, value, "tile function '%.*s': the default of parameter '%.*s' cannot be converted (a literal, a "
+                "cuda.tile name or a module constant can)", fname.len, fname.text, pname.len, pname.text);
+  Node *copy = arena_alloc(&L->ctx->arena, sizeof(Node));
+  *copy = *value;
+  if (copy->kind == N_UNARY_OP) {
+    Node *operand = arena_alloc(&L->ctx->arena, sizeof(Node));
+    *operand = *value->u.unary_op.operand;
+    copy->u.unary_op.operand = operand;
+  }
+  copy->span = call->span; /* an error in it points at the call */
+  return copy;
+}
+
+/* The call's arguments in parameter order: positional ones, keyword ones
+ * by name, then the defaults of the parameters left out. */
+static void bind_device_arguments(Lowerer *L, Node *call, Function *fn) {
+  capture_signature(L, fn);
+  Str fname = fn->def->u.function_def.name;
+  NodeList *args = &call->u.call.args;
+  NodeList *keywords = &call->u.call.keywords;
+  if (keywords->count == 0 && args->count == fn->signature_count)
+    return;
+  int count = fn->signature_count;
+  Node **bound = arena_alloc(&L->ctx->arena, sizeof(Node *) * (size_t)(count + 1));
+  for (int i = 0; i < args->count; i++) {
+    if (args->items[i]->kind == N_STARRED)
+      lower_error(L, args->items[i], "starred arguments to tile functions cannot be converted");
+    if (i >= count)
+      lower_error(L, args->items[i], "tile function '%.*s' takes %d positional arguments", fname.len, fname.text,
+                  count);
+    bound[i] = args->items[i];
+  }
+  for (int k = 0; k < keywords->count; k++) {
+    Node *kw = keywords->items[k];
+    Str name = kw->u.keyword.arg;
+    if (name.len == 0)
+      lower_error(L, kw, "**arguments to tile functions cannot be converted");
+    int index = -1;
+    for (int i = 0; i < count; i++)
+      if (str_same(fn->signature_names[i], name))
+        index = i;
+    if (index < 0)
+      lower_error(L, kw, "tile function '%.*s' got an unexpected keyword argument '%.*s'", fname.len, fname.text,
+                  name.len, name.text);
+    if (bound[index])
+      lower_error(L, kw, "tile function '%.*s' got multiple values for argument '%.*s'", fname.len, fname.text,
+                  name.len, name.text);
+    bound[index] = kw->u.keyword.value;
+  }
+  NodeList ordered = {0};
+  for (int i = 0; i < count; i++) {
+    if (!bound[i] && !fn->signature_defaults[i])
+      lower_error(L, call, "tile function '%.*s' is missing argument '%.*s'", fname.len, fname.text,
+                  fn->signature_names[i].len, fn->signature_names[i].text);
+    node_list_push(&L->ctx->arena, &ordered, bound[i] ? bound[i] : default_at_call(L, call, fn, i));
+  }
+  call->u.call.args = ordered;
+  call->u.call.keywords = (NodeList){0};
+}
+
 Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
-  if (call->u.call.keywords.count)
-    lower_error(L, call, "keyword arguments to tile functions cannot be converted yet");
+  bind_device_arguments(L, call, fn);
   NodeList *args = &call->u.call.args;
   TypeInfo **types = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(args->count + 1));
   for (int i = 0; i < args->count; i++) {
@@ -830,10 +1104,16 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
   }
   if (fn->lowering)
     lower_error(L, call, "recursive tile functions cannot be converted");
+  if (fn->lowered) {
+    Function *target = specialization_for(L, call, fn, types, args->count);
+    if (target != fn) {
+      Str name = target->def->u.function_def.name;
+      call->u.call.func = new_name(L, arena_printf(&L->ctx->arena, "%.*s", name.len, name.text));
+    }
+    fn = target;
+  }
   if (!fn->lowered)
     lower_device_function(L, fn, types, args->count);
-  else
-    check_same_param_types(L, call, fn, types, args->count);
   if (fn->needs_debug)
     L->needs_debug = true;
   TypeInfo *return_type = return_type_at_call(L, fn, fn->return_type, args->items, types, args->count, 0);
@@ -841,9 +1121,8 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
   for (int i = 0; i < args->count; i++) {
     bool is_array = types[i] && types[i]->kind == VAL_ARRAY;
     if (i < fn->param_count && is_array != fn->param_is_array[i])
-      lower_error(L, args->items[i], "tile function '%.*s' is called with an array and with something else in "
-                  "the same position; this cannot be converted", fn->def->u.function_def.name.len,
-                  fn->def->u.function_def.name.text);
+      lower_error(L, args->items[i], "internal error: tile function '%.*s' was specialized for another kind of "
+                  "argument here", fn->def->u.function_def.name.len, fn->def->u.function_def.name.text);
     if (is_array) {
       ArrayRef *array = types[i]->array;
       node_list_push(&L->ctx->arena, &expanded, copy_node(L, array->pointer));

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../convert.h"
+#include "../lower/ops.h"
 
 #define RESOLVE_MAX_ALIAS_DEPTH 16
 #define MEMBER_MODULE "<module>" /* the expression is the cuda.tile module itself */
@@ -30,10 +31,15 @@ const Binding *find_binding(Converter *conv, Str name) {
   return NULL;
 }
 
+/* A module function, or one of its specializations (NAME_2, ...). */
 Function *find_function(Converter *conv, Str name) {
   for (int i = 0; i < conv->function_count; i++)
     if (str_same(conv->functions[i].def->u.function_def.name, name))
       return &conv->functions[i];
+  for (int i = 0; i < conv->function_count; i++)
+    for (Function *variant = conv->functions[i].next_variant; variant; variant = variant->next_variant)
+      if (str_same(variant->def->u.function_def.name, name))
+        return variant;
   return NULL;
 }
 
@@ -472,6 +478,136 @@ static void resolve_reachable(Converter *conv) {
   }
 }
 
+/* ------------------------------------------------- tile-helper libraries */
+
+/* A module function no kernel of its module calls is still tile code when it
+ * can be nothing else: it calls a cuTile operation that exists only in tile
+ * code (ct.exp, ct.full, ct.where: host code cannot call them) or has a
+ * ct.Constant parameter. Such helpers are what library modules without a
+ * kernel (and kernels of other modules, through imports) use; as in cuTile,
+ * the plain functions they call are tile code too. The names cuTile lets
+ * host code call (launch, cdiv, the static_* helpers, types, dtypes, enums,
+ * submodules) do not count. */
+static bool is_tile_only_operation(const char *member) {
+  static const char *const HOST_CALLABLE[] = {"cdiv", "static_iter", "static_exception", "ensure_constant", NULL};
+  const OpRow *row = op_find(member);
+  if (!row || strchr(row->name, '.'))
+    return false;
+  if (row->flags & (OPF_HOST | OPF_TYPE | OPF_DTYPE | OPF_ENUM | OPF_EXCEPTION | OPF_SUBMODULE | OPF_BUILTIN_ONLY))
+    return false;
+  for (int i = 0; HOST_CALLABLE[i]; i++)
+    if (strcmp(HOST_CALLABLE[i], member) == 0)
+      return false;
+  return true;
+}
+
+typedef struct TileUse {
+  Converter *conv;
+  bool found;
+} TileUse;
+
+static void scan_for_tile_use(Node *node, void *data) {
+  TileUse *scan = data;
+  if (scan->found)
+    return;
+  if (node->kind == N_CALL) {
+    const char *member = resolve_ct_member(scan->conv, node->u.call.func);
+    if (member && is_tile_only_operation(member)) {
+      scan->found = true;
+      return;
+    }
+  }
+  node_children(node, scan_for_tile_use, data);
+}
+
+static bool annotated_constant(Converter *conv, Node *annotation) {
+  if (!annotation)
+    return false;
+  Node *base = annotation->kind == N_SUBSCRIPT ? annotation->u.subscript.value : annotation;
+  return is_ct_member(conv, base, "Constant");
+}
+
+static bool uses_tile_only_names(Converter *conv, Function *fn) {
+  NodeList *params = &fn->def->u.function_def.args->u.arguments.args;
+  for (int i = 0; i < params->count; i++)
+    if (annotated_constant(conv, params->items[i]->u.arg.annotation))
+      return true;
+  TileUse scan = {conv, false};
+  NodeList *body = &fn->def->u.function_def.body;
+  for (int i = 0; i < body->count && !scan.found; i++)
+    scan_for_tile_use(body->items[i], &scan);
+  return scan.found;
+}
+
+/* @ct.function without host=True: callable from tile code only. */
+static bool is_tile_only_function(Converter *conv, Function *fn) {
+  NodeList *decorators = &fn->def->u.function_def.decorator_list;
+  for (int i = 0; i < decorators->count; i++)
+    if (is_ct_member(conv, decorator_callee(decorators->items[i]), "function"))
+      return !fn->host_too;
+  return false;
+}
+
+typedef struct TileCallScan {
+  Converter *conv;
+  const bool *tile_only; /* per function: can run in tile code only */
+  bool found;
+} TileCallScan;
+
+static void scan_for_tile_only_calls(Node *node, void *data) {
+  TileCallScan *scan = data;
+  if (scan->found)
+    return;
+  if (node->kind == N_CALL && node->u.call.func->kind == N_NAME) {
+    Function *fn = find_function(scan->conv, node->u.call.func->u.name.id);
+    if (fn && scan->tile_only[fn - scan->conv->functions]) {
+      scan->found = true;
+      return;
+    }
+  }
+  node_children(node, scan_for_tile_only_calls, data);
+}
+
+/* The functions that can run in tile code only: those using tile-only
+ * names, @ct.function ones, and, until nothing changes, the plain functions
+ * calling one of those (host code cannot call them either). The plain ones
+ * no kernel reached become tile code. */
+static void resolve_tile_helpers(Converter *conv) {
+  bool *tile_only = arena_alloc(&conv->ctx->arena, sizeof(bool) * (size_t)(conv->function_count + 1));
+  bool found = false;
+  for (int i = 0; i < conv->function_count; i++) {
+    Function *fn = &conv->functions[i];
+    if (fn->role == ROLE_KERNEL)
+      continue;
+    bool plain = fn->def->u.function_def.decorator_list.count == 0; /* decorated ones stay host code */
+    tile_only[i] = is_tile_only_function(conv, fn) || (plain && uses_tile_only_names(conv, fn));
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int i = 0; i < conv->function_count; i++) {
+      Function *fn = &conv->functions[i];
+      if (tile_only[i] || fn->role == ROLE_KERNEL || fn->def->u.function_def.decorator_list.count)
+        continue;
+      TileCallScan scan = {conv, tile_only, false};
+      NodeList *body = &fn->def->u.function_def.body;
+      for (int k = 0; k < body->count && !scan.found; k++)
+        scan_for_tile_only_calls(body->items[k], &scan);
+      if (scan.found)
+        tile_only[i] = changed = true;
+    }
+  }
+  for (int i = 0; i < conv->function_count; i++) {
+    Function *fn = &conv->functions[i];
+    if (fn->role == ROLE_HOST && tile_only[i]) {
+      fn->role = ROLE_DEVICE;
+      fn->tile_helper = true;
+      found = true;
+    }
+  }
+  if (found)
+    resolve_reachable(conv); /* what they call */
+}
+
 /* -------------------------------------------------------- launch sites */
 
 static void scan_for_launches(Node *node, void *data) {
@@ -491,5 +627,6 @@ void resolve_module(Converter *conv) {
   if (conv->ct_module_count == 0 && !conv->cuda_package_bound && conv->binding_count == 0)
     return;
   resolve_reachable(conv);
+  resolve_tile_helpers(conv);
   scan_for_launches(conv->module, conv);
 }

@@ -1,0 +1,352 @@
+"""Tile functions and kernels as real modules write them: extra decorators on
+kernels, tile functions imported from sibling modules, helper-library modules
+without a kernel, one specialization per call signature, keyword arguments
+and parameter defaults."""
+
+import torch
+
+# ------------------------------------------------------------- decorators
+
+TAGGED = '''
+import torch
+import cuda.tile as ct
+
+REGISTRY = {}
+
+
+def register(name):
+    def put(kernel):
+        REGISTRY[name] = kernel
+        return kernel
+    return put
+
+
+def tag(kernel):
+    kernel.tagged_note = "tagged"
+    return kernel
+
+
+@register("triple")
+@tag
+@ct.kernel
+def triple_kernel(x, y, T: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    ct.store(y, index=(ct.bid(0),), tile=t * 3)
+
+
+def triple(x):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), triple_kernel, (x, y, 16))
+    return y
+'''
+
+
+def test_decorators_above_a_kernel_keep_their_effect(convert, device):
+    mod = convert(TAGGED)
+    assert mod.REGISTRY["triple"] is mod.triple_kernel
+    assert mod.triple_kernel.tagged_note == "tagged"
+    x = torch.randn(40, device=device)
+    torch.testing.assert_close(mod.triple(x), x * 3)
+
+
+def test_decorators_above_a_kernel_stay_in_order(convert_text):
+    text = convert_text(TAGGED)
+    assert '@register("triple")\n@tag\n@triton.jit' in text
+
+
+def test_decorator_below_ct_kernel_is_refused(convert_error):
+    message = convert_error('''
+import cuda.tile as ct
+
+
+def tag(fn):
+    return fn
+
+
+@ct.kernel
+@tag
+def k(x, T: ct.Constant[int]):
+    ct.store(x, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)))
+''')
+    assert "a decorator below @ct.kernel cannot be converted" in message
+
+
+def test_decorator_using_cuda_tile_names_is_refused(convert_error):
+    message = convert_error('''
+import cuda.tile as ct
+
+
+def typed(dtype):
+    return lambda k: k
+
+
+@typed(ct.float16)
+@ct.kernel
+def k(x, T: ct.Constant[int]):
+    ct.store(x, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)))
+''')
+    assert "uses cuda.tile names" in message
+
+
+# ------------------------------------- tile-helper libraries and imports
+
+import importlib  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import textwrap  # noqa: E402
+
+import ops_common  # noqa: E402
+
+HELPERS = '''
+"""Tile helpers with no kernel of their own, next to host utilities."""
+import math
+
+import cuda.tile as ct
+
+
+def round_up(n, m):
+    return math.ceil(n / m) * m
+
+
+def softplus_ct(x):
+    # log(1 + exp(x)), computed in float32
+    xf = ct.astype(x, ct.float32)
+    return ct.astype(ct.log(1.0 + ct.exp(xf)), x.dtype)
+
+
+def scaled_ones(x, B: ct.Constant[int]):
+    return ct.full((B,), 2.0, dtype=x.dtype) * x
+
+
+def leaky(x, slope):
+    return ct.where(x > 0, x, x * slope)
+
+
+def double_leaky(x, slope):
+    return leaky(x, slope) * 2
+'''
+
+KERNELS = '''
+import torch
+import cuda.tile as ct
+
+from .helpers import softplus_ct, scaled_ones
+from .helpers import double_leaky as dl
+from .helpers import round_up
+
+
+@ct.kernel
+def act_kernel(x, y, z, B: ct.Constant[int]):
+    # the converter cannot see what an imported function returns: element
+    # offsets (gather/scatter) need no tile shape
+    offsets = ct.bid(0) * B + ct.arange(B, dtype=ct.int32)
+    t = ct.gather(x, offsets)
+    ct.scatter(y, offsets, softplus_ct(t) + scaled_ones(t, B))
+    ct.scatter(z, offsets, dl(t, slope=0.25))
+
+
+def act(x):
+    y = torch.empty_like(x)
+    z = torch.empty_like(x)
+    n = round_up(x.shape[0], 16)
+    ct.launch(torch.cuda.current_stream(), (n // 16,), act_kernel, (x, y, z, 16))
+    return y, z
+'''
+
+
+def _convert_package(tmp_path, files):
+    source = tmp_path / "c2tpkg" / "cutile"
+    source.mkdir(parents=True)
+    (tmp_path / "c2tpkg" / "__init__.py").write_text("")
+    (source / "__init__.py").write_text("")
+    for name, text in files.items():
+        (source / name).write_text(textwrap.dedent(text))
+    proc = subprocess.run([str(ops_common.CONVERTER), str(source)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    (tmp_path / "c2tpkg" / "triton" / "__init__.py").write_text("")
+    return tmp_path / "c2tpkg" / "triton"
+
+
+def test_imported_tile_functions_from_a_helper_library(tmp_path, device):
+    out = _convert_package(tmp_path, {"helpers.py": HELPERS, "kernels.py": KERNELS})
+    helpers_text = (out / "helpers.py").read_text()
+    assert "@triton.jit\ndef softplus_ct(x):" in helpers_text
+    assert "@triton.jit\ndef double_leaky(x, slope):" in helpers_text
+    assert "@triton.jit\ndef leaky(x, slope):" in helpers_text  # called by a helper: tile code too
+    assert "def round_up(n, m):" in helpers_text and "@triton.jit\ndef round_up" not in helpers_text
+    sys.path.insert(0, str(tmp_path))
+    try:
+        for name in [m for m in sys.modules if m.startswith("c2tpkg")]:
+            del sys.modules[name]
+        kernels = importlib.import_module("c2tpkg.triton.kernels")
+        for dtype in (torch.float32, torch.float16):
+            x = torch.randn(40, device=device).to(dtype)
+            y, z = kernels.act(x)
+            xf = x.float()
+            expect_y = torch.log1p(torch.exp(xf)).to(dtype) + 2 * x
+            expect_z = torch.where(x > 0, x, x * 0.25) * 2
+            torch.testing.assert_close(y, expect_y)
+            torch.testing.assert_close(z, expect_z)
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+def test_array_passed_to_an_imported_function_is_refused(convert_error):
+    message = convert_error('''
+import cuda.tile as ct
+from .helpers import load_row
+
+
+@ct.kernel
+def k(x, y, B: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(B,))
+    ct.store(y, index=(ct.bid(0),), tile=t + load_row(x, B))
+''')
+    assert "an array passed to 'load_row'" in message
+
+
+def test_storing_what_an_imported_function_returns_needs_its_rank(convert_error):
+    message = convert_error('''
+import cuda.tile as ct
+from .helpers import softplus_ct
+
+
+@ct.kernel
+def k(x, y, B: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(B,))
+    ct.store(y, index=(ct.bid(0),), tile=softplus_ct(t))
+''')
+    assert "the rank of this tile is not known at conversion time" in message
+
+
+# ------------------------------------------ keyword arguments and defaults
+
+DEFAULTS = '''
+import torch
+import cuda.tile as ct
+
+OFFSET = 3.0
+
+
+def affine(t, scale=2.0, shift=-1.0, out_dtype=ct.float32, extra=OFFSET):
+    return ct.astype(t * scale + shift + extra, out_dtype)
+
+
+def load_scaled(a, B: ct.Constant[int], factor=1.0):
+    return ct.load(a, index=(ct.bid(0),), shape=(B,)) * factor
+
+
+@ct.kernel
+def defaults_kernel(x, y1, y2, y3, y4, B: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(B,))
+    ct.store(y1, index=(ct.bid(0),), tile=affine(t))
+    ct.store(y2, index=(ct.bid(0),), tile=affine(t, 3.0))
+    ct.store(y3, index=(ct.bid(0),), tile=affine(t, shift=0.5, scale=4.0, extra=0.0))
+    ct.store(y4, index=(ct.bid(0),), tile=load_scaled(B=B, a=x))
+
+
+def run(x):
+    ys = [torch.empty_like(x) for _ in range(4)]
+    ct.launch(torch.cuda.current_stream(), (x.shape[0] // 16,), defaults_kernel, (x, *ys, 16))
+    return ys
+'''
+
+
+def test_keyword_arguments_and_defaults_of_tile_functions(convert, device):
+    mod = convert(DEFAULTS)
+    x = torch.randn(32, device=device)
+    y1, y2, y3, y4 = mod.run(x)
+    torch.testing.assert_close(y1, x * 2.0 - 1.0 + 3.0)
+    torch.testing.assert_close(y2, x * 3.0 - 1.0 + 3.0)
+    torch.testing.assert_close(y3, x * 4.0 + 0.5)
+    torch.testing.assert_close(y4, x)
+
+
+def test_literal_defaults_stay_in_the_converted_function(convert_text):
+    text = convert_text(DEFAULTS)
+    # what other modules' calls may leave out; the non-literal ones are passed by every call here
+    assert "def load_scaled(a, a_shape, a_strides, B: tl.constexpr, factor=1.0):" in text
+
+
+def test_a_missing_argument_is_a_located_error(convert_error):
+    message = convert_error(DEFAULTS.replace("affine(t, 3.0)", "affine(scale=3.0)"))
+    assert "tile function 'affine' is missing argument 't'" in message
+
+
+def test_an_unexpected_keyword_is_a_located_error(convert_error):
+    message = convert_error(DEFAULTS.replace("affine(t, 3.0)", "affine(t, bias=3.0)"))
+    assert "unexpected keyword argument 'bias'" in message
+
+
+def test_a_default_computed_by_an_expression_is_refused(convert_error):
+    message = convert_error(DEFAULTS.replace("extra=OFFSET", "extra=OFFSET * 2"))
+    assert "the default of parameter 'extra' cannot be converted" in message
+
+
+# ------------------------------------------ one specialization per signature
+
+POLY = '''
+import torch
+import cuda.tile as ct
+
+
+def row_total(t):
+    # rank 1: the sum; rank 2: the sums of the rows
+    return ct.sum(t, axis=t.ndim - 1)
+
+
+def bump(t, amount):
+    return t + amount
+
+
+def first_tile(a, B: ct.Constant[int]):
+    return ct.load(a, index=(ct.bid(0),), shape=(B,))
+
+
+@ct.kernel
+def poly_kernel(x1, x2, h, y1, y2, y3, y4, B: ct.Constant[int]):
+    t1 = ct.load(x1, index=(ct.bid(0),), shape=(B,))
+    t2 = ct.load(x2, index=(ct.bid(0), 0), shape=(B, B))
+    ct.store(y1, index=(ct.bid(0),), tile=ct.full((B,), row_total(t1), dtype=ct.float32))
+    ct.store(y2, index=(ct.bid(0),), tile=row_total(t2))
+    th = ct.load(h, index=(ct.bid(0),), shape=(B,))
+    ct.store(y3, index=(ct.bid(0),), tile=bump(ct.astype(th, ct.float16), 1) + ct.astype(bump(ct.astype(t1, ct.float32), 2), ct.float16))
+    ct.store(y4, index=(ct.bid(0),), tile=first_tile(x1, B) + ct.astype(first_tile(h, B), ct.float32))
+
+
+def run(x1, x2, h):
+    y1 = torch.empty_like(x1)
+    y2 = torch.empty_like(x1)
+    y3 = torch.empty_like(h)
+    y4 = torch.empty_like(x1)
+    ct.launch(torch.cuda.current_stream(), (x1.shape[0] // 16,), poly_kernel, (x1, x2, h, y1, y2, y3, y4, 16))
+    return y1, y2, y3, y4
+'''
+
+
+def test_tile_function_called_with_different_ranks_and_dtypes(convert, device):
+    mod = convert(POLY)
+    x1 = torch.randn(16, device=device)
+    x2 = torch.randn(16, 16, device=device)
+    h = torch.randn(16, device=device).half()
+    y1, y2, y3, y4 = mod.run(x1, x2, h)
+    torch.testing.assert_close(y1, x1.sum().expand(16), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(y2, x2.sum(dim=1), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(y3, (h + 1) + (x1 + 2).half())
+    torch.testing.assert_close(y4, x1 + h.float())
+
+
+def test_each_signature_gets_its_own_function(convert_text):
+    text = convert_text(POLY)
+    assert "def row_total(t):" in text and "def row_total_2(t):" in text
+    assert "row_total_3" not in text
+    assert "def bump(t, amount):" in text and "def bump_2(t, amount):" in text  # float16, float32 tiles
+    # the arrays' dtypes are known only at launch: one function, which Triton specializes itself
+    assert "first_tile_2" not in text
+
+
+def test_too_many_specializations_is_a_located_limit(convert_error):
+    lines = "".join(f"    a{i} = twice(ct.zeros(({2 ** (i % 8)}, {2 ** (i // 8)}), dtype=ct.float32))\n"
+                    for i in range(65))
+    message = convert_error("import cuda.tile as ct\n\ndef twice(t):\n    return t + t\n\n@ct.kernel\ndef k(x):\n" + lines)
+    assert "too many specializations of one tile function" in message and "(limit is 64)" in message
