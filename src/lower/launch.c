@@ -147,11 +147,17 @@ void lower_launcher(Lowerer *L, Function *kernel) {
              "    \"\"\"Launch %.*s as%sct.launch(stream, grid, %.*s, args) did.\"\"\"\n"
              "%s"
              "    %s%s = args\n"
+             "%s"
              "    with _kernel_stream(stream, %s):\n"
              "        %.*s[tuple(grid)](\n%s            num_ctas=num_ctas,\n        )\n",
              name.len, name.text, options.num_ctas ? "_1" : "1", name.len, name.text, docstring_break, name.len,
              name.text, options.notes->data ? options.notes->data : "", unpack->data ? unpack->data : "_",
-             kernel->param_count == 1 ? "," : "", first_array_param(L, kernel), name.len, name.text,
+             kernel->param_count == 1 ? "," : "",
+             /* Triton's allocator is per thread (a ContextVar): autograd runs backward
+                launches on threads of its own, where the module-level setting is not seen */
+             L->tma_array_count ? "    triton.set_allocator(_tma_workspace)  # set per thread (autograd's threads too)\n"
+                                : "",
+             first_array_param(L, kernel), name.len, name.text,
              call->data ? call->data : "");
   NodeList made = template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), &options.num_ctas,
                                  options.num_ctas ? 1 : 0);

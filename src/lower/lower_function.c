@@ -450,6 +450,22 @@ static void count_assignments(Node *node, void *data) {
   node_children(node, count_assignments, data);
 }
 
+/* Whether a tile function's body assigns `name` (a parameter Triton would
+ * then refuse to have as a tl.constexpr). */
+static bool body_assigns(Lowerer *L, Node *def, Str name) {
+  ConstexprLocals *C = arena_alloc(&L->ctx->arena, sizeof(ConstexprLocals));
+  memset(C, 0, sizeof *C);
+  C->L = L;
+  for (int i = 0; i < def->u.function_def.body.count; i++)
+    count_assignments(def->u.function_def.body.items[i], C);
+  if (C->overflow)
+    return true;
+  for (int i = 0; i < C->assigned_count; i++)
+    if (str_same(C->assigned[i], name))
+      return true;
+  return false;
+}
+
 static bool is_constexpr_name(const ConstexprLocals *C, Str id) {
   for (int i = 0; i < C->count; i++)
     if (str_same(C->names[i], id))
@@ -765,7 +781,11 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
       scope_bind(L, name, given ? param_type_from_argument(L, given, new_name(L, str_dup(L, name)), 0)
                                 : type_new(L->ctx, VAL_CONST));
     } else {
-      node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
+      /* a constant argument (a kernel's constexpr, a literal) stays one in the
+       * tile function, as in cuTile: `n: tl.constexpr`, so that locals computed
+       * from it are constexprs too (shapes, `x if FLAG else None`) */
+      bool constant = given && given->kind == VAL_CONST && !body_assigns(L, def, name);
+      node_list_push(&L->ctx->arena, &params, new_arg(L, name, constant ? "tl.constexpr" : NULL));
       scope_bind(L, name, given ? param_type_from_argument(L, given, new_name(L, str_dup(L, name)), 0)
                                 : type_tile(L->ctx, DT_UNKNOWN, -1, NULL));
     }

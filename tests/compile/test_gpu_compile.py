@@ -150,3 +150,38 @@ def test_checker_reports_invalid_triton_and_shared_limit(tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "does not compile" in proc.stdout and "arange" in proc.stdout, proc.stdout
     assert "shared memory" in proc.stdout and "> 1024" in proc.stdout, proc.stdout
+
+
+ROW_SCALE_CALLS = """
+import torch
+def exact(m):
+    m.launch_row_scale_kernel(None, (4,), (torch.randn(4, 16), torch.zeros(4, 16), 16, 16))
+def padded(m):
+    m.launch_row_scale_kernel(None, (4,), (torch.randn(4, 12), torch.zeros(4, 12), 12, 16))
+CALLS = {"row_scale": [exact, padded]}
+"""
+
+
+def test_tile_function_given_constants_keeps_them_constexpr(tmp_path):
+    """A tile function called with a kernel's constexprs takes them as tl.constexpr
+    parameters, so `exact = TILE == N` is a constexpr and check_bounds=not exact
+    chooses its mask while compiling (a run-time bool there is invalid Triton)."""
+    (tmp_path / "mods").mkdir()
+    _convert(HERE / "cases" / "row_scale.py", tmp_path / "mods" / "row_scale.py")
+    text = (tmp_path / "mods" / "row_scale.py").read_text()
+    assert "N: tl.constexpr," in text.split("def scale_row(")[1].split("):")[0] + "):"
+    proc = _check_folder(tmp_path / "mods", ROW_SCALE_CALLS, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0 failed" in proc.stdout
+    code = (f"import torch, importlib.util\n"
+            f"spec = importlib.util.spec_from_file_location('rs', {str(tmp_path / 'mods' / 'row_scale.py')!r})\n"
+            "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+            "for n in (16, 12):\n"
+            "    x = torch.randn(4, n)\n"
+            "    y = torch.zeros_like(x)\n"
+            "    m.launch_row_scale_kernel(None, (4,), (x, y, n, 16))\n"
+            "    torch.testing.assert_close(y, 2 * x)\n"
+            "print('same')\n")
+    proc = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, TRITON_INTERPRET="1"),
+                          capture_output=True, text=True)
+    assert "same" in proc.stdout, proc.stdout + proc.stderr

@@ -331,3 +331,44 @@ def test_tuple_of_cupy_arrays(convert):
     mod.pair_sum(torch.cuda.current_stream(), [a, b], out)
     torch.cuda.synchronize()
     torch.testing.assert_close(out, torch.arange(16, device="cuda", dtype=torch.float32) - 3)
+
+
+TMA_COPY = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def copy2d_kernel(x, y, BM: ct.Constant[int], BN: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0), ct.bid(1)), shape=(BM, BN))
+    ct.store(y, index=(ct.bid(0), ct.bid(1)), tile=t)
+'''
+
+
+def test_a_tma_launcher_sets_the_allocator_for_its_own_thread(convert_text):
+    # Triton's allocator is a ContextVar: a launch from another thread (autograd's
+    # backward runs on threads of its own) does not see the module-level setting
+    text = convert_text(TMA_COPY)
+    launcher = text.split("def launch_copy2d_kernel(")[1].split("\n\n\n")[0]
+    assert launcher.index("triton.set_allocator(_tma_workspace)") < launcher.index("copy2d_kernel[")
+
+
+@CUDA
+def test_a_tma_kernel_launched_from_another_thread(convert):
+    import threading
+    mod = convert(TMA_COPY)
+    x = torch.randn(64, 64, device="cuda")
+    y = torch.zeros_like(x)
+    errors = []
+
+    def run():
+        try:
+            mod.launch_copy2d_kernel(torch.cuda.current_stream(), (2, 2), (x, y, 32, 32))
+            torch.cuda.synchronize()
+        except Exception as error:  # reported below
+            errors.append(error)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert not errors, errors
+    assert torch.equal(x, y)
