@@ -206,6 +206,42 @@ static bool same_constant(const TypeInfo *a, const TypeInfo *b) {
                     (a->is_float ? a->float_value == b->float_value : a->int_value == b->int_value));
 }
 
+/* A tile after an `if` whose branches give it different types (the
+ * condition known only when Triton compiles): what both agree on. A rank,
+ * dimension or dtype they disagree on is unknown, so an operation that
+ * needs it is a located error rather than code typed for one branch only. */
+static bool never_bfloat16_tile(const TypeInfo *type) {
+  return type->not_bfloat16 || (type->dtype != DT_UNKNOWN && type->dtype != DT_BFLOAT16);
+}
+
+static TypeInfo *merged_tile(Lowerer *L, TypeInfo *a, TypeInfo *b) {
+  if (a->kind != VAL_TILE || b->kind != VAL_TILE)
+    return b;
+  TypeInfo *type = type_new(L->ctx, VAL_TILE);
+  *type = *b;
+  if (a->dtype != b->dtype) {
+    type->dtype = DT_UNKNOWN;
+    type->dtype_expr = NULL;
+    type->not_bfloat16 = never_bfloat16_tile(a) && never_bfloat16_tile(b);
+  }
+  if (a->rank != b->rank) {
+    type->rank = -1;
+    for (int d = 0; d < C2T_MAX_RANK; d++) {
+      type->shape[d] = -1;
+      type->dims[d] = NULL;
+    }
+    return type;
+  }
+  for (int d = 0; d < b->rank && d < C2T_MAX_RANK; d++)
+    if (a->shape[d] != b->shape[d] || a->shape[d] < 0) {
+      if (a->shape[d] != b->shape[d])
+        type->shape[d] = -1;
+      if (a->dims[d] != b->dims[d] && a->shape[d] != b->shape[d])
+        type->dims[d] = NULL;
+    }
+  return type;
+}
+
 static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   Node *test = lower_expr(L, stmt->u.if_.test);
   if (test->type && test->type->kind == VAL_TILE && test->type->rank > 0)
@@ -243,7 +279,7 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
     else if (from_body->kind == VAL_CONST || from_else->kind == VAL_CONST)
       merged = concretized(L, from_body->kind == VAL_CONST ? from_body : from_else);
     else
-      merged = from_else;
+      merged = merged_tile(L, from_body, from_else);
     if (merged)
       scope_bind(L, A->names[i], merged);
   }

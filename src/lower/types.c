@@ -97,6 +97,8 @@ const char *type_describe(Context *ctx, const TypeInfo *type) {
     return "nothing";
   if (type->kind == VAL_TILE && type->rank == 0)
     return arena_printf(&ctx->arena, "a scalar of %s", dtype_info(type->dtype)->cutile);
+  if (type->kind == VAL_TILE && type->rank < 0) /* e.g. branches of an `if` gave it two ranks */
+    return arena_printf(&ctx->arena, "a tile of %s whose rank is not known at conversion", dtype_info(type->dtype)->cutile);
   if (type->kind == VAL_TILE)
     return arena_printf(&ctx->arena, "a %d-d tile of %s", type->rank, dtype_info(type->dtype)->cutile);
   return KIND_NAMES[type->kind];

@@ -499,3 +499,34 @@ def test_refused_array_of_two_ranks_in_a_run_time_branch(convert_error):
     error = convert_error(RANK_BRANCH.replace("if PER_ELEMENT == 1:", "if ct.bid(0) == 1:")
                           .replace("if PER_ELEMENT != 1:", "if ct.bid(0) != 1:"))
     assert "ct.scatter(): the indices need one entry per array dimension" in error
+
+
+TILE_OF_TWO_RANKS = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def two_ranks_kernel(x, y, B: ct.Constant[int]):
+    if B == 1:
+        acc = ct.zeros((8,), dtype=ct.float32)
+    else:
+        acc = ct.zeros((8, B), dtype=ct.float32)
+    ct.store(y, index=(0,), tile=ct.sum(acc, axis=0))
+'''
+
+
+def test_a_tile_given_two_ranks_by_a_launch_time_branch_is_refused(convert_error):
+    # Triton compiles one branch per value of B; after the `if` the converter knows
+    # neither rank, so what needs one is a located error, not code typed for one branch
+    error = convert_error(TILE_OF_TWO_RANKS)
+    assert "ct.sum() needs a tile of known rank" in error
+    assert "whose rank is not known at conversion" in error
+
+
+def test_a_tile_given_two_shapes_by_a_launch_time_branch_keeps_what_they_share(convert, device):
+    mod = convert(TILE_OF_TWO_RANKS.replace("ct.zeros((8,), dtype=ct.float32)", "ct.ones((8, B), dtype=ct.float32)")
+                  .replace("tile=ct.sum(acc, axis=0)", "tile=ct.sum(acc, axis=0) + 1"))
+    for b, expected in ((1, 9.0), (4, 1.0)):
+        y = torch.zeros(b, device=device)
+        mod.launch_two_ranks_kernel(None, (1,), (torch.zeros(8, device=device), y, b))
+        assert torch.equal(y.cpu(), torch.full((b,), expected))
