@@ -52,6 +52,8 @@ void lower_module(Converter *conv);
 /* ---- lower_expr.c, lower_stmt.c: the recursion every family may call */
 Node *lower_expr(Lowerer *L, Node *expr);
 void lower_stmts(Lowerer *L, NodeList *stmts);
+/* lower_loop_locals.c: names set afresh in each iteration and not read after the loop get names of their own there */
+void rename_loop_locals(Lowerer *L, Node *def);
 
 /* ---- lower_function.c */
 void lower_kernel(Lowerer *L, Function *kernel); /* parameters, decorator, body, launcher */

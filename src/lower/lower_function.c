@@ -578,6 +578,7 @@ static Node **jit_slot(Node *def) {
 static void lower_function_body(Lowerer *L, Node *def) {
   NodeList prologue = {0};
   L->prologue = &prologue;
+  rename_loop_locals(L, def);
   lower_stmts(L, &def->u.function_def.body);
   insert_memory_barriers(L, &def->u.function_def.body);
   promote_constexpr_locals(L, def);

@@ -185,3 +185,33 @@ def test_tile_function_given_constants_keeps_them_constexpr(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, TRITON_INTERPRET="1"),
                           capture_output=True, text=True)
     assert "same" in proc.stdout, proc.stdout + proc.stderr
+
+
+TWO_PASS_CALLS = """
+import torch
+def half(m):
+    m.launch_two_pass_kernel(None, (2,), (torch.randn(2, 32).half(), torch.zeros(2, 32).half(), 2, 16))
+CALLS = {"two_pass": [half]}
+"""
+
+
+def test_a_name_set_afresh_in_each_iteration_is_not_loop_carried(tmp_path):
+    """`t` is float16 before the second loop and float32 inside it: Triton refuses a
+    loop-carried value whose type changes, so inside the loop it gets a name of its own."""
+    (tmp_path / "mods").mkdir()
+    _convert(HERE / "cases" / "two_pass.py", tmp_path / "mods" / "two_pass.py")
+    assert "t_1 = t_1.to(tl.float32)" in (tmp_path / "mods" / "two_pass.py").read_text()
+    proc = _check_folder(tmp_path / "mods", TWO_PASS_CALLS, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0 failed" in proc.stdout
+    code = (f"import torch, importlib.util\n"
+            f"spec = importlib.util.spec_from_file_location('tp', {str(tmp_path / 'mods' / 'two_pass.py')!r})\n"
+            "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+            "x = torch.randn(2, 32)\n"
+            "y = torch.zeros(2, 32)\n"
+            "m.launch_two_pass_kernel(None, (2,), (x, y, 2, 16))\n"
+            "torch.testing.assert_close(y, x * x.mean(dim=1, keepdim=True))\n"
+            "print('same')\n")
+    proc = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, TRITON_INTERPRET="1"),
+                          capture_output=True, text=True)
+    assert "same" in proc.stdout, proc.stdout + proc.stderr
