@@ -65,6 +65,7 @@ static void rename_slot(Node **slot, void *data) {
   Node *node = *slot;
   if (names(node, r->from)) {
     node->u.name.id = r->to;
+    node->rewritten = true; /* the statement is written from the tree, not copied from the source */
     return;
   }
   node_child_slots(node, rename_slot, data);

@@ -621,3 +621,33 @@ def k(x, y, n):
         mod.launch_k(None, (1,), (x, y, n))
         expect = tile(x, 0) + 1.0 if (n == 0 or tile(x, n).sum() > 0 or n > 5) else tile(x, 0)
         torch.testing.assert_close(y, expect)
+
+
+SET_AFRESH = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def afresh_kernel(x, y, N: ct.Constant[int], F: ct.Constant[int]):
+    t = ct.load(x, index=(0,), shape=(N,))
+    for i in range(3):
+        # t is set afresh in each iteration: inside the loop it is a name of its own
+        t = ct.load(x, index=(i,), shape=(N,))
+        if F:
+            u = t * 2
+        else:
+            u = t
+        ct.store(y, index=(i,), tile=u)
+'''
+
+
+@pytest.mark.parametrize("flag", [0, 1])
+def test_a_loop_local_renamed_everywhere_in_the_loop(convert, device, flag):
+    # every use in the loop reads this iteration's value, also in a branch the
+    # converter does not rewrite otherwise (`u = t` copied from the source read the
+    # value from before the loop)
+    mod = convert(SET_AFRESH)
+    x = torch.arange(12, dtype=torch.float32, device=device)
+    y = torch.zeros_like(x)
+    mod.launch_afresh_kernel(None, (1,), (x, y, 4, flag))
+    assert torch.equal(y.cpu(), (x * (2 if flag else 1)).cpu())
