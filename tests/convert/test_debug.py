@@ -170,9 +170,10 @@ def test_static_assert_true_is_dropped(convert_text):
     assert "static_assert" not in text
 
 
-def test_static_assert_untracked_constant_checked_by_triton(convert_text):
-    """A comparison of constants is not folded by the converter: Triton checks it."""
-    assert 'tl.static_assert(4 > 2, "fine")' in convert_text(kernel('ct.static_assert(4 > 2, "fine")'))
+def test_static_assert_on_a_folded_comparison(convert_text, convert_error):
+    """A comparison of constants known at conversion is folded (as cuTile folds it)."""
+    assert "static_assert" not in convert_text(kernel('ct.static_assert(4 > 2, "fine")'))
+    assert "too small" in convert_error(kernel('ct.static_assert(4 < 2, "too small")'))
 
 
 def test_static_assert_false_is_a_conversion_error(convert_error):
