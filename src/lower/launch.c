@@ -874,6 +874,10 @@ static int helpers_index(Lowerer *L, const NodeList *helpers) {
   for (int i = import_block_end(L); i < body->count; i++) {
     ImportTimeUse use = {L, helpers, false};
     find_import_time_use(&body->items[i], &use);
+    /* the launcher written after a kernel: its defaults run at import (num_ctas=_by_target(...)) */
+    for (int k = 0; k < L->launcher_count && !use.found; k++)
+      if (L->launcher_of[k]->def == body->items[i])
+        find_import_time_use(&L->launchers[k], &use);
     if (use.found)
       return i;
   }

@@ -265,7 +265,7 @@ def test_keyword_arguments_and_defaults_of_tile_functions(convert, device):
 def test_literal_defaults_stay_in_the_converted_function(convert_text):
     text = convert_text(DEFAULTS)
     # what other modules' calls may leave out; the non-literal ones are passed by every call here
-    assert "def load_scaled(a, a_shape, a_strides, B: tl.constexpr, factor=1.0):" in text
+    assert "def load_scaled(a, a_shape, a_strides, B: tl.constexpr, factor: tl.constexpr = 1.0):" in text
 
 
 def test_a_missing_argument_is_a_located_error(convert_error):
@@ -340,7 +340,8 @@ def test_each_signature_gets_its_own_function(convert_text):
     text = convert_text(POLY)
     assert "def row_total(t):" in text and "def row_total_2(t):" in text
     assert "row_total_3" not in text
-    assert "def bump(t, amount):" in text and "def bump_2(t, amount):" in text  # float16, float32 tiles
+    assert "def bump(t, amount: tl.constexpr):" in text  # float16, float32 tiles; constants stay constexprs
+    assert "def bump_2(t, amount: tl.constexpr):" in text
     # the arrays' dtypes are known only at launch: one function, which Triton specializes itself
     assert "first_tile_2" not in text
 

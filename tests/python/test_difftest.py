@@ -66,7 +66,7 @@ def test_shadow_tree_holds_the_conversions(tree, both):
     assert (shadow / "tests/check_scale.py").is_file()
     assert data["modules"][SCALE] == {"status": "converted"}
     assert data["modules"][REFUSED]["status"] == "refused"
-    assert data["modules"][REFUSED]["error"].startswith(f"{REFUSED}:4:5: error: C2T403: ")
+    assert data["modules"][REFUSED]["error"].startswith(f"{REFUSED}:6:17: error: C2T403: ")
     assert set(data["modules"]) == {SCALE, REFUSED}
 
 
@@ -88,7 +88,7 @@ def test_counts_and_first_error(both):
     assert data["comparison"]["passes_only_converted"] == ["tests/check_scale.py::test_scale_shift"]
     out = run.stdout
     assert "cuTile modules: 2: 1 converted (substituted in the shadow tree), 1 refused (left as the original)" in out
-    assert f"  refused: {REFUSED}:4:5: error: C2T403: cuda.tile is imported inside a block" in out
+    assert f"  refused: {REFUSED}:6:17: error: C2T403: host code uses the cuda.tile module itself" in out
     assert "cuda.tile: NOT importable (ModuleNotFoundError: No module named 'cuda" in out  # 'cuda' or 'cuda.tile'
     lines = out.splitlines()
     assert lines[lines.index(next(l for l in lines if l.strip().startswith("tests/check_scale.py ")))].split() == \
@@ -151,7 +151,7 @@ def test_convert_only_with_the_executable(tree, tmp_path):
     assert run.returncode == 0, run.stderr
     assert (work / "shadow" / tree.name / SCALE).read_text() == \
         cutile2triton.convert((tree / SCALE).read_text(), filename=SCALE)
-    assert f"  refused: {REFUSED}:4:5: error: C2T403: " in run.stdout
+    assert f"  refused: {REFUSED}:6:17: error: C2T403: " in run.stdout
     assert "original run" not in run.stdout and "converted run" not in run.stdout
 
 
