@@ -11,6 +11,7 @@
 
 #include "convert.h"
 #include "lower/lower.h"
+#include "lower/ops.h"
 #include "emit/emit.h"
 
 const char *c2t_version(void) { return C2T_VERSION; }
@@ -77,6 +78,7 @@ static int api_run(ApiJob job, const char *filename, const char *source, size_t 
       if (flags & C2T_OPTION_STATS)
         conv->stats = arena_alloc(&ctx->arena, sizeof(ConvertStats));
       conv->notes_fatal = (flags & C2T_OPTION_NOTES_FATAL) != 0;
+      conv->tile_only_op = op_is_tile_only;
       ctx->diag.code = C2T_CODE_MODULE;
       resolve_module(conv);
       if (report)

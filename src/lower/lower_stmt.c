@@ -242,6 +242,47 @@ static TypeInfo *merged_tile(Lowerer *L, TypeInfo *a, TypeInfo *b) {
   return type;
 }
 
+/* The first call in `block` of a name cuda.tile does not have (ct.sigmoid). */
+typedef struct UnknownCall {
+  Lowerer *L;
+  const char *member;
+} UnknownCall;
+
+static void find_unknown_call(Node *node, void *data) {
+  UnknownCall *scan = data;
+  if (scan->member || !node)
+    return;
+  if (node->kind == N_CALL) {
+    const char *member = resolve_ct_member(scan->L->conv, node->u.call.func);
+    const OpRow *row = member ? op_find(member) : NULL;
+    if (member && (!row || strchr(row->name, '.'))) {
+      scan->member = member;
+      return;
+    }
+  }
+  node_children(node, find_unknown_call, data);
+}
+
+/* A branch of an `if` on a constexpr that calls a name cuda.tile does not
+ * have is not valid cuTile, but cuTile reports it only when it compiles that
+ * branch (a value of the constexpr that takes it). The branch becomes
+ * tl.static_assert(False, ...): Triton reports it in the same case. */
+static bool invalid_branch_to_static_assert(Lowerer *L, NodeList *block) {
+  UnknownCall scan = {L, NULL};
+  for (int i = 0; i < block->count && !scan.member; i++)
+    find_unknown_call(block->items[i], &scan);
+  if (!scan.member)
+    return false;
+  char *text = arena_printf(&L->ctx->arena,
+                            "tl.static_assert(False, \"ct.%s is not a name of cuda.tile: this branch is not valid cuTile\")\n",
+                            scan.member);
+  NodeList made = template_stmts(L->ctx, text, NULL, 0);
+  made.items[0]->span = block->items[0]->span;
+  made.items[0]->rewritten = true;
+  *block = made;
+  return true;
+}
+
 static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   Node *test = lower_expr(L, stmt->u.if_.test);
   if (test->type && test->type->kind == VAL_TILE && test->type->rank > 0)
@@ -249,6 +290,12 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   stmt->u.if_.test = test;
   if (prune_known_if(L, stmt, out))
     return;
+  bool body_invalid = false, else_invalid = false;
+  if (test->type && test->type->kind == VAL_CONST) { /* decided when Triton compiles */
+    body_invalid = invalid_branch_to_static_assert(L, &stmt->u.if_.body);
+    else_invalid = stmt->u.if_.orelse.count && invalid_branch_to_static_assert(L, &stmt->u.if_.orelse);
+  }
+
   /* each branch starts from the types before the `if`; after it, a name
    * has the taken branch's type when the condition is known, else the
    * branches' types, a constant only where both give the same value */
@@ -261,7 +308,8 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   for (int i = 0; i < A->count; i++)
     before[i] = A->types[i];
   BranchRanks *ranks = branch_ranks_open(L, test);
-  lower_stmts(L, &stmt->u.if_.body);
+  if (!body_invalid) /* tl.static_assert(False, ...) is Triton already */
+    lower_stmts(L, &stmt->u.if_.body);
   branch_ranks_else(L, ranks);
   save_assigned(L, A);
   for (int i = 0; i < A->count; i++) {
@@ -269,7 +317,8 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
     if (before[i])
       scope_bind(L, A->names[i], before[i]);
   }
-  lower_stmts(L, &stmt->u.if_.orelse);
+  if (!else_invalid)
+    lower_stmts(L, &stmt->u.if_.orelse);
   branch_ranks_close(L, ranks);
   save_assigned(L, A);
   for (int i = 0; i < A->count; i++) {

@@ -212,3 +212,18 @@ Node *lower_unsupported(Lowerer *L, Node *call, const char *member) {
     lower_error(L, call, "%s%s cannot be called here: %s", op_display_prefix(row), row->name, row->note);
   lower_error(L, call, "%s%s cannot be called in tile code", row ? op_display_prefix(row) : "ct.", row ? row->name : member);
 }
+
+/* Whether `member` is a cuTile operation only tile code can call (resolve.c asks
+ * through Converter.tile_only_op, to find tile-helper functions no kernel calls). */
+bool op_is_tile_only(const char *member) {
+  static const char *const HOST_CALLABLE[] = {"cdiv", "static_iter", "static_exception", "ensure_constant", NULL};
+  const OpRow *row = op_find(member);
+  if (!row || strchr(row->name, '.'))
+    return false;
+  if (row->flags & (OPF_HOST | OPF_TYPE | OPF_DTYPE | OPF_ENUM | OPF_EXCEPTION | OPF_SUBMODULE | OPF_BUILTIN_ONLY))
+    return false;
+  for (int i = 0; HOST_CALLABLE[i]; i++)
+    if (strcmp(HOST_CALLABLE[i], member) == 0)
+      return false;
+  return true;
+}

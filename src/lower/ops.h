@@ -89,6 +89,8 @@ extern const int c2t_op_family_count;
 /* The row of cuda.tile name `name` ("load"; "slice" finds "Array.slice"),
  * NULL if none. Builtin-only rows are not found here. */
 const OpRow *op_find(const char *name);
+/* A cuTile operation only tile code can call (not a host name, type, dtype, enum). */
+bool op_is_tile_only(const char *member);
 /* Any row whose name (or bare method name) is `name`, builtin-only rows included. */
 const OpRow *op_row(const char *name);
 /* The row that `object.name(...)` calls for a tile or array object, NULL if none. */

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "../convert.h"
-#include "../lower/ops.h"
 
 #define RESOLVE_MAX_ALIAS_DEPTH 16
 #define MEMBER_MODULE "<module>" /* the expression is the cuda.tile module itself */
@@ -488,18 +487,6 @@ static void resolve_reachable(Converter *conv) {
  * the plain functions they call are tile code too. The names cuTile lets
  * host code call (launch, cdiv, the static_* helpers, types, dtypes, enums,
  * submodules) do not count. */
-static bool is_tile_only_operation(const char *member) {
-  static const char *const HOST_CALLABLE[] = {"cdiv", "static_iter", "static_exception", "ensure_constant", NULL};
-  const OpRow *row = op_find(member);
-  if (!row || strchr(row->name, '.'))
-    return false;
-  if (row->flags & (OPF_HOST | OPF_TYPE | OPF_DTYPE | OPF_ENUM | OPF_EXCEPTION | OPF_SUBMODULE | OPF_BUILTIN_ONLY))
-    return false;
-  for (int i = 0; HOST_CALLABLE[i]; i++)
-    if (strcmp(HOST_CALLABLE[i], member) == 0)
-      return false;
-  return true;
-}
 
 typedef struct TileUse {
   Converter *conv;
@@ -512,7 +499,7 @@ static void scan_for_tile_use(Node *node, void *data) {
     return;
   if (node->kind == N_CALL) {
     const char *member = resolve_ct_member(scan->conv, node->u.call.func);
-    if (member && is_tile_only_operation(member)) {
+    if (member && scan->conv->tile_only_op && scan->conv->tile_only_op(member)) {
       scan->found = true;
       return;
     }

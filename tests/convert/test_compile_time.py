@@ -530,3 +530,33 @@ def test_a_tile_given_two_shapes_by_a_launch_time_branch_keeps_what_they_share(c
         y = torch.zeros(b, device=device)
         mod.launch_two_ranks_kernel(None, (1,), (torch.zeros(8, device=device), y, b))
         assert torch.equal(y.cpu(), torch.full((b,), expected))
+
+
+UNKNOWN_IN_BRANCH = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def swish_kernel(x, y, IS_SWISH: ct.Constant[int], B: ct.Constant[int]):
+    t = ct.load(x, index=(0,), shape=(B,))
+    if IS_SWISH:
+        t = ct.sigmoid(t) * t
+    ct.store(y, index=(0,), tile=t)
+'''
+
+
+def test_a_branch_calling_a_name_cutile_lacks_fails_only_when_compiled(convert, device):
+    # cuTile 1.7 has no ct.sigmoid: it reports that only when it compiles the branch
+    # (IS_SWISH true); the converted kernel fails in the same case, and runs otherwise
+    mod = convert(UNKNOWN_IN_BRANCH)
+    x = torch.randn(8, device=device)
+    y = torch.zeros_like(x)
+    mod.launch_swish_kernel(None, (1,), (x, y, 0, 8))
+    assert torch.equal(x, y)
+    with pytest.raises(Exception, match="ct.sigmoid is not a name of cuda.tile"):
+        mod.launch_swish_kernel(None, (1,), (x, y, 1, 8))
+
+
+def test_a_run_time_branch_calling_a_name_cutile_lacks_is_refused(convert_error):
+    error = convert_error(UNKNOWN_IN_BRANCH.replace("if IS_SWISH:", "if ct.bid(0) == 0:"))
+    assert "ct.sigmoid is not a name of cuda.tile" in error
