@@ -78,6 +78,18 @@ def _convert(src, dst):
     assert proc.returncode == 0, proc.stderr
 
 
+def _run_interpreted(module_path, body):
+    """Import the converted module at `module_path` as m under TRITON_INTERPRET=1 in a child
+    process, run `body` (Python lines using m and torch) and return whether it printed 'same'."""
+    code = (f"import torch, importlib.util\n"
+            f"spec = importlib.util.spec_from_file_location('case', {str(module_path)!r})\n"
+            "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+            + body + "print('same')\n")
+    proc = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, TRITON_INTERPRET="1"),
+                          capture_output=True, text=True)
+    return "same" in proc.stdout, proc.stdout + proc.stderr
+
+
 def _check_folder(folder, calls, tmp_path, *extra):
     calls_file = tmp_path / "calls_file.py"
     calls_file.write_text(calls)
@@ -107,17 +119,12 @@ def test_constexpr_local_compiles(tmp_path):
 def test_constexpr_local_runs(tmp_path):
     """The same kernel under the interpreter computes 2 * x.flatten()."""
     _convert(HERE / "cases" / "flatten_pairs.py", tmp_path / "flatten_pairs.py")
-    code = (f"import sys, torch, importlib.util\n"
-            f"spec = importlib.util.spec_from_file_location('fp', {str(tmp_path / 'flatten_pairs.py')!r})\n"
-            "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
-            "x = torch.randn(24, 2)\n"
-            "y = torch.empty(48)\n"
-            "m.launch_flatten_pairs_kernel(None, (3,), (x, y, 8))\n"
-            "torch.testing.assert_close(y, 2 * x.flatten())\n"
-            "print('same')\n")
-    proc = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, TRITON_INTERPRET="1"),
-                          capture_output=True, text=True)
-    assert "same" in proc.stdout, proc.stdout + proc.stderr
+    same, output = _run_interpreted(tmp_path / "flatten_pairs.py",
+                                    "x = torch.randn(24, 2)\n"
+                                    "y = torch.empty(48)\n"
+                                    "m.launch_flatten_pairs_kernel(None, (3,), (x, y, 8))\n"
+                                    "torch.testing.assert_close(y, 2 * x.flatten())\n")
+    assert same, output
 
 
 def test_checker_reports_invalid_triton_and_shared_limit(tmp_path):
@@ -173,18 +180,13 @@ def test_tile_function_given_constants_keeps_them_constexpr(tmp_path):
     proc = _check_folder(tmp_path / "mods", ROW_SCALE_CALLS, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "0 failed" in proc.stdout
-    code = (f"import torch, importlib.util\n"
-            f"spec = importlib.util.spec_from_file_location('rs', {str(tmp_path / 'mods' / 'row_scale.py')!r})\n"
-            "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
-            "for n in (16, 12):\n"
-            "    x = torch.randn(4, n)\n"
-            "    y = torch.zeros_like(x)\n"
-            "    m.launch_row_scale_kernel(None, (4,), (x, y, n, 16))\n"
-            "    torch.testing.assert_close(y, 2 * x)\n"
-            "print('same')\n")
-    proc = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, TRITON_INTERPRET="1"),
-                          capture_output=True, text=True)
-    assert "same" in proc.stdout, proc.stdout + proc.stderr
+    same, output = _run_interpreted(tmp_path / "mods" / "row_scale.py",
+                                    "for n in (16, 12):\n"
+                                    "    x = torch.randn(4, n)\n"
+                                    "    y = torch.zeros_like(x)\n"
+                                    "    m.launch_row_scale_kernel(None, (4,), (x, y, n, 16))\n"
+                                    "    torch.testing.assert_close(y, 2 * x)\n")
+    assert same, output
 
 
 TWO_PASS_CALLS = """
@@ -204,14 +206,9 @@ def test_a_name_set_afresh_in_each_iteration_is_not_loop_carried(tmp_path):
     proc = _check_folder(tmp_path / "mods", TWO_PASS_CALLS, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "0 failed" in proc.stdout
-    code = (f"import torch, importlib.util\n"
-            f"spec = importlib.util.spec_from_file_location('tp', {str(tmp_path / 'mods' / 'two_pass.py')!r})\n"
-            "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
-            "x = torch.randn(2, 32)\n"
-            "y = torch.zeros(2, 32)\n"
-            "m.launch_two_pass_kernel(None, (2,), (x, y, 2, 16))\n"
-            "torch.testing.assert_close(y, x * x.mean(dim=1, keepdim=True))\n"
-            "print('same')\n")
-    proc = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, TRITON_INTERPRET="1"),
-                          capture_output=True, text=True)
-    assert "same" in proc.stdout, proc.stdout + proc.stderr
+    same, output = _run_interpreted(tmp_path / "mods" / "two_pass.py",
+                                    "x = torch.randn(2, 32)\n"
+                                    "y = torch.zeros(2, 32)\n"
+                                    "m.launch_two_pass_kernel(None, (2,), (x, y, 2, 16))\n"
+                                    "torch.testing.assert_close(y, x * x.mean(dim=1, keepdim=True))\n")
+    assert same, output
