@@ -450,14 +450,18 @@ static void count_assignments(Node *node, void *data) {
   node_children(node, count_assignments, data);
 }
 
-/* Whether a tile function's body assigns `name` (a parameter Triton would
- * then refuse to have as a tl.constexpr). */
-static bool body_assigns(Lowerer *L, Node *def, Str name) {
+/* The names a tile function's body assigns (a parameter among them cannot be
+ * a tl.constexpr: Triton refuses to reassign one); scanned once per lowering. */
+static ConstexprLocals *body_assignments(Lowerer *L, Node *def) {
   ConstexprLocals *C = arena_alloc(&L->ctx->arena, sizeof(ConstexprLocals));
   memset(C, 0, sizeof *C);
   C->L = L;
   for (int i = 0; i < def->u.function_def.body.count; i++)
     count_assignments(def->u.function_def.body.items[i], C);
+  return C;
+}
+
+static bool body_assigns(const ConstexprLocals *C, Str name) {
   if (C->overflow)
     return true;
   for (int i = 0; i < C->assigned_count; i++)
@@ -758,6 +762,7 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
   fn->param_is_array = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
   fn->param_types = arg_types ? arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(original->count + 1)) : NULL;
   NodeList params = {0};
+  ConstexprLocals *assigned = NULL; /* made when a parameter is given a constant */
   for (int i = 0; i < original->count; i++) {
     Node *arg = original->items[i];
     Str name = arg->u.arg.arg;
@@ -785,7 +790,9 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
       /* a constant argument (a kernel's constexpr, a literal) stays one in the
        * tile function, as in cuTile: `n: tl.constexpr`, so that locals computed
        * from it are constexprs too (shapes, `x if FLAG else None`) */
-      bool constant = given && given->kind == VAL_CONST && !body_assigns(L, def, name);
+      if (given && given->kind == VAL_CONST && !assigned)
+        assigned = body_assignments(L, def);
+      bool constant = given && given->kind == VAL_CONST && !body_assigns(assigned, name);
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, constant ? "tl.constexpr" : NULL));
       scope_bind(L, name, given ? param_type_from_argument(L, given, new_name(L, str_dup(L, name)), 0)
                                 : type_tile(L->ctx, DT_UNKNOWN, -1, NULL));

@@ -161,18 +161,14 @@ static DType operation_dtype(Lowerer *L, const Node *at, const char *what, OpCla
   return dtype;
 }
 
-/* Shapes broadcast numpy-style; a Python number is a scalar, and never
- * bfloat16 itself (a Constant parameter is an int, float or bool). */
-static bool never_bfloat16(const TypeInfo *type) {
-  return math_is_number(type) || type->not_bfloat16 || (type->dtype != DT_UNKNOWN && type->dtype != DT_BFLOAT16);
-}
+/* Shapes broadcast numpy-style; a Python number is a scalar. */
 
 static TypeInfo *broadcast_shapes(Lowerer *L, const TypeInfo *left, const TypeInfo *right, DType dtype);
 
 static TypeInfo *broadcast_type(Lowerer *L, const TypeInfo *left, const TypeInfo *right, DType dtype) {
   TypeInfo *type = broadcast_shapes(L, left, right, dtype);
   if (type->dtype == DT_UNKNOWN)
-    type->not_bfloat16 = never_bfloat16(left) && never_bfloat16(right);
+    type->not_bfloat16 = math_never_bfloat16(left) && math_never_bfloat16(right);
   return type;
 }
 

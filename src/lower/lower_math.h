@@ -18,6 +18,7 @@
 
 /* ---- lower_math_basics.c */
 bool math_is_number(const TypeInfo *type);      /* a Python number in Triton (literal, constexpr) */
+bool math_never_bfloat16(const TypeInfo *type); /* its dtype cannot be bfloat16 */
 bool math_dtype_is_float(DType dtype);
 bool math_dtype_is_restricted(DType dtype);     /* tf32, float8: not arithmetic in cuTile */
 char math_category(DType dtype);                /* 'b', 'i' (also unsigned), 'f', '?' */

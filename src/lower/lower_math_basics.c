@@ -11,6 +11,12 @@
 
 bool math_is_number(const TypeInfo *type) { return type && type->kind == VAL_CONST; }
 
+/* A Python number is never bfloat16 itself (a Constant parameter is an int,
+ * float or bool); a tile is not when its dtype, or what it was computed from, says so. */
+bool math_never_bfloat16(const TypeInfo *type) {
+  return math_is_number(type) || type->not_bfloat16 || (type->dtype != DT_UNKNOWN && type->dtype != DT_BFLOAT16);
+}
+
 bool math_dtype_is_float(DType dtype) { return dtype != DT_UNKNOWN && dtype_info(dtype)->category == 'f'; }
 
 bool math_dtype_is_restricted(DType dtype) {

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "lower.h"
+#include "lower_math.h"
 
 static void lower_stmt(Lowerer *L, Node *stmt, NodeList *out);
 
@@ -210,10 +211,6 @@ static bool same_constant(const TypeInfo *a, const TypeInfo *b) {
  * condition known only when Triton compiles): what both agree on. A rank,
  * dimension or dtype they disagree on is unknown, so an operation that
  * needs it is a located error rather than code typed for one branch only. */
-static bool never_bfloat16_tile(const TypeInfo *type) {
-  return type->not_bfloat16 || (type->dtype != DT_UNKNOWN && type->dtype != DT_BFLOAT16);
-}
-
 static TypeInfo *merged_tile(Lowerer *L, TypeInfo *a, TypeInfo *b) {
   if (a->kind != VAL_TILE || b->kind != VAL_TILE)
     return b;
@@ -222,7 +219,7 @@ static TypeInfo *merged_tile(Lowerer *L, TypeInfo *a, TypeInfo *b) {
   if (a->dtype != b->dtype) {
     type->dtype = DT_UNKNOWN;
     type->dtype_expr = NULL;
-    type->not_bfloat16 = never_bfloat16_tile(a) && never_bfloat16_tile(b);
+    type->not_bfloat16 = math_never_bfloat16(a) && math_never_bfloat16(b);
   }
   if (a->rank != b->rank) {
     type->rank = -1;
