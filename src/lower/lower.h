@@ -92,6 +92,25 @@ void branch_ranks_close(Lowerer *L, BranchRanks *ranks);
 /* `a and b`: an operand after the first with side effects is an error (cuTile short-circuits) */
 void check_short_circuit(Lowerer *L, Node *bool_op);
 
+/* ---- lower_version.c: versions of a function per outcome of a constexpr condition */
+typedef struct Assumption {
+  const Node *test; /* the condition as written (a pristine copy) */
+  bool value;
+} Assumption;
+/* What the current version's assumptions say of the condition `expr` (as
+ * written): 1 true, 0 false, -1 nothing. */
+int assumed_condition(Lowerer *L, const Node *expr);
+/* lower_expr, or a True/False constant where the assumptions decide `expr`. */
+Node *lower_condition(Lowerer *L, Node *expr);
+/* A constexpr condition (`source` as written, a copy taken before lowering;
+ * `lowered`) whose branches disagree on a type (priority: 3 rank, 2 shape,
+ * 1 dtype; type_disagreement says which): the function may be split on it. */
+void note_version_split(Lowerer *L, Node *source, Node *lowered, int priority);
+int type_disagreement(const TypeInfo *a, const TypeInfo *b);
+/* `with`'s body becomes `if split: <with's body> else: <without's body>`
+ * (docstring kept first); a located error where their parameters differ. */
+void join_versions(Lowerer *L, Node *split, Node *with, Node *without);
+
 /* ---- launch.c */
 void lower_launcher(Lowerer *L, Function *kernel);   /* the launcher of a kernel */
 void lower_host_code(Lowerer *L);                   /* ct.launch, ct.cdiv, dtypes in host code */

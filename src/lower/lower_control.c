@@ -606,7 +606,8 @@ static TypeInfo *either_type(Lowerer *L, const Node *expr, TypeInfo *a, TypeInfo
 }
 
 Node *lower_conditional_expr(Lowerer *L, Node *expr) {
-  Node *test = lower_expr(L, expr->u.if_exp.test);
+  Node *source_test = L->split_name_count ? node_copy_tree(&L->ctx->arena, expr->u.if_exp.test) : NULL;
+  Node *test = lower_condition(L, expr->u.if_exp.test);
   bool value;
   if (known_condition(test, &value)) /* only the live operand is converted, as cuTile compiles only it */
     return lower_expr(L, value ? expr->u.if_exp.body : expr->u.if_exp.orelse);
@@ -614,8 +615,13 @@ Node *lower_conditional_expr(Lowerer *L, Node *expr) {
   expr->u.if_exp.body = lower_expr(L, expr->u.if_exp.body);
   expr->u.if_exp.orelse = lower_expr(L, expr->u.if_exp.orelse);
   TypeInfo *body = expr->u.if_exp.body->type, *orelse = expr->u.if_exp.orelse->type;
-  if (test->type && test->type->kind == VAL_CONST)
+  if (test->type && test->type->kind == VAL_CONST) {
+    /* another rank or kind per outcome: a version of the function per outcome */
+    int disagreement = type_disagreement(body, orelse);
+    if (body && orelse && (body->kind != orelse->kind || disagreement))
+      note_version_split(L, source_test, test, body->kind != orelse->kind ? 2 : disagreement);
     expr->type = either_type(L, expr, body, orelse);
+  }
   else
     expr->type = body; /* a run-time condition: cuTile requires both operands' types to agree */
   return expr;

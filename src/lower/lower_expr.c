@@ -412,6 +412,11 @@ Node *lower_expr(Lowerer *L, Node *expr) {
   if (++L->depth > C2T_MAX_PARSE_DEPTH)
     lower_limit(L, expr, "nested expressions in tile code", C2T_MAX_PARSE_DEPTH);
   Node *result;
+  if (L->assumption_count && (expr->kind == N_COMPARE || (expr->kind == N_UNARY_OP && expr->u.unary_op.op == AOP_NOT)) &&
+      assumed_condition(L, expr) >= 0) { /* decided in this version of the function (lower_version.c) */
+    L->depth--;
+    return lower_condition(L, expr);
+  }
   switch (expr->kind) {
   case N_CONSTANT: result = lower_constant(L, expr); break;
   case N_STRING: result = typed(expr, type_new(L->ctx, VAL_STRING)); break;

@@ -602,19 +602,135 @@ static void lower_function_body(Lowerer *L, Node *def) {
   L->prologue = NULL;
 }
 
-void lower_kernel(Lowerer *L, Function *fn) {
-  Scope *scope = arena_alloc(&L->ctx->arena, sizeof(Scope));
-  L->function = fn;
-  L->scope = scope;
+/* The constexpr parameters of `def` (as written) that no statement assigns:
+ * what a condition a version split tests may read (lower_version.c). */
+static void find_split_names(Lowerer *L, Node *def, bool kernel) {
+  L->split_name_count = 0;
+  ConstexprLocals *assigned = NULL;
+  NodeList *params = &def->u.function_def.args->u.arguments.args;
+  for (int i = 0; i < params->count; i++) {
+    Node *arg = params->items[i];
+    if (kernel && !annotation_is(L, arg->u.arg.annotation, "Constant", 0))
+      continue;
+    if (!kernel) {
+      Variable *var = scope_lookup(L, arg->u.arg.arg); /* bound to its call's argument */
+      if (!var || !var->type || var->type->kind != VAL_CONST)
+        continue;
+    }
+    if (!assigned)
+      assigned = body_assignments(L, def);
+    if (body_assigns(assigned, arg->u.arg.arg) || L->split_name_count == C2T_MAX_SPLIT_NAMES)
+      continue;
+    L->split_names[L->split_name_count++] = arg->u.arg.arg;
+  }
+}
+
+/* What a failed attempt at a version leaves in the Lowerer and the
+ * diagnostics, put back before the versions are lowered. */
+typedef struct Attempt {
+  size_t message_len;
+  int error_count;
+  int helper_count, twin_count, tma_array_count;
+  bool needs_libdevice, needs_allocator, needs_by_target, needs_interpreted_flag, uses_tma;
+  unsigned host_enums;
+} Attempt;
+
+static Attempt attempt_begin(Lowerer *L) {
+  Diag *diag = &L->ctx->diag;
+  return (Attempt){diag->messages.len, diag->error_count, L->helper_count, L->twin_count, L->tma_array_count,
+                   L->needs_libdevice,
+                   L->needs_allocator, L->needs_by_target, L->needs_interpreted_flag, L->uses_tma, L->host_enums};
+}
+
+static void attempt_undo(Lowerer *L, const Attempt *a) {
+  Diag *diag = &L->ctx->diag;
+  diag->messages.len = a->message_len;
+  diag->error_count = a->error_count;
+  L->helper_count = a->helper_count;
+  L->twin_count = a->twin_count;
+  L->tma_array_count = a->tma_array_count;
+  L->needs_libdevice = a->needs_libdevice;
+  L->needs_allocator = a->needs_allocator;
+  L->needs_by_target = a->needs_by_target;
+  L->needs_interpreted_flag = a->needs_interpreted_flag;
+  L->uses_tma = a->uses_tma;
+  L->host_enums = a->host_enums;
+}
+
+/* One version of a kernel: `def` (a copy of the kernel as written) lowered
+ * under the assumptions. */
+static void lower_kernel_version(Lowerer *L, Node *def, const Assumption *assumptions, int count) {
+  L->function->def = def; /* what the parameters' uses are read from */
+  L->scope = arena_alloc(&L->ctx->arena, sizeof(Scope));
   L->temp_counter = 0;
-  L->tma_array_count = 0;
-  L->descriptor_count = 0;
+  L->descriptor_count = 0; /* descriptors are made in each version's own prologue */
   L->runtime_scalars = (NodeList){0};
-  Node *def = fn->def;
   L->needs_debug = false;
+  L->assumptions = assumptions;
+  L->assumption_count = count;
+  L->split_source = L->split_lowered = NULL;
+  L->split_priority = 0;
+  find_split_names(L, def, true);
   lower_kernel_params(L, def);
   replace_decorators(L, def);
   lower_function_body(L, def);
+}
+
+/* The kernel lowered under `assumptions`; when that fails after a constexpr
+ * `if` gave a name another type per branch, the versions for each outcome of
+ * that condition, joined (lower_version.c). `def` is lowered in place. */
+static void lower_kernel_versions(Lowerer *L, Node *def, Node *pristine, const Assumption *assumptions, int count,
+                                  bool *needs_debug) {
+  Diag *diag = &L->ctx->diag;
+  Attempt attempt = attempt_begin(L);
+  jmp_buf outer;
+  memcpy(&outer, &diag->on_error, sizeof outer);
+  if (setjmp(diag->on_error) == 0) {
+    lower_kernel_version(L, def, assumptions, count);
+    memcpy(&diag->on_error, &outer, sizeof outer);
+    *needs_debug = *needs_debug || L->needs_debug;
+    return;
+  }
+  memcpy(&diag->on_error, &outer, sizeof outer);
+  Node *source = L->split_source, *split = L->split_lowered;
+  if (!split)
+    longjmp(diag->on_error, 1); /* the error stands */
+  int leaves = L->version_count ? L->version_count : 1;
+  if (leaves + 1 > C2T_MAX_FUNCTION_VERSIONS) {
+    attempt_undo(L, &attempt);
+    lower_limit(L, source, "versions of one function, one per outcome of the constexpr conditions that give a "
+                "name another type", C2T_MAX_FUNCTION_VERSIONS);
+  }
+  attempt_undo(L, &attempt);
+  L->version_count = leaves + 1; /* this version becomes two */
+  Assumption *with = arena_alloc(&L->ctx->arena, sizeof(Assumption) * (size_t)(count + 1));
+  if (count)
+    memcpy(with, assumptions, sizeof(Assumption) * (size_t)count);
+  Assumption *without = arena_alloc(&L->ctx->arena, sizeof(Assumption) * (size_t)(count + 1));
+  if (count)
+    memcpy(without, assumptions, sizeof(Assumption) * (size_t)count);
+  with[count] = (Assumption){source, true};
+  without[count] = (Assumption){source, false};
+  Node *other = node_copy_tree(&L->ctx->arena, pristine);
+  *def = *node_copy_tree(&L->ctx->arena, pristine);
+  lower_kernel_versions(L, def, pristine, with, count + 1, needs_debug);
+  lower_kernel_versions(L, other, pristine, without, count + 1, needs_debug);
+  join_versions(L, split, def, other);
+}
+
+void lower_kernel(Lowerer *L, Function *fn) {
+  L->function = fn;
+  L->tma_array_count = 0;
+  L->version_count = 0;
+  Node *def = fn->def;
+  Node *pristine = node_copy_tree(&L->ctx->arena, def);
+  bool needs_debug = false;
+  lower_kernel_versions(L, def, pristine, NULL, 0, &needs_debug);
+  fn->def = def;
+  L->needs_debug = needs_debug;
+  L->assumptions = NULL;
+  L->assumption_count = 0;
+  L->split_name_count = 0;
   if (L->needs_debug) {
     Node *with_debug = jit_decorator(L);
     with_debug->span = (*jit_slot(def))->span;

@@ -281,7 +281,9 @@ static bool invalid_branch_to_static_assert(Lowerer *L, NodeList *block) {
 }
 
 static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
-  Node *test = lower_expr(L, stmt->u.if_.test);
+  /* as written, for a version split on it (lower_version.c) */
+  Node *source_test = L->split_name_count ? node_copy_tree(&L->ctx->arena, stmt->u.if_.test) : NULL;
+  Node *test = lower_condition(L, stmt->u.if_.test);
   if (test->type && test->type->kind == VAL_TILE && test->type->rank > 0)
     lower_error(L, stmt->u.if_.test, "an `if` condition must be a scalar, not %s", type_describe(L->ctx, test->type));
   stmt->u.if_.test = test;
@@ -326,6 +328,8 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
       merged = concretized(L, from_body->kind == VAL_CONST ? from_body : from_else);
     else
       merged = merged_tile(L, from_body, from_else);
+    if (test->type && test->type->kind == VAL_CONST && from_body && from_else)
+      note_version_split(L, source_test, test, type_disagreement(from_body, from_else));
     if (merged)
       scope_bind(L, A->names[i], merged);
   }

@@ -24,6 +24,11 @@
 #define C2T_MAX_SCOPE_NAMES 1024   /* local names of one tile function (Scope) */
 #define C2T_MAX_CALL_ARGS 16       /* parameters of a cuTile signature (BoundArgs, bind_call) */
 #define C2T_MAX_TMA_ARRAYS 64      /* arrays with a TMA flag parameter, per kernel (Lowerer.tma_arrays) */
+/* Versions of one kernel or tile function, one per outcome of the constexpr
+ * conditions it is split on (lower_version.c): each version is a full copy
+ * of the body in the output. */
+#define C2T_MAX_FUNCTION_VERSIONS 8
+#define C2T_MAX_SPLIT_NAMES 64 /* constexpr parameters a version split may test, per function */
 #define C2T_MAX_DESCRIPTORS 64     /* tensor descriptors made in one kernel (Lowerer.descriptor_keys) */
 #define C2T_MAX_RUNTIME_HELPERS 64 /* runtime helpers of one module (Lowerer.helpers) */
 
@@ -169,6 +174,15 @@ typedef struct Lowerer {
   Node *launchers[C2T_MAX_KERNELS];      /* per kernel, to place after it */
   Function *launcher_of[C2T_MAX_KERNELS];
   int launcher_count;
+  /* versions per constexpr value (lower_version.c), of the function being lowered */
+  const struct Assumption *assumptions; /* the conditions this version takes as decided */
+  int assumption_count;
+  Str split_names[C2T_MAX_SPLIT_NAMES]; /* constexpr parameters no statement assigns */
+  int split_name_count;
+  Node *split_source;  /* the first condition whose branches disagreed on a type, as written */
+  Node *split_lowered; /* ... and as lowered */
+  int split_priority;  /* 3 rank, 2 shape, 1 other type: the strongest disagreement wins */
+  int version_count;   /* versions made so far */
 } Lowerer;
 
 /* ---- toolkit.c */

@@ -1,0 +1,166 @@
+"""A kernel lowered once per outcome of a constexpr condition (lower_version.c).
+
+cuTile compiles a kernel per set of constexpr values, so a name may have another
+rank (or shape) for each outcome of a constexpr `if`; the converter then lowers the
+kernel once per outcome and joins the versions under one `if` that Triton decides
+at compile time. Each test runs both outcomes against torch.
+"""
+
+import pytest
+import torch
+
+COLUMN_SUMS = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, out, B: ct.Constant[int], W: ct.Constant[int]):
+    """Column sums of each block of B rows."""
+    i = ct.bid(0)
+    t = ct.load(x, index=(i, 0), shape=(B, W))
+    if {cond}:
+        v = ct.reshape(t, (B,))
+    else:
+        v = t
+    s = ct.sum(v, axis=0)
+    if {cond}:
+        ct.store(out, index=(i, 0), tile=ct.reshape(s, (1, 1)))
+    else:
+        ct.store(out, index=(i, 0), tile=ct.reshape(s, (1, W)))
+'''
+
+
+def _column_sums(mod, w, n=3, b=4):
+    x = torch.randn(n * b, w)
+    out = torch.zeros(n, w)
+    mod.launch_k(None, (n,), (x, out, b, w))
+    torch.testing.assert_close(out, x.reshape(n, b, w).sum(1))
+
+
+@pytest.mark.parametrize("cond", ["W == 1", "1 == W", "not W != 1", "W < 2"])
+def test_rank_per_outcome_of_a_comparison(convert, cond):
+    mod = convert(COLUMN_SUMS.format(cond=cond))
+    _column_sums(mod, 1)
+    _column_sums(mod, 4)
+
+
+NEGATED_SECOND_TEST = COLUMN_SUMS.format(cond="W == 1").replace(
+    """    if W == 1:
+        ct.store(out, index=(i, 0), tile=ct.reshape(s, (1, 1)))
+    else:
+        ct.store(out, index=(i, 0), tile=ct.reshape(s, (1, W)))""",
+    """    if W != 1:
+        ct.store(out, index=(i, 0), tile=ct.reshape(s, (1, W)))
+    else:
+        ct.store(out, index=(i, 0), tile=ct.reshape(s, (1, 1)))""")
+
+
+def test_negated_condition_prunes_the_other_ifs(convert, convert_text):
+    assert "if W != 1:" in NEGATED_SECOND_TEST
+    mod = convert(NEGATED_SECOND_TEST)
+    _column_sums(mod, 1)
+    _column_sums(mod, 8)
+    text = convert_text(NEGATED_SECOND_TEST)
+    assert text.count("if W == 1:") == 1 and "W != 1" not in text  # decided in each version
+
+
+BOOL_FLAG = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, out, B: ct.Constant[int], FLAT: ct.Constant[bool]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i, 0), shape=(B, B))
+    if FLAT:
+        v = ct.reshape(t, (B * B,))
+    else:
+        v = t
+    s = ct.sum(v, axis=0)
+    if FLAT:
+        ct.store(out, index=(i, 0), tile=ct.reshape(s, (1, 1)))
+    else:
+        ct.store(out, index=(i, 0), tile=ct.reshape(s, (1, B)))
+'''
+
+
+def test_rank_per_value_of_a_bool_constexpr(convert):
+    mod = convert(BOOL_FLAG)
+    b, n = 4, 2
+    x = torch.randn(n * b, b)
+    flat = torch.zeros(n, b)
+    mod.launch_k(None, (n,), (x, flat, b, True))
+    torch.testing.assert_close(flat[:, 0], x.reshape(n, -1).sum(1))
+    cols = torch.zeros(n, b)
+    mod.launch_k(None, (n,), (x, cols, b, False))
+    torch.testing.assert_close(cols, x.reshape(n, b, b).sum(1))
+
+
+NESTED = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, out, B: ct.Constant[int], MODE: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i,), shape=(B,))
+    if MODE == 0:
+        v = t
+    elif MODE == 1:
+        v = ct.reshape(t, (1, B))
+    else:
+        v = ct.reshape(t, (1, 1, B))
+    s = ct.sum(v, axis=0)       # rank 0, 1 or 2
+    m = ct.reshape(ct.max(ct.reshape(s, (B,)) if MODE == 1 else (s if MODE == 0 else ct.reshape(s, (B,))), axis=0), (1,))
+    ct.store(out, index=(i,), tile=m)
+'''
+
+
+def test_nested_conditions_give_three_versions(convert, convert_text):
+    b, n = 8, 3
+    x = torch.randn(n * b)
+    for mode in (0, 1, 2):
+        mod = convert(NESTED)
+        out = torch.zeros(n)
+        mod.launch_k(None, (n,), (x, out, b, mode))
+        ref = x.reshape(n, b).sum(1) if mode == 0 else x.reshape(n, b).max(1).values
+        torch.testing.assert_close(out, ref)
+
+
+CONDITIONAL_EXPRESSION = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, out, B: ct.Constant[int], W: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i, 0), shape=(B, W))
+    v = ct.reshape(t, (B,)) if W == 1 else t
+    s = ct.sum(v, axis=0)
+    ct.store(out, index=(i, 0), tile=ct.reshape(s, (1, W)))
+'''
+
+
+def test_rank_per_outcome_of_a_conditional_expression(convert):
+    mod = convert(CONDITIONAL_EXPRESSION)
+    _column_sums(mod, 1)
+    _column_sums(mod, 2)
+
+
+def test_a_reassigned_constexpr_is_no_split(convert_error):
+    source = COLUMN_SUMS.format(cond="W == 1").replace('    i = ct.bid(0)\n', '    i = ct.bid(0)\n    W = W + 0\n')
+    message = convert_error(source)
+    assert "C2T402" in message and "rank is not known" in message
+
+
+def test_too_many_versions_is_a_located_limit(convert_error):
+    lines = ["import cuda.tile as ct", "", "", "@ct.kernel",
+             "def k(x, out, " + ", ".join(f"P{j}: ct.Constant[int]" for j in range(4)) + "):",
+             "    t = ct.load(x, index=(0,), shape=(4,))"]
+    for j in range(4):
+        lines += [f"    if P{j} == 1:", "        t = ct.reshape(t, (1, 4))", "    else:",
+                  "        t = ct.reshape(t, (4,))",
+                  "    t = ct.reshape(ct.sum(t, axis=0), (4,)) if False else ct.reshape(t, (4,))"]
+    lines += ["    ct.store(out, index=(0,), tile=t)", ""]
+    message = convert_error("\n".join(lines))
+    assert message.startswith("C2T002: too many versions of one function"), message
