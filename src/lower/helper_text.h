@@ -22,6 +22,7 @@ typedef enum HelperId {
   HELPER__tensors, /* host_helpers.py */
   HELPER__torch_stream, /* host_helpers.py */
   HELPER__kernel_stream, /* host_helpers.py */
+  HELPER__tl_dtype, /* host_helpers.py */
   HELPER__tma_compatible, /* host_helpers.py */
   HELPER__tma_workspace, /* host_helpers.py */
   HELPER__by_target, /* host_helpers.py */
@@ -204,6 +205,28 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return contextlib.nullcontext()\n"
     "    return torch.cuda.stream(stream)\n",
     {HELPER__torch_stream, -1, -1, -1}, false, false},
+  [HELPER__tl_dtype] = {"_tl_dtype",
+    "def _tl_dtype(dtype, name):\n"
+    "    \"\"\"A ct.DType constexpr argument of a launch as the Triton dtype the kernel takes.\n"
+    "    cuTile took its own dtypes (which the converted host code spells as torch dtypes),\n"
+    "    torch dtypes and numpy dtypes (np.float16, np.dtype(\"float16\")).\"\"\"\n"
+    "    if isinstance(dtype, tl.dtype):\n"
+    "        return dtype\n"
+    "    if isinstance(dtype, torch.dtype):\n"
+    "        text = str(dtype).removeprefix(\"torch.\")\n"
+    "    else:\n"
+    "        try:\n"
+    "            import numpy\n"
+    "\n"
+    "            text = numpy.dtype(dtype).name if dtype is not None else None\n"
+    "        except (TypeError, ImportError):\n"
+    "            text = None\n"
+    "    names = {\"bool\": \"int1\", \"float8_e4m3fn\": \"float8e4nv\", \"float8_e5m2\": \"float8e5\"}\n"
+    "    triton_dtype = getattr(tl, names.get(text, text), None) if text else None\n"
+    "    if not isinstance(triton_dtype, tl.dtype):\n"
+    "        raise TypeError(f\"kernel argument {name!r}: {dtype!r} is not a dtype cuTile kernels take\")\n"
+    "    return triton_dtype\n",
+    {-1, -1, -1, -1}, false, false},
   [HELPER__tma_compatible] = {"_tma_compatible",
     "def _tma_compatible(tensor):\n"
     "    \"\"\"Whether a tensor descriptor (TMA) can address `tensor`: the last stride is 1, and the\n"

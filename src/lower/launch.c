@@ -105,7 +105,11 @@ static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *cal
                  "            tuple(tuple(array.shape) for array in %.*s),\n"
                  "            tuple(tuple(array.stride()) for array in %.*s),\n",
                  param.len, param.text, param.len, param.text, param.len, param.text);
-    else
+    else if (kernel->param_is_dtype && kernel->param_is_dtype[i]) {
+      /* a ct.DType constexpr: torch, numpy or cuTile's dtype as Triton's */
+      buf_printf(call, "            _tl_dtype(%.*s, \"%.*s\"),\n", param.len, param.text, param.len, param.text);
+      use_helper(L, HELPER__tl_dtype);
+    } else
       buf_printf(call, "            %.*s,\n", param.len, param.text);
   }
   for (int i = 0; i < L->tma_array_count; i++) {

@@ -60,6 +60,21 @@ static bool annotation_is(Lowerer *L, Node *annotation, const char *member, int 
   return false;
 }
 
+/* `ct.Constant[ct.DType]`, or an alias of it: a constexpr that is a dtype. */
+static bool annotation_is_dtype_constant(Lowerer *L, Node *annotation, int depth) {
+  if (!annotation || depth > 8)
+    return false;
+  if (annotation->kind == N_SUBSCRIPT)
+    return is_ct_member(L->conv, annotation->u.subscript.value, "Constant") &&
+           is_ct_member(L->conv, annotation->u.subscript.slice, "DType");
+  if (annotation->kind == N_NAME) {
+    const Binding *binding = find_binding(L->conv, annotation->u.name.id);
+    if (binding && binding->value)
+      return annotation_is_dtype_constant(L, binding->value, depth + 1);
+  }
+  return false;
+}
+
 typedef struct UseScan {
   Lowerer *L;
   Str param;
@@ -236,6 +251,7 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
   fn->param_names = arena_alloc(&L->ctx->arena, sizeof(Str) * (size_t)(original->count + 1));
   fn->param_is_array = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
   fn->param_is_array_tuple = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
+  fn->param_is_dtype = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
   for (int i = 0; i < original->count; i++) {
     Node *arg = original->items[i];
     Str name = arg->u.arg.arg;
@@ -267,6 +283,15 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
     }
     case PARAM_CONSTEXPR: {
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, "tl.constexpr"));
+      if (annotation_is_dtype_constant(L, arg->u.arg.annotation, 0)) {
+        /* a dtype: the launcher passes it as Triton's (_tl_dtype) */
+        fn->param_is_dtype[i] = true;
+        TypeInfo *type = type_new(L->ctx, VAL_DTYPE);
+        type->dtype = DT_UNKNOWN;
+        type->dtype_expr = new_name(L, str_dup(L, name));
+        scope_bind(L, name, type);
+        break;
+      }
       TypeInfo *type = type_new(L->ctx, VAL_CONST);
       type->rank = 0;
       type->dtype = DT_UNKNOWN; /* its value comes with each launch */

@@ -515,12 +515,15 @@ def two_ranks_kernel(x, y, B: ct.Constant[int]):
 '''
 
 
-def test_a_tile_given_two_ranks_by_a_launch_time_branch_is_refused(convert_error):
-    # Triton compiles one branch per value of B; after the `if` the converter knows
-    # neither rank, so what needs one is a located error, not code typed for one branch
-    error = convert_error(TILE_OF_TWO_RANKS)
-    assert "ct.sum() needs a tile of known rank" in error
-    assert "whose rank is not known at conversion" in error
+def test_a_tile_given_two_ranks_by_a_launch_time_branch_gets_a_version_per_outcome(convert, device):
+    # Triton compiles one branch per value of B, cuTile one kernel per value: after the
+    # `if` the rank is not known, so the kernel is lowered once for B == 1 and once for
+    # B != 1, joined under `if B == 1:` (tests/convert/test_versioning.py)
+    mod = convert(TILE_OF_TWO_RANKS.replace("ct.zeros(", "ct.ones("))
+    for b in (1, 4):
+        y = torch.zeros(b, device=device)
+        mod.launch_two_ranks_kernel(None, (1,), (torch.zeros(1, device=device), y, b))
+        assert torch.equal(y, torch.full((b,), 8.0, device=device))
 
 
 def test_a_tile_given_two_shapes_by_a_launch_time_branch_keeps_what_they_share(convert, device):

@@ -96,6 +96,29 @@ def _kernel_stream(stream, *arrays):
     return torch.cuda.stream(stream)
 
 
+# helper: _tl_dtype
+def _tl_dtype(dtype, name):
+    """A ct.DType constexpr argument of a launch as the Triton dtype the kernel takes.
+    cuTile took its own dtypes (which the converted host code spells as torch dtypes),
+    torch dtypes and numpy dtypes (np.float16, np.dtype("float16"))."""
+    if isinstance(dtype, tl.dtype):
+        return dtype
+    if isinstance(dtype, torch.dtype):
+        text = str(dtype).removeprefix("torch.")
+    else:
+        try:
+            import numpy
+
+            text = numpy.dtype(dtype).name if dtype is not None else None
+        except (TypeError, ImportError):
+            text = None
+    names = {"bool": "int1", "float8_e4m3fn": "float8e4nv", "float8_e5m2": "float8e5"}
+    triton_dtype = getattr(tl, names.get(text, text), None) if text else None
+    if not isinstance(triton_dtype, tl.dtype):
+        raise TypeError(f"kernel argument {name!r}: {dtype!r} is not a dtype cuTile kernels take")
+    return triton_dtype
+
+
 # helper: _tma_compatible
 def _tma_compatible(tensor):
     """Whether a tensor descriptor (TMA) can address `tensor`: the last stride is 1, and the

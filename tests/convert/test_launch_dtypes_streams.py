@@ -1,0 +1,51 @@
+"""What the generated launcher makes of a launch's dtype constants and its stream."""
+
+import numpy as np
+import pytest
+import torch
+
+DTYPE_KERNEL = '''
+import torch
+import numpy as np
+import cuda.tile as ct
+
+DT = ct.Constant[ct.DType]
+
+
+@ct.kernel
+def cast_add(x, y, T: ct.Constant[int], DTYPE: ct.Constant[ct.DType], ACC: DT):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    z = ct.zeros((T,), dtype=ACC)
+    ct.store(y, index=(ct.bid(0),), tile=ct.astype(ct.astype(t, DTYPE), ACC) + z)
+
+
+def run(x, dtype, acc=ct.float32):
+    y = torch.zeros(x.shape, dtype=torch.float32)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), cast_add, (x, y, 16, dtype, acc))
+    return y
+
+
+def run_with_cutile_dtype(x):
+    return run(x, ct.float16)
+
+
+def run_with_numpy_dtype(x):
+    return run(x, np.float16, np.dtype("float32"))
+'''
+
+
+@pytest.mark.parametrize("how", ["torch", "cutile", "numpy"])
+def test_dtype_constant_from_the_host(convert, how):
+    mod = convert(DTYPE_KERNEL)
+    x = torch.randn(40) * 100
+    ref = x.to(torch.float16).to(torch.float32)
+    y = {"torch": lambda: mod.run(x, torch.float16), "cutile": lambda: mod.run_with_cutile_dtype(x),
+         "numpy": lambda: mod.run_with_numpy_dtype(x)}[how]()
+    assert torch.equal(y, ref)
+    assert torch.equal(mod.run(x, torch.int16), x.to(torch.int16).to(torch.float32))
+
+
+def test_a_dtype_constant_that_is_no_dtype_is_a_type_error(convert):
+    mod = convert(DTYPE_KERNEL)
+    with pytest.raises(TypeError, match="DTYPE"):
+        mod.run(torch.randn(16), 16)
