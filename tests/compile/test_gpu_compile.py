@@ -101,7 +101,7 @@ FLATTEN_CALLS = """
 import torch
 def flatten(m):
     x = torch.randn(16, 2)
-    m.launch_flatten_pairs_kernel(None, (2,), (x, torch.empty(32), 8))
+    m.launch_flatten_pairs_kernel(0, (2,), (x, torch.empty(32), 8))
 CALLS = {"flatten_pairs": [flatten]}
 """
 
@@ -122,7 +122,7 @@ def test_constexpr_local_runs(tmp_path):
     same, output = _run_interpreted(tmp_path / "flatten_pairs.py",
                                     "x = torch.randn(24, 2)\n"
                                     "y = torch.empty(48)\n"
-                                    "m.launch_flatten_pairs_kernel(None, (3,), (x, y, 8))\n"
+                                    "m.launch_flatten_pairs_kernel(0, (3,), (x, y, 8))\n"
                                     "torch.testing.assert_close(y, 2 * x.flatten())\n")
     assert same, output
 
@@ -162,9 +162,9 @@ def test_checker_reports_invalid_triton_and_shared_limit(tmp_path):
 ROW_SCALE_CALLS = """
 import torch
 def exact(m):
-    m.launch_row_scale_kernel(None, (4,), (torch.randn(4, 16), torch.zeros(4, 16), 16, 16))
+    m.launch_row_scale_kernel(0, (4,), (torch.randn(4, 16), torch.zeros(4, 16), 16, 16))
 def padded(m):
-    m.launch_row_scale_kernel(None, (4,), (torch.randn(4, 12), torch.zeros(4, 12), 12, 16))
+    m.launch_row_scale_kernel(0, (4,), (torch.randn(4, 12), torch.zeros(4, 12), 12, 16))
 CALLS = {"row_scale": [exact, padded]}
 """
 
@@ -184,7 +184,7 @@ def test_tile_function_given_constants_keeps_them_constexpr(tmp_path):
                                     "for n in (16, 12):\n"
                                     "    x = torch.randn(4, n)\n"
                                     "    y = torch.zeros_like(x)\n"
-                                    "    m.launch_row_scale_kernel(None, (4,), (x, y, n, 16))\n"
+                                    "    m.launch_row_scale_kernel(0, (4,), (x, y, n, 16))\n"
                                     "    torch.testing.assert_close(y, 2 * x)\n")
     assert same, output
 
@@ -192,7 +192,7 @@ def test_tile_function_given_constants_keeps_them_constexpr(tmp_path):
 TWO_PASS_CALLS = """
 import torch
 def half(m):
-    m.launch_two_pass_kernel(None, (2,), (torch.randn(2, 32).half(), torch.zeros(2, 32).half(), 2, 16))
+    m.launch_two_pass_kernel(0, (2,), (torch.randn(2, 32).half(), torch.zeros(2, 32).half(), 2, 16))
 CALLS = {"two_pass": [half]}
 """
 
@@ -209,6 +209,6 @@ def test_a_name_set_afresh_in_each_iteration_is_not_loop_carried(tmp_path):
     same, output = _run_interpreted(tmp_path / "mods" / "two_pass.py",
                                     "x = torch.randn(2, 32)\n"
                                     "y = torch.zeros(2, 32)\n"
-                                    "m.launch_two_pass_kernel(None, (2,), (x, y, 2, 16))\n"
+                                    "m.launch_two_pass_kernel(0, (2,), (x, y, 2, 16))\n"
                                     "torch.testing.assert_close(y, x * x.mean(dim=1, keepdim=True))\n")
     assert same, output

@@ -12,7 +12,7 @@ and runs the result against a PyTorch reference:
         ct.store(y, index=(ct.bid(0),), tile=t // 3)
     ''')
         ...
-        mod.launch_k(None, grid, (x, y, 16))   # or the module's own host function
+        mod.launch_k(0, grid, (x, y, 16))   # or the module's own host function
 
 Without a GPU the generated kernels run on CPU tensors under
 TRITON_INTERPRET=1 (set by ops_common before triton is imported).

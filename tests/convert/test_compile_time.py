@@ -48,7 +48,7 @@ def test_dtype_comparison_picks_the_branch_at_launch(convert, dtype, expected):
     mod = convert(DTYPE_BRANCH.format(op="in"))
     x = (torch.arange(40) - 20).to(dtype)
     y = torch.zeros_like(x)
-    mod.launch_k(None, (cdiv(40, 16),), (x, y, 16))
+    mod.launch_k(0, (cdiv(40, 16),), (x, y, 16))
     assert torch.equal(y, expected(x))
 
 
@@ -57,7 +57,7 @@ def test_dtype_not_in(convert):
                                        "x.dtype not in (ct.float32, ct.int32)"))
     x = torch.arange(16).to(torch.float16)
     y = torch.zeros_like(x)
-    mod.launch_k(None, (1,), (x, y, 16))
+    mod.launch_k(0, (1,), (x, y, 16))
     assert torch.equal(y, x * 3)
 
 
@@ -75,7 +75,7 @@ def k(x, y, TILE: ct.Constant[int]):
     x = torch.arange(16, dtype=torch.float32)
     for out_dtype, factor in [(torch.float16, 4), (torch.float32, 1)]:
         y = torch.zeros(16, dtype=out_dtype)
-        mod.launch_k(None, (1,), (x, y, 16))
+        mod.launch_k(0, (1,), (x, y, 16))
         assert torch.equal(y, (x * factor).to(out_dtype))
 
 
@@ -93,7 +93,7 @@ def k(x, y, TILE: ct.Constant[int]):
     for dtype, expected in [(torch.float16, lambda x: x.float() + 1), (torch.float32, lambda x: x * 2 + 1)]:
         x = torch.arange(16).to(dtype)
         y = torch.zeros(16, dtype=torch.float32)
-        mod.launch_k(None, (1,), (x, y, 16))
+        mod.launch_k(0, (1,), (x, y, 16))
         assert torch.equal(y, expected(x))
 
 
@@ -113,7 +113,7 @@ def test_dtype_chosen_by_a_conditional_expression(convert):
     for dtype in [torch.float32, torch.bfloat16, torch.int8]:
         x = (torch.arange(16) * 1.37).to(dtype)
         y = torch.zeros(16)
-        mod.launch_k(None, (1,), (x, y, 16))
+        mod.launch_k(0, (1,), (x, y, 16))
         narrow = torch.float16 if dtype == torch.float32 else dtype
         assert torch.equal(y, (x.to(narrow) * 3).float()), dtype
 
@@ -145,7 +145,7 @@ def k(x, y, TILE: ct.Constant[int], SHARED: ct.Constant[int]):
     x = torch.arange(3 * 16, dtype=torch.float32).reshape(3, 16)
     for shared, expected in [(1, x[0:1].expand(3, 16)), (0, x)]:
         y = torch.zeros(3, 16)
-        mod.launch_k(None, (3,), (x, y, 16, shared))
+        mod.launch_k(0, (3,), (x, y, 16, shared))
         assert torch.equal(y, expected), shared
 
 
@@ -235,7 +235,7 @@ def k(x, y, TILE: ct.Constant[int]):
     mod = convert(source)
     x = torch.arange(32, dtype=torch.float32)
     y = torch.zeros(32, dtype=torch.float16)
-    mod.launch_k(None, (2,), (x, y, 16))
+    mod.launch_k(0, (2,), (x, y, 16))
     assert torch.equal(y, ((x + 1) * 2).half())
 
 
@@ -251,7 +251,7 @@ def k(x, y, TILE: ct.Constant[int]):
 """)
     x = torch.arange(16, dtype=torch.float32)
     y = torch.zeros(16)
-    mod.launch_k(None, (1,), (x, y, 16))
+    mod.launch_k(0, (1,), (x, y, 16))
     assert torch.equal(y, x * 5)
 
 
@@ -276,7 +276,7 @@ def k(x, y, TILE: ct.Constant[int]):
     mod = convert(source)
     x = torch.arange(16, dtype=torch.float32)
     y = torch.zeros(16)
-    mod.launch_k(None, (1,), (x, y, 16))
+    mod.launch_k(0, (1,), (x, y, 16))
     assert torch.equal(y, x - 1)
 
 
@@ -299,7 +299,7 @@ def k(x, y, TILE: ct.Constant[int]):
 """)
     x = torch.arange(16, dtype=torch.float32)
     y = torch.zeros(16)
-    mod.launch_k(None, (1,), (x, y, 16))
+    mod.launch_k(0, (1,), (x, y, 16))
     assert torch.equal(y, x + 1)
 
 
@@ -319,7 +319,7 @@ def k(x, y, TILE: ct.Constant[int], MODE: ct.Constant[int]):
     x = torch.arange(16, dtype=torch.float32)
     for mode, expected in [(1, x * 2 + 1), (2, x + 1), (3, x * 2)]:
         y = torch.zeros(16)
-        mod.launch_k(None, (1,), (x, y, 16, mode))
+        mod.launch_k(0, (1,), (x, y, 16, mode))
         assert torch.equal(y, expected), mode
 
 
@@ -384,7 +384,7 @@ def test_check_bounds_from_a_constexpr(convert, n, exact):
     y, z = torch.zeros(n), torch.zeros(n)
     w = torch.arange(n * 4, dtype=torch.float32).reshape(n, 4)
     expected_w = w + 1
-    mod.launch_k(None, (cdiv(n, 16),), (x, y, z, w, 16, exact, 3))
+    mod.launch_k(0, (cdiv(n, 16),), (x, y, z, w, 16, exact, 3))
     m = torch.where(torch.arange(n) < 20, x, torch.zeros(n))
     assert torch.equal(y, x + m)
     assert torch.equal(z, x * 2)
@@ -428,7 +428,7 @@ def k(y, TILE: ct.Constant[int], PADDED: ct.Constant[bool]):
     bump(y, offs, PADDED)
 """)
     y = torch.zeros(21)
-    mod.launch_k(None, (2,), (y, 16, True))
+    mod.launch_k(0, (2,), (y, 16, True))
     assert torch.equal(y, torch.ones(21))
 
 
@@ -473,7 +473,7 @@ def test_array_rank_chosen_by_a_constexpr_branch(convert, per_element):
     mod = convert(RANK_BRANCH)
     x = torch.arange(4 * 16, dtype=torch.float32).reshape(4, 16)
     out = torch.zeros(4, 16) if per_element else torch.zeros(4)
-    mod.launch_k(None, (4,), (x, out, 16, per_element))
+    mod.launch_k(0, (4,), (x, out, 16, per_element))
     assert torch.equal(out, x * 2 if per_element else x.sum(1))
 
 
@@ -522,7 +522,7 @@ def test_a_tile_given_two_ranks_by_a_launch_time_branch_gets_a_version_per_outco
     mod = convert(TILE_OF_TWO_RANKS.replace("ct.zeros(", "ct.ones("))
     for b in (1, 4):
         y = torch.zeros(b, device=device)
-        mod.launch_two_ranks_kernel(None, (1,), (torch.zeros(1, device=device), y, b))
+        mod.launch_two_ranks_kernel(0, (1,), (torch.zeros(1, device=device), y, b))
         assert torch.equal(y, torch.full((b,), 8.0, device=device))
 
 
@@ -531,7 +531,7 @@ def test_a_tile_given_two_shapes_by_a_launch_time_branch_keeps_what_they_share(c
                   .replace("tile=ct.sum(acc, axis=0)", "tile=ct.sum(acc, axis=0) + 1"))
     for b, expected in ((1, 9.0), (4, 1.0)):
         y = torch.zeros(b, device=device)
-        mod.launch_two_ranks_kernel(None, (1,), (torch.zeros(8, device=device), y, b))
+        mod.launch_two_ranks_kernel(0, (1,), (torch.zeros(8, device=device), y, b))
         assert torch.equal(y.cpu(), torch.full((b,), expected))
 
 
@@ -554,10 +554,10 @@ def test_a_branch_calling_a_name_cutile_lacks_fails_only_when_compiled(convert, 
     mod = convert(UNKNOWN_IN_BRANCH)
     x = torch.randn(8, device=device)
     y = torch.zeros_like(x)
-    mod.launch_swish_kernel(None, (1,), (x, y, 0, 8))
+    mod.launch_swish_kernel(0, (1,), (x, y, 0, 8))
     assert torch.equal(x, y)
     with pytest.raises(Exception, match="ct.sigmoid is not a name of cuda.tile"):
-        mod.launch_swish_kernel(None, (1,), (x, y, 1, 8))
+        mod.launch_swish_kernel(0, (1,), (x, y, 1, 8))
 
 
 def test_a_run_time_branch_calling_a_name_cutile_lacks_is_refused(convert_error):

@@ -148,7 +148,7 @@ def k(x, y, n, TILE: ct.Constant[int]):
 def test_while_break_continue(convert_checked, n):
     mod = convert_checked(WHILE_JUMPS)
     x, y = tiles(12), torch.zeros(TILE)
-    mod.launch_k(None, (1,), (x, y, n, TILE))
+    mod.launch_k(0, (1,), (x, y, n, TILE))
     ref = tile(x, 0).clone()
     i = 0
     while i < n:
@@ -181,7 +181,7 @@ def test_for_break_on_data(convert_checked, n, limit):
     """`for` with a break on a run-time (data) condition becomes a counted while."""
     mod = convert_checked(FOR_BREAK)
     x, y = tiles(12), torch.zeros(TILE)
-    mod.launch_k(None, (1,), (x, y, n, limit, TILE))
+    mod.launch_k(0, (1,), (x, y, n, limit, TILE))
     ref = torch.zeros(TILE)
     for j in range(1, n, 2):
         t = tile(x, j)
@@ -211,7 +211,7 @@ def test_for_break_evaluates_range_once(convert_checked):
     """range(a, b, c) evaluates b and c once, even when the body rebinds them."""
     mod = convert_checked(FOR_BOUNDS_ONCE)
     x, y = tiles(1), torch.zeros(TILE)
-    mod.launch_k(None, (1,), (x, y, 10, 3, TILE))
+    mod.launch_k(0, (1,), (x, y, 10, 3, TILE))
     torch.testing.assert_close(y, torch.full((TILE,), float(0 + 3 + 6 + 9)))
 
 
@@ -235,7 +235,7 @@ def k(x, y, n, TILE: ct.Constant[int]):
 def test_for_continue_in_elif(convert_checked):
     mod = convert_checked(FOR_CONTINUE)
     x, y = tiles(8), torch.zeros(TILE)
-    mod.launch_k(None, (1,), (x, y, 8, TILE))
+    mod.launch_k(0, (1,), (x, y, 8, TILE))
     ref = torch.zeros(TILE)
     for j in range(8):
         if j % 3 == 0:
@@ -274,7 +274,7 @@ def k(x, y, n, TILE: ct.Constant[int]):
 def test_nested_loops_own_their_jumps(convert_checked):
     mod = convert_checked(NESTED)
     x, y = tiles(8), torch.zeros(TILE)
-    mod.launch_k(None, (1,), (x, y, 7, TILE))
+    mod.launch_k(0, (1,), (x, y, 7, TILE))
     ref = torch.zeros(TILE)
     for i in range(7):
         if i == 1:
@@ -315,12 +315,12 @@ def test_while_condition_with_side_effects_not_evaluated_after_break(convert_che
     would evaluate both sides, so the condition moves into the loop."""
     mod = convert_checked(SIDE_EFFECT_CONDITION)
     x, seen = tiles(8), torch.zeros(8 * TILE)
-    mod.launch_k(None, (1,), (x, seen, 6, 2))
+    mod.launch_k(0, (1,), (x, seen, 6, 2))
     ref = torch.zeros(8 * TILE)
     ref[:3 * TILE] = x[:3 * TILE]  # visited i = 0, 1, 2; the break at 2 stops it
     torch.testing.assert_close(seen, ref)
     seen.zero_()
-    mod.launch_k(None, (1,), (x, seen, 3, 99))  # ends by the condition: visits 0..3
+    mod.launch_k(0, (1,), (x, seen, 3, 99))  # ends by the condition: visits 0..3
     ref = torch.zeros(8 * TILE)
     ref[:4 * TILE] = x[:4 * TILE]
     torch.testing.assert_close(seen, ref)
@@ -351,7 +351,7 @@ def k(x, y, n, limit):
 def test_return_inside_while_in_helper(convert_checked, limit):
     mod = convert_checked(RETURN_IN_WHILE)
     x, y = tiles(6), torch.zeros(TILE)
-    mod.launch_k(None, (1,), (x, y, 6, limit))
+    mod.launch_k(0, (1,), (x, y, 6, limit))
     expected = -1.0
     for i in range(6):
         s = tile(x, i).sum()
@@ -380,7 +380,7 @@ def k(x, y, n, TILE: ct.Constant[int]):
 def test_bare_return_inside_while_in_kernel(convert_checked, n):
     mod = convert_checked(KERNEL_RETURN_IN_WHILE)
     x, y = tiles(5), torch.zeros(5 * TILE)
-    mod.launch_k(None, (1,), (x, y, n, TILE))
+    mod.launch_k(0, (1,), (x, y, n, TILE))
     ref = torch.zeros(5 * TILE)
     written = min(n, 4)
     ref[:written * TILE] = x[:written * TILE]
@@ -409,7 +409,7 @@ def test_early_return_in_helper_outside_loops(convert_checked, n):
     """Triton accepts returns inside `if` outside loops: kept as written."""
     mod = convert_checked(EARLY_RETURN_HELPER)
     x, y = tiles(1), torch.zeros(TILE)
-    mod.launch_k(None, (1,), (x, y, n))
+    mod.launch_k(0, (1,), (x, y, n))
     torch.testing.assert_close(y, x * 2.0 if n > 2 else x - 1.0)
 
 
@@ -441,7 +441,7 @@ def k(x, y, n, MODE: ct.Constant[int]):
 def test_if_constexpr_runtime_and_chains(convert_checked, mode, n):
     mod = convert_checked(BRANCHES)
     x, y = tiles(1), torch.zeros(TILE)
-    mod.launch_k(None, (1,), (x, y, n, mode))
+    mod.launch_k(0, (1,), (x, y, n, mode))
     t = x + 1.0 if mode == 1 else x * 3.0 if mode == 2 else x - 5.0
     if n > 2 and n < 100 and n != 7 or n == 0:
         t = t * 10.0
@@ -466,7 +466,7 @@ def test_static_iter_range(convert_checked, convert_text):
     assert "tl.static_range(1, N)" in convert_text(STATIC_RANGE)
     mod = convert_checked(STATIC_RANGE)
     x, y = tiles(4), torch.zeros(TILE)
-    mod.launch_k(None, (1,), (x, y, 4))
+    mod.launch_k(0, (1,), (x, y, 4))
     torch.testing.assert_close(y, tile(x, 0) + sum(tile(x, i) * i for i in range(1, 4)))
 
 
@@ -618,7 +618,7 @@ def k(x, y, n):
 ''')
     x, y = tiles(8), torch.zeros(TILE)
     for n in range(8):
-        mod.launch_k(None, (1,), (x, y, n))
+        mod.launch_k(0, (1,), (x, y, n))
         expect = tile(x, 0) + 1.0 if (n == 0 or tile(x, n).sum() > 0 or n > 5) else tile(x, 0)
         torch.testing.assert_close(y, expect)
 
@@ -649,5 +649,5 @@ def test_a_loop_local_renamed_everywhere_in_the_loop(convert, device, flag):
     mod = convert(SET_AFRESH)
     x = torch.arange(12, dtype=torch.float32, device=device)
     y = torch.zeros_like(x)
-    mod.launch_afresh_kernel(None, (1,), (x, y, 4, flag))
+    mod.launch_afresh_kernel(0, (1,), (x, y, 4, flag))
     assert torch.equal(y.cpu(), (x * (2 if flag else 1)).cpu())

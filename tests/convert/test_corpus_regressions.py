@@ -32,7 +32,7 @@ def k(x, y, N: ct.Constant[int], REVERSE: ct.Constant[bool]):
     x = torch.randn(TILE)
     for reverse in (False, True):
         y = torch.empty_like(x)
-        mod.launch_k(None, (1,), (x, y, TILE, reverse))
+        mod.launch_k(0, (1,), (x, y, TILE, reverse))
         ref = x.flip(0).cumsum(0).flip(0) if reverse else x.cumsum(0)
         torch.testing.assert_close(y, ref)
 
@@ -74,7 +74,7 @@ def test_tile_function_shape_of_parameter_and_static_iter_over_tuple(convert):
     mod = convert(GELU_LIKE)
     x = torch.randn(2 * TILE)
     y = torch.empty_like(x)
-    mod.launch_k(None, (2,), (x, y, TILE))
+    mod.launch_k(0, (2,), (x, y, TILE))
     torch.testing.assert_close(y, ((0.5 * x - 2.0) * x) + 3.0)
 
 
@@ -102,7 +102,7 @@ def k(x, y, H: ct.Constant[int], W: ct.Constant[int]):
 ''')
     x = torch.randn(1, 4, TILE)
     y = torch.empty_like(x)
-    mod.launch_k(None, (1,), (x, y, 4, TILE))
+    mod.launch_k(0, (1,), (x, y, 4, TILE))
     t, c = x[0], x[0, :1]
     torch.testing.assert_close(y[0], (t * c - t) + (t * c + t))
 
@@ -124,7 +124,7 @@ def k(x, y, z):
 ''')
     x = torch.randn(16)
     y, z = torch.empty(8), torch.empty(16)
-    mod.launch_k(None, (1,), (x, y, z))
+    mod.launch_k(0, (1,), (x, y, z))
     torch.testing.assert_close(y, 2 * x[:8])
     torch.testing.assert_close(z, 2 * x)
 
@@ -147,7 +147,7 @@ def k(x, y, N: ct.Constant[int]):
 ''')
     x = torch.randn(4 * TILE)
     y = torch.empty_like(x)
-    mod.launch_k(None, (1,), (x, y, TILE))
+    mod.launch_k(0, (1,), (x, y, TILE))
     torch.testing.assert_close(y, x * 2)
 
 
@@ -165,7 +165,7 @@ def k(x, y, N: ct.Constant[int]):
 ''')
     x = torch.randn(2 * TILE)
     y = torch.empty_like(x)
-    mod.launch_k(None, (2,), (x, y, TILE))
+    mod.launch_k(0, (2,), (x, y, TILE))
     torch.testing.assert_close(y, x)
 
 
@@ -183,7 +183,7 @@ def k(x, y, N: ct.Constant[int]):
     x = torch.randn(2, 5).to(torch.bfloat16)
     x = torch.nn.functional.pad(x, (0, 3))[:, :5]  # rows 16-byte aligned: the descriptor path
     y = torch.empty(2, TILE, dtype=torch.bfloat16)
-    mod.launch_k(None, (2,), (x, y, TILE))
+    mod.launch_k(0, (2,), (x, y, TILE))
     assert torch.equal(y[:, :5], x)
     assert torch.isneginf(y[:, 5:]).all()
 
@@ -204,7 +204,7 @@ def k(a, b, c, N: ct.Constant[int]):
     a = torch.randn(2 * TILE).to(torch.bfloat16)
     b = torch.randn(2 * TILE).to(torch.bfloat16)
     c = torch.empty_like(a)
-    mod.launch_k(None, (2,), (a, b, c, TILE))
+    mod.launch_k(0, (2,), (a, b, c, TILE))
     assert torch.equal(c, a + b)
 
 
@@ -226,7 +226,7 @@ def k(x, y, N: ct.Constant[int]):
 ''')
     x = torch.randn(2 * TILE)
     y = torch.empty_like(x)
-    mod.launch_k(None, (2,), (x, y, TILE))
+    mod.launch_k(0, (2,), (x, y, TILE))
     torch.testing.assert_close(y, x)
 
 
@@ -279,6 +279,6 @@ def k(x, y, z, N: ct.Constant[int]):
 ''')
     x = torch.randn(2 * TILE)
     y, z = torch.empty(TILE), torch.empty(2 * TILE)
-    mod.launch_k(None, (1,), (x, y, z, TILE))
+    mod.launch_k(0, (1,), (x, y, z, TILE))
     torch.testing.assert_close(y, x[:TILE] * 2)
     torch.testing.assert_close(z, x * 3)

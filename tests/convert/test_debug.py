@@ -41,7 +41,7 @@ module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
 device = "cuda" if torch.cuda.is_available() else "cpu"
 y = torch.zeros(4, dtype=torch.int32, device=device)
-module.launch_k(None, (1,), (y, int(sys.argv[2]), *[int(a) for a in sys.argv[3:]]))
+module.launch_k(0, (1,), (y, int(sys.argv[2]), *[int(a) for a in sys.argv[3:]]))
 if device == "cuda":
     torch.cuda.synchronize()
 print("finished")
@@ -49,7 +49,7 @@ print("finished")
 
 
 def launch_alone(module, *args):
-    """Launch module.launch_k(None, (1,), (y, *args)) in its own process (a device-side
+    """Launch module.launch_k(0, (1,), (y, *args)) in its own process (a device-side
     assert leaves the CUDA context unusable); returns (exit status, output)."""
     proc = subprocess.run([sys.executable, "-c", _LAUNCH, module.__file__, *map(str, args)], capture_output=True,
                           text=True, timeout=300)
@@ -79,7 +79,7 @@ def test_printf_prints_values(convert, convert_text, capfd):
     assert 'tl.device_print("n=", n)' in text
     mod = convert(source)
     y = torch.zeros(4, dtype=torch.int32)
-    mod.launch_k(None, (1,), (y, 40, 4))
+    mod.launch_k(0, (1,), (y, 40, 4))
     sync()
     out = capfd.readouterr().out
     assert printed(out, "t=") == [40, 41, 42, 43], out
@@ -97,7 +97,7 @@ def test_print_fstring(convert, convert_text, capfd, call):
     assert 'tl.device_print("tile=", t)' in text
     mod = convert(source)
     y = torch.zeros(4, dtype=torch.int32)
-    mod.launch_k(None, (1,), (y, 7, 4))
+    mod.launch_k(0, (1,), (y, 7, 4))
     sync()
     out = capfd.readouterr().out
     assert printed(out, "tile=") == [7, 8, 9, 10], out
@@ -121,7 +121,7 @@ def test_assert_passes_and_kernel_is_debug(convert, convert_text):
     assert "debug=True" in text.split("def k(")[0].splitlines()[-1]
     mod = convert(source)
     y = torch.zeros(4, dtype=torch.int32)
-    mod.launch_k(None, (1,), (y, 3, 4))
+    mod.launch_k(0, (1,), (y, 3, 4))
     assert y.tolist() == [3, 4, 5, 6]
 
 
@@ -185,9 +185,9 @@ def test_static_assert_on_launch_constant(convert, convert_text):
     assert 'tl.static_assert(TILE == 4, "TILE must be 4")' in convert_text(source)
     mod = convert(source)
     y = torch.zeros(8, dtype=torch.int32)
-    mod.launch_k(None, (1,), (y, 0, 4))
+    mod.launch_k(0, (1,), (y, 0, 4))
     with pytest.raises(Exception, match="TILE must be 4"):
-        mod.launch_k(None, (1,), (y, 0, 8))
+        mod.launch_k(0, (1,), (y, 0, 8))
 
 
 def test_static_assert_on_runtime_value_is_an_error(convert_error):
@@ -197,7 +197,7 @@ def test_static_assert_on_runtime_value_is_an_error(convert_error):
 def test_static_eval_and_ensure_constant(convert):
     mod = convert(kernel('t = t + ct.static_eval(TILE * 2) + ct.ensure_constant(3)'))
     y = torch.zeros(4, dtype=torch.int32)
-    mod.launch_k(None, (1,), (y, 0, 4))
+    mod.launch_k(0, (1,), (y, 0, 4))
     assert y.tolist() == [11, 12, 13, 14]
 
 
@@ -208,13 +208,13 @@ def test_ensure_constant_of_runtime_value_is_an_error(convert_error):
 def test_assume_divisible_by(convert):
     mod = convert(kernel('t = t + ct.assume_divisible_by(n, 8)'))
     y = torch.zeros(4, dtype=torch.int32)
-    mod.launch_k(None, (1,), (y, 16, 4))
+    mod.launch_k(0, (1,), (y, 16, 4))
     assert y.tolist() == [32, 33, 34, 35]
     if ops_common.ON_GPU:
         return  # a false hint is undefined behaviour (cuTile and Triton alike)
     # a false hint is undefined behaviour in cuTile; Triton's interpreter catches it
     with pytest.raises(Exception, match="Assume failed"):
-        mod.launch_k(None, (1,), (y, 12, 4))
+        mod.launch_k(0, (1,), (y, 12, 4))
 
 
 def test_assume_divisible_by_needs_positive_constant(convert_error):

@@ -74,5 +74,5 @@ def test_in_range_folds_keep_their_value(convert, device, expr, value):
     mod = convert(VALUE_KERNEL.format(expr=expr))
     x = torch.zeros(16, dtype=torch.int64, device=device)
     y = torch.zeros(16, dtype=torch.int64, device=device)
-    mod.launch_k(None, (1,), (x, y, 16))
+    mod.launch_k(0, (1,), (x, y, 16))
     assert torch.equal(y.cpu(), torch.full((16,), value, dtype=torch.int64))

@@ -29,7 +29,7 @@ def test_zero_d_load_and_store_convert_and_run(convert, device):
     mod = convert(ZERO_D)
     x = torch.tensor(21.0, device=device)
     y = torch.zeros((), device=device)
-    mod.launch_k(None, (1,), (x, y))
+    mod.launch_k(0, (1,), (x, y))
     assert y.item() == 42.0
 
 

@@ -219,7 +219,7 @@ def test_a_kernel_launched_from_another_module(tmp_path, device):
         torch.testing.assert_close(ops.scale(x, 3.0), x * 3.0)
         torch.testing.assert_close(ops.scale_fast(x, -2.0), x * -2.0)
         with pytest.raises(TypeError, match="not a kernel converted"):
-            ops.launch_kernel(None, (1,), print, ())
+            ops.launch_kernel(0, (1,), print, ())
     finally:
         sys.path.remove(str(converted.parent))
         for name in [n for n in sys.modules if n.split(".")[0] == converted.name]:

@@ -26,7 +26,7 @@ BLOCK: ct.Constant[int] = 16
 
 def run(x, kernel: ct.kernel, dtype: ct.DType, block: ConstInt = BLOCK) -> ct.Array:
     y = torch.empty(x.shape, dtype=dtype, device=x.device)
-    ct.launch(None, (ct.cdiv(x.shape[0], block),), kernel, (x, y, block))
+    ct.launch(0, (ct.cdiv(x.shape[0], block),), kernel, (x, y, block))
     return y
 ''')
     x = torch.randn(40, device=device)
@@ -51,7 +51,7 @@ class Plan:
 
 def run(x, plan: Plan):
     y = torch.empty(x.shape, dtype=plan.dtype, device=x.device)
-    ct.launch(None, (ct.cdiv(x.shape[0], plan.block),), plan.kernel, (x.to(plan.dtype), y, plan.block))
+    ct.launch(0, (ct.cdiv(x.shape[0], plan.block),), plan.kernel, (x.to(plan.dtype), y, plan.block))
     return y
 ''')
     fields = [field.name for field in dataclasses.fields(mod.Plan)]
@@ -79,7 +79,7 @@ def k(x, y, T: ct.Constant[int]):
 
 def run(x):
     y = torch.empty(ct.cdiv(x.shape[0], 16), device=x.device)
-    ct.launch(None, (y.shape[0],), k, (x, y, 16))
+    ct.launch(0, (y.shape[0],), k, (x, y, 16))
     return y
 
 
@@ -110,7 +110,7 @@ def k(x, y, T: ct.Constant[int]):
 
 def run(x):
     y = torch.empty(x.shape, dtype=DT, device=x.device)
-    ct.launch(None, (ct.cdiv(x.shape[0], 16),), k, (x, y, 16))
+    ct.launch(0, (ct.cdiv(x.shape[0], 16),), k, (x, y, 16))
     return y
 ''')
     x = torch.randn(32, device=device)
@@ -137,7 +137,7 @@ def k(x, y, T: ct.Constant[int]):
 
 def run(x):
     y = torch.empty_like(x)
-    ct.launch(None, (ct.cdiv(x.shape[0], 8),), k, (x, y, 8))
+    ct.launch(0, (ct.cdiv(x.shape[0], 8),), k, (x, y, 8))
     return y
 ''')
     assert mod.HAVE_CUTILE is True

@@ -49,3 +49,32 @@ def test_a_dtype_constant_that_is_no_dtype_is_a_type_error(convert):
     mod = convert(DTYPE_KERNEL)
     with pytest.raises(TypeError, match="DTYPE"):
         mod.run(torch.randn(16), 16)
+
+
+STREAM_KERNEL = '''
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def copy(x, y, T: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)))
+
+
+def run(x, stream):
+    y = torch.zeros_like(x)
+    ct.launch(stream, (ct.cdiv(x.shape[0], 16),), copy, (x, y, 16))
+    return y
+'''
+
+
+def test_none_as_the_stream_is_a_type_error_as_in_cutile(convert):
+    # cuTile: TypeError("Stream is required, got None"), also for the launcher called directly
+    mod = convert(STREAM_KERNEL)
+    x = torch.randn(32)
+    with pytest.raises(TypeError, match="Stream is required, got None"):
+        mod.run(x, None)
+    with pytest.raises(TypeError, match="Stream is required"):
+        mod.launch_copy(None, (2,), (x, torch.zeros_like(x), 16))
+    assert torch.equal(mod.run(x, torch.cuda.current_stream()), x)
+    assert torch.equal(mod.run(x, 0), x)

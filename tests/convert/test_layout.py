@@ -30,7 +30,7 @@ def _index(lines, text):
 def _check_copy(mod, device):
     x = torch.arange(32, dtype=torch.float32, device=device)
     y = torch.zeros_like(x)
-    mod.launch_copy_kernel(None, (4,), (x, y, 8))
+    mod.launch_copy_kernel(0, (4,), (x, y, 8))
     assert torch.equal(x, y)
 
 
@@ -185,7 +185,7 @@ def mix(x, y, z, out, BLOCK: ct.Constant[int]):
     mod = convert(source)
     x, y, z = (torch.rand(16, device=device) + 0.5 for _ in range(3))
     out = torch.empty_like(x)
-    mod.launch_mix(None, (2,), (x, y, z, out, 8))
+    mod.launch_mix(0, (2,), (x, y, z, out, 8))
     expected = x * 2.0 + y * 3.0 - z * 4.0 + torch.exp(x) - torch.exp(y) + torch.exp(z) - x.sqrt() * (y + z).sqrt()
     torch.testing.assert_close(out, expected)
 
@@ -231,7 +231,7 @@ import torch
 
 def copy(x):
     y = torch.zeros_like(x)
-    ct.launch(None, (4,), copy_kernel, (x, y, 8))
+    ct.launch(0, (4,), copy_kernel, (x, y, 8))
     return y
 
 

@@ -46,14 +46,14 @@ def grid(n):
 def run2(convert, expr, x, y, out_dtype):
     mod = convert(KERNEL2.format(expr=expr))
     out = torch.zeros(x.shape, dtype=out_dtype, device=x.device)
-    mod.launch_k(None, grid(x.numel()), (x, y, out, TILE))
+    mod.launch_k(0, grid(x.numel()), (x, y, out, TILE))
     return out
 
 
 def run1(convert, expr, x, out_dtype):
     mod = convert(KERNEL1.format(expr=expr))
     out = torch.zeros(x.shape, dtype=out_dtype, device=x.device)
-    mod.launch_k(None, grid(x.numel()), (x, out, TILE))
+    mod.launch_k(0, grid(x.numel()), (x, out, TILE))
     return out
 
 
@@ -115,7 +115,7 @@ def k(x, y, q_out, r_out, TILE: ct.Constant[int]):
 """)
     x, y = ints(device), ints(device, nonzero=True)
     q, r = torch.zeros_like(x), torch.zeros_like(x)
-    mod.launch_k(None, grid(N), (x, y, q, r, TILE))
+    mod.launch_k(0, grid(N), (x, y, q, r, TILE))
     assert_bits(q, torch.div(x, y, rounding_mode="floor"))
     assert_bits(r, torch.remainder(x, y))
 
@@ -281,7 +281,7 @@ def k(x, out, s, TILE: ct.Constant[int]):
 """)
     x = ints(device, torch.int32, -1000, 1000)
     out = torch.zeros_like(x)
-    mod.launch_k(None, grid(N), (x, out, 9, TILE))
+    mod.launch_k(0, grid(N), (x, out, 9, TILE))
     expected = torch.div(x - 9, 4, rounding_mode="floor") + 4464 + 2  # int16(70000) wraps to 4464
     assert_bits(out, expected)
 
@@ -486,7 +486,7 @@ def k(x, out, s, TILE: ct.Constant[int]):
 """)
     x = floats(device)
     out = torch.zeros_like(x)
-    mod.launch_k(None, grid(N), (x, out, 9, TILE))
+    mod.launch_k(0, grid(N), (x, out, 9, TILE))
     expected = x + 4.0 + 3.0 + torch.tensor(0.1, dtype=torch.float16).float()  # int(2.25) + int(2.9) = 4
     assert_bits(out, expected)
 

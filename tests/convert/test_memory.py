@@ -60,7 +60,7 @@ def copy(x, y, BM: ct.Constant[int], BN: ct.Constant[int]):
 
 def copy_2d(convert, x, y, bm, bn, load_options="", store_options=""):
     mod = convert(COPY_2D.format(load_options=load_options, store_options=store_options))
-    mod.launch_copy(None, (cdiv(y.shape[0], bm), cdiv(y.shape[1], bn)), (x, y, bm, bn))
+    mod.launch_copy(0, (cdiv(y.shape[0], bm), cdiv(y.shape[1], bn)), (x, y, bm, bn))
     return y
 
 
@@ -136,7 +136,7 @@ def test_padding_float_mode_on_int_array_is_refused_by_triton(convert):
     x = torch.arange(12, dtype=torch.int32).reshape(3, 4)
     y = torch.zeros(4, 4, dtype=torch.int32)
     with pytest.raises(Exception, match="padding needs a float array"):
-        mod.launch_copy(None, (1, 1), (x, y, 4, 4))
+        mod.launch_copy(0, (1, 1), (x, y, 4, 4))
 
 
 def test_check_bounds_false(convert):
@@ -171,7 +171,7 @@ def test_load_order_transposes(convert, order, shape):
     mod = convert(ORDER_KERNEL.format(order=order))
     x = torch.randn(shape)
     y = torch.zeros(shape[1], shape[0])
-    mod.launch_k(None, (cdiv(shape[1], 16), cdiv(shape[0], 16)), (x, y, 16, 16))
+    mod.launch_k(0, (cdiv(shape[1], 16), cdiv(shape[0], 16)), (x, y, 16, 16))
     assert_same(y, x.t())
 
 
@@ -190,7 +190,7 @@ def test_store_order_3d(convert):
     mod = convert(STORE_ORDER_3D)
     x = torch.randn(2, 4, 8)
     y = torch.zeros(4, 8, 2)
-    mod.launch_k(None, (1,), (x, y, 2, 4, 8))
+    mod.launch_k(0, (1,), (x, y, 2, 4, 8))
     assert_same(y.permute(2, 0, 1), x)
 
 
@@ -212,7 +212,7 @@ def test_ranks_1_to_5(convert, shape, odd):
     real = tuple(s - 1 if odd and s > 1 else s for s in shape)  # odd: partial tiles (and no TMA)
     x = torch.randn(real)
     y = torch.zeros(real)
-    mod.launch_k(None, (1,), (x, y))
+    mod.launch_k(0, (1,), (x, y))
     assert_same(y, x)
 
 
@@ -233,7 +233,7 @@ def test_shape_empty_load_and_scalar_store(convert):
     x = torch.randn(5, 3)
     y = torch.zeros(6)
     out = torch.zeros(6, 3, dtype=torch.int32)
-    mod.launch_k(None, (6,), (x, y, out))  # block 5 reads row 5: outside, -inf; its stores fall outside `out`... except column 1
+    mod.launch_k(0, (6,), (x, y, out))  # block 5 reads row 5: outside, -inf; its stores fall outside `out`... except column 1
     assert_same(y[:5], x[:, 2])
     assert y[5] == -math.inf
     assert torch.equal(out[:, 1], torch.arange(6, dtype=torch.int32) * 10)
@@ -256,7 +256,7 @@ def test_int64_indexed_arrays(convert, convert_text):
     mod = convert(INT64_KERNEL)
     x = torch.randn(40, 16)
     y = torch.zeros(40, 16)
-    mod.launch_k(None, (3,), (x, y, 16))
+    mod.launch_k(0, (3,), (x, y, 16))
     assert_same(y, x)
 
 
@@ -275,7 +275,7 @@ def test_num_tiles(convert):
     mod = convert(NUM_TILES_KERNEL)
     x = torch.zeros(100, 70)
     out = torch.zeros(3, dtype=torch.int32)
-    mod.launch_k(None, (1,), (x, out))
+    mod.launch_k(0, (1,), (x, out))
     assert out.tolist() == [cdiv(100, 16), cdiv(70, 32), cdiv(70, 16)]
 
 
@@ -298,7 +298,7 @@ def test_array_slice_pads_at_the_sliced_extent(convert, axis, shape):
     start, stop = 3, 3 + 13
     sliced = x[start:stop] if axis == 0 else x[:, start:stop]
     y = torch.full((32, 32), 5.0)
-    mod.launch_k(None, (2, 2), (x, y, start, stop, 16))
+    mod.launch_k(0, (2, 2), (x, y, start, stop, 16))
     expected = torch.full((32, 32), -0.0)
     expected[: sliced.shape[0], : sliced.shape[1]] = sliced[:32, :32]
     assert_same(y, expected)
@@ -334,7 +334,7 @@ def test_gather_bounds_mask_padding(convert):
     x = torch.randn(4, 10)
     idx = torch.tensor([0, 3, -1, 9, 10, 2, -7, 5], dtype=torch.int32)
     out = torch.zeros(4, 16)
-    mod.launch_k(None, (4,), (x, idx, out, 8))
+    mod.launch_k(0, (4,), (x, idx, out, 8))
     for row in range(4):
         inside = (idx >= 0) & (idx < 10)
         safe = idx.clamp(0, 9).long()
@@ -361,7 +361,7 @@ def test_scatter_mask_and_negative_indices(convert):
     idx = torch.tensor([0, 3, -1, 19, 25, 2, -20, 5], dtype=torch.int32)
     src = torch.tensor([1.0, -2.0, 3.0, 4.0, 5.0, 6.0, 7.0, -8.0])
     out = torch.zeros(24)
-    mod.launch_k(None, (1,), (src, idx, out, 8))
+    mod.launch_k(0, (1,), (src, idx, out, 8))
     expected = torch.zeros(24)
     for i, v in zip(idx.tolist(), src.tolist()):
         if 0 <= i < 24 and v > 0:
@@ -405,7 +405,7 @@ def test_atomic_histograms(convert, op, options):
     hist = torch.randint(-9, 9, (bins,), dtype=torch.int32)
     start = hist.clone()
     old = torch.zeros(n, dtype=torch.int32)
-    mod.launch_k(None, (cdiv(n, 8),), (hist, idx, upd, old, 8))
+    mod.launch_k(0, (cdiv(n, 8),), (hist, idx, upd, old, 8))
     expected = start.clone()
     for i, u in zip(idx.tolist(), upd.tolist()):
         if 0 <= i < bins:
@@ -425,7 +425,7 @@ def test_atomic_add_float(convert):
     upd = torch.tensor([0.5, 1.0, 2.0, 0.25, 0.25, 0.5, 4.0, 8.0])
     hist = torch.zeros(3)
     old = torch.zeros(8)
-    mod.launch_k(None, (1,), (hist, idx, upd, old, 8))
+    mod.launch_k(0, (1,), (hist, idx, upd, old, 8))
     assert hist.tolist() == [0.5, 3.0, 1.0]
 
 
@@ -435,7 +435,7 @@ def test_atomic_xchg_duplicates(convert):
     upd = torch.tensor([10, 11, 12, 13, 14, 15, 16, 17], dtype=torch.int32)
     hist = torch.tensor([-1, -2, -3], dtype=torch.int32)
     old = torch.zeros(8, dtype=torch.int32)
-    mod.launch_k(None, (1,), (hist, idx, upd, old, 8))
+    mod.launch_k(0, (1,), (hist, idx, upd, old, 8))
     assert hist[0] == 10 and int(hist[1]) in (11, 12) and int(hist[2]) in (13, 14, 15)
     # per slot, the old values and the final value are the initial value and the updates, each once
     for b, first in enumerate([-1, -2, -3]):
@@ -462,7 +462,7 @@ def test_atomic_cas_outside_lanes_return_expected(convert):
     idx = torch.tensor([0, 1, -1, 4, 3, 2, -100, 7], dtype=torch.int32)
     exp = torch.tensor([5, 0, 41, 42, 8, 0, 43, 44], dtype=torch.int32)
     out = torch.zeros(8, dtype=torch.int32)
-    mod.launch_k(None, (1,), (arr, idx, exp, out, 8))
+    mod.launch_k(0, (1,), (arr, idx, exp, out, 8))
     assert arr.tolist() == [100, 6, 7, 103]  # lanes 0 and 4 matched; the others changed nothing
     assert out.tolist() == [5, 6, 41, 42, 8, 7, 43, 44]
 
@@ -491,7 +491,7 @@ def test_store_then_load_of_the_same_array_gets_a_barrier(convert, convert_text)
     mod = convert(ORDER_RAW)
     buf = torch.arange(16, dtype=torch.float32)
     out = torch.zeros(16)
-    mod.launch_k(None, (1,), (buf, out, 16))
+    mod.launch_k(0, (1,), (buf, out, 16))
     assert_same(out, torch.arange(16, dtype=torch.float32) * 2 + 1)
 
 
@@ -513,7 +513,7 @@ def test_loop_carried_store_then_load_gets_a_barrier(convert, convert_text):
     assert code[0] == "tl.debug_barrier()"  # the store of the previous iteration
     mod = convert(ORDER_LOOP)
     acc = torch.zeros(16)
-    mod.launch_k(None, (1,), (acc, 5, 16))
+    mod.launch_k(0, (1,), (acc, 5, 16))
     assert_same(acc, torch.full((16,), 5.0))
 
 
@@ -542,7 +542,7 @@ def test_lock_acquire_release_barriers(convert, convert_text):
     lock = torch.zeros(1, dtype=torch.int32)
     total = torch.zeros(8)
     x = torch.arange(32, dtype=torch.float32)
-    mod.launch_k(None, (4,), (lock, total, x, 8))
+    mod.launch_k(0, (4,), (lock, total, x, 8))
     assert_same(total, x.view(4, 8).sum(0))
     assert lock.item() == 0
 

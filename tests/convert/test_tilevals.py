@@ -46,7 +46,7 @@ def run_scale(convert, expr):
     mod = convert(SCALE_KERNEL.format(expr=expr))
     x = torch.randn(N)
     y = torch.empty(N)
-    mod.launch_k(None, (N // 16,), (x, y, 16))
+    mod.launch_k(0, (N // 16,), (x, y, 16))
     return x, y
 
 
@@ -93,7 +93,7 @@ def test_infinities(convert, neg, pos):
     mod = convert(INF_KERNEL.format(neg=neg, pos=pos))
     x = torch.randn(N)
     y = torch.empty(N)
-    mod.launch_k(None, (N // 16,), (x, y, 16))
+    mod.launch_k(0, (N // 16,), (x, y, 16))
     assert torch.equal(y, torch.where(x > 0, x, -torch.inf))
 
 
@@ -102,7 +102,7 @@ def test_nan(convert, nan):
     mod = convert(SCALE_KERNEL.format(expr=nan))
     x = torch.randn(N)
     y = torch.empty(N)
-    mod.launch_k(None, (N // 16,), (x, y, 16))
+    mod.launch_k(0, (N // 16,), (x, y, 16))
     assert torch.isnan(y).all()
 
 
@@ -135,7 +135,7 @@ def test_numpy_torch_and_private_dtypes(convert, imports, index_dtype, float_dty
                                       out_dtype=out_dtype))
     x = torch.randn(N, dtype=torch.float16)
     y = torch.empty(N, dtype=torch.float16)
-    mod.launch_k(None, (N // 16,), (x, y, 16))
+    mod.launch_k(0, (N // 16,), (x, y, 16))
     r = torch.arange(16).repeat(N // 16).float()
     assert torch.equal(y, (x.float() + r + 0.5).half())
 
@@ -154,7 +154,7 @@ def k(x, y, TILE: ct.Constant[int]):
 """)
     x = torch.randn(N, dtype=torch.float16)
     y = torch.empty(N)
-    mod.launch_k(None, (N // 16,), (x, y, 16))
+    mod.launch_k(0, (N // 16,), (x, y, 16))
     assert torch.equal(y, x.float() * 3.0)
 
 
@@ -170,7 +170,7 @@ def k(x, y, TILE: ct.Constant[int]):
 """)
     x = torch.randn(N) * 1000
     y = torch.empty(N, dtype=torch.float16)
-    mod.launch_k(None, (N // 16,), (x, y, 16))
+    mod.launch_k(0, (N // 16,), (x, y, 16))
     # toward zero: the nearest float16, one step toward zero where that rounded away
     nearest = x.half()
     away = nearest.float().abs() > x.abs()
@@ -192,7 +192,7 @@ def k(x, y, TILE: ct.Constant[int], D: ct.Constant[int]):
     mod = convert(source)
     x = torch.randn(N)
     y = torch.empty(N)
-    mod.launch_k(None, (N // 16,), (x, y, 16, 7))
+    mod.launch_k(0, (N // 16,), (x, y, 16, 7))
     expected = x * torch.tensor(1.0 / math.sqrt(7), dtype=torch.float32) + math.floor(7 / 2)
     assert torch.equal(y, expected)
 
@@ -251,7 +251,7 @@ def k(x, y, TILE: ct.Constant[int]):
 """)
     x = torch.randn(N)
     y = torch.empty(N)
-    mod.launch_k(None, (N // 16,), (x, y, 16))
+    mod.launch_k(0, (N // 16,), (x, y, 16))
     assert torch.equal(y, x * 3 + 1 + 10)
 
 
@@ -271,7 +271,7 @@ def k(x, y):
 """)
     x = torch.randn(N)
     y = torch.empty(N)
-    mod.launch_k(None, (N // 16,), (x, y))
+    mod.launch_k(0, (N // 16,), (x, y))
     assert torch.equal(y, torch.clamp(torch.where(x > 0, x * 2.5, -torch.inf), min=-1.0))
 
 
@@ -303,7 +303,7 @@ def test_constant_imported_from_a_sibling_module(tmp_path, monkeypatch):
     mod = importlib.import_module("tvpkg.cutile.kern_triton")
     x = torch.randn(N)
     y = torch.empty(N)
-    mod.launch_k(None, (N // 16,), (x, y))
+    mod.launch_k(0, (N // 16,), (x, y))
     assert torch.equal(y, x * 0.5)
 
 
@@ -360,5 +360,5 @@ def k(x, y, TILE: ct.Constant[int]):
 """)
     x = torch.randn(N)
     y = torch.empty(N)
-    mod.launch_k(None, (N // 16,), (x, y, 16))
+    mod.launch_k(0, (N // 16,), (x, y, 16))
     assert torch.equal(y, x * 2.0)

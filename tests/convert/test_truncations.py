@@ -30,7 +30,7 @@ def k(x, y):
 def copy_kernel_runs(mod, device, size=16):
     x = torch.arange(64, dtype=torch.float32, device=device)
     y = torch.zeros_like(x)
-    mod.launch_k(None, (64 // size,), (x, y))
+    mod.launch_k(0, (64 // size,), (x, y))
     assert torch.equal(x, y)
 
 

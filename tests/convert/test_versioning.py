@@ -33,7 +33,7 @@ def k(x, out, B: ct.Constant[int], W: ct.Constant[int]):
 def _column_sums(mod, w, n=3, b=4):
     x = torch.randn(n * b, w)
     out = torch.zeros(n, w)
-    mod.launch_k(None, (n,), (x, out, b, w))
+    mod.launch_k(0, (n,), (x, out, b, w))
     torch.testing.assert_close(out, x.reshape(n, b, w).sum(1))
 
 
@@ -89,10 +89,10 @@ def test_rank_per_value_of_a_bool_constexpr(convert):
     b, n = 4, 2
     x = torch.randn(n * b, b)
     flat = torch.zeros(n, b)
-    mod.launch_k(None, (n,), (x, flat, b, True))
+    mod.launch_k(0, (n,), (x, flat, b, True))
     torch.testing.assert_close(flat[:, 0], x.reshape(n, -1).sum(1))
     cols = torch.zeros(n, b)
-    mod.launch_k(None, (n,), (x, cols, b, False))
+    mod.launch_k(0, (n,), (x, cols, b, False))
     torch.testing.assert_close(cols, x.reshape(n, b, b).sum(1))
 
 
@@ -122,7 +122,7 @@ def test_nested_conditions_give_three_versions(convert, convert_text):
     for mode in (0, 1, 2):
         mod = convert(NESTED)
         out = torch.zeros(n)
-        mod.launch_k(None, (n,), (x, out, b, mode))
+        mod.launch_k(0, (n,), (x, out, b, mode))
         ref = x.reshape(n, b).sum(1) if mode == 0 else x.reshape(n, b).max(1).values
         torch.testing.assert_close(out, ref)
 

@@ -72,10 +72,10 @@ def _kernel_stream(stream, *arrays):
     """The stream context of a launch: cuTile launched on `stream`. `arrays` are the launch's
     arrays, torch tensors by then (a tuple of them for a tuple-of-arrays parameter); the first
     one's device is the launch's. Nothing to switch for tensors on the CPU (Triton's
-    interpreter), or when `stream` is the current stream already. None, which cuTile refuses
-    ("Stream is required"), is taken as the current stream."""
+    interpreter), or when `stream` is the current stream already. None is refused as
+    cuTile's ct.launch refuses it (a TypeError), on the CPU too."""
     if stream is None:
-        return contextlib.nullcontext()
+        raise TypeError("Stream is required, got None")
     for array in arrays:
         if isinstance(array, tuple):
             if not array:
