@@ -884,7 +884,7 @@ static NodeList kept_defaults(Lowerer *L, Function *fn) {
 
 /* Lower a tile function with the kinds of its first call's arguments
  * (arg_types may be NULL: nothing known, arrays found by their use). */
-static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types, int arg_count) {
+static void lower_device_function_once(Lowerer *L, Function *fn, TypeInfo **arg_types, int arg_count) {
   SavedState saved = save_state(L);
   fn->lowering = true;
   L->function = fn;
@@ -955,6 +955,45 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
   fn->lowering = false;
   fn->lowered = true;
   restore_state(L, saved);
+}
+
+/* lower_device_function_once; an error in it leaves the function as written
+ * (a kernel lowered again, a version per outcome of a constexpr condition,
+ * lowers it afresh) and the Lowerer as it was before the call. */
+static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types, int arg_count) {
+  SavedState saved = save_state(L);
+  bool needs_debug = L->needs_debug;
+  NodeList runtime_scalars = L->runtime_scalars;
+  /* a kernel version's assumptions are about its own parameters: the tile
+   * function, lowered once per call signature for every version, sees none */
+  const Assumption *assumptions = L->assumptions;
+  int assumption_count = L->assumption_count, split_name_count = L->split_name_count;
+  L->assumptions = NULL;
+  L->assumption_count = L->split_name_count = 0;
+  if (!fn->pristine)
+    fn->pristine = node_copy_tree(&L->ctx->arena, fn->def);
+  Diag *diag = &L->ctx->diag;
+  jmp_buf outer;
+  memcpy(&outer, &diag->on_error, sizeof outer);
+  if (setjmp(diag->on_error) != 0) {
+    memcpy(&diag->on_error, &outer, sizeof outer);
+    *fn->def = *node_copy_tree(&L->ctx->arena, fn->pristine);
+    fn->lowering = false;
+    fn->lowered = false;
+    restore_state(L, saved);
+    L->needs_debug = needs_debug;
+    L->runtime_scalars = runtime_scalars;
+    L->assumptions = assumptions;
+    L->assumption_count = assumption_count;
+    L->split_name_count = split_name_count;
+    longjmp(diag->on_error, 1);
+  }
+  lower_device_function_once(L, fn, arg_types, arg_count);
+  memcpy(&diag->on_error, &outer, sizeof outer);
+  L->runtime_scalars = runtime_scalars; /* the kernel's (its decorator is made again at its end) */
+  L->assumptions = assumptions;
+  L->assumption_count = assumption_count;
+  L->split_name_count = split_name_count;
 }
 
 void lower_unused_device_function(Lowerer *L, Function *fn) { lower_device_function(L, fn, NULL, 0); }

@@ -164,3 +164,31 @@ def test_too_many_versions_is_a_located_limit(convert_error):
     lines += ["    ct.store(out, index=(0,), tile=t)", ""]
     message = convert_error("\n".join(lines))
     assert message.startswith("C2T002: too many versions of one function"), message
+
+
+SUM_IN_A_TILE_FUNCTION = '''
+import cuda.tile as ct
+
+
+@ct.function
+def total(v):
+    return ct.sum(v, axis=0)
+
+
+@ct.kernel
+def k(x, out, B: ct.Constant[int], W: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i, 0), shape=(B, W))
+    if W == 1:
+        v = ct.reshape(t, (B,))
+    else:
+        v = t
+    s = total(v)    # the first attempt fails in the tile function; each version lowers it for its rank
+    ct.store(out, index=(i, 0), tile=ct.reshape(s, (1, W)))
+'''
+
+
+def test_a_tile_function_called_with_a_tile_of_either_rank(convert):
+    mod = convert(SUM_IN_A_TILE_FUNCTION)
+    _column_sums(mod, 1)
+    _column_sums(mod, 4)
