@@ -212,3 +212,23 @@ def test_a_name_set_afresh_in_each_iteration_is_not_loop_carried(tmp_path):
                                     "m.launch_two_pass_kernel(0, (2,), (x, y, 2, 16))\n"
                                     "torch.testing.assert_close(y, x * x.mean(dim=1, keepdim=True))\n")
     assert same, output
+
+
+VERSIONED_CALLS = """
+import torch
+def narrow(m):
+    m.launch_versioned_sums_kernel(0, (2,), (torch.randn(32, 1), torch.zeros(2, 1), 16, 1))
+def wide(m):
+    m.launch_versioned_sums_kernel(0, (2,), (torch.randn(32, 8), torch.zeros(2, 8), 16, 8))
+CALLS = {"versioned_sums": [narrow, wide]}
+"""
+
+
+def test_versions_per_outcome_of_a_constexpr_condition_compile_for_sm90(tmp_path):
+    """Both versions of a kernel split on `W == 1` (lower_version.c) compile for sm_90."""
+    (tmp_path / "mods").mkdir()
+    _convert(HERE / "cases" / "versioned_sums.py", tmp_path / "mods" / "versioned_sums.py")
+    assert (tmp_path / "mods" / "versioned_sums.py").read_text().count("if W == 1:") == 1
+    proc = _check_folder(tmp_path / "mods", VERSIONED_CALLS, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0 failed" in proc.stdout
