@@ -147,7 +147,7 @@ def pick(x, configs):
             raise ValueError("not a power of two")
         return (x, torch.empty_like(x), 2.0, cfg["tile"])
 
-    result = tune.exhaustive_search(configs, None, lambda cfg: (ct.cdiv(x.shape[0], cfg["tile"]),),
+    result = tune.exhaustive_search(configs, 0, lambda cfg: (ct.cdiv(x.shape[0], cfg["tile"]),),
                                     lambda cfg: scale_kernel, args, quiet=True)
     return result.best.config, result.failures
 ''')

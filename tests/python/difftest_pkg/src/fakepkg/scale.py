@@ -15,6 +15,6 @@ def scale_shift_kernel(x, y, factor: float, shift: float, BLOCK_SIZE: ct.Constan
 
 def scale_shift(x, factor, shift):
     y = torch.empty_like(x)
-    stream = torch.cuda.current_stream() if torch.cuda.is_available() else None
+    stream = torch.cuda.current_stream() if torch.cuda.is_available() else 0
     ct.launch(stream, (ct.cdiv(x.shape[0], BLOCK), 1, 1), scale_shift_kernel, (x, y, factor, shift, BLOCK))
     return y
