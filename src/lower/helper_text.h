@@ -51,6 +51,7 @@ typedef enum HelperId {
   HELPER_ct_isnan, /* math_helpers.py */
   HELPER_ct_cdiv, /* math_helpers.py */
   HELPER_ct_negative_zero, /* memory_helpers.py */
+  HELPER_ct_slice_range, /* memory_helpers.py */
   HELPER_ct_atomic_cas, /* memory_helpers.py */
   HELPER_ct_load_element_0d, /* memory_helpers.py */
   HELPER_ct_store_element_0d, /* memory_helpers.py */
@@ -95,6 +96,8 @@ typedef enum TemplateId {
   TEMPLATE_ct_store_element_RANKd, /* memory_templates.py */
   TEMPLATE_ct_element_offsets_RANKd, /* memory_templates.py */
   TEMPLATE_ct_element_inside_RANKd, /* memory_templates.py */
+  TEMPLATE_ct_load_advanced_RANKd, /* memory_templates.py */
+  TEMPLATE_ct_store_advanced_RANKd, /* memory_templates.py */
   TEMPLATE_COUNT
 } TemplateId;
 
@@ -578,6 +581,13 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    +0.0 (measured in its interpreter), so the value is made from its bits.\"\"\"\n"
     "    return tl.full((), 0x80000000, tl.uint32).to(tl.float32, bitcast=True)\n",
     {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_slice_range] = {"ct_slice_range",
+    "@triton.jit\n"
+    "def ct_slice_range(start, length: tl.constexpr):\n"
+    "    \"\"\"The element indices of ct.Slice(start, length) along its axis: start + arange(length),\n"
+    "    in 64 bits.\"\"\"\n"
+    "    return tl.cast(start, tl.int64) + tl.arange(0, length)\n",
+    {-1, -1, -1, -1}, false, false},
   [HELPER_ct_atomic_cas] = {"ct_atomic_cas",
     "@triton.jit\n"
     "def ct_atomic_cas(base, offsets, inside, expected, desired, sem: tl.constexpr, scope: tl.constexpr):\n"
@@ -982,5 +992,26 @@ static const TemplateSource TEMPLATE_SOURCES[TEMPLATE_COUNT] = {
     "    negative indices are outside.\"\"\"\n"
     "    return {(i$ >= 0) & (i$ < shape[$])| & }\n",
     1},
+  [TEMPLATE_ct_load_advanced_RANKd] = {"ct_load_advanced_RANKd",
+    "@triton.jit\n"
+    "def ct_load_advanced_RANKd(base, shape, strides, {a$|, }, other):\n"
+    "    \"\"\"ct.load_advanced_indexing through pointers: each axis of the tile reads the array's\n"
+    "    elements at the 1-D tile of that axis (the sparse dimension's index tile, or a\n"
+    "    ct.Slice's start + arange(length)). Elements outside the array, on any axis (negative\n"
+    "    indices too), read `other` (the padding value; None for UNDETERMINED).\"\"\"\n"
+    "{    o$ = tl.cast(a$, tl.int64)\n"
+    "}    ptrs = base{ + o$[^] * strides[$]}\n"
+    "    return tl.load(ptrs, mask={((o$ >= 0) & (o$ < shape[$]))[^]| & }, other=other)\n",
+    2},
+  [TEMPLATE_ct_store_advanced_RANKd] = {"ct_store_advanced_RANKd",
+    "@triton.jit\n"
+    "def ct_store_advanced_RANKd(base, shape, strides, {a$|, }, value):\n"
+    "    \"\"\"ct.store_advanced_indexing through pointers: `value` written at the elements the\n"
+    "    1-D tile of each axis selects (as ct_load_advanced_RANKd reads them); elements\n"
+    "    outside the array are not written. tl.store casts to the array's dtype.\"\"\"\n"
+    "{    o$ = tl.cast(a$, tl.int64)\n"
+    "}    ptrs = base{ + o$[^] * strides[$]}\n"
+    "    tl.store(ptrs, value, mask={((o$ >= 0) & (o$ < shape[$]))[^]| & })\n",
+    2},
 };
 #endif

@@ -160,6 +160,12 @@ static void require_float_padding(Lowerer *L, Node *at, const TypeInfo *array, P
   buf_free(&pointer);
 }
 
+Node *memory_padding_other(Lowerer *L, Node *mode, Node *at, const TypeInfo *array) {
+  Padding padding = read_padding(L, mode);
+  require_float_padding(L, at, array, padding);
+  return padding_value(L, padding);
+}
+
 /* ------------------------------------------------------ implicit casts */
 
 static bool is_restricted(DType dt) { return dt == DT_TFLOAT32 || dt == DT_FLOAT8_E4M3FN || dt == DT_FLOAT8_E5M2; }

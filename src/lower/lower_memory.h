@@ -5,6 +5,7 @@
  *                           TMA descriptors and the constexpr path choice
  *   lower_memory_helpers.c  the pointer-path runtime helpers (Python text)
  *   lower_memory_gather.c   ct.gather, ct.scatter, ct.atomic_*
+ *   lower_memory_advidx.c   ct.load_advanced_indexing, ct.store_advanced_indexing, ct.Slice
  *   lower_memory_order.c    which array each lowered operation touches, and
  *                           the tl.debug_barrier() pass that restores
  *                           cuTile's block-wide memory order
@@ -82,6 +83,10 @@ bool memory_is_false(const Node *flag);
 Node *memory_check_bounds(Lowerer *L, Node *flag, const char *what);
 /* latency=: None, a constant from 1 to 10 or a constexpr (a hint, dropped). */
 void memory_check_latency(Lowerer *L, Node *latency, const char *what);
+/* padding_mode= of a pointer-path load (a ct.PaddingMode member or absent): the
+ * `other` value of its tl.load (`None` for UNDETERMINED); -0.0, NaN and the
+ * infinities need a float array (an error at `at`, or a static assertion). */
+Node *memory_padding_other(Lowerer *L, Node *mode, Node *at, const TypeInfo *array);
 /* "sem"/"scope" text for an atomic's memory_order / memory_scope argument. */
 const char *memory_order_sem(Lowerer *L, Node *order, const char *what, unsigned *effects);
 const char *memory_scope_text(Lowerer *L, Node *scope, const char *what);
@@ -95,5 +100,11 @@ Node *memory_lower_gather(Lowerer *L, Node *call, const char *member);
 Node *memory_lower_scatter(Lowerer *L, Node *call, const char *member);
 Node *memory_lower_atomic_rmw(Lowerer *L, Node *call, const char *member); /* add max min and or xor xchg */
 Node *memory_lower_atomic_cas(Lowerer *L, Node *call, const char *member);
+
+/* -------------------------------------------------- lower_memory_advidx.c */
+
+Node *memory_lower_slice(Lowerer *L, Node *call, const char *member); /* ct.Slice(start, length) */
+Node *memory_lower_load_advanced(Lowerer *L, Node *call, const char *member);
+Node *memory_lower_store_advanced(Lowerer *L, Node *call, const char *member);
 
 #endif /* C2T_LOWER_MEMORY_H */

@@ -68,6 +68,7 @@ typedef enum ValueKind {
   VAL_NONE,
   VAL_FUNCTION, /* a tile function (reduce/scan combine functions) */
   VAL_STRING,
+  VAL_SLICE,    /* ct.Slice(start, length): elts[0] start, elts[1] length (lower_memory_advidx.c) */
 } ValueKind;
 
 /* Where an array's pieces are in the generated kernel. */

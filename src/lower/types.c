@@ -92,6 +92,7 @@ const char *type_describe(Context *ctx, const TypeInfo *type) {
       [VAL_UNKNOWN] = "a value of unknown kind", [VAL_ARRAY] = "an array", [VAL_TILE] = "a tile",
       [VAL_CONST] = "a constant", [VAL_DTYPE] = "a dtype", [VAL_TUPLE] = "a tuple",
       [VAL_ENUM] = "an enum member", [VAL_NONE] = "None", [VAL_FUNCTION] = "a function", [VAL_STRING] = "a string",
+      [VAL_SLICE] = "a ct.Slice",
   };
   if (!type)
     return "nothing";

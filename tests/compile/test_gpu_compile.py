@@ -232,3 +232,35 @@ def test_versions_per_outcome_of_a_constexpr_condition_compile_for_sm90(tmp_path
     proc = _check_folder(tmp_path / "mods", VERSIONED_CALLS, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "0 failed" in proc.stdout
+
+
+PAGED_GATHER_CALLS = """
+import torch
+def half(m):
+    m.launch_paged_gather_kernel(0, (2,), (torch.randn(6, 16, 64).half(), torch.tensor([5, 0, 2, 9, 1, 1, 3, 4]),
+                                              torch.zeros(8, 16, 64).half(), 8, 4, 16, 64))
+CALLS = {"paged_gather": [half]}
+"""
+
+
+def test_advanced_indexing_compiles_and_runs(tmp_path):
+    """ct.load_advanced_indexing / ct.store_advanced_indexing (a sparse page axis and two
+    ct.Slice ranges) become a 3-D pointer gather and scatter that compile for the GPU and,
+    under the interpreter, read the pages (zero past the end) as torch indexing does."""
+    (tmp_path / "mods").mkdir()
+    _convert(HERE / "cases" / "paged_gather.py", tmp_path / "mods" / "paged_gather.py")
+    assert "ct_load_advanced_3d(" in (tmp_path / "mods" / "paged_gather.py").read_text()
+    proc = _check_folder(tmp_path / "mods", PAGED_GATHER_CALLS, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0 failed" in proc.stdout
+    same, output = _run_interpreted(tmp_path / "mods" / "paged_gather.py",
+                                    "cache = torch.randn(6, 16, 8)\n"
+                                    "pages = torch.tensor([5, 0, 2, 9, 1, 1, 3, 4])\n"
+                                    "out = torch.zeros(8, 8, 8)\n"
+                                    "m.launch_paged_gather_kernel(0, (2,), (cache, pages, out, 10, 4, 8, 8))\n"
+                                    "ref = torch.zeros(8, 8, 8)\n"
+                                    "for i, p in enumerate(pages.tolist()):\n"
+                                    "    if p < 6:\n"
+                                    "        ref[i, :6] = cache[p, 10:16]\n"
+                                    "assert torch.equal(out, ref * 2), (out, ref)\n")
+    assert same, output

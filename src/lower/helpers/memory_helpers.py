@@ -16,6 +16,14 @@ def ct_negative_zero():
     return tl.full((), 0x80000000, tl.uint32).to(tl.float32, bitcast=True)
 
 
+# helper: ct_slice_range
+@triton.jit
+def ct_slice_range(start, length: tl.constexpr):
+    """The element indices of ct.Slice(start, length) along its axis: start + arange(length),
+    in 64 bits."""
+    return tl.cast(start, tl.int64) + tl.arange(0, length)
+
+
 # helper: ct_atomic_cas
 @triton.jit
 def ct_atomic_cas(base, offsets, inside, expected, desired, sem: tl.constexpr, scope: tl.constexpr):

@@ -130,3 +130,34 @@ def ct_element_inside_RANKd(shape, INDEX):
     the array (tiles and scalars broadcast together). cuTile compares them unsigned:
     negative indices are outside."""
     return INSIDE
+
+
+# template: ct_load_advanced_RANKd from rank 2
+#   AXES = {a$|, }
+#   OFFSETS = o$ = tl.cast(a$, tl.int64)
+#   POINTERS = base{ + o$[^] * strides[$]}
+#   INSIDE = {((o$ >= 0) & (o$ < shape[$]))[^]| & }
+@triton.jit
+def ct_load_advanced_RANKd(base, shape, strides, AXES, other):
+    """ct.load_advanced_indexing through pointers: each axis of the tile reads the array's
+    elements at the 1-D tile of that axis (the sparse dimension's index tile, or a
+    ct.Slice's start + arange(length)). Elements outside the array, on any axis (negative
+    indices too), read `other` (the padding value; None for UNDETERMINED)."""
+    OFFSETS
+    ptrs = POINTERS
+    return tl.load(ptrs, mask=INSIDE, other=other)
+
+
+# template: ct_store_advanced_RANKd from rank 2
+#   AXES = {a$|, }
+#   OFFSETS = o$ = tl.cast(a$, tl.int64)
+#   POINTERS = base{ + o$[^] * strides[$]}
+#   INSIDE = {((o$ >= 0) & (o$ < shape[$]))[^]| & }
+@triton.jit
+def ct_store_advanced_RANKd(base, shape, strides, AXES, value):
+    """ct.store_advanced_indexing through pointers: `value` written at the elements the
+    1-D tile of each axis selects (as ct_load_advanced_RANKd reads them); elements
+    outside the array are not written. tl.store casts to the array's dtype."""
+    OFFSETS
+    ptrs = POINTERS
+    tl.store(ptrs, value, mask=INSIDE)
