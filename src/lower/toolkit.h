@@ -54,6 +54,10 @@ typedef struct DTypeInfo {
 
 const DTypeInfo *dtype_info(DType dtype);
 DType dtype_from_cutile_name(const char *name); /* "float16" -> DT_FLOAT16, DT_UNKNOWN if none */
+/* `value` rounded to the nearest float8_e4m3fn / float8_e5m2 value (ties to
+ * even, subnormals kept; NaN stays NaN): false when it is past the dtype's
+ * largest finite value (or infinite, for e4m3fn, which has no infinity). */
+bool dtype_round_float8(DType dtype, double value, double *rounded);
 
 /* ------------------------------------------------------------------- types */
 

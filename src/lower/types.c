@@ -1,6 +1,7 @@
 /*
  * types.c — dtypes and the TypeInfo of lowered expressions.
  */
+#include <math.h>
 #include <string.h>
 
 #include "toolkit.h"
@@ -81,6 +82,33 @@ TypeInfo *type_const_bool(Context *ctx, bool value) {
   type->int_value = value;
   type->rank = 0;
   return type;
+}
+
+bool dtype_round_float8(DType dtype, double value, double *rounded) {
+  int mantissa = dtype == DT_FLOAT8_E4M3FN ? 3 : 2, min_exponent = dtype == DT_FLOAT8_E4M3FN ? -6 : -14;
+  double largest = dtype == DT_FLOAT8_E4M3FN ? 448.0 : 57344.0;
+  if (isnan(value) || value == 0) {
+    *rounded = value;
+    return true;
+  }
+  if (isinf(value)) {
+    *rounded = value;
+    return dtype == DT_FLOAT8_E5M2;
+  }
+  int exponent;
+  frexp(fabs(value), &exponent); /* |value| in [2**(exponent-1), 2**exponent) */
+  exponent -= 1;
+  if (exponent < min_exponent) /* subnormals: the quantum of the smallest normals */
+    exponent = min_exponent;
+  double quantum = ldexp(1.0, exponent - mantissa);
+  double steps = fabs(value) / quantum, whole = floor(steps), rest = steps - whole;
+  if (rest > 0.5 || (rest == 0.5 && fmod(whole, 2.0) != 0)) /* to nearest, ties to even */
+    whole += 1;
+  double result = whole * quantum;
+  if (result > largest)
+    return false;
+  *rounded = value < 0 ? -result : result;
+  return true;
 }
 
 bool type_is_scalar(const TypeInfo *type) {

@@ -178,7 +178,8 @@ FP8_SCALAR = """
 import cuda.tile as ct
 
 @ct.kernel
-def k(y, s, B: ct.Constant[int]):
+def k(y, src, B: ct.Constant[int]):
+    s = ct.load(src, index=(0,), shape=())
     a = ct.float8_e5m2(s)
     b = ct.float8_e4m3fn(0.3)
     t = ct.full((B,), 0.0, dtype=ct.float32) + a.astype(ct.float32) + b.astype(ct.float32)
@@ -189,7 +190,7 @@ def k(y, s, B: ct.Constant[int]):
 def test_fp8_constructor_of_a_scalar_and_a_constant(convert):
     mod = convert(FP8_SCALAR)
     y = torch.zeros(4)
-    mod.launch_k(None, (1,), (y, 2.7, 4))
+    mod.launch_k(None, (1,), (y, torch.tensor([2.7]), 4))
     a = torch.tensor(2.7).to(torch.float8_e5m2).float()
     b = torch.tensor(0.3).to(torch.float8_e4m3fn).float()
     assert torch.equal(y, torch.full((4,), float(a + b)))
@@ -233,3 +234,26 @@ def test_refused_forms_are_located_errors(convert_error, body, message):
 def test_one_dimensional_array_is_refused(convert_error):
     source = _kernel("    t = ct.load_advanced_indexing(y, (j,))\n    ct.store(y, (0,), t)")
     assert "ct.gather()" in convert_error(source)
+
+
+FP8_VALUES = [0.3, 17.0, 19.0, -2.75, 0.001, 0.0009765625 * 1.5, 450.0, 1e-9, 3]
+E5M2_VALUES = [0.3, 57000.0, -1e-5, 7.0, 1.5e-7]
+
+
+def test_fp8_constants_round_as_torch_does(convert):
+    stores = "".join(f"    ct.store(y, index=({i},), tile=ct.float8_e4m3fn({v!r}).astype(ct.float32))\n"
+                     for i, v in enumerate(FP8_VALUES))
+    stores += "".join(f"    ct.store(z, index=({i},), tile=ct.float8_e5m2({v!r}).astype(ct.float32))\n"
+                      for i, v in enumerate(E5M2_VALUES))
+    mod = convert("import cuda.tile as ct\n\n@ct.kernel\ndef k(y, z):\n" + stores)
+    y, z = torch.zeros(len(FP8_VALUES)), torch.zeros(len(E5M2_VALUES))
+    mod.launch_k(None, (1,), (y, z))
+    ref_y = torch.tensor(FP8_VALUES, dtype=torch.float64).to(torch.float8_e4m3fn).float()
+    ref_z = torch.tensor(E5M2_VALUES, dtype=torch.float64).to(torch.float8_e5m2).float()
+    assert torch.equal(y, ref_y) and torch.equal(z, ref_z), (y, ref_y, z, ref_z)
+
+
+def test_fp8_constant_out_of_range_is_refused(convert_error):
+    message = convert_error("import cuda.tile as ct\n\n@ct.kernel\ndef k(y):\n"
+                            "    ct.store(y, index=(0,), tile=ct.float8_e4m3fn(500.0).astype(ct.float32))\n")
+    assert "outside the range of float8_e4m3fn" in message
