@@ -47,6 +47,17 @@ static int index_items(Lowerer *L, Node *indices, Node **items, int max) {
       items[i] = indices->u.list.elts.items[i];
     return count;
   }
+  if (indices->type && indices->type->kind == VAL_TUPLE && indices->type->elts) {
+    /* a tuple kept in a local (`ij = (rows, cols)`): its entries by constant subscripts */
+    int count = indices->type->count;
+    if (count > max)
+      lower_limit(L, indices, "entries in the indices of a gather, scatter or atomic", max);
+    for (int i = 0; i < count; i++) {
+      items[i] = T(L, "_1[_2]", indices, new_int(L, i));
+      items[i]->type = indices->type->elts[i];
+    }
+    return count;
+  }
   items[0] = indices;
   return 1;
 }

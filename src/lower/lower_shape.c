@@ -43,6 +43,14 @@ void shape_require_dims(Lowerer *L, const Node *at, const TypeInfo *tile, const 
   }
 }
 
+/* The dimensions as expressions, NULL where not known at conversion time
+ * (the operations that only move axes carry them as they are: Triton
+ * knows the real shape). */
+static void known_dims(Lowerer *L, const TypeInfo *tile, Node **dims) {
+  for (int d = 0; d < tile->rank; d++)
+    dims[d] = shape_tile_dim(L, tile, d);
+}
+
 TypeInfo *shape_tile_type(Lowerer *L, DType dtype, Node *dtype_expr, int rank, Node **dims) {
   TypeInfo *type = type_tile(L->ctx, dtype, rank, NULL);
   type->dtype_expr = dtype == DT_UNKNOWN ? dtype_expr : NULL;
@@ -451,7 +459,7 @@ Node *lower_permute(Lowerer *L, Node *call, const char *member) {
     seen[perm[d]] = true;
   }
   Node *dims[C2T_MAX_RANK];
-  shape_require_dims(L, args.source[0], x->type, what, dims);
+  known_dims(L, x->type, dims);
   bool identity = true;
   for (int d = 0; d < rank; d++)
     identity &= perm[d] == d;
@@ -480,7 +488,7 @@ Node *lower_transpose(Lowerer *L, Node *call, const char *member) {
   int a = given0 ? shape_axis(L, args.arg[1], args.source[1], rank, what) : 0;
   int b = given0 ? shape_axis(L, args.arg[2], args.source[2], rank, what) : 1;
   Node *dims[C2T_MAX_RANK];
-  shape_require_dims(L, args.source[0], x->type, what, dims);
+  known_dims(L, x->type, dims);
   if (a == b)
     return x;
   int perm[C2T_MAX_RANK];
@@ -501,7 +509,7 @@ Node *lower_expand_dims(Lowerer *L, Node *call, const char *member) {
   Node *in_dims[C2T_MAX_RANK], *dims[C2T_MAX_RANK];
   if (rank + 1 > C2T_MAX_RANK)
     lower_limit(L, call, arena_printf(&L->ctx->arena, "dimensions in the result of %s", what), C2T_MAX_RANK);
-  shape_require_dims(L, args.source[0], x->type, what, in_dims);
+  known_dims(L, x->type, in_dims);
   for (int d = 0, s = 0; d <= rank; d++)
     dims[d] = d == axis ? new_int(L, 1) : in_dims[s++];
   Node *result = T(L, "tl.expand_dims(_1, _2)", x, new_int(L, axis));

@@ -257,3 +257,64 @@ def test_fp8_constant_out_of_range_is_refused(convert_error):
     message = convert_error("import cuda.tile as ct\n\n@ct.kernel\ndef k(y):\n"
                             "    ct.store(y, index=(0,), tile=ct.float8_e4m3fn(500.0).astype(ct.float32))\n")
     assert "outside the range of float8_e4m3fn" in message
+
+
+# ------------------------------------- what the paged-attention modules need besides
+
+UNKNOWN_DIMS = """
+import cuda.tile as ct
+
+def inner(x, i, NP, LB, D, LAT=3):
+    if NP == 1:
+        t = ct.reshape(ct.load(x, index=(i, 0, 0), shape=(1, LB, D), latency=LAT), (LB, D))
+    else:
+        t = ct.reshape(ct.load(x, index=(i, 0, 0), shape=(NP, LB, D), latency=LAT), (NP * LB, D))
+    return t
+
+def outer(x, i, BN, LB, D):
+    NP = BN // LB
+    return inner(x, i, NP, LB, D)
+
+@ct.kernel
+def k(x, y, w, BN: ct.Constant[int], LB: ct.Constant[int], D: ct.Constant[int]):
+    t = outer(x, ct.bid(0), BN, LB, D)
+    ct.store(y, index=(0, ct.bid(0)), tile=ct.transpose(t))
+    ct.store(w, index=(0, 0, ct.bid(0)), tile=ct.expand_dims(ct.permute(t, (1, 0)), 1) * 2)
+"""
+
+
+@pytest.mark.parametrize("bn", [4, 8])
+def test_transpose_permute_expand_dims_of_dims_known_only_at_launch(convert, bn):
+    """A tile function's result whose dimensions differ by branch (NP == 1 or not): the axis
+    moves keep them unknown instead of refusing (Triton knows the real shape)."""
+    mod = convert(UNKNOWN_DIMS)
+    x = torch.randn(8, 4, 16)
+    groups = 8 * 4 // bn
+    y, w = torch.zeros(16, groups * bn), torch.zeros(16, 1, groups * bn)
+    mod.launch_k(None, (groups,), (x, y, w, bn, 4, 16))
+    rows = x.reshape(-1, 16)
+    assert torch.equal(y, rows.t())
+    assert torch.equal(w, 2 * rows.t()[:, None, :])
+
+
+TUPLE_INDICES = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, B: ct.Constant[int]):
+    r = ct.arange(B, dtype=ct.int32)
+    ij = (r, ct.full((B,), 2, dtype=ct.int32) - r)
+    v = ct.gather(x, ij, padding_value=-1.0)
+    ct.scatter(y, ij, v * 10)
+"""
+
+
+def test_gather_scatter_indices_kept_in_a_tuple_local(convert):
+    mod = convert(TUPLE_INDICES)
+    x = torch.randn(4, 3)
+    y = torch.zeros(4, 3)
+    mod.launch_k(None, (1,), (x, y, 4))
+    ref = torch.zeros(4, 3)
+    for i in range(3):
+        ref[i, 2 - i] = 10 * x[i, 2 - i]
+    assert torch.equal(y, ref)
