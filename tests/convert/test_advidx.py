@@ -231,6 +231,12 @@ def test_refused_forms_are_located_errors(convert_error, body, message):
     assert message in convert_error(_kernel(body))
 
 
+def test_six_indices_are_past_the_limit(convert_error):
+    source = _kernel("    t = ct.load_advanced_indexing(x, (j, ct.Slice(0, 2), ct.Slice(0, 2), ct.Slice(0, 2), "
+                     "ct.Slice(0, 2), ct.Slice(0, 2)))\n    ct.store(y, (0, 0, 0, 0, 0, 0), t)")
+    assert "too many entries in the indices of an advanced-indexing load or store" in convert_error(source)
+
+
 def test_one_dimensional_array_is_refused(convert_error):
     source = _kernel("    t = ct.load_advanced_indexing(y, (j,))\n    ct.store(y, (0,), t)")
     assert "ct.gather()" in convert_error(source)
