@@ -47,7 +47,7 @@ def test_sparse_first_2d_pads_out_of_bounds(convert):
     x = torch.randn(10, 21)
     idx = torch.tensor([0, 9, 3, -1, 10, 4, 4, 7], dtype=torch.int32)
     y = torch.full((8, 24), -5.0)
-    mod.launch_k(None, (3,), (x, idx, y, 2, 8, 8))
+    mod.launch_k(0, (3,), (x, idx, y, 2, 8, 8))
     cols = torch.arange(2, 26)
     assert torch.equal(y, padded_gather(x, [idx.long(), cols], 0.0))
 
@@ -69,7 +69,7 @@ def test_sparse_last_2d_negative_start_and_inf_padding(convert):
     x = torch.randn(7, 12, dtype=torch.float16)
     idx = torch.tensor([11, 0, 5, 12, -3, 6, 1, 2], dtype=torch.int64)
     y = torch.zeros(8, 8, dtype=torch.float16)
-    mod.launch_k(None, (2,), (x, idx, y, 4, 8))
+    mod.launch_k(0, (2,), (x, idx, y, 4, 8))
     rows = torch.arange(-1, 7)
     assert torch.equal(y, padded_gather(x, [rows, idx], float("-inf")))
 
@@ -91,7 +91,7 @@ def test_paged_3d_with_the_sparse_dim_first(convert):
     cache = torch.randn(6, 16, 32).to(torch.bfloat16)
     pages = torch.tensor([5, 0, 2, 2, 7, 1, 3, 4], dtype=torch.int32)  # 7: a page past the end
     out = torch.zeros(8, 4, 32)
-    mod.launch_k(None, (2,), (cache, pages, out, 14, 4, 4, 32))
+    mod.launch_k(0, (2,), (cache, pages, out, 14, 4, 4, 32))
     ref = padded_gather(cache, [pages.long(), torch.arange(14, 18), torch.arange(32)], 0.0)
     assert torch.equal(out, ref.float() * 2.0)
 
@@ -112,7 +112,7 @@ def test_4d_sparse_second_undetermined_padding_in_bounds(convert):
     cache = torch.randn(8, 5, 3, 16)
     pages = torch.tensor([4, 1, 0, 3], dtype=torch.int32)
     out = torch.zeros(4, 4, 1, 16)
-    mod.launch_k(None, (1,), (cache, pages, out, 2, 2, 4, 16))
+    mod.launch_k(0, (1,), (cache, pages, out, 2, 2, 4, 16))
     assert torch.equal(out, cache[2:6][:, pages.long()][:, :, 2:3])
 
 
@@ -122,7 +122,7 @@ def test_strided_view_reads_through_strides(convert):
     x = base.t()[:, 3:]  # (30, 18), non-contiguous
     idx = torch.tensor([29, 0, 15, 30, 1, 2, 3, 28], dtype=torch.int32)
     y = torch.zeros(8, 16)
-    mod.launch_k(None, (2,), (x, idx, y, 5, 8, 8))
+    mod.launch_k(0, (2,), (x, idx, y, 5, 8, 8))
     assert torch.equal(y, padded_gather(x, [idx.long(), torch.arange(5, 21)], 0.0))
 
 
@@ -142,7 +142,7 @@ def test_store_advanced_indexing_skips_out_of_bounds(convert):
     src = torch.arange(8 * 8, dtype=torch.float32).reshape(8, 8)
     idx = torch.tensor([3, 0, -1, 6, 9, 1, 4, 2], dtype=torch.int32)
     dst = torch.full((7, 5), -1.0)
-    mod.launch_k(None, (1,), (src, idx, dst, 8, 8))
+    mod.launch_k(0, (1,), (src, idx, dst, 8, 8))
     ref = torch.full((7, 5), -1.0)
     for i, r in enumerate(idx.tolist()):
         for j in range(8):
@@ -169,7 +169,7 @@ def test_fp8_constructor_as_gather_padding(convert):
     mod = convert(FP8_GATHER)
     x = torch.tensor([0.5, -2.0, 3.0, 0.25, 8.0, 1.0, 2.0, 4.0]).to(torch.float8_e4m3fn)
     y = torch.zeros(8)
-    mod.launch_k(None, (1,), (x, y, 5, 8))
+    mod.launch_k(0, (1,), (x, y, 5, 8))
     ref = torch.cat([x[:5].float(), torch.full((3,), 1.5)])
     assert torch.equal(y, ref)
 
@@ -190,7 +190,7 @@ def k(y, src, B: ct.Constant[int]):
 def test_fp8_constructor_of_a_scalar_and_a_constant(convert):
     mod = convert(FP8_SCALAR)
     y = torch.zeros(4)
-    mod.launch_k(None, (1,), (y, torch.tensor([2.7]), 4))
+    mod.launch_k(0, (1,), (y, torch.tensor([2.7]), 4))
     a = torch.tensor(2.7).to(torch.float8_e5m2).float()
     b = torch.tensor(0.3).to(torch.float8_e4m3fn).float()
     assert torch.equal(y, torch.full((4,), float(a + b)))
@@ -253,7 +253,7 @@ def test_fp8_constants_round_as_torch_does(convert):
                       for i, v in enumerate(E5M2_VALUES))
     mod = convert("import cuda.tile as ct\n\n@ct.kernel\ndef k(y, z):\n" + stores)
     y, z = torch.zeros(len(FP8_VALUES)), torch.zeros(len(E5M2_VALUES))
-    mod.launch_k(None, (1,), (y, z))
+    mod.launch_k(0, (1,), (y, z))
     ref_y = torch.tensor(FP8_VALUES, dtype=torch.float64).to(torch.float8_e4m3fn).float()
     ref_z = torch.tensor(E5M2_VALUES, dtype=torch.float64).to(torch.float8_e5m2).float()
     assert torch.equal(y, ref_y) and torch.equal(z, ref_z), (y, ref_y, z, ref_z)
@@ -297,7 +297,7 @@ def test_transpose_permute_expand_dims_of_dims_known_only_at_launch(convert, bn)
     x = torch.randn(8, 4, 16)
     groups = 8 * 4 // bn
     y, w = torch.zeros(16, groups * bn), torch.zeros(16, 1, groups * bn)
-    mod.launch_k(None, (groups,), (x, y, w, bn, 4, 16))
+    mod.launch_k(0, (groups,), (x, y, w, bn, 4, 16))
     rows = x.reshape(-1, 16)
     assert torch.equal(y, rows.t())
     assert torch.equal(w, 2 * rows.t()[:, None, :])
@@ -319,7 +319,7 @@ def test_gather_scatter_indices_kept_in_a_tuple_local(convert):
     mod = convert(TUPLE_INDICES)
     x = torch.randn(4, 3)
     y = torch.zeros(4, 3)
-    mod.launch_k(None, (1,), (x, y, 4))
+    mod.launch_k(0, (1,), (x, y, 4))
     ref = torch.zeros(4, 3)
     for i in range(3):
         ref[i, 2 - i] = 10 * x[i, 2 - i]
