@@ -52,6 +52,7 @@ typedef struct Function {
   Str *param_names;     /* the original positional parameters (kernels) */
   bool *param_is_array_tuple; /* kernels: a parameter that is a tuple of arrays */
   bool *param_is_dtype;       /* kernels: a ct.Constant[ct.DType] parameter */
+  bool *param_is_array_list;  /* kernels: a parameter that is a list of arrays (len() and index at run time) */
   struct TypeInfo **param_types; /* the first call's argument types (NULL: lowered without a call) */
   int param_count;
   struct TypeInfo *return_type;

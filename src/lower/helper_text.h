@@ -20,6 +20,8 @@ typedef enum HelperId {
   HELPER_INTERPRETED, /* host_helpers.py */
   HELPER__tensor, /* host_helpers.py */
   HELPER__tensors, /* host_helpers.py */
+  HELPER__array_list, /* host_helpers.py */
+  HELPER__array_list_table, /* host_helpers.py */
   HELPER__torch_stream, /* host_helpers.py */
   HELPER__kernel_stream, /* host_helpers.py */
   HELPER__tl_dtype, /* host_helpers.py */
@@ -55,6 +57,7 @@ typedef enum HelperId {
   HELPER_ct_atomic_cas, /* memory_helpers.py */
   HELPER_ct_load_element_0d, /* memory_helpers.py */
   HELPER_ct_store_element_0d, /* memory_helpers.py */
+  HELPER_ct_list_item, /* memory_helpers.py */
   HELPER_ct_multiply, /* reduce_helpers.py */
   HELPER_ct_sum, /* reduce_helpers.py */
   HELPER_ct_prod, /* reduce_helpers.py */
@@ -157,6 +160,42 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return arrays\n"
     "    return tuple(_tensor(array, f\"{name}[{i}]\") for i, array in enumerate(arrays))\n",
     {HELPER__tensor, -1, -1, -1}, false, false},
+  [HELPER__array_list] = {"_array_list",
+    "def _array_list(arrays, name):\n"
+    "    \"\"\"A list-of-arrays argument as a tuple of torch tensors (each as _tensor makes it), with\n"
+    "    the checks cuTile's launch made: a list (a tuple is taken too), not empty, its arrays of\n"
+    "    one dtype and one rank; and, for the device table, on one device.\"\"\"\n"
+    "    if not isinstance(arrays, (list, tuple)):\n"
+    "        raise TypeError(f\"kernel argument {name!r} is a {type(arrays).__name__}, not a list of arrays\")\n"
+    "    if not arrays:\n"
+    "        raise ValueError(f\"kernel argument {name!r}: empty lists are not supported as kernel arguments\")\n"
+    "    tensors = tuple(_tensor(array, f\"{name}[{i}]\") for i, array in enumerate(arrays))\n"
+    "    first = tensors[0]\n"
+    "    for i, tensor in enumerate(tensors):\n"
+    "        what = f\"kernel argument {name!r}: arrays in list vary in\"\n"
+    "        if tensor.dtype != first.dtype:\n"
+    "            raise TypeError(f\"{what} data type ({name}[0]: {first.dtype}, {name}[{i}]: {tensor.dtype})\")\n"
+    "        if tensor.dim() != first.dim():\n"
+    "            raise TypeError(f\"{what} rank ({name}[0]: {first.dim()}, {name}[{i}]: {tensor.dim()})\")\n"
+    "        if tensor.device != first.device:\n"
+    "            raise ValueError(f\"{what} device ({name}[0]: {first.device}, {name}[{i}]: {tensor.device})\")\n"
+    "    return tensors\n",
+    {HELPER__tensor, -1, -1, -1}, false, false},
+  [HELPER__array_list_table] = {"_array_list_table",
+    "def _array_list_table(tensors):\n"
+    "    \"\"\"The device table of a list of arrays that the kernel reads (its list items): one int64\n"
+    "    row per array, its data pointer, shape and strides; made and uploaded at each launch, on\n"
+    "    the launch's stream (the allocator keeps it until the kernel has run). The kernel\n"
+    "    indexes arrays with int32 shapes and strides, as cuTile does: larger ones are refused.\"\"\"\n"
+    "    rows = []\n"
+    "    for i, tensor in enumerate(tensors):\n"
+    "        dims = (*tensor.shape, *tensor.stride())\n"
+    "        if any(not -(2**31) <= d < 2**31 for d in dims):\n"
+    "            raise ValueError(f\"list item #{i}: a shape or stride of {dims} does not fit int32\")\n"
+    "        rows.append(tensor.data_ptr())\n"
+    "        rows.extend(dims)\n"
+    "    return torch.tensor(rows, dtype=torch.int64, device=tensors[0].device)\n",
+    {-1, -1, -1, -1}, false, false},
   [HELPER__torch_stream] = {"_torch_stream",
     "def _torch_stream(stream, device):\n"
     "    \"\"\"A stream that is not a torch stream, as the torch stream of its handle: a raw handle\n"
@@ -617,6 +656,21 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    written outside the array.\"\"\"\n"
     "    ptr = base\n"
     "    tl.store(ptr, value)  # a 0-d array's one element is always inside\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_list_item] = {"ct_list_item",
+    "@triton.jit\n"
+    "def ct_list_item(first, table, index, RANK: tl.constexpr):\n"
+    "    \"\"\"Element `index` of a list-of-arrays parameter (cuTile's As[g]) as an array's pieces:\n"
+    "    its base pointer (typed as the list's first array, `first`: one dtype for the list),\n"
+    "    shape and strides tuples (int32, as cuTile indexes arrays). `table` holds one int64 row\n"
+    "    per array, written by the launcher: pointer, shape..., strides...\"\"\"\n"
+    "    row = table + tl.cast(index, tl.int64) * (1 + 2 * RANK)\n"
+    "    shape = ()\n"
+    "    strides = ()\n"
+    "    for axis in tl.static_range(RANK):\n"
+    "        shape = shape + (tl.load(row + 1 + axis).to(tl.int32),)\n"
+    "        strides = strides + (tl.load(row + 1 + RANK + axis).to(tl.int32),)\n"
+    "    return tl.load(row).to(first.dtype), shape, strides\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER_ct_multiply] = {"ct_multiply",
     "@triton.jit\n"

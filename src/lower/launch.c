@@ -89,8 +89,17 @@ static void collect_launch_options(Lowerer *L, Function *kernel, LaunchOptions *
   }
 }
 
+static bool is_list_param(const Function *kernel, Str name) {
+  for (int i = 0; kernel->param_is_array_list && i < kernel->param_count; i++)
+    if (kernel->param_is_array_list[i] && str_same(kernel->param_names[i], name))
+      return true;
+  return false;
+}
+
 /* The launch call's arguments: each array as pointer, shape and strides
- * tuples, then the TMA flags the kernel reads (checked on the real tensors).
+ * tuples (a list of arrays as its first array, its device table of rows, its
+ * length and rank), then the TMA flags the kernel reads (checked on the real
+ * tensors; a list's on every array of it).
  * The arrays are torch tensors by then: first_array_param makes them so. */
 static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *call) {
   for (int i = 0; i < kernel->param_count; i++) {
@@ -99,6 +108,10 @@ static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *cal
     if (kernel->param_is_array[i])
       buf_printf(call, "            %.*s, tuple(%.*s.shape), tuple(%.*s.stride()),\n", param.len, param.text,
                  param.len, param.text, param.len, param.text);
+    else if (kernel->param_is_array_list && kernel->param_is_array_list[i])
+      /* a list of arrays: its first array (the dtype), the device table, the length, the rank */
+      buf_printf(call, "            %.*s[0], _array_list_table(%.*s), len(%.*s), %.*s[0].dim(),\n", param.len, param.text,
+                 param.len, param.text, param.len, param.text, param.len, param.text);
     else if (kernel->param_is_array_tuple[i])
       buf_printf(call,
                  "            %.*s,\n"
@@ -114,19 +127,27 @@ static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *cal
   }
   for (int i = 0; i < L->tma_array_count; i++) {
     Str array = L->tma_arrays[i];
-    buf_printf(call, "            %.*s_tma=_tma_compatible(%.*s),\n", array.len, array.text, array.len, array.text);
+    if (is_list_param(kernel, array))
+      buf_printf(call, "            %.*s_tma=all(_tma_compatible(array) for array in %.*s),\n", array.len, array.text,
+                 array.len, array.text);
+    else
+      buf_printf(call, "            %.*s_tma=_tma_compatible(%.*s),\n", array.len, array.text, array.len, array.text);
   }
 }
 
 /* The arguments of the launch's stream context after the stream: each array
  * parameter made a torch tensor, once per launch and zero-copy, as cuTile took
  * CUDA-array-interface and DLPack arrays (`x := _tensor(x, "x")`; a tuple of
- * arrays by _tensors). The first array's device decides the stream's. */
+ * arrays by _tensors, a list of arrays by _array_list, which checks it as
+ * cuTile's launch did). The first array's device decides the stream's. */
 static const char *first_array_param(Lowerer *L, const Function *kernel) {
   Buf text = {0};
   for (int i = 0; i < kernel->param_count; i++) {
     Str param = kernel->param_names[i];
-    const char *convert = kernel->param_is_array[i] ? "_tensor" : kernel->param_is_array_tuple[i] ? "_tensors" : NULL;
+    const char *convert = kernel->param_is_array[i]                                         ? "_tensor"
+                          : kernel->param_is_array_tuple[i]                                 ? "_tensors"
+                          : kernel->param_is_array_list && kernel->param_is_array_list[i] ? "_array_list"
+                                                                                            : NULL;
     if (convert)
       buf_printf(&text, "%s%.*s := %s(%.*s, \"%.*s\")", text.len ? ", " : "", param.len, param.text, convert, param.len,
                  param.text, param.len, param.text);
@@ -166,6 +187,8 @@ void lower_launcher(Lowerer *L, Function *kernel) {
   NodeList made = template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), &options.num_ctas,
                                  options.num_ctas ? 1 : 0);
   use_helper(L, HELPER__host_kernel);
+  for (int i = 0; kernel->param_is_array_list && i < kernel->param_count; i++)
+    L->uses_array_lists |= kernel->param_is_array_list[i];
   buf_free(options.notes);
   buf_free(&text);
   buf_free(unpack);
@@ -705,6 +728,10 @@ static void push_helpers(Lowerer *L, NodeList *out) {
   }
   push_all(L, out, helper_stmts(L, HELPER__tensor));
   push_all(L, out, helper_stmts(L, HELPER__tensors));
+  if (L->uses_array_lists) {
+    push_all(L, out, helper_stmts(L, HELPER__array_list));
+    push_all(L, out, helper_stmts(L, HELPER__array_list_table));
+  }
   push_all(L, out, helper_stmts(L, HELPER__torch_stream));
   push_all(L, out, helper_stmts(L, HELPER__kernel_stream));
   if (L->uses_tma) {

@@ -127,6 +127,8 @@ void bind_op(Lowerer *L, Node *call, const char *what, const char *member, Bound
  * as an if/else statement when `value` is a memory operation that picks
  * its path (TMA or pointers) by a constexpr condition; NULL otherwise. */
 Node *memory_choice_stmt(Lowerer *L, Node *target, Node *value);
+/* lower_memory.c: As[g], As a list-of-arrays parameter (VAL_LIST), g the lowered index: an array */
+Node *lower_list_item(Lowerer *L, Node *expr, TypeInfo *list, Node *index);
 /* lower_memory_order.c: tl.debug_barrier() where cuTile's block-wide memory
  * order needs one (a store then a load of the same array, lock hand-offs). */
 void insert_memory_barriers(Lowerer *L, NodeList *body);

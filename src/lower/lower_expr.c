@@ -355,6 +355,8 @@ static Node *lower_subscript(Lowerer *L, Node *expr) {
     Node *index = lower_expr(L, expr->u.subscript.slice);
     return lower_tuple_subscript(L, expr, base, index);
   }
+  if (base->type && base->type->kind == VAL_LIST)
+    return lower_list_item(L, expr, base->type, lower_expr(L, expr->u.subscript.slice));
   if (base->type && base->type->kind == VAL_TILE)
     return lower_tile_subscript(L, expr, base);
   if (base->type && base->type->kind == VAL_ARRAY)

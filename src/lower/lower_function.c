@@ -25,7 +25,7 @@ static char *str_dup(Lowerer *L, Str s) { return arena_strndup(&L->ctx->arena, s
 
 /* ------------------------------------------------------------ parameters */
 
-typedef enum ParamKind { PARAM_RUNTIME, PARAM_ARRAY, PARAM_ARRAY_TUPLE, PARAM_CONSTEXPR } ParamKind;
+typedef enum ParamKind { PARAM_RUNTIME, PARAM_ARRAY, PARAM_ARRAY_TUPLE, PARAM_ARRAY_LIST, PARAM_CONSTEXPR } ParamKind;
 
 static bool annotation_is(Lowerer *L, Node *annotation, const char *member, int depth);
 
@@ -82,6 +82,8 @@ typedef struct UseScan {
   bool is_array_tuple; /* `param[i]` is used as an array: a tuple of arrays */
   bool in_kernel; /* scanning a kernel's body: `.shape` can only be an array's */
   int depth;      /* tile functions followed through calls */
+  bool list_use;  /* `len(param)`, or `param[i]` with an index not known at conversion: a list (cuTile's
+                     ListTy), not a tuple (whose length and indices are compile-time) */
 } UseScan;
 
 /* Tile functions followed through calls to find whether a parameter is used
@@ -130,7 +132,7 @@ static bool callee_param_is_array(Lowerer *L, Function *fn, int index, int depth
   Node *arg = params->items[index];
   if (annotation_is(L, arg->u.arg.annotation, "Array", 0) || annotation_is(L, arg->u.arg.annotation, "IndexedWithInt64", 0))
     return true;
-  UseScan scan = {L, arg->u.arg.arg, false, false, false, depth};
+  UseScan scan = {L, arg->u.arg.arg, false, false, false, depth, false};
   NodeList *body = &fn->def->u.function_def.body;
   for (int i = 0; i < body->count && !scan.is_array; i++)
     scan_array_use(body->items[i], &scan);
@@ -140,6 +142,66 @@ static bool callee_param_is_array(Lowerer *L, Function *fn, int index, int depth
 /* `param[i]`: an element of a tuple parameter. */
 static bool names_param_item(const Node *node, Str param) {
   return node && node->kind == N_SUBSCRIPT && names_param(node->u.subscript.value, param);
+}
+
+/* Whether `index` (in `param[index]`) is known at conversion as written: a
+ * number, a negated one, a constant parameter of the kernel, a module-level
+ * name, or the variable of a `for ... in ct.static_iter(...)` of the kernel. */
+static bool is_static_target(Lowerer *L, NodeList *body, Str name, int depth);
+
+static bool static_index(Lowerer *L, const Node *index) {
+  if (index->kind == N_CONSTANT && index->u.constant.kind == CONST_NUMBER)
+    return true;
+  if (index->kind == N_UNARY_OP && index->u.unary_op.op == AOP_USUB)
+    return static_index(L, index->u.unary_op.operand);
+  if (index->kind != N_NAME)
+    return false;
+  Node *def = L->function->def;
+  NodeList *params = &def->u.function_def.args->u.arguments.args;
+  for (int i = 0; i < params->count; i++) {
+    Node *arg = params->items[i];
+    if (str_same(arg->u.arg.arg, index->u.name.id))
+      return annotation_is(L, arg->u.arg.annotation, "Constant", 0);
+  }
+  if (is_static_target(L, &def->u.function_def.body, index->u.name.id, 0))
+    return true;
+  return find_binding(L->conv, index->u.name.id) != NULL;
+}
+
+static bool is_static_target(Lowerer *L, NodeList *body, Str name, int depth) {
+  if (depth > C2T_MAX_PARAM_SCAN_DEPTH * 4)
+    return false;
+  for (int i = 0; i < body->count; i++) {
+    Node *stmt = body->items[i];
+    if (stmt->kind == N_FOR) {
+      Node *iter = stmt->u.for_.iter;
+      if (names_param(stmt->u.for_.target, name) && iter->kind == N_CALL &&
+          is_ct_member(L->conv, iter->u.call.func, "static_iter"))
+        return true;
+      if (is_static_target(L, &stmt->u.for_.body, name, depth + 1))
+        return true;
+    } else if (stmt->kind == N_WHILE) {
+      if (is_static_target(L, &stmt->u.while_.body, name, depth + 1))
+        return true;
+    } else if (stmt->kind == N_IF) {
+      if (is_static_target(L, &stmt->u.if_.body, name, depth + 1) ||
+          is_static_target(L, &stmt->u.if_.orelse, name, depth + 1))
+        return true;
+    }
+  }
+  return false;
+}
+
+/* `X = param[i]` in a kernel, X then used as an array: param holds arrays. */
+static bool item_alias_is_array(UseScan *scan, const Node *node) {
+  if (node->kind != N_ASSIGN || node->u.assign.targets.count != 1 || node->u.assign.targets.items[0]->kind != N_NAME ||
+      !names_param_item(node->u.assign.value, scan->param) || scan->depth >= C2T_MAX_PARAM_SCAN_DEPTH)
+    return false;
+  UseScan alias = {scan->L, node->u.assign.targets.items[0]->u.name.id, false, false, true, scan->depth + 1, false};
+  NodeList *body = &scan->L->function->def->u.function_def.body;
+  for (int i = 0; i < body->count && !alias.is_array; i++)
+    scan_array_use(body->items[i], &alias);
+  return alias.is_array;
 }
 
 static void scan_array_use(Node *node, void *data) {
@@ -154,6 +216,14 @@ static void scan_array_use(Node *node, void *data) {
     if (member && op_has_flags(member, OPF_ARRAY_FIRST) && names_param_item(first, scan->param))
       scan->is_array_tuple = true;
   }
+  if (scan->in_kernel && node->kind == N_CALL && node->u.call.func->kind == N_NAME &&
+      str_eq(node->u.call.func->u.name.id, "len") && !scope_lookup(scan->L, node->u.call.func->u.name.id) &&
+      node->u.call.args.count == 1 && names_param(node->u.call.args.items[0], scan->param))
+    scan->list_use = true;
+  if (scan->in_kernel && names_param_item(node, scan->param) && !static_index(scan->L, node->u.subscript.slice))
+    scan->list_use = true;
+  if (scan->in_kernel && item_alias_is_array(scan, node))
+    scan->is_array_tuple = true;
   if (node->kind == N_ATTRIBUTE && scan->in_kernel && names_param_item(node->u.attribute.value, scan->param)) {
     char *attr = str_dup(scan->L, node->u.attribute.attr);
     if (in_list(ARRAY_ONLY_ATTRIBUTES, attr) || strcmp(attr, "shape") == 0 || strcmp(attr, "dtype") == 0)
@@ -200,13 +270,15 @@ static ParamKind kernel_param_kind(Lowerer *L, Node *arg) {
     return PARAM_CONSTEXPR;
   if (annotation_is(L, annotation, "Array", 0) || annotation_is(L, annotation, "IndexedWithInt64", 0))
     return PARAM_ARRAY;
-  UseScan scan = {L, arg->u.arg.arg, false, false, L->function->role == ROLE_KERNEL, 0};
+  UseScan scan = {L, arg->u.arg.arg, false, false, L->function->role == ROLE_KERNEL, 0, false};
   NodeList *body = &L->function->def->u.function_def.body;
   for (int i = 0; i < body->count; i++)
     scan_array_use(body->items[i], &scan);
   if (scan.is_array)
     return PARAM_ARRAY;
-  return scan.is_array_tuple && scan.in_kernel ? PARAM_ARRAY_TUPLE : PARAM_RUNTIME;
+  if (scan.is_array_tuple && scan.in_kernel)
+    return scan.list_use ? PARAM_ARRAY_LIST : PARAM_ARRAY_TUPLE;
+  return PARAM_RUNTIME;
 }
 
 static Node *new_arg(Lowerer *L, Str name, const char *annotation) {
@@ -252,6 +324,7 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
   fn->param_is_array = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
   fn->param_is_array_tuple = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
   fn->param_is_dtype = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
+  fn->param_is_array_list = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
   for (int i = 0; i < original->count; i++) {
     Node *arg = original->items[i];
     Str name = arg->u.arg.arg;
@@ -259,8 +332,24 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
     fn->param_names[i] = name;
     fn->param_is_array[i] = kind == PARAM_ARRAY;
     fn->param_is_array_tuple[i] = kind == PARAM_ARRAY_TUPLE;
+    fn->param_is_array_list[i] = kind == PARAM_ARRAY_LIST;
     int first_param = params.count;
     switch (kind) {
+    case PARAM_ARRAY_LIST: {
+      /* a list of arrays (one dtype and rank): its first array (the dtype's
+       * carrier), the device table of rows (pointer, shape..., strides...),
+       * the run-time length, the rank (lower_memory.c: lower_list_item) */
+      node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
+      node_list_push(&L->ctx->arena, &params, new_arg(L, suffixed(L, name, "_table"), NULL));
+      Str length = suffixed(L, name, "_len");
+      node_list_push(&L->ctx->arena, &params, new_arg(L, length, NULL));
+      node_list_push(&L->ctx->arena, &params, new_arg(L, suffixed(L, name, "_rank"), "tl.constexpr"));
+      node_list_push(&L->ctx->arena, &L->runtime_scalars, new_name(L, str_dup(L, length)));
+      TypeInfo *type = array_param_type(L, name, false);
+      type->kind = VAL_LIST;
+      scope_bind(L, name, type);
+      break;
+    }
     case PARAM_ARRAY_TUPLE: {
       /* a tuple of arrays: the tuple of pointers, of shapes and of strides */
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));

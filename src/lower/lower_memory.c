@@ -768,3 +768,44 @@ Node *lower_slice(Lowerer *L, Node *call, const char *member) {
   result->type = type;
   return result;
 }
+
+/* ------------------------------------------------ lists of arrays */
+
+/* As[g], As a list-of-arrays parameter of the kernel (cuTile's ListTy,
+ * GetArrayListItem): an array whose pieces are locals read from the list's
+ * device table,
+ *     As_item_1, As_item_1_shape, As_item_1_strides = ct_list_item(As, As_table, g, As_rank)
+ * g is a run-time integer (cuTile does not check it against len(As)). It is a
+ * view (its descriptor, when every array of the list suits TMA, is made at
+ * each use) whose TMA flag and dtype are the list's: As is its first array. */
+Node *lower_list_item(Lowerer *L, Node *expr, TypeInfo *list, Node *index) {
+  const TypeInfo *it = index->type;
+  bool integer = it && (it->kind == VAL_TILE || it->kind == VAL_CONST) && it->rank == 0 && !it->is_float &&
+                 (it->dtype == DT_UNKNOWN || strchr("iub", dtype_info(it->dtype)->category));
+  if (!integer)
+    lower_error(L, expr->u.subscript.slice, "a list of arrays is indexed by an integer scalar, not %s",
+                type_describe(L->ctx, it));
+  long long constant;
+  if (known_int(index, &constant) && constant < 0)
+    lower_error(L, expr->u.subscript.slice, "a list of arrays takes no negative index (cuTile does not count from the end)");
+  if (!L->pending)
+    lower_error(L, expr, "a list of arrays cannot be indexed here");
+  Str param = list->array->param;
+  Str base = memory_temp(L, param, "item");
+  char *pointer = arena_strndup(&L->ctx->arena, base.text, (size_t)base.len);
+  const char *text = arena_printf(&L->ctx->arena, "%s, %s_shape, %s_strides = _1(%.*s, %.*s_table, _2, %.*s_rank)\n",
+                                  pointer, pointer, pointer, param.len, param.text, param.len, param.text, param.len,
+                                  param.text);
+  NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(use_helper(L, HELPER_ct_list_item), index));
+  for (int i = 0; i < made.count; i++)
+    node_list_push(&L->ctx->arena, L->pending, made.items[i]);
+  TypeInfo *type = array_param_type(L, param, false);
+  ArrayRef *view = type->array;
+  view->pointer = new_name(L, pointer);
+  view->shape = new_name(L, arena_printf(&L->ctx->arena, "%s_shape", pointer));
+  view->strides = new_name(L, arena_printf(&L->ctx->arena, "%s_strides", pointer));
+  view->is_view = true;
+  Node *result = new_name(L, pointer);
+  result->type = type;
+  return result;
+}

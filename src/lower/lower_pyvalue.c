@@ -333,6 +333,12 @@ Node *lower_python_len(Lowerer *L, Node *call, const char *member) {
   const TypeInfo *type = obj->type;
   if (type && type->kind == VAL_TUPLE && type->count >= 0)
     return new_int(L, type->count);
+  if (type && type->kind == VAL_LIST) { /* a list of arrays: its run-time length, an int32 (cuTile's len) */
+    Str param = type->array->param;
+    Node *length = new_name(L, arena_printf(&L->ctx->arena, "%.*s_len", param.len, param.text));
+    length->type = type_tile(L->ctx, DT_INT32, 0, NULL);
+    return length;
+  }
   lower_error(L, call, "len() of %s cannot be converted (len() of a tuple known at conversion can)",
               type_describe(L->ctx, type));
 }

@@ -73,6 +73,7 @@ typedef enum ValueKind {
   VAL_FUNCTION, /* a tile function (reduce/scan combine functions) */
   VAL_STRING,
   VAL_SLICE,    /* ct.Slice(start, length): elts[0] start, elts[1] length (lower_memory_advidx.c) */
+  VAL_LIST,     /* a kernel's list-of-arrays parameter: run-time length and index (array->param names it) */
 } ValueKind;
 
 /* Where an array's pieces are in the generated kernel. */
@@ -162,6 +163,7 @@ typedef struct Lowerer {
   unsigned host_enums; /* bit i: host code uses the cuTile enum HOST_ENUMS[i] (launch.c) */
   NodeList generated; /* launchers and helpers to append to the module */
   bool uses_tma;      /* some kernel builds tensor descriptors: the module sets an allocator */
+  bool uses_array_lists; /* a kernel takes a list of arrays: the launch helpers of lists */
   /* per kernel: arrays with a TMA flag parameter, descriptors made in the prologue */
   Str tma_arrays[C2T_MAX_TMA_ARRAYS];
   int tma_array_count;

@@ -121,6 +121,7 @@ const char *type_describe(Context *ctx, const TypeInfo *type) {
       [VAL_CONST] = "a constant", [VAL_DTYPE] = "a dtype", [VAL_TUPLE] = "a tuple",
       [VAL_ENUM] = "an enum member", [VAL_NONE] = "None", [VAL_FUNCTION] = "a function", [VAL_STRING] = "a string",
       [VAL_SLICE] = "a ct.Slice",
+      [VAL_LIST] = "a list of arrays",
   };
   if (!type)
     return "nothing";

@@ -43,6 +43,44 @@ def _tensors(arrays, name):
     return tuple(_tensor(array, f"{name}[{i}]") for i, array in enumerate(arrays))
 
 
+# helper: _array_list needs _tensor
+def _array_list(arrays, name):
+    """A list-of-arrays argument as a tuple of torch tensors (each as _tensor makes it), with
+    the checks cuTile's launch made: a list (a tuple is taken too), not empty, its arrays of
+    one dtype and one rank; and, for the device table, on one device."""
+    if not isinstance(arrays, (list, tuple)):
+        raise TypeError(f"kernel argument {name!r} is a {type(arrays).__name__}, not a list of arrays")
+    if not arrays:
+        raise ValueError(f"kernel argument {name!r}: empty lists are not supported as kernel arguments")
+    tensors = tuple(_tensor(array, f"{name}[{i}]") for i, array in enumerate(arrays))
+    first = tensors[0]
+    for i, tensor in enumerate(tensors):
+        what = f"kernel argument {name!r}: arrays in list vary in"
+        if tensor.dtype != first.dtype:
+            raise TypeError(f"{what} data type ({name}[0]: {first.dtype}, {name}[{i}]: {tensor.dtype})")
+        if tensor.dim() != first.dim():
+            raise TypeError(f"{what} rank ({name}[0]: {first.dim()}, {name}[{i}]: {tensor.dim()})")
+        if tensor.device != first.device:
+            raise ValueError(f"{what} device ({name}[0]: {first.device}, {name}[{i}]: {tensor.device})")
+    return tensors
+
+
+# helper: _array_list_table
+def _array_list_table(tensors):
+    """The device table of a list of arrays that the kernel reads (its list items): one int64
+    row per array, its data pointer, shape and strides; made and uploaded at each launch, on
+    the launch's stream (the allocator keeps it until the kernel has run). The kernel
+    indexes arrays with int32 shapes and strides, as cuTile does: larger ones are refused."""
+    rows = []
+    for i, tensor in enumerate(tensors):
+        dims = (*tensor.shape, *tensor.stride())
+        if any(not -(2**31) <= d < 2**31 for d in dims):
+            raise ValueError(f"list item #{i}: a shape or stride of {dims} does not fit int32")
+        rows.append(tensor.data_ptr())
+        rows.extend(dims)
+    return torch.tensor(rows, dtype=torch.int64, device=tensors[0].device)
+
+
 # helper: _torch_stream
 def _torch_stream(stream, device):
     """A stream that is not a torch stream, as the torch stream of its handle: a raw handle

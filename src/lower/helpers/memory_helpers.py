@@ -55,3 +55,19 @@ def ct_store_element_0d(base, shape, strides, value, check_bounds: tl.constexpr 
     written outside the array."""
     ptr = base
     tl.store(ptr, value)  # a 0-d array's one element is always inside
+
+
+# helper: ct_list_item
+@triton.jit
+def ct_list_item(first, table, index, RANK: tl.constexpr):
+    """Element `index` of a list-of-arrays parameter (cuTile's As[g]) as an array's pieces:
+    its base pointer (typed as the list's first array, `first`: one dtype for the list),
+    shape and strides tuples (int32, as cuTile indexes arrays). `table` holds one int64 row
+    per array, written by the launcher: pointer, shape..., strides..."""
+    row = table + tl.cast(index, tl.int64) * (1 + 2 * RANK)
+    shape = ()
+    strides = ()
+    for axis in tl.static_range(RANK):
+        shape = shape + (tl.load(row + 1 + axis).to(tl.int32),)
+        strides = strides + (tl.load(row + 1 + RANK + axis).to(tl.int32),)
+    return tl.load(row).to(first.dtype), shape, strides

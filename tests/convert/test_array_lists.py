@@ -1,0 +1,251 @@
+"""Lists of arrays as kernel parameters (cuTile's ListTy): `len(As)` is a run-time
+int32, `As[g]` (g a run-time integer) an array usable wherever an array parameter
+is. The launcher packs each list into a device table of rows (pointer, shape...,
+strides...) and checks the list as cuTile's launch did (not empty, one dtype, one
+rank). Each kernel here is run under TRITON_INTERPRET=1 against torch."""
+
+import pytest
+import torch
+
+GROUPED_ADD = '''
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def grouped_add(Xs, Ys, Zs, T: ct.Constant[int]):
+    # block b adds tile b of every group that has one
+    b = ct.bid(0)
+    for g in range(len(Xs)):
+        X = Xs[g]
+        n = ct.num_tiles(X, 0, (T,))
+        if b < n:
+            x = ct.load(X, (b,), shape=(T,), padding_mode=ct.PaddingMode.ZERO)
+            y = ct.load(Ys[g], (b,), shape=(T,), padding_mode=ct.PaddingMode.ZERO)
+            ct.store(Zs[g], (b,), tile=x + y)
+
+
+def run(xs, ys, zs, T=8):
+    blocks = max(ct.cdiv(x.shape[0], T) for x in xs)
+    ct.launch(torch.cuda.current_stream(), (blocks,), grouped_add, (xs, ys, zs, T))
+    return zs
+'''
+
+
+def test_grouped_add_over_three_lengths(convert, device):
+    mod = convert(GROUPED_ADD)
+    sizes = (5, 17, 30)
+    xs = [torch.randn(n, device=device) for n in sizes]
+    ys = [torch.randn(2 * n, device=device)[::2] for n in sizes]  # strided arrays too
+    zs = [torch.zeros(n, device=device) for n in sizes]
+    mod.run(xs, ys, zs)
+    for x, y, z in zip(xs, ys, zs):
+        torch.testing.assert_close(z, x + y)
+
+
+def test_list_of_one_array(convert, device):
+    mod = convert(GROUPED_ADD)
+    x, y, z = torch.randn(21, device=device), torch.randn(21, device=device), torch.zeros(21, device=device)
+    mod.run([x], [y], [z])
+    torch.testing.assert_close(z, x + y)
+
+
+def test_empty_list_is_refused_at_launch(convert, device):
+    mod = convert(GROUPED_ADD)
+    with pytest.raises(ValueError, match="empty lists are not supported"):
+        mod.launch_grouped_add(None, (1,), ([], [], [], 8))
+
+
+def test_mixed_dtypes_are_refused_at_launch(convert, device):
+    mod = convert(GROUPED_ADD)
+    xs = [torch.zeros(8, device=device), torch.zeros(8, device=device, dtype=torch.float16)]
+    ys = [torch.zeros(8, device=device)] * 2
+    with pytest.raises(TypeError, match="vary in data type"):
+        mod.run(xs, ys, [torch.zeros(8, device=device)] * 2)
+
+
+def test_mixed_ranks_are_refused_at_launch(convert, device):
+    mod = convert(GROUPED_ADD)
+    xs = [torch.zeros(8, device=device), torch.zeros(2, 4, device=device)]
+    with pytest.raises(TypeError, match="vary in rank"):
+        mod.run(xs, xs, xs)
+
+
+def test_a_non_list_is_refused_at_launch(convert, device):
+    mod = convert(GROUPED_ADD)
+    x = torch.zeros(8, device=device)
+    with pytest.raises(TypeError, match="not a list of arrays"):
+        mod.launch_grouped_add(None, (1,), (x, [x], [x], 8))
+
+
+GROUPED_SCALE_2D = '''
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def grouped_scale(As, Cs, factor, TM: ct.Constant[int], TN: ct.Constant[int], BLOCKS: ct.Constant[int]):
+    # persistent blocks walk the tiles of all groups, group after group
+    tile = ct.bid(0)
+    first = 0
+    for g in range(len(As)):
+        A = As[g]
+        C = Cs[g]
+        m_tiles = ct.num_tiles(A, 0, (TM, TN))
+        n_tiles = ct.num_tiles(A, 1, (TM, TN))
+        count = m_tiles * n_tiles
+        while tile >= first and tile < first + count:
+            i = (tile - first) // n_tiles
+            j = (tile - first) % n_tiles
+            t = ct.load(A, (i, j), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO)
+            ct.store(C, (i, j), tile=ct.astype(t * factor, C.dtype))
+            tile += BLOCKS
+        first = first + count
+
+
+def run(As, Cs, factor, blocks=3):
+    ct.launch(torch.cuda.current_stream(), (blocks,), grouped_scale, (As, Cs, factor, 16, 16, blocks))
+    return Cs
+'''
+
+
+@pytest.mark.parametrize("shapes", [[(16, 32), (40, 48), (33, 20)], [(100, 70), (31, 5)]],
+                         ids=["tma-eligible", "pointer-only"])
+def test_grouped_2d_tiles_with_num_tiles(convert, device, shapes):
+    mod = convert(GROUPED_SCALE_2D)
+    As = [torch.randn(s, device=device) for s in shapes]
+    Cs = [torch.zeros(s, device=device, dtype=torch.float16) for s in shapes]
+    mod.run(As, Cs, 2.0)
+    for a, c in zip(As, Cs):
+        torch.testing.assert_close(c, (a * 2).to(torch.float16))
+
+
+def test_grouped_2d_takes_tma_when_every_array_suits_it(convert_text):
+    text = convert_text(GROUPED_SCALE_2D)
+    assert "tl.make_tensor_descriptor(" in text
+    assert "As_tma=all(_tma_compatible(array) for array in As)" in text
+
+
+def test_item_shape_and_gather(convert, device):
+    mod = convert('''
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def lengths_and_firsts(Xs, out, T: ct.Constant[int]):
+    # out[g] = len(Xs[g]) + sum of Xs[g][::2] (first T elements of it)
+    g = ct.bid(0)
+    X = Xs[g]
+    idx = ct.arange(T, dtype=ct.int32) * 2
+    v = ct.gather(X, idx, padding_value=0)
+    total = ct.sum(v) + X.shape[0]
+    ct.scatter(out, g, total)
+
+
+def run(xs, out):
+    ct.launch(torch.cuda.current_stream(), (len(xs),), lengths_and_firsts, (xs, out, 8))
+    return out
+''')
+    xs = [torch.arange(n, dtype=torch.float32, device=device) for n in (3, 9, 20)]
+    out = torch.zeros(3, device=device)
+    mod.run(xs, out)
+    want = torch.tensor([x[::2][:8].sum() + x.shape[0] for x in xs], device=device)
+    torch.testing.assert_close(out, want)
+
+
+def test_len_is_a_run_time_int32(convert_text):
+    text = convert_text(GROUPED_ADD)
+    assert "for g in range(Xs_len):" in text
+    assert '"Xs_len"' in text  # do_not_specialize: a length of 1 stays an int32 argument
+
+
+def test_constant_indices_keep_the_tuple_path(convert_text):
+    """A parameter indexed by constants only, without len(), stays a tuple of arrays."""
+    text = convert_text('''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(xs, out, T: ct.Constant[int]):
+    a = ct.load(xs[0], index=(ct.bid(0),), shape=(T,))
+    b = ct.load(xs[1], index=(ct.bid(0),), shape=(T,))
+    ct.store(out, index=(ct.bid(0),), tile=a + b)
+''')
+    assert "xs_table" not in text and "xs_shape" in text
+
+
+def test_negative_constant_index_is_an_error(convert_error):
+    message = convert_error('''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(Xs, out, T: ct.Constant[int]):
+    for g in range(len(Xs)):
+        ct.store(out, (g,), tile=ct.load(Xs[g], (0,), shape=(T,)))
+    ct.store(out, (0,), tile=ct.load(Xs[-1], (0,), shape=(T,)))
+''')
+    assert "negative index" in message
+
+
+def test_float_index_is_an_error(convert_error):
+    message = convert_error('''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(Xs, out, T: ct.Constant[int]):
+    for g in range(len(Xs)):
+        ct.store(out, (g,), tile=ct.load(Xs[g * 1.5], (0,), shape=(T,)))
+''')
+    assert "indexed by an integer scalar" in message
+
+
+GROUPED_GEMM = '''
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def grouped_matmul(As, Bs, Cs, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int],
+                   BLOCKS: ct.Constant[int]):
+    # persistent blocks over the output tiles of every problem C[g] = A[g] @ B[g]
+    tile = ct.bid(0)
+    first = 0
+    for g in range(len(As)):
+        A = As[g]
+        B = Bs[g]
+        C = Cs[g]
+        m_tiles = ct.num_tiles(A, 0, (TM, TK))
+        k_tiles = ct.num_tiles(A, 1, (TM, TK))
+        n_tiles = ct.num_tiles(B, 1, (TK, TN))
+        while tile >= first and tile < first + m_tiles * n_tiles:
+            i = (tile - first) // n_tiles
+            j = (tile - first) % n_tiles
+            acc = ct.zeros((TM, TN), dtype=ct.float32)
+            for kk in range(k_tiles):
+                a = ct.load(A, (i, kk), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO)
+                b = ct.load(B, (kk, j), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)
+                acc = ct.mma(a, b, acc)
+            ct.store(C, (i, j), tile=ct.astype(acc, C.dtype))
+            tile += BLOCKS
+        first = first + m_tiles * n_tiles
+
+
+def run(As, Bs, blocks=4):
+    Cs = [torch.empty((a.shape[0], b.shape[1]), device=a.device, dtype=a.dtype) for a, b in zip(As, Bs)]
+    ct.launch(torch.cuda.current_stream(), (blocks,), grouped_matmul, (As, Bs, Cs, 16, 16, 16, blocks))
+    return Cs
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="needs ct.mma")
+def test_grouped_gemm(convert, device):
+    mod = convert(GROUPED_GEMM)
+    dims = [(16, 32, 16), (40, 24, 48), (8, 64, 33)]
+    As = [torch.randn(m, k, device=device, dtype=torch.float16) for m, k, _ in dims]
+    Bs = [torch.randn(k, n, device=device, dtype=torch.float16) for _, k, n in dims]
+    Cs = mod.run(As, Bs)
+    for a, b, c in zip(As, Bs, Cs):
+        torch.testing.assert_close(c.float(), a.float() @ b.float(), atol=1e-2, rtol=1e-2)
