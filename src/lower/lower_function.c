@@ -236,12 +236,17 @@ static void scan_array_use(Node *node, void *data) {
     for (int i = 0; fn && fn->role == ROLE_DEVICE && i < args->count; i++) {
       if (args->items[i]->kind == N_STARRED)
         break;
-      if (!names_param(args->items[i], scan->param))
+      bool item = scan->in_kernel && names_param_item(args->items[i], scan->param);
+      if (!item && !names_param(args->items[i], scan->param))
         continue;
       if (scan->depth >= C2T_MAX_PARAM_SCAN_DEPTH)
         lower_limit(scan->L, node, "levels of tile-function calls followed to find array parameters", C2T_MAX_PARAM_SCAN_DEPTH);
-      if (callee_param_is_array(scan->L, fn, i, scan->depth + 1))
-        scan->is_array = true;
+      if (callee_param_is_array(scan->L, fn, i, scan->depth + 1)) {
+        if (item) /* `f(param[i])`: an item is the array */
+          scan->is_array_tuple = true;
+        else
+          scan->is_array = true;
+      }
     }
     NodeList *keywords = &node->u.call.keywords;
     for (int k = 0; fn && fn->role == ROLE_DEVICE && k < keywords->count; k++) {
@@ -1398,6 +1403,9 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
       lower_error(L, args->items[i], "starred arguments to tile functions cannot be converted");
     args->items[i] = lower_expr(L, args->items[i]);
     types[i] = args->items[i]->type;
+    if (types[i] && types[i]->kind == VAL_LIST) /* its table, length and rank would have to travel with it */
+      lower_error(L, args->items[i], "a list of arrays cannot be passed to a tile function (not converted yet: "
+                  "pass its items, As[g])");
   }
   if (fn->lowering)
     lower_error(L, call, "recursive tile functions cannot be converted");

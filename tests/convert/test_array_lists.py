@@ -249,3 +249,50 @@ def test_grouped_gemm(convert, device):
     Cs = mod.run(As, Bs)
     for a, b, c in zip(As, Bs, Cs):
         torch.testing.assert_close(c.float(), a.float() @ b.float(), atol=1e-2, rtol=1e-2)
+
+
+def test_list_passed_to_a_tile_function_is_an_error(convert_error):
+    message = convert_error('''
+import cuda.tile as ct
+
+
+@ct.function
+def first_tile(Ys, g):
+    return ct.load(Ys[g], (0,), shape=(8,))
+
+
+@ct.kernel
+def k(Xs, out, T: ct.Constant[int]):
+    for g in range(len(Xs)):
+        ct.store(out, (g,), tile=ct.load(Xs[g], (0,), shape=(T,)))
+    ct.store(out, (1,), tile=first_tile(Xs, 0))
+''')
+    assert "list of arrays cannot be passed to a tile function" in message
+
+
+def test_an_item_passed_to_a_tile_function(convert, device):
+    mod = convert('''
+import torch
+import cuda.tile as ct
+
+
+@ct.function
+def double_tile(X, b, T):
+    return ct.load(X, (b,), shape=(T,), padding_mode=ct.PaddingMode.ZERO) * 2
+
+
+@ct.kernel
+def k(Xs, Ys, T: ct.Constant[int]):
+    for g in range(len(Xs)):
+        ct.store(Ys[g], (ct.bid(0),), tile=double_tile(Xs[g], ct.bid(0), T))
+
+
+def run(xs, ys):
+    ct.launch(torch.cuda.current_stream(), (2,), k, (xs, ys, 8))
+    return ys
+''')
+    xs = [torch.randn(n, device=device) for n in (16, 11)]
+    ys = [torch.zeros(n, device=device) for n in (16, 11)]
+    mod.run(xs, ys)
+    for x, y in zip(xs, ys):
+        torch.testing.assert_close(y, x * 2)
