@@ -703,6 +703,7 @@ static void lower_function_body(Lowerer *L, Node *def) {
   L->prologue = &prologue;
   rename_loop_locals(L, def);
   lower_stmts(L, &def->u.function_def.body);
+  drop_list_item_slots(L, &def->u.function_def.body);
   insert_memory_barriers(L, &def->u.function_def.body);
   promote_constexpr_locals(L, def);
   if (prologue.count) {

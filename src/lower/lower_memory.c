@@ -386,8 +386,12 @@ static Node *tma_descriptor(Lowerer *L, const ArrayRef *array, Node **sizes, int
   made = template_stmts(L->ctx, text,
                         TEMPLATE_NODES(array->pointer, list_of(L, shape, rank), list_of(L, strides, rank),
                                        list_of(L, sizes, rank)));
-  node_list_push(&L->ctx->arena, array->is_view ? L->pending : L->prologue, made.items[0]);
-  if (!array->is_view) { /* a view's descriptor is made at each use */
+  bool slotted = array->descriptor_slot && array->descriptor_slot->kind == N_PASS;
+  if (slotted) /* a list item's first descriptor: right after the item is read, once */
+    *array->descriptor_slot = *made.items[0];
+  else
+    node_list_push(&L->ctx->arena, array->is_view ? L->pending : L->prologue, made.items[0]);
+  if (!array->is_view || slotted) { /* a view's descriptor is made at each use */
     L->descriptor_keys[L->descriptor_count] = arena_strndup(&L->ctx->arena, key.data, key.len);
     L->descriptor_names[L->descriptor_count++] = name;
   } else {
@@ -760,6 +764,7 @@ Node *lower_slice(Lowerer *L, Node *call, const char *member) {
   view->pointer = new_name(L, pointer);
   view->shape = new_name(L, shape);
   view->is_view = true;
+  view->descriptor_slot = NULL; /* the parent's slot comes before this view's pieces */
   view->tma_unsafe = parent->tma_unsafe || axis == -1 || (array->rank >= 0 && axis == array->rank - 1);
   if (array->rank < 0) /* the rank comes with the first load: a slice on the last axis then takes no TMA */
     memory_note_view_axis(L, view, (int)axis);
@@ -770,6 +775,9 @@ Node *lower_slice(Lowerer *L, Node *call, const char *member) {
 }
 
 /* ------------------------------------------------ lists of arrays */
+
+/* The note that marks a list item's descriptor slot (compared by address). */
+static const char LIST_ITEM_SLOT[] = "list item descriptor slot";
 
 /* As[g], As a list-of-arrays parameter of the kernel (cuTile's ListTy,
  * GetArrayListItem): an array whose pieces are locals read from the list's
@@ -799,13 +807,39 @@ Node *lower_list_item(Lowerer *L, Node *expr, TypeInfo *list, Node *index) {
   NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(use_helper(L, HELPER_ct_list_item), index));
   for (int i = 0; i < made.count; i++)
     node_list_push(&L->ctx->arena, L->pending, made.items[i]);
+  Node *slot = template_stmts(L->ctx, "pass\n", NULL, 0).items[0];
+  slot->note = LIST_ITEM_SLOT;
+  node_list_push(&L->ctx->arena, L->pending, slot);
   TypeInfo *type = array_param_type(L, param, false);
   ArrayRef *view = type->array;
   view->pointer = new_name(L, pointer);
   view->shape = new_name(L, arena_printf(&L->ctx->arena, "%s_shape", pointer));
   view->strides = new_name(L, arena_printf(&L->ctx->arena, "%s_strides", pointer));
   view->is_view = true;
+  view->descriptor_slot = slot;
   Node *result = new_name(L, pointer);
   result->type = type;
   return result;
+}
+
+/* The slots lower_list_item left that no descriptor took, taken out. */
+void drop_list_item_slots(Lowerer *L, NodeList *body) {
+  int kept = 0;
+  for (int i = 0; i < body->count; i++) {
+    Node *stmt = body->items[i];
+    if (stmt->kind == N_PASS && stmt->note == LIST_ITEM_SLOT)
+      continue;
+    if (stmt->kind == N_FOR) {
+      drop_list_item_slots(L, &stmt->u.for_.body);
+      drop_list_item_slots(L, &stmt->u.for_.orelse);
+    } else if (stmt->kind == N_WHILE) {
+      drop_list_item_slots(L, &stmt->u.while_.body);
+      drop_list_item_slots(L, &stmt->u.while_.orelse);
+    } else if (stmt->kind == N_IF) {
+      drop_list_item_slots(L, &stmt->u.if_.body);
+      drop_list_item_slots(L, &stmt->u.if_.orelse);
+    }
+    body->items[kept++] = stmt;
+  }
+  body->count = kept;
 }

@@ -85,6 +85,8 @@ typedef struct ArrayRef {
   bool int64_index;/* ct.IndexedWithInt64 */
   bool is_view;    /* made in tile code (Array.slice): its pieces are locals, descriptors go next to their use */
   bool tma_unsafe; /* its base may break TMA's 16-byte alignment (Array.slice on the last axis) */
+  Node *descriptor_slot; /* a list item (As[g]): the statement after its definition where its first
+                            descriptor goes (made once there, not at each use); NULL otherwise */
   int rank_branches; /* constexpr `if`s being lowered that it entered with an unknown rank (lower_control.c):
                         a descriptor made there checks the rank at compile time */
 } ArrayRef;

@@ -296,3 +296,25 @@ def run(xs, ys):
     mod.run(xs, ys)
     for x, y in zip(xs, ys):
         torch.testing.assert_close(y, x * 2)
+
+
+def test_tma_flag_checks_every_array_of_the_list(convert, device, monkeypatch):
+    mod = convert(GROUPED_SCALE_2D)
+    seen = []
+    check = mod._tma_compatible
+    monkeypatch.setattr(mod, "_tma_compatible", lambda t: seen.append(tuple(t.shape)) or check(t))
+    shapes = [(16, 32), (40, 48), (100, 70)]
+    As = [torch.randn(s, device=device) for s in shapes]
+    Cs = [torch.zeros(s, device=device) for s in shapes]
+    mod.run(As, Cs, 3.0)
+    assert set(seen) == set(shapes)  # As's flag looked at all three (the last one fails it)
+    for a, c in zip(As, Cs):
+        torch.testing.assert_close(c, a * 3)
+
+
+def test_an_item_descriptor_is_made_once_where_the_item_is_read(convert_text):
+    text = convert_text(GROUPED_SCALE_2D)
+    loop = text[text.index("for g in range(As_len):"):]
+    item = loop.index("ct_list_item(As, As_table, g, As_rank)")
+    assert loop.count("tl.make_tensor_descriptor(") == 2  # As's and Cs's, not one per tile
+    assert item < loop.index("tl.make_tensor_descriptor(") < loop.index("while")
