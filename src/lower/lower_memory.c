@@ -319,7 +319,10 @@ static Node *tma_condition(Lowerer *L, const ArrayRef *array, Node **sizes, int 
   Node *element = new_name(L, arena_printf(&L->ctx->arena, "%.*s", array->param.len, array->param.text));
   Node *parts[MAX_TILE_RANK + 3] = {flag, T(L, "_1 * (_2.dtype.element_ty.primitive_bitwidth // 8) >= 16", sizes[rank - 1], element)};
   int count = 2;
-  if (array->rank_branches > 0) /* its rank was learnt under a constexpr `if`: another launch may give another one */
+  if (array->rank_branches > 0 && array->descriptor_slots) /* a list item's rank: the list's constexpr */
+    parts[count++] = T(L, "_1 == _2", new_name(L, arena_printf(&L->ctx->arena, "%.*s_rank", array->param.len,
+                                                              array->param.text)), new_int(L, rank));
+  else if (array->rank_branches > 0) /* its rank was learnt under a constexpr `if`: another launch may give another one */
     parts[count++] = T(L, "len(_1) == _2", array->shape, new_int(L, rank));
   for (int a = 0; a < rank; a++) {
     long long size;
@@ -386,10 +389,13 @@ static Node *tma_descriptor(Lowerer *L, const ArrayRef *array, Node **sizes, int
   made = template_stmts(L->ctx, text,
                         TEMPLATE_NODES(array->pointer, list_of(L, shape, rank), list_of(L, strides, rank),
                                        list_of(L, sizes, rank)));
-  bool slotted = array->descriptor_slot && array->descriptor_slot->kind == N_PASS;
-  if (slotted) /* a list item's first descriptor: right after the item is read, once */
-    *array->descriptor_slot = *made.items[0];
-  else
+  bool slotted = false; /* a list item's descriptor: right after the item is read, once */
+  for (int i = 0; array->descriptor_slots && i < C2T_LIST_ITEM_SLOTS && !slotted; i++)
+    if (array->descriptor_slots[i]->kind == N_PASS) {
+      *array->descriptor_slots[i] = *made.items[0];
+      slotted = true;
+    }
+  if (!slotted)
     node_list_push(&L->ctx->arena, array->is_view ? L->pending : L->prologue, made.items[0]);
   if (!array->is_view || slotted) { /* a view's descriptor is made at each use */
     L->descriptor_keys[L->descriptor_count] = arena_strndup(&L->ctx->arena, key.data, key.len);
@@ -764,7 +770,7 @@ Node *lower_slice(Lowerer *L, Node *call, const char *member) {
   view->pointer = new_name(L, pointer);
   view->shape = new_name(L, shape);
   view->is_view = true;
-  view->descriptor_slot = NULL; /* the parent's slot comes before this view's pieces */
+  view->descriptor_slots = NULL; /* the parent's slots come before this view's pieces */
   view->tma_unsafe = parent->tma_unsafe || axis == -1 || (array->rank >= 0 && axis == array->rank - 1);
   if (array->rank < 0) /* the rank comes with the first load: a slice on the last axis then takes no TMA */
     memory_note_view_axis(L, view, (int)axis);
@@ -807,16 +813,19 @@ Node *lower_list_item(Lowerer *L, Node *expr, TypeInfo *list, Node *index) {
   NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(use_helper(L, HELPER_ct_list_item), index));
   for (int i = 0; i < made.count; i++)
     node_list_push(&L->ctx->arena, L->pending, made.items[i]);
-  Node *slot = template_stmts(L->ctx, "pass\n", NULL, 0).items[0];
-  slot->note = LIST_ITEM_SLOT;
-  node_list_push(&L->ctx->arena, L->pending, slot);
+  Node **slots = arena_alloc(&L->ctx->arena, sizeof(Node *) * C2T_LIST_ITEM_SLOTS);
+  for (int i = 0; i < C2T_LIST_ITEM_SLOTS; i++) {
+    slots[i] = template_stmts(L->ctx, "pass\n", NULL, 0).items[0];
+    slots[i]->note = LIST_ITEM_SLOT;
+    node_list_push(&L->ctx->arena, L->pending, slots[i]);
+  }
   TypeInfo *type = array_param_type(L, param, false);
   ArrayRef *view = type->array;
   view->pointer = new_name(L, pointer);
   view->shape = new_name(L, arena_printf(&L->ctx->arena, "%s_shape", pointer));
   view->strides = new_name(L, arena_printf(&L->ctx->arena, "%s_strides", pointer));
   view->is_view = true;
-  view->descriptor_slot = slot;
+  view->descriptor_slots = slots;
   Node *result = new_name(L, pointer);
   result->type = type;
   return result;

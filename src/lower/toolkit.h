@@ -29,6 +29,7 @@
  * of the body in the output. */
 #define C2T_MAX_FUNCTION_VERSIONS 8
 #define C2T_MAX_SPLIT_NAMES 64 /* constexpr parameters a version split may test, per function */
+#define C2T_LIST_ITEM_SLOTS 4      /* descriptors of one list item made where it is read (more: at each use) */
 #define C2T_MAX_DESCRIPTORS 64     /* tensor descriptors made in one kernel (Lowerer.descriptor_keys) */
 #define C2T_MAX_RUNTIME_HELPERS 64 /* runtime helpers of one module (Lowerer.helpers) */
 
@@ -85,8 +86,8 @@ typedef struct ArrayRef {
   bool int64_index;/* ct.IndexedWithInt64 */
   bool is_view;    /* made in tile code (Array.slice): its pieces are locals, descriptors go next to their use */
   bool tma_unsafe; /* its base may break TMA's 16-byte alignment (Array.slice on the last axis) */
-  Node *descriptor_slot; /* a list item (As[g]): the statement after its definition where its first
-                            descriptor goes (made once there, not at each use); NULL otherwise */
+  Node **descriptor_slots; /* a list item (As[g]): C2T_LIST_ITEM_SLOTS statements after its definition
+                              where its descriptors go (made once there, not at each use); NULL otherwise */
   int rank_branches; /* constexpr `if`s being lowered that it entered with an unknown rank (lower_control.c):
                         a descriptor made there checks the rank at compile time */
 } ArrayRef;

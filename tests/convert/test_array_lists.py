@@ -318,3 +318,47 @@ def test_an_item_descriptor_is_made_once_where_the_item_is_read(convert_text):
     item = loop.index("ct_list_item(As, As_table, g, As_rank)")
     assert loop.count("tl.make_tensor_descriptor(") == 2  # As's and Cs's, not one per tile
     assert item < loop.index("tl.make_tensor_descriptor(") < loop.index("while")
+
+
+TWO_BLOCK_SHAPES = '''
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(Xs, Ys, WIDE: ct.Constant[bool]):
+    # each item read with the block shape the constexpr branch picks
+    for g in range(len(Xs)):
+        X = Xs[g]
+        Y = Ys[g]
+        for r in range(ct.num_tiles(X, 0, (16, 16))):
+            if WIDE:
+                t = ct.load(X, (r, 0), shape=(16, 32), padding_mode=ct.PaddingMode.ZERO)
+                ct.store(Y, (r, 0), tile=t + 1)
+            else:
+                t = ct.load(X, (r, 0), shape=(16, 16), padding_mode=ct.PaddingMode.ZERO)
+                ct.store(Y, (r, 0), tile=t + 1)
+
+
+def run(xs, ys, wide):
+    ct.launch(torch.cuda.current_stream(), (1,), k, (xs, ys, wide))
+    return ys
+'''
+
+
+@pytest.mark.parametrize("wide", [True, False])
+def test_two_block_shapes_of_one_item(convert, device, wide):
+    mod = convert(TWO_BLOCK_SHAPES)
+    width = 32 if wide else 16
+    xs = [torch.randn(n, width, device=device) for n in (16, 40)]
+    ys = [torch.zeros(n, width, device=device) for n in (16, 40)]
+    mod.run(xs, ys, wide)
+    for x, y in zip(xs, ys):
+        torch.testing.assert_close(y, x + 1)
+
+
+def test_two_block_shapes_of_one_item_both_made_where_it_is_read(convert_text):
+    text = convert_text(TWO_BLOCK_SHAPES)
+    inner = text[text.index("for r in range("):text.index("def launch_k")]
+    assert "tl.make_tensor_descriptor(" not in inner
+    assert text.count("tl.make_tensor_descriptor(") == 4

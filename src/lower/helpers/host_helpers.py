@@ -52,33 +52,48 @@ def _array_list(arrays, name):
         raise TypeError(f"kernel argument {name!r} is a {type(arrays).__name__}, not a list of arrays")
     if not arrays:
         raise ValueError(f"kernel argument {name!r}: empty lists are not supported as kernel arguments")
-    tensors = tuple(_tensor(array, f"{name}[{i}]") for i, array in enumerate(arrays))
-    first = tensors[0]
-    for i, tensor in enumerate(tensors):
-        what = f"kernel argument {name!r}: arrays in list vary in"
-        if tensor.dtype != first.dtype:
-            raise TypeError(f"{what} data type ({name}[0]: {first.dtype}, {name}[{i}]: {tensor.dtype})")
-        if tensor.dim() != first.dim():
-            raise TypeError(f"{what} rank ({name}[0]: {first.dim()}, {name}[{i}]: {tensor.dim()})")
-        if tensor.device != first.device:
-            raise ValueError(f"{what} device ({name}[0]: {first.device}, {name}[{i}]: {tensor.device})")
+    if all(isinstance(array, torch.Tensor) for array in arrays):
+        tensors = tuple(arrays)
+    else:
+        tensors = tuple(_tensor(array, f"{name}[{i}]") for i, array in enumerate(arrays))
+    if len({(tensor.dtype, tensor.dim(), tensor.device) for tensor in tensors}) > 1:
+        first = tensors[0]
+        for i, tensor in enumerate(tensors):
+            what = f"kernel argument {name!r}: arrays in list vary in"
+            if tensor.dtype != first.dtype:
+                raise TypeError(f"{what} data type ({name}[0]: {first.dtype}, {name}[{i}]: {tensor.dtype})")
+            if tensor.dim() != first.dim():
+                raise TypeError(f"{what} rank ({name}[0]: {first.dim()}, {name}[{i}]: {tensor.dim()})")
+            if tensor.device != first.device:
+                raise ValueError(f"{what} device ({name}[0]: {first.device}, {name}[{i}]: {tensor.device})")
     return tensors
 
 
 # helper: _array_list_table
-def _array_list_table(tensors):
+def _array_list_table(tensors, cache={}):
     """The device table of a list of arrays that the kernel reads (its list items): one int64
-    row per array, its data pointer, shape and strides; made and uploaded at each launch, on
-    the launch's stream (the allocator keeps it until the kernel has run). The kernel
-    indexes arrays with int32 shapes and strides, as cuTile does: larger ones are refused."""
-    rows = []
-    for i, tensor in enumerate(tensors):
-        dims = (*tensor.shape, *tensor.stride())
-        if any(not -(2**31) <= d < 2**31 for d in dims):
-            raise ValueError(f"list item #{i}: a shape or stride of {dims} does not fit int32")
+    row per array, its data pointer, shape and strides. The kernel indexes arrays with int32
+    shapes and strides, as cuTile does: larger ones are refused. A table is uploaded once
+    per content, device and stream (the launch's, current here) and kept (up to 64 of them):
+    its content is the key, and a stream reads it only after its own upload."""
+    rows, dims = [], []
+    for tensor in tensors:
         rows.append(tensor.data_ptr())
-        rows.extend(dims)
-    return torch.tensor(rows, dtype=torch.int64, device=tensors[0].device)
+        rows += tensor.shape
+        rows += tensor.stride()
+        dims += tensor.shape
+        dims += tensor.stride()
+    if dims and max(dims) >= 2**31:
+        raise ValueError(f"a list of arrays with shapes or strides beyond int32: {[tuple(t.shape) for t in tensors]}")
+    device = tensors[0].device
+    stream = torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else None
+    key = (device, stream, *rows)
+    table = cache.get(key)
+    if table is None:
+        if len(cache) >= 64:
+            cache.clear()
+        table = cache[key] = torch.tensor(rows, dtype=torch.int64, device=device)
+    return table
 
 
 # helper: _torch_stream
