@@ -49,9 +49,10 @@ def _array_list(arrays, name):
     the checks cuTile's launch made: a list (a tuple is taken too), not empty, its arrays of
     one dtype and one rank; and, for the device table, on one device."""
     if not isinstance(arrays, (list, tuple)):
-        raise TypeError(f"kernel argument {name!r} is a {type(arrays).__name__}, not a list of arrays")
+        kind = type(arrays).__name__
+        raise TypeError(f"kernel argument {name!r} is a {kind}, not a list of arrays")
     if not arrays:
-        raise ValueError(f"kernel argument {name!r}: empty lists are not supported as kernel arguments")
+        raise ValueError(f"kernel argument {name!r}: empty lists are not supported")
     if all(isinstance(array, torch.Tensor) for array in arrays):
         tensors = tuple(arrays)
     else:
@@ -60,12 +61,13 @@ def _array_list(arrays, name):
         first = tensors[0]
         for i, tensor in enumerate(tensors):
             what = f"kernel argument {name!r}: arrays in list vary in"
+            items = f"{name}[0] and {name}[{i}]"
             if tensor.dtype != first.dtype:
-                raise TypeError(f"{what} data type ({name}[0]: {first.dtype}, {name}[{i}]: {tensor.dtype})")
+                raise TypeError(f"{what} data type ({items}: {first.dtype}, {tensor.dtype})")
             if tensor.dim() != first.dim():
-                raise TypeError(f"{what} rank ({name}[0]: {first.dim()}, {name}[{i}]: {tensor.dim()})")
+                raise TypeError(f"{what} rank ({items}: {first.dim()}, {tensor.dim()})")
             if tensor.device != first.device:
-                raise ValueError(f"{what} device ({name}[0]: {first.device}, {name}[{i}]: {tensor.device})")
+                raise ValueError(f"{what} device ({items}: {first.device}, {tensor.device})")
     return tensors
 
 
@@ -84,7 +86,8 @@ def _array_list_table(tensors, cache={}):
         dims += tensor.shape
         dims += tensor.stride()
     if dims and max(dims) >= 2**31:
-        raise ValueError(f"a list of arrays with shapes or strides beyond int32: {[tuple(t.shape) for t in tensors]}")
+        shapes = [tuple(tensor.shape) for tensor in tensors]
+        raise ValueError(f"a list of arrays with shapes or strides beyond int32: {shapes}")
     device = tensors[0].device
     stream = torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else None
     key = (device, stream, *rows)
