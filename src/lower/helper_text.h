@@ -267,9 +267,10 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "class _TileKernel:\n"
     "    \"\"\"A cuTile kernel object on the host: ct.launch launches it, replace_hints makes a\n"
     "    variant with other compiler hints, _pyfunc is its function for ct.kernel(f, **hints).\n"
-    "    Of the hints only num_ctas is a Triton launch option; occupancy, opt_level and\n"
-    "    num_worker_warps are kept but have no Triton counterpart (C2T101). `hints` holds the\n"
-    "    hints given since the kernel's decorator, whose own hints are the launcher's defaults.\"\"\"\n"
+    "    Of the hints num_ctas is a Triton launch option, and num_worker_warps is num_warps for a\n"
+    "    launcher with fixed launch options (one that takes it; an autotuned one chooses its own);\n"
+    "    occupancy and opt_level are kept but have no Triton counterpart (C2T101). `hints` holds\n"
+    "    the hints given since the kernel's decorator, whose own hints are the launcher's defaults.\"\"\"\n"
     "\n"
     "    HINTS = (\"num_ctas\", \"occupancy\", \"opt_level\", \"num_worker_warps\")\n"
     "\n"
@@ -290,11 +291,14 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return _TileKernel(self.launcher, defaults)\n"
     "\n"
     "    def launch_tile_kernel(self, stream, grid, args):\n"
-    "        if \"num_ctas\" not in self.hints:\n"
-    "            self.launcher(stream, grid, args)\n"
-    "        else:\n"
+    "        options = {}\n"
+    "        if \"num_ctas\" in self.hints:\n"
     "            num_ctas = self.hints[\"num_ctas\"]\n"
-    "            self.launcher(stream, grid, args, num_ctas=1 if num_ctas is None else num_ctas)\n",
+    "            options[\"num_ctas\"] = 1 if num_ctas is None else num_ctas\n"
+    "        code = self.launcher.__code__\n"
+    "        if \"num_worker_warps\" in code.co_varnames[:code.co_argcount]:\n"
+    "            options[\"num_worker_warps\"] = self.hints.get(\"num_worker_warps\")\n"
+    "        self.launcher(stream, grid, args, **options)\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER__host_kernel] = {"_host_kernel",
     "def _host_kernel(function, launcher):\n"

@@ -447,8 +447,10 @@ static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, c
 }
 
 /* The launch options of the kernel: @triton.autotune, or fixed options
- * written into `call` (the launch's keyword arguments). */
-static void launch_configuration(Lowerer *L, Function *kernel, const Tuning *tuning, Buf *call, Buf *notes) {
+ * written into `call` (the launch's keyword arguments; then the launcher
+ * takes num_worker_warps, a host variant's hint, as its num_warps).
+ * Returns whether they are fixed. */
+static bool launch_configuration(Lowerer *L, Function *kernel, const Tuning *tuning, Buf *call, Buf *notes) {
   TileSizes sizes = {.def = kernel->def};
   for (int i = 0; i < kernel->def->u.function_def.body.count; i++)
     collect_tile_sizes(kernel->def->u.function_def.body.items[i], &sizes);
@@ -461,25 +463,27 @@ static void launch_configuration(Lowerer *L, Function *kernel, const Tuning *tun
   if (!why && !tuning->fixed) {
     add_autotune(L, kernel, &sizes, restore.data, tuning->worker_warps);
     buf_free(&restore);
-    return;
+    return false;
   }
   buf_free(&restore);
   if (why)
     buf_printf(notes, "    # fixed launch options, not autotuned: %s\n", why);
   if (tuning->worker_warps)
-    buf_printf(call, "            num_warps=%d,\n", tuning->worker_warps);
+    buf_printf(call, "            num_warps=num_worker_warps or %d,\n", tuning->worker_warps);
   else {
     bool constant;
     const char *elements = tile_elements(L, &sizes, "%.*s", &constant);
-    if (constant) {
+    if (constant) { /* _launch_warps, decided here */
       long long count = sizes.known ? sizes.known : 1;
-      buf_printf(call, "            num_warps=%d,\n", count < 2048 ? 4 : count < 8192 ? 8 : 16);
+      buf_printf(call, "            num_warps=num_worker_warps or %d,\n", count < 2048 ? 4 : count < 8192 ? 8 : 16);
     } else {
       Node *warps = use_helper(L, HELPER__launch_warps);
-      buf_printf(call, "            num_warps=%.*s(%s),\n", warps->u.name.id.len, warps->u.name.id.text, elements);
+      buf_printf(call, "            num_warps=num_worker_warps or %.*s(%s),\n", warps->u.name.id.len,
+                 warps->u.name.id.text, elements);
     }
   }
   buf_puts(call, "            num_stages=3,\n");
+  return true;
 }
 
 void lower_launcher(Lowerer *L, Function *kernel) {
@@ -491,21 +495,23 @@ void lower_launcher(Lowerer *L, Function *kernel) {
   LaunchOptions options = {lower_buf(L), NULL, 0};
   collect_launch_options(L, kernel, &options);
   Tuning tuning = {L->conv->no_autotune, NULL, options.worker_warps};
-  if (module_tunes_itself(L)) /* timed with these launches: no second tuning inside */
+  L->tunes_itself = module_tunes_itself(L);
+  if (L->tunes_itself) /* timed with these launches: no second tuning inside */
     tuning = (Tuning){true, "the module times its kernels (cuda.tile.tune.exhaustive_search)",
                       options.worker_warps};
-  launch_configuration(L, kernel, &tuning, call, options.notes);
+  bool fixed = launch_configuration(L, kernel, &tuning, call, options.notes);
   /* the docstring on one line, or broken before ct.launch where that runs past the line limit */
   const char *docstring_break = 4 + 53 + 2 * name.len > EMIT_LINE_LIMIT ? "\n    " : " ";
   buf_printf(&text,
-             "def launch_%.*s(stream, grid, args, num_ctas=%s):\n"
+             "def launch_%.*s(stream, grid, args, num_ctas=%s%s):\n"
              "    \"\"\"Launch %.*s as%sct.launch(stream, grid, %.*s, args) did.\"\"\"\n"
              "%s"
              "    %s%s = args\n"
              "%s"
              "    with _kernel_stream(stream, %s):\n"
              "        %.*s[tuple(grid)](\n%s            num_ctas=num_ctas,\n        )\n",
-             name.len, name.text, options.num_ctas ? "_1" : "1", name.len, name.text, docstring_break, name.len,
+             name.len, name.text, options.num_ctas ? "_1" : "1", fixed ? ", num_worker_warps=None" : "", name.len,
+             name.text, docstring_break, name.len,
              name.text, options.notes->data ? options.notes->data : "", unpack->data ? unpack->data : "_",
              kernel->param_count == 1 ? "," : "",
              /* Triton's allocator is per thread (a ContextVar): autograd runs backward
@@ -559,6 +565,9 @@ static void note_host_hints(HostRewrite *rw, Node *call) {
     Node *kw = keywords->items[i];
     Str name = kw->u.keyword.arg, written = source_text(L, kw->u.keyword.value);
     if (!name.len || !is_unmapped_hint(name))
+      continue;
+    /* a launcher with fixed options takes it as num_warps (launch_configuration) */
+    if (str_eq(name, "num_worker_warps") && (L->conv->no_autotune || L->tunes_itself))
       continue;
     host_note(rw, kw,
               arena_printf(&L->ctx->arena,

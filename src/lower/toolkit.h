@@ -189,6 +189,7 @@ typedef struct Lowerer {
   int split_priority;  /* 3 rank, 2 shape, 1 other type: the strongest disagreement wins */
   int version_count;   /* versions made so far */
   int kernel_accesses_from; /* launch.c: the first MemoryState access of the kernel being lowered */
+  bool tunes_itself;         /* launch.c: the module calls exhaustive_search (found before host code is rewritten) */
 } Lowerer;
 
 /* ---- toolkit.c */

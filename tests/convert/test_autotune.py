@@ -74,13 +74,13 @@ def test_read_only_arrays_are_not_restored(convert_text):
 def test_no_autotune_writes_fixed_options(tmp_path):
     text = _convert_with(tmp_path, INPLACE, "--no-autotune")
     assert "triton.autotune" not in text
-    assert "num_warps=_launch_warps(TILE)," in text and "num_stages=3," in text
+    assert "num_warps=num_worker_warps or _launch_warps(TILE)," in text and "num_stages=3," in text
 
 
 def test_no_autotune_with_a_known_tile_writes_the_number(tmp_path):
     source = INPLACE.replace("TILE: ct.Constant[int]", "unused: int").replace("shape=(TILE,)", "shape=(4096,)")
     text = _convert_with(tmp_path, source, "--no-autotune")
-    assert "num_warps=8," in text and "_launch_warps" not in text
+    assert "num_warps=num_worker_warps or 8," in text and "_launch_warps" not in text
 
 
 def test_tuned_module_runs_the_first_candidate_under_the_interpreter(convert):
@@ -206,7 +206,7 @@ def test_a_kernel_writing_a_tuple_of_arrays_keeps_fixed_options(convert_text, co
     text = convert_text(TUPLE_STORE)
     assert "triton.autotune" not in text
     assert "# fixed launch options, not autotuned: it writes a tuple of arrays" in text
-    assert "num_warps=_launch_warps(TILE)," in text
+    assert "num_warps=num_worker_warps or _launch_warps(TILE)," in text
     mod = convert(TUPLE_STORE)
     out = torch.zeros(8)
     mod.launch_fill(None, (1,), ((out,), 8))
@@ -245,7 +245,7 @@ def test_num_worker_warps_is_num_warps(convert_text, tmp_path, convert):
     assert "num_warps=8, num_stages=s, num_ctas=None) for s in (2, 3, 4)]" in text
     assert "# C2T101" not in text
     fixed = _convert_with(tmp_path, WORKER_WARPS.format(warps=2), "--no-autotune")
-    assert "num_warps=2," in fixed
+    assert "num_warps=num_worker_warps or 2," in fixed
     mod = convert(WORKER_WARPS.format(warps=8))
     x = torch.randn(16)
     y = torch.zeros(16)
@@ -258,3 +258,53 @@ def test_num_worker_warps_is_num_warps(convert_text, tmp_path, convert):
 def test_num_worker_warps_out_of_range_is_a_located_error(convert_error):
     message = convert_error(WORKER_WARPS.format(warps=3))
     assert "num_worker_warps should be a power of 2 in [1, 32], got 3" in message
+
+
+SEARCHED_WARPS = '''
+import cuda.tile as ct
+import torch
+from cuda.tile.tune import exhaustive_search
+
+
+@ct.kernel
+def scale(x, y, TILE: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)) * 2)
+
+
+def run(x, y):
+    result = exhaustive_search([2, 8], None, lambda w: (ct.cdiv(x.shape[0], 16),), scale,
+                               lambda w: (x, y, 16), lambda w: {"num_worker_warps": w}, quiet=True)
+    best = result.best.config
+    ct.launch(None, (ct.cdiv(x.shape[0], 16),), scale.replace_hints(num_worker_warps=best), (x, y, 16))
+    return best
+'''
+
+
+class _LaunchSpy:
+    """Stands for a generated kernel: records the launch options of each launch."""
+
+    def __init__(self, kernel):
+        self.kernel, self.options = kernel, []
+        self.launch_tile_kernel, self.replace_hints = kernel.launch_tile_kernel, kernel.replace_hints
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            self.options.append({k: v for k, v in kwargs.items() if k.startswith("num_")})
+            return self.kernel[grid](*args, **kwargs)
+        return launch
+
+
+def test_a_searched_num_worker_warps_is_the_launchs_num_warps(convert_text, convert):
+    text = convert_text(SEARCHED_WARPS)
+    assert "def launch_scale(stream, grid, args, num_ctas=1, num_worker_warps=None):" in text
+    assert "# C2T101" not in text  # used: the launcher's num_warps
+    mod = convert(SEARCHED_WARPS)
+    spy = _LaunchSpy(mod.scale)
+    mod.scale = spy
+    x = torch.randn(32)
+    y = torch.zeros(32)
+    assert mod.run(x, y) == 2  # the interpreter times nothing: the first one
+    assert torch.equal(y, x * 2)
+    assert [o["num_warps"] for o in spy.options] == [2, 2]
+    mod.launch_scale(None, (2,), (x, y, 16))  # no hint: the hand pick for 16 elements
+    assert spy.options[-1] == {"num_warps": 4, "num_stages": 3, "num_ctas": 1}
