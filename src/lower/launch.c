@@ -495,7 +495,8 @@ void lower_launcher(Lowerer *L, Function *kernel) {
   LaunchOptions options = {lower_buf(L), NULL, 0};
   collect_launch_options(L, kernel, &options);
   Tuning tuning = {L->conv->no_autotune, NULL, options.worker_warps};
-  L->tunes_itself = module_tunes_itself(L);
+  if (!L->launcher_count) /* once per module, before the host code is rewritten */
+    L->tunes_itself = module_tunes_itself(L);
   if (L->tunes_itself) /* timed with these launches: no second tuning inside */
     tuning = (Tuning){true, "the module times its kernels (cuda.tile.tune.exhaustive_search)",
                       options.worker_warps};
