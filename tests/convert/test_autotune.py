@@ -87,7 +87,7 @@ def test_tuned_module_runs_the_first_candidate_under_the_interpreter(convert):
     mod = convert(WIDE_ROWS)
     x = torch.randn(3, 8192)
     y = torch.zeros(3, 8192)
-    mod.launch_double_rows(None, (3,), (x, y, 8192))
+    mod.launch_double_rows(0, (3,), (x, y, 8192))
     assert torch.equal(y, x * 2)
     best = mod.double_rows.best_config
     assert (best.num_warps, best.num_stages) == (16, 3)  # 8192 elements: the hand pick
@@ -124,7 +124,7 @@ def test_in_place_update_is_right_when_every_candidate_is_timed(convert):
     timed = _timing_every_candidate(mod)
     x = torch.arange(32, dtype=torch.float32)
     expected = x + 1
-    mod.launch_bump(None, (4,), (x, 8))
+    mod.launch_bump(0, (4,), (x, 8))
     assert len(timed) == 5  # every candidate ran 3 times on x ...
     assert torch.equal(x, expected)  # ... and x was put back before the launch that counts
     best = mod.bump.best_config
@@ -137,7 +137,7 @@ def test_in_place_update_without_restore_value_would_be_wrong(convert):
     _timing_every_candidate(mod)
     mod.bump.restore_value = []
     x = torch.zeros(8)
-    mod.launch_bump(None, (1,), (x, 8))
+    mod.launch_bump(0, (1,), (x, 8))
     assert not torch.equal(x, torch.ones(8))
 
 
@@ -159,7 +159,7 @@ def test_atomics_target_is_restored(convert_text, convert):
     _timing_every_candidate(mod)
     hist = torch.zeros(4, dtype=torch.int32)
     idx = torch.tensor([0, 1, 1, 3, 3, 3, 2, 0], dtype=torch.int32)
-    mod.launch_count(None, (1,), (hist, idx, 8))
+    mod.launch_count(0, (1,), (hist, idx, 8))
     assert hist.tolist() == [2, 2, 1, 3]
 
 
@@ -188,7 +188,7 @@ def test_arrays_written_by_a_tile_function_are_restored(convert_text, convert):
     _timing_every_candidate(mod)
     x = torch.arange(8, dtype=torch.float32)
     y = torch.zeros(8)
-    mod.launch_inc(None, (1,), (x, y, 8))
+    mod.launch_inc(0, (1,), (x, y, 8))
     assert torch.equal(x, torch.arange(8) + 1.0) and torch.equal(y, torch.arange(8.0))
 
 
@@ -209,7 +209,7 @@ def test_a_kernel_writing_a_tuple_of_arrays_keeps_fixed_options(convert_text, co
     assert "num_warps=num_worker_warps or _launch_warps(TILE)," in text
     mod = convert(TUPLE_STORE)
     out = torch.zeros(8)
-    mod.launch_fill(None, (1,), ((out,), 8))
+    mod.launch_fill(0, (1,), ((out,), 8))
     assert torch.equal(out, torch.ones(8))
 
 
@@ -219,7 +219,7 @@ from cuda.tile.tune import exhaustive_search
 
 
 def tune(x):
-    return exhaustive_search([8, 16], None, lambda t: (ct.cdiv(x.shape[0], t),), bump,
+    return exhaustive_search([8, 16], 0, lambda t: (ct.cdiv(x.shape[0], t),), bump,
                              lambda t: (x.clone(), t), quiet=True)
 '''
 
@@ -251,7 +251,7 @@ def test_num_worker_warps_is_num_warps(convert_text, tmp_path, convert):
     y = torch.zeros(16)
     assert [(c.num_warps, c.num_stages) for c in mod._launch_candidates(mod.copy.configs, 1 << 20)] == [
         (8, 3), (8, 2), (8, 4)]
-    mod.launch_copy(None, (2,), (x, y, 8))
+    mod.launch_copy(0, (2,), (x, y, 8))
     assert torch.equal(x, y) and mod.copy.best_config.num_warps == 8
 
 
@@ -272,10 +272,10 @@ def scale(x, y, TILE: ct.Constant[int]):
 
 
 def run(x, y):
-    result = exhaustive_search([2, 8], None, lambda w: (ct.cdiv(x.shape[0], 16),), scale,
+    result = exhaustive_search([2, 8], 0, lambda w: (ct.cdiv(x.shape[0], 16),), scale,
                                lambda w: (x, y, 16), lambda w: {"num_worker_warps": w}, quiet=True)
     best = result.best.config
-    ct.launch(None, (ct.cdiv(x.shape[0], 16),), scale.replace_hints(num_worker_warps=best), (x, y, 16))
+    ct.launch(0, (ct.cdiv(x.shape[0], 16),), scale.replace_hints(num_worker_warps=best), (x, y, 16))
     return best
 '''
 
@@ -306,5 +306,5 @@ def test_a_searched_num_worker_warps_is_the_launchs_num_warps(convert_text, conv
     assert mod.run(x, y) == 2  # the interpreter times nothing: the first one
     assert torch.equal(y, x * 2)
     assert [o["num_warps"] for o in spy.options] == [2, 2]
-    mod.launch_scale(None, (2,), (x, y, 16))  # no hint: the hand pick for 16 elements
+    mod.launch_scale(0, (2,), (x, y, 16))  # no hint: the hand pick for 16 elements
     assert spy.options[-1] == {"num_warps": 4, "num_stages": 3, "num_ctas": 1}
