@@ -85,6 +85,9 @@ enum {
   C2T_OPTION_NOTES_FATAL = 4, /* an approximation note (# C2Tnnn: ... in the output) is an
                                  error instead: located at the statement (or kernel hint)
                                  that would carry it, code C2Tnnn of the note, no output */
+  C2T_OPTION_NO_AUTOTUNE = 8, /* kernels get fixed launch options (num_warps, num_stages: the
+                                 first of the candidates they would be tuned over) instead of
+                                 @triton.autotune */
 };
 
 enum { C2T_NOT_CUTILE = 3 }; /* c2t_result.status under C2T_OPTION_CUTILE_ONLY */

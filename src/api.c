@@ -78,6 +78,7 @@ static int api_run(ApiJob job, const char *filename, const char *source, size_t 
       if (flags & C2T_OPTION_STATS)
         conv->stats = arena_alloc(&ctx->arena, sizeof(ConvertStats));
       conv->notes_fatal = (flags & C2T_OPTION_NOTES_FATAL) != 0;
+      conv->no_autotune = (flags & C2T_OPTION_NO_AUTOTUNE) != 0;
       conv->tile_only_op = op_is_tile_only;
       ctx->diag.code = C2T_CODE_MODULE;
       resolve_module(conv);

@@ -185,6 +185,14 @@ def load_module(path):
     return _modules[path]
 
 
+def jit_function(kernel):
+    """The JITFunction of a generated kernel (under @triton.autotune: the one it wraps)."""
+    from triton.runtime.jit import JITFunction
+    while not isinstance(kernel, JITFunction):
+        kernel = kernel.fn
+    return kernel
+
+
 def bind(fn, backend, args, kwargs):
     """What JITFunction.run computes before compiling: signature, constexprs, attributes, options."""
     from triton.runtime.jit import create_function_from_signature
@@ -206,7 +214,7 @@ def compile_one(job):
     start = time.time()
     try:
         module, facts = load_module(path)
-        fn = getattr(module, kernel)
+        fn = jit_function(getattr(module, kernel))
         target = GPUTarget("cuda", cc, 32)
         backend = make_backend(target)
         options, signature, constexprs, attrs = bind(fn, backend, [decode(a) for a in args],
@@ -246,7 +254,7 @@ def distinct_launches(records, cc):
     for record in records:
         try:
             module, _ = load_module(record["file"])
-            fn = getattr(module, record["kernel"])
+            fn = jit_function(getattr(module, record["kernel"]))
             args = [decode(a) for a in record["args"]]
             kwargs = {k: decode(v) for k, v in record["kwargs"].items()}
             options, signature, constexprs, attrs = bind(fn, backend, args, kwargs)

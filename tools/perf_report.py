@@ -10,7 +10,9 @@ milliseconds and the bytes moved (or the FLOPs).  Written to DIR (default:
 build/perf; paths are relative to the current folder, as the plugin's are):
 
   report.md   one row per kernel and size: converted (triton) vs cuTile vs torch,
-              ms and GB/s (or TFLOP/s), the ratios, and the workflow's gate
+              ms and GB/s (or TFLOP/s), the ratios, the throughput of the converted
+              kernel (and of cuTile's) as a percentage of a plain copy of the same bytes
+              timed in the same run (the "copy" records), and the workflow's gate
               (the converted kernel may take at most 20% longer than cuTile,
               or than torch when cuTile did not run);
   report.png  grouped bars of throughput, one panel per kernel (needs matplotlib:
@@ -28,9 +30,10 @@ import time
 from pathlib import Path
 
 GATE = 1.2  # the same gate as python/cutile2triton/pytest_plugin.py
-BACKENDS = ["triton", "cutile", "torch"]  # column order; others follow, sorted
-LABELS = {"triton": "converted (Triton)", "cutile": "cuTile (original)", "torch": "PyTorch"}
-COLORS = {"triton": "#1f77b4", "cutile": "#76b900", "torch": "#8c8c8c"}
+BACKENDS = ["triton", "cutile", "torch", "copy"]  # column order; others follow, sorted
+LABELS = {"triton": "converted (Triton)", "cutile": "cuTile (original)", "torch": "PyTorch",
+          "copy": "copy of the same bytes"}
+COLORS = {"triton": "#1f77b4", "cutile": "#76b900", "torch": "#8c8c8c", "copy": "#d9d9d9"}
 DEFAULT_RUN = Path("build/perf/last_run.json")
 DEFAULT_OUT = Path("build/perf")
 INSTALL_HINT = "python3 -m pip install matplotlib"
@@ -96,6 +99,10 @@ def group(records):
         conv, cut, tor = b.get("triton"), b.get("cutile"), b.get("torch")
         row["vs_cutile"] = cut["ms"] / conv["ms"] if conv and cut and conv["ms"] > 0 else None
         row["vs_torch"] = tor["ms"] / conv["ms"] if conv and tor and conv["ms"] > 0 else None
+        copy = throughput(b.get("copy"))
+        for backend in ("triton", "cutile"):  # GB/s over the copy's GB/s
+            tp = throughput(b.get(backend))
+            row["copy_" + backend] = tp[0] / copy[0] if tp and copy and tp[1] == copy[1] == "GB/s" else None
         baseline = cut or tor
         row["baseline"] = baseline["backend"] if baseline else None
         if conv and baseline:
@@ -135,6 +142,10 @@ def fmt_ratio(r):
     return f"{r:.2f}×" if r >= 0.1 else f"{r:.2g}×"
 
 
+def fmt_percent(fraction):
+    return f"{fraction * 100:.0f}%" if fraction is not None else "–"
+
+
 def name_of(backend):
     return {"triton": "converted", "cutile": "cuTile"}.get(backend, backend)
 
@@ -157,7 +168,9 @@ def markdown(rows, backends, source):
                "(above 1: the converted kernel is faster). "
                f"Gate: the converted kernel may take at most {round((GATE - 1) * 100)}% longer "
                "than "
-               "cuTile, or than torch where cuTile did not run.")
+               "cuTile, or than torch where cuTile did not run. "
+               "*% of copy*: the kernel's GB/s over that of `dst.copy_(src)` moving the same "
+               "bytes in the same run (the copy limit).")
     out.append("")
     gated = [r for r in rows if r["gate"]]
     misses = [r for r in gated if r["gate"] == "MISS"]
@@ -181,8 +194,10 @@ def markdown(rows, backends, source):
     header += [f"{name_of(b)} throughput" for b in backends]
     ratio_cols = [b for b in ("cutile", "torch") if b in backends and "triton" in backends]
     header += [f"vs {name_of(b)}" for b in ratio_cols]
+    copy_cols = [b for b in ("triton", "cutile") if "copy" in backends and b in backends]
+    header += [f"{name_of(b)} % of copy" for b in copy_cols]
     header += ["gate"]
-    align = ["---", "---"] + ["---:"] * (2 * len(backends) + len(ratio_cols)) + [":---:"]
+    align = ["---", "---"] + ["---:"] * (2 * len(backends) + len(ratio_cols) + len(copy_cols)) + [":---:"]
     out.append("| " + " | ".join(header) + " |")
     out.append("|" + "|".join(align) + "|")
     for r in rows:
@@ -191,6 +206,7 @@ def markdown(rows, backends, source):
         cells += [fmt_ms(b.get(k)) for k in backends]
         cells += [fmt_tp(b.get(k)) for k in backends]
         cells += [fmt_ratio(r["vs_" + k]) for k in ratio_cols]
+        cells += [fmt_percent(r["copy_" + k]) for k in copy_cols]
         if r["gate"] == "MISS":
             cells.append(f"**MISS** ({name_of(r['baseline'])})")
         elif r["gate"]:

@@ -766,11 +766,17 @@ static void emit_node(Emitter *e, const Node *n) {
     emit_expr(e, n->u.starred.value, PREC_BOR);
     break;
   case N_NAME: emit_str(e, n->u.name.id); break;
-  case N_LIST:
+  case N_LIST: {
+    /* a converted list past the line limit: one element a line, as a call's arguments */
+    const NodeList no_keywords = {0};
     buf_putc(e->out, '[');
-    emit_named_list(e, &n->u.list.elts);
+    if (emit_wants_break(e, &n->u.list.elts, &no_keywords, NULL, 0))
+      emit_argument_list_broken(e, &n->u.list.elts, &no_keywords);
+    else
+      emit_named_list(e, &n->u.list.elts);
     buf_putc(e->out, ']');
     break;
+  }
   case N_TUPLE:
     if (n->u.list.elts.count == 0)
       emit_text(e, "()");

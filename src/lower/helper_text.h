@@ -80,6 +80,9 @@ typedef enum HelperId {
   HELPER__TuningResult, /* tune_helpers.py */
   HELPER__launch_time_us, /* tune_helpers.py */
   HELPER__exhaustive_search, /* tune_helpers.py */
+  HELPER__launch_warps, /* tune_helpers.py */
+  HELPER__launch_candidates, /* tune_helpers.py */
+  HELPER__time_launch, /* tune_helpers.py */
   HELPER_COUNT
 } HelperId;
 
@@ -321,9 +324,10 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "class _TileKernel:\n"
     "    \"\"\"A cuTile kernel object on the host: ct.launch launches it, replace_hints makes a\n"
     "    variant with other compiler hints, _pyfunc is its function for ct.kernel(f, **hints).\n"
-    "    Of the hints only num_ctas is a Triton launch option; occupancy, opt_level and\n"
-    "    num_worker_warps are kept but have no Triton counterpart (C2T101). `hints` holds the\n"
-    "    hints given since the kernel's decorator, whose own hints are the launcher's defaults.\"\"\"\n"
+    "    Of the hints num_ctas is a Triton launch option, and num_worker_warps is num_warps for a\n"
+    "    launcher with fixed launch options (one that takes it; an autotuned one chooses its own);\n"
+    "    occupancy and opt_level are kept but have no Triton counterpart (C2T101). `hints` holds\n"
+    "    the hints given since the kernel's decorator, whose own hints are the launcher's defaults.\"\"\"\n"
     "\n"
     "    HINTS = (\"num_ctas\", \"occupancy\", \"opt_level\", \"num_worker_warps\")\n"
     "\n"
@@ -344,11 +348,14 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return _TileKernel(self.launcher, defaults)\n"
     "\n"
     "    def launch_tile_kernel(self, stream, grid, args):\n"
-    "        if \"num_ctas\" not in self.hints:\n"
-    "            self.launcher(stream, grid, args)\n"
-    "        else:\n"
+    "        options = {}\n"
+    "        if \"num_ctas\" in self.hints:\n"
     "            num_ctas = self.hints[\"num_ctas\"]\n"
-    "            self.launcher(stream, grid, args, num_ctas=1 if num_ctas is None else num_ctas)\n",
+    "            options[\"num_ctas\"] = 1 if num_ctas is None else num_ctas\n"
+    "        code = self.launcher.__code__\n"
+    "        if \"num_worker_warps\" in code.co_varnames[:code.co_argcount]:\n"
+    "            options[\"num_worker_warps\"] = self.hints.get(\"num_worker_warps\")\n"
+    "        self.launcher(stream, grid, args, **options)\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER__host_kernel] = {"_host_kernel",
     "def _host_kernel(function, launcher):\n"
@@ -986,6 +993,35 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        print(result)\n"
     "    return result\n",
     {HELPER__TuningResult, HELPER__launch_time_us, -1, -1}, false, true},
+  [HELPER__launch_warps] = {"_launch_warps",
+    "def _launch_warps(elements):\n"
+    "    \"\"\"num_warps for a kernel whose largest tile has `elements` elements, as one picks it by\n"
+    "    hand: 4 below 2048 elements, 8 below 8192, 16 from there (wide rows: softmax, layer norm,\n"
+    "    argmax over a long row), so that each thread keeps a few hundred bytes of the tile.\"\"\"\n"
+    "    return 4 if elements < 2048 else 8 if elements < 8192 else 16\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER__launch_candidates] = {"_launch_candidates",
+    "def _launch_candidates(configs, elements):\n"
+    "    \"\"\"The candidates @triton.autotune times (its early_config_prune) for a kernel whose\n"
+    "    largest tile has `elements` elements, from the warp counts of `configs` (the decorator's):\n"
+    "    the hand pick first (_launch_warps, or the nearest allowed count; 3 stages), the other\n"
+    "    warp counts at 3 stages, nearest first, then the hand pick at 2 and 4 stages; at most 5.\"\"\"\n"
+    "    allowed = sorted({config.num_warps for config in configs})\n"
+    "    by_hand = _launch_warps(elements)\n"
+    "    first = min(allowed, key=lambda w: abs(w.bit_length() - by_hand.bit_length()))\n"
+    "    order = sorted(allowed, key=lambda w: abs(w.bit_length() - first.bit_length()))\n"
+    "    pairs = [(w, 3) for w in order] + [(first, 2), (first, 4)]\n"
+    "    return [triton.Config({}, num_warps=w, num_stages=s, num_ctas=None) for w, s in pairs[:5]]\n",
+    {HELPER__launch_warps, -1, -1, -1}, false, false},
+  [HELPER__time_launch] = {"_time_launch",
+    "def _time_launch(launch, quantiles):\n"
+    "    \"\"\"How @triton.autotune times one candidate (its do_bench): Triton's do_bench on the GPU.\n"
+    "    Under TRITON_INTERPRET=1, or with CUTILE2TRITON_AUTOTUNE=0 in the environment, nothing\n"
+    "    runs and every candidate takes 0 ms, so the first one (the hand pick) is chosen.\"\"\"\n"
+    "    if INTERPRETED or os.environ.get(\"CUTILE2TRITON_AUTOTUNE\", \"1\") == \"0\":\n"
+    "        return [0.0 for _ in quantiles]\n"
+    "    return triton.testing.do_bench(launch, quantiles=quantiles)\n",
+    {-1, -1, -1, -1}, false, true},
 };
 
 static const TemplateSource TEMPLATE_SOURCES[TEMPLATE_COUNT] = {

@@ -21,9 +21,12 @@
  * launch_kernel calls, so a kernel imported from another module, or chosen
  * at run time, launches the same way (host_helpers.py).
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lower.h"
+#include "lower_memory.h" /* MemoryState: the arrays a kernel writes */
 #include "../emit/emit.h" /* EMIT_LINE_LIMIT */
 
 static char *str_text(Lowerer *L, Str s) { return arena_strndup(&L->ctx->arena, s.text, (size_t)s.len); }
@@ -41,6 +44,7 @@ static Str source_text(Lowerer *L, const Node *node) {
 typedef struct LaunchOptions {
   Buf *notes;    /* comments about hints that have no Triton counterpart (lower_buf) */
   Node *num_ctas; /* the decorator's num_ctas (the launcher's default), or NULL */
+  int worker_warps; /* the decorator's num_worker_warps=N (num_warps=N), else 0 */
 } LaunchOptions;
 
 /* The C2T101 note of a cuTile compiler hint that has no Triton launch option:
@@ -53,6 +57,16 @@ static void note_unmapped_hint(Lowerer *L, const Node *kw) {
                     "error under --werror-notes)",
                     name.len, name.text, written.len, written.text);
   stats_notes(L->conv, "C2T101");
+}
+
+/* A decimal integer literal (`8`). */
+static bool is_decimal(const Node *value) {
+  if (value->kind != N_CONSTANT || value->u.constant.kind != CONST_NUMBER || value->u.constant.text.len > 6)
+    return false;
+  for (int i = 0; i < value->u.constant.text.len; i++)
+    if (value->u.constant.text.text[i] < '0' || value->u.constant.text.text[i] > '9')
+      return false;
+  return value->u.constant.text.len > 0;
 }
 
 static bool is_unmapped_hint(Str name) {
@@ -77,6 +91,12 @@ static void collect_launch_options(Lowerer *L, Function *kernel, LaunchOptions *
         L->needs_by_target = true;
       }
       options->num_ctas = value;
+    } else if (str_eq(name, "num_worker_warps") && is_decimal(value)) {
+      /* the warps that compute (cuTile may add warps for memory transfers): Triton's num_warps */
+      long long warps = strtoll(str_text(L, value->u.constant.text), NULL, 10);
+      if (warps < 1 || warps > 32 || (warps & (warps - 1)))
+        lower_error(L, value, "num_worker_warps should be a power of 2 in [1, 32], got %lld", warps);
+      options->worker_warps = (int)warps;
     } else if (is_unmapped_hint(name)) {
       Str written = source_text(L, value);
       note_unmapped_hint(L, kw);
@@ -157,25 +177,363 @@ static const char *first_array_param(Lowerer *L, const Function *kernel) {
   return made;
 }
 
+/* ------------------------------------------------- launch configuration
+ *
+ * cuTile picks a kernel's warps and pipelining itself; Triton takes
+ * num_warps and num_stages per launch (4 and 3 unless told). A kernel gets
+ *
+ *     @triton.autotune(configs=[... num_warps in (4, 8, 16) ...],
+ *                      key=[the arrays' shapes and strides, the constexpr parameters],
+ *                      prune_configs_by={"early_config_prune": ... _launch_candidates ...},
+ *                      restore_value=[the arrays it writes], do_bench=... _time_launch ...)
+ *
+ * above its @triton.jit: at the first launch of each key Triton times at
+ * most 5 candidates, ordered by the size of the kernel's largest tile (the
+ * first is the pick by hand: more warps for bigger tiles; tune_helpers.py)
+ * and keeps the fastest. Timing runs the kernel several times, so every
+ * array it stores into (store, scatter, atomics) is in restore_value: Triton
+ * copies it before each timed run and puts it back after (one copy of those
+ * arrays per timed run, during tuning only). Under TRITON_INTERPRET=1 (and
+ * with CUTILE2TRITON_AUTOTUNE=0 at run time) nothing is timed and the first
+ * candidate runs. The launch options are fixed instead (num_warps of the
+ * first candidate, 3 stages, written into the launch) under --no-autotune,
+ * in a module that tunes with cuda.tile.tune.exhaustive_search (timed with
+ * these launches already), for a kernel that stores through a tuple of
+ * arrays or a tile function's array (what restore_value cannot name), and
+ * for num_worker_warps=N (num_warps=N). */
+
+#define TUNE_MAX_PRODUCTS 8 /* distinct tile sizes of constexpr parameters in the heuristic;
+                               more are left out of it (only the order of the candidates changes) */
+
+typedef struct TileProduct {
+  long long factor;           /* the product of the known dimensions */
+  Str names[C2T_MAX_RANK];    /* the dimensions that are constexpr parameters */
+  int count;
+} TileProduct;
+
+typedef struct TileSizes {
+  const Node *def;            /* the lowered kernel */
+  long long known;            /* elements of the largest tile of known dimensions */
+  TileProduct products[TUNE_MAX_PRODUCTS];
+  int product_count;
+} TileSizes;
+
+static bool is_constexpr_param(const Node *def, Str name) {
+  const NodeList *args = &def->u.function_def.args->u.arguments.args;
+  for (int i = 0; i < args->count; i++) {
+    const Node *arg = args->items[i];
+    const Node *annotation = arg->u.arg.annotation;
+    if (str_same(arg->u.arg.arg, name))
+      return annotation && annotation->kind == N_ATTRIBUTE && str_eq(annotation->u.attribute.attr, "constexpr");
+  }
+  return false;
+}
+
+static bool same_product(const TileProduct *a, const TileProduct *b) {
+  if (a->factor != b->factor || a->count != b->count)
+    return false;
+  for (int i = 0; i < a->count; i++)
+    if (!str_same(a->names[i], b->names[i]))
+      return false;
+  return true;
+}
+
+/* Each tile the lowered kernel computes: its element count, known or as a
+ * product of constexpr parameters (a tile of other dimensions is left out). */
+static void collect_tile_sizes(Node *node, void *data) {
+  TileSizes *sizes = data;
+  const TypeInfo *type = node->type;
+  if (type && type->kind == VAL_TILE && type->rank > 0 && type->rank <= C2T_MAX_RANK) {
+    TileProduct product = {1, {{0}}, 0};
+    bool usable = true;
+    for (int d = 0; d < type->rank && usable; d++) {
+      if (type->shape[d] >= 0)
+        product.factor = product.factor > (1LL << 40) ? product.factor : product.factor * (type->shape[d] ? type->shape[d] : 1);
+      else if (type->dims[d] && type->dims[d]->kind == N_NAME && is_constexpr_param(sizes->def, type->dims[d]->u.name.id))
+        product.names[product.count++] = type->dims[d]->u.name.id;
+      else
+        usable = false;
+    }
+    if (usable && product.count == 0 && product.factor > sizes->known)
+      sizes->known = product.factor;
+    if (usable && product.count) {
+      bool seen = false;
+      for (int i = 0; i < sizes->product_count && !seen; i++)
+        seen = same_product(&sizes->products[i], &product);
+      if (!seen && sizes->product_count < TUNE_MAX_PRODUCTS)
+        sizes->products[sizes->product_count++] = product;
+    }
+  }
+  node_children(node, collect_tile_sizes, data);
+}
+
+/* The element count of the kernel's largest tile as a Python expression,
+ * each constexpr parameter written as `format` makes it (`%.*s`: the name
+ * itself in the launcher, `nargs["%.*s"]` in the autotuner's prune).
+ * *constant is set when it is a number. */
+static const char *tile_elements(Lowerer *L, const TileSizes *sizes, const char *format, bool *constant) {
+  Buf text = {0};
+  long long known = sizes->known ? sizes->known : 1;
+  *constant = sizes->product_count == 0;
+  if (sizes->product_count == 0)
+    buf_printf(&text, "%lld", known);
+  else {
+    bool several = sizes->product_count > 1 || sizes->known;
+    if (several)
+      buf_puts(&text, "max(");
+    if (sizes->known)
+      buf_printf(&text, "%lld, ", sizes->known);
+    for (int i = 0; i < sizes->product_count; i++) {
+      const TileProduct *product = &sizes->products[i];
+      if (i)
+        buf_puts(&text, ", ");
+      for (int k = 0; k < product->count; k++) {
+        if (k)
+          buf_puts(&text, " * ");
+        buf_printf(&text, format, product->names[k].len, product->names[k].text);
+      }
+      if (product->factor != 1)
+        buf_printf(&text, " * %lld", product->factor);
+    }
+    if (several)
+      buf_puts(&text, ")");
+  }
+  char *made = arena_strndup(&L->ctx->arena, text.data, text.len);
+  buf_free(&text);
+  return made;
+}
+
+static void find_exhaustive_search(Node *node, void *data) {
+  bool *found = ((void **)data)[1];
+  Lowerer *L = ((void **)data)[0];
+  if (*found)
+    return;
+  if (node->kind == N_CALL) {
+    const char *member = resolve_ct_member(L->conv, node->u.call.func);
+    if (member && strcmp(member, "tune.exhaustive_search") == 0) {
+      *found = true;
+      return;
+    }
+  }
+  node_children(node, find_exhaustive_search, data);
+}
+
+/* Whether the module times its kernels itself (cuda.tile.tune.exhaustive_search). */
+static bool module_tunes_itself(Lowerer *L) {
+  bool found = false;
+  void *data[2] = {L, &found};
+  NodeList *body = &L->conv->module->u.module.body;
+  for (int i = 0; i < body->count && !found; i++)
+    find_exhaustive_search(body->items[i], data);
+  return found;
+}
+
+static bool is_device_param(Lowerer *L, Str name) {
+  for (int i = 0; i < L->conv->function_count; i++) {
+    const Function *fn = &L->conv->functions[i];
+    if (fn->role != ROLE_DEVICE)
+      continue;
+    for (int k = 0; k < fn->signature_count; k++)
+      if (str_same(fn->signature_names[k], name))
+        return true;
+  }
+  return false;
+}
+
+typedef struct Tuning {
+  bool fixed;          /* fixed launch options, no @triton.autotune */
+  const char *why;     /* a comment in the launcher on why they are fixed, or NULL */
+  int worker_warps;    /* num_worker_warps=N of the decorator, else 0 */
+} Tuning;
+
+/* The arrays the kernel writes (store, scatter, atomics), as restore_value
+ * names them, into `names`; false when one cannot be named (a tuple of
+ * arrays, or an array written in a tile function under its own name: then
+ * every array parameter would have to be restored, and a tuple cannot be). */
+static void find_device_call(Node *node, void *data) {
+  void **scan = data;
+  Lowerer *L = scan[0];
+  bool *found = scan[1];
+  if (*found)
+    return;
+  if (node->kind == N_CALL && node->u.call.func->kind == N_NAME)
+    for (int i = 0; i < L->conv->function_count && !*found; i++) {
+      const Function *fn = &L->conv->functions[i];
+      Str name = fn->def->u.function_def.name, callee = node->u.call.func->u.name.id;
+      /* a specialization is NAME_2, NAME_3, ... */
+      *found = fn->role == ROLE_DEVICE && callee.len >= name.len && strncmp(callee.text, name.text, (size_t)name.len) == 0;
+    }
+  node_children(node, find_device_call, data);
+}
+
+/* Whether the lowered kernel calls a tile function of the module. */
+static bool calls_device_function(Lowerer *L, Function *kernel) {
+  bool found = false;
+  void *scan[2] = {L, &found};
+  for (int i = 0; i < kernel->def->u.function_def.body.count && !found; i++)
+    find_device_call(kernel->def->u.function_def.body.items[i], scan);
+  return found;
+}
+
+static bool written_arrays(Lowerer *L, Function *kernel, Buf *names, bool *all) {
+  MemoryState *memory = L->memory;
+  *all = false;
+  /* the kernel's own accesses, and those of the tile functions lowered with it, come after
+     kernel_accesses_from; a tile function lowered with an earlier kernel may write too */
+  bool earlier_writes = false;
+  for (int i = 0; memory && i < L->kernel_accesses_from; i++)
+    earlier_writes |= (memory->accesses[i].effects & (MEM_WRITE | MEM_ATOMIC)) != 0;
+  if (earlier_writes && calls_device_function(L, kernel))
+    *all = true;
+  for (int i = L->kernel_accesses_from; memory && i < memory->access_count; i++) {
+    const MemoryAccess *access = &memory->accesses[i];
+    if (!(access->effects & (MEM_WRITE | MEM_ATOMIC)))
+      continue;
+    bool kernel_array = false;
+    for (int p = 0; p < kernel->param_count; p++)
+      if (str_same(kernel->param_names[p], access->array)) {
+        if (kernel->param_is_array_tuple[p])
+          return false;
+        kernel_array |= kernel->param_is_array[p];
+      }
+    if (!kernel_array && (str_eq(access->array, "?") || is_device_param(L, access->array)))
+      *all = true;
+  }
+  bool any_tuple = false;
+  for (int p = 0; p < kernel->param_count; p++)
+    any_tuple |= kernel->param_is_array_tuple[p];
+  if (*all && any_tuple)
+    return false;
+  for (int p = 0; p < kernel->param_count; p++) {
+    if (!kernel->param_is_array[p])
+      continue;
+    bool written = *all;
+    for (int i = L->kernel_accesses_from; memory && i < memory->access_count && !written; i++)
+      written = (memory->accesses[i].effects & (MEM_WRITE | MEM_ATOMIC)) &&
+                str_same(memory->accesses[i].array, kernel->param_names[p]);
+    if (written)
+      buf_printf(names, "%s\"%.*s\"", names->len ? ", " : "", kernel->param_names[p].len, kernel->param_names[p].text);
+  }
+  return true;
+}
+
+/* @triton.autotune above the kernel's @triton.jit (see above). */
+static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, const char *restore, int worker_warps) {
+  Node *def = kernel->def;
+  Buf key = {0}, text = {0};
+  const NodeList *args = &def->u.function_def.args->u.arguments.args;
+  for (int i = 0; i < args->count; i++) {
+    Str name = args->items[i]->u.arg.arg;
+    bool keyed = is_constexpr_param(def, name);
+    for (int p = 0; p < kernel->param_count && !keyed; p++)
+      if (kernel->param_is_array[p] || kernel->param_is_array_tuple[p]) {
+        Str param = kernel->param_names[p];
+        keyed = name.len > param.len && strncmp(name.text, param.text, (size_t)param.len) == 0 &&
+                (str_eq((Str){name.text + param.len, name.len - param.len}, "_shape") ||
+                 str_eq((Str){name.text + param.len, name.len - param.len}, "_strides"));
+      }
+    if (keyed)
+      buf_printf(&key, "%s\"%.*s\"", key.len ? ", " : "", name.len, name.text);
+  }
+  bool constant;
+  const char *elements = tile_elements(L, sizes, "nargs[\"%.*s\"]", &constant);
+  /* the warp counts _launch_candidates may choose from (it adds the stages) */
+  char configs[160];
+  if (worker_warps)
+    snprintf(configs, sizeof configs,
+             "triton.Config({}, num_warps=%d, num_stages=s, num_ctas=None) for s in (2, 3, 4)", worker_warps);
+  else
+    snprintf(configs, sizeof configs, "triton.Config({}, num_warps=w, num_ctas=None) for w in (4, 8, 16)");
+  Node *candidates = use_helper(L, HELPER__launch_candidates);
+  Node *timing = use_helper(L, HELPER__time_launch);
+  buf_printf(&text,
+             "triton.autotune("
+             "configs=[%s], "
+             "key=[%s], "
+             "prune_configs_by={\"early_config_prune\": lambda configs, nargs, **launch: %.*s(configs, %s)}, "
+             "%s%s%s"
+             "do_bench=lambda launch, quantiles: %.*s(launch, quantiles))",
+             configs, key.data ? key.data : "", candidates->u.name.id.len, candidates->u.name.id.text, elements,
+             restore && restore[0] ? "restore_value=[" : "", restore && restore[0] ? restore : "",
+             restore && restore[0] ? "], " : "", timing->u.name.id.len, timing->u.name.id.text);
+  Node *decorator = T0(L, arena_strndup(&L->ctx->arena, text.data, text.len));
+  buf_free(&key);
+  buf_free(&text);
+  NodeList *decorators = &def->u.function_def.decorator_list;
+  Node *jit = decorators->items[decorators->count - 1];
+  decorator->span = jit->span; /* comments above the decorator stay above both */
+  jit->span = (Span){0};
+  node_list_push(&L->ctx->arena, decorators, jit);
+  decorators->items[decorators->count - 2] = decorator;
+}
+
+/* The launch options of the kernel: @triton.autotune, or fixed options
+ * written into `call` (the launch's keyword arguments; then the launcher
+ * takes num_worker_warps, a host variant's hint, as its num_warps).
+ * Returns whether they are fixed. */
+static bool launch_configuration(Lowerer *L, Function *kernel, const Tuning *tuning, Buf *call, Buf *notes) {
+  TileSizes sizes = {.def = kernel->def};
+  for (int i = 0; i < kernel->def->u.function_def.body.count; i++)
+    collect_tile_sizes(kernel->def->u.function_def.body.items[i], &sizes);
+  Buf restore = {0};
+  bool all = false, nameable = written_arrays(L, kernel, &restore, &all);
+  L->kernel_accesses_from = L->memory ? L->memory->access_count : 0; /* the next kernel's start here */
+  const char *why = tuning->why;
+  if (!why && !nameable)
+    why = "it writes a tuple of arrays, which the autotuner cannot restore between timed runs";
+  if (!why && !tuning->fixed) {
+    add_autotune(L, kernel, &sizes, restore.data, tuning->worker_warps);
+    buf_free(&restore);
+    return false;
+  }
+  buf_free(&restore);
+  if (why)
+    buf_printf(notes, "    # fixed launch options, not autotuned: %s\n", why);
+  if (tuning->worker_warps)
+    buf_printf(call, "            num_warps=num_worker_warps or %d,\n", tuning->worker_warps);
+  else {
+    bool constant;
+    const char *elements = tile_elements(L, &sizes, "%.*s", &constant);
+    if (constant) { /* _launch_warps, decided here */
+      long long count = sizes.known ? sizes.known : 1;
+      buf_printf(call, "            num_warps=num_worker_warps or %d,\n", count < 2048 ? 4 : count < 8192 ? 8 : 16);
+    } else {
+      Node *warps = use_helper(L, HELPER__launch_warps);
+      buf_printf(call, "            num_warps=num_worker_warps or %.*s(%s),\n", warps->u.name.id.len,
+                 warps->u.name.id.text, elements);
+    }
+  }
+  buf_puts(call, "            num_stages=3,\n");
+  return true;
+}
+
 void lower_launcher(Lowerer *L, Function *kernel) {
   Node *def = kernel->def;
   Str name = def->u.function_def.name;
   /* lower_buf: a hint that cannot be converted ends the lowering with an error */
   Buf text = {0}, *unpack = lower_buf(L), *call = lower_buf(L);
   launch_arguments(L, kernel, unpack, call);
-  LaunchOptions options = {lower_buf(L), NULL};
+  LaunchOptions options = {lower_buf(L), NULL, 0};
   collect_launch_options(L, kernel, &options);
+  Tuning tuning = {L->conv->no_autotune, NULL, options.worker_warps};
+  if (!L->launcher_count) /* once per module, before the host code is rewritten */
+    L->tunes_itself = module_tunes_itself(L);
+  if (L->tunes_itself) /* timed with these launches: no second tuning inside */
+    tuning = (Tuning){true, "the module times its kernels (cuda.tile.tune.exhaustive_search)",
+                      options.worker_warps};
+  bool fixed = launch_configuration(L, kernel, &tuning, call, options.notes);
   /* the docstring on one line, or broken before ct.launch where that runs past the line limit */
   const char *docstring_break = 4 + 53 + 2 * name.len > EMIT_LINE_LIMIT ? "\n    " : " ";
   buf_printf(&text,
-             "def launch_%.*s(stream, grid, args, num_ctas=%s):\n"
+             "def launch_%.*s(stream, grid, args, num_ctas=%s%s):\n"
              "    \"\"\"Launch %.*s as%sct.launch(stream, grid, %.*s, args) did.\"\"\"\n"
              "%s"
              "    %s%s = args\n"
              "%s"
              "    with _kernel_stream(stream, %s):\n"
              "        %.*s[tuple(grid)](\n%s            num_ctas=num_ctas,\n        )\n",
-             name.len, name.text, options.num_ctas ? "_1" : "1", name.len, name.text, docstring_break, name.len,
+             name.len, name.text, options.num_ctas ? "_1" : "1", fixed ? ", num_worker_warps=None" : "", name.len,
+             name.text, docstring_break, name.len,
              name.text, options.notes->data ? options.notes->data : "", unpack->data ? unpack->data : "_",
              kernel->param_count == 1 ? "," : "",
              /* Triton's allocator is per thread (a ContextVar): autograd runs backward
@@ -231,6 +589,9 @@ static void note_host_hints(HostRewrite *rw, Node *call) {
     Node *kw = keywords->items[i];
     Str name = kw->u.keyword.arg, written = source_text(L, kw->u.keyword.value);
     if (!name.len || !is_unmapped_hint(name))
+      continue;
+    /* a launcher with fixed options takes it as num_warps (launch_configuration) */
+    if (str_eq(name, "num_worker_warps") && (L->conv->no_autotune || L->tunes_itself))
       continue;
     host_note(rw, kw,
               arena_printf(&L->ctx->arena,

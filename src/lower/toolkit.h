@@ -193,6 +193,8 @@ typedef struct Lowerer {
   Node *split_lowered; /* ... and as lowered */
   int split_priority;  /* 3 rank, 2 shape, 1 other type: the strongest disagreement wins */
   int version_count;   /* versions made so far */
+  int kernel_accesses_from; /* launch.c: the first MemoryState access of the kernel being lowered */
+  bool tunes_itself;         /* launch.c: the module calls exhaustive_search (found before host code is rewritten) */
 } Lowerer;
 
 /* ---- toolkit.c */

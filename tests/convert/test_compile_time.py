@@ -173,7 +173,10 @@ spec = importlib.util.spec_from_file_location("generated", path)
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
 signature = {k: tuple(v) if isinstance(v, list) else v for k, v in signature.items()}
-compiled = triton.compile(ASTSource(getattr(module, kernel), signature, constants),
+fn = getattr(module, kernel)
+while not isinstance(fn, triton.runtime.JITFunction):  # under @triton.autotune
+    fn = fn.fn
+compiled = triton.compile(ASTSource(fn, signature, constants),
                           target=GPUTarget("cuda", 90, 32))
 assert compiled.asm["ptx"]
 """

@@ -65,6 +65,8 @@ module_spec = importlib.util.spec_from_file_location("generated", path)
 module = importlib.util.module_from_spec(module_spec)
 module_spec.loader.exec_module(module)
 jit = getattr(module, kernel)
+while not hasattr(jit, "arg_names") or not hasattr(jit, "src"):  # under @triton.autotune
+    jit = jit.fn
 signature = {}
 for name in jit.arg_names:
     if name in spec["constexprs"]:

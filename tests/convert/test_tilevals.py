@@ -207,7 +207,10 @@ from triton.backends.compiler import GPUTarget
 one = ("i32",)
 signature = {"x": "*fp32", "x_shape": one, "x_strides": one, "y": "*fp32", "y_shape": one, "y_strides": one,
              "TILE": "constexpr", "D": "constexpr"}
-src = triton.compiler.ASTSource(mod.k, signature, {"TILE": 16, "D": 7})
+kernel = mod.k
+while not isinstance(kernel, triton.runtime.JITFunction):  # under @triton.autotune
+    kernel = kernel.fn
+src = triton.compiler.ASTSource(kernel, signature, {"TILE": 16, "D": 7})
 print(triton.compile(src, target=GPUTarget("cuda", 90, 32)).asm["ttir"])
 """
 

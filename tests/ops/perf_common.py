@@ -3,7 +3,10 @@
 A test_perf_* case measures one corpus operator at one realistic size on one backend:
   "triton" -- the module converted by build/cutile2triton (the `load_op` fixture);
   "cutile" -- the original cuTile module (skipped with the reason when cuda.tile cannot run);
-  "torch"  -- a PyTorch implementation of the same operation (the library baseline).
+  "torch"  -- a PyTorch implementation of the same operation (the library baseline);
+  "copy"   -- recorded with each "triton" measurement that counts bytes: dst.copy_(src)
+              moving the same bytes (half read, half written) in the same run, the copy
+              limit the report's "% of copy" compares with.
 Before a converted or original kernel is timed, its output is checked once against
 torch: a performance test must not time a wrong kernel.  The time comes from
 triton.testing.do_bench (L2 flushed before each call, median of the repetitions);
@@ -128,8 +131,22 @@ def bench(fn):
     return triton.testing.do_bench(fn, warmup=WARMUP_MS, rep=REP_MS, return_mode="median")
 
 
+def copy_time(gbytes):
+    """Milliseconds of dst.copy_(src) over byte buffers that move `gbytes` GB in all (half
+    read, half written): what the memory system gives a kernel moving those bytes."""
+    count = max(1, int(gbytes * 1e9 / 2))
+    src = torch.empty(count, dtype=torch.uint8, device=DEVICE)
+    dst = torch.empty_like(src)
+    ms = bench(lambda: dst.copy_(src))
+    del src, dst
+    return ms
+
+
 def measure(perf_record, *, config, backend, fn, gbytes=None, tflop=None):
-    """Time fn and record it; returns the milliseconds."""
+    """Time fn and record it; returns the milliseconds. With a converted ("triton") time
+    that counts bytes, a "copy" record of the same bytes goes with it."""
     ms = bench(fn)
     perf_record(config=config, backend=backend, ms=ms, gbytes=gbytes, tflop=tflop)
+    if backend == "triton" and gbytes and not tflop:
+        perf_record(config=config, backend="copy", ms=copy_time(gbytes), gbytes=gbytes)
     return ms

@@ -160,3 +160,60 @@ def test_missing_matplotlib_says_what_to_install(run_file, tmp_path):
     assert "matplotlib is not installed" in proc.stderr
     assert "pip install matplotlib" in proc.stderr
     assert (out / "report.md").exists() and not (out / "report.png").exists()
+
+
+COPY_RECORDS = [
+    rec("test_perf_softmax_gather", "8192x8192 f16", "triton", 1.0, gbytes=0.268),
+    rec("test_perf_softmax_gather", "8192x8192 f16", "cutile", 0.8, gbytes=0.268),
+    rec("test_perf_softmax_gather", "8192x8192 f16", "copy", 0.5, gbytes=0.268),
+    # no copy record (the converted check failed, say): no percentage
+    rec("test_perf_vector_add", "2^28 f32", "triton", 0.75, gbytes=3.2212),
+    rec("test_perf_vector_add", "2^28 f32", "torch", 0.8, gbytes=3.2212),
+    # a FLOP-counted kernel has no copy limit
+    rec("test_perf_matmul", "4096^3 f16", "triton", 0.25, tflop=0.1374),
+]
+
+
+def test_percent_of_copy(tmp_path):
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps(pytest_plugin._with_ratios(COPY_RECORDS)))
+    out = tmp_path / "out"
+    assert perf_report.main([str(run), "--out-dir", str(out), "--no-png"]) == 0
+    md = (out / "report.md").read_text()
+    rows = table_rows(md)
+    r = rows[("softmax_gather", "8192x8192 f16")]
+    assert r["copy throughput"] == "536 GB/s"
+    assert (r["converted % of copy"], r["cuTile % of copy"]) == ("50%", "62%")
+    assert r["gate"] == "**MISS** (cuTile)"  # the copy is no baseline
+    r = rows[("vector_add", "2^28 f32")]
+    assert r["converted % of copy"] == "–" and r["gate"] == "ok (torch)"
+    assert rows[("matmul", "4096^3 f16")]["converted % of copy"] == "–"
+    assert "*% of copy*" in md
+
+
+def test_no_copy_column_without_copy_records(run_file, tmp_path):
+    out = tmp_path / "out"
+    assert perf_report.main([str(run_file), "--out-dir", str(out), "--no-png"]) == 0
+    assert "% of copy |" not in (out / "report.md").read_text().split("| kernel")[1].splitlines()[0]
+
+
+def test_perf_common_records_a_copy_with_each_converted_time(monkeypatch):
+    sys.path.insert(0, str(REPO / "tests" / "ops"))
+    import perf_common
+
+    timed = []
+
+    def bench(fn):
+        fn()
+        timed.append(fn)
+        return 2.0
+
+    monkeypatch.setattr(perf_common, "bench", bench)
+    records = []
+    record = lambda **kw: records.append(kw)  # noqa: E731
+    perf_common.measure(record, config="c", backend="triton", fn=lambda: None, gbytes=2e-6)
+    perf_common.measure(record, config="c", backend="torch", fn=lambda: None, gbytes=2e-6)
+    perf_common.measure(record, config="c", backend="triton", fn=lambda: None, tflop=1.0)
+    assert [(r["backend"], r.get("gbytes")) for r in records] == [
+        ("triton", 2e-6), ("copy", 2e-6), ("torch", 2e-6), ("triton", None)]
+    assert len(timed) == 4  # the copy was timed too

@@ -212,9 +212,10 @@ def _by_target(default=None, **by_arch):
 class _TileKernel:
     """A cuTile kernel object on the host: ct.launch launches it, replace_hints makes a
     variant with other compiler hints, _pyfunc is its function for ct.kernel(f, **hints).
-    Of the hints only num_ctas is a Triton launch option; occupancy, opt_level and
-    num_worker_warps are kept but have no Triton counterpart (C2T101). `hints` holds the
-    hints given since the kernel's decorator, whose own hints are the launcher's defaults."""
+    Of the hints num_ctas is a Triton launch option, and num_worker_warps is num_warps for a
+    launcher with fixed launch options (one that takes it; an autotuned one chooses its own);
+    occupancy and opt_level are kept but have no Triton counterpart (C2T101). `hints` holds
+    the hints given since the kernel's decorator, whose own hints are the launcher's defaults."""
 
     HINTS = ("num_ctas", "occupancy", "opt_level", "num_worker_warps")
 
@@ -235,11 +236,14 @@ class _TileKernel:
         return _TileKernel(self.launcher, defaults)
 
     def launch_tile_kernel(self, stream, grid, args):
-        if "num_ctas" not in self.hints:
-            self.launcher(stream, grid, args)
-        else:
+        options = {}
+        if "num_ctas" in self.hints:
             num_ctas = self.hints["num_ctas"]
-            self.launcher(stream, grid, args, num_ctas=1 if num_ctas is None else num_ctas)
+            options["num_ctas"] = 1 if num_ctas is None else num_ctas
+        code = self.launcher.__code__
+        if "num_worker_warps" in code.co_varnames[:code.co_argcount]:
+            options["num_worker_warps"] = self.hints.get("num_worker_warps")
+        self.launcher(stream, grid, args, **options)
 
 
 # helper: _host_kernel needs _TileKernel

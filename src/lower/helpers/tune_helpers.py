@@ -1,5 +1,7 @@
 """Host-side autotuning of the generated module (src/lower/launch.c):
-cuda.tile.tune.exhaustive_search, run with the converted kernels.
+cuda.tile.tune.exhaustive_search, run with the converted kernels, and the
+launch options (num_warps, num_stages) of kernels that have no tuning of their
+own: @triton.autotune over a few candidates ordered by the size of the tiles.
 
 On the GPU each configuration is launched and timed with CUDA events; the
 fastest mean wins, ties going to the first. Under TRITON_INTERPRET=1 (the CPU)
@@ -10,8 +12,10 @@ The lines above the first `# helper:` marker are not generated; they make the
 file importable (tests/helpers). See tools/gen_helpers.py for the format.
 """
 import contextlib
+import os
 
 import torch
+import triton
 import triton.language as tl
 
 from host_helpers import INTERPRETED, launch_kernel  # noqa: F401  (the generated module has them)
@@ -130,3 +134,35 @@ def _exhaustive_search(
     if not quiet:
         print(result)
     return result
+
+
+# helper: _launch_warps
+def _launch_warps(elements):
+    """num_warps for a kernel whose largest tile has `elements` elements, as one picks it by
+    hand: 4 below 2048 elements, 8 below 8192, 16 from there (wide rows: softmax, layer norm,
+    argmax over a long row), so that each thread keeps a few hundred bytes of the tile."""
+    return 4 if elements < 2048 else 8 if elements < 8192 else 16
+
+
+# helper: _launch_candidates needs _launch_warps
+def _launch_candidates(configs, elements):
+    """The candidates @triton.autotune times (its early_config_prune) for a kernel whose
+    largest tile has `elements` elements, from the warp counts of `configs` (the decorator's):
+    the hand pick first (_launch_warps, or the nearest allowed count; 3 stages), the other
+    warp counts at 3 stages, nearest first, then the hand pick at 2 and 4 stages; at most 5."""
+    allowed = sorted({config.num_warps for config in configs})
+    by_hand = _launch_warps(elements)
+    first = min(allowed, key=lambda w: abs(w.bit_length() - by_hand.bit_length()))
+    order = sorted(allowed, key=lambda w: abs(w.bit_length() - first.bit_length()))
+    pairs = [(w, 3) for w in order] + [(first, 2), (first, 4)]
+    return [triton.Config({}, num_warps=w, num_stages=s, num_ctas=None) for w, s in pairs[:5]]
+
+
+# helper: _time_launch
+def _time_launch(launch, quantiles):
+    """How @triton.autotune times one candidate (its do_bench): Triton's do_bench on the GPU.
+    Under TRITON_INTERPRET=1, or with CUTILE2TRITON_AUTOTUNE=0 in the environment, nothing
+    runs and every candidate takes 0 ms, so the first one (the hand pick) is chosen."""
+    if INTERPRETED or os.environ.get("CUTILE2TRITON_AUTOTUNE", "1") == "0":
+        return [0.0 for _ in quantiles]
+    return triton.testing.do_bench(launch, quantiles=quantiles)

@@ -1,0 +1,310 @@
+"""Launch configuration: @triton.autotune over (num_warps, num_stages) candidates.
+
+A kernel with no tuning of its own gets @triton.autotune above its @triton.jit:
+candidates ordered by its largest tile (the first is the pick by hand), keyed on
+the arrays' shapes and strides and the constexpr parameters, and restore_value
+naming every array it writes, so the timed runs leave the caller's data as one
+launch would. Under TRITON_INTERPRET=1 nothing is timed and the first candidate
+runs; the timing path is simulated here by replacing the module's _time_launch
+with one that runs each candidate several times.
+--no-autotune (and a module that tunes with exhaustive_search) writes fixed
+options into the launch instead.
+"""
+
+import re
+import subprocess
+
+import torch
+
+import ops_common
+
+INPLACE = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def bump(x, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    ct.store(x, index=(ct.bid(0),), tile=t + 1)
+'''
+
+WIDE_ROWS = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def double_rows(x, y, N: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(1, N))
+    ct.store(y, index=(ct.bid(0), 0), tile=t * 2)
+'''
+
+
+def _convert_with(tmp_path, source, *flags):
+    src = tmp_path / "cutile_tuned.py"
+    src.write_text(source)
+    proc = subprocess.run([str(ops_common.CONVERTER), *flags, str(src), "-o", "-"], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def _kernel_decorators(text, name):
+    """The text from the first decorator above `def name(` to that line."""
+    end = text.index(f"def {name}(")
+    start = text.rfind("\n\n\n", 0, end)
+    return text[start:end]
+
+
+def test_untuned_kernel_gets_autotune_with_candidates_and_restore_value(convert_text):
+    text = convert_text(INPLACE)
+    head = _kernel_decorators(text, "bump")
+    assert "@triton.autotune(" in head and head.rstrip().endswith("@triton.jit")
+    assert "configs=[triton.Config({}, num_warps=w, num_ctas=None) for w in (4, 8, 16)]" in head
+    assert 'key=["x_shape", "x_strides", "TILE"]' in head
+    assert 'restore_value=["x"]' in head  # bump stores into the array it reads
+    assert '_launch_candidates(' in head and 'nargs["TILE"]' in head
+    assert "do_bench=lambda launch, quantiles: _time_launch(launch, quantiles)" in head
+
+
+def test_read_only_arrays_are_not_restored(convert_text):
+    head = _kernel_decorators(convert_text(WIDE_ROWS), "double_rows")
+    assert 'restore_value=["y"]' in head
+
+
+def test_no_autotune_writes_fixed_options(tmp_path):
+    text = _convert_with(tmp_path, INPLACE, "--no-autotune")
+    assert "triton.autotune" not in text
+    assert "num_warps=num_worker_warps or _launch_warps(TILE)," in text and "num_stages=3," in text
+
+
+def test_no_autotune_with_a_known_tile_writes_the_number(tmp_path):
+    source = INPLACE.replace("TILE: ct.Constant[int]", "unused: int").replace("shape=(TILE,)", "shape=(4096,)")
+    text = _convert_with(tmp_path, source, "--no-autotune")
+    assert "num_warps=num_worker_warps or 8," in text and "_launch_warps" not in text
+
+
+def test_tuned_module_runs_the_first_candidate_under_the_interpreter(convert):
+    mod = convert(WIDE_ROWS)
+    x = torch.randn(3, 8192)
+    y = torch.zeros(3, 8192)
+    mod.launch_double_rows(0, (3,), (x, y, 8192))
+    assert torch.equal(y, x * 2)
+    best = mod.double_rows.best_config
+    assert (best.num_warps, best.num_stages) == (16, 3)  # 8192 elements: the hand pick
+
+
+def test_candidates_follow_the_tile_size(convert):
+    mod = convert(INPLACE)
+    configs = mod.bump.configs
+    assert len(configs) == 3  # the warp counts; _launch_candidates adds the stages
+    small = [(c.num_warps, c.num_stages) for c in mod._launch_candidates(configs, 256)]
+    assert small == [(4, 3), (8, 3), (16, 3), (4, 2), (4, 4)]
+    middle = [(c.num_warps, c.num_stages) for c in mod._launch_candidates(configs, 4096)]
+    assert middle[0] == (8, 3) and len(middle) == 5
+    assert mod._launch_candidates(configs, 1 << 20)[0].num_warps == 16
+
+
+def _timing_every_candidate(mod, runs_per_candidate=3):
+    """Make the module's autotuner time every candidate as on the GPU (running it several
+    times), with the last candidate the fastest; returns the list of timed candidates."""
+    timed = []
+
+    def time_launch(launch, quantiles):
+        for _ in range(runs_per_candidate):
+            launch()
+        timed.append(len(timed))
+        return [100.0 - len(timed)] * len(quantiles)
+
+    mod._time_launch = time_launch
+    return timed
+
+
+def test_in_place_update_is_right_when_every_candidate_is_timed(convert):
+    mod = convert(INPLACE)
+    timed = _timing_every_candidate(mod)
+    x = torch.arange(32, dtype=torch.float32)
+    expected = x + 1
+    mod.launch_bump(0, (4,), (x, 8))
+    assert len(timed) == 5  # every candidate ran 3 times on x ...
+    assert torch.equal(x, expected)  # ... and x was put back before the launch that counts
+    best = mod.bump.best_config
+    assert (best.num_warps, best.num_stages) == (4, 4)  # the last candidate, timed fastest
+
+
+def test_in_place_update_without_restore_value_would_be_wrong(convert):
+    # what restore_value prevents: the same simulated timing, with the restore switched off
+    mod = convert(INPLACE)
+    _timing_every_candidate(mod)
+    mod.bump.restore_value = []
+    x = torch.zeros(8)
+    mod.launch_bump(0, (1,), (x, 8))
+    assert not torch.equal(x, torch.ones(8))
+
+
+ATOMIC = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def count(hist, idx, TILE: ct.Constant[int]):
+    i = ct.load(idx, index=(ct.bid(0),), shape=(TILE,))
+    ct.atomic_add(hist, (i,), 1)
+'''
+
+
+def test_atomics_target_is_restored(convert_text, convert):
+    head = _kernel_decorators(convert_text(ATOMIC), "count")
+    assert 'restore_value=["hist"]' in head
+    mod = convert(ATOMIC)
+    _timing_every_candidate(mod)
+    hist = torch.zeros(4, dtype=torch.int32)
+    idx = torch.tensor([0, 1, 1, 3, 3, 3, 2, 0], dtype=torch.int32)
+    mod.launch_count(0, (1,), (hist, idx, 8))
+    assert hist.tolist() == [2, 2, 1, 3]
+
+
+TILE_FUNCTION_STORE = '''
+import cuda.tile as ct
+
+
+@ct.function
+def put(out, t):
+    ct.store(out, index=(ct.bid(0),), tile=t)
+
+
+@ct.kernel
+def inc(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    put(x, t + 1)
+    put(y, t)
+'''
+
+
+def test_arrays_written_by_a_tile_function_are_restored(convert_text, convert):
+    head = _kernel_decorators(convert_text(TILE_FUNCTION_STORE), "inc")
+    found = re.search(r"restore_value=\[([^\]]*)\]", head)
+    assert found and set(found.group(1).replace('"', "").split(", ")) == {"x", "y"}
+    mod = convert(TILE_FUNCTION_STORE)
+    _timing_every_candidate(mod)
+    x = torch.arange(8, dtype=torch.float32)
+    y = torch.zeros(8)
+    mod.launch_inc(0, (1,), (x, y, 8))
+    assert torch.equal(x, torch.arange(8) + 1.0) and torch.equal(y, torch.arange(8.0))
+
+
+TUPLE_STORE = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def fill(outs, TILE: ct.Constant[int]):
+    ct.store(outs[0], index=(ct.bid(0),), tile=ct.full((TILE,), 1.0, dtype=ct.float32))
+'''
+
+
+def test_a_kernel_writing_a_tuple_of_arrays_keeps_fixed_options(convert_text, convert):
+    text = convert_text(TUPLE_STORE)
+    assert "triton.autotune" not in text
+    assert "# fixed launch options, not autotuned: it writes a tuple of arrays" in text
+    assert "num_warps=num_worker_warps or _launch_warps(TILE)," in text
+    mod = convert(TUPLE_STORE)
+    out = torch.zeros(8)
+    mod.launch_fill(0, (1,), ((out,), 8))
+    assert torch.equal(out, torch.ones(8))
+
+
+EXHAUSTIVE = INPLACE + '''
+
+from cuda.tile.tune import exhaustive_search
+
+
+def tune(x):
+    return exhaustive_search([8, 16], 0, lambda t: (ct.cdiv(x.shape[0], t),), bump,
+                             lambda t: (x.clone(), t), quiet=True)
+'''
+
+
+def test_a_module_that_tunes_itself_keeps_fixed_options(convert_text):
+    text = convert_text(EXHAUSTIVE)
+    assert "triton.autotune" not in text
+    assert "fixed launch options, not autotuned: the module times its kernels" in text
+
+
+WORKER_WARPS = '''
+import cuda.tile as ct
+
+
+@ct.kernel(num_worker_warps={warps})
+def copy(x, y, TILE: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)))
+'''
+
+
+def test_num_worker_warps_is_num_warps(convert_text, tmp_path, convert):
+    text = convert_text(WORKER_WARPS.format(warps=8))
+    assert "num_warps=8, num_stages=s, num_ctas=None) for s in (2, 3, 4)]" in text
+    assert "# C2T101" not in text
+    fixed = _convert_with(tmp_path, WORKER_WARPS.format(warps=2), "--no-autotune")
+    assert "num_warps=num_worker_warps or 2," in fixed
+    mod = convert(WORKER_WARPS.format(warps=8))
+    x = torch.randn(16)
+    y = torch.zeros(16)
+    assert [(c.num_warps, c.num_stages) for c in mod._launch_candidates(mod.copy.configs, 1 << 20)] == [
+        (8, 3), (8, 2), (8, 4)]
+    mod.launch_copy(0, (2,), (x, y, 8))
+    assert torch.equal(x, y) and mod.copy.best_config.num_warps == 8
+
+
+def test_num_worker_warps_out_of_range_is_a_located_error(convert_error):
+    message = convert_error(WORKER_WARPS.format(warps=3))
+    assert "num_worker_warps should be a power of 2 in [1, 32], got 3" in message
+
+
+SEARCHED_WARPS = '''
+import cuda.tile as ct
+import torch
+from cuda.tile.tune import exhaustive_search
+
+
+@ct.kernel
+def scale(x, y, TILE: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)) * 2)
+
+
+def run(x, y):
+    result = exhaustive_search([2, 8], 0, lambda w: (ct.cdiv(x.shape[0], 16),), scale,
+                               lambda w: (x, y, 16), lambda w: {"num_worker_warps": w}, quiet=True)
+    best = result.best.config
+    ct.launch(0, (ct.cdiv(x.shape[0], 16),), scale.replace_hints(num_worker_warps=best), (x, y, 16))
+    return best
+'''
+
+
+class _LaunchSpy:
+    """Stands for a generated kernel: records the launch options of each launch."""
+
+    def __init__(self, kernel):
+        self.kernel, self.options = kernel, []
+        self.launch_tile_kernel, self.replace_hints = kernel.launch_tile_kernel, kernel.replace_hints
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            self.options.append({k: v for k, v in kwargs.items() if k.startswith("num_")})
+            return self.kernel[grid](*args, **kwargs)
+        return launch
+
+
+def test_a_searched_num_worker_warps_is_the_launchs_num_warps(convert_text, convert):
+    text = convert_text(SEARCHED_WARPS)
+    assert "def launch_scale(stream, grid, args, num_ctas=1, num_worker_warps=None):" in text
+    assert "# C2T101" not in text  # used: the launcher's num_warps
+    mod = convert(SEARCHED_WARPS)
+    spy = _LaunchSpy(mod.scale)
+    mod.scale = spy
+    x = torch.randn(32)
+    y = torch.zeros(32)
+    assert mod.run(x, y) == 2  # the interpreter times nothing: the first one
+    assert torch.equal(y, x * 2)
+    assert [o["num_warps"] for o in spy.options] == [2, 2]
+    mod.launch_scale(0, (2,), (x, y, 16))  # no hint: the hand pick for 16 elements
+    assert spy.options[-1] == {"num_warps": 4, "num_stages": 3, "num_ctas": 1}
