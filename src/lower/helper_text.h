@@ -52,6 +52,10 @@ typedef enum HelperId {
   HELPER_ct_truediv_approx, /* math_helpers.py */
   HELPER_ct_isnan, /* math_helpers.py */
   HELPER_ct_cdiv, /* math_helpers.py */
+  HELPER_ct_mma_acc_ok, /* matrix_helpers.py */
+  HELPER_ct_matmul_acc_dtype, /* matrix_helpers.py */
+  HELPER_ct_mma, /* matrix_helpers.py */
+  HELPER_ct_matmul, /* matrix_helpers.py */
   HELPER_ct_negative_zero, /* memory_helpers.py */
   HELPER_ct_slice_range, /* memory_helpers.py */
   HELPER_ct_atomic_cas, /* memory_helpers.py */
@@ -631,6 +635,94 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    r = x % y\n"
     "    return q + ((r != 0) & ((r > 0) == (y > 0))).to(q.dtype)\n",
     {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_mma_acc_ok] = {"ct_mma_acc_ok",
+    "@triton.constexpr_function\n"
+    "def ct_mma_acc_ok(x, y, acc):\n"
+    "    \"\"\"Whether cuTile's ct.mma takes operands of dtypes x, y with an accumulator of dtype acc\n"
+    "    (its table: f16 -> f16|f32, bf16/f32 -> f32, f64 -> f64, fp8 -> f16|f32, [u]int8 -> int32;\n"
+    "    x and y of one dtype except int8 with uint8).\"\"\"\n"
+    "    small_ints = (tl.int8, tl.uint8)\n"
+    "    if x != y and not (x in small_ints and y in small_ints):\n"
+    "        return False\n"
+    "    allowed = {tl.float16: (tl.float16, tl.float32), tl.bfloat16: (tl.float32,), tl.float32: (tl.float32,),\n"
+    "               tl.float64: (tl.float64,), tl.float8e4nv: (tl.float16, tl.float32),\n"
+    "               tl.float8e5: (tl.float16, tl.float32), tl.int8: (tl.int32,), tl.uint8: (tl.int32,)}\n"
+    "    return x in allowed and acc in allowed[x]\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_matmul_acc_dtype] = {"ct_matmul_acc_dtype",
+    "@triton.constexpr_function\n"
+    "def ct_matmul_acc_dtype(x):\n"
+    "    \"\"\"The accumulator cuTile's ct.matmul (`@`) uses for operands of dtype x: the first the mma\n"
+    "    table allows (float16 and fp8 accumulate in float16, [u]int8 in int32).\"\"\"\n"
+    "    first = {tl.float16: tl.float16, tl.bfloat16: tl.float32, tl.float32: tl.float32, tl.float64: tl.float64,\n"
+    "             tl.float8e4nv: tl.float16, tl.float8e5: tl.float16, tl.int8: tl.int32, tl.uint8: tl.int32}\n"
+    "    return first.get(x, tl.int1)\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_mma] = {"ct_mma",
+    "@triton.jit\n"
+    "def ct_mma(x, y, acc, input_precision: tl.constexpr, max_num_imprecise_acc: tl.constexpr):\n"
+    "    \"\"\"ct.mma(x, y, acc): x @ y + acc in acc's dtype. x and y are 2-D or 3-D; batch dimensions\n"
+    "    broadcast. Below tl.dot's smallest K (16; 32 for 8-bit operands) the product is a\n"
+    "    multiply-and-sum in the accumulator's dtype; uint8 operands become int8 ones with the\n"
+    "    offset added back (tl.dot multiplies int8 only), exact in int32's wrap-around.\"\"\"\n"
+    "    tl.static_assert(ct_mma_acc_ok(x.dtype, y.dtype, acc.dtype),\n"
+    "                     \"ct.mma: these operand dtypes do not take this accumulator dtype in cuTile\")\n"
+    "    if len(x.shape) == 3 or len(y.shape) == 3:\n"
+    "        if len(x.shape) == 2:\n"
+    "            x = x[None, :, :]\n"
+    "        if len(y.shape) == 2:\n"
+    "            y = y[None, :, :]\n"
+    "        x = tl.broadcast_to(x, (acc.shape[0], x.shape[1], x.shape[2]))\n"
+    "        y = tl.broadcast_to(y, (acc.shape[0], y.shape[1], y.shape[2]))\n"
+    "    MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16\n"
+    "    K: tl.constexpr = x.shape[len(x.shape) - 1]\n"
+    "    if K < MIN_K:\n"
+    "        if len(x.shape) == 3:\n"
+    "            return acc + tl.sum(x[:, :, :, None].to(acc.dtype) * y[:, None, :, :].to(acc.dtype), 2)\n"
+    "        else:\n"
+    "            return acc + tl.sum(x[:, :, None].to(acc.dtype) * y[None, :, :].to(acc.dtype), 1)\n"
+    "    elif x.dtype == tl.uint8 or y.dtype == tl.uint8:\n"
+    "        a = (x.to(tl.int16) - 128).to(tl.int8) if x.dtype == tl.uint8 else x\n"
+    "        b = (y.to(tl.int16) - 128).to(tl.int8) if y.dtype == tl.uint8 else y\n"
+    "        result = tl.dot(a, b, acc, out_dtype=tl.int32)\n"
+    "        if y.dtype == tl.uint8:\n"
+    "            result += 128 * tl.sum(a.to(tl.int32), len(x.shape) - 1, keep_dims=True)\n"
+    "        if x.dtype == tl.uint8:\n"
+    "            result += 128 * tl.sum(b.to(tl.int32), len(y.shape) - 2, keep_dims=True)\n"
+    "        if x.dtype == tl.uint8 and y.dtype == tl.uint8:\n"
+    "            result += 128 * 128 * K\n"
+    "        return result\n"
+    "    else:\n"
+    "        return tl.dot(x, y, acc, input_precision=input_precision, max_num_imprecise_acc=max_num_imprecise_acc,\n"
+    "                      out_dtype=acc.dtype)\n",
+    {HELPER_ct_mma_acc_ok, -1, -1, -1}, false, false},
+  [HELPER_ct_matmul] = {"ct_matmul",
+    "@triton.jit\n"
+    "def ct_matmul(x, y, input_precision: tl.constexpr):\n"
+    "    \"\"\"ct.matmul(x, y) and `x @ y`: the operands promoted to their common dtype, the product\n"
+    "    accumulated in the first accumulator cuTile's mma table allows for it (float16 and fp8\n"
+    "    in float16, [u]int8 in int32) and cast back to that dtype. A 1-D x is a row (1, K), a\n"
+    "    1-D y a column (K, 1), and that axis is dropped from the result (as numpy does).\"\"\"\n"
+    "    D: tl.constexpr = ct_common_dtype(x, y)\n"
+    "    ACC: tl.constexpr = ct_matmul_acc_dtype(D)\n"
+    "    tl.static_assert(ACC != tl.int1, \"ct.matmul: cuTile has no matrix product of this dtype\")\n"
+    "    X_VECTOR: tl.constexpr = len(x.shape) == 1\n"
+    "    Y_VECTOR: tl.constexpr = len(y.shape) == 1\n"
+    "    a = x.to(D)[None, :] if X_VECTOR else x.to(D)\n"
+    "    b = y.to(D)[:, None] if Y_VECTOR else y.to(D)\n"
+    "    if len(a.shape) == 3 or len(b.shape) == 3:\n"
+    "        BA: tl.constexpr = a.shape[0] if len(a.shape) == 3 else 1\n"
+    "        BB: tl.constexpr = b.shape[0] if len(b.shape) == 3 else 1\n"
+    "        acc = tl.zeros((BA if BA != 1 else BB, a.shape[len(a.shape) - 2], b.shape[len(b.shape) - 1]), ACC)\n"
+    "    else:\n"
+    "        acc = tl.zeros((a.shape[0], b.shape[1]), ACC)\n"
+    "    result = ct_mma(a, b, acc, input_precision, 0).to(D)\n"
+    "    if X_VECTOR:\n"
+    "        result = tl.sum(result, len(result.shape) - 2, dtype=D)\n"
+    "    if Y_VECTOR:\n"
+    "        result = tl.sum(result, len(result.shape) - 1, dtype=D)\n"
+    "    return result\n",
+    {HELPER_ct_common_dtype, HELPER_ct_matmul_acc_dtype, HELPER_ct_mma, -1}, false, false},
   [HELPER_ct_negative_zero] = {"ct_negative_zero",
     "@triton.jit\n"
     "def ct_negative_zero():\n"

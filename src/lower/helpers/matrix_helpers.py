@@ -1,0 +1,108 @@
+"""Runtime helpers of matrix products (src/lower/lower_matrix.c): ct.mma, ct.matmul, `@`.
+
+cuTile's products differ from tl.dot in ways that matter for the result:
+float32 operands multiply in true float32 (tl.dot's default is tf32), batch
+dimensions broadcast (tl.dot needs equal ones), int8 may meet uint8 (tl.dot
+takes int8 only), any power-of-two K works (tl.dot needs K >= 16, or 32 for
+8-bit operands), and fp8 accumulates precisely unless use_fast_acc (Triton's
+default on sm_90 is the fast accumulator). Array dtypes are known only at
+launch, so the checks and choices happen at Triton compile time here; the
+converter passes what it knows (input precision, fast accumulation).
+
+The lines above the first `# helper:` marker are not generated; they make the
+file importable (tests/helpers). See tools/gen_helpers.py for the format.
+"""
+import triton
+import triton.language as tl
+
+
+# helper: ct_mma_acc_ok
+@triton.constexpr_function
+def ct_mma_acc_ok(x, y, acc):
+    """Whether cuTile's ct.mma takes operands of dtypes x, y with an accumulator of dtype acc
+    (its table: f16 -> f16|f32, bf16/f32 -> f32, f64 -> f64, fp8 -> f16|f32, [u]int8 -> int32;
+    x and y of one dtype except int8 with uint8)."""
+    small_ints = (tl.int8, tl.uint8)
+    if x != y and not (x in small_ints and y in small_ints):
+        return False
+    allowed = {tl.float16: (tl.float16, tl.float32), tl.bfloat16: (tl.float32,), tl.float32: (tl.float32,),
+               tl.float64: (tl.float64,), tl.float8e4nv: (tl.float16, tl.float32),
+               tl.float8e5: (tl.float16, tl.float32), tl.int8: (tl.int32,), tl.uint8: (tl.int32,)}
+    return x in allowed and acc in allowed[x]
+
+
+# helper: ct_matmul_acc_dtype
+@triton.constexpr_function
+def ct_matmul_acc_dtype(x):
+    """The accumulator cuTile's ct.matmul (`@`) uses for operands of dtype x: the first the mma
+    table allows (float16 and fp8 accumulate in float16, [u]int8 in int32)."""
+    first = {tl.float16: tl.float16, tl.bfloat16: tl.float32, tl.float32: tl.float32, tl.float64: tl.float64,
+             tl.float8e4nv: tl.float16, tl.float8e5: tl.float16, tl.int8: tl.int32, tl.uint8: tl.int32}
+    return first.get(x, tl.int1)
+
+
+# helper: ct_mma needs ct_mma_acc_ok
+@triton.jit
+def ct_mma(x, y, acc, input_precision: tl.constexpr, max_num_imprecise_acc: tl.constexpr):
+    """ct.mma(x, y, acc): x @ y + acc in acc's dtype. x and y are 2-D or 3-D; batch dimensions
+    broadcast. Below tl.dot's smallest K (16; 32 for 8-bit operands) the product is a
+    multiply-and-sum in the accumulator's dtype; uint8 operands become int8 ones with the
+    offset added back (tl.dot multiplies int8 only), exact in int32's wrap-around."""
+    tl.static_assert(ct_mma_acc_ok(x.dtype, y.dtype, acc.dtype),
+                     "ct.mma: these operand dtypes do not take this accumulator dtype in cuTile")
+    if len(x.shape) == 3 or len(y.shape) == 3:
+        if len(x.shape) == 2:
+            x = x[None, :, :]
+        if len(y.shape) == 2:
+            y = y[None, :, :]
+        x = tl.broadcast_to(x, (acc.shape[0], x.shape[1], x.shape[2]))
+        y = tl.broadcast_to(y, (acc.shape[0], y.shape[1], y.shape[2]))
+    MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
+    K: tl.constexpr = x.shape[len(x.shape) - 1]
+    if K < MIN_K:
+        if len(x.shape) == 3:
+            return acc + tl.sum(x[:, :, :, None].to(acc.dtype) * y[:, None, :, :].to(acc.dtype), 2)
+        else:
+            return acc + tl.sum(x[:, :, None].to(acc.dtype) * y[None, :, :].to(acc.dtype), 1)
+    elif x.dtype == tl.uint8 or y.dtype == tl.uint8:
+        a = (x.to(tl.int16) - 128).to(tl.int8) if x.dtype == tl.uint8 else x
+        b = (y.to(tl.int16) - 128).to(tl.int8) if y.dtype == tl.uint8 else y
+        result = tl.dot(a, b, acc, out_dtype=tl.int32)
+        if y.dtype == tl.uint8:
+            result += 128 * tl.sum(a.to(tl.int32), len(x.shape) - 1, keep_dims=True)
+        if x.dtype == tl.uint8:
+            result += 128 * tl.sum(b.to(tl.int32), len(y.shape) - 2, keep_dims=True)
+        if x.dtype == tl.uint8 and y.dtype == tl.uint8:
+            result += 128 * 128 * K
+        return result
+    else:
+        return tl.dot(x, y, acc, input_precision=input_precision, max_num_imprecise_acc=max_num_imprecise_acc,
+                      out_dtype=acc.dtype)
+
+
+# helper: ct_matmul needs ct_common_dtype ct_matmul_acc_dtype ct_mma
+@triton.jit
+def ct_matmul(x, y, input_precision: tl.constexpr):
+    """ct.matmul(x, y) and `x @ y`: the operands promoted to their common dtype, the product
+    accumulated in the first accumulator cuTile's mma table allows for it (float16 and fp8
+    in float16, [u]int8 in int32) and cast back to that dtype. A 1-D x is a row (1, K), a
+    1-D y a column (K, 1), and that axis is dropped from the result (as numpy does)."""
+    D: tl.constexpr = ct_common_dtype(x, y)
+    ACC: tl.constexpr = ct_matmul_acc_dtype(D)
+    tl.static_assert(ACC != tl.int1, "ct.matmul: cuTile has no matrix product of this dtype")
+    X_VECTOR: tl.constexpr = len(x.shape) == 1
+    Y_VECTOR: tl.constexpr = len(y.shape) == 1
+    a = x.to(D)[None, :] if X_VECTOR else x.to(D)
+    b = y.to(D)[:, None] if Y_VECTOR else y.to(D)
+    if len(a.shape) == 3 or len(b.shape) == 3:
+        BA: tl.constexpr = a.shape[0] if len(a.shape) == 3 else 1
+        BB: tl.constexpr = b.shape[0] if len(b.shape) == 3 else 1
+        acc = tl.zeros((BA if BA != 1 else BB, a.shape[len(a.shape) - 2], b.shape[len(b.shape) - 1]), ACC)
+    else:
+        acc = tl.zeros((a.shape[0], b.shape[1]), ACC)
+    result = ct_mma(a, b, acc, input_precision, 0).to(D)
+    if X_VECTOR:
+        result = tl.sum(result, len(result.shape) - 2, dtype=D)
+    if Y_VECTOR:
+        result = tl.sum(result, len(result.shape) - 1, dtype=D)
+    return result
