@@ -117,6 +117,9 @@ static void reject_restricted(Lowerer *L, const Node *at, const char *what, cons
   if (!math_is_number(type) && math_dtype_is_restricted(type->dtype))
     lower_error(L, at, "%s: cuTile does no arithmetic on %s (convert it with astype first)", what,
                 dtype_name(type->dtype));
+  if (!math_is_number(type) && type->tf32_when)
+    lower_error(L, at, "%s: this operand is tfloat32 at the launches where a condition holds (a dtype chosen at "
+                "launch), and cuTile does no arithmetic on tfloat32 (only matrix products take it)", what);
 }
 
 static bool is_bool_operand(const TypeInfo *type) {
