@@ -228,3 +228,27 @@ def test_fp8_operands(convert, convert_text, name):
     # the GPU's, so this one is read, not run)
     text = convert_text(MMA.format(expr=f"ct.mma(a.astype(ct.{name}), b.astype(ct.{name}), acc)"))
     assert {"float8_e4m3fn": "tl.float8e4nv", "float8_e5m2": "tl.float8e5"}[name] in text
+
+
+def test_gemm_with_padding_mode_in_a_local(convert):
+    # the shape of the usual cuTile GEMM: an enum member kept in a local (it is a compile-time
+    # value: the statement goes, its uses read the member), tf32 chosen when the array is float32
+    mod = convert("""
+import cuda.tile as ct
+
+@ct.kernel
+def k(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    pad = ct.PaddingMode.ZERO
+    dtype = ct.tfloat32 if A.dtype == ct.float32 else A.dtype
+    acc = ct.full((TM, TN), 0, dtype=ct.float32)
+    for kk in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
+        a = ct.load(A, index=(ct.bid(0), kk), shape=(TM, TK), padding_mode=pad).astype(dtype)
+        b = ct.load(B, index=(kk, ct.bid(1)), shape=(TK, TN), padding_mode=pad).astype(dtype)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=ct.astype(acc, C.dtype))
+""")
+    for dtype in [torch.float32, torch.float16]:
+        a, b = torch.randn(40, 50).to(dtype), torch.randn(50, 24).to(dtype)
+        c = torch.zeros(40, 24, dtype=dtype)
+        mod.launch_k(None, (3, 2), (a, b, c, 16, 16, 16))
+        torch.testing.assert_close(c.float(), a.float() @ b.float(), rtol=2e-2, atol=2e-2)
