@@ -644,19 +644,28 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    small_ints = (tl.int8, tl.uint8)\n"
     "    if x != y and not (x in small_ints and y in small_ints):\n"
     "        return False\n"
-    "    allowed = {tl.float16: (tl.float16, tl.float32), tl.bfloat16: (tl.float32,), tl.float32: (tl.float32,),\n"
-    "               tl.float64: (tl.float64,), tl.float8e4nv: (tl.float16, tl.float32),\n"
-    "               tl.float8e5: (tl.float16, tl.float32), tl.int8: (tl.int32,), tl.uint8: (tl.int32,)}\n"
-    "    return x in allowed and acc in allowed[x]\n",
+    "    if x in (tl.float16, tl.float8e4nv, tl.float8e5):\n"
+    "        return acc in (tl.float16, tl.float32)\n"
+    "    if x in (tl.bfloat16, tl.float32):\n"
+    "        return acc == tl.float32\n"
+    "    if x == tl.float64:\n"
+    "        return acc == tl.float64\n"
+    "    return x in small_ints and acc == tl.int32\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER_ct_matmul_acc_dtype] = {"ct_matmul_acc_dtype",
     "@triton.constexpr_function\n"
     "def ct_matmul_acc_dtype(x):\n"
     "    \"\"\"The accumulator cuTile's ct.matmul (`@`) uses for operands of dtype x: the first the mma\n"
     "    table allows (float16 and fp8 accumulate in float16, [u]int8 in int32).\"\"\"\n"
-    "    first = {tl.float16: tl.float16, tl.bfloat16: tl.float32, tl.float32: tl.float32, tl.float64: tl.float64,\n"
-    "             tl.float8e4nv: tl.float16, tl.float8e5: tl.float16, tl.int8: tl.int32, tl.uint8: tl.int32}\n"
-    "    return first.get(x, tl.int1)\n",
+    "    if x in (tl.float16, tl.float8e4nv, tl.float8e5):\n"
+    "        return tl.float16\n"
+    "    if x in (tl.bfloat16, tl.float32):\n"
+    "        return tl.float32\n"
+    "    if x == tl.float64:\n"
+    "        return tl.float64\n"
+    "    if x in (tl.int8, tl.uint8):\n"
+    "        return tl.int32\n"
+    "    return tl.int1\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER_ct_mma] = {"ct_mma",
     "@triton.jit\n"

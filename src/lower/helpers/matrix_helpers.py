@@ -25,10 +25,13 @@ def ct_mma_acc_ok(x, y, acc):
     small_ints = (tl.int8, tl.uint8)
     if x != y and not (x in small_ints and y in small_ints):
         return False
-    allowed = {tl.float16: (tl.float16, tl.float32), tl.bfloat16: (tl.float32,), tl.float32: (tl.float32,),
-               tl.float64: (tl.float64,), tl.float8e4nv: (tl.float16, tl.float32),
-               tl.float8e5: (tl.float16, tl.float32), tl.int8: (tl.int32,), tl.uint8: (tl.int32,)}
-    return x in allowed and acc in allowed[x]
+    if x in (tl.float16, tl.float8e4nv, tl.float8e5):
+        return acc in (tl.float16, tl.float32)
+    if x in (tl.bfloat16, tl.float32):
+        return acc == tl.float32
+    if x == tl.float64:
+        return acc == tl.float64
+    return x in small_ints and acc == tl.int32
 
 
 # helper: ct_matmul_acc_dtype
@@ -36,9 +39,15 @@ def ct_mma_acc_ok(x, y, acc):
 def ct_matmul_acc_dtype(x):
     """The accumulator cuTile's ct.matmul (`@`) uses for operands of dtype x: the first the mma
     table allows (float16 and fp8 accumulate in float16, [u]int8 in int32)."""
-    first = {tl.float16: tl.float16, tl.bfloat16: tl.float32, tl.float32: tl.float32, tl.float64: tl.float64,
-             tl.float8e4nv: tl.float16, tl.float8e5: tl.float16, tl.int8: tl.int32, tl.uint8: tl.int32}
-    return first.get(x, tl.int1)
+    if x in (tl.float16, tl.float8e4nv, tl.float8e5):
+        return tl.float16
+    if x in (tl.bfloat16, tl.float32):
+        return tl.float32
+    if x == tl.float64:
+        return tl.float64
+    if x in (tl.int8, tl.uint8):
+        return tl.int32
+    return tl.int1
 
 
 # helper: ct_mma needs ct_mma_acc_ok
