@@ -669,11 +669,14 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     {-1, -1, -1, -1}, false, false},
   [HELPER_ct_mma] = {"ct_mma",
     "@triton.jit\n"
-    "def ct_mma(x, y, acc, input_precision: tl.constexpr, max_num_imprecise_acc: tl.constexpr):\n"
+    "def ct_mma(x, y, acc, input_precision: tl.constexpr, use_fast_acc: tl.constexpr):\n"
     "    \"\"\"ct.mma(x, y, acc): x @ y + acc in acc's dtype. x and y are 2-D or 3-D; batch dimensions\n"
     "    broadcast. Below tl.dot's smallest K (16; 32 for 8-bit operands) the product is a\n"
     "    multiply-and-sum in the accumulator's dtype; uint8 operands become int8 ones with the\n"
-    "    offset added back (tl.dot multiplies int8 only), exact in int32's wrap-around.\"\"\"\n"
+    "    offset added back (tl.dot multiplies int8 only), exact in int32's wrap-around. fp8 into\n"
+    "    float32 accumulates precisely unless use_fast_acc: every 32 products (one sm_90 wgmma\n"
+    "    step) are added into the float32 accumulator (Triton's default on sm_90 is never, the\n"
+    "    fast accumulator; 0 would leave wgmma for an upcast mma).\"\"\"\n"
     "    tl.static_assert(ct_mma_acc_ok(x.dtype, y.dtype, acc.dtype),\n"
     "                     \"ct.mma: these operand dtypes do not take this accumulator dtype in cuTile\")\n"
     "    if len(x.shape) == 3 or len(y.shape) == 3:\n"
@@ -702,7 +705,8 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            result += 128 * 128 * K\n"
     "        return result\n"
     "    else:\n"
-    "        return tl.dot(x, y, acc, input_precision=input_precision, max_num_imprecise_acc=max_num_imprecise_acc,\n"
+    "        IMPRECISE: tl.constexpr = 32 if x.dtype.is_fp8() and not use_fast_acc else None\n"
+    "        return tl.dot(x, y, acc, input_precision=input_precision, max_num_imprecise_acc=IMPRECISE,\n"
     "                      out_dtype=acc.dtype)\n",
     {HELPER_ct_mma_acc_ok, -1, -1, -1}, false, false},
   [HELPER_ct_matmul] = {"ct_matmul",
@@ -725,7 +729,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        acc = tl.zeros((BA if BA != 1 else BB, a.shape[len(a.shape) - 2], b.shape[len(b.shape) - 1]), ACC)\n"
     "    else:\n"
     "        acc = tl.zeros((a.shape[0], b.shape[1]), ACC)\n"
-    "    result = ct_mma(a, b, acc, input_precision, 0).to(D)\n"
+    "    result = ct_mma(a, b, acc, input_precision, False).to(D)\n"
     "    if X_VECTOR:\n"
     "        result = tl.sum(result, len(result.shape) - 2, dtype=D)\n"
     "    if Y_VECTOR:\n"

@@ -148,7 +148,11 @@ Node *lower_matrix_mma(Lowerer *L, Node *call, const char *member) {
   require_tile(L, SRC(args, "x"), what, "x", x->type, 2, 3);
   require_tile(L, SRC(args, "y"), what, "y", y->type, 2, 3);
   require_tile(L, SRC(args, "acc"), what, "acc", acc->type, 2, 3);
-  bool fast = math_true_constant(L, ARG(args, "use_fast_acc"), SRC(args, "use_fast_acc"), "ct.mma(use_fast_acc=)");
+  /* use_fast_acc: a constant, or a constexpr (a Constant parameter) that Triton decides */
+  Node *fast_arg = ARG(args, "use_fast_acc");
+  bool fast_at_launch = fast_arg && fast_arg->type->kind == VAL_CONST && fast_arg->type->dtype == DT_UNKNOWN;
+  bool fast = !fast_at_launch &&
+              math_true_constant(L, fast_arg, SRC(args, "use_fast_acc"), "ct.mma(use_fast_acc=)");
   const TypeInfo *xt = x->type, *yt = y->type, *at = acc->type;
   Dim dims[3];
   int rank = product_shape(L, call, what, xt, yt, dims);
@@ -179,10 +183,10 @@ Node *lower_matrix_mma(Lowerer *L, Node *call, const char *member) {
     lower_error(L, SRC(args, "use_fast_acc"), "%s: use_fast_acc needs float8 operands in cuTile, not %s", what,
                 dtype_name(known));
   Node *precision = input_precision(L, call, what, xt, yt);
-  /* fp8: Triton's default on sm_90 is the fast accumulator; cuTile's is the precise one */
-  Node *imprecise = T0(L, fast ? "None" : "0");
-  Node *result = T(L, "_1(_2, _3, _4, input_precision=_5, max_num_imprecise_acc=_6)", use_helper(L, HELPER_ct_mma), x,
-                   y, acc, precision, imprecise);
+  /* fp8: Triton's default on sm_90 is the fast accumulator; cuTile's is the precise one (ct_mma) */
+  Node *fast_node = fast_at_launch ? fast_arg : T0(L, fast ? "True" : "False");
+  Node *result = T(L, "_1(_2, _3, _4, input_precision=_5, use_fast_acc=_6)", use_helper(L, HELPER_ct_mma), x, y, acc,
+                   precision, fast_node);
   TypeInfo *type = type_new(L->ctx, VAL_TILE);
   *type = *at;
   type->tf32_when = NULL;

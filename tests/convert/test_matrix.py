@@ -97,9 +97,14 @@ def k(x, y, out, M: ct.Constant[int], K: ct.Constant[int], N: ct.Constant[int]):
 
 def test_fast_accumulation_only_with_use_fast_acc(convert_text):
     text = convert_text(MMA.format(expr="ct.mma(a, b, acc)"))
-    assert "max_num_imprecise_acc=0" in text  # precise fp8 accumulation (Triton's sm_90 default is the fast one)
+    assert "use_fast_acc=False" in text  # precise fp8 accumulation (Triton's sm_90 default is the fast one)
+    assert "max_num_imprecise_acc=IMPRECISE" in text and "32 if x.dtype.is_fp8() and not use_fast_acc" in text
     text = convert_text(MMA.format(expr="ct.mma(a, b, acc, use_fast_acc=True)"))
-    assert "max_num_imprecise_acc=None" in text
+    assert "use_fast_acc=True" in text
+    # a Constant parameter: decided when Triton compiles
+    source = MMA.format(expr="ct.mma(a, b, acc, use_fast_acc=FAST)").replace("N: ct.Constant[int]",
+                                                                           "N: ct.Constant[int], FAST: ct.Constant[bool]")
+    assert "use_fast_acc=FAST" in convert_text(source)
 
 
 MATMUL = """

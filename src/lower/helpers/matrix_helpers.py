@@ -52,11 +52,14 @@ def ct_matmul_acc_dtype(x):
 
 # helper: ct_mma needs ct_mma_acc_ok
 @triton.jit
-def ct_mma(x, y, acc, input_precision: tl.constexpr, max_num_imprecise_acc: tl.constexpr):
+def ct_mma(x, y, acc, input_precision: tl.constexpr, use_fast_acc: tl.constexpr):
     """ct.mma(x, y, acc): x @ y + acc in acc's dtype. x and y are 2-D or 3-D; batch dimensions
     broadcast. Below tl.dot's smallest K (16; 32 for 8-bit operands) the product is a
     multiply-and-sum in the accumulator's dtype; uint8 operands become int8 ones with the
-    offset added back (tl.dot multiplies int8 only), exact in int32's wrap-around."""
+    offset added back (tl.dot multiplies int8 only), exact in int32's wrap-around. fp8 into
+    float32 accumulates precisely unless use_fast_acc: every 32 products (one sm_90 wgmma
+    step) are added into the float32 accumulator (Triton's default on sm_90 is never, the
+    fast accumulator; 0 would leave wgmma for an upcast mma)."""
     tl.static_assert(ct_mma_acc_ok(x.dtype, y.dtype, acc.dtype),
                      "ct.mma: these operand dtypes do not take this accumulator dtype in cuTile")
     if len(x.shape) == 3 or len(y.shape) == 3:
@@ -85,7 +88,8 @@ def ct_mma(x, y, acc, input_precision: tl.constexpr, max_num_imprecise_acc: tl.c
             result += 128 * 128 * K
         return result
     else:
-        return tl.dot(x, y, acc, input_precision=input_precision, max_num_imprecise_acc=max_num_imprecise_acc,
+        IMPRECISE: tl.constexpr = 32 if x.dtype.is_fp8() and not use_fast_acc else None
+        return tl.dot(x, y, acc, input_precision=input_precision, max_num_imprecise_acc=IMPRECISE,
                       out_dtype=acc.dtype)
 
 
@@ -109,7 +113,7 @@ def ct_matmul(x, y, input_precision: tl.constexpr):
         acc = tl.zeros((BA if BA != 1 else BB, a.shape[len(a.shape) - 2], b.shape[len(b.shape) - 1]), ACC)
     else:
         acc = tl.zeros((a.shape[0], b.shape[1]), ACC)
-    result = ct_mma(a, b, acc, input_precision, 0).to(D)
+    result = ct_mma(a, b, acc, input_precision, False).to(D)
     if X_VECTOR:
         result = tl.sum(result, len(result.shape) - 2, dtype=D)
     if Y_VECTOR:
