@@ -54,6 +54,7 @@ typedef enum HelperId {
   HELPER_ct_cdiv, /* math_helpers.py */
   HELPER_ct_mma_acc_ok, /* matrix_helpers.py */
   HELPER_ct_matmul_acc_dtype, /* matrix_helpers.py */
+  HELPER_ct_mma_core, /* matrix_helpers.py */
   HELPER_ct_mma, /* matrix_helpers.py */
   HELPER_ct_matmul, /* matrix_helpers.py */
   HELPER_ct_negative_zero, /* memory_helpers.py */
@@ -667,25 +668,16 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return tl.int32\n"
     "    return tl.int1\n",
     {-1, -1, -1, -1}, false, false},
-  [HELPER_ct_mma] = {"ct_mma",
+  [HELPER_ct_mma_core] = {"ct_mma_core",
     "@triton.jit\n"
-    "def ct_mma(x, y, acc, input_precision: tl.constexpr, use_fast_acc: tl.constexpr):\n"
-    "    \"\"\"ct.mma(x, y, acc): x @ y + acc in acc's dtype. x and y are 2-D or 3-D; batch dimensions\n"
-    "    broadcast. Below tl.dot's smallest K (16; 32 for 8-bit operands) the product is a\n"
-    "    multiply-and-sum in the accumulator's dtype; uint8 operands become int8 ones with the\n"
-    "    offset added back (tl.dot multiplies int8 only), exact in int32's wrap-around. fp8 into\n"
-    "    float32 accumulates precisely unless use_fast_acc: every 32 products (one sm_90 wgmma\n"
-    "    step) are added into the float32 accumulator (Triton's default on sm_90 is never, the\n"
-    "    fast accumulator; 0 would leave wgmma for an upcast mma).\"\"\"\n"
-    "    tl.static_assert(ct_mma_acc_ok(x.dtype, y.dtype, acc.dtype),\n"
-    "                     \"ct.mma: these operand dtypes do not take this accumulator dtype in cuTile\")\n"
-    "    if len(x.shape) == 3 or len(y.shape) == 3:\n"
-    "        if len(x.shape) == 2:\n"
-    "            x = x[None, :, :]\n"
-    "        if len(y.shape) == 2:\n"
-    "            y = y[None, :, :]\n"
-    "        x = tl.broadcast_to(x, (acc.shape[0], x.shape[1], x.shape[2]))\n"
-    "        y = tl.broadcast_to(y, (acc.shape[0], y.shape[1], y.shape[2]))\n"
+    "def ct_mma_core(x, y, acc, input_precision: tl.constexpr, use_fast_acc: tl.constexpr):\n"
+    "    \"\"\"x @ y + acc for operands of one rank (2 or 3) and equal batch dimensions: below\n"
+    "    tl.dot's smallest K (16; 32 for 8-bit operands) a multiply-and-sum in the accumulator's\n"
+    "    dtype; uint8 operands made int8 with the offset added back (tl.dot multiplies int8\n"
+    "    only), exact in int32's wrap-around. fp8 into float32 accumulates precisely unless\n"
+    "    use_fast_acc: every 32 products (one sm_90 wgmma step) are added into the float32\n"
+    "    accumulator (Triton's default on sm_90 is never, the fast accumulator; 0 would leave\n"
+    "    wgmma for an upcast mma).\"\"\"\n"
     "    MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16\n"
     "    K: tl.constexpr = x.shape[len(x.shape) - 1]\n"
     "    if K < MIN_K:\n"
@@ -708,7 +700,23 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        IMPRECISE: tl.constexpr = 32 if x.dtype.is_fp8() and not use_fast_acc else None\n"
     "        return tl.dot(x, y, acc, input_precision=input_precision, max_num_imprecise_acc=IMPRECISE,\n"
     "                      out_dtype=acc.dtype)\n",
-    {HELPER_ct_mma_acc_ok, -1, -1, -1}, false, false},
+    {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_mma] = {"ct_mma",
+    "@triton.jit\n"
+    "def ct_mma(x, y, acc, input_precision: tl.constexpr, use_fast_acc: tl.constexpr):\n"
+    "    \"\"\"ct.mma(x, y, acc): x @ y + acc in acc's dtype (ct_mma_core). x and y are 2-D or 3-D and\n"
+    "    their batch dimensions broadcast (tl.dot needs equal ones).\"\"\"\n"
+    "    tl.static_assert(ct_mma_acc_ok(x.dtype, y.dtype, acc.dtype),\n"
+    "                     \"ct.mma: these operand dtypes do not take this accumulator dtype in cuTile\")\n"
+    "    if len(acc.shape) == 2:\n"
+    "        return ct_mma_core(x, y, acc, input_precision, use_fast_acc)\n"
+    "    else:\n"
+    "        a = x[None, :, :] if len(x.shape) == 2 else x\n"
+    "        b = y[None, :, :] if len(y.shape) == 2 else y\n"
+    "        a = tl.broadcast_to(a, (acc.shape[0], a.shape[1], a.shape[2]))\n"
+    "        b = tl.broadcast_to(b, (acc.shape[0], b.shape[1], b.shape[2]))\n"
+    "        return ct_mma_core(a, b, acc, input_precision, use_fast_acc)\n",
+    {HELPER_ct_mma_acc_ok, HELPER_ct_mma_core, -1, -1}, false, false},
   [HELPER_ct_matmul] = {"ct_matmul",
     "@triton.jit\n"
     "def ct_matmul(x, y, input_precision: tl.constexpr):\n"

@@ -50,25 +50,16 @@ def ct_matmul_acc_dtype(x):
     return tl.int1
 
 
-# helper: ct_mma needs ct_mma_acc_ok
+# helper: ct_mma_core
 @triton.jit
-def ct_mma(x, y, acc, input_precision: tl.constexpr, use_fast_acc: tl.constexpr):
-    """ct.mma(x, y, acc): x @ y + acc in acc's dtype. x and y are 2-D or 3-D; batch dimensions
-    broadcast. Below tl.dot's smallest K (16; 32 for 8-bit operands) the product is a
-    multiply-and-sum in the accumulator's dtype; uint8 operands become int8 ones with the
-    offset added back (tl.dot multiplies int8 only), exact in int32's wrap-around. fp8 into
-    float32 accumulates precisely unless use_fast_acc: every 32 products (one sm_90 wgmma
-    step) are added into the float32 accumulator (Triton's default on sm_90 is never, the
-    fast accumulator; 0 would leave wgmma for an upcast mma)."""
-    tl.static_assert(ct_mma_acc_ok(x.dtype, y.dtype, acc.dtype),
-                     "ct.mma: these operand dtypes do not take this accumulator dtype in cuTile")
-    if len(x.shape) == 3 or len(y.shape) == 3:
-        if len(x.shape) == 2:
-            x = x[None, :, :]
-        if len(y.shape) == 2:
-            y = y[None, :, :]
-        x = tl.broadcast_to(x, (acc.shape[0], x.shape[1], x.shape[2]))
-        y = tl.broadcast_to(y, (acc.shape[0], y.shape[1], y.shape[2]))
+def ct_mma_core(x, y, acc, input_precision: tl.constexpr, use_fast_acc: tl.constexpr):
+    """x @ y + acc for operands of one rank (2 or 3) and equal batch dimensions: below
+    tl.dot's smallest K (16; 32 for 8-bit operands) a multiply-and-sum in the accumulator's
+    dtype; uint8 operands made int8 with the offset added back (tl.dot multiplies int8
+    only), exact in int32's wrap-around. fp8 into float32 accumulates precisely unless
+    use_fast_acc: every 32 products (one sm_90 wgmma step) are added into the float32
+    accumulator (Triton's default on sm_90 is never, the fast accumulator; 0 would leave
+    wgmma for an upcast mma)."""
     MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
     K: tl.constexpr = x.shape[len(x.shape) - 1]
     if K < MIN_K:
@@ -91,6 +82,23 @@ def ct_mma(x, y, acc, input_precision: tl.constexpr, use_fast_acc: tl.constexpr)
         IMPRECISE: tl.constexpr = 32 if x.dtype.is_fp8() and not use_fast_acc else None
         return tl.dot(x, y, acc, input_precision=input_precision, max_num_imprecise_acc=IMPRECISE,
                       out_dtype=acc.dtype)
+
+
+# helper: ct_mma needs ct_mma_acc_ok ct_mma_core
+@triton.jit
+def ct_mma(x, y, acc, input_precision: tl.constexpr, use_fast_acc: tl.constexpr):
+    """ct.mma(x, y, acc): x @ y + acc in acc's dtype (ct_mma_core). x and y are 2-D or 3-D and
+    their batch dimensions broadcast (tl.dot needs equal ones)."""
+    tl.static_assert(ct_mma_acc_ok(x.dtype, y.dtype, acc.dtype),
+                     "ct.mma: these operand dtypes do not take this accumulator dtype in cuTile")
+    if len(acc.shape) == 2:
+        return ct_mma_core(x, y, acc, input_precision, use_fast_acc)
+    else:
+        a = x[None, :, :] if len(x.shape) == 2 else x
+        b = y[None, :, :] if len(y.shape) == 2 else y
+        a = tl.broadcast_to(a, (acc.shape[0], a.shape[1], a.shape[2]))
+        b = tl.broadcast_to(b, (acc.shape[0], b.shape[1], b.shape[2]))
+        return ct_mma_core(a, b, acc, input_precision, use_fast_acc)
 
 
 # helper: ct_matmul needs ct_common_dtype ct_matmul_acc_dtype ct_mma
