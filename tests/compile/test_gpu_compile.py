@@ -270,16 +270,16 @@ MATRIX_CALLS = """
 import torch
 def gemm_f16(m):
     a, b = torch.randn(512, 512).half(), torch.randn(512, 512).half()
-    m.launch_gemm_kernel(None, (16,), (a, b, torch.empty(512, 512).half(), 128, 128, 64, 8))
+    m.launch_gemm_kernel(0, (16,), (a, b, torch.empty(512, 512).half(), 128, 128, 64, 8))
 def gemm_f32_as_tf32(m):
     a, b = torch.randn(512, 512), torch.randn(512, 512)
-    m.launch_gemm_kernel(None, (16,), (a, b, torch.empty(512, 512), 128, 128, 32, 8))
+    m.launch_gemm_kernel(0, (16,), (a, b, torch.empty(512, 512), 128, 128, 32, 8))
 def gemm_fp8(m):  # precise fp8 accumulation (use_fast_acc=False) keeps wgmma
     a, b = torch.randn(512, 512).to(torch.float8_e4m3fn), torch.randn(512, 512).to(torch.float8_e4m3fn)
-    m.launch_gemm_kernel(None, (16,), (a, b, torch.empty(512, 512).half(), 128, 128, 64, 8))
+    m.launch_gemm_kernel(0, (16,), (a, b, torch.empty(512, 512).half(), 128, 128, 64, 8))
 def attention_f16(m):
     q = torch.randn(4, 512, 64).half()
-    m.launch_attention_fwd_kernel(None, (8, 4, 1), (q, q, q, torch.empty_like(q), 0.125, 64, 64, 64))
+    m.launch_attention_fwd_kernel(0, (8, 4, 1), (q, q, q, torch.empty_like(q), 0.125, 64, 64, 64))
 CALLS = {"gemm": [gemm_f16, gemm_f32_as_tf32, gemm_fp8], "attention_fwd": [attention_f16]}
 """
 

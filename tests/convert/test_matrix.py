@@ -34,7 +34,7 @@ def operands(dtype, m, k, n):
 def run_mma(convert, expr, a, b, acc, out_dtype):
     mod = convert(MMA.format(expr=expr))
     out = torch.zeros(acc.shape, dtype=out_dtype)
-    mod.launch_k(None, (1,), (a, b, acc, out, a.shape[0], a.shape[1], b.shape[1]))
+    mod.launch_k(0, (1,), (a, b, acc, out, a.shape[0], a.shape[1], b.shape[1]))
     return out
 
 
@@ -91,7 +91,7 @@ def k(x, y, out, M: ct.Constant[int], K: ct.Constant[int], N: ct.Constant[int]):
     for dtype in [torch.float32, torch.float16]:
         a, b = operands(dtype, 16, 32, 16)
         out = torch.zeros(16, 16)
-        mod.launch_k(None, (1,), (a, b, out, 16, 32, 16))
+        mod.launch_k(0, (1,), (a, b, out, 16, 32, 16))
         torch.testing.assert_close(out, a.float() @ b.float(), rtol=1e-2, atol=1e-2)
 
 
@@ -131,7 +131,7 @@ def run_matmul(convert, expr, a, b, out_shape, out_dtype):
         source = source.replace(expr + ")", expr + ", (1,)))")
     mod = convert(source)
     out = torch.zeros(out_shape or (1,), dtype=out_dtype)
-    mod.launch_k(None, (1,), (a, b, out, 0, 0, 0))
+    mod.launch_k(0, (1,), (a, b, out, 0, 0, 0))
     return out
 
 
@@ -213,7 +213,7 @@ def test_dtype_rules_checked_at_triton_compile_time(convert):
     mod = convert(MMA.format(expr="ct.mma(a, b, acc)"))
     a, b = operands(torch.bfloat16, 16, 32, 16)
     with pytest.raises(Exception, match="accumulator dtype"):
-        mod.launch_k(None, (1,), (a, b, torch.zeros(16, 16).half(), torch.zeros(16, 16).half(), 16, 32, 16))
+        mod.launch_k(0, (1,), (a, b, torch.zeros(16, 16).half(), torch.zeros(16, 16).half(), 16, 32, 16))
 
 
 @pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e5m2"])
@@ -255,5 +255,5 @@ def k(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
     for dtype in [torch.float32, torch.float16]:
         a, b = torch.randn(40, 50).to(dtype), torch.randn(50, 24).to(dtype)
         c = torch.zeros(40, 24, dtype=dtype)
-        mod.launch_k(None, (3, 2), (a, b, c, 16, 16, 16))
+        mod.launch_k(0, (3, 2), (a, b, c, 16, 16, 16))
         torch.testing.assert_close(c.float(), a.float() @ b.float(), rtol=2e-2, atol=2e-2)
