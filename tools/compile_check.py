@@ -163,7 +163,8 @@ def tma_findings(ttir, ptx, facts, kernel, tma_launch):
     if desc_stores and not tma_stores:
         problems.append(f"{desc_stores} descriptor store(s) in the TTIR but no TMA store in the PTX")
     counts = {"descriptor_loads": desc_loads, "descriptor_stores": desc_stores, "ptx_tma_loads": tma_loads,
-              "ptx_tma_stores": tma_stores, "pointer_tiles": pointer_tiles}
+              "ptx_tma_stores": tma_stores, "pointer_tiles": pointer_tiles,
+              "ptx_wgmma": len(re.findall(r"\bwgmma\.mma_async\b", ptx))}
     return problems, counts
 
 

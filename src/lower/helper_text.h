@@ -52,6 +52,11 @@ typedef enum HelperId {
   HELPER_ct_truediv_approx, /* math_helpers.py */
   HELPER_ct_isnan, /* math_helpers.py */
   HELPER_ct_cdiv, /* math_helpers.py */
+  HELPER_ct_mma_acc_ok, /* matrix_helpers.py */
+  HELPER_ct_matmul_acc_dtype, /* matrix_helpers.py */
+  HELPER_ct_mma_core, /* matrix_helpers.py */
+  HELPER_ct_mma, /* matrix_helpers.py */
+  HELPER_ct_matmul, /* matrix_helpers.py */
   HELPER_ct_negative_zero, /* memory_helpers.py */
   HELPER_ct_slice_range, /* memory_helpers.py */
   HELPER_ct_atomic_cas, /* memory_helpers.py */
@@ -638,6 +643,114 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    r = x % y\n"
     "    return q + ((r != 0) & ((r > 0) == (y > 0))).to(q.dtype)\n",
     {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_mma_acc_ok] = {"ct_mma_acc_ok",
+    "@triton.constexpr_function\n"
+    "def ct_mma_acc_ok(x, y, acc):\n"
+    "    \"\"\"Whether cuTile's ct.mma takes operands of dtypes x, y with an accumulator of dtype acc\n"
+    "    (its table: f16 -> f16|f32, bf16/f32 -> f32, f64 -> f64, fp8 -> f16|f32, [u]int8 -> int32;\n"
+    "    x and y of one dtype except int8 with uint8).\"\"\"\n"
+    "    small_ints = (tl.int8, tl.uint8)\n"
+    "    if x != y and not (x in small_ints and y in small_ints):\n"
+    "        return False\n"
+    "    if x in (tl.float16, tl.float8e4nv, tl.float8e5):\n"
+    "        return acc in (tl.float16, tl.float32)\n"
+    "    if x in (tl.bfloat16, tl.float32):\n"
+    "        return acc == tl.float32\n"
+    "    if x == tl.float64:\n"
+    "        return acc == tl.float64\n"
+    "    return x in small_ints and acc == tl.int32\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_matmul_acc_dtype] = {"ct_matmul_acc_dtype",
+    "@triton.constexpr_function\n"
+    "def ct_matmul_acc_dtype(x):\n"
+    "    \"\"\"The accumulator cuTile's ct.matmul (`@`) uses for operands of dtype x: the first the mma\n"
+    "    table allows (float16 and fp8 accumulate in float16, [u]int8 in int32).\"\"\"\n"
+    "    if x in (tl.float16, tl.float8e4nv, tl.float8e5):\n"
+    "        return tl.float16\n"
+    "    if x in (tl.bfloat16, tl.float32):\n"
+    "        return tl.float32\n"
+    "    if x == tl.float64:\n"
+    "        return tl.float64\n"
+    "    if x in (tl.int8, tl.uint8):\n"
+    "        return tl.int32\n"
+    "    return tl.int1\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_mma_core] = {"ct_mma_core",
+    "@triton.jit\n"
+    "def ct_mma_core(x, y, acc, input_precision: tl.constexpr, use_fast_acc: tl.constexpr):\n"
+    "    \"\"\"x @ y + acc for operands of one rank (2 or 3) and equal batch dimensions: below\n"
+    "    tl.dot's smallest K (16; 32 for 8-bit operands) a multiply-and-sum in the accumulator's\n"
+    "    dtype; uint8 operands made int8 with the offset added back (tl.dot multiplies int8\n"
+    "    only), exact in int32's wrap-around. fp8 into float32 accumulates precisely unless\n"
+    "    use_fast_acc: every 32 products (one sm_90 wgmma step) are added into the float32\n"
+    "    accumulator (Triton's default on sm_90 is never, the fast accumulator; 0 would leave\n"
+    "    wgmma for an upcast mma).\"\"\"\n"
+    "    MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16\n"
+    "    K: tl.constexpr = x.shape[len(x.shape) - 1]\n"
+    "    if K < MIN_K:\n"
+    "        if len(x.shape) == 3:\n"
+    "            return acc + tl.sum(x[:, :, :, None].to(acc.dtype) * y[:, None, :, :].to(acc.dtype), 2)\n"
+    "        else:\n"
+    "            return acc + tl.sum(x[:, :, None].to(acc.dtype) * y[None, :, :].to(acc.dtype), 1)\n"
+    "    elif x.dtype == tl.uint8 or y.dtype == tl.uint8:\n"
+    "        a = (x.to(tl.int16) - 128).to(tl.int8) if x.dtype == tl.uint8 else x\n"
+    "        b = (y.to(tl.int16) - 128).to(tl.int8) if y.dtype == tl.uint8 else y\n"
+    "        result = tl.dot(a, b, acc, out_dtype=tl.int32)\n"
+    "        if y.dtype == tl.uint8:\n"
+    "            result += 128 * tl.sum(a.to(tl.int32), len(x.shape) - 1, keep_dims=True)\n"
+    "        if x.dtype == tl.uint8:\n"
+    "            result += 128 * tl.sum(b.to(tl.int32), len(y.shape) - 2, keep_dims=True)\n"
+    "        if x.dtype == tl.uint8 and y.dtype == tl.uint8:\n"
+    "            result += 128 * 128 * K\n"
+    "        return result\n"
+    "    else:\n"
+    "        IMPRECISE: tl.constexpr = 32 if x.dtype.is_fp8() and not use_fast_acc else None\n"
+    "        return tl.dot(x, y, acc, input_precision=input_precision, max_num_imprecise_acc=IMPRECISE,\n"
+    "                      out_dtype=acc.dtype)\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_mma] = {"ct_mma",
+    "@triton.jit\n"
+    "def ct_mma(x, y, acc, input_precision: tl.constexpr, use_fast_acc: tl.constexpr):\n"
+    "    \"\"\"ct.mma(x, y, acc): x @ y + acc in acc's dtype (ct_mma_core). x and y are 2-D or 3-D and\n"
+    "    their batch dimensions broadcast (tl.dot needs equal ones).\"\"\"\n"
+    "    tl.static_assert(ct_mma_acc_ok(x.dtype, y.dtype, acc.dtype),\n"
+    "                     \"ct.mma: these operand dtypes do not take this accumulator dtype in cuTile\")\n"
+    "    if len(acc.shape) == 2:\n"
+    "        return ct_mma_core(x, y, acc, input_precision, use_fast_acc)\n"
+    "    else:\n"
+    "        a = x[None, :, :] if len(x.shape) == 2 else x\n"
+    "        b = y[None, :, :] if len(y.shape) == 2 else y\n"
+    "        a = tl.broadcast_to(a, (acc.shape[0], a.shape[1], a.shape[2]))\n"
+    "        b = tl.broadcast_to(b, (acc.shape[0], b.shape[1], b.shape[2]))\n"
+    "        return ct_mma_core(a, b, acc, input_precision, use_fast_acc)\n",
+    {HELPER_ct_mma_acc_ok, HELPER_ct_mma_core, -1, -1}, false, false},
+  [HELPER_ct_matmul] = {"ct_matmul",
+    "@triton.jit\n"
+    "def ct_matmul(x, y, input_precision: tl.constexpr):\n"
+    "    \"\"\"ct.matmul(x, y) and `x @ y`: the operands promoted to their common dtype, the product\n"
+    "    accumulated in the first accumulator cuTile's mma table allows for it (float16 and fp8\n"
+    "    in float16, [u]int8 in int32) and cast back to that dtype. A 1-D x is a row (1, K), a\n"
+    "    1-D y a column (K, 1), and that axis is dropped from the result (as numpy does).\"\"\"\n"
+    "    D: tl.constexpr = ct_common_dtype(x, y)\n"
+    "    ACC: tl.constexpr = ct_matmul_acc_dtype(D)\n"
+    "    tl.static_assert(ACC != tl.int1, \"ct.matmul: cuTile has no matrix product of this dtype\")\n"
+    "    X_VECTOR: tl.constexpr = len(x.shape) == 1\n"
+    "    Y_VECTOR: tl.constexpr = len(y.shape) == 1\n"
+    "    a = x.to(D)[None, :] if X_VECTOR else x.to(D)\n"
+    "    b = y.to(D)[:, None] if Y_VECTOR else y.to(D)\n"
+    "    if len(a.shape) == 3 or len(b.shape) == 3:\n"
+    "        BA: tl.constexpr = a.shape[0] if len(a.shape) == 3 else 1\n"
+    "        BB: tl.constexpr = b.shape[0] if len(b.shape) == 3 else 1\n"
+    "        acc = tl.zeros((BA if BA != 1 else BB, a.shape[len(a.shape) - 2], b.shape[len(b.shape) - 1]), ACC)\n"
+    "    else:\n"
+    "        acc = tl.zeros((a.shape[0], b.shape[1]), ACC)\n"
+    "    result = ct_mma(a, b, acc, input_precision, False).to(D)\n"
+    "    if X_VECTOR:\n"
+    "        result = tl.sum(result, len(result.shape) - 2, dtype=D)\n"
+    "    if Y_VECTOR:\n"
+    "        result = tl.sum(result, len(result.shape) - 1, dtype=D)\n"
+    "    return result\n",
+    {HELPER_ct_common_dtype, HELPER_ct_matmul_acc_dtype, HELPER_ct_mma, -1}, false, false},
   [HELPER_ct_negative_zero] = {"ct_negative_zero",
     "@triton.jit\n"
     "def ct_negative_zero():\n"

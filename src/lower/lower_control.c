@@ -552,6 +552,26 @@ static bool same_type(const TypeInfo *a, const TypeInfo *b) {
   return true;
 }
 
+/* When `a if cond else b` (cond a constexpr) is tfloat32: a constexpr
+ * expression, NULL when never (tfloat32 is float32 to Triton). */
+static Node *tf32_text(Lowerer *L, const TypeInfo *type) {
+  if (type->dtype == DT_TFLOAT32)
+    return T0(L, "True");
+  return type->tf32_when ? node_copy_tree(&L->ctx->arena, type->tf32_when) : NULL;
+}
+
+static Node *either_tf32(Lowerer *L, const Node *expr, const TypeInfo *a, const TypeInfo *b) {
+  Node *when_a = tf32_text(L, a), *when_b = tf32_text(L, b);
+  if (!when_a && !when_b)
+    return NULL;
+  Node *test = node_copy_tree(&L->ctx->arena, expr->u.if_exp.test);
+  if (!when_b)
+    return a->dtype == DT_TFLOAT32 ? T(L, "(_1)", test) : T(L, "(_1 and _2)", test, when_a);
+  if (!when_a)
+    return T(L, "(not _1 and _2)", test, when_b);
+  return T(L, "(_1 if _2 else _3)", when_a, test, when_b);
+}
+
 /* The type of `a if cond else b` with cond a constexpr: Triton keeps one
  * operand at compile time, so the two may differ in dtype (cuTile's
  * `ct.astype(t, ct.tfloat32) if t.dtype == ct.float32 else t`); the dtype
@@ -572,17 +592,12 @@ static TypeInfo *either_type(Lowerer *L, const Node *expr, TypeInfo *a, TypeInfo
     return type_tile(L->ctx, DT_UNKNOWN, 0, NULL); /* `0 if N == 1 else i`: a number or a scalar, as Triton types it */
   if (a && b && a->kind == VAL_DTYPE && b->kind == VAL_DTYPE) {
     /* the dtype is the expression itself (Triton evaluates it at compile
-     * time); a restricted dtype would lose its meaning there: tfloat32 is
-     * tl.float32 to Triton and only matrix multiply gives it one */
-    for (int side = 0; side < 2; side++) {
-      DType dtype = (side ? b : a)->dtype;
-      if (dtype == DT_TFLOAT32 || dtype == DT_FLOAT8_E4M3FN || dtype == DT_FLOAT8_E5M2)
-        lower_error(L, expr, "a dtype chosen by a condition known only at launch cannot be %s (Triton has no such "
-                    "dtype to choose; only ct.mma gives it a meaning)", dtype_info(dtype)->cutile);
-    }
+     * time); tfloat32 is tl.float32 to Triton, and the type says when it
+     * is tfloat32 (the matrix product that takes it reads that) */
     TypeInfo *type = type_new(L->ctx, VAL_DTYPE);
     type->dtype = DT_UNKNOWN;
     type->dtype_expr = (Node *)expr;
+    type->tf32_when = either_tf32(L, expr, a, b);
     return type;
   }
   if (a && b && a->kind == VAL_TILE && b->kind == VAL_TILE && a->rank == b->rank) {
@@ -592,6 +607,7 @@ static TypeInfo *either_type(Lowerer *L, const Node *expr, TypeInfo *a, TypeInfo
       type->dtype = DT_UNKNOWN;
       type->dtype_expr = NULL; /* read from the value: `name.dtype` */
       type->not_bfloat16 = false;
+      type->tf32_when = either_tf32(L, expr, a, b);
     }
     for (int d = 0; d < a->rank && d < C2T_MAX_RANK; d++)
       if (a->shape[d] != b->shape[d] || (a->shape[d] < 0 && a->dims[d] != b->dims[d])) {

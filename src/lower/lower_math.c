@@ -96,6 +96,10 @@ static DType promote_typed(Lowerer *L, const Node *at, const char *what, DType a
   return dtype_info(a)->bits >= dtype_info(b)->bits ? a : b;
 }
 
+DType math_promote(Lowerer *L, const Node *at, const char *what, DType a, DType b) {
+  return promote_typed(L, at, what, a, b);
+}
+
 /* A Python number meeting a tile of `dtype`. */
 static DType promote_number(Lowerer *L, const Node *at, const char *what, const TypeInfo *number, DType dtype) {
   char category = number_category(number);
@@ -113,6 +117,9 @@ static void reject_restricted(Lowerer *L, const Node *at, const char *what, cons
   if (!math_is_number(type) && math_dtype_is_restricted(type->dtype))
     lower_error(L, at, "%s: cuTile does no arithmetic on %s (convert it with astype first)", what,
                 dtype_name(type->dtype));
+  if (!math_is_number(type) && type->tf32_when)
+    lower_error(L, at, "%s: this operand is tfloat32 at the launches where a condition holds (a dtype chosen at "
+                "launch), and cuTile does no arithmetic on tfloat32 (only matrix products take it)", what);
 }
 
 static bool is_bool_operand(const TypeInfo *type) {
@@ -385,7 +392,7 @@ static Node *lower_binary(Lowerer *L, Node *at, const char *what, AstOp op, Node
 
 Node *lower_binary_operator(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right) {
   if (op == AOP_MATMULT)
-    lower_error(L, expr, "the @ operator (matrix multiply) is not supported by the converter yet");
+    return lower_matrix_product(L, expr, "the @ operator", left, right, expr, expr);
   const char *what = arena_printf(&L->ctx->arena, "the %s operator", operator_text(op));
   return lower_binary(L, expr, what, op, left, right);
 }

@@ -39,6 +39,12 @@ Node *lower_math_bitwise_not(Lowerer *L, Node *expr, Node *operand);
 Node *lower_math_isnan(Lowerer *L, Node *call, const char *member);
 Node *lower_math_abs(Lowerer *L, Node *call, const char *member);
 
+/* ---- lower_math.c */
+DType math_promote(Lowerer *L, const Node *at, const char *what, DType a, DType b); /* cuTile's promotion of two dtypes */
+
+/* ---- lower_matrix.c: x @ y and ct.matmul (operands lowered; the sources locate errors) */
+Node *lower_matrix_product(Lowerer *L, Node *at, const char *what, Node *x, Node *y, Node *x_source, Node *y_source);
+
 /* ---- lower_math_runtime.c: helpers of the generated module */
 Node *math_unary_helper(Lowerer *L, const char *name, const char *gpu_expr, const char *interpreted_expr,
                         const char *doc, bool float32_only); /* ct_<name>(x) for a float math function */

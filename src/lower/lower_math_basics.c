@@ -48,6 +48,7 @@ TypeInfo *math_tile_type(Lowerer *L, const TypeInfo *like, DType dtype) {
   type->kind = VAL_TILE;
   type->dtype = dtype;
   type->dtype_expr = NULL;
+  type->tf32_when = NULL; /* arithmetic results are never tfloat32 */
   type->loose = false;
   return type;
 }

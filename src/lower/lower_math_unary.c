@@ -354,6 +354,33 @@ static Node *convert_tile(Lowerer *L, Node *at, Node *x, Node *dtype_node, DType
   return result;
 }
 
+/* astype to tfloat32 (or to a dtype that is tfloat32 when a constexpr
+ * condition holds): Triton has no tf32 dtype, so the value is float32 and its
+ * type says tfloat32, which the matrix product that takes it reads
+ * (input_precision="tf32"); cuTile does nothing else with a tf32 tile. */
+static Node *convert_to_tf32(Lowerer *L, Node *at, Node *x, Node *dtype, const char *mode, Node *mode_source) {
+  if (mode && strcmp(mode, "RN") != 0)
+    lower_error(L, mode_source, "astype() to tfloat32 with rounding_mode=RoundingMode.%s cannot be converted", mode);
+  if (math_is_number(x->type))
+    lower_error(L, at, "astype() of a number to tfloat32 cannot be converted (only matrix products take tfloat32)");
+  DType from = x->type->dtype;
+  if (from != DT_UNKNOWN && !math_dtype_is_float(from))
+    lower_error(L, at, "astype(): cuTile converts only float tiles to tfloat32, not %s", dtype_info(from)->cutile);
+  Node *result;
+  TypeInfo *type;
+  if (dtype->type->dtype == DT_TFLOAT32) {
+    result = T(L, "_1.to(tl.float32)", x);
+    type = math_tile_type(L, x->type, DT_TFLOAT32);
+  } else {
+    result = T(L, "_1.to(_2)", x, dtype);
+    type = math_tile_type(L, x->type, DT_UNKNOWN);
+    type->dtype_expr = dtype;
+    type->tf32_when = dtype->type->tf32_when;
+  }
+  result->type = type;
+  return result;
+}
+
 /* ct.astype(x, dtype, rounding_mode=), x.astype(dtype) */
 Node *lower_math_astype(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
@@ -363,9 +390,9 @@ Node *lower_math_astype(Lowerer *L, Node *call, const char *member) {
   require_value(L, call, "astype()", x->type);
   if (dtype->type->kind != VAL_DTYPE)
     lower_error(L, args.source[1], "astype() needs a dtype");
-  if (dtype->type->dtype == DT_TFLOAT32)
-    lower_error(L, args.source[1], "astype(ct.tfloat32) is part of matrix multiply and not supported here yet");
   const char *mode = math_rounding_mode(L, args.arg[2], args.source[2], "astype()");
+  if (dtype->type->dtype == DT_TFLOAT32 || dtype->type->tf32_when)
+    return convert_to_tf32(L, call, x, dtype, mode, args.source[2]);
   return convert_tile(L, call, x, dtype, dtype->type->dtype, mode, args.source[2]);
 }
 

@@ -51,6 +51,8 @@ static void lower_assign(Lowerer *L, Node *stmt, NodeList *out) {
   if (value->type && value->type->kind == VAL_ARRAY && stmt->u.assign.targets.count == 1 &&
       stmt->u.assign.targets.items[0]->kind == N_NAME)
     return; /* an array view (x.slice(...)): its pieces are named already */
+  if (value->type && value->type->kind == VAL_ENUM)
+    return; /* `pad = ct.PaddingMode.ZERO`: the name's type holds the member, which its uses read */
   Node *chosen = stmt->u.assign.targets.count == 1 ? memory_choice_stmt(L, stmt->u.assign.targets.items[0], value) : NULL;
   push_stmt(L, out, chosen ? chosen : stmt);
 }

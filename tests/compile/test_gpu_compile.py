@@ -264,3 +264,38 @@ def test_advanced_indexing_compiles_and_runs(tmp_path):
                                     "        ref[i, :6] = cache[p, 10:16]\n"
                                     "assert torch.equal(out, ref * 2), (out, ref)\n")
     assert same, output
+
+
+MATRIX_CALLS = """
+import torch
+def gemm_f16(m):
+    a, b = torch.randn(512, 512).half(), torch.randn(512, 512).half()
+    m.launch_gemm_kernel(0, (16,), (a, b, torch.empty(512, 512).half(), 128, 128, 64, 8))
+def gemm_f32_as_tf32(m):
+    a, b = torch.randn(512, 512), torch.randn(512, 512)
+    m.launch_gemm_kernel(0, (16,), (a, b, torch.empty(512, 512), 128, 128, 32, 8))
+def gemm_fp8(m):  # precise fp8 accumulation (use_fast_acc=False) keeps wgmma
+    a, b = torch.randn(512, 512).to(torch.float8_e4m3fn), torch.randn(512, 512).to(torch.float8_e4m3fn)
+    m.launch_gemm_kernel(0, (16,), (a, b, torch.empty(512, 512).half(), 128, 128, 64, 8))
+def attention_f16(m):
+    q = torch.randn(4, 512, 64).half()
+    m.launch_attention_fwd_kernel(0, (8, 4, 1), (q, q, q, torch.empty_like(q), 0.125, 64, 64, 64))
+CALLS = {"gemm": [gemm_f16, gemm_f32_as_tf32, gemm_fp8], "attention_fwd": [attention_f16]}
+"""
+
+
+def test_matrix_products_use_wgmma_and_tma(tmp_path):
+    """ct.mma at 128x128x64 float16 (and float32 as tfloat32, fp8, and attention's two products)
+    compiles for sm_90 to wgmma fed by TMA loads, within the H200's shared memory."""
+    mods = tmp_path / "mods"
+    mods.mkdir()
+    for name in ("gemm", "attention_fwd"):
+        _convert(REPO / "corpus" / "cutile" / f"{name}.py", mods / f"{name}.py")
+    out = tmp_path / "results.json"
+    proc = _check_folder(mods, MATRIX_CALLS, tmp_path, "--targets", "90", "--json", str(out))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    results = json.loads(out.read_text())
+    assert len(results) == 4
+    for r in results:
+        assert r["tma_launch"] and r["ptx_wgmma"] > 0 and r["ptx_tma_loads"] > 0, r
+        assert r["shared"] <= 232448 and not r["problems"], r

@@ -149,10 +149,11 @@ def k(x, y, TILE: ct.Constant[int], SHARED: ct.Constant[int]):
         assert torch.equal(y, expected), shared
 
 
-def test_refused_restricted_dtype_chosen_at_launch(convert_error):
-    # tfloat32 is tl.float32 to Triton: choosing it at launch would silently drop TF32
+def test_refused_arithmetic_on_tfloat32_chosen_at_launch(convert_error):
+    # tfloat32 is tl.float32 to Triton; the type remembers when it is tfloat32 (matrix products
+    # read it), and arithmetic on it is refused as cuTile refuses it
     error = convert_error(CONDITIONAL_DTYPE.replace("ct.float16 if", "ct.tfloat32 if"))
-    assert "a dtype chosen by a condition known only at launch cannot be tfloat32" in error
+    assert "cuTile does no arithmetic on tfloat32" in error
 
 
 def test_dtype_comparison_is_a_compile_time_branch(convert_text):

@@ -507,7 +507,6 @@ def k(x, out, s, TILE: ct.Constant[int]):
     ("a.astype(ct.bool_)", "not settled"),
     ("ct.add(a, b, rounding_mode=ct.RoundingMode.RZ)", "cannot be converted"),
     ("ct.astype(a, ct.float16, rounding_mode=ct.RoundingMode.RM)", "cannot be converted"),
-    ("a @ b", "@ operator"),
     ("ct.bitcast(a, ct.int16)", "same width"),
     ("~1.5", "float constant"),
 ])

@@ -55,6 +55,7 @@ def install():
     B = _interp.InterpreterBuilder
     binary_op, unary_op, ternary_op, cast_impl = B.binary_op, B.unary_op, B.ternary_op, B.cast_impl
     create_fma, create_fp_to_fp = B.create_fma, B.create_fp_to_fp
+    create_dot = B.create_dot
 
     def bf16_binary_op(self, lhs, rhs, op):
         if not (_is_bf16(lhs) or _is_bf16(rhs)):
@@ -93,8 +94,15 @@ def install():
             return create_fp_to_fp(self, cast_impl(self, src, tl.float32), dst_type, rounding_mode)
         return create_fp_to_fp(self, src, dst_type, rounding_mode)
 
+    def bf16_dot(self, a, b, d, input_precision, max_num_imprecise_acc):
+        # tl.dot of bfloat16 operands multiplied the raw bits; the GPU multiplies exactly into float32
+        if _is_bf16(a) or _is_bf16(b):
+            a, b = _to_f32(a) if _is_bf16(a) else a, _to_f32(b) if _is_bf16(b) else b
+        return create_dot(self, a, b, d, input_precision, max_num_imprecise_acc)
+
     def get_bf16(self, value):
         return _to_bf16(_interp.TensorHandle(np.array([value], dtype=np.float32), tl.float32))
 
     B.binary_op, B.unary_op, B.ternary_op, B.create_fma = bf16_binary_op, bf16_unary_op, bf16_ternary_op, bf16_fma
     B.cast_impl, B.create_fp_to_fp, B.get_bf16 = bf16_cast_impl, bf16_fp_to_fp, get_bf16
+    B.create_dot = bf16_dot
