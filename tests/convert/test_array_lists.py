@@ -240,7 +240,6 @@ def run(As, Bs, blocks=4):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="needs ct.mma")
 def test_grouped_gemm(convert, device):
     mod = convert(GROUPED_GEMM)
     dims = [(16, 32, 16), (40, 24, 48), (8, 64, 33)]

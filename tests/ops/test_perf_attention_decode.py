@@ -1,0 +1,38 @@
+"""Performance: decode attention with a split KV sequence and grouped query heads vs torch's
+scaled_dot_product_attention (enable_gqa).  Memory-bound: GB/s = bytes of q, k, v read and the
+output written."""
+
+import math
+
+import pytest
+import torch
+
+from perf_common import PERF_BACKENDS, backend_module, check_close, gbytes, gpu_only, ids, measure, randn, dname, sizes
+
+pytestmark = gpu_only
+
+# (batch, q_heads, kv_heads, seq, head_dim, splits, dtype)
+CONFIGS = sizes(gpu=[(16, 32, 8, 8192, 128, 8, torch.bfloat16), (64, 32, 8, 2048, 128, 4, torch.float16),
+                     (4, 64, 8, 32768, 64, 16, torch.bfloat16)],
+                smoke=[(1, 4, 2, 40, 16, 2, torch.float16)])
+
+
+def config_id(cfg):
+    b, hq, hk, s, d, splits, dtype = cfg
+    return f"b{b} h{hq}/{hk} s{s} d{d} split{splits} {dname(dtype)}"
+
+
+@pytest.mark.parametrize("backend", PERF_BACKENDS)
+@pytest.mark.parametrize("cfg", CONFIGS, ids=ids(config_id))
+def test_perf_attention_decode(load_op, perf_record, backend, cfg):
+    b, hq, hk, s, d, splits, dtype = cfg
+    mod = backend_module(load_op, "attention_decode", backend)
+    q, k, v = randn((b, hq, d), dtype), randn((b, hk, s, d), dtype), randn((b, hk, s, d), dtype)
+    sdpa = lambda: torch.nn.functional.scaled_dot_product_attention(  # noqa: E731
+        q[:, :, None, :], k, v, enable_gqa=True)[:, :, 0, :]
+    if mod is None:
+        fn = sdpa
+    else:
+        fn = lambda: mod.attention_decode(q, k, v, splits=splits)  # noqa: E731
+        check_close(backend, fn(), sdpa(), what="attention_decode", factor=2)
+    measure(perf_record, config=config_id(cfg), backend=backend, fn=fn, gbytes=gbytes(q, k, v, q))
