@@ -189,8 +189,9 @@ static TypeInfo *broadcast_shapes(Lowerer *L, const TypeInfo *left, const TypeIn
   const TypeInfo *bigger = l->rank >= r->rank ? l : r;
   const TypeInfo *smaller = bigger == l ? r : l;
   TypeInfo *type = math_tile_type(L, bigger, dtype);
-  if (bigger->rank < 0 || smaller->rank < 0) {
-    type->rank = bigger->rank < 0 ? -1 : bigger->rank;
+  if (bigger->rank < 0 || smaller->rank < 0) { /* a rank known only at launch stays unknown */
+    type = math_tile_type(L, bigger->rank < 0 ? bigger : smaller, dtype);
+    type->rank = -1;
     return type;
   }
   int offset = bigger->rank - smaller->rank;

@@ -192,3 +192,32 @@ def test_a_tile_function_called_with_a_tile_of_either_rank(convert):
     mod = convert(SUM_IN_A_TILE_FUNCTION)
     _column_sums(mod, 1)
     _column_sums(mod, 4)
+
+
+EITHER_RANK_OVER_A_SCALAR = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, out, D: ct.Constant[int], AS_ROW: ct.Constant[bool]):
+    """Each row divided by its sum; the row is (1, D) or (D,) by a constexpr."""
+    i = ct.bid(0)
+    t = ct.load(x, index=(i, 0), shape=(1, D))
+    if AS_ROW:
+        row = t
+    else:
+        row = ct.reshape(t, (D,))
+    total = ct.sum(t)
+    ct.store(out, index=(i, 0), tile=ct.reshape(row / total, (1, D)))
+'''
+
+
+@pytest.mark.parametrize("as_row", [True, False])
+def test_a_tile_of_either_rank_over_a_scalar_keeps_its_rank_unknown(convert, as_row):
+    """(rank unknown) / (0-d) was typed 0-d, and the reshape became tl.broadcast_to of a
+    (1, D) or (D,) tile, which Triton refuses (TileGym's splitk_reduce)."""
+    mod = convert(EITHER_RANK_OVER_A_SCALAR)
+    x = torch.rand(3, 16) + 0.5
+    out = torch.zeros(3, 16)
+    mod.launch_k(0, (3,), (x, out, 16, as_row))
+    torch.testing.assert_close(out, x / x.sum(1, keepdim=True))
