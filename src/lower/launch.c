@@ -424,7 +424,7 @@ static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, c
   const NodeList *args = &def->u.function_def.args->u.arguments.args;
   for (int i = 0; i < args->count; i++) {
     Str name = args->items[i]->u.arg.arg;
-    bool keyed = is_constexpr_param(def, name);
+    bool keyed = is_constexpr_param(def, name) && !str_eq(name, "_use_tma"); /* a candidate's choice */
     for (int p = 0; p < kernel->param_count && !keyed; p++)
       if (kernel->param_is_array[p] || kernel->param_is_array_tuple[p]) {
         Str param = kernel->param_names[p];
@@ -450,10 +450,11 @@ static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, c
              "triton.autotune("
              "configs=[%s], "
              "key=[%s], "
-             "prune_configs_by={\"early_config_prune\": lambda configs, nargs, **launch: %.*s(configs, %s)}, "
+             "prune_configs_by={\"early_config_prune\": lambda configs, nargs, **launch: %.*s(configs, %s%s)}, "
              "%s%s%s"
              "do_bench=lambda launch, quantiles: %.*s(launch, quantiles))",
              configs, key.data ? key.data : "", candidates->u.name.id.len, candidates->u.name.id.text, elements,
+             L->tma_array_count > 0 ? ", tma=True" : "",
              restore && restore[0] ? "restore_value=[" : "", restore && restore[0] ? restore : "",
              restore && restore[0] ? "], " : "", timing->u.name.id.len, timing->u.name.id.text);
   Node *decorator = T0(L, arena_strndup(&L->ctx->arena, text.data, text.len));

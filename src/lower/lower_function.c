@@ -862,6 +862,13 @@ void lower_kernel(Lowerer *L, Function *fn) {
     Str flag = suffixed(L, L->tma_arrays[i], "_tma");
     node_list_push(&L->ctx->arena, &def->u.function_def.args->u.arguments.args, new_arg(L, flag, "tl.constexpr"));
   }
+  /* and one for the kernel: whether descriptors are used at all (an autotune candidate
+   * may take the pointer path, which is faster for tiles that go straight to registers) */
+  if (L->tma_array_count > 0) {
+    Node *arguments = def->u.function_def.args;
+    node_list_push(&L->ctx->arena, &arguments->u.arguments.args, new_arg(L, (Str){"_use_tma", 8}, "tl.constexpr"));
+    node_list_push(&L->ctx->arena, &arguments->u.arguments.defaults, T0(L, "True"));
+  }
   lower_launcher(L, fn);
   L->function = NULL;
   L->scope = NULL;

@@ -311,14 +311,15 @@ static int drop_repeated(Lowerer *L, Node **parts, int count) {
   return kept;
 }
 
-/* `x_tma and BN * (x.dtype.element_ty.primitive_bitwidth // 8) >= 16 and BM <= 256`:
- * the launcher's flag (alignment) and TMA's box rules (inner box of at
+/* `_use_tma and x_tma and BN * (x.dtype.element_ty.primitive_bitwidth // 8) >= 16 and BM <= 256`:
+ * the kernel's choice (an autotune candidate may take pointers), the launcher's flag (alignment) and TMA's box rules (inner box of at
  * least 16 bytes, at most 256 elements a dimension). */
 static Node *tma_condition(Lowerer *L, const ArrayRef *array, Node **sizes, int rank) {
   Node *flag = new_name(L, arena_printf(&L->ctx->arena, "%.*s_tma", array->param.len, array->param.text));
   Node *element = new_name(L, arena_printf(&L->ctx->arena, "%.*s", array->param.len, array->param.text));
-  Node *parts[MAX_TILE_RANK + 3] = {flag, T(L, "_1 * (_2.dtype.element_ty.primitive_bitwidth // 8) >= 16", sizes[rank - 1], element)};
-  int count = 2;
+  Node *parts[MAX_TILE_RANK + 4] = {new_name(L, "_use_tma"), flag,
+                                     T(L, "_1 * (_2.dtype.element_ty.primitive_bitwidth // 8) >= 16", sizes[rank - 1], element)};
+  int count = 3;
   if (array->rank_branches > 0 && array->descriptor_slots) /* a list item's rank: the list's constexpr */
     parts[count++] = T(L, "_1 == _2", new_name(L, arena_printf(&L->ctx->arena, "%.*s_rank", array->param.len,
                                                               array->param.text)), new_int(L, rank));

@@ -98,10 +98,46 @@ def test_candidates_follow_the_tile_size(convert):
     configs = mod.bump.configs
     assert len(configs) == 3  # the warp counts; _launch_candidates adds the stages
     small = [(c.num_warps, c.num_stages) for c in mod._launch_candidates(configs, 256)]
-    assert small == [(4, 3), (8, 3), (16, 3), (4, 2), (4, 4)]
+    assert small == [(4, 3), (8, 3), (16, 3), (4, 2), (4, 1)]  # 1 stage last: its shared memory fits
     middle = [(c.num_warps, c.num_stages) for c in mod._launch_candidates(configs, 4096)]
     assert middle[0] == (8, 3) and len(middle) == 5
     assert mod._launch_candidates(configs, 1 << 20)[0].num_warps == 16
+
+
+def test_a_kernel_with_descriptors_also_tries_the_pointer_path(convert, convert_text):
+    """With tma=True the two warp counts nearest the hand pick are timed with and without
+    descriptors (_use_tma=False takes every pointer branch); the hand pick with them comes first,
+    so the interpreter still runs the descriptor path."""
+    mod = convert(INPLACE)
+    picks = [(c.num_warps, c.num_stages, c.kwargs.get("_use_tma", True))
+             for c in mod._launch_candidates(mod.bump.configs, 256, tma=True)]
+    assert picks == [(4, 3, True), (4, 3, False), (8, 3, True), (8, 3, False), (4, 2, True), (4, 1, True)]
+    relu = convert_text(RELU_2D)
+    assert "_use_tma: tl.constexpr = True" in relu and "tma=True" in relu
+    assert re.search(r"_use_tma\s+and\s+x_tma", relu)
+
+
+def test_the_pointer_path_candidate_computes_the_same(convert):
+    mod = convert(RELU_2D)
+    x = torch.randn(37, 72)  # rows of 288 bytes: descriptors can address them
+    y = torch.zeros(37, 72)
+    kernel = mod.relu2d.fn  # the jit function under the autotuner
+    for use_tma in (True, False):
+        y.zero_()
+        kernel[(3, 3)](x, tuple(x.shape), tuple(x.stride()), y, tuple(y.shape), tuple(y.stride()), 16, 32,
+                       x_tma=True, y_tma=True, _use_tma=use_tma)
+        assert torch.equal(y, torch.relu(x))
+
+
+RELU_2D = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def relu2d(x, y, BM: ct.Constant[int], BN: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0), ct.bid(1)), shape=(BM, BN), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, index=(ct.bid(0), ct.bid(1)), tile=ct.where(t > 0, t, 0))
+'''
 
 
 def _timing_every_candidate(mod, runs_per_candidate=3):
@@ -128,7 +164,7 @@ def test_in_place_update_is_right_when_every_candidate_is_timed(convert):
     assert len(timed) == 5  # every candidate ran 3 times on x ...
     assert torch.equal(x, expected)  # ... and x was put back before the launch that counts
     best = mod.bump.best_config
-    assert (best.num_warps, best.num_stages) == (4, 4)  # the last candidate, timed fastest
+    assert (best.num_warps, best.num_stages) == (4, 1)  # the last candidate, timed fastest
 
 
 def test_in_place_update_without_restore_value_would_be_wrong(convert):
@@ -250,7 +286,7 @@ def test_num_worker_warps_is_num_warps(convert_text, tmp_path, convert):
     x = torch.randn(16)
     y = torch.zeros(16)
     assert [(c.num_warps, c.num_stages) for c in mod._launch_candidates(mod.copy.configs, 1 << 20)] == [
-        (8, 3), (8, 2), (8, 4)]
+        (8, 3), (8, 2), (8, 1)]
     mod.launch_copy(0, (2,), (x, y, 8))
     assert torch.equal(x, y) and mod.copy.best_config.num_warps == 8
 
