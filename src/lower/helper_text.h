@@ -86,6 +86,7 @@ typedef enum HelperId {
   HELPER__launch_time_us, /* tune_helpers.py */
   HELPER__exhaustive_search, /* tune_helpers.py */
   HELPER__launch_warps, /* tune_helpers.py */
+  HELPER__fitting_stages, /* tune_helpers.py */
   HELPER__launch_candidates, /* tune_helpers.py */
   HELPER__time_launch, /* tune_helpers.py */
   HELPER_COUNT
@@ -1112,6 +1113,24 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    hand: 4 below 2048 elements, 8 below 8192, 16 from there (wide rows: softmax, layer norm,\n"
     "    argmax over a long row), so that each thread keeps a few hundred bytes of the tile.\"\"\"\n"
     "    return 4 if elements < 2048 else 8 if elements < 8192 else 16\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER__fitting_stages] = {"_fitting_stages",
+    "def _fitting_stages(kernel, key, launch, stages=3):\n"
+    "    \"\"\"launch(num_stages) with `stages` software-pipeline stages, or fewer when Triton finds\n"
+    "    the kernel's shared memory larger than the GPU's (cuTile fits its pipelining to the GPU;\n"
+    "    a fixed Triton stage count may not, e.g. 256x256 matrix tiles). The count that fits is\n"
+    "    remembered on the kernel per key (the launch's constexpr values and dtypes), so a larger\n"
+    "    count is compiled once per key, not at every launch.\"\"\"\n"
+    "    fitted = kernel.__dict__.setdefault(\"_c2t_fitting_stages\", {})\n"
+    "    num_stages = fitted.get(key, stages)\n"
+    "    while True:\n"
+    "        try:\n"
+    "            return launch(num_stages)\n"
+    "        except triton.runtime.errors.OutOfResources:\n"
+    "            if num_stages <= 1:\n"
+    "                raise\n"
+    "            num_stages -= 1\n"
+    "            fitted[key] = num_stages\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER__launch_candidates] = {"_launch_candidates",
     "def _launch_candidates(configs, elements, tma=False):\n"

@@ -504,8 +504,23 @@ static bool launch_configuration(Lowerer *L, Function *kernel, const Tuning *tun
                  warps->u.name.id.text, elements);
     }
   }
-  buf_puts(call, "            num_stages=3,\n");
+  buf_puts(call, "            num_stages=num_stages,\n"); /* _fitting_stages: 3 or what fits */
   return true;
+}
+
+/* `(BM, BN, x.dtype, y.dtype)`: what decides a fixed-option launch's shared memory,
+ * the key under which _fitting_stages remembers the stage count that fits. */
+static void fitting_key(Lowerer *L, Function *kernel, Buf *key) {
+  int count = 0;
+  buf_puts(key, "(");
+  for (int i = 0; i < kernel->param_count; i++) {
+    Str param = kernel->param_names[i];
+    if (kernel->param_is_array[i])
+      buf_printf(key, "%s%.*s.dtype", count++ ? ", " : "", param.len, param.text);
+    else if (is_constexpr_param(kernel->def, param))
+      buf_printf(key, "%s%.*s", count++ ? ", " : "", param.len, param.text);
+  }
+  buf_puts(key, count == 1 ? ",)" : ")");
 }
 
 void lower_launcher(Lowerer *L, Function *kernel) {
@@ -523,6 +538,13 @@ void lower_launcher(Lowerer *L, Function *kernel) {
     tuning = (Tuning){true, "the module times its kernels (cuda.tile.tune.exhaustive_search)",
                       options.worker_warps};
   bool fixed = launch_configuration(L, kernel, &tuning, call, options.notes);
+  Buf fitting = {0}; /* a fixed stage count takes fewer stages where it does not fit */
+  if (fixed) {
+    Node *helper = use_helper(L, HELPER__fitting_stages);
+    buf_printf(&fitting, "        %.*s(%.*s, ", helper->u.name.id.len, helper->u.name.id.text, name.len, name.text);
+    fitting_key(L, kernel, &fitting);
+    buf_puts(&fitting, ", lambda num_stages: ");
+  }
   /* the docstring on one line, or broken before ct.launch where that runs past the line limit */
   const char *docstring_break = 4 + 53 + 2 * name.len > EMIT_LINE_LIMIT ? "\n    " : " ";
   buf_printf(&text,
@@ -532,7 +554,7 @@ void lower_launcher(Lowerer *L, Function *kernel) {
              "    %s%s = args\n"
              "%s"
              "    with _kernel_stream(stream, %s):\n"
-             "        %.*s[tuple(grid)](\n%s            num_ctas=num_ctas,\n        )\n",
+             "%s%.*s[tuple(grid)](\n%s            num_ctas=num_ctas,\n        )%s\n",
              name.len, name.text, options.num_ctas ? "_1" : "1", fixed ? ", num_worker_warps=None" : "", name.len,
              name.text, docstring_break, name.len,
              name.text, options.notes->data ? options.notes->data : "", unpack->data ? unpack->data : "_",
@@ -541,14 +563,15 @@ void lower_launcher(Lowerer *L, Function *kernel) {
                 launches on threads of its own, where the module-level setting is not seen */
              L->tma_array_count ? "    triton.set_allocator(_tma_workspace)  # set per thread (autograd's threads too)\n"
                                 : "",
-             first_array_param(L, kernel), name.len, name.text,
-             call->data ? call->data : "");
+             first_array_param(L, kernel), fixed ? fitting.data : "        ", name.len, name.text,
+             call->data ? call->data : "", fixed ? ")" : "");
   NodeList made = template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), &options.num_ctas,
                                  options.num_ctas ? 1 : 0);
   use_helper(L, HELPER__host_kernel);
   for (int i = 0; kernel->param_is_array_list && i < kernel->param_count; i++)
     L->uses_array_lists |= kernel->param_is_array_list[i];
   buf_free(options.notes);
+  buf_free(&fitting);
   buf_free(&text);
   buf_free(unpack);
   buf_free(call);

@@ -74,7 +74,7 @@ def test_read_only_arrays_are_not_restored(convert_text):
 def test_no_autotune_writes_fixed_options(tmp_path):
     text = _convert_with(tmp_path, INPLACE, "--no-autotune")
     assert "triton.autotune" not in text
-    assert "num_warps=num_worker_warps or _launch_warps(TILE)," in text and "num_stages=3," in text
+    assert "num_warps=num_worker_warps or _launch_warps(TILE)," in text and "num_stages=num_stages," in text
 
 
 def test_no_autotune_with_a_known_tile_writes_the_number(tmp_path):
@@ -344,3 +344,59 @@ def test_a_searched_num_worker_warps_is_the_launchs_num_warps(convert_text, conv
     assert [o["num_warps"] for o in spy.options] == [2, 2]
     mod.launch_scale(0, (2,), (x, y, 16))  # no hint: the hand pick for 16 elements
     assert spy.options[-1] == {"num_warps": 4, "num_stages": 3, "num_ctas": 1}
+
+
+def _fixed_module(tmp_path, source):
+    """The module converted with --no-autotune, imported."""
+    import importlib.util
+    path = tmp_path / "fixed_options.py"
+    path.write_text(_convert_with(tmp_path, source, "--no-autotune"))
+    spec = importlib.util.spec_from_file_location("fixed_options", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_fixed_options_take_fewer_stages_where_shared_memory_does_not_fit(tmp_path):
+    """A fixed-option launch starts at 3 stages; when Triton reports the shared memory too
+    large (OutOfResources, e.g. 256x256 matrix tiles that cuTile fits) it retries with
+    fewer, and remembers per key the count that fit, so 3 is compiled once per key."""
+    import triton
+    mod = _fixed_module(tmp_path, INPLACE)
+    text = (tmp_path / "fixed_options.py").read_text()
+    assert "_fitting_stages(" in text and "num_stages=num_stages," in text
+    tried = []
+
+    def launch(num_stages):
+        tried.append(num_stages)
+        if num_stages > 1:
+            raise triton.runtime.errors.OutOfResources(300000, 232448, "shared memory")
+        return "launched"
+
+    class Kernel:
+        pass
+
+    kernel = Kernel()
+    assert mod._fitting_stages(kernel, (16,), launch) == "launched" and tried == [3, 2, 1]
+    tried.clear()
+    assert mod._fitting_stages(kernel, (16,), launch) == "launched" and tried == [1]  # remembered
+    tried.clear()
+    mod._fitting_stages(kernel, (32,), launch)
+    assert tried == [3, 2, 1]  # another key starts again at 3
+
+    def never_fits(num_stages):
+        raise triton.runtime.errors.OutOfResources(300000, 232448, "shared memory")
+
+    try:
+        mod._fitting_stages(kernel, (64,), never_fits)
+    except triton.runtime.errors.OutOfResources:
+        pass
+    else:
+        raise AssertionError("a launch that fits at no stage count must raise")
+
+
+def test_fixed_option_launch_runs(tmp_path):
+    mod = _fixed_module(tmp_path, INPLACE)
+    x = torch.arange(32, dtype=torch.float32)
+    mod.launch_bump(0, (4,), (x, 8))
+    assert torch.equal(x, torch.arange(32, dtype=torch.float32) + 1)

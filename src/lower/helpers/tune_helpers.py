@@ -144,6 +144,25 @@ def _launch_warps(elements):
     return 4 if elements < 2048 else 8 if elements < 8192 else 16
 
 
+# helper: _fitting_stages
+def _fitting_stages(kernel, key, launch, stages=3):
+    """launch(num_stages) with `stages` software-pipeline stages, or fewer when Triton finds
+    the kernel's shared memory larger than the GPU's (cuTile fits its pipelining to the GPU;
+    a fixed Triton stage count may not, e.g. 256x256 matrix tiles). The count that fits is
+    remembered on the kernel per key (the launch's constexpr values and dtypes), so a larger
+    count is compiled once per key, not at every launch."""
+    fitted = kernel.__dict__.setdefault("_c2t_fitting_stages", {})
+    num_stages = fitted.get(key, stages)
+    while True:
+        try:
+            return launch(num_stages)
+        except triton.runtime.errors.OutOfResources:
+            if num_stages <= 1:
+                raise
+            num_stages -= 1
+            fitted[key] = num_stages
+
+
 # helper: _launch_candidates needs _launch_warps
 def _launch_candidates(configs, elements, tma=False):
     """The candidates @triton.autotune times (its early_config_prune) for a kernel whose
