@@ -1133,7 +1133,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            fitted[key] = num_stages\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER__launch_candidates] = {"_launch_candidates",
-    "def _launch_candidates(configs, elements, tma=False):\n"
+    "def _launch_candidates(configs, elements, tma=False, dot=False):\n"
     "    \"\"\"The candidates @triton.autotune times (its early_config_prune) for a kernel whose\n"
     "    largest tile has `elements` elements, from the warp counts of `configs` (the decorator's):\n"
     "    the hand pick first (_launch_warps, or the nearest allowed count; 3 stages), the other\n"
@@ -1141,16 +1141,21 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    last (its shared memory fits where pipelined candidates do not). With `tma` (the kernel\n"
     "    has descriptor paths) each of the first two warp counts is also tried with _use_tma=False:\n"
     "    pointer loads go straight to registers, which is faster for tiles that do not feed\n"
-    "    tl.dot (measured on the H200: elementwise kernels 1.5-3x). At most 6.\"\"\"\n"
+    "    tl.dot (measured on the H200: elementwise kernels 1.5-3x). A kernel that multiplies\n"
+    "    matrices (`dot`) keeps its descriptors (tl.dot reads its operands from shared memory)\n"
+    "    and tries 4 and 8 warps (8 from a 128x128 accumulator up, as GEMMs are tuned by hand)\n"
+    "    at 3, 4 and 2 stages. At most 6.\"\"\"\n"
     "    allowed = sorted({config.num_warps for config in configs})\n"
-    "    by_hand = _launch_warps(elements)\n"
+    "    by_hand = (8 if elements >= 128 * 128 else 4) if dot else _launch_warps(elements)\n"
     "    first = min(allowed, key=lambda w: abs(w.bit_length() - by_hand.bit_length()))\n"
     "    order = sorted(allowed, key=lambda w: abs(w.bit_length() - first.bit_length()))\n"
-    "    if tma:\n"
-    "        picks = [(w, 3, use) for w in order[:2] for use in (True, False)]\n"
+    "    if dot:\n"
+    "        picks = [(w, s, None) for s in (3, 4, 2) for w in order[:2]][:5]\n"
+    "    elif tma:\n"
+    "        picks = [(w, 3, use) for w in order[:2] for use in (True, False)][:4] + [(first, 2, None)]\n"
     "    else:\n"
-    "        picks = [(w, 3, None) for w in order]\n"
-    "    picks = picks[:4] + [(first, 2, None), (first, 1, None)]\n"
+    "        picks = [(w, 3, None) for w in order][:4] + [(first, 2, None)]\n"
+    "    picks.append((first, 1, None))\n"
     "    return [triton.Config({} if use is None else {\"_use_tma\": use}, num_warps=w, num_stages=s, num_ctas=None)\n"
     "            for w, s, use in picks]\n",
     {HELPER__launch_warps, -1, -1, -1}, false, false},

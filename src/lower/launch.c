@@ -454,7 +454,7 @@ static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, c
              "%s%s%s"
              "do_bench=lambda launch, quantiles: %.*s(launch, quantiles))",
              configs, key.data ? key.data : "", candidates->u.name.id.len, candidates->u.name.id.text, elements,
-             L->tma_array_count > 0 ? ", tma=True" : "",
+             L->kernel_has_dot ? ", dot=True" : L->tma_array_count > 0 ? ", tma=True" : "",
              restore && restore[0] ? "restore_value=[" : "", restore && restore[0] ? restore : "",
              restore && restore[0] ? "], " : "", timing->u.name.id.len, timing->u.name.id.text);
   Node *decorator = T0(L, arena_strndup(&L->ctx->arena, text.data, text.len));

@@ -841,6 +841,7 @@ static void lower_kernel_versions(Lowerer *L, Node *def, Node *pristine, const A
 void lower_kernel(Lowerer *L, Function *fn) {
   L->function = fn;
   L->tma_array_count = 0;
+  L->kernel_has_dot = false;
   L->version_count = 0;
   Node *def = fn->def;
   Node *pristine = node_copy_tree(&L->ctx->arena, def);

@@ -185,6 +185,7 @@ Node *lower_matrix_mma(Lowerer *L, Node *call, const char *member) {
   Node *precision = input_precision(L, call, what, xt, yt);
   /* fp8: Triton's default on sm_90 is the fast accumulator; cuTile's is the precise one (ct_mma) */
   Node *fast_node = fast_at_launch ? fast_arg : T0(L, fast ? "True" : "False");
+  L->kernel_has_dot = true;
   Node *result = T(L, "_1(_2, _3, _4, input_precision=_5, use_fast_acc=_6)", use_helper(L, HELPER_ct_mma), x, y, acc,
                    precision, fast_node);
   TypeInfo *type = type_new(L->ctx, VAL_TILE);
@@ -235,6 +236,7 @@ Node *lower_matrix_product(Lowerer *L, Node *at, const char *what, Node *x, Node
   else if (dx == dy)
     dtype = dx;
   Node *precision = input_precision(L, at, what, xt, yt);
+  L->kernel_has_dot = true;
   Node *result = T(L, "_1(_2, _3, input_precision=_4)", use_helper(L, HELPER_ct_matmul), x, y, precision);
   result->type = product_type(L, dtype, out, out_rank);
   if (dtype == DT_UNKNOWN && tf32_state(xt) == -1)

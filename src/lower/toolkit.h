@@ -174,6 +174,7 @@ typedef struct Lowerer {
   /* per kernel: arrays with a TMA flag parameter, descriptors made in the prologue */
   Str tma_arrays[C2T_MAX_TMA_ARRAYS];
   int tma_array_count;
+  bool kernel_has_dot; /* the kernel lowered now multiplies matrices (tl.dot): its launch candidates differ */
   const char *descriptor_keys[C2T_MAX_DESCRIPTORS];
   const char *descriptor_names[C2T_MAX_DESCRIPTORS];
   int descriptor_count;

@@ -400,3 +400,24 @@ def test_fixed_option_launch_runs(tmp_path):
     x = torch.arange(32, dtype=torch.float32)
     mod.launch_bump(0, (4,), (x, 8))
     assert torch.equal(x, torch.arange(32, dtype=torch.float32) + 1)
+
+
+def test_a_kernel_that_multiplies_matrices_tunes_as_a_gemm(convert):
+    """tl.dot kernels keep their descriptors and try 8 and 4 warps (8 from a 128x128
+    accumulator up) at 3, 4 and 2 stages, then 1 stage; the wide-row pick (16 warps for
+    16384 elements) is for reductions, not for products."""
+    mod = convert(INPLACE)
+    picks = [(c.num_warps, c.num_stages, c.kwargs.get("_use_tma", True))
+             for c in mod._launch_candidates(mod.bump.configs, 128 * 128, dot=True)]
+    assert picks == [(8, 3, True), (4, 3, True), (8, 4, True), (4, 4, True), (8, 2, True), (8, 1, True)]
+    small = mod._launch_candidates(mod.bump.configs, 64 * 64, dot=True)
+    assert (small[0].num_warps, small[0].num_stages) == (4, 3)
+    gemm = (ops_common.CORPUS / "gemm.py").read_text()
+    assert "dot=True" in _convert_text_of(gemm)
+
+
+def _convert_text_of(source):
+    import tempfile
+    from pathlib import Path
+    with tempfile.TemporaryDirectory() as tmp:
+        return _convert_with(Path(tmp), source)

@@ -164,7 +164,7 @@ def _fitting_stages(kernel, key, launch, stages=3):
 
 
 # helper: _launch_candidates needs _launch_warps
-def _launch_candidates(configs, elements, tma=False):
+def _launch_candidates(configs, elements, tma=False, dot=False):
     """The candidates @triton.autotune times (its early_config_prune) for a kernel whose
     largest tile has `elements` elements, from the warp counts of `configs` (the decorator's):
     the hand pick first (_launch_warps, or the nearest allowed count; 3 stages), the other
@@ -172,16 +172,21 @@ def _launch_candidates(configs, elements, tma=False):
     last (its shared memory fits where pipelined candidates do not). With `tma` (the kernel
     has descriptor paths) each of the first two warp counts is also tried with _use_tma=False:
     pointer loads go straight to registers, which is faster for tiles that do not feed
-    tl.dot (measured on the H200: elementwise kernels 1.5-3x). At most 6."""
+    tl.dot (measured on the H200: elementwise kernels 1.5-3x). A kernel that multiplies
+    matrices (`dot`) keeps its descriptors (tl.dot reads its operands from shared memory)
+    and tries 4 and 8 warps (8 from a 128x128 accumulator up, as GEMMs are tuned by hand)
+    at 3, 4 and 2 stages. At most 6."""
     allowed = sorted({config.num_warps for config in configs})
-    by_hand = _launch_warps(elements)
+    by_hand = (8 if elements >= 128 * 128 else 4) if dot else _launch_warps(elements)
     first = min(allowed, key=lambda w: abs(w.bit_length() - by_hand.bit_length()))
     order = sorted(allowed, key=lambda w: abs(w.bit_length() - first.bit_length()))
-    if tma:
-        picks = [(w, 3, use) for w in order[:2] for use in (True, False)]
+    if dot:
+        picks = [(w, s, None) for s in (3, 4, 2) for w in order[:2]][:5]
+    elif tma:
+        picks = [(w, 3, use) for w in order[:2] for use in (True, False)][:4] + [(first, 2, None)]
     else:
-        picks = [(w, 3, None) for w in order]
-    picks = picks[:4] + [(first, 2, None), (first, 1, None)]
+        picks = [(w, 3, None) for w in order][:4] + [(first, 2, None)]
+    picks.append((first, 1, None))
     return [triton.Config({} if use is None else {"_use_tma": use}, num_warps=w, num_stages=s, num_ctas=None)
             for w, s, use in picks]
 
