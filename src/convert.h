@@ -42,7 +42,7 @@ typedef struct Function {
   Node *def;       /* N_FUNCTION_DEF at module level */
   FunctionRole role;
   Node *kernel_decorator; /* the @ct.kernel(...) decorator, for hints */
-  bool host_too;   /* @ct.function(host=True): kept as a host function as well */
+  bool host_too;   /* @ct.function(host=True), or a plain function host code uses too: kept as a host function */
   bool tile_helper; /* called by no kernel of the module, but tile code by what it uses (resolve.c) */
   /* lowering state of tile functions */
   bool lowered;

@@ -21,8 +21,9 @@ static void lower_module_body(Lowerer *L) {
     if (conv->functions[i].role == ROLE_KERNEL)
       lower_kernel(L, &conv->functions[i]);
   for (int i = 0; i < conv->function_count; i++)
-    if (conv->functions[i].role == ROLE_DEVICE && !conv->functions[i].lowered)
-      lower_unused_device_function(L, &conv->functions[i]);
+    if (conv->functions[i].role == ROLE_DEVICE && !conv->functions[i].lowered &&
+        !(conv->functions[i].host_too && !conv->functions[i].def->u.function_def.decorator_list.count))
+      lower_unused_device_function(L, &conv->functions[i]); /* one host code uses too stays as written */
   lower_host_code(L);
   finish_module(L);
 }

@@ -1191,9 +1191,14 @@ static bool insert_after(Lowerer *L, NodeList *body, Node *anchor, Node *added) 
  * as cuTile compiles the function per call signature). */
 static Function *specialization_for(Lowerer *L, Node *call, Function *fn, TypeInfo **types, int count) {
   int which = 0, number = 2, made = 1;
+  capture_signature(L, fn); /* not lowered itself when host code uses it too */
+  if (!fn->pristine)
+    fn->pristine = node_copy_tree(&L->ctx->arena, fn->def);
   Function *last = fn;
   const char *why = NULL;
-  for (Function *variant = fn; variant; variant = variant->next_variant, made++) {
+  /* a function host code uses too stays as written; tile code calls copies */
+  for (Function *variant = fn->host_too && !fn->def->u.function_def.decorator_list.count ? fn->next_variant : fn; variant;
+       variant = variant->next_variant, made++) {
     if (variant->lowering)
       lower_error(L, call, "recursive tile functions cannot be converted");
     const char *mismatch = param_mismatch(variant, types, count, &which);
@@ -1418,7 +1423,7 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
   }
   if (fn->lowering)
     lower_error(L, call, "recursive tile functions cannot be converted");
-  if (fn->lowered) {
+  if (fn->lowered || (fn->host_too && !fn->def->u.function_def.decorator_list.count)) {
     Function *target = specialization_for(L, call, fn, types, args->count);
     if (target != fn) {
       Str name = target->def->u.function_def.name;

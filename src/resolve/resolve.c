@@ -609,6 +609,23 @@ static void scan_for_launches(Node *node, void *data) {
   node_children(node, scan_for_launches, data);
 }
 
+/* A plain function that tile code calls and host code uses as well (a `cdiv`
+ * helper of both) stays a host function; tile code calls a copy of it. */
+static void scan_for_host_uses(Node *node, void *data) {
+  Converter *conv = data;
+  if (node->kind == N_FUNCTION_DEF) {
+    Function *fn = find_function(conv, node->u.function_def.name);
+    if (fn && fn->def == node && fn->role != ROLE_HOST)
+      return; /* tile code */
+  }
+  if (node->kind == N_NAME) {
+    Function *fn = find_function(conv, node->u.name.id);
+    if (fn && fn->role == ROLE_DEVICE && fn->def->u.function_def.decorator_list.count == 0)
+      fn->host_too = true;
+  }
+  node_children(node, scan_for_host_uses, data);
+}
+
 void resolve_module(Converter *conv) {
   resolve_statements(conv, &conv->module->u.module.body, 0);
   if (conv->ct_module_count == 0 && !conv->cuda_package_bound && conv->binding_count == 0)
@@ -616,4 +633,5 @@ void resolve_module(Converter *conv) {
   resolve_reachable(conv);
   resolve_tile_helpers(conv);
   scan_for_launches(conv->module, conv);
+  scan_for_host_uses(conv->module, conv);
 }

@@ -352,3 +352,40 @@ def test_too_many_specializations_is_a_located_limit(convert_error):
                     for i in range(65))
     message = convert_error("import cuda.tile as ct\n\ndef twice(t):\n    return t + t\n\n@ct.kernel\ndef k(x):\n" + lines)
     assert "too many specializations of one tile function" in message and "(limit is 64)" in message
+
+
+HOST_AND_TILE_HELPER = '''
+import torch
+import cuda.tile as ct
+
+
+def cdiv(a, b):
+    return (a + b - 1) // b
+
+
+@ct.kernel
+def scale_kernel(x, out, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    n = cdiv(x.shape[0], TILE)
+    t = ct.load(x, index=(i,), shape=(TILE,))
+    ct.store(out, index=(i,), tile=t * n)
+
+
+def scale(x, tile=16):
+    out = torch.empty_like(x)
+    ct.launch(0, (cdiv(x.shape[0], tile),), scale_kernel, (x, out, tile))
+    return out
+'''
+
+
+def test_a_plain_function_of_host_and_tile_code_stays_a_host_function(convert, convert_text):
+    """cdiv called in a kernel and by the host: the host keeps the function as written
+    (a @triton.jit function cannot be called outside a kernel on the GPU: TileGym's
+    swa_attention), the kernel calls a Triton copy of it."""
+    text = convert_text(HOST_AND_TILE_HELPER)
+    assert "\n\ndef cdiv(a, b):\n    return (a + b - 1) // b\n" in text
+    assert "@triton.jit\ndef cdiv_1(" in text and "cdiv_1(x_shape[0], TILE)" in text
+    mod = convert(HOST_AND_TILE_HELPER)
+    assert not hasattr(mod.cdiv, "fn") and mod.cdiv(7, 2) == 4
+    x = torch.randn(40)
+    torch.testing.assert_close(mod.scale(x), x * 3)
