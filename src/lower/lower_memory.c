@@ -111,7 +111,8 @@ static Node *int_tuple(Lowerer *L, const int *values, int count) {
 typedef enum Padding { PAD_UNDETERMINED, PAD_ZERO, PAD_NEG_ZERO, PAD_NAN, PAD_POS_INF, PAD_NEG_INF } Padding;
 
 static const char *const PADDING_NAMES[] = {"UNDETERMINED", "ZERO", "NEG_ZERO", "NAN", "POS_INF", "NEG_INF"};
-static const char *const PADDING_TEXT[] = {"None", "0", "ct_negative_zero()", "float(\"nan\")", "float(\"inf\")", "float(\"-inf\")"};
+/* zero as 0.0: Triton casts a float constant to every element dtype, fp8 included (not an int one) */
+static const char *const PADDING_TEXT[] = {"None", "0.0", "ct_negative_zero()", "float(\"nan\")", "float(\"inf\")", "float(\"-inf\")"};
 
 /* The padding value as a Triton expression (`None` for UNDETERMINED). */
 static Node *padding_value(Lowerer *L, Padding padding) {

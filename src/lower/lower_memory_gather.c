@@ -182,7 +182,12 @@ Node *memory_lower_gather(Lowerer *L, Node *call, const char *member) {
   Node *pointers = T(L, "_1 + _2", array->type->array->pointer, access.offsets);
   Node *effective = effective_mask(L, &access, check, mask);
   Node *loaded;
-  Node *other = padding ? padding : new_int(L, 0);
+  /* a float: Triton casts it to every element dtype, fp8 too, an int constant not to fp8 */
+  Node *other = padding ? padding : T0(L, "0.0");
+  long long small = 1LL << 24; /* integers up to 2^24 are exact in float32 */
+  if (padding && padding->type && padding->type->kind == VAL_CONST && padding->type->loose && !padding->type->is_float &&
+      padding->type->int_value > -small && padding->type->int_value < small)
+    other = T0(L, arena_printf(&L->ctx->arena, "%lld.0", padding->type->int_value));
   if (effective && check && !mask && !memory_is_false(check)) /* Triton refuses `other` without a mask */
     loaded = T(L, "tl.load(_1, mask=_2, other=(_3 if _4 else None))", pointers, effective, other, check);
   else if (effective)

@@ -299,3 +299,33 @@ def test_matrix_products_use_wgmma_and_tma(tmp_path):
     for r in results:
         assert r["tma_launch"] and r["ptx_wgmma"] > 0 and r["ptx_tma_loads"] > 0, r
         assert r["shared"] <= 232448 and not r["problems"], r
+
+
+FP8_CALLS = """
+import torch
+def pointers(m):  # a row stride of 200 bytes: not TMA-aligned, the pointer path
+    x = torch.randn(100, 200).to(torch.float8_e4m3fn)
+    m.launch_fp8_dequant_kernel(0, (2, 4), (x, torch.rand(2, 4), torch.empty(100, 200).bfloat16(), 64))
+CALLS = {"fp8_dequant": [pointers]}
+"""
+
+
+def test_fp8_tiles_with_zero_padding_compile(tmp_path):
+    """padding_value=0 and PaddingMode.ZERO on fp8 arrays reach tl.load as 0.0 (an int constant
+    does not cast to fp8 in Triton: TileGym's unsloth fp8 dequant failed to compile), and the
+    interpreter reads the same values as torch."""
+    (tmp_path / "mods").mkdir()
+    _convert(HERE / "cases" / "fp8_dequant.py", tmp_path / "mods" / "fp8_dequant.py")
+    text = (tmp_path / "mods" / "fp8_dequant.py").read_text()
+    assert "other=0.0" in text and "other=0," not in text
+    proc = _check_folder(tmp_path / "mods", FP8_CALLS, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0 failed" in proc.stdout
+    same, output = _run_interpreted(tmp_path / "mods" / "fp8_dequant.py",
+                                    "x = torch.randn(100, 200).to(torch.float8_e4m3fn)\n"
+                                    "s = torch.rand(2, 4)\n"
+                                    "y = torch.empty(100, 200).bfloat16()\n"
+                                    "m.launch_fp8_dequant_kernel(0, (2, 4), (x, s, y, 64))\n"
+                                    "ref = (2 * x.float() * s.repeat_interleave(64, 0).repeat_interleave(64, 1)[:100, :200])\n"
+                                    "assert torch.allclose(y.float(), ref, rtol=1e-2, atol=1e-2), (y, ref)\n")
+    assert same, output
