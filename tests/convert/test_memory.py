@@ -74,7 +74,7 @@ def test_copy_2d_both_paths(convert, shape):
 
 def test_copy_2d_generated_code_is_readable(convert_text):
     text = convert_text(COPY_2D.format(load_options="", store_options=""))
-    assert ("    x_desc_1_ok: tl.constexpr = (\n        x_tma\n"
+    assert ("    x_desc_1_ok: tl.constexpr = (\n        _use_tma\n        and x_tma\n"
             "        and BN * (x.dtype.element_ty.primitive_bitwidth // 8) >= 16\n") in text
     assert "    if x_desc_1_ok:\n        t = x_desc_1.load([tl.program_id(0) * BM, tl.program_id(1) * BN])\n" in text
     assert "    else:\n        t = ct_load_2d(x, x_shape, x_strides, tl.program_id(0), tl.program_id(1), BM, BN, None)" in text
