@@ -214,7 +214,12 @@ void note_version_split(Lowerer *L, Node *source, Node *lowered, int priority) {
 }
 
 int type_disagreement(const TypeInfo *a, const TypeInfo *b) {
-  if (!a || !b || a == b || a->kind != VAL_TILE || b->kind != VAL_TILE)
+  if (!a || !b || a == b)
+    return 0;
+  /* `q_pe = None` then `if BLOCK_R > 0: q_pe = ct.load(...)`: a tile in one version only */
+  if ((a->kind == VAL_NONE && b->kind == VAL_TILE) || (a->kind == VAL_TILE && b->kind == VAL_NONE))
+    return 3;
+  if (a->kind != VAL_TILE || b->kind != VAL_TILE)
     return 0;
   if (a->rank != b->rank)
     return 3;

@@ -221,3 +221,45 @@ def test_a_tile_of_either_rank_over_a_scalar_keeps_its_rank_unknown(convert, as_
     out = torch.zeros(3, 16)
     mod.launch_k(0, (3,), (x, out, 16, as_row))
     torch.testing.assert_close(out, x / x.sum(1, keepdim=True))
+
+
+NONE_OR_TILE = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, out, R: ct.Constant[int], D: ct.Constant[int]):
+    """An optional operand: None unless R > 0, used only under R > 0 (inside a loop)."""
+    i = ct.bid(0)
+    extra = None
+    if R > 0:
+        extra = ct.reshape(ct.load(y, index=(i, 0, 0), shape=(16, 1, R)), (16, R))
+    acc = ct.zeros((16, 16), dtype=ct.float32)
+    for j in range(2):
+        qk = ct.mma(ct.load(x, index=(i, 0), shape=(16, D)), ct.load(x, index=(j, 0), shape=(D, 16)), acc)
+        if R > 0:
+            other = ct.reshape(ct.load(y, index=(j, 0, 0), shape=(16, 1, R)), (16, R))
+            qk = ct.mma(extra, ct.transpose(other), qk)
+        acc = qk
+    ct.store(out, index=(i, 0), tile=acc)
+'''
+
+
+@pytest.mark.parametrize("r", [0, 16])
+def test_a_name_that_is_none_or_a_tile_per_constexpr_gives_two_versions(convert, r):
+    """`extra = None; if R > 0: extra = ct.load(...)` (TileGym's fmha_prefill_bsr q_pe): the
+    kernel is lowered once with R > 0 and once without, as cuTile compiles it per R."""
+    mod = convert(NONE_OR_TILE)
+    x = torch.randn(32, 16)
+    y = torch.randn(32, 1, max(r, 16))
+    out = torch.zeros(32, 16)
+    mod.launch_k(0, (2,), (x, y[:, :, :r] if r else y, out, r, 16))
+    ref = torch.zeros(32, 16)
+    for i in range(2):
+        acc = torch.zeros(16, 16)
+        for j in range(2):
+            acc = acc + x[i * 16:(i + 1) * 16] @ x[j * 16:(j + 1) * 16]
+            if r:
+                acc = acc + y[i * 16:(i + 1) * 16, 0, :r] @ y[j * 16:(j + 1) * 16, 0, :r].T
+        ref[i * 16:(i + 1) * 16] = acc
+    torch.testing.assert_close(out, ref, rtol=1e-4, atol=1e-4)
