@@ -87,6 +87,8 @@ void memory_check_latency(Lowerer *L, Node *latency, const char *what);
  * `other` value of its tl.load (`None` for UNDETERMINED); -0.0, NaN and the
  * infinities need a float array (an error at `at`, or a static assertion). */
 Node *memory_padding_other(Lowerer *L, Node *mode, Node *at, const TypeInfo *array);
+/* The bound argument 0 of `call`, which must be an array (`what` `verb` an array, not ...). */
+Node *memory_require_array(Lowerer *L, Node *call, const BoundArgs *args, const char *what, const char *verb);
 /* "sem"/"scope" text for an atomic's memory_order / memory_scope argument. */
 const char *memory_order_sem(Lowerer *L, Node *order, const char *what, unsigned *effects);
 const char *memory_scope_text(Lowerer *L, Node *scope, const char *what);

@@ -172,9 +172,7 @@ Node *memory_lower_load_advanced(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.load_advanced_indexing()";
   BoundArgs args;
   bind_call(L, call, what, "array, indices, /, *, padding_mode, latency, allow_tma", &args);
-  Node *array = require_arg(L, call, &args, 0, what, "array");
-  if (array->type->kind != VAL_ARRAY)
-    lower_error(L, args.source[0], "%s reads an array, not %s", what, type_describe(L->ctx, array->type));
+  Node *array = memory_require_array(L, call, &args, what, "reads");
   Node *indices = require_arg(L, call, &args, 1, what, "indices");
   memory_check_latency(L, args.arg[3], what);
   check_allow_tma(L, args.arg[4], args.source[4], what);
@@ -203,9 +201,7 @@ Node *memory_lower_store_advanced(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.store_advanced_indexing()";
   BoundArgs args;
   bind_call(L, call, what, "array, indices, tile, /, *, latency, allow_tma", &args);
-  Node *array = require_arg(L, call, &args, 0, what, "array");
-  if (array->type->kind != VAL_ARRAY)
-    lower_error(L, args.source[0], "%s writes an array, not %s", what, type_describe(L->ctx, array->type));
+  Node *array = memory_require_array(L, call, &args, what, "writes");
   Node *indices = require_arg(L, call, &args, 1, what, "indices");
   Node *tile = require_arg(L, call, &args, 2, what, "tile");
   memory_check_latency(L, args.arg[3], what);

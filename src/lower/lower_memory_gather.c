@@ -167,9 +167,7 @@ Node *memory_lower_gather(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.gather()";
   BoundArgs args;
   bind_call(L, call, what, "array, indices, /, *, mask, padding_value, check_bounds, latency", &args);
-  Node *array = require_arg(L, call, &args, 0, what, "array");
-  if (array->type->kind != VAL_ARRAY)
-    lower_error(L, args.source[0], "%s reads an array, not %s", what, type_describe(L->ctx, array->type));
+  Node *array = memory_require_array(L, call, &args, what, "reads");
   Node *indices = require_arg(L, call, &args, 1, what, "indices");
   stats_memory(L->conv, "gather/scatter (no TMA form)");
   Node *mask = args.arg[2], *padding = args.arg[3];
@@ -204,9 +202,7 @@ Node *memory_lower_scatter(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.scatter()";
   BoundArgs args;
   bind_call(L, call, what, "array, indices, value, /, *, mask, check_bounds, latency", &args);
-  Node *array = require_arg(L, call, &args, 0, what, "array");
-  if (array->type->kind != VAL_ARRAY)
-    lower_error(L, args.source[0], "%s writes an array, not %s", what, type_describe(L->ctx, array->type));
+  Node *array = memory_require_array(L, call, &args, what, "writes");
   Node *indices = require_arg(L, call, &args, 1, what, "indices");
   stats_memory(L->conv, "gather/scatter (no TMA form)");
   Node *value = require_arg(L, call, &args, 2, what, "value");
@@ -317,9 +313,7 @@ Node *memory_lower_atomic_rmw(Lowerer *L, Node *call, const char *member) {
   const char *what = arena_printf(&L->ctx->arena, "ct.%s()", member);
   BoundArgs args;
   bind_call(L, call, what, "array, indices, update, /, *, check_bounds, memory_order, memory_scope", &args);
-  Node *array = require_arg(L, call, &args, 0, what, "array");
-  if (array->type->kind != VAL_ARRAY)
-    lower_error(L, args.source[0], "%s works on an array, not %s", what, type_describe(L->ctx, array->type));
+  Node *array = memory_require_array(L, call, &args, what, "works on");
   Node *indices = require_arg(L, call, &args, 1, what, "indices");
   Node *update = require_arg(L, call, &args, 2, what, "update");
   stats_memory(L->conv, "atomic (no TMA form)");
@@ -344,9 +338,7 @@ Node *memory_lower_atomic_cas(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.atomic_cas()";
   BoundArgs args;
   bind_call(L, call, what, "array, indices, expected, desired, /, *, check_bounds, memory_order, memory_scope", &args);
-  Node *array = require_arg(L, call, &args, 0, what, "array");
-  if (array->type->kind != VAL_ARRAY)
-    lower_error(L, args.source[0], "%s works on an array, not %s", what, type_describe(L->ctx, array->type));
+  Node *array = memory_require_array(L, call, &args, what, "works on");
   Node *indices = require_arg(L, call, &args, 1, what, "indices");
   Node *expected = require_arg(L, call, &args, 2, what, "expected");
   stats_memory(L->conv, "atomic (no TMA form)");

@@ -15,6 +15,13 @@
 
 Node *load_helper(Lowerer *L, int rank) { return use_template(L, TEMPLATE_ct_load_RANKd, rank); }
 
+Node *memory_require_array(Lowerer *L, Node *call, const BoundArgs *args, const char *what, const char *verb) {
+  Node *array = require_arg(L, call, args, 0, what, "array");
+  if (array->type->kind != VAL_ARRAY)
+    lower_error(L, args->source[0], "%s %s an array, not %s", what, verb, type_describe(L->ctx, array->type));
+  return array;
+}
+
 Node *store_helper(Lowerer *L, int rank) { return use_template(L, TEMPLATE_ct_store_RANKd, rank); }
 
 Node *tile_mask_helper(Lowerer *L, int rank) { return use_template(L, TEMPLATE_ct_tile_mask_RANKd, rank); }
