@@ -42,12 +42,9 @@ static bool is_integer_dtype(DType dt, bool signed_only) {
   return category == 'i' || (!signed_only && category == 'u');
 }
 
+/* A slice length known at conversion: the toolkit's known integer, not a bool. */
 static bool known_int(const Node *node, long long *value) {
-  const TypeInfo *type = node->type;
-  if (!type || type->kind != VAL_CONST || type->is_float || type->dtype == DT_UNKNOWN || type->dtype == DT_BOOL)
-    return false;
-  *value = type->int_value;
-  return true;
+  return shape_known_int(node, value) && node->type->dtype != DT_BOOL;
 }
 
 /* ct.Slice(start, length, /) */
