@@ -4,18 +4,18 @@
  *
  * Each kernel gets a launcher next to it:
  *
- *     def launch_k(stream, grid, args, num_ctas=1):
+ *     def launch_k(stream, grid, args):
  *         """Launch k as ct.launch(stream, grid, k, args) did."""
  *         x, y, n, BLOCK = args
  *         with _kernel_stream(stream, x := _tensor(x, "x"), y := _tensor(y, "y")):
- *             k[grid](x, tuple(x.shape), tuple(x.stride()), ..., n, BLOCK, ..., num_ctas=num_ctas)
+ *             _launch(k, grid, x, tuple(x.shape), tuple(x.stride()), ..., n, BLOCK, ...)
  *
  *
  *     _host_kernel(k, launch_k)
  *
  * so a host call site `ct.launch(stream, grid, k, args)` keeps working
  * however it builds `args` (a literal, a variable, a tuple built in a loop).
- * num_ctas defaults to the decorator's. _host_kernel gives the kernel object
+ * _host_kernel gives the kernel object
  * what cuTile host code uses of it: replace_hints (a variant with other
  * hints), _pyfunc (for ct.kernel(k._pyfunc, **hints)) and the launch that
  * launch_kernel calls, so a kernel imported from another module, or chosen
@@ -43,9 +43,24 @@ static Str source_text(Lowerer *L, const Node *node) {
 
 typedef struct LaunchOptions {
   Buf *notes;    /* comments about hints that have no Triton counterpart (lower_buf) */
-  Node *num_ctas; /* the decorator's num_ctas (the launcher's default), or NULL */
   int worker_warps; /* the decorator's num_worker_warps=N (num_warps=N), else 0 */
 } LaunchOptions;
+
+/* The hints with no Triton launch option. num_ctas is Triton's num_ctas in
+ * name, but Triton 3.6 computes wrong results with num_ctas > 1 on the H200
+ * (TileGym's bmm with a permuted operand; other tile sizes fail to compile),
+ * so every program is one CTA, which computes the same tile. */
+static bool is_unmapped_hint(Str name) {
+  return str_eq(name, "occupancy") || str_eq(name, "opt_level") || str_eq(name, "num_worker_warps") ||
+         str_eq(name, "num_ctas");
+}
+
+/* Why a hint is not used, for its note. */
+static const char *unmapped_reason(Str name) {
+  return str_eq(name, "num_ctas") ? "is a cuTile compiler hint that Triton 3.6 does not carry out faithfully "
+                                    "(num_ctas > 1 computes wrong results on Hopper), so each program is one CTA"
+                                  : "is a cuTile compiler hint with no Triton launch option";
+}
 
 /* The C2T101 note of a cuTile compiler hint that has no Triton launch option:
  * counted, and an error at the hint under --werror-notes. */
@@ -53,9 +68,8 @@ static void note_unmapped_hint(Lowerer *L, const Node *kw) {
   Str name = kw->u.keyword.arg, written = source_text(L, kw->u.keyword.value);
   if (L->conv->notes_fatal) /* C2T_OPTION_NOTES_FATAL (--werror-notes): at the hint */
     diag_error_code(&L->ctx->diag, "C2T101", kw->span.start,
-                    "%.*s=%.*s is a cuTile compiler hint with no Triton launch option (an approximation note, an "
-                    "error under --werror-notes)",
-                    name.len, name.text, written.len, written.text);
+                    "%.*s=%.*s %s (an approximation note, an error under --werror-notes)", name.len, name.text,
+                    written.len, written.text, unmapped_reason(name));
   stats_notes(L->conv, "C2T101");
 }
 
@@ -69,13 +83,30 @@ static bool is_decimal(const Node *value) {
   return value->u.constant.text.len > 0;
 }
 
-static bool is_unmapped_hint(Str name) {
-  return str_eq(name, "occupancy") || str_eq(name, "opt_level") || str_eq(name, "num_worker_warps");
+
+/* A comment in the launcher's body, broken at spaces to fit the line limit. */
+static void put_comment(Buf *out, const char *text) {
+  const int room = EMIT_LINE_LIMIT - 6; /* "    # " */
+  while (*text) {
+    int len = (int)strlen(text), cut = len;
+    if (len > room) {
+      cut = room;
+      while (cut > 0 && text[cut] != ' ')
+        cut--;
+      if (cut == 0) /* one word longer than the line: it stays whole */
+        for (cut = room; text[cut] && text[cut] != ' '; cut++) {
+        }
+    }
+    buf_printf(out, "    # %.*s\n", cut, text);
+    text += cut;
+    while (*text == ' ')
+      text++;
+  }
 }
 
-/* Launch options from the kernel's decorator: num_ctas (the launcher's
- * default; a ct.ByTarget is resolved by _by_target), occupancy and the other
- * compiler hints (no Triton counterpart: a comment says so). */
+/* Launch options from the kernel's decorator: num_worker_warps=N (num_warps),
+ * and the other compiler hints, which have no Triton counterpart (a comment
+ * says so). */
 static void collect_launch_options(Lowerer *L, Function *kernel, LaunchOptions *options) {
   Node *decorator = kernel->kernel_decorator;
   if (!decorator || decorator->kind != N_CALL)
@@ -85,13 +116,7 @@ static void collect_launch_options(Lowerer *L, Function *kernel, LaunchOptions *
     Node *kw = keywords->items[i];
     Str name = kw->u.keyword.arg;
     Node *value = kw->u.keyword.value;
-    if (str_eq(name, "num_ctas")) {
-      if (value->kind == N_CALL && is_ct_member(L->conv, value->u.call.func, "ByTarget")) {
-        value->u.call.func = new_name(L, "_by_target");
-        L->needs_by_target = true;
-      }
-      options->num_ctas = value;
-    } else if (str_eq(name, "num_worker_warps") && is_decimal(value)) {
+    if (str_eq(name, "num_worker_warps") && is_decimal(value)) {
       /* the warps that compute (cuTile may add warps for memory transfers): Triton's num_warps */
       long long warps = strtoll(str_text(L, value->u.constant.text), NULL, 10);
       if (warps < 1 || warps > 32 || (warps & (warps - 1)))
@@ -100,9 +125,9 @@ static void collect_launch_options(Lowerer *L, Function *kernel, LaunchOptions *
     } else if (is_unmapped_hint(name)) {
       Str written = source_text(L, value);
       note_unmapped_hint(L, kw);
-      buf_printf(options->notes,
-                 "    # C2T101: %.*s=%.*s is a cuTile compiler hint with no Triton launch option; not used.\n",
-                 name.len, name.text, written.len, written.text);
+      put_comment(options->notes,
+                  arena_printf(&L->ctx->arena, "C2T101: %.*s=%.*s %s; not used.", name.len, name.text, written.len,
+                               written.text, unmapped_reason(name)));
     } else {
       lower_error(L, kw, "kernel hint '%.*s' cannot be converted", name.len, name.text);
     }
@@ -529,7 +554,7 @@ void lower_launcher(Lowerer *L, Function *kernel) {
   /* lower_buf: a hint that cannot be converted ends the lowering with an error */
   Buf text = {0}, *unpack = lower_buf(L), *call = lower_buf(L);
   launch_arguments(L, kernel, unpack, call);
-  LaunchOptions options = {lower_buf(L), NULL, 0};
+  LaunchOptions options = {lower_buf(L), 0};
   collect_launch_options(L, kernel, &options);
   Tuning tuning = {L->conv->no_autotune, NULL, options.worker_warps};
   if (!L->launcher_count) /* once per module, before the host code is rewritten */
@@ -545,17 +570,18 @@ void lower_launcher(Lowerer *L, Function *kernel) {
     fitting_key(L, kernel, &fitting);
     buf_puts(&fitting, ", lambda num_stages: ");
   }
+  Node *launch = use_helper(L, HELPER__launch); /* kernel[grid](...), with Triton's dispatch once per key */
   /* the docstring on one line, or broken before ct.launch where that runs past the line limit */
   const char *docstring_break = 4 + 53 + 2 * name.len > EMIT_LINE_LIMIT ? "\n    " : " ";
   buf_printf(&text,
-             "def launch_%.*s(stream, grid, args, num_ctas=%s%s):\n"
+             "def launch_%.*s(stream, grid, args%s):\n"
              "    \"\"\"Launch %.*s as%sct.launch(stream, grid, %.*s, args) did.\"\"\"\n"
              "%s"
              "    %s%s = args\n"
              "%s"
              "    with _kernel_stream(stream, %s):\n"
-             "%s%.*s[tuple(grid)](\n%s            num_ctas=num_ctas,\n        )%s\n",
-             name.len, name.text, options.num_ctas ? "_1" : "1", fixed ? ", num_worker_warps=None" : "", name.len,
+             "%s%.*s(\n            %.*s,\n            grid,\n%s        )%s\n",
+             name.len, name.text, fixed ? ", num_worker_warps=None" : "", name.len,
              name.text, docstring_break, name.len,
              name.text, options.notes->data ? options.notes->data : "", unpack->data ? unpack->data : "_",
              kernel->param_count == 1 ? "," : "",
@@ -563,10 +589,10 @@ void lower_launcher(Lowerer *L, Function *kernel) {
                 launches on threads of its own, where the module-level setting is not seen */
              L->tma_array_count ? "    triton.set_allocator(_tma_workspace)  # set per thread (autograd's threads too)\n"
                                 : "",
-             first_array_param(L, kernel), fixed ? fitting.data : "        ", name.len, name.text,
+             first_array_param(L, kernel), fixed ? fitting.data : "        ", launch->u.name.id.len,
+             launch->u.name.id.text, name.len, name.text,
              call->data ? call->data : "", fixed ? ")" : "");
-  NodeList made = template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), &options.num_ctas,
-                                 options.num_ctas ? 1 : 0);
+  NodeList made = template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), NULL, 0);
   use_helper(L, HELPER__host_kernel);
   for (int i = 0; kernel->param_is_array_list && i < kernel->param_count; i++)
     L->uses_array_lists |= kernel->param_is_array_list[i];
@@ -604,8 +630,7 @@ static void host_note(HostRewrite *rw, const Node *at, const char *note) {
 }
 
 /* The hints of a kernel variant made on the host (k.replace_hints(...),
- * ct.kernel(f, ...)): num_ctas is a launch option; the others are noted
- * (C2T101) where they are written as keywords. */
+ * ct.kernel(f, ...)): noted (C2T101) where they are written as keywords. */
 static void note_host_hints(HostRewrite *rw, Node *call) {
   Lowerer *L = rw->L;
   NodeList *keywords = &call->u.call.keywords;
@@ -619,8 +644,8 @@ static void note_host_hints(HostRewrite *rw, Node *call) {
       continue;
     host_note(rw, kw,
               arena_printf(&L->ctx->arena,
-                           "C2T101: %.*s=%.*s is a cuTile compiler hint with no Triton launch option; not used",
-                           name.len, name.text, written.len, written.text));
+                           "C2T101: %.*s=%.*s %s; not used", name.len, name.text, written.len, written.text,
+                           unmapped_reason(name)));
   }
 }
 
@@ -670,7 +695,7 @@ static Node *rewrite_host_kernel(HostRewrite *rw, Node *call) {
   }
   for (int i = 0; i < call->u.call.keywords.count; i++) {
     Str name = call->u.call.keywords.items[i]->u.keyword.arg;
-    if (name.len && !is_unmapped_hint(name) && !str_eq(name, "num_ctas"))
+    if (name.len && !is_unmapped_hint(name))
       lower_error(L, call->u.call.keywords.items[i], "'%.*s' is not a cuTile kernel hint", name.len, name.text);
   }
   note_host_hints(rw, call);
@@ -1290,7 +1315,7 @@ static int helpers_index(Lowerer *L, const NodeList *helpers) {
   for (int i = import_block_end(L); i < body->count; i++) {
     ImportTimeUse use = {L, helpers, false};
     find_import_time_use(&body->items[i], &use);
-    /* the launcher written after a kernel: its defaults run at import (num_ctas=_by_target(...)) */
+    /* the launcher written after a kernel: its defaults run at import */
     for (int k = 0; k < L->launcher_count && !use.found; k++)
       if (L->launcher_of[k]->def == body->items[i])
         find_import_time_use(&L->launchers[k], &use);

@@ -332,7 +332,7 @@ class _LaunchSpy:
 
 def test_a_searched_num_worker_warps_is_the_launchs_num_warps(convert_text, convert):
     text = convert_text(SEARCHED_WARPS)
-    assert "def launch_scale(stream, grid, args, num_ctas=1, num_worker_warps=None):" in text
+    assert "def launch_scale(stream, grid, args, num_worker_warps=None):" in text
     assert "# C2T101" not in text  # used: the launcher's num_warps
     mod = convert(SEARCHED_WARPS)
     spy = _LaunchSpy(mod.scale)
@@ -343,7 +343,7 @@ def test_a_searched_num_worker_warps_is_the_launchs_num_warps(convert_text, conv
     assert torch.equal(y, x * 2)
     assert [o["num_warps"] for o in spy.options] == [2, 2]
     mod.launch_scale(0, (2,), (x, y, 16))  # no hint: the hand pick for 16 elements
-    assert spy.options[-1] == {"num_warps": 4, "num_stages": 3, "num_ctas": 1}
+    assert spy.options[-1] == {"num_warps": 4, "num_stages": 3}
 
 
 def _fixed_module(tmp_path, source):

@@ -349,7 +349,7 @@ def test_a_tma_launcher_sets_the_allocator_for_its_own_thread(convert_text):
     # backward runs on threads of its own) does not see the module-level setting
     text = convert_text(TMA_COPY)
     launcher = text.split("def launch_copy2d_kernel(")[1].split("\n\n\n")[0]
-    assert launcher.index("triton.set_allocator(_tma_workspace)") < launcher.index("copy2d_kernel[")
+    assert launcher.index("triton.set_allocator(_tma_workspace)") < launcher.index("_launch(")
 
 
 @CUDA

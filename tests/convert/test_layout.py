@@ -216,7 +216,7 @@ def test_helpers_stand_in_one_marked_block_after_the_users_code(module):
     names = re.findall(r"^def (\w+)\(", module.read_text(), re.M)
     assert names
     # every function of the source comes before the block, every generated helper after it,
-    # unless a launcher runs a helper at import (num_ctas=_by_target(...) as its default)
+    # unless a launcher runs a helper at import (a default computed by a helper)
     if not any(line.startswith("def launch_") and "=_by_target(" in line for line in lines):
         for name in names:
             assert next(i for i, line in enumerate(lines) if line.startswith(f"def {name}(")) < banner

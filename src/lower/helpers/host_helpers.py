@@ -147,7 +147,9 @@ def _kernel_stream(stream, *arrays):
         device = torch.device("cuda", torch.cuda.current_device())
     if not isinstance(stream, torch.cuda.Stream):
         stream = _torch_stream(stream, device)
-    if stream == torch.cuda.current_stream(device):
+    # the current stream's raw handle: cheaper than building a torch stream to compare with
+    current = torch._C._cuda_getCurrentRawStream(device.index)
+    if stream.device_index == device.index and stream.cuda_stream == current:
         return contextlib.nullcontext()
     return torch.cuda.stream(stream)
 
@@ -181,22 +183,102 @@ def _tma_compatible(tensor):
     base address and the other strides are multiples of 16 bytes. On the H200 a descriptor
     that breaks these rules returns wrong data without an error, so such tensors take the
     pointer path."""
+    strides = tensor.stride()
+    if not 2 <= len(strides) <= 5 or strides[-1] != 1 or tensor.data_ptr() % 16:
+        return False
     size = tensor.element_size()
-    return (
-        2 <= tensor.dim() <= 5
-        and tensor.stride(-1) == 1
-        and tensor.data_ptr() % 16 == 0
-        and all(stride * size % 16 == 0 for stride in tensor.stride()[:-1])
-    )
+    if len(strides) == 2:  # the common case, without a generator
+        return strides[0] * size % 16 == 0
+    return all(stride * size % 16 == 0 for stride in strides[:-1])
 
 
 # helper: _tma_workspace
+_TMA_WORKSPACES = {}
+
+
 def _tma_workspace(size: int, alignment: int, stream):
-    """Global memory for the tensor descriptors kernels make (tl.make_tensor_descriptor)."""
-    return torch.empty(size, device="cuda", dtype=torch.int8)
+    """Global memory for the tensor descriptors kernels make (tl.make_tensor_descriptor): one
+    buffer per device and stream, grown when a launch needs more, and reused by the next
+    launch on that stream, which runs after this one (an allocation per launch cost about
+    10 us of host time on the H200). A launch captured into a CUDA graph gets a buffer of
+    its own, since a graph may replay on another stream."""
+    if torch.cuda.is_current_stream_capturing():
+        return torch.empty(size, device="cuda", dtype=torch.int8)
+    key = (torch.cuda.current_device(), stream)
+    buffer = _TMA_WORKSPACES.get(key)
+    if buffer is None or buffer.numel() < size:
+        buffer = _TMA_WORKSPACES[key] = torch.empty(size, device="cuda", dtype=torch.int8)
+    return buffer
 
 
 triton.set_allocator(_tma_workspace)
+
+
+# helper: _launch_key
+_INT = {int}
+
+
+def _launch_key(values):
+    """Of each launch argument, what Triton compiles the kernel for: a tensor's dtype, device
+    and whether its address is a multiple of 16 bytes; a tuple of ints (a shape, strides) as
+    it is; another tuple by its elements; any other value with its type (Triton types 1, 1.0
+    and True differently, which compare equal)."""
+    key = []
+    for value in values:
+        kind = type(value)
+        if kind is tuple:
+            key.append(value if set(map(type, value)) <= _INT else _launch_key(value))
+        elif isinstance(value, torch.Tensor):
+            key.append((value.dtype, value.get_device(), value.data_ptr() % 16 == 0))
+        else:
+            key.append((kind, value))
+    return tuple(key)
+
+
+# helper: _launch needs _launch_key
+_LAUNCHED = {}
+_LAUNCHED_LIMIT = 4096  # kept launch keys (all kernels); more are dropped together
+
+
+def _launch(kernel, grid, *args, **constants):
+    """kernel[grid](*args, **constants), launched faster from the second time a key comes:
+    Triton's dispatch (its autotuner's key, the arguments' specialization, the compiled
+    kernel's lookup) cost 40-70 us of host time per launch on the H200, more than many
+    kernels take. The compiled kernel a launch ran is kept under the _launch_key of its
+    arguments and options, which holds all Triton compiles for and the autotuner's key (the
+    same key gives the same kernel and configuration), and is launched directly the next
+    time, on the current stream. Under TRITON_INTERPRET=1 every launch goes through Triton."""
+    try:
+        key = (id(kernel), _launch_key(args), _launch_key(constants.values()), tuple(constants))
+        kept = _LAUNCHED.get(key)
+    except TypeError:  # an unhashable argument: Triton's own dispatch
+        return kernel[grid](*args, **constants)
+    if kept is not None:
+        compiled, names, padding = kept
+        grid = (*grid, 1, 1)
+        stream = torch._C._cuda_getCurrentRawStream(torch.cuda.current_device())
+        runtime = triton.knobs.runtime
+        if runtime.launch_enter_hook.calls or runtime.launch_exit_hook.calls:  # a profiler's hooks
+            compiled[grid](*args, *(constants[name] for name in names), *padding, stream=stream)
+        else:  # what compiled[grid](...) runs, less the metadata for hooks that are not there
+            compiled.run(grid[0], grid[1], grid[2], stream, compiled.function, compiled.packed_metadata, None,
+                         None, None, *args, *(constants[name] for name in names), *padding)
+        return
+    compiled = kernel[tuple(grid)](*args, **constants)
+    if not isinstance(compiled, triton.compiler.CompiledKernel):  # the interpreter
+        return
+    # the parameters after the positional ones: the keyword constants, then constexprs with
+    # defaults (the autotuner's; the launcher ignores a constexpr's value)
+    function = kernel
+    while not hasattr(function, "params"):
+        function = function.fn
+    params = function.params[len(args):]
+    names = [p.name for p in params if p.name in constants]
+    rest = params[len(names):]
+    if all(p.is_constexpr for p in rest) and [p.name for p in params[:len(names)]] == names:
+        if len(_LAUNCHED) >= _LAUNCHED_LIMIT:
+            _LAUNCHED.clear()
+        _LAUNCHED[key] = (compiled, names, (None,) * len(rest))
 
 
 # helper: _by_target
@@ -212,9 +294,10 @@ def _by_target(default=None, **by_arch):
 class _TileKernel:
     """A cuTile kernel object on the host: ct.launch launches it, replace_hints makes a
     variant with other compiler hints, _pyfunc is its function for ct.kernel(f, **hints).
-    Of the hints num_ctas is a Triton launch option, and num_worker_warps is num_warps for a
-    launcher with fixed launch options (one that takes it; an autotuned one chooses its own);
-    occupancy and opt_level are kept but have no Triton counterpart (C2T101). `hints` holds
+    Of the hints num_worker_warps is num_warps for a launcher with fixed launch options (one
+    that takes it; an autotuned one chooses its own); num_ctas, occupancy and opt_level are
+    kept but not used (C2T101: Triton 3.6's num_ctas > 1 computes wrong results on Hopper,
+    so each program is one CTA; the others have no Triton counterpart). `hints` holds
     the hints given since the kernel's decorator, whose own hints are the launcher's defaults."""
 
     HINTS = ("num_ctas", "occupancy", "opt_level", "num_worker_warps")
@@ -237,9 +320,6 @@ class _TileKernel:
 
     def launch_tile_kernel(self, stream, grid, args):
         options = {}
-        if "num_ctas" in self.hints:
-            num_ctas = self.hints["num_ctas"]
-            options["num_ctas"] = 1 if num_ctas is None else num_ctas
         code = self.launcher.__code__
         if "num_worker_warps" in code.co_varnames[:code.co_argcount]:
             options["num_worker_warps"] = self.hints.get("num_worker_warps")

@@ -1,0 +1,140 @@
+"""_launch (src/lower/helpers/host_helpers.py): the compiled kernel of a launch is reused for a
+later launch only when Triton would compile the same kernel for it.
+
+On the CPU no kernel compiles, so a stand-in plays Triton's side: `kernel[grid](...)` returns a
+CompiledKernel whose own `[grid](...)` records the direct launches (the H200 runs the real
+ones: .gpu/ probes and the op tests)."""
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import triton
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src" / "lower" / "helpers"))
+import host_helpers as h  # noqa: E402
+
+
+class _Param:
+    def __init__(self, name, is_constexpr):
+        self.name, self.is_constexpr = name, is_constexpr
+
+
+class _Compiled(triton.compiler.CompiledKernel):
+    function, packed_metadata = "function", "metadata"
+
+    def __init__(self, direct):  # no compiled code: records what a direct launch passes
+        self.direct = direct
+
+    @property
+    def run(self):  # what CompiledKernel[grid](...) calls: grid, stream, function, metadata, hooks
+        def run(x, y, z, stream, function, metadata, launch_metadata, enter, exit, *args):
+            assert (function, metadata) == ("function", "metadata")
+            self.direct.append(((x, y, z), args, stream))
+        return run
+
+    def __getitem__(self, grid):  # with a profiler's hooks
+        return lambda *args, stream=None: self.direct.append((grid, args, stream, "hooks"))
+
+
+class _Kernel:
+    """A kernel with parameters (x, n, FLAG: constexpr, _use_tma: constexpr = True)."""
+
+    def __init__(self):
+        self.params = [_Param("x", False), _Param("n", False), _Param("FLAG", True), _Param("_use_tma", True)]
+        self.dispatched, self.direct = [], []
+
+    def __getitem__(self, grid):
+        def run(*args, **constants):
+            self.dispatched.append((grid, args, constants))
+            return _Compiled(self.direct)
+        return run
+
+
+@pytest.fixture(autouse=True)
+def _no_gpu(monkeypatch):
+    monkeypatch.setattr(h, "_LAUNCHED", {})
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch._C, "_cuda_getCurrentRawStream", lambda device: 1234, raising=False)
+
+
+def test_the_second_launch_of_a_key_is_direct_with_every_parameter_in_order():
+    kernel, x = _Kernel(), torch.zeros(8)
+    h._launch(kernel, (4,), x, 8, FLAG=True)
+    h._launch(kernel, [4], x, 8, FLAG=True)
+    assert len(kernel.dispatched) == 1
+    # the keyword constant in its parameter's place, the autotuner's constexpr padded
+    assert kernel.direct == [((4, 1, 1), (x, 8, True, None), 1234)]
+
+
+@pytest.mark.parametrize("other", [
+    lambda x: (x, 9, True),             # another value
+    lambda x: (x, True, True),          # True == 1 but Triton types it u1
+    lambda x: (x, 8.0, True),           # 8.0 == 8 but Triton types it fp32
+    lambda x: (x.half(), 8, True),      # another dtype
+    lambda x: (x[1:], 8, True),         # an address that is not a multiple of 16 bytes
+    lambda x: (x, 8, False),            # another constexpr value
+])
+def test_what_triton_compiles_for_differs_so_triton_dispatches_again(other):
+    kernel, x = _Kernel(), torch.zeros(64)
+    h._launch(kernel, (1,), x, 8, FLAG=True)
+    tensor, n, flag = other(x)
+    h._launch(kernel, (1,), tensor, n, FLAG=flag)
+    assert len(kernel.dispatched) == 2 and not kernel.direct
+
+
+def test_the_same_values_in_new_tensors_launch_directly():
+    kernel = _Kernel()
+    h._launch(kernel, (1,), torch.zeros(64), (64,), FLAG=True)
+    h._launch(kernel, (1,), torch.ones(64), (64,), FLAG=True)
+    assert len(kernel.dispatched) == 1 and len(kernel.direct) == 1
+
+
+def test_a_tuple_of_arrays_is_keyed_by_its_arrays_not_their_identity():
+    kernel, a = _Kernel(), torch.zeros(64)
+    h._launch(kernel, (1,), (a, a), 8, FLAG=True)
+    h._launch(kernel, (1,), (a, a.half()), 8, FLAG=True)
+    assert len(kernel.dispatched) == 2
+
+
+def test_launch_options_are_in_the_key_and_not_passed_as_parameters():
+    kernel, x = _Kernel(), torch.zeros(8)
+    h._launch(kernel, (1,), x, 8, FLAG=True, num_warps=4)
+    h._launch(kernel, (1,), x, 8, FLAG=True, num_warps=8)
+    h._launch(kernel, (1,), x, 8, FLAG=True, num_warps=8)
+    assert [c["num_warps"] for _, _, c in kernel.dispatched] == [4, 8]
+    assert kernel.direct == [((1, 1, 1), (x, 8, True, None), 1234)]
+
+
+def test_an_unhashable_argument_always_goes_through_triton():
+    kernel, x = _Kernel(), torch.zeros(8)
+    for _ in range(2):
+        h._launch(kernel, (1,), x, [1, 2], FLAG=True)
+    assert len(kernel.dispatched) == 2
+
+
+def test_a_keyword_that_is_not_the_next_parameter_is_never_kept():
+    kernel, x = _Kernel(), torch.zeros(8)
+    for _ in range(2):
+        h._launch(kernel, (1,), x, _use_tma=False)  # n is missing: the order cannot be known
+    assert len(kernel.dispatched) == 2 and not kernel.direct
+
+
+def test_the_kept_keys_are_bounded(monkeypatch):
+    monkeypatch.setattr(h, "_LAUNCHED_LIMIT", 3)
+    kernel, x = _Kernel(), torch.zeros(8)
+    for n in range(10):
+        h._launch(kernel, (1,), x, n, FLAG=True)
+    assert len(h._LAUNCHED) <= 3
+
+
+def test_with_a_profilers_launch_hook_the_direct_launch_calls_it():
+    kernel, x = _Kernel(), torch.zeros(8)
+    hook = lambda metadata: None  # noqa: E731
+    triton.knobs.runtime.launch_enter_hook.add(hook)
+    try:
+        for _ in range(2):
+            h._launch(kernel, (4,), x, 8, FLAG=True)
+    finally:
+        triton.knobs.runtime.launch_enter_hook.remove(hook)
+    assert kernel.direct == [((4, 1, 1), (x, 8, True, None), 1234, "hooks")]
