@@ -280,22 +280,26 @@ def gemm_fp8(m):  # precise fp8 accumulation (use_fast_acc=False) keeps wgmma
 def attention_f16(m):
     q = torch.randn(4, 512, 64).half()
     m.launch_attention_fwd_kernel(0, (8, 4, 1), (q, q, q, torch.empty_like(q), 0.125, 64, 64, 64))
-CALLS = {"gemm": [gemm_f16, gemm_f32_as_tf32, gemm_fp8], "attention_fwd": [attention_f16]}
+def bmm_f16(m):  # (1, TM, TK) x (1, TK, TN) tiles: a 2-D product, so wgmma (a 3-D tl.dot is mma.sync)
+    a, b = torch.randn(4, 256, 256).half(), torch.randn(4, 256, 256).half()
+    m.launch_bmm_kernel(0, (4, 4, 4), (a, b, torch.empty(4, 256, 256).half(), 64, 64, 32, False))
+CALLS = {"gemm": [gemm_f16, gemm_f32_as_tf32, gemm_fp8], "attention_fwd": [attention_f16], "bmm": [bmm_f16]}
 """
 
 
 def test_matrix_products_use_wgmma_and_tma(tmp_path):
-    """ct.mma at 128x128x64 float16 (and float32 as tfloat32, fp8, and attention's two products)
-    compiles for sm_90 to wgmma fed by TMA loads, within the H200's shared memory."""
+    """ct.mma at 128x128x64 float16 (and float32 as tfloat32, fp8, attention's two products and
+    a batched product of one batch per tile) compiles for sm_90 to wgmma fed by TMA loads,
+    within the H200's shared memory."""
     mods = tmp_path / "mods"
     mods.mkdir()
-    for name in ("gemm", "attention_fwd"):
+    for name in ("gemm", "attention_fwd", "bmm"):
         _convert(REPO / "corpus" / "cutile" / f"{name}.py", mods / f"{name}.py")
     out = tmp_path / "results.json"
     proc = _check_folder(mods, MATRIX_CALLS, tmp_path, "--targets", "90", "--json", str(out))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     results = json.loads(out.read_text())
-    assert len(results) == 4
+    assert len(results) == 5
     for r in results:
         assert r["tma_launch"] and r["ptx_wgmma"] > 0 and r["ptx_tma_loads"] > 0, r
         assert r["shared"] <= 232448 and not r["problems"], r

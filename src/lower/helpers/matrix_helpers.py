@@ -88,11 +88,21 @@ def ct_mma_core(x, y, acc, input_precision: tl.constexpr, use_fast_acc: tl.const
 @triton.jit
 def ct_mma(x, y, acc, input_precision: tl.constexpr, use_fast_acc: tl.constexpr):
     """ct.mma(x, y, acc): x @ y + acc in acc's dtype (ct_mma_core). x and y are 2-D or 3-D and
-    their batch dimensions broadcast (tl.dot needs equal ones)."""
+    their batch dimensions broadcast (tl.dot needs equal ones); a batch of one is a 2-D
+    product."""
     tl.static_assert(ct_mma_acc_ok(x.dtype, y.dtype, acc.dtype),
                      "ct.mma: these operand dtypes do not take this accumulator dtype in cuTile")
     if len(acc.shape) == 2:
         return ct_mma_core(x, y, acc, input_precision, use_fast_acc)
+    elif acc.shape[0] == 1:
+        # one batch: a 2-D product (sm_90 runs a 3-D tl.dot on mma.sync, not on wgmma)
+        M: tl.constexpr = acc.shape[1]
+        N: tl.constexpr = acc.shape[2]
+        K: tl.constexpr = x.shape[len(x.shape) - 1]
+        a = tl.reshape(x, (M, K))
+        b = tl.reshape(y, (K, N))
+        # (a reshape of the result back to 3-D breaks Triton 3.6's software pipeliner)
+        return tl.expand_dims(ct_mma_core(a, b, tl.reshape(acc, (M, N)), input_precision, use_fast_acc), 0)
     else:
         a = x[None, :, :] if len(x.shape) == 2 else x
         b = y[None, :, :] if len(y.shape) == 2 else y
