@@ -164,7 +164,8 @@ def tma_findings(ttir, ptx, facts, kernel, tma_launch):
         problems.append(f"{desc_stores} descriptor store(s) in the TTIR but no TMA store in the PTX")
     counts = {"descriptor_loads": desc_loads, "descriptor_stores": desc_stores, "ptx_tma_loads": tma_loads,
               "ptx_tma_stores": tma_stores, "pointer_tiles": pointer_tiles,
-              "ptx_wgmma": len(re.findall(r"\bwgmma\.mma_async\b", ptx))}
+              "ptx_wgmma": len(re.findall(r"\bwgmma\.mma_async\b", ptx)),
+              "ptx_cp_async": len(re.findall(r"\bcp\.async\.c[ag]\.shared", ptx))}  # pipelined pointer loads
     return problems, counts
 
 

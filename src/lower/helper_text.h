@@ -1223,7 +1223,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            fitted[key] = num_stages\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER__launch_candidates] = {"_launch_candidates",
-    "def _launch_candidates(configs, elements, tma=False, dot=False):\n"
+    "def _launch_candidates(configs, elements, tma=False, dot=False, loops=False):\n"
     "    \"\"\"The candidates @triton.autotune times (its early_config_prune) for a kernel whose\n"
     "    largest tile has `elements` elements, from the warp counts of `configs` (the decorator's):\n"
     "    the hand pick first (_launch_warps, or the nearest allowed count; 3 stages), the other\n"
@@ -1234,7 +1234,9 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    tl.dot (measured on the H200: elementwise kernels 1.5-3x). A kernel that multiplies\n"
     "    matrices (`dot`) keeps its descriptors (tl.dot reads its operands from shared memory)\n"
     "    and tries 4 and 8 warps (8 from a 128x128 accumulator up, as GEMMs are tuned by hand)\n"
-    "    at 3, 4 and 2 stages. At most 6.\"\"\"\n"
+    "    at 3, 4 and 2 stages. At most 6. With `loops` (the kernel has loops Triton may\n"
+    "    software-pipeline, tl.range(..., num_stages=_loop_stages)) each candidate's loops take\n"
+    "    its own stage count, so the 1-stage candidate runs them unpipelined.\"\"\"\n"
     "    allowed = sorted({config.num_warps for config in configs})\n"
     "    by_hand = (8 if elements >= 128 * 128 else 4) if dot else _launch_warps(elements)\n"
     "    first = min(allowed, key=lambda w: abs(w.bit_length() - by_hand.bit_length()))\n"
@@ -1246,8 +1248,15 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    else:\n"
     "        picks = [(w, 3, None) for w in order][:4] + [(first, 2, None)]\n"
     "    picks.append((first, 1, None))\n"
-    "    return [triton.Config({} if use is None else {\"_use_tma\": use}, num_warps=w, num_stages=s, num_ctas=None)\n"
-    "            for w, s, use in picks]\n",
+    "    def choices(stages, use):\n"
+    "        chosen = {} if use is None else {\"_use_tma\": use}\n"
+    "        if loops:\n"
+    "            chosen[\"_loop_stages\"] = stages\n"
+    "        return chosen\n"
+    "    configs = []\n"
+    "    for w, s, use in picks:\n"
+    "        configs.append(triton.Config(choices(s, use), num_warps=w, num_stages=s, num_ctas=None))\n"
+    "    return configs\n",
     {HELPER__launch_warps, -1, -1, -1}, false, false},
   [HELPER__time_launch] = {"_time_launch",
     "def _time_launch(launch, quantiles):\n"

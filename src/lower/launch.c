@@ -449,7 +449,8 @@ static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, c
   const NodeList *args = &def->u.function_def.args->u.arguments.args;
   for (int i = 0; i < args->count; i++) {
     Str name = args->items[i]->u.arg.arg;
-    bool keyed = is_constexpr_param(def, name) && !str_eq(name, "_use_tma"); /* a candidate's choice */
+    bool keyed = is_constexpr_param(def, name) && !str_eq(name, "_use_tma") &&
+                 !str_eq(name, "_loop_stages"); /* a candidate's choice */
     for (int p = 0; p < kernel->param_count && !keyed; p++)
       if (kernel->param_is_array[p] || kernel->param_is_array_tuple[p]) {
         Str param = kernel->param_names[p];
@@ -475,11 +476,12 @@ static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, c
              "triton.autotune("
              "configs=[%s], "
              "key=[%s], "
-             "prune_configs_by={\"early_config_prune\": lambda configs, nargs, **launch: %.*s(configs, %s%s)}, "
+             "prune_configs_by={\"early_config_prune\": lambda configs, nargs, **launch: %.*s(configs, %s%s%s)}, "
              "%s%s%s"
              "do_bench=lambda launch, quantiles: %.*s(launch, quantiles))",
              configs, key.data ? key.data : "", candidates->u.name.id.len, candidates->u.name.id.text, elements,
              L->kernel_has_dot ? ", dot=True" : L->tma_array_count > 0 ? ", tma=True" : "",
+             L->kernel_pipelines_loops ? ", loops=True" : "",
              restore && restore[0] ? "restore_value=[" : "", restore && restore[0] ? restore : "",
              restore && restore[0] ? "], " : "", timing->u.name.id.len, timing->u.name.id.text);
   Node *decorator = T0(L, arena_strndup(&L->ctx->arena, text.data, text.len));
@@ -529,6 +531,8 @@ static bool launch_configuration(Lowerer *L, Function *kernel, const Tuning *tun
                  warps->u.name.id.text, elements);
     }
   }
+  if (L->kernel_pipelines_loops) /* its loops take as many stages (lower_pipeline.c) */
+    buf_puts(call, "            _loop_stages=num_stages,\n");
   buf_puts(call, "            num_stages=num_stages,\n"); /* _fitting_stages: 3 or what fits */
   return true;
 }

@@ -52,6 +52,9 @@ void lower_module(Converter *conv);
 /* ---- lower_expr.c, lower_stmt.c: the recursion every family may call */
 Node *lower_expr(Lowerer *L, Node *expr);
 void lower_stmts(Lowerer *L, NodeList *stmts);
+/* lower_pipeline.c: whether Triton may start the loads of this (source) loop
+ * early, num_stages=_loop_stages */
+bool loop_may_pipeline(Lowerer *L, const Node *loop);
 /* lower_loop_locals.c: names set afresh in each iteration and not read after the loop get names of their own there */
 void rename_loop_locals(Lowerer *L, Node *def);
 

@@ -842,6 +842,7 @@ void lower_kernel(Lowerer *L, Function *fn) {
   L->function = fn;
   L->tma_array_count = 0;
   L->kernel_has_dot = false;
+  L->kernel_pipelines_loops = false;
   L->version_count = 0;
   Node *def = fn->def;
   Node *pristine = node_copy_tree(&L->ctx->arena, def);
@@ -862,6 +863,12 @@ void lower_kernel(Lowerer *L, Function *fn) {
   for (int i = 0; i < L->tma_array_count; i++) {
     Str flag = suffixed(L, L->tma_arrays[i], "_tma");
     node_list_push(&L->ctx->arena, &def->u.function_def.args->u.arguments.args, new_arg(L, flag, "tl.constexpr"));
+  }
+  /* the stages of its pipelined loops (lower_pipeline.c): each launch candidate's own */
+  if (L->kernel_pipelines_loops) {
+    Node *arguments = def->u.function_def.args;
+    node_list_push(&L->ctx->arena, &arguments->u.arguments.args, new_arg(L, (Str){"_loop_stages", 12}, "tl.constexpr"));
+    node_list_push(&L->ctx->arena, &arguments->u.arguments.defaults, T0(L, "1"));
   }
   /* and one for the kernel: whether descriptors are used at all (an autotune candidate
    * may take the pointer path, which is faster for tiles that go straight to registers) */

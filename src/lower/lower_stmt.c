@@ -447,10 +447,20 @@ static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
   NodeList *args = &iter->u.call.args;
   if (args->count < 1 || args->count > 3 || iter->u.call.keywords.count)
     lower_error(L, iter, "range() takes 1 to 3 positional arguments");
+  bool pipelined = !is_static && loop_may_pipeline(L, stmt); /* decided on the source body */
   for (int i = 0; i < args->count; i++)
     args->items[i] = lower_expr(L, args->items[i]);
   if (is_static)
     iter->u.call.func = T0(L, "tl.static_range");
+  if (pipelined) { /* lower_pipeline.c: Triton starts the loop's loads early */
+    static const char *const ranges[] = {"tl.range(_1, num_stages=_loop_stages)",
+                                         "tl.range(_1, _2, num_stages=_loop_stages)",
+                                         "tl.range(_1, _2, _3, num_stages=_loop_stages)"};
+    Node *range = template_expr(L->ctx, ranges[args->count - 1], args->items, args->count);
+    range->span = iter->span;
+    iter = range;
+    L->kernel_pipelines_loops = true;
+  }
   stmt->u.for_.iter = iter;
   if (stmt->u.for_.target->kind != N_NAME)
     lower_error(L, stmt->u.for_.target, "a loop over range() needs a single name as its target");

@@ -32,6 +32,9 @@
 #define C2T_LIST_ITEM_SLOTS 4      /* descriptors of one list item made where it is read (more: at each use) */
 #define C2T_MAX_DESCRIPTORS 64     /* tensor descriptors made in one kernel (Lowerer.descriptor_keys) */
 #define C2T_MAX_RUNTIME_HELPERS 64 /* runtime helpers of one module (Lowerer.helpers) */
+/* Arrays loaded, and arrays stored, that lower_pipeline.c tracks in one loop; a
+ * loop with more is left as it is (not pipelined: an optimization, no error). */
+#define C2T_MAX_PIPELINED_ARRAYS 32
 
 /* ------------------------------------------------------------------ dtypes */
 
@@ -175,6 +178,7 @@ typedef struct Lowerer {
   Str tma_arrays[C2T_MAX_TMA_ARRAYS];
   int tma_array_count;
   bool kernel_has_dot; /* the kernel lowered now multiplies matrices (tl.dot): its launch candidates differ */
+  bool kernel_pipelines_loops; /* a loop of the kernel is tl.range(..., num_stages=_loop_stages) */
   const char *descriptor_keys[C2T_MAX_DESCRIPTORS];
   const char *descriptor_names[C2T_MAX_DESCRIPTORS];
   int descriptor_count;

@@ -305,6 +305,29 @@ def test_matrix_products_use_wgmma_and_tma(tmp_path):
         assert r["shared"] <= 232448 and not r["problems"], r
 
 
+ROW_LOOP_CALLS = """
+import torch
+def wide_rows(m):  # 512-wide tiles: wider than a TMA box, the pointer path
+    x = torch.randn(1024, 512).half()
+    m.launch_row_sums(0, (132,), (x, torch.empty(1024), 16, 512))
+CALLS = {"row_loop": [wide_rows]}
+"""
+
+
+def test_a_loop_over_row_tiles_prefetches_its_loads(tmp_path):
+    """The persistent row loop becomes tl.range(..., num_stages=_loop_stages): at the first
+    candidate's 3 stages its pointer loads compile to cp.async copies into shared memory (they
+    were plain ld.global with the kernel's num_stages alone), within the H200's limit."""
+    (tmp_path / "mods").mkdir()
+    _convert(HERE / "cases" / "row_loop.py", tmp_path / "mods" / "row_loop.py")
+    out = tmp_path / "results.json"
+    proc = _check_folder(tmp_path / "mods", ROW_LOOP_CALLS, tmp_path, "--targets", "90", "--json", str(out))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (r,) = json.loads(out.read_text())
+    assert r["constexprs"]["_loop_stages"] == "3", r
+    assert r["ptx_cp_async"] > 0 and r["shared"] <= 232448 and not r["problems"], r
+
+
 FP8_CALLS = """
 import torch
 def pointers(m):  # a row stride of 200 bytes: not TMA-aligned, the pointer path

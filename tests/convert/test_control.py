@@ -54,7 +54,7 @@ def assert_gpu_control_flow(text: str):
 
 
 _FRONTEND = r"""
-import importlib.util, json, sys
+import importlib.util, inspect, json, sys
 from triton._C.libtriton import ir
 from triton.backends.compiler import GPUTarget
 from triton.backends.nvidia.compiler import CUDABackend
@@ -67,6 +67,10 @@ module_spec.loader.exec_module(module)
 jit = getattr(module, kernel)
 while not hasattr(jit, "arg_names") or not hasattr(jit, "src"):  # under @triton.autotune
     jit = jit.fn
+# constexpr parameters with defaults the launch does not set (_loop_stages, _use_tma)
+for param in jit.params:
+    if param.is_constexpr and param.name not in spec["constexprs"] and param.default is not inspect.Parameter.empty:
+        spec["constexprs"][param.name] = param.default
 signature = {}
 for name in jit.arg_names:
     if name in spec["constexprs"]:

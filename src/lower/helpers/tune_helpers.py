@@ -164,7 +164,7 @@ def _fitting_stages(kernel, key, launch, stages=3):
 
 
 # helper: _launch_candidates needs _launch_warps
-def _launch_candidates(configs, elements, tma=False, dot=False):
+def _launch_candidates(configs, elements, tma=False, dot=False, loops=False):
     """The candidates @triton.autotune times (its early_config_prune) for a kernel whose
     largest tile has `elements` elements, from the warp counts of `configs` (the decorator's):
     the hand pick first (_launch_warps, or the nearest allowed count; 3 stages), the other
@@ -175,7 +175,9 @@ def _launch_candidates(configs, elements, tma=False, dot=False):
     tl.dot (measured on the H200: elementwise kernels 1.5-3x). A kernel that multiplies
     matrices (`dot`) keeps its descriptors (tl.dot reads its operands from shared memory)
     and tries 4 and 8 warps (8 from a 128x128 accumulator up, as GEMMs are tuned by hand)
-    at 3, 4 and 2 stages. At most 6."""
+    at 3, 4 and 2 stages. At most 6. With `loops` (the kernel has loops Triton may
+    software-pipeline, tl.range(..., num_stages=_loop_stages)) each candidate's loops take
+    its own stage count, so the 1-stage candidate runs them unpipelined."""
     allowed = sorted({config.num_warps for config in configs})
     by_hand = (8 if elements >= 128 * 128 else 4) if dot else _launch_warps(elements)
     first = min(allowed, key=lambda w: abs(w.bit_length() - by_hand.bit_length()))
@@ -187,8 +189,15 @@ def _launch_candidates(configs, elements, tma=False, dot=False):
     else:
         picks = [(w, 3, None) for w in order][:4] + [(first, 2, None)]
     picks.append((first, 1, None))
-    return [triton.Config({} if use is None else {"_use_tma": use}, num_warps=w, num_stages=s, num_ctas=None)
-            for w, s, use in picks]
+    def choices(stages, use):
+        chosen = {} if use is None else {"_use_tma": use}
+        if loops:
+            chosen["_loop_stages"] = stages
+        return chosen
+    configs = []
+    for w, s, use in picks:
+        configs.append(triton.Config(choices(s, use), num_warps=w, num_stages=s, num_ctas=None))
+    return configs
 
 
 # helper: _time_launch

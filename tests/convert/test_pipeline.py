@@ -1,0 +1,133 @@
+"""Loops whose loads Triton may start early (src/lower/lower_pipeline.c).
+
+A loop of a kernel's body that loads from arrays it does not also write becomes
+`tl.range(..., num_stages=_loop_stages)`: Triton 3.6 software-pipelines such a loop's
+loads only when the loop asks for stages itself. `_loop_stages` is a constexpr
+parameter that each autotune candidate sets to its own num_stages (the last one, 1,
+runs the loop unpipelined) and a fixed launch to the stages it takes. A loop that
+reads what it stores, calls a tile function, does atomics or multiplies matrices
+stays a plain range (a pipelined loop reads ahead of its own stores).
+"""
+import ast
+import subprocess
+
+import torch
+
+import ops_common
+
+ROWS = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def row_sums(x, out, TM: ct.Constant[int], TN: ct.Constant[int]):
+    for i in range(ct.bid(0), ct.cdiv(x.shape[0], TM), ct.num_blocks(0)):
+        t = ct.load(x, index=(i, 0), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(out, index=(i,), tile=ct.sum(t.astype(ct.float32), axis=1))
+'''
+
+
+def _loops(text, kernel):
+    """The iterables of the loops of `kernel`'s body, as generated, outer ones first."""
+    fn = next(node for node in ast.parse(text).body if isinstance(node, ast.FunctionDef) and node.name == kernel)
+    return [ast.unparse(node.iter) for node in ast.walk(fn) if isinstance(node, ast.For)]
+
+
+def test_a_loop_reading_other_arrays_than_it_writes_asks_for_stages(convert_text, convert):
+    text = convert_text(ROWS)
+    loops = _loops(text, "row_sums")
+    assert len(loops) == 1 and loops[0].startswith("tl.range(") and loops[0].endswith(", num_stages=_loop_stages)")
+    assert "_loop_stages: tl.constexpr = 1," in text
+    assert "loops=True" in text  # each candidate sets _loop_stages
+    mod = convert(ROWS)
+    x = torch.randn(37, 16)
+    out = torch.zeros(37)
+    mod.launch_row_sums(0, (3,), (x, out, 4, 16))
+    torch.testing.assert_close(out, x.sum(dim=1))
+
+
+def test_each_candidate_pipelines_its_loops_with_its_own_stage_count(convert):
+    mod = convert(ROWS)
+    configs = mod._launch_candidates(mod.row_sums.configs, 64, tma=True, loops=True)
+    assert configs and all(c.kwargs["_loop_stages"] == c.num_stages for c in configs)
+    assert configs[-1].num_stages == 1  # the candidate that always fits: no pipelining
+    assert "_loop_stages" not in mod._launch_candidates(mod.row_sums.configs, 64, tma=True)[0].kwargs
+
+
+def test_a_fixed_launch_gives_the_loops_its_stage_count(tmp_path):
+    src = tmp_path / "rows.py"
+    src.write_text(ROWS)
+    proc = subprocess.run([str(ops_common.CONVERTER), "--no-autotune", str(src), "-o", "-"], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "_loop_stages=num_stages," in proc.stdout
+
+
+IN_PLACE_SCAN = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def running_sum(x, TN: ct.Constant[int]):
+    # each tile adds the last element of the tile before it, as that tile was stored
+    for i in range(1, ct.cdiv(x.shape[0], TN)):
+        before = ct.load(x, index=(i - 1,), shape=(TN,))
+        t = ct.load(x, index=(i,), shape=(TN,))
+        last = ct.sum(ct.where(ct.arange(TN, dtype=ct.int32) == TN - 1, before, 0.0))
+        ct.store(x, index=(i,), tile=t + last)
+'''
+
+
+def test_a_loop_that_reads_what_it_stored_stays_a_range(convert_text, convert):
+    text = convert_text(IN_PLACE_SCAN)
+    loops = _loops(text, "running_sum")
+    assert loops and all(not loop.startswith("tl.range") for loop in loops)
+    assert "_loop_stages" not in text.split("def launch_running_sum")[0].split("def running_sum")[1]
+    mod = convert(IN_PLACE_SCAN)
+    x = torch.ones(32)
+    mod.launch_running_sum(0, (1,), (x, 8))
+    expected = torch.ones(32)
+    for i in range(1, 4):
+        expected[i * 8:(i + 1) * 8] += expected[i * 8 - 1]
+    torch.testing.assert_close(x, expected)
+
+
+def _kernel_loops(convert_text, body, extra=""):
+    source = f'''
+import cuda.tile as ct
+{extra}
+
+@ct.kernel
+def k(x, y, z, T: ct.Constant[int]):
+{body}
+'''
+    return _loops(convert_text(source), "k")
+
+
+def test_loops_that_stay_ranges(convert_text):
+    cases = {
+        "a tile function": ("    for i in range(4):\n        ct.store(y, index=(i,), tile=twice(ct.load(x, index=(i,), shape=(T,))))\n",
+                            "\n@ct.function\ndef twice(t):\n    return t * 2\n"),
+        "an atomic": ("    for i in range(4):\n        t = ct.load(x, index=(i,), shape=(T,))\n"
+                      "        ct.atomic_add(z, ct.arange(T, dtype=ct.int32), t)\n", ""),
+        "a nested loop (the inner one may)": ("    for i in range(4):\n        for j in range(2):\n"
+                                              "            ct.store(y, index=(i * 2 + j,), tile=ct.load(x, index=(i,), shape=(T,)))\n", ""),
+        "no load": ("    for i in range(4):\n        ct.store(y, index=(i,), tile=ct.zeros((T,), dtype=ct.float32))\n", ""),
+        "a break": ("    for i in range(4):\n        t = ct.load(x, index=(i,), shape=(T,))\n"
+                    "        if ct.sum(t) > 0:\n            break\n        ct.store(y, index=(i,), tile=t)\n", ""),
+    }
+    for what, (body, extra) in cases.items():
+        loops = _kernel_loops(convert_text, body, extra)
+        if what.startswith("a nested loop"):
+            assert not loops[0].startswith("tl.range") and loops[1].startswith("tl.range"), (what, loops)
+        else:
+            assert all(not loop.startswith("tl.range") for loop in loops), (what, loops)
+
+
+def test_a_matrix_product_loop_keeps_the_kernels_own_pipelining(convert_text):
+    loops = _kernel_loops(convert_text, "    acc = ct.zeros((T, T), dtype=ct.float32)\n"
+                          "    for k in range(4):\n"
+                          "        a = ct.load(x, index=(0, k), shape=(T, T))\n"
+                          "        acc = ct.mma(a, ct.load(y, index=(k, 0), shape=(T, T)), acc)\n"
+                          "    ct.store(z, index=(0, 0), tile=acc)\n")
+    assert loops and not loops[0].startswith("tl.range")
