@@ -359,6 +359,36 @@ static Node *list_of(Lowerer *L, Node **items, int count) {
   return list;
 }
 
+/* Whether `node` names a local of the function being lowered (bound in its
+ * scope, not one of its parameters): `total` of `total = N * N`. */
+typedef struct LocalScan {
+  Lowerer *L;
+  bool found;
+} LocalScan;
+
+static void scan_locals(Node *node, void *data) {
+  LocalScan *scan = data;
+  if (!node || scan->found)
+    return;
+  if (node->kind == N_NAME && scope_lookup(scan->L, node->u.name.id)) {
+    NodeList *params = &scan->L->function->def->u.function_def.args->u.arguments.args;
+    bool parameter = false;
+    for (int i = 0; i < params->count && !parameter; i++)
+      parameter = str_same(params->items[i]->u.arg.arg, node->u.name.id);
+    scan->found = !parameter;
+  }
+  node_children(node, scan_locals, data);
+}
+
+/* Whether a block shape reads a local (`shape=(1, total)`): its descriptor
+ * cannot be made at the top of the kernel, before the local is set. */
+static bool sizes_read_locals(Lowerer *L, Node **sizes, int rank) {
+  LocalScan scan = {L, false};
+  for (int a = 0; a < rank && !scan.found; a++)
+    scan_locals(sizes[a], &scan);
+  return scan.found;
+}
+
 /* The descriptor of `array` with block `sizes` and a padding (zero or
  * NaN), and the name of its constexpr condition. A parameter's is made once
  * at the top of the kernel; a view's (Array.slice), with its condition, just
@@ -388,9 +418,10 @@ static Node *tma_descriptor(Lowerer *L, const ArrayRef *array, Node **sizes, int
   char *text = arena_printf(&L->ctx->arena, "%s_ok: tl.constexpr = _1\n", name);
   NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(tma_condition(L, array, sizes, rank)));
   /* a view's condition may read its shape (`len(x_slice_1_shape) == 2`), a local
-   * made where the view is: it goes next to the use, as the view's descriptor */
-  node_list_push(&L->ctx->arena, array->is_view && !array->descriptor_slots ? L->pending : L->prologue,
-                 made.items[0]);
+   * made where the view is, and a block shape may read a local constexpr: such a
+   * descriptor and its condition go next to the use, made at each use */
+  bool at_use = (array->is_view || sizes_read_locals(L, sizes, rank)) && !array->descriptor_slots;
+  node_list_push(&L->ctx->arena, at_use ? L->pending : L->prologue, made.items[0]);
   text = arena_printf(&L->ctx->arena,
                       "if %s_ok:\n    %s = tl.make_tensor_descriptor(_1, shape=_2, strides=_3, block_shape=_4%s)\n", name,
                       name, nan_padding ? ", padding_option=\"nan\"" : "");
@@ -404,8 +435,8 @@ static Node *tma_descriptor(Lowerer *L, const ArrayRef *array, Node **sizes, int
       slotted = true;
     }
   if (!slotted)
-    node_list_push(&L->ctx->arena, array->is_view ? L->pending : L->prologue, made.items[0]);
-  if (!array->is_view || slotted) { /* a view's descriptor is made at each use */
+    node_list_push(&L->ctx->arena, at_use ? L->pending : L->prologue, made.items[0]);
+  if (!at_use) { /* a view's descriptor is made at each use */
     L->descriptor_keys[L->descriptor_count] = arena_strndup(&L->ctx->arena, key.data, key.len);
     L->descriptor_names[L->descriptor_count++] = name;
   } else {

@@ -374,6 +374,34 @@ def k(x, z, y, FLAG: ct.Constant[int], B: ct.Constant[int]):
     assert "`v` is a different array in each branch" in message, message
 
 
+# A tile shape made of a local constant (`total = N * N`, a constexpr local in
+# Triton): the parameter's descriptor reads it, so it cannot be made at the top of
+# the kernel, before the local is set.
+LOCAL_SHAPE_KERNEL = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, N: ct.Constant[int]):
+    row = ct.bid(0)
+    total = N * N
+    t = ct.load(x, index=(row, 0), shape=(1, total))
+    t = ct.reshape(t, (N, N))
+    t = t / ct.sum(t, axis=1, keepdims=True)
+    ct.store(y, index=(row, 0), tile=ct.reshape(t, (1, total)))
+"""
+
+
+def test_descriptor_whose_shape_reads_a_local_constant(convert, convert_text):
+    text = convert_text(LOCAL_SHAPE_KERNEL)
+    assert text.index("total: tl.constexpr = N * N") < text.index("x_desc_1_ok"), text
+    mod = convert(LOCAL_SHAPE_KERNEL)
+    x = torch.rand(3, 16) + 0.5
+    y = torch.zeros(3, 16)
+    mod.launch_k(0, (3,), (x, y, 4))
+    r = x.view(3, 4, 4)
+    assert_same(y, (r / r.sum(2, keepdim=True)).view(3, 16))
+
+
 # ------------------------------------------------------- gather / scatter
 
 GATHER_KERNEL = """
