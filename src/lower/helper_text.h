@@ -88,6 +88,7 @@ typedef enum HelperId {
   HELPER__launch_time_us, /* tune_helpers.py */
   HELPER__exhaustive_search, /* tune_helpers.py */
   HELPER__launch_warps, /* tune_helpers.py */
+  HELPER__pipeliner_failed, /* tune_helpers.py */
   HELPER__fitting_stages, /* tune_helpers.py */
   HELPER__launch_candidates, /* tune_helpers.py */
   HELPER__time_launch, /* tune_helpers.py */
@@ -1204,13 +1205,23 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    argmax over a long row), so that each thread keeps a few hundred bytes of the tile.\"\"\"\n"
     "    return 4 if elements < 2048 else 8 if elements < 8192 else 16\n",
     {-1, -1, -1, -1}, false, false},
+  [HELPER__pipeliner_failed] = {"_pipeliner_failed",
+    "def _pipeliner_failed(error):\n"
+    "    \"\"\"Whether `error`, raised compiling a kernel with more than one stage, is Triton's MLIR\n"
+    "    pass pipeline failing (its RuntimeError \"PassManager::run failed\"), which a pipelined\n"
+    "    compile hits where an unpipelined one (num_stages=1) does not.\"\"\"\n"
+    "    return isinstance(error, RuntimeError) and \"PassManager::run failed\" in str(error)\n",
+    {-1, -1, -1, -1}, false, false},
   [HELPER__fitting_stages] = {"_fitting_stages",
     "def _fitting_stages(kernel, key, launch, stages=3):\n"
     "    \"\"\"launch(num_stages) with `stages` software-pipeline stages, or fewer when Triton finds\n"
     "    the kernel's shared memory larger than the GPU's (cuTile fits its pipelining to the GPU;\n"
     "    a fixed Triton stage count may not, e.g. 256x256 matrix tiles). The count that fits is\n"
     "    remembered on the kernel per key (the launch's constexpr values and dtypes), so a larger\n"
-    "    count is compiled once per key, not at every launch.\"\"\"\n"
+    "    count is compiled once per key, not at every launch. A kernel Triton's software pipeliner\n"
+    "    cannot compile (_pipeliner_failed: Triton 3.6 stops with \"PassManager::run failed\" on a\n"
+    "    descriptor load in a loop whose result addresses pipelined loads, 'pipeliner doesn't know\n"
+    "    how to predicate this op') is compiled unpipelined, with 1 stage: cuTile compiles it.\"\"\"\n"
     "    fitted = kernel.__dict__.setdefault(\"_c2t_fitting_stages\", {})\n"
     "    num_stages = fitted.get(key, stages)\n"
     "    while True:\n"
@@ -1220,8 +1231,13 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            if num_stages <= 1:\n"
     "                raise\n"
     "            num_stages -= 1\n"
+    "            fitted[key] = num_stages\n"
+    "        except RuntimeError as error:\n"
+    "            if num_stages <= 1 or not _pipeliner_failed(error):\n"
+    "                raise\n"
+    "            num_stages = 1\n"
     "            fitted[key] = num_stages\n",
-    {-1, -1, -1, -1}, false, false},
+    {HELPER__pipeliner_failed, -1, -1, -1}, false, false},
   [HELPER__launch_candidates] = {"_launch_candidates",
     "def _launch_candidates(configs, elements, tma=False, dot=False, loops=False):\n"
     "    \"\"\"The candidates @triton.autotune times (its early_config_prune) for a kernel whose\n"
@@ -1262,11 +1278,18 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "def _time_launch(launch, quantiles):\n"
     "    \"\"\"How @triton.autotune times one candidate (its do_bench): Triton's do_bench on the GPU.\n"
     "    Under TRITON_INTERPRET=1, or with CUTILE2TRITON_AUTOTUNE=0 in the environment, nothing\n"
-    "    runs and every candidate takes 0 ms, so the first one (the hand pick) is chosen.\"\"\"\n"
+    "    runs and every candidate takes 0 ms, so the first one (the hand pick) is chosen. A pipelined\n"
+    "    candidate that Triton cannot compile (_pipeliner_failed) takes forever, as Triton's\n"
+    "    autotuner times a candidate that runs out of resources; the last candidate has 1 stage.\"\"\"\n"
     "    if INTERPRETED or os.environ.get(\"CUTILE2TRITON_AUTOTUNE\", \"1\") == \"0\":\n"
     "        return [0.0 for _ in quantiles]\n"
-    "    return triton.testing.do_bench(launch, quantiles=quantiles)\n",
-    {-1, -1, -1, -1}, false, true},
+    "    try:\n"
+    "        return triton.testing.do_bench(launch, quantiles=quantiles)\n"
+    "    except RuntimeError as error:\n"
+    "        if not _pipeliner_failed(error):\n"
+    "            raise\n"
+    "        return [float(\"inf\") for _ in quantiles]\n",
+    {HELPER__pipeliner_failed, -1, -1, -1}, false, true},
 };
 
 static const TemplateSource TEMPLATE_SOURCES[TEMPLATE_COUNT] = {

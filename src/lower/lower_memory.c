@@ -326,6 +326,8 @@ static Node *tma_condition(Lowerer *L, const ArrayRef *array, Node **sizes, int 
                                                               array->param.text)), new_int(L, rank));
   else if (array->rank_branches > 0) /* its rank was learnt under a constexpr `if`: another launch may give another one */
     parts[count++] = T(L, "len(_1) == _2", array->shape, new_int(L, rank));
+  if (array->tma_when)
+    parts[count++] = array->tma_when;
   for (int a = 0; a < rank; a++) {
     long long size;
     if (!known_int(sizes[a], &size) || size > 256)
@@ -357,9 +359,40 @@ static Node *list_of(Lowerer *L, Node **items, int count) {
   return list;
 }
 
+/* Whether `node` names a local of the function being lowered (bound in its
+ * scope, not one of its parameters): `total` of `total = N * N`. */
+typedef struct LocalScan {
+  Lowerer *L;
+  bool found;
+} LocalScan;
+
+static void scan_locals(Node *node, void *data) {
+  LocalScan *scan = data;
+  if (!node || scan->found)
+    return;
+  if (node->kind == N_NAME && scope_lookup(scan->L, node->u.name.id)) {
+    NodeList *params = &scan->L->function->def->u.function_def.args->u.arguments.args;
+    bool parameter = false;
+    for (int i = 0; i < params->count && !parameter; i++)
+      parameter = str_same(params->items[i]->u.arg.arg, node->u.name.id);
+    scan->found = !parameter;
+  }
+  node_children(node, scan_locals, data);
+}
+
+/* Whether a block shape reads a local (`shape=(1, total)`): its descriptor
+ * cannot be made at the top of the kernel, before the local is set. */
+static bool sizes_read_locals(Lowerer *L, Node **sizes, int rank) {
+  LocalScan scan = {L, false};
+  for (int a = 0; a < rank && !scan.found; a++)
+    scan_locals(sizes[a], &scan);
+  return scan.found;
+}
+
 /* The descriptor of `array` with block `sizes` and a padding (zero or
  * NaN), and the name of its constexpr condition. A parameter's is made once
- * at the top of the kernel; a view's (Array.slice) just before its use. */
+ * at the top of the kernel; a view's (Array.slice), with its condition, just
+ * before its use. */
 static Node *tma_descriptor(Lowerer *L, const ArrayRef *array, Node **sizes, int rank, bool nan_padding, Node **ok) {
   Buf key = {0};
   expr_text(L->ctx, array->pointer, &key);
@@ -384,7 +417,11 @@ static Node *tma_descriptor(Lowerer *L, const ArrayRef *array, Node **sizes, int
   }
   char *text = arena_printf(&L->ctx->arena, "%s_ok: tl.constexpr = _1\n", name);
   NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(tma_condition(L, array, sizes, rank)));
-  node_list_push(&L->ctx->arena, L->prologue, made.items[0]);
+  /* a view's condition may read its shape (`len(x_slice_1_shape) == 2`), a local
+   * made where the view is, and a block shape may read a local constexpr: such a
+   * descriptor and its condition go next to the use, made at each use */
+  bool at_use = (array->is_view || sizes_read_locals(L, sizes, rank)) && !array->descriptor_slots;
+  node_list_push(&L->ctx->arena, at_use ? L->pending : L->prologue, made.items[0]);
   text = arena_printf(&L->ctx->arena,
                       "if %s_ok:\n    %s = tl.make_tensor_descriptor(_1, shape=_2, strides=_3, block_shape=_4%s)\n", name,
                       name, nan_padding ? ", padding_option=\"nan\"" : "");
@@ -398,8 +435,8 @@ static Node *tma_descriptor(Lowerer *L, const ArrayRef *array, Node **sizes, int
       slotted = true;
     }
   if (!slotted)
-    node_list_push(&L->ctx->arena, array->is_view ? L->pending : L->prologue, made.items[0]);
-  if (!array->is_view || slotted) { /* a view's descriptor is made at each use */
+    node_list_push(&L->ctx->arena, at_use ? L->pending : L->prologue, made.items[0]);
+  if (!at_use) { /* a view's descriptor is made at each use */
     L->descriptor_keys[L->descriptor_count] = arena_strndup(&L->ctx->arena, key.data, key.len);
     L->descriptor_names[L->descriptor_count++] = name;
   } else {
@@ -780,6 +817,102 @@ Node *lower_slice(Lowerer *L, Node *call, const char *member) {
   Node *result = new_name(L, pointer);
   result->type = type;
   return result;
+}
+
+/* Whether two expressions are written the same. */
+static bool same_text(Lowerer *L, const Node *a, const Node *b) {
+  Buf x = {0}, y = {0};
+  expr_text(L->ctx, a, &x);
+  expr_text(L->ctx, b, &y);
+  bool same = strcmp(x.data, y.data) == 0;
+  buf_free(&x);
+  buf_free(&y);
+  return same;
+}
+
+/* A constexpr expression true where `view` suits TMA: False for a slice of its
+ * last axis, `len(x_slice_1_shape) != 2` for a slice of axis 1 of an array whose
+ * rank is not known yet (the rank comes with its loads), True otherwise. */
+static Node *view_tma_ok(Lowerer *L, const ArrayRef *view) {
+  if (view->tma_unsafe)
+    return new_name(L, "False");
+  Node *ok = view->tma_when;
+  MemoryState *state = memory_state(L);
+  for (int i = 0; i < state->view_count; i++) {
+    const ArrayRef *noted = state->views[i];
+    if (noted->pointer != view->pointer && !str_same(noted->pointer->u.name.id, view->pointer->u.name.id))
+      continue;
+    Node *test = T(L, "len(_1) != _2", view->shape, new_int(L, state->view_axes[i] + 1));
+    ok = ok ? T(L, "_1 and _2", ok, test) : test;
+  }
+  return ok ? ok : new_name(L, "True");
+}
+
+static bool is_constant_true(const Node *expr) {
+  return expr->kind == N_NAME && expr->u.name.id.len == 4 && memcmp(expr->u.name.id.text, "True", 4) == 0;
+}
+
+/* The array a name holds after an `if` whose branches bind it to two
+ * arrays (`if T: Ai = a.slice(1, s, e)` / `else: Ai = a.slice(0, s, e)`).
+ * An array has no run-time value of its own here (its pieces are locals), so
+ * without this the name would keep the else branch's pieces in both. Views of
+ * one parameter (or the parameter itself) with the same strides get fresh
+ * pieces that each branch sets at its end:
+ *     a_slice_3 = a_slice_1          (body)    a_slice_3 = a_slice_2         (else)
+ *     a_slice_3_shape = a_slice_1_shape        a_slice_3_shape = a_slice_2_shape
+ * When only one of them suits TMA and the condition is a constexpr, each branch
+ * also says so in a constexpr (`a_slice_3_tma_ok: tl.constexpr = False`) that the
+ * view's descriptor condition reads; under a run-time condition neither takes TMA.
+ * Two different arrays (their dtypes and TMA flags differ) are a located error. */
+TypeInfo *memory_merge_arrays(Lowerer *L, Node *at, Str name, TypeInfo *body, TypeInfo *orelse, bool constexpr_if,
+                              NodeList *body_out, NodeList *else_out) {
+  ArrayRef *a = body->array, *b = orelse->array;
+  if (a == b || (same_text(L, a->pointer, b->pointer) && same_text(L, a->shape, b->shape)))
+    return orelse;
+  bool mergeable = a->param.len && str_same(a->param, b->param) && !a->descriptor_slots && !b->descriptor_slots &&
+                   a->int64_index == b->int64_index && same_text(L, a->strides, b->strides);
+  if (!mergeable)
+    lower_error(L, at, "`%.*s` is a different array in each branch of this `if`: an array is not a run-time value "
+                "in the converted kernel; bind it in one place (or load in each branch)", name.len, name.text);
+  Str base = memory_temp(L, a->param, "slice");
+  char *pointer = arena_strndup(&L->ctx->arena, base.text, (size_t)base.len);
+  char *shape = arena_printf(&L->ctx->arena, "%s_shape", pointer);
+  Node *tma_ok[2];
+  bool choose_tma = false;
+  for (int side = 0; side < 2; side++) {
+    tma_ok[side] = view_tma_ok(L, side ? b : a);
+    choose_tma |= !is_constant_true(tma_ok[side]);
+  }
+  choose_tma &= constexpr_if;
+  for (int side = 0; side < 2; side++) {
+    const ArrayRef *from = side ? b : a;
+    const char *text = choose_tma ? arena_printf(&L->ctx->arena, "%s = _1\n%s = _2\n%s_tma_ok: tl.constexpr = _3\n",
+                                                 pointer, shape, pointer)
+                                  : arena_printf(&L->ctx->arena, "%s = _1\n%s = _2\n", pointer, shape);
+    NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(from->pointer, from->shape, tma_ok[side]));
+    for (int i = 0; i < made.count; i++)
+      node_list_push(&L->ctx->arena, side ? else_out : body_out, made.items[i]);
+  }
+  TypeInfo *type = type_new(L->ctx, VAL_ARRAY);
+  *type = *orelse;
+  if (body->rank != orelse->rank)
+    type->rank = -1;
+  ArrayRef *view = arena_alloc(&L->ctx->arena, sizeof(ArrayRef));
+  *view = *b;
+  view->pointer = new_name(L, pointer);
+  view->shape = new_name(L, shape);
+  view->is_view = true;
+  view->tma_unsafe = !choose_tma && (a->tma_unsafe || b->tma_unsafe);
+  view->tma_when = choose_tma ? new_name(L, arena_printf(&L->ctx->arena, "%s_tma_ok", pointer))
+                   : a->tma_when ? a->tma_when : b->tma_when;
+  MemoryState *state = memory_state(L);
+  int noted = choose_tma ? 0 : state->view_count; /* the axes either view slices, when the rank is not known yet */
+  for (int i = 0; i < noted; i++)
+    if (memory_view_slices_axis(L, a, state->view_axes[i]) || memory_view_slices_axis(L, b, state->view_axes[i]))
+      if (!memory_view_slices_axis(L, view, state->view_axes[i]))
+        memory_note_view_axis(L, view, state->view_axes[i]);
+  type->array = view;
+  return type;
 }
 
 /* ------------------------------------------------ lists of arrays */

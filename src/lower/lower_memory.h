@@ -73,6 +73,10 @@ bool memory_first_time(Lowerer *L, const char *key);
 /* `by_tma if condition else by_pointers`, marked so that an assignment or
  * expression statement becomes an if/else statement. */
 Node *memory_choice(Lowerer *L, Node *condition, Node *by_tma, Node *by_pointers);
+/* The array a name holds after an `if` whose branches bind it to two arrays
+ * (lower_memory.c): fresh pieces set at the end of each branch, or an error. */
+TypeInfo *memory_merge_arrays(Lowerer *L, Node *at, Str name, TypeInfo *body, TypeInfo *orelse, bool constexpr_if,
+                              NodeList *body_out, NodeList *else_out);
 /* The name of a fresh local for a memory operation (`x_slice_1`). */
 Str memory_temp(Lowerer *L, Str base, const char *what);
 bool memory_is_false(const Node *flag);

@@ -21,6 +21,7 @@
 
 #include "lower.h"
 #include "lower_math.h"
+#include "lower_memory.h"
 
 static void lower_stmt(Lowerer *L, Node *stmt, NodeList *out);
 
@@ -328,6 +329,10 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
       merged = from_body ? from_body : from_else;
     else if (from_body->kind == VAL_CONST || from_else->kind == VAL_CONST)
       merged = concretized(L, from_body->kind == VAL_CONST ? from_body : from_else);
+    else if (from_body->kind == VAL_ARRAY && from_else->kind == VAL_ARRAY && from_body->array && from_else->array)
+      merged = memory_merge_arrays(L, stmt, A->names[i], from_body, from_else,
+                                   test->type && test->type->kind == VAL_CONST, &stmt->u.if_.body,
+                                   &stmt->u.if_.orelse);
     else
       merged = merged_tile(L, from_body, from_else);
     if (test->type && test->type->kind == VAL_CONST && from_body && from_else)

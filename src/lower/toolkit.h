@@ -89,6 +89,8 @@ typedef struct ArrayRef {
   bool int64_index;/* ct.IndexedWithInt64 */
   bool is_view;    /* made in tile code (Array.slice): its pieces are locals, descriptors go next to their use */
   bool tma_unsafe; /* its base may break TMA's 16-byte alignment (Array.slice on the last axis) */
+  Node *tma_when;  /* a constexpr name, True where the view suits TMA: the view of a constexpr `if`
+                      whose branches slice different axes (memory_merge_arrays); NULL: always */
   Node **descriptor_slots; /* a list item (As[g]): C2T_LIST_ITEM_SLOTS statements after its definition
                               where its descriptors go (made once there, not at each use); NULL otherwise */
   int rank_branches; /* constexpr `if`s being lowered that it entered with an unknown rank (lower_control.c):

@@ -311,6 +311,97 @@ def test_slice_on_the_last_axis_takes_no_descriptor(convert_text):
     assert re.search(r"make_tensor_descriptor\(\s*x_slice_1", text)
 
 
+# A view bound under each branch of a constexpr `if`, of an array whose rank is
+# learnt inside the `if` (ct.num_tiles): the later loads read the view of the taken
+# branch, and the descriptor condition of a view (which reads its shape) stands
+# next to the view, not at the top of the kernel where the view does not exist.
+BRANCH_SLICE_KERNEL = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, start, stop, AXIS: ct.Constant[int], B: ct.Constant[int]):
+    if AXIS == 1:
+        n = ct.num_tiles(x, axis=0, shape=(B, B))
+    else:
+        n = ct.num_tiles(x, axis=1, shape=(B, B))
+    if ct.bid(0) < n + 100:
+        if AXIS == 1:
+            v = x.slice(axis=1, start=start, stop=stop)
+        else:
+            v = x.slice(axis=0, start=start, stop=stop)
+        t = ct.load(v, (ct.bid(0), ct.bid(1)), (B, B), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(y, (ct.bid(0), ct.bid(1)), t)
+"""
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_view_chosen_by_a_constexpr_branch(convert, axis):
+    mod = convert(BRANCH_SLICE_KERNEL)
+    x = torch.randn(48, 48)
+    start, stop = 16, 40
+    y = torch.full((32, 32), 5.0)
+    mod.launch_k(0, (2, 2), (x, y, start, stop, axis, 16))
+    sliced = x[start:stop] if axis == 0 else x[:, start:stop]
+    expected = torch.zeros(32, 32)
+    expected[: sliced.shape[0], : sliced.shape[1]] = sliced[:32, :32]
+    assert_same(y, expected)
+
+
+def test_view_chosen_by_a_constexpr_branch_keeps_tma_where_it_can(convert_text):
+    """The axis-0 view suits TMA, the axis-1 one (the contiguous axis) does not: each
+    branch says so in a constexpr that the descriptor condition reads."""
+    text = convert_text(BRANCH_SLICE_KERNEL)
+    assert re.search(r"x_slice_3_tma_ok: tl.constexpr = len\(x_slice_1_shape\) != 2", text), text
+    assert re.search(r"x_slice_3_tma_ok: tl.constexpr = len\(x_slice_2_shape\) != 1", text), text
+    assert re.search(r"make_tensor_descriptor\(\s*x_slice_3", text), text
+    prologue = text.split("if AXIS == 1:")[0]
+    assert "x_slice" not in prologue, prologue
+
+
+def test_a_name_bound_to_two_arrays_by_an_if_is_an_error(convert_error):
+    message = convert_error("""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, z, y, FLAG: ct.Constant[int], B: ct.Constant[int]):
+    ct.store(y, (1,), ct.load(x, (0,), (B,)) + ct.load(z, (0,), (B,)))
+    if FLAG == 1:
+        v = x
+    else:
+        v = z
+    ct.store(y, (ct.bid(0),), ct.load(v, (ct.bid(0),), (B,)))
+""")
+    assert "`v` is a different array in each branch" in message, message
+
+
+# A tile shape made of a local constant (`total = N * N`, a constexpr local in
+# Triton): the parameter's descriptor reads it, so it cannot be made at the top of
+# the kernel, before the local is set.
+LOCAL_SHAPE_KERNEL = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, N: ct.Constant[int]):
+    row = ct.bid(0)
+    total = N * N
+    t = ct.load(x, index=(row, 0), shape=(1, total))
+    t = ct.reshape(t, (N, N))
+    t = t / ct.sum(t, axis=1, keepdims=True)
+    ct.store(y, index=(row, 0), tile=ct.reshape(t, (1, total)))
+"""
+
+
+def test_descriptor_whose_shape_reads_a_local_constant(convert, convert_text):
+    text = convert_text(LOCAL_SHAPE_KERNEL)
+    assert text.index("total: tl.constexpr = N * N") < text.index("x_desc_1_ok"), text
+    mod = convert(LOCAL_SHAPE_KERNEL)
+    x = torch.rand(3, 16) + 0.5
+    y = torch.zeros(3, 16)
+    mod.launch_k(0, (3,), (x, y, 4))
+    r = x.view(3, 4, 4)
+    assert_same(y, (r / r.sum(2, keepdim=True)).view(3, 16))
+
+
 # ------------------------------------------------------- gather / scatter
 
 GATHER_KERNEL = """

@@ -340,3 +340,59 @@ def test_element_offsets_and_inside_2d_gather_a_column():
     out = torch.empty(8, dtype=torch.int32)
     gather_2d_kernel[(1,)](x, out, 3, 4, 4, 1, 8)
     assert out.tolist() == [-7, 2, 6, 10, -7, -7, -7, -7]  # row -1 and rows 3.. are outside
+
+
+def _tune_helpers():
+    sys.path.insert(0, str(REPO / "src" / "lower" / "helpers"))
+    try:
+        return load("tune_helpers.py")
+    finally:
+        sys.path.pop(0)
+
+
+def test_fitting_stages_compiles_unpipelined_when_the_pipeliner_fails():
+    """Triton 3.6's pipeliner stops some kernels with "PassManager::run failed" (a descriptor
+    load in a loop that addresses pipelined gathers: TileGym's sparse MLA) that compile with
+    1 stage: the launch is retried with 1 stage and that is remembered; other errors pass."""
+    T = _tune_helpers()
+
+    class Kernel:
+        pass
+
+    tried = []
+
+    def launch(num_stages):
+        tried.append(num_stages)
+        if num_stages > 1:
+            raise RuntimeError("PassManager::run failed")
+        return "ran"
+
+    kernel = Kernel()
+    assert T._fitting_stages(kernel, "key", launch) == "ran"
+    assert tried == [3, 1]
+    assert T._fitting_stages(kernel, "key", launch) == "ran"
+    assert tried == [3, 1, 1]
+
+    def broken(num_stages):
+        raise RuntimeError("something else")
+
+    with pytest.raises(RuntimeError, match="something else"):
+        T._fitting_stages(Kernel(), "key", broken)
+
+
+def test_time_launch_gives_a_candidate_the_pipeliner_refuses_no_time(monkeypatch):
+    T = _tune_helpers()
+    monkeypatch.setattr(T, "INTERPRETED", False)
+
+    def refuse(*args, **kwargs):
+        raise RuntimeError("PassManager::run failed")
+
+    monkeypatch.setattr(T.triton.testing, "do_bench", refuse)
+    assert T._time_launch(lambda: None, (0.5, 0.2)) == [float("inf"), float("inf")]
+
+    def other(*args, **kwargs):
+        raise RuntimeError("out of cheese")
+
+    monkeypatch.setattr(T.triton.testing, "do_bench", other)
+    with pytest.raises(RuntimeError, match="cheese"):
+        T._time_launch(lambda: None, (0.5,))

@@ -144,13 +144,24 @@ def _launch_warps(elements):
     return 4 if elements < 2048 else 8 if elements < 8192 else 16
 
 
-# helper: _fitting_stages
+# helper: _pipeliner_failed
+def _pipeliner_failed(error):
+    """Whether `error`, raised compiling a kernel with more than one stage, is Triton's MLIR
+    pass pipeline failing (its RuntimeError "PassManager::run failed"), which a pipelined
+    compile hits where an unpipelined one (num_stages=1) does not."""
+    return isinstance(error, RuntimeError) and "PassManager::run failed" in str(error)
+
+
+# helper: _fitting_stages needs _pipeliner_failed
 def _fitting_stages(kernel, key, launch, stages=3):
     """launch(num_stages) with `stages` software-pipeline stages, or fewer when Triton finds
     the kernel's shared memory larger than the GPU's (cuTile fits its pipelining to the GPU;
     a fixed Triton stage count may not, e.g. 256x256 matrix tiles). The count that fits is
     remembered on the kernel per key (the launch's constexpr values and dtypes), so a larger
-    count is compiled once per key, not at every launch."""
+    count is compiled once per key, not at every launch. A kernel Triton's software pipeliner
+    cannot compile (_pipeliner_failed: Triton 3.6 stops with "PassManager::run failed" on a
+    descriptor load in a loop whose result addresses pipelined loads, 'pipeliner doesn't know
+    how to predicate this op') is compiled unpipelined, with 1 stage: cuTile compiles it."""
     fitted = kernel.__dict__.setdefault("_c2t_fitting_stages", {})
     num_stages = fitted.get(key, stages)
     while True:
@@ -160,6 +171,11 @@ def _fitting_stages(kernel, key, launch, stages=3):
             if num_stages <= 1:
                 raise
             num_stages -= 1
+            fitted[key] = num_stages
+        except RuntimeError as error:
+            if num_stages <= 1 or not _pipeliner_failed(error):
+                raise
+            num_stages = 1
             fitted[key] = num_stages
 
 
@@ -200,11 +216,18 @@ def _launch_candidates(configs, elements, tma=False, dot=False, loops=False):
     return configs
 
 
-# helper: _time_launch
+# helper: _time_launch needs _pipeliner_failed
 def _time_launch(launch, quantiles):
     """How @triton.autotune times one candidate (its do_bench): Triton's do_bench on the GPU.
     Under TRITON_INTERPRET=1, or with CUTILE2TRITON_AUTOTUNE=0 in the environment, nothing
-    runs and every candidate takes 0 ms, so the first one (the hand pick) is chosen."""
+    runs and every candidate takes 0 ms, so the first one (the hand pick) is chosen. A pipelined
+    candidate that Triton cannot compile (_pipeliner_failed) takes forever, as Triton's
+    autotuner times a candidate that runs out of resources; the last candidate has 1 stage."""
     if INTERPRETED or os.environ.get("CUTILE2TRITON_AUTOTUNE", "1") == "0":
         return [0.0 for _ in quantiles]
-    return triton.testing.do_bench(launch, quantiles=quantiles)
+    try:
+        return triton.testing.do_bench(launch, quantiles=quantiles)
+    except RuntimeError as error:
+        if not _pipeliner_failed(error):
+            raise
+        return [float("inf") for _ in quantiles]
