@@ -52,6 +52,9 @@ void lower_module(Converter *conv);
 /* ---- lower_expr.c, lower_stmt.c: the recursion every family may call */
 Node *lower_expr(Lowerer *L, Node *expr);
 void lower_stmts(Lowerer *L, NodeList *stmts);
+/* A tile two branches give different types: what both agree on (a rank,
+ * dimension or dtype they disagree on becomes unknown); b when either is no tile. */
+TypeInfo *merged_tile(Lowerer *L, TypeInfo *a, TypeInfo *b);
 /* lower_loop_locals.c: names set afresh in each iteration and not read after the loop get names of their own there */
 void rename_loop_locals(Lowerer *L, Node *def);
 
@@ -97,6 +100,13 @@ typedef struct Assumption {
   const Node *test; /* the condition as written (a pristine copy) */
   bool value;
 } Assumption;
+/* One version of a tile function split on constexpr conditions: what it
+ * assumed (conditions on its own parameters, as written) and returns. */
+typedef struct FunctionVersion {
+  const Assumption *assumptions;
+  int assumption_count;
+  TypeInfo *return_type;
+} FunctionVersion;
 /* What the current version's assumptions say of the condition `expr` (as
  * written): 1 true, 0 false, -1 nothing. */
 int assumed_condition(Lowerer *L, const Node *expr);
@@ -110,6 +120,10 @@ int type_disagreement(const TypeInfo *a, const TypeInfo *b);
 /* `with`'s body becomes `if split: <with's body> else: <without's body>`
  * (docstring kept first); a located error where their parameters differ. */
 void join_versions(Lowerer *L, Node *split, Node *with, Node *without);
+/* What a tile function split on `split` returns, seen by its callers: the
+ * two versions' return types where they agree, unknown where they do not;
+ * a located error at `split` where they are different kinds of values. */
+TypeInfo *joined_return_type(Lowerer *L, Node *split, TypeInfo *with, TypeInfo *without);
 
 /* ---- launch.c */
 void lower_launcher(Lowerer *L, Function *kernel);   /* the launcher of a kernel */
