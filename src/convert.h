@@ -66,6 +66,14 @@ typedef struct Function {
    * each its own Function named NAME_2, NAME_3, ... */
   Node *pristine;
   struct Function *next_variant;
+  /* a tile function no kernel calls that could not be lowered without a
+   * call (lower_function.c: lower_unused_device_function): the report of
+   * why, and its def a stub that fails when Triton compiles it */
+  const char *stub_reason;
+  /* a tile function lowered in versions (lower_version.c): each version's
+   * assumptions and return type, for the calls that can tell which one runs */
+  struct FunctionVersion *versions;
+  int version_count;
 } Function;
 
 /* What a conversion did, counted where the lowering decides it (--stats):

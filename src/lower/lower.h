@@ -55,6 +55,9 @@ void lower_stmts(Lowerer *L, NodeList *stmts);
 /* lower_pipeline.c: whether Triton may start the loads of this (source) loop
  * early, num_stages=_loop_stages */
 bool loop_may_pipeline(Lowerer *L, const Node *loop);
+/* A tile two branches give different types: what both agree on (a rank,
+ * dimension or dtype they disagree on becomes unknown); b when either is no tile. */
+TypeInfo *merged_tile(Lowerer *L, TypeInfo *a, TypeInfo *b);
 /* lower_loop_locals.c: names set afresh in each iteration and not read after the loop get names of their own there */
 void rename_loop_locals(Lowerer *L, Node *def);
 
@@ -100,6 +103,13 @@ typedef struct Assumption {
   const Node *test; /* the condition as written (a pristine copy) */
   bool value;
 } Assumption;
+/* One version of a tile function split on constexpr conditions: what it
+ * assumed (conditions on its own parameters, as written) and returns. */
+typedef struct FunctionVersion {
+  const Assumption *assumptions;
+  int assumption_count;
+  TypeInfo *return_type;
+} FunctionVersion;
 /* What the current version's assumptions say of the condition `expr` (as
  * written): 1 true, 0 false, -1 nothing. */
 int assumed_condition(Lowerer *L, const Node *expr);
@@ -113,6 +123,10 @@ int type_disagreement(const TypeInfo *a, const TypeInfo *b);
 /* `with`'s body becomes `if split: <with's body> else: <without's body>`
  * (docstring kept first); a located error where their parameters differ. */
 void join_versions(Lowerer *L, Node *split, Node *with, Node *without);
+/* What a tile function split on `split` returns, seen by its callers: the
+ * two versions' return types where they agree, unknown where they do not;
+ * a located error at `split` where they are different kinds of values. */
+TypeInfo *joined_return_type(Lowerer *L, Node *split, TypeInfo *with, TypeInfo *without);
 
 /* ---- launch.c */
 void lower_launcher(Lowerer *L, Function *kernel);   /* the launcher of a kernel */

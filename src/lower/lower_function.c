@@ -3,7 +3,11 @@
  * bodies, and the calls of tile functions (a tile function is lowered at its
  * first call, with that call's argument types, and again, as a copy named
  * NAME_2, ..., for each call whose types it does not fit: the recursion of
- * lower_expr through lower_call reaches lower_stmts here).
+ * lower_expr through lower_call reaches lower_stmts here). A kernel or a
+ * tile function may be lowered in versions, one per outcome of a constexpr
+ * condition (lower_version.c); a tile function no kernel calls that cannot
+ * be lowered without a call, and that nothing converted can call, becomes a
+ * stub (lower_unused_device_function).
  *
  * A kernel `def k(x, y, n, B: ct.Constant[int])` whose `x`, `y` are arrays
  * becomes
@@ -746,35 +750,37 @@ static void find_split_names(Lowerer *L, Node *def, bool kernel) {
 }
 
 /* What a failed attempt at a version leaves in the Lowerer and the
- * diagnostics, put back before the versions are lowered. */
+ * diagnostics, put back before the versions are lowered. What the module
+ * needs (runtime helpers, constexpr twins of module constants, libdevice,
+ * the INTERPRETED flag) stays: a tile function lowered in the attempt stays
+ * lowered, and the versions reuse it without asking for them again. */
 typedef struct Attempt {
   size_t message_len;
   int error_count;
-  int helper_count, twin_count, tma_array_count;
-  bool needs_libdevice, needs_allocator, needs_by_target, needs_interpreted_flag, uses_tma;
+  int tma_array_count;
+  bool needs_allocator, needs_by_target, uses_tma;
   unsigned host_enums;
+  int depth;                /* lower_error leaves the nesting where it failed */
+  const Node *statement;
 } Attempt;
 
 static Attempt attempt_begin(Lowerer *L) {
   Diag *diag = &L->ctx->diag;
-  return (Attempt){diag->messages.len, diag->error_count, L->helper_count, L->twin_count, L->tma_array_count,
-                   L->needs_libdevice,
-                   L->needs_allocator, L->needs_by_target, L->needs_interpreted_flag, L->uses_tma, L->host_enums};
+  return (Attempt){diag->messages.len, diag->error_count, L->tma_array_count, L->needs_allocator,
+                   L->needs_by_target, L->uses_tma, L->host_enums, L->depth, L->statement};
 }
 
 static void attempt_undo(Lowerer *L, const Attempt *a) {
   Diag *diag = &L->ctx->diag;
   diag->messages.len = a->message_len;
   diag->error_count = a->error_count;
-  L->helper_count = a->helper_count;
-  L->twin_count = a->twin_count;
   L->tma_array_count = a->tma_array_count;
-  L->needs_libdevice = a->needs_libdevice;
   L->needs_allocator = a->needs_allocator;
   L->needs_by_target = a->needs_by_target;
-  L->needs_interpreted_flag = a->needs_interpreted_flag;
   L->uses_tma = a->uses_tma;
   L->host_enums = a->host_enums;
+  L->depth = a->depth;
+  L->statement = a->statement;
 }
 
 /* One version of a kernel: `def` (a copy of the kernel as written) lowered
@@ -992,9 +998,20 @@ static NodeList kept_defaults(Lowerer *L, Function *fn) {
   return kept;
 }
 
-/* Lower a tile function with the kinds of its first call's arguments
- * (arg_types may be NULL: nothing known, arrays found by their use). */
-static void lower_device_function_once(Lowerer *L, Function *fn, TypeInfo **arg_types, int arg_count) {
+/* The tile function as written, under the name its def has now (a
+ * specialization's pristine copy is its original's, named as that one). */
+static Node *fresh_def(Lowerer *L, Function *fn) {
+  Node *def = node_copy_tree(&L->ctx->arena, fn->pristine);
+  def->u.function_def.name = fn->def->u.function_def.name;
+  return def;
+}
+
+/* One version of a tile function: `def` (fn->def, a copy of it as written)
+ * lowered with the kinds of its call's arguments (arg_types may be NULL:
+ * nothing known, arrays found by their use) under the assumptions; its
+ * return type in fn->return_type. */
+static void lower_device_version(Lowerer *L, Function *fn, TypeInfo **arg_types, int arg_count,
+                                 const Assumption *assumptions, int assumption_count) {
   SavedState saved = save_state(L);
   fn->lowering = true;
   L->function = fn;
@@ -1003,11 +1020,12 @@ static void lower_device_function_once(Lowerer *L, Function *fn, TypeInfo **arg_
   L->temp_counter = 0;
   L->pending = NULL;
   L->runtime_scalars = (NodeList){0};
+  L->assumptions = assumptions;
+  L->assumption_count = assumption_count;
+  L->split_source = L->split_lowered = NULL;
+  L->split_priority = 0;
   Node *def = fn->def;
   Node *arguments = def->u.function_def.args;
-  capture_signature(L, fn);
-  if (!fn->pristine)
-    fn->pristine = node_copy_tree(&L->ctx->arena, def);
   NodeList *original = &arguments->u.arguments.args;
   fn->param_count = original->count;
   fn->param_is_array = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
@@ -1052,6 +1070,9 @@ static void lower_device_function_once(Lowerer *L, Function *fn, TypeInfo **arg_
       fn->param_types[i] = scope_lookup(L, name)->type; /* what the body was lowered with */
     params.items[first_param]->span = arg->span; /* its comment stays on the first of its parameters */
   }
+  /* the parameters bound to constants (tl.constexpr in Triton) that no
+   * statement assigns: what a split of this function may test */
+  find_split_names(L, def, false);
   arguments->u.arguments.args = params;
   arguments->u.arguments.defaults = kept_defaults(L, fn);
   arguments->rewritten = true;
@@ -1059,7 +1080,7 @@ static void lower_device_function_once(Lowerer *L, Function *fn, TypeInfo **arg_
   L->needs_debug = false;
   replace_decorators(L, def);
   lower_function_body(L, def);
-  fn->needs_debug = L->needs_debug;
+  fn->needs_debug = fn->needs_debug || L->needs_debug;
   L->needs_debug = caller_needs_debug || fn->needs_debug;
   fn->return_type = L->return_type ? L->return_type : type_new(L->ctx, VAL_NONE);
   fn->lowering = false;
@@ -1067,46 +1088,296 @@ static void lower_device_function_once(Lowerer *L, Function *fn, TypeInfo **arg_
   restore_state(L, saved);
 }
 
-/* lower_device_function_once; an error in it leaves the function as written
- * (a kernel lowered again, a version per outcome of a constexpr condition,
- * lowers it afresh) and the Lowerer as it was before the call. */
+/* The tile function lowered under `assumptions`; when that fails after a
+ * constexpr `if` on its own constant parameters gave a name another type
+ * per branch (`q_pe = None` then `if BLOCK_R > 0: q_pe = ct.load(...)`),
+ * the versions for each outcome of that condition, joined under one `if`
+ * that Triton decides when it compiles the function for a call, as cuTile
+ * compiles the function once per call signature (lower_version.c). fn->def
+ * is lowered in place. */
+static void lower_device_versions(Lowerer *L, Function *fn, TypeInfo **arg_types, int arg_count,
+                                  const Assumption *assumptions, int count) {
+  Diag *diag = &L->ctx->diag;
+  Attempt attempt = attempt_begin(L);
+  SavedState saved = save_state(L);
+  bool needs_debug = L->needs_debug;
+  jmp_buf outer;
+  memcpy(&outer, &diag->on_error, sizeof outer);
+  if (setjmp(diag->on_error) == 0) {
+    lower_device_version(L, fn, arg_types, arg_count, assumptions, count);
+    memcpy(&diag->on_error, &outer, sizeof outer);
+    if (!fn->versions) /* at most one per version the limit allows */
+      fn->versions = arena_alloc(&L->ctx->arena, sizeof(FunctionVersion) * C2T_MAX_FUNCTION_VERSIONS);
+    if (fn->version_count < C2T_MAX_FUNCTION_VERSIONS)
+      fn->versions[fn->version_count++] = (FunctionVersion){assumptions, count, fn->return_type};
+    return;
+  }
+  memcpy(&diag->on_error, &outer, sizeof outer);
+  fn->lowering = false;
+  restore_state(L, saved);
+  L->needs_debug = needs_debug;
+  Node *source = L->split_source, *split = L->split_lowered;
+  if (!split)
+    longjmp(diag->on_error, 1); /* the error stands */
+  int leaves = L->version_count ? L->version_count : 1;
+  if (leaves + 1 > C2T_MAX_FUNCTION_VERSIONS) {
+    attempt_undo(L, &attempt);
+    lower_limit(L, source, "versions of one function, one per outcome of the constexpr conditions that give a "
+                "name another type", C2T_MAX_FUNCTION_VERSIONS);
+  }
+  attempt_undo(L, &attempt);
+  L->version_count = leaves + 1; /* this version becomes two */
+  Assumption *with = arena_alloc(&L->ctx->arena, sizeof(Assumption) * (size_t)(count + 1));
+  Assumption *without = arena_alloc(&L->ctx->arena, sizeof(Assumption) * (size_t)(count + 1));
+  if (count) {
+    memcpy(with, assumptions, sizeof(Assumption) * (size_t)count);
+    memcpy(without, assumptions, sizeof(Assumption) * (size_t)count);
+  }
+  with[count] = (Assumption){source, true};
+  without[count] = (Assumption){source, false};
+  Node *def = fn->def; /* the node the module holds: the joined function */
+  Node *other = fresh_def(L, fn);
+  *def = *fresh_def(L, fn);
+  lower_device_versions(L, fn, arg_types, arg_count, with, count + 1);
+  TypeInfo *with_type = fn->return_type;
+  fn->def = other; /* what kernel_param_kind reads the uses of the parameters from */
+  lower_device_versions(L, fn, arg_types, arg_count, without, count + 1);
+  fn->def = def;
+  fn->return_type = joined_return_type(L, source, with_type, fn->return_type);
+  join_versions(L, split, def, other);
+}
+
+/* What a caller's lowering keeps of its own versions while a tile function
+ * it calls is lowered (the callee's splits are about its own parameters). */
+typedef struct VersionState {
+  const Assumption *assumptions;
+  int assumption_count;
+  Str split_names[C2T_MAX_SPLIT_NAMES];
+  int split_name_count;
+  Node *split_source, *split_lowered;
+  int split_priority, version_count;
+} VersionState;
+
+static void save_versions(Lowerer *L, VersionState *state) {
+  state->assumptions = L->assumptions;
+  state->assumption_count = L->assumption_count;
+  memcpy(state->split_names, L->split_names, sizeof(Str) * (size_t)L->split_name_count);
+  state->split_name_count = L->split_name_count;
+  state->split_source = L->split_source;
+  state->split_lowered = L->split_lowered;
+  state->split_priority = L->split_priority;
+  state->version_count = L->version_count;
+}
+
+static void restore_versions(Lowerer *L, const VersionState *state) {
+  L->assumptions = state->assumptions;
+  L->assumption_count = state->assumption_count;
+  memcpy(L->split_names, state->split_names, sizeof(Str) * (size_t)state->split_name_count);
+  L->split_name_count = state->split_name_count;
+  L->split_source = state->split_source;
+  L->split_lowered = state->split_lowered;
+  L->split_priority = state->split_priority;
+  L->version_count = state->version_count;
+}
+
+/* Remove `stmt` from the list holding it (module level, or an if/try block
+ * there); false if not found. */
+static bool remove_stmt(NodeList *body, const Node *stmt) {
+  for (int i = 0; i < body->count; i++) {
+    Node *item = body->items[i];
+    if (item == stmt) {
+      memmove(&body->items[i], &body->items[i + 1], sizeof(Node *) * (size_t)(body->count - i - 1));
+      body->count--;
+      return true;
+    }
+    if (item->kind == N_IF && (remove_stmt(&item->u.if_.body, stmt) || remove_stmt(&item->u.if_.orelse, stmt)))
+      return true;
+    if (item->kind == N_TRY && (remove_stmt(&item->u.try_.body, stmt) || remove_stmt(&item->u.try_.orelse, stmt)))
+      return true;
+  }
+  return false;
+}
+
+/* A tile function whose lowering failed goes back to what it was before:
+ * a module-level function to its def as written (a kernel lowered again, a
+ * version per outcome of a constexpr condition, lowers it afresh), a
+ * specialization (NAME_2, ...), made for the failed call, out of the module
+ * and of its original's list (a version that does not call it would leave
+ * it behind as cuTile code). */
+static void discard_lowering(Lowerer *L, Function *fn) {
+  Converter *conv = L->conv;
+  fn->lowering = false;
+  fn->lowered = false;
+  fn->version_count = 0;
+  if (fn >= conv->functions && fn < conv->functions + conv->function_count) {
+    *fn->def = *fresh_def(L, fn);
+    return;
+  }
+  for (int i = 0; i < conv->function_count; i++)
+    for (Function *prev = &conv->functions[i]; prev; prev = prev->next_variant)
+      if (prev->next_variant == fn) {
+        prev->next_variant = fn->next_variant;
+        remove_stmt(&conv->module->u.module.body, fn->def);
+        return;
+      }
+}
+
+/* lower_device_versions for a call (arg_types: its arguments' types) or
+ * none; an error in it discards the function's lowering (discard_lowering)
+ * and leaves the Lowerer as it was before the call. */
 static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types, int arg_count) {
   SavedState saved = save_state(L);
   bool needs_debug = L->needs_debug;
   NodeList runtime_scalars = L->runtime_scalars;
-  /* a kernel version's assumptions are about its own parameters: the tile
-   * function, lowered once per call signature for every version, sees none */
-  const Assumption *assumptions = L->assumptions;
-  int assumption_count = L->assumption_count, split_name_count = L->split_name_count;
+  /* a caller's assumptions and splits are about its own parameters: the
+   * tile function, lowered once per call signature for every version of
+   * its callers, has its own */
+  VersionState *caller = arena_alloc(&L->ctx->arena, sizeof(VersionState));
+  save_versions(L, caller);
   L->assumptions = NULL;
-  L->assumption_count = L->split_name_count = 0;
+  L->assumption_count = L->split_name_count = L->version_count = 0;
   if (!fn->pristine)
     fn->pristine = node_copy_tree(&L->ctx->arena, fn->def);
+  capture_signature(L, fn);
+  fn->needs_debug = false;
+  fn->version_count = 0;
+  Node *module_def = fn->def; /* a second version is lowered in a copy of its own */
   Diag *diag = &L->ctx->diag;
   jmp_buf outer;
   memcpy(&outer, &diag->on_error, sizeof outer);
   if (setjmp(diag->on_error) != 0) {
     memcpy(&diag->on_error, &outer, sizeof outer);
-    *fn->def = *node_copy_tree(&L->ctx->arena, fn->pristine);
-    fn->lowering = false;
-    fn->lowered = false;
+    fn->def = module_def;
+    discard_lowering(L, fn);
     restore_state(L, saved);
     L->needs_debug = needs_debug;
     L->runtime_scalars = runtime_scalars;
-    L->assumptions = assumptions;
-    L->assumption_count = assumption_count;
-    L->split_name_count = split_name_count;
+    restore_versions(L, caller);
     longjmp(diag->on_error, 1);
   }
-  lower_device_function_once(L, fn, arg_types, arg_count);
+  lower_device_versions(L, fn, arg_types, arg_count, NULL, 0);
   memcpy(&diag->on_error, &outer, sizeof outer);
   L->runtime_scalars = runtime_scalars; /* the kernel's (its decorator is made again at its end) */
-  L->assumptions = assumptions;
-  L->assumption_count = assumption_count;
-  L->split_name_count = split_name_count;
+  restore_versions(L, caller);
 }
 
-void lower_unused_device_function(Lowerer *L, Function *fn) { lower_device_function(L, fn, NULL, 0); }
+/* Which parameters of tile function `fn`, not lowered yet, are used as
+ * arrays (per parameter, in `is_array`); whether any is. */
+static bool takes_array(Lowerer *L, Function *fn, bool *is_array) {
+  NodeList *params = &fn->def->u.function_def.args->u.arguments.args;
+  bool any = false;
+  for (int i = 0; i < params->count; i++) {
+    is_array[i] = callee_param_is_array(L, fn, i, 0);
+    any = any || is_array[i];
+  }
+  return any;
+}
+
+/* The first line of the report made since `from` in the diagnostics,
+ * without its file name ("12:5: error: C2T402: ..."). */
+static const char *report_line(Lowerer *L, size_t from) {
+  Buf *messages = &L->ctx->diag.messages;
+  const char *text = messages->data && messages->len > from ? messages->data + from : "";
+  size_t len = messages->len > from ? messages->len - from : 0;
+  const char *end = memchr(text, '\n', len);
+  len = end ? (size_t)(end - text) : len;
+  const char *name = L->ctx->diag.source ? L->ctx->diag.source->name : NULL;
+  size_t skip = name ? strlen(name) : 0;
+  if (name && len > skip && strncmp(text, name, skip) == 0 && text[skip] == ':') {
+    text += skip + 1;
+    len -= skip + 1;
+  }
+  return arena_strndup(&L->ctx->arena, text, len);
+}
+
+/* `text` escaped for a Python string literal between double quotes. */
+static const char *python_escaped(Lowerer *L, const char *text) {
+  Buf *out = lower_buf(L);
+  for (const char *p = text; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      buf_putc(out, '\\');
+    buf_putc(out, (unsigned char)*p < 0x20 ? ' ' : *p);
+  }
+  char *result = arena_strndup(&L->ctx->arena, out->data ? out->data : "", out->len);
+  buf_free(out);
+  return result;
+}
+
+/* A tile function no kernel of this module calls is lowered for any
+ * argument types, for the kernels of other modules that import it. One that
+ * takes an array can be called by none of them: a converted module refuses
+ * to pass an array to an imported tile function (lower_call.c). cuTile
+ * compiles a function only for a call, so where such a function cannot be
+ * lowered without one (its body needs a rank, a dtype, that only a call
+ * gives), nothing converted could reach it, and it becomes
+ *
+ *     @triton.jit
+ *     def NAME(params as written):
+ *         """its docstring"""
+ *         tl.static_assert(False, "cutile2triton: NAME was not converted: ...")
+ *
+ * which names the reason if Triton is ever asked to compile it. A function
+ * without an array parameter keeps its located error. */
+void lower_unused_device_function(Lowerer *L, Function *fn) {
+  NodeList *written = &fn->def->u.function_def.args->u.arguments.args;
+  bool *is_array = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(written->count + 1));
+  if (!takes_array(L, fn, is_array)) {
+    lower_device_function(L, fn, NULL, 0);
+    return;
+  }
+  Diag *diag = &L->ctx->diag;
+  Attempt attempt = attempt_begin(L);
+  jmp_buf outer;
+  memcpy(&outer, &diag->on_error, sizeof outer);
+  if (setjmp(diag->on_error) == 0) {
+    lower_device_function(L, fn, NULL, 0);
+    memcpy(&diag->on_error, &outer, sizeof outer);
+    return;
+  }
+  memcpy(&diag->on_error, &outer, sizeof outer);
+  const char *report = report_line(L, attempt.message_len);
+  attempt_undo(L, &attempt);
+  Node *def = fn->def; /* as written again (discard_lowering) */
+  Str name = def->u.function_def.name;
+  Function *caller = L->function;
+  L->function = fn;
+  L->runtime_scalars = (NodeList){0};
+  bool needs_debug = L->needs_debug;
+  L->needs_debug = false;
+  replace_decorators(L, def);
+  L->needs_debug = needs_debug;
+  L->function = caller;
+  NodeList *params = &def->u.function_def.args->u.arguments.args;
+  NodeList stub_params = {0};
+  for (int i = 0; i < params->count; i++) {
+    Node *param = new_arg(L, params->items[i]->u.arg.arg, NULL);
+    param->span = params->items[i]->span;
+    node_list_push(&L->ctx->arena, &stub_params, param);
+  }
+  def->u.function_def.args->u.arguments.args = stub_params;
+  def->u.function_def.args->u.arguments.defaults = (NodeList){0};
+  def->u.function_def.args->rewritten = true;
+  const char *text = arena_printf(&L->ctx->arena,
+                                  "tl.static_assert(False, \"cutile2triton: %.*s was not converted: no kernel of its "
+                                  "module calls it, and it takes an array, which no other module's converted code "
+                                  "can pass to it; lowered without a call, it stops at %s\")\n",
+                                  name.len, name.text, python_escaped(L, report));
+  NodeList body = {0};
+  NodeList *old = &def->u.function_def.body;
+  if (old->count && old->items[0]->kind == N_EXPR_STMT && old->items[0]->u.expr_stmt.value->kind == N_STRING)
+    node_list_push(&L->ctx->arena, &body, old->items[0]);
+  NodeList made = template_stmts(L->ctx, text, NULL, 0);
+  made.items[0]->span = old->count > body.count ? old->items[body.count]->span : def->span;
+  made.items[0]->rewritten = true;
+  node_list_push(&L->ctx->arena, &body, made.items[0]);
+  def->u.function_def.body = body;
+  fn->lowered = true;
+  fn->stub_reason = report;
+  fn->param_types = NULL;
+  fn->param_count = params->count;
+  fn->param_is_array = is_array; /* for the scans of the functions that call it */
+  fn->return_type = type_new(L->ctx, VAL_NONE);
+}
 
 /* A fresh copy of a Name node (array pieces are used in many places). */
 static Node *copy_node(Lowerer *L, Node *node) {
@@ -1415,10 +1686,134 @@ static void bind_device_arguments(Lowerer *L, Node *call, Function *fn) {
   call->u.call.keywords = (NodeList){0};
 }
 
+/* An argument a condition may be read in (lowering it again has no effect
+ * but its value): names and literals, by operators. */
+static bool plain_value(const Node *e, int depth) {
+  if (depth > C2T_MAX_PARSE_DEPTH)
+    return false;
+  switch (e->kind) {
+  case N_NAME: return true;
+  case N_CONSTANT: return e->u.constant.kind != CONST_ELLIPSIS;
+  case N_UNARY_OP: return plain_value(e->u.unary_op.operand, depth + 1);
+  case N_BIN_OP: return plain_value(e->u.bin_op.left, depth + 1) && plain_value(e->u.bin_op.right, depth + 1);
+  case N_BOOL_OP:
+    for (int i = 0; i < e->u.bool_op.values.count; i++)
+      if (!plain_value(e->u.bool_op.values.items[i], depth + 1))
+        return false;
+    return true;
+  case N_COMPARE:
+    for (int i = 0; i < e->u.compare.count; i++)
+      if (!plain_value(e->u.compare.comparators[i], depth + 1))
+        return false;
+    return plain_value(e->u.compare.left, depth + 1);
+  default: return false;
+  }
+}
+
+/* A condition a version of tile function `fn` assumed (on its parameters,
+ * as written) in the caller's terms: each parameter replaced by what this
+ * call passes to it, as written (`written`, in parameter order); NULL where
+ * the condition has another form (splittable() allows only these). */
+static Node *condition_at_call(Lowerer *L, Function *fn, const Node *test, Node **written, int count, int depth) {
+  if (!test || depth > C2T_MAX_PARSE_DEPTH)
+    return NULL;
+  Node *copy = arena_alloc(&L->ctx->arena, sizeof(Node));
+  *copy = *test;
+  switch (test->kind) {
+  case N_NAME:
+    for (int i = 0; i < fn->signature_count && i < count; i++)
+      if (str_same(fn->signature_names[i], test->u.name.id))
+        return written[i] && plain_value(written[i], 0) ? node_copy_tree(&L->ctx->arena, written[i]) : NULL;
+    return copy;
+  case N_CONSTANT: return copy;
+  case N_UNARY_OP:
+    copy->u.unary_op.operand = condition_at_call(L, fn, test->u.unary_op.operand, written, count, depth + 1);
+    return copy->u.unary_op.operand ? copy : NULL;
+  case N_BIN_OP:
+    copy->u.bin_op.left = condition_at_call(L, fn, test->u.bin_op.left, written, count, depth + 1);
+    copy->u.bin_op.right = condition_at_call(L, fn, test->u.bin_op.right, written, count, depth + 1);
+    return copy->u.bin_op.left && copy->u.bin_op.right ? copy : NULL;
+  case N_BOOL_OP: {
+    NodeList values = {0};
+    for (int i = 0; i < test->u.bool_op.values.count; i++) {
+      Node *value = condition_at_call(L, fn, test->u.bool_op.values.items[i], written, count, depth + 1);
+      if (!value)
+        return NULL;
+      node_list_push(&L->ctx->arena, &values, value);
+    }
+    copy->u.bool_op.values = values;
+    return copy;
+  }
+  case N_COMPARE: {
+    int n = test->u.compare.count;
+    copy->u.compare.left = condition_at_call(L, fn, test->u.compare.left, written, count, depth + 1);
+    copy->u.compare.comparators = arena_alloc(&L->ctx->arena, sizeof(Node *) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) {
+      copy->u.compare.comparators[i] = condition_at_call(L, fn, test->u.compare.comparators[i], written, count,
+                                                         depth + 1);
+      if (!copy->u.compare.comparators[i])
+        return NULL;
+    }
+    return copy->u.compare.left ? copy : NULL;
+  }
+  default: return NULL;
+  }
+}
+
+/* What a call of a tile function split into versions gets: the return type
+ * of the version whose conditions all hold for this call (its arguments
+ * decide them: literals, or the caller's own assumptions), else the joined
+ * one; then, where the versions return different types, the first
+ * condition the call leaves open is one the caller may split on (in its
+ * terms), so that each of its versions knows which version it calls. */
+static TypeInfo *version_return_at_call(Lowerer *L, Function *fn, Node **written, int count) {
+  if (fn->version_count < 2)
+    return fn->return_type;
+  int priority = 0;
+  for (int v = 1; v < fn->version_count; v++) {
+    int disagreement = type_disagreement(fn->versions[0].return_type, fn->versions[v].return_type);
+    priority = disagreement > priority ? disagreement : priority;
+  }
+  if (fn->versions[0].return_type->kind != fn->versions[1].return_type->kind)
+    priority = 3;
+  Node *open_source = NULL, *open_lowered = NULL;
+  for (int v = 0; v < fn->version_count; v++) {
+    const FunctionVersion *version = &fn->versions[v];
+    bool holds = true;
+    for (int a = 0; a < version->assumption_count && holds; a++) {
+      Node *source = condition_at_call(L, fn, version->assumptions[a].test, written, count, 0);
+      if (!source)
+        return fn->return_type;
+      Node *lowered = lower_condition(L, node_copy_tree(&L->ctx->arena, source));
+      const TypeInfo *known = lowered->type;
+      if (known && known->kind == VAL_CONST && known->dtype != DT_UNKNOWN) {
+        holds = (known->is_float ? known->float_value != 0 : known->int_value != 0) == version->assumptions[a].value;
+        continue;
+      }
+      if (!open_source) {
+        open_source = source;
+        open_lowered = lowered;
+      }
+      holds = false;
+    }
+    if (holds)
+      return version->return_type;
+  }
+  if (open_source && priority)
+    note_version_split(L, open_source, open_lowered, priority);
+  return fn->return_type;
+}
+
 Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
+  if (fn->stub_reason) /* only tile functions no kernel calls call it */
+    lower_error(L, call, "tile function '%.*s' cannot be converted without a call from a kernel: it stops at %s",
+                fn->def->u.function_def.name.len, fn->def->u.function_def.name.text, fn->stub_reason);
   bind_device_arguments(L, call, fn);
   NodeList *args = &call->u.call.args;
   TypeInfo **types = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(args->count + 1));
+  Node **written = arena_alloc(&L->ctx->arena, sizeof(Node *) * (size_t)(args->count + 1));
+  for (int i = 0; i < args->count; i++) /* as written, for the conditions of its versions */
+    written[i] = node_copy_tree(&L->ctx->arena, args->items[i]);
   for (int i = 0; i < args->count; i++) {
     if (args->items[i]->kind == N_STARRED)
       lower_error(L, args->items[i], "starred arguments to tile functions cannot be converted");
@@ -1442,7 +1837,8 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
     lower_device_function(L, fn, types, args->count);
   if (fn->needs_debug)
     L->needs_debug = true;
-  TypeInfo *return_type = return_type_at_call(L, fn, fn->return_type, args->items, types, args->count, 0);
+  TypeInfo *return_type = return_type_at_call(L, fn, version_return_at_call(L, fn, written, args->count), args->items,
+                                              types, args->count, 0);
   NodeList expanded = {0};
   for (int i = 0; i < args->count; i++) {
     bool is_array = types[i] && types[i]->kind == VAL_ARRAY;

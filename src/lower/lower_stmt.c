@@ -214,7 +214,7 @@ static bool same_constant(const TypeInfo *a, const TypeInfo *b) {
  * condition known only when Triton compiles): what both agree on. A rank,
  * dimension or dtype they disagree on is unknown, so an operation that
  * needs it is a located error rather than code typed for one branch only. */
-static TypeInfo *merged_tile(Lowerer *L, TypeInfo *a, TypeInfo *b) {
+TypeInfo *merged_tile(Lowerer *L, TypeInfo *a, TypeInfo *b) {
   if (a->kind != VAL_TILE || b->kind != VAL_TILE)
     return b;
   TypeInfo *type = type_new(L->ctx, VAL_TILE);

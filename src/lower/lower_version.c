@@ -27,6 +27,13 @@
  * C reads only constexpr parameters, so Triton decides it at compile time
  * and compiles one version. A version may split again (nested conditions),
  * up to C2T_MAX_FUNCTION_VERSIONS versions per function.
+ *
+ * A tile function splits the same way, per call signature, on its own
+ * constant parameters (`ct.Constant` ones and those its call gives a
+ * constant, tl.constexpr in Triton); a kernel's assumptions are not its
+ * callee's. Its callers see one return type (joined_return_type), or the
+ * one version's their arguments decide, and may split on the condition in
+ * their own terms where the versions return other ranks (lower_function.c).
  */
 #include <string.h>
 
@@ -274,4 +281,49 @@ void join_versions(Lowerer *L, Node *split, Node *with, Node *without) {
   branch->rewritten = true;
   node_list_push(&L->ctx->arena, &joined, branch);
   *body = joined;
+}
+
+/* ------------------------------------------------- the return type */
+
+static bool same_constant_value(const TypeInfo *a, const TypeInfo *b) {
+  return a->dtype != DT_UNKNOWN && a->dtype == b->dtype && a->is_float == b->is_float &&
+         (a->is_float ? a->float_value == b->float_value : a->int_value == b->int_value);
+}
+
+/* The callers of a split tile function see one return type for both
+ * versions (Triton compiles one of them per call), so it keeps what the two
+ * agree on: a tile's rank, dimensions and dtype where they are the same
+ * (merged_tile), a constant where both return the same value (else a
+ * run-time scalar, as after an `if` whose branches disagree), a tuple item
+ * by item. The depth of the recursion is that of the tuples the body built,
+ * bounded by C2T_MAX_PARSE_DEPTH. */
+TypeInfo *joined_return_type(Lowerer *L, Node *split, TypeInfo *with, TypeInfo *without) {
+  if (with == without || !with || !without)
+    return with ? with : without;
+  bool agree = with->kind == without->kind;
+  switch (agree ? with->kind : VAL_UNKNOWN) {
+  case VAL_NONE: return with;
+  case VAL_TILE: return merged_tile(L, with, without);
+  case VAL_CONST:
+    return same_constant_value(with, without) ? with : type_tile(L->ctx, DT_UNKNOWN, 0, NULL);
+  case VAL_DTYPE: agree = with->dtype != DT_UNKNOWN && with->dtype == without->dtype; break;
+  case VAL_ENUM: agree = with->member && without->member && strcmp(with->member, without->member) == 0; break;
+  case VAL_TUPLE:
+    agree = with->count == without->count && with->count >= 0 && !with->array && !without->array &&
+            (with->count == 0 || (with->elts && without->elts));
+    if (!agree)
+      break;
+    TypeInfo *tuple = type_new(L->ctx, VAL_TUPLE);
+    *tuple = *with;
+    tuple->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(with->count + 1));
+    for (int i = 0; i < with->count; i++)
+      tuple->elts[i] = joined_return_type(L, split, with->elts[i], without->elts[i]);
+    return tuple;
+  default: agree = false; break;
+  }
+  if (!agree)
+    lower_error(L, split, "the versions of this tile function for each outcome of this constexpr condition return "
+                "different kinds of values (%s and %s), which its callers cannot tell apart: this cannot be "
+                "converted", type_describe(L->ctx, with), type_describe(L->ctx, without));
+  return with;
 }

@@ -234,6 +234,43 @@ def test_versions_per_outcome_of_a_constexpr_condition_compile_for_sm90(tmp_path
     assert "0 failed" in proc.stdout
 
 
+OPTIONAL_OPERAND_CALLS = """
+import torch
+def without(m):
+    m.launch_optional_operand_kernel(0, (2,), (torch.randn(32, 32).half(), torch.zeros(32, 16).half(),
+                                                torch.zeros(32, 16), 0, 32))
+def with_rope(m):
+    m.launch_optional_operand_kernel(0, (2,), (torch.randn(32, 32).half(), torch.randn(32, 16).half(),
+                                                torch.zeros(32, 16), 16, 32))
+CALLS = {"optional_operand": [without, with_rope]}
+"""
+
+
+def test_versions_of_a_tile_function_compile_for_sm90_and_run(tmp_path):
+    """Both versions of a tile function split on its own `R > 0` (None or a tile) compile
+    for sm_90, and compute x x^T (+ y y^T with R > 0) under the interpreter."""
+    (tmp_path / "mods").mkdir()
+    module = tmp_path / "mods" / "optional_operand.py"
+    _convert(HERE / "cases" / "optional_operand.py", module)
+    assert module.read_text().split("def scores(")[1].count("if R > 0:") == 1
+    proc = _check_folder(tmp_path / "mods", OPTIONAL_OPERAND_CALLS, tmp_path, "--targets", "90")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 compiles, 0 failed" in proc.stdout
+    same, output = _run_interpreted(module,
+                                    "x = torch.randn(32, 32).half()\n"
+                                    "for r in (0, 16):\n"
+                                    "    y = torch.randn(32, 16).half()\n"
+                                    "    out = torch.zeros(32, 16)\n"
+                                    "    m.launch_optional_operand_kernel(0, (2,), (x, y, out, r, 32))\n"
+                                    "    for i in range(2):\n"
+                                    "        xs, ys = x[i * 16:(i + 1) * 16].float(), y[i * 16:(i + 1) * 16].float()\n"
+                                    "        ref = sum(xs @ x[j * 16:(j + 1) * 16].float().T for j in range(2))\n"
+                                    "        if r:\n"
+                                    "            ref = ref + sum(ys @ y[j * 16:(j + 1) * 16].float().T for j in range(2))\n"
+                                    "        torch.testing.assert_close(out[i * 16:(i + 1) * 16], ref, rtol=1e-2, atol=1e-2)\n")
+    assert same, output
+
+
 PAGED_GATHER_CALLS = """
 import torch
 def half(m):

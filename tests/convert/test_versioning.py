@@ -263,3 +263,284 @@ def test_a_name_that_is_none_or_a_tile_per_constexpr_gives_two_versions(convert,
                 acc = acc + y[i * 16:(i + 1) * 16, 0, :r] @ y[j * 16:(j + 1) * 16, 0, :r].T
         ref[i * 16:(i + 1) * 16] = acc
     torch.testing.assert_close(out, ref, rtol=1e-4, atol=1e-4)
+
+
+# ------------------------------------------------------- versions of tile functions
+#
+# A tile function is lowered once per call signature; its body may split the same way a
+# kernel's does, on its own constant parameters (`ct.Constant` ones, or those a call gives a
+# constant), which are tl.constexpr in Triton: the versions are joined under one `if` in the
+# function, and Triton compiles one of them per call.
+
+OPTIONAL_OPERAND_IN_A_TILE_FUNCTION = '''
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+
+
+def attend(x, y, out, i, R: ConstInt, D: ConstInt):
+    """An optional operand: None unless R > 0, used only under R > 0 (inside a loop)."""
+    extra = None
+    if R > 0:
+        extra = ct.reshape(ct.load(y, index=(i, 0, 0), shape=(16, 1, R)), (16, R))
+    acc = ct.zeros((16, 16), dtype=ct.float32)
+    for j in range(2):
+        qk = ct.mma(ct.load(x, index=(i, 0), shape=(16, D)), ct.load(x, index=(j, 0), shape=(D, 16)), acc)
+        if R > 0:
+            other = ct.reshape(ct.load(y, index=(j, 0, 0), shape=(16, 1, R)), (16, R))
+            qk = ct.mma(extra, ct.transpose(other), qk)
+        acc = qk
+    ct.store(out, index=(i, 0), tile=acc)
+
+
+@ct.kernel
+def k(x, y, out, R: ConstInt, D: ConstInt):
+    attend(x, y, out, ct.bid(0), R, D)
+'''
+
+
+@pytest.mark.parametrize("r", [0, 16])
+def test_a_tile_function_with_an_optional_operand_gives_two_versions(convert, r):
+    """`extra = None; if R > 0: extra = ct.load(...)` in a tile function (TileGym's
+    fmha_prefill_bsr body, whose q_pe is this): lowered once with R > 0 and once without."""
+    mod = convert(OPTIONAL_OPERAND_IN_A_TILE_FUNCTION)
+    x = torch.randn(32, 16)
+    y = torch.randn(32, 1, max(r, 16))
+    out = torch.zeros(32, 16)
+    mod.launch_k(0, (2,), (x, y[:, :, :r] if r else y, out, r, 16))
+    ref = torch.zeros(32, 16)
+    for i in range(2):
+        acc = torch.zeros(16, 16)
+        for j in range(2):
+            acc = acc + x[i * 16:(i + 1) * 16] @ x[j * 16:(j + 1) * 16]
+            if r:
+                acc = acc + y[i * 16:(i + 1) * 16, 0, :r] @ y[j * 16:(j + 1) * 16, 0, :r].T
+        ref[i * 16:(i + 1) * 16] = acc
+    torch.testing.assert_close(out, ref, rtol=1e-4, atol=1e-4)
+
+
+def test_the_versions_of_a_tile_function_are_joined_in_it(convert_text):
+    text = convert_text(OPTIONAL_OPERAND_IN_A_TILE_FUNCTION)
+    body = text.split("def attend(")[1].split("\n@")[0]
+    assert body.count("if R > 0:") == 1 and "\n    else:\n" in body  # one if on R in the function
+    assert body.count("ct_mma(") == 3  # two products with R > 0, one without
+    kernel = text.split("def k(")[1].split("\ndef ")[0]
+    assert "if R > 0" not in kernel  # the kernel itself is one version
+
+
+RANK_IN_A_TILE_FUNCTION = '''
+import cuda.tile as ct
+
+
+def column_sums(t, B, W):
+    """Column sums of a (B, W) tile, through a (B,) vector when W == 1."""
+    if W == 1:
+        v = ct.reshape(t, (B,))
+    else:
+        v = t
+    s = ct.sum(v, axis=0)
+    return ct.reshape(s, (1, W))
+
+
+def raw_sums(t, B, W):
+    if W == 1:
+        v = ct.reshape(t, (B,))
+    else:
+        v = t
+    return ct.sum(v, axis=0)     # 0-d when W == 1, (W,) otherwise
+
+
+@ct.kernel
+def k(x, out, out2, B: ct.Constant[int], W: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i, 0), shape=(B, W))
+    ct.store(out, index=(i, 0), tile=column_sums(t, B, W))
+    ct.store(out2, index=(i, 0), tile=ct.reshape(raw_sums(t, B, W), (1, W)))
+'''
+
+
+@pytest.mark.parametrize("w", [1, 4])
+def test_a_rank_per_outcome_in_a_tile_function_and_in_what_it_returns(convert, w):
+    """column_sums splits on its own W (given the kernel's constexpr, so a tl.constexpr);
+    raw_sums returns another rank per outcome, so the kernel that reshapes what it returns
+    splits on the same condition in its own terms, and each of its versions knows which
+    version of raw_sums it calls."""
+    mod = convert(RANK_IN_A_TILE_FUNCTION)
+    x = torch.randn(12, w)
+    out, out2 = torch.zeros(3, w), torch.zeros(3, w)
+    mod.launch_k(0, (3,), (x, out, out2, 4, w))
+    ref = x.reshape(3, 4, w).sum(1)
+    torch.testing.assert_close(out, ref)
+    torch.testing.assert_close(out2, ref)
+
+
+def test_a_literal_argument_picks_the_version_a_call_returns(convert):
+    """raw_sums(t, B, 1): the call decides W == 1 itself, so its result has a known rank."""
+    source = RANK_IN_A_TILE_FUNCTION.replace(
+        "ct.store(out2, index=(i, 0), tile=ct.reshape(raw_sums(t, B, W), (1, W)))",
+        "ct.store(out2, index=(i, 0), tile=ct.reshape(raw_sums(ct.reshape(t, (B * W, 1)), B * W, 1), (1, 1)))")
+    mod = convert(source)
+    x = torch.randn(12, 2)
+    out, out2 = torch.zeros(3, 2), torch.zeros(3, 1)
+    mod.launch_k(0, (3,), (x, out, out2, 4, 2))
+    torch.testing.assert_close(out, x.reshape(3, 4, 2).sum(1))
+    torch.testing.assert_close(out2, x.reshape(3, 8).sum(1, keepdim=True))
+
+
+def test_versions_returning_none_and_a_tile_are_a_located_error(convert_error):
+    message = convert_error('''
+import cuda.tile as ct
+
+
+def doubled_or_none(t, R: ct.Constant[int]):
+    extra = None
+    if R > 0:
+        extra = t * 2
+    if R > 0:
+        extra = ct.sum(extra, axis=0)
+    return extra
+
+
+@ct.kernel
+def k(x, out, B: ct.Constant[int], R: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(B,))
+    e = doubled_or_none(t, R)
+    ct.store(out, index=(ct.bid(0),), tile=t)
+''')
+    assert message.startswith("C2T402: the versions of this tile function") and "None" in message, message
+
+
+def test_too_many_versions_of_a_tile_function_is_a_located_limit(convert_error):
+    lines = ["import cuda.tile as ct", "", "",
+             "def f(x, out, " + ", ".join(f"P{j}: ct.Constant[int]" for j in range(4)) + "):",
+             "    t = ct.load(x, index=(0,), shape=(4,))"]
+    for j in range(4):
+        lines += [f"    if P{j} == 1:", "        t = ct.reshape(t, (1, 4))", "    else:",
+                  "        t = ct.reshape(t, (4,))",
+                  "    t = ct.reshape(ct.sum(t, axis=0), (4,)) if False else ct.reshape(t, (4,))"]
+    lines += ["    ct.store(out, index=(0,), tile=t)", "", "", "@ct.kernel",
+              "def k(x, out, " + ", ".join(f"P{j}: ct.Constant[int]" for j in range(4)) + "):",
+              "    f(x, out, " + ", ".join(f"P{j}" for j in range(4)) + ")", ""]
+    message = convert_error("\n".join(lines))
+    assert message.startswith("C2T002: too many versions of one function"), message
+
+
+# ------------------------- what a failed attempt at a version leaves behind
+
+HELPER_BEFORE_THE_SPLIT = '''
+import cuda.tile as ct
+
+
+def halve(t, D: ct.Constant[int]):
+    return t // D
+
+
+@ct.kernel
+def k(x, y, B: ct.Constant[int], W: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(B,))
+    h = halve(t, 2)                 # lowered in the kernel's first attempt, kept for its versions
+    if W == 1:
+        acc = ct.zeros((B,), dtype=ct.int32)
+    else:
+        acc = ct.zeros((B, W), dtype=ct.int32)
+    s = ct.sum(acc, axis=0)
+    ct.store(y, index=(ct.bid(0),), tile=h + ct.reshape(ct.sum(ct.reshape(s, (1, -1)), axis=1), (1,)))
+'''
+
+
+@pytest.mark.parametrize("w", [1, 2])
+def test_a_helper_of_a_tile_function_lowered_before_a_split_stays(convert, w):
+    """halve's floor division calls the ct_floordiv helper; the kernel's first attempt lowered
+    halve, then split; its versions reuse halve, so the helper must still be in the module."""
+    mod = convert(HELPER_BEFORE_THE_SPLIT)
+    x = torch.arange(-8, 8, dtype=torch.int32)
+    y = torch.zeros(16, dtype=torch.int32)
+    mod.launch_k(0, (1,), (x, y, 16, w))
+    torch.testing.assert_close(y, torch.div(x, 2, rounding_mode="floor"))
+
+
+SPECIALIZATION_IN_A_FAILED_ATTEMPT = '''
+import cuda.tile as ct
+
+
+def total(v):
+    return ct.sum(v, axis=-1)
+
+
+@ct.kernel
+def k(x, out, out2, B: ct.Constant[int], W: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i, 0), shape=(B, W))
+    a = total(ct.reshape(t, (B * W,)))      # total for a 1-D tile
+    if W == 1:
+        v = ct.reshape(t, (1, B))
+    else:
+        v = ct.transpose(t)
+    s = total(v)                            # the first attempt made a copy for a rank it did not know
+    ct.store(out, index=(i, 0), tile=ct.reshape(s, (1, W)))
+    ct.store(out2, index=(i,), tile=ct.reshape(a, (1,)))
+'''
+
+
+@pytest.mark.parametrize("w", [1, 4])
+def test_a_specialization_made_by_a_failed_attempt_is_dropped(convert, convert_text, w):
+    """The copy of `total` that the kernel's failed first attempt made stayed in the module,
+    named `total` again, and replaced the first one."""
+    text = convert_text(SPECIALIZATION_IN_A_FAILED_ATTEMPT)
+    assert text.count("def total(") == 1 and "ct.sum(v, axis=-1)" not in text
+    mod = convert(SPECIALIZATION_IN_A_FAILED_ATTEMPT)
+    x = torch.randn(12, w)
+    out, out2 = torch.zeros(3, w), torch.zeros(3)
+    mod.launch_k(0, (3,), (x, out, out2, 4, w))
+    torch.testing.assert_close(out, x.reshape(3, 4, w).sum(1))
+    torch.testing.assert_close(out2, x.reshape(3, -1).sum(1))
+
+
+# ------------------- a tile function no kernel calls and nothing converted can call
+
+UNCALLABLE = '''
+import cuda.tile as ct
+
+
+def gather_next(a, i):
+    """Element i + 1 of a."""
+    return ct.gather(a, (i + 1,), padding_value=0)
+
+
+def gather_next_twice(a, i):
+    return gather_next(a, i) * 2
+
+
+@ct.kernel
+def k(x, y, B: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(B,))
+    ct.store(y, index=(ct.bid(0),), tile=t + 1)
+'''
+
+
+def test_an_unused_tile_function_taking_an_array_that_needs_a_call_is_a_stub(convert, convert_text):
+    """No kernel calls gather_next, and another module's kernel could not pass it an array
+    (that is refused there): lowered without a call, the rank of `i` is unknown, so it
+    becomes a stub that names why if Triton ever compiles it; so does the function calling it.
+    The kernel converts and runs (TileGym's fmha_decode_bsr has such a function)."""
+    text = convert_text(UNCALLABLE)
+    stub = text.split("def gather_next(a, i):")[1].split("\n@")[0]
+    assert '"""Element i + 1 of a."""' in stub
+    assert "tl.static_assert(" in stub and "gather_next was not converted" in stub
+    assert "7:5: error: C2T402: the rank of this index is not known" in stub
+    twice = text.split("def gather_next_twice(a, i):")[1].split("\n@")[0]
+    assert "tile function 'gather_next' cannot be converted without a call from a kernel" in twice
+    assert "ct.gather(" not in text  # nothing of the cuTile body left
+    mod = convert(UNCALLABLE)
+    x = torch.randn(32)
+    y = torch.zeros(32)
+    mod.launch_k(0, (2,), (x, y, 16))
+    torch.testing.assert_close(y, x + 1)
+
+
+def test_an_unused_tile_function_without_an_array_keeps_its_located_error(convert_error):
+    """Another module's kernel may call it with tiles: it stays an error."""
+    message = convert_error(UNCALLABLE.replace('''def gather_next_twice(a, i):
+    return gather_next(a, i) * 2''', '''def last_total(t):
+    return ct.sum(t, axis=-1)'''))
+    assert "C2T402" in message and "rank" in message, message
