@@ -251,3 +251,33 @@ def k(x):
     assert "ct.float4_e2m1fn, which has no torch dtype" in convert_error(kernel + "\nDT = ct.float4_e2m1fn\n")
     message = convert_error(kernel + "\ndef mine(x):\n    return x\n\n\nct.pack_to_bytes = mine\n")
     assert "host code assigns to ct.pack_to_bytes: the converted module has no cuda.tile to patch" in message
+
+
+def test_stub_names_are_the_public_ones_only_where_stub_has_them(convert, convert_error, device):
+    mod = convert('''
+import cuda.tile as ct
+from cuda.tile._stub import load, store, Constant
+
+
+@ct.kernel
+def k(x, T: Constant[int]):
+    store(x, index=(0,), tile=load(x, index=(0,), shape=(T,)) * 2)
+''')
+    x = torch.arange(8.0, device=device)
+    mod.launch_k(0, (1,), (x, 8))
+    assert x.cpu().tolist() == [2.0 * i for i in range(8)]
+    # cuda.tile takes launch from elsewhere: _stub has none
+    message = convert_error('''
+import cuda.tile as ct
+from cuda.tile._stub import launch
+
+
+@ct.kernel
+def k(x):
+    ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(8,)))
+
+
+def run(x):
+    launch(0, (1,), k, (x,))
+''')
+    assert "host code uses ct._stub.launch" in message

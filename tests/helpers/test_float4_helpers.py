@@ -55,9 +55,9 @@ BLOCK = 1 << 20  # the interpreter's largest tensor
 
 def reference_codes(values):
     """cuTile's FP4 code of each value (float64 holding float32/16 values exactly)."""
-    v = np.asarray(values, dtype=np.float64)
-    a = np.abs(v)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore"):  # signaling NaNs
+        v = np.asarray(values, dtype=np.float64)
+        a = np.abs(v)
         distance = np.abs(a[:, None] - MAGNITUDES[None, :])
     best = np.argmin(np.nan_to_num(distance, nan=0.0), axis=1)
     nearest = np.take_along_axis(distance, best[:, None], 1)[:, 0]
