@@ -1170,6 +1170,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    element 2i + 1 in the high one (the order in memory), as a uint8 tile of half as\n"
     "    many elements.\"\"\"\n"
     "    COUNT: tl.constexpr = code.shape[0]\n"
+    "    tl.static_assert(COUNT % 2 == 0, \"pack_to_bytes: an odd number of float4_e2m1fn elements is not whole bytes\")\n"
     "    low, high = tl.split(tl.reshape(code, (COUNT // 2, 2)))\n"
     "    return (low | (high << 4)).to(tl.uint8)\n",
     {-1, -1, -1, -1}, false, false},

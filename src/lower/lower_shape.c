@@ -433,10 +433,9 @@ Node *lower_pack_to_bytes(Lowerer *L, Node *call, const char *member) {
   shape_require_dims(L, args.source[0], x->type, what, dims);
   Node *count = shape_product(L, dims, x->type->rank);
   long long elements;
-  int bits = dtype_info(dtype)->bits;
-  if (dtype != DT_UNKNOWN && shape_known_int(count, &elements) && elements * bits % 8 != 0)
-    lower_error(L, call, "%s: the tile's %lld bits (%lld elements of %d bits) are not whole bytes", what,
-                elements * bits, elements, bits);
+  int bits = dtype_info(dtype)->bits; /* 4, 8, 16, 32 or 64 here: only 4 can leave half a byte */
+  if (bits == 4 && shape_known_int(count, &elements) && elements % 2 != 0)
+    lower_error(L, call, "%s: the tile's bits (%lld elements of %d bits) are not whole bytes", what, elements, bits);
   Node *flat = shape_reshape(L, x, &count, 1);
   Node *bytes, *result;
   if (dtype == DT_UNKNOWN) { /* an array's dtype: its width is known when Triton compiles (no bool there) */

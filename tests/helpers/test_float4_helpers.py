@@ -199,6 +199,13 @@ def test_codes_pack_low_nibble_first():
     pair = torch.empty(1, dtype=torch.uint8)
     pack_codes_kernel[(1,)](torch.tensor([0x3, 0xC], dtype=torch.uint8), pair, 2)
     assert pair.tolist() == [0xC3]
+    with pytest.raises(Exception, match="odd number of float4_e2m1fn elements"):
+        pack_odd_kernel[(1,)](torch.zeros(1, dtype=torch.uint8))
+
+
+@triton.jit
+def pack_odd_kernel(code):
+    S.ct_pack_float4_e2m1fn(tl.load(code + tl.arange(0, 1)))
 
 
 @triton.jit

@@ -41,5 +41,6 @@ def ct_pack_float4_e2m1fn(code):
     element 2i + 1 in the high one (the order in memory), as a uint8 tile of half as
     many elements."""
     COUNT: tl.constexpr = code.shape[0]
+    tl.static_assert(COUNT % 2 == 0, "pack_to_bytes: an odd number of float4_e2m1fn elements is not whole bytes")
     low, high = tl.split(tl.reshape(code, (COUNT // 2, 2)))
     return (low | (high << 4)).to(tl.uint8)
