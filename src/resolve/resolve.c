@@ -846,6 +846,24 @@ static void scan_for_host_uses(Node *node, void *data) {
   node_children(node, scan_for_host_uses, data);
 }
 
+/* A kernel moved out of a function that turned out to be tile code (a
+ * kernel calls it, or @ct.function): tile code defines no kernels. */
+static void refuse_kernels_in_tile_code(Converter *conv) {
+  for (int i = 0; i < conv->function_count; i++) {
+    Function *kernel = &conv->functions[i];
+    if (!kernel->nested_in)
+      continue;
+    for (int k = 0; k < conv->function_count; k++) {
+      Function *host = &conv->functions[k];
+      Str name = kernel->def->u.function_def.name, host_name = host->def->u.function_def.name;
+      if (host->def == kernel->nested_in && host->role != ROLE_HOST)
+        diag_error_code(&conv->ctx->diag, C2T_CODE_TILE, kernel->def->span.start,
+                        "the kernel '%.*s' is defined inside '%.*s', which is tile code: tile code cannot define "
+                        "a kernel", name.len, name.text, host_name.len, host_name.text);
+    }
+  }
+}
+
 void resolve_module(Converter *conv) {
   resolve_statements(conv, &conv->module->u.module.body, 0);
   hoist_nested_kernels(conv);
@@ -853,6 +871,7 @@ void resolve_module(Converter *conv) {
     return;
   resolve_reachable(conv);
   resolve_tile_helpers(conv);
+  refuse_kernels_in_tile_code(conv);
   scan_for_launches(conv->module, conv);
   scan_for_host_uses(conv->module, conv);
 }

@@ -378,3 +378,13 @@ def factory(flag, n):
         return inner
 ''')
     assert "converted only as a statement of a module-level function's own body" in nested
+    in_tile_code = convert_error(SCALE_KERNEL + '''
+@ct.function
+def helper(x):
+    @ct.kernel
+    def inner(y):
+        pass
+
+    return x
+''')
+    assert "the kernel 'inner' is defined inside 'helper', which is tile code" in in_tile_code
