@@ -80,6 +80,7 @@ static int api_run(ApiJob job, const char *filename, const char *source, size_t 
       conv->notes_fatal = (flags & C2T_OPTION_NOTES_FATAL) != 0;
       conv->no_autotune = (flags & C2T_OPTION_NO_AUTOTUNE) != 0;
       conv->tile_only_op = op_is_tile_only;
+      conv->stub_name = op_in_stub;
       ctx->diag.code = C2T_CODE_MODULE;
       resolve_module(conv);
       if (report)

@@ -74,6 +74,13 @@ typedef struct Function {
    * assumptions and return type, for the calls that can tell which one runs */
   struct FunctionVersion *versions;
   int version_count;
+  /* a kernel defined inside a host function (resolve.c moved its def to
+   * module level, before that function): where it stood, a placeholder
+   * statement that host code rewriting makes the kernel object, built with
+   * the decorators as written (@ct.kernel(...) the innermost) */
+  Node *nested_in;          /* the host function's def, or NULL */
+  Node *nested_placeholder; /* an N_PASS in its body */
+  NodeList nested_decorators;
 } Function;
 
 /* What a conversion did, counted where the lowering decides it (--stats):
@@ -106,6 +113,9 @@ typedef struct Converter {
    * table's answer (op_is_tile_only), given by the caller so that resolve.c,
    * a stage below the lowering, does not read the lowering's table itself. */
   bool (*tile_only_op)(const char *member);
+  /* Whether cuda.tile._stub has `member`, a name cuda.tile takes from it
+   * (`_stub.pack_to_bytes` is ct.pack_to_bytes): op_in_stub, given likewise. */
+  bool (*stub_name)(const char *member);
 
   /* resolve */
   Str ct_modules[C2T_MAX_CT_MODULE_NAMES]; /* names bound to the cuda.tile module (`ct`) */

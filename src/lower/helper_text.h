@@ -32,6 +32,7 @@ typedef enum HelperId {
   HELPER__by_target, /* host_helpers.py */
   HELPER__TileKernel, /* host_helpers.py */
   HELPER__host_kernel, /* host_helpers.py */
+  HELPER__nested_kernel, /* host_helpers.py */
   HELPER_launch_kernel, /* host_helpers.py */
   HELPER__ct_kernel, /* host_helpers.py */
   HELPER__PaddingMode, /* host_helpers.py */
@@ -54,6 +55,8 @@ typedef enum HelperId {
   HELPER_ct_truediv_approx, /* math_helpers.py */
   HELPER_ct_isnan, /* math_helpers.py */
   HELPER_ct_cdiv, /* math_helpers.py */
+  HELPER_ct_to_float4_e2m1fn, /* math_helpers.py */
+  HELPER_ct_from_float4_e2m1fn, /* math_helpers.py */
   HELPER_ct_mma_acc_ok, /* matrix_helpers.py */
   HELPER_ct_matmul_acc_dtype, /* matrix_helpers.py */
   HELPER_ct_mma_core, /* matrix_helpers.py */
@@ -84,6 +87,8 @@ typedef enum HelperId {
   HELPER_ct_argmin_propagate_nan, /* reduce_helpers.py */
   HELPER_ct_cumsum, /* reduce_helpers.py */
   HELPER_ct_cumprod, /* reduce_helpers.py */
+  HELPER_ct_pack_to_bytes, /* shape_helpers.py */
+  HELPER_ct_pack_float4_e2m1fn, /* shape_helpers.py */
   HELPER__TuningResult, /* tune_helpers.py */
   HELPER__launch_time_us, /* tune_helpers.py */
   HELPER__exhaustive_search, /* tune_helpers.py */
@@ -437,6 +442,10 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        defaults = {\"num_ctas\": None, \"occupancy\": None, \"opt_level\": 3, \"num_worker_warps\": None}\n"
     "        return _TileKernel(self.launcher, defaults)\n"
     "\n"
+    "    def __call__(self, *args, **kwargs):\n"
+    "        # callable, as cuTile's kernel objects are (decorators tell kernels from messages so)\n"
+    "        raise TypeError(\"Tile kernels cannot be called directly: launch them (ct.launch in cuTile)\")\n"
+    "\n"
     "    def launch_tile_kernel(self, stream, grid, args):\n"
     "        options = {}\n"
     "        code = self.launcher.__code__\n"
@@ -452,6 +461,15 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    function.replace_hints = kernel.replace_hints\n"
     "    function._pyfunc = kernel._pyfunc\n"
     "    function.launch_tile_kernel = kernel.launch_tile_kernel\n",
+    {HELPER__TileKernel, -1, -1, -1}, false, false},
+  [HELPER__nested_kernel] = {"_nested_kernel",
+    "def _nested_kernel(launcher, **hints):\n"
+    "    \"\"\"The kernel object @ct.kernel(**hints) made where a host function defined the kernel\n"
+    "    (cutile2triton moved the kernel itself to module level, as Triton needs): a new one at\n"
+    "    each call, with these hints, launched by `launcher`, named as the kernel is.\"\"\"\n"
+    "    kernel = _TileKernel(launcher, hints)\n"
+    "    kernel.__name__ = launcher.__name__[len(\"launch_\"):]\n"
+    "    return kernel\n",
     {HELPER__TileKernel, -1, -1, -1}, false, false},
   [HELPER_launch_kernel] = {"launch_kernel",
     "def launch_kernel(stream, grid, kernel, args):\n"
@@ -724,6 +742,43 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    q = x // y\n"
     "    r = x % y\n"
     "    return q + ((r != 0) & ((r > 0) == (y > 0))).to(q.dtype)\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_to_float4_e2m1fn] = {"ct_to_float4_e2m1fn",
+    "@triton.jit\n"
+    "def ct_to_float4_e2m1fn(x):\n"
+    "    \"\"\"cuTile's astype(x, float4_e2m1fn) of a float tile, as uint8 codes (Triton has no FP4\n"
+    "    dtype): bit 3 the sign, bits 2-1 the exponent (bias 1), bit 0 the mantissa, so codes\n"
+    "    0..7 are 0, 0.5, 1, 1.5, 2, 3, 4, 6 and 8..15 their negatives. Round to nearest, ties\n"
+    "    to even, on the exact value: |x| is compared with the midpoints in float32 (float64\n"
+    "    for float64), which hold every midpoint and every input exactly. Past 5 it saturates\n"
+    "    to 6, infinities included; -0.0 and negatives that round to zero keep the sign\n"
+    "    (code 8). NaN has no FP4 code and cuTile defines none: it gives 7 (6.0).\"\"\"\n"
+    "    tl.static_assert(x.dtype.is_floating(), \"astype to float4_e2m1fn takes a float tile\")\n"
+    "    if x.dtype == tl.float64:\n"
+    "        v = x\n"
+    "        sign = (v.to(tl.uint64, bitcast=True) >> 63).to(tl.uint8)\n"
+    "    else:\n"
+    "        v = x.to(tl.float32)\n"
+    "        sign = (v.to(tl.uint32, bitcast=True) >> 31).to(tl.uint8)\n"
+    "    a = tl.abs(v)\n"
+    "    # the magnitude code is the number of midpoints below |x|; at a midpoint (a tie) the\n"
+    "    # even code wins: 0.25 -> 0, 0.75 -> 2, 1.25 -> 2, 1.75 -> 4, 2.5 -> 4, 3.5 -> 6, 5 -> 6\n"
+    "    m = ((a > 0.25).to(tl.uint8) + (a >= 0.75).to(tl.uint8) + (a > 1.25).to(tl.uint8) + (a >= 1.75).to(tl.uint8)\n"
+    "         + (a > 2.5).to(tl.uint8) + (a >= 3.5).to(tl.uint8) + (a > 5.0).to(tl.uint8))\n"
+    "    code = m | (sign << 3)\n"
+    "    return tl.where(a != a, 7, code).to(tl.uint8)\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_from_float4_e2m1fn] = {"ct_from_float4_e2m1fn",
+    "@triton.jit\n"
+    "def ct_from_float4_e2m1fn(code, dtype: tl.constexpr):\n"
+    "    \"\"\"cuTile's astype of a float4_e2m1fn tile (its uint8 codes, sign in bit 3) to the\n"
+    "    float dtype `dtype`: exact, as every FP4 value is a value of every float dtype; code 8\n"
+    "    is -0.0.\"\"\"\n"
+    "    mag = code & 7\n"
+    "    # codes 2..7 are (2 + mantissa) * 2**exponent / 4; codes 0 and 1 are 0 and 0.5\n"
+    "    value = tl.where(mag < 2, mag.to(tl.float32) * 0.5, ((2 + (mag & 1)) << (mag >> 1)).to(tl.float32) * 0.25)\n"
+    "    bits = value.to(tl.uint32, bitcast=True) | ((code >> 3).to(tl.uint32) << 31)\n"
+    "    return bits.to(tl.float32, bitcast=True).to(dtype)\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER_ct_mma_acc_ok] = {"ct_mma_acc_ok",
     "@triton.constexpr_function\n"
@@ -1086,6 +1141,40 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    values = x.to(tl.int32) if x.dtype == tl.int1 else x\n"
     "    return tl.associative_scan(values, axis, ct_multiply, reverse=reverse)\n",
     {HELPER_ct_multiply, -1, -1, -1}, false, false},
+  [HELPER_ct_pack_to_bytes] = {"ct_pack_to_bytes",
+    "@triton.jit\n"
+    "def ct_pack_to_bytes(x):\n"
+    "    \"\"\"cuTile's pack_to_bytes of a 1-D tile of 1-, 2-, 4- or 8-byte elements (the tile\n"
+    "    already flattened row-major): each element's bytes, least significant first (the order\n"
+    "    in memory), one after the other, as a uint8 tile of x.shape[0] * width elements. cuTile\n"
+    "    does not pack bool tiles.\"\"\"\n"
+    "    tl.static_assert(x.dtype != tl.int1, \"cuTile does not pack bool tiles (pack_to_bytes)\")\n"
+    "    WIDTH: tl.constexpr = x.dtype.primitive_bitwidth // 8\n"
+    "    COUNT: tl.constexpr = x.shape[0]\n"
+    "    if WIDTH == 1:\n"
+    "        return x.to(tl.uint8, bitcast=True)\n"
+    "    if WIDTH == 2:\n"
+    "        u = x.to(tl.uint16, bitcast=True)\n"
+    "    elif WIDTH == 4:\n"
+    "        u = x.to(tl.uint32, bitcast=True)\n"
+    "    else:\n"
+    "        u = x.to(tl.uint64, bitcast=True)\n"
+    "    shift = (tl.arange(0, WIDTH) * 8).to(u.dtype)\n"
+    "    byte = (u[:, None] >> shift[None, :]) & 0xFF\n"
+    "    return tl.reshape(byte.to(tl.uint8), (COUNT * WIDTH,))\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_pack_float4_e2m1fn] = {"ct_pack_float4_e2m1fn",
+    "@triton.jit\n"
+    "def ct_pack_float4_e2m1fn(code):\n"
+    "    \"\"\"cuTile's pack_to_bytes of a 1-D float4_e2m1fn tile (its uint8 codes 0..15, the tile\n"
+    "    already flattened row-major): two codes a byte, element 2i in the low nibble and\n"
+    "    element 2i + 1 in the high one (the order in memory), as a uint8 tile of half as\n"
+    "    many elements.\"\"\"\n"
+    "    COUNT: tl.constexpr = code.shape[0]\n"
+    "    tl.static_assert(COUNT % 2 == 0, \"pack_to_bytes: an odd number of float4_e2m1fn elements is not whole bytes\")\n"
+    "    low, high = tl.split(tl.reshape(code, (COUNT // 2, 2)))\n"
+    "    return (low | (high << 4)).to(tl.uint8)\n",
+    {-1, -1, -1, -1}, false, false},
   [HELPER__TuningResult] = {"_TuningResult",
     "class _Measurement:\n"
     "    \"\"\"One configuration's time (cuda.tile.tune.Measurement).\"\"\"\n"

@@ -683,8 +683,9 @@ static Node *rewrite_host_kernel(HostRewrite *rw, Node *call) {
   NodeList *args = &call->u.call.args;
   if (args->count == 0)
     lower_error(L, call,
-                "ct.kernel(...) without a function on the host: a kernel defined inside a function cannot be "
-                "converted; define it at module level");
+                "ct.kernel(...) without a function on the host: a kernel defined inside a function is converted "
+                "only as a statement of a module-level function's own body (not in an if, for, with or try "
+                "block, a class or a nested function); define it there or at module level");
   if (args->count != 1)
     lower_error(L, call, "ct.kernel on the host takes one positional argument, a kernel's function (k._pyfunc)");
   Node *function = args->items[0];
@@ -764,6 +765,9 @@ static const char *unconvertible_submodule(const char *member) {
 
 static Node *rewrite_host_member(Lowerer *L, Node *node, const char *member) {
   DType dtype = dtype_from_cutile_name(member);
+  if (dtype != DT_UNKNOWN && !dtype_info(dtype)->torch)
+    lower_error(L, node, "host code uses ct.%s, which has no torch dtype (torch has none for one %s element)",
+                member, member);
   if (dtype != DT_UNKNOWN)
     return T0(L, dtype_info(dtype)->torch);
   if (strcmp(member, "DType") == 0) /* host dtypes are torch dtypes */
@@ -933,6 +937,46 @@ static void rewrite_host_annotations(Node *node, void *data) {
 }
 
 /* ------------------------------------------------------ host values */
+
+/* The cuda.tile name that `stmt` assigns (`ct.pack_to_bytes = ...`: the
+ * name its single target reaches through a cuda.tile import), else NULL. */
+static const char *assigned_ct_member(Lowerer *L, const Node *stmt) {
+  if (stmt->kind != N_ASSIGN || stmt->u.assign.targets.count != 1)
+    return NULL;
+  const Node *target = stmt->u.assign.targets.items[0];
+  if (target->kind != N_ATTRIBUTE || !is_rooted_at_ct_import(L->conv, target))
+    return NULL;
+  return resolve_ct_member(L->conv, target);
+}
+
+/* `ct.NAME = VALUE` where VALUE is cuda.tile's own NAME under another
+ * spelling (`ct.pack_to_bytes = pack_to_bytes` after `from cuda.tile._stub
+ * import pack_to_bytes`, which older cuda.tile releases needed): a no-op the
+ * converted module, which has no cuda.tile, drops, saying so in a comment
+ * (module level) or in the note of a `pass` (in a block). Assigning anything
+ * else to a cuda.tile name patches cuda.tile: a located error, since tile code
+ * is converted with cuda.tile's own meaning of the name. */
+static Node *dropped_self_binding(Lowerer *L, Node *stmt, const char *member, bool module_level) {
+  const char *value = resolve_ct_member(L->conv, stmt->u.assign.value);
+  if (!value || strcmp(value, member) != 0)
+    lower_error(L, stmt, "host code assigns to ct.%s: the converted module has no cuda.tile to patch, and tile code "
+                "is converted with cuda.tile's own ct.%s", member, member);
+  Str written = source_text(L, stmt);
+  const char *text = arena_printf(&L->ctx->arena, "%.*s: cuda.tile's own name bound to itself; dropped (cutile2triton)",
+                                  written.len, written.text);
+  Node *made = arena_alloc(&L->ctx->arena, sizeof(Node));
+  made->rewritten = true;
+  if (module_level) {
+    made->span = stmt->span; /* in the statement's place: its blank lines and comments stay around it */
+    made->kind = N_COMMENT;
+    made->u.piece.text = (Str){text, (int)strlen(text)};
+  } else {
+    made->kind = N_PASS;
+    made->note = text;
+  }
+  return made;
+}
+
 static void rewrite_host_node(Node **slot, HostRewrite *rw);
 
 static void rewrite_host_slot(Node **slot, void *data) {
@@ -946,10 +990,63 @@ static void rewrite_host_slot(Node **slot, void *data) {
     rw->statement = outer;
 }
 
+/* The kernel whose def stood where `node`, a placeholder, stands (resolve.c
+ * moved it to module level), else NULL. */
+static Function *nested_kernel_at(Lowerer *L, const Node *node) {
+  if (node->kind != N_PASS)
+    return NULL;
+  for (int i = 0; i < L->conv->function_count; i++)
+    if (L->conv->functions[i].nested_placeholder == node)
+      return &L->conv->functions[i];
+  return NULL;
+}
+
+/* In a host function, where the def of `kernel` stood: NAME = the kernel
+ * object its decorators made there, `_nested_kernel(launch_NAME, **hints)`
+ * with the hints of its @ct.kernel(...) (noted as elsewhere, C2T101) under
+ * its other decorators, outermost first. The statement is rewritten as host
+ * code afterwards (the hints' and decorators' expressions). */
+static Node *nested_kernel_object(HostRewrite *rw, Function *kernel) {
+  Lowerer *L = rw->L;
+  NodeList *decorators = &kernel->nested_decorators;
+  Node *decorator = decorators->items[decorators->count - 1];
+  Str name = kernel->def->u.function_def.name;
+  Node *launcher = new_name(L, arena_printf(&L->ctx->arena, "launch_%.*s", name.len, name.text));
+  Node *made = T(L, "_1(_2)", use_helper(L, HELPER__nested_kernel), launcher);
+  if (decorator->kind == N_CALL) {
+    if (decorator->u.call.args.count)
+      lower_error(L, decorator->u.call.args.items[0], "@ct.kernel(...) takes its hints as keywords");
+    for (int i = 0; i < decorator->u.call.keywords.count; i++) {
+      Node *kw = decorator->u.call.keywords.items[i];
+      if (!kw->u.keyword.arg.len || !is_unmapped_hint(kw->u.keyword.arg))
+        lower_error(L, kw, "'%.*s' is not a cuTile kernel hint", kw->u.keyword.arg.len, kw->u.keyword.arg.text);
+      node_list_push(&L->ctx->arena, &made->u.call.keywords, kw);
+    }
+  }
+  Node *value = made;
+  for (int i = decorators->count - 2; i >= 0; i--)
+    value = T(L, "_1(_2)", decorators->items[i], value);
+  Node *stmt = template_stmts(L->ctx, "_1 = _2\n", (Node *[]){new_name(L, arena_strndup(&L->ctx->arena, name.text,
+                                                                                       (size_t)name.len)),
+                                                             value},
+                              2).items[0];
+  Node *outer = rw->statement;
+  rw->statement = stmt;
+  note_host_hints(rw, made);
+  rw->statement = outer;
+  return stmt;
+}
+
 static void rewrite_host_node(Node **slot, HostRewrite *rw) {
   void *data = rw;
   Lowerer *L = rw->L;
   Node *node = *slot;
+  Function *nested = nested_kernel_at(L, node);
+  if (nested) {
+    *slot = nested_kernel_object(rw, nested);
+    rewrite_host_slot(slot, rw);
+    return;
+  }
   if (node->kind == N_FUNCTION_DEF) {
     Function *fn = find_function(L->conv, node->u.function_def.name);
     if (fn && fn->def == node && fn->role != ROLE_HOST)
@@ -957,6 +1054,11 @@ static void rewrite_host_node(Node **slot, HostRewrite *rw) {
   }
   if (node->kind == N_IMPORT || node->kind == N_IMPORT_FROM)
     return;
+  const char *assigned = assigned_ct_member(L, node);
+  if (assigned) {
+    *slot = dropped_self_binding(L, node, assigned, false);
+    return;
+  }
   if (node->kind == N_CALL) {
     const char *member = resolve_ct_member(L->conv, node->u.call.func);
     if (member && strcmp(member, "launch") == 0) {
@@ -1030,6 +1132,11 @@ void lower_host_code(Lowerer *L) {
     /* module-level aliases of cuTile types (ConstInt = ct.Constant[int]) go away with the import */
     if (is_ct_type_alias(L, stmt))
       continue;
+    const char *member = assigned_ct_member(L, stmt);
+    if (member) {
+      body->items[i] = dropped_self_binding(L, stmt, member, true);
+      continue;
+    }
     rewrite_host_annotations(stmt, &rw);
     rewrite_host_slot(&body->items[i], &rw);
   }

@@ -18,12 +18,20 @@
 /* --------------------------------------------------------- the op table */
 
 /* Call the lowering of `row`; a row listed as not supported is a located
- * error giving its reason. */
+ * error giving its reason. While it runs, L->op_row and L->op_call are the
+ * row and the call (bind_call reads them); a nested call restores the outer ones. */
 static Node *lower_row(Lowerer *L, Node *call, const OpRow *row, const char *shown) {
   if (row->status == OP_UNSUPPORTED)
     lower_error(L, call, "%s is not supported by the converter: %s", shown, row->note);
   const char *dot = strchr(row->name, '.');
-  return row->lower(L, call, dot ? dot + 1 : row->name);
+  const OpRow *outer = L->op_row;
+  const Node *outer_call = L->op_call;
+  L->op_row = row;
+  L->op_call = call;
+  Node *result = row->lower(L, call, dot ? dot + 1 : row->name);
+  L->op_row = outer;
+  L->op_call = outer_call;
+  return result;
 }
 
 /* ------------------------------------------------------ argument binding */
@@ -52,6 +60,19 @@ static Signature parse_signature(Lowerer *L, const Node *call, const char *text)
     }
   }
   return sig;
+}
+
+/* A float4_e2m1fn tile (uint8 codes) or that dtype given to `what`, which
+ * does not take it: a located error (its codes would be taken for numbers). */
+void refuse_float4(Lowerer *L, const Node *at, const char *what, const TypeInfo *type) {
+  if (!type_holds_float4(type))
+    return;
+  if (type->kind == VAL_DTYPE)
+    lower_error(L, at, "%s with dtype float4_e2m1fn cannot be converted: Triton has no FP4 dtype, and the converter "
+                "makes float4_e2m1fn tiles only with astype", what);
+  lower_error(L, at, "%s of a float4_e2m1fn tile cannot be converted: Triton has no FP4 dtype, so the converter "
+              "holds such a tile as uint8 codes, which only astype, reshape, permute, transpose, expand_dims and "
+              "pack_to_bytes take", what);
 }
 
 void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, BoundArgs *out) {
@@ -85,9 +106,14 @@ void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, 
                   sig.names[index].text);
     out->source[index] = kw->u.keyword.value;
   }
+  /* read before the arguments are lowered, which may run other rows */
+  bool takes_float4 = L->op_row && L->op_call == call && (L->op_row->flags & OPF_FP4);
   for (int i = 0; i < sig.count; i++)
     if (out->source[i])
       out->arg[i] = lower_expr(L, out->source[i]);
+  for (int i = 0; i < sig.count && !takes_float4; i++)
+    if (out->arg[i])
+      refuse_float4(L, out->source[i], what, out->arg[i]->type);
 }
 
 void bind_op(Lowerer *L, Node *call, const char *what, const char *member, BoundArgs *out) {

@@ -20,7 +20,7 @@
 bool math_is_number(const TypeInfo *type);      /* a Python number in Triton (literal, constexpr) */
 bool math_never_bfloat16(const TypeInfo *type); /* its dtype cannot be bfloat16 */
 bool math_dtype_is_float(DType dtype);
-bool math_dtype_is_restricted(DType dtype);     /* tf32, float8: not arithmetic in cuTile */
+bool math_dtype_is_restricted(DType dtype);     /* tf32, float8, float4: not arithmetic in cuTile */
 char math_category(DType dtype);                /* 'b', 'i' (also unsigned), 'f', '?' */
 void math_note(Lowerer *L, const char *text);   /* a `# C2T2nn: ...` note on the current statement */
 TypeInfo *math_tile_type(Lowerer *L, const TypeInfo *like, DType dtype); /* like's shape, `dtype` */

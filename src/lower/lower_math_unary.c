@@ -381,6 +381,59 @@ static Node *convert_to_tf32(Lowerer *L, Node *at, Node *x, Node *dtype, const c
   return result;
 }
 
+static const char FLOAT4_NAN_NOTE[] =
+    "C2T206: astype(float4_e2m1fn): NaN has no FP4 value and cuTile defines none for it; here it is 6.0 (code 7)";
+
+/* astype to float4_e2m1fn: the uint8 code of each element (Triton has no
+ * FP4 dtype; rows flagged OPF_FP4 take the codes). cuTile rounds float to
+ * FP4 to nearest, ties to even, saturating (cuda/tile/_ir/ops_utils.py
+ * gives (float, f4e2m1fn) RN only; cuda/tile/_bytecode/float.py: finite-only,
+ * clamped to the largest magnitude). A number known here is folded as cuTile
+ * folds it, where NaN is an error. */
+static Node *convert_to_float4(Lowerer *L, Node *at, Node *x, const char *mode, Node *mode_source) {
+  if (mode && strcmp(mode, "RN") != 0)
+    lower_error(L, mode_source, "astype() to float4_e2m1fn takes no rounding_mode but RN in cuTile, not %s", mode);
+  TypeInfo *type;
+  Node *result;
+  if (math_is_number(x->type) && x->type->dtype == DT_BOOL)
+    lower_error(L, at, "astype() of a bool constant to float4_e2m1fn cannot be converted");
+  if (math_is_number(x->type) && x->type->dtype != DT_UNKNOWN) {
+    double value = x->type->is_float ? x->type->float_value : (double)x->type->int_value;
+    int code;
+    if (!dtype_float4_code(value, &code))
+      lower_error(L, at, "astype(): NaN cannot be represented in float4_e2m1fn (cuTile's error too)");
+    result = T(L, "tl.full((), _1, tl.uint8)", new_int(L, code));
+    type = type_tile(L->ctx, DT_FLOAT4_E2M1FN, 0, NULL);
+  } else {
+    if (math_is_number(x->type)) /* a constexpr: a Python float, rounded from its double */
+      x = number_as_tensor(L, x, DT_FLOAT64);
+    DType from = x->type->dtype;
+    if (from != DT_UNKNOWN && !math_dtype_is_float(from))
+      lower_error(L, at, "astype() of a %s tile to float4_e2m1fn cannot be converted: cuTile documents the "
+                  "rounding of float sources only", dtype_name(from));
+    result = T(L, "_1(_2)", use_helper(L, HELPER_ct_to_float4_e2m1fn), x);
+    type = math_tile_type(L, x->type, DT_FLOAT4_E2M1FN);
+    math_note(L, FLOAT4_NAN_NOTE);
+  }
+  result->type = type;
+  return result;
+}
+
+/* astype of a float4_e2m1fn tile (its codes) to a float dtype: exact. */
+static Node *convert_from_float4(Lowerer *L, Node *at, Node *x, Node *dtype_node, DType dtype, const char *mode,
+                                 Node *mode_source) {
+  if (dtype == DT_FLOAT4_E2M1FN)
+    return x;
+  if (dtype == DT_UNKNOWN || !math_dtype_is_float(dtype))
+    lower_error(L, at, "astype() of a float4_e2m1fn tile to %s cannot be converted: only float dtypes are",
+                dtype == DT_UNKNOWN ? "a dtype known only at launch" : dtype_name(dtype));
+  if (mode && strcmp(mode, "RN") != 0)
+    lower_error(L, mode_source, "astype() of a float4_e2m1fn tile is exact: write it without rounding_mode=%s", mode);
+  Node *result = T(L, "_1(_2, _3)", use_helper(L, HELPER_ct_from_float4_e2m1fn), x, dtype_node);
+  result->type = math_tile_type(L, x->type, dtype);
+  return result;
+}
+
 /* ct.astype(x, dtype, rounding_mode=), x.astype(dtype) */
 Node *lower_math_astype(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
@@ -391,6 +444,10 @@ Node *lower_math_astype(Lowerer *L, Node *call, const char *member) {
   if (dtype->type->kind != VAL_DTYPE)
     lower_error(L, args.source[1], "astype() needs a dtype");
   const char *mode = math_rounding_mode(L, args.arg[2], args.source[2], "astype()");
+  if (!math_is_number(x->type) && x->type->dtype == DT_FLOAT4_E2M1FN)
+    return convert_from_float4(L, call, x, dtype, dtype->type->dtype, mode, args.source[2]);
+  if (dtype->type->dtype == DT_FLOAT4_E2M1FN)
+    return convert_to_float4(L, call, x, mode, args.source[2]);
   if (dtype->type->dtype == DT_TFLOAT32 || dtype->type->tf32_when)
     return convert_to_tf32(L, call, x, dtype, mode, args.source[2]);
   return convert_tile(L, call, x, dtype, dtype->type->dtype, mode, args.source[2]);

@@ -413,6 +413,52 @@ Node *lower_reshape(Lowerer *L, Node *call, const char *member) {
   return shape_reshape(L, x, dims, rank);
 }
 
+/* ct.pack_to_bytes(x): the tile flattened row-major and its bytes read as
+ * a 1-D uint8 tile (cuda/tile/_ir/ops.py pack_to_bytes_impl: reshape to
+ * (-1,), then a bitcast for 8-bit dtypes, else TilePack). The bytes are
+ * those of memory, little-endian: element i's byte j is at i * width + j
+ * (cuTile's own test compares with torch's x.view(torch.uint8)); a
+ * float4_e2m1fn tile puts element 2i in the low nibble (cuTile's test of
+ * mma_scaled reads its bytes so). Bool is refused, as cuTile refuses it. */
+Node *lower_pack_to_bytes(Lowerer *L, Node *call, const char *member) {
+  const char *what = "ct.pack_to_bytes()";
+  BoundArgs args;
+  bind_op(L, call, what, member, &args);
+  Node *x = shape_require_tile(L, call, &args, 0, what);
+  DType dtype = x->type->dtype;
+  if (dtype == DT_BOOL || dtype == DT_TFLOAT32 || (dtype == DT_UNKNOWN && x->type->tf32_when))
+    lower_error(L, args.source[0], "%s of %s cannot be converted%s", what, type_describe(L->ctx, x->type),
+                dtype == DT_BOOL ? " (cuTile does not pack bool tiles)" : "");
+  Node *dims[C2T_MAX_RANK];
+  shape_require_dims(L, args.source[0], x->type, what, dims);
+  Node *count = shape_product(L, dims, x->type->rank);
+  long long elements;
+  int bits = dtype_info(dtype)->bits; /* 4, 8, 16, 32 or 64 here: only 4 can leave half a byte */
+  if (bits == 4 && shape_known_int(count, &elements) && elements % 2 != 0)
+    lower_error(L, call, "%s: the tile's bits (%lld elements of %d bits) are not whole bytes", what, elements, bits);
+  Node *flat = shape_reshape(L, x, &count, 1);
+  Node *bytes, *result;
+  if (dtype == DT_UNKNOWN) { /* an array's dtype: its width is known when Triton compiles (no bool there) */
+    Node *width = T(L, "(_1.primitive_bitwidth // 8)", shape_dtype_node(L, x));
+    width->type = type_new(L->ctx, VAL_CONST);
+    width->type->rank = 0;
+    bytes = shape_product(L, (Node *[]){count, width}, 2);
+    result = T(L, "_1(_2)", use_helper(L, HELPER_ct_pack_to_bytes), flat);
+  } else if (bits == 4) {
+    bytes = shape_quotient(L, count, new_int(L, 2));
+    result = T(L, "_1(_2)", use_helper(L, HELPER_ct_pack_float4_e2m1fn), flat);
+  } else if (bits == 8) {
+    bytes = count;
+    result = dtype == DT_UINT8 ? flat : T(L, "_1.to(tl.uint8, bitcast=True)", flat);
+  } else {
+    Node *width = new_int(L, bits / 8);
+    bytes = shape_product(L, (Node *[]){count, width}, 2);
+    result = T(L, "_1(_2)", use_helper(L, HELPER_ct_pack_to_bytes), flat);
+  }
+  result->type = shape_tile_type(L, DT_UINT8, NULL, 1, &bytes);
+  return result;
+}
+
 /* tile.item(): the one element as a 0-d tile, reshape(x, ()). */
 Node *lower_item(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;

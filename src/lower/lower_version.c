@@ -170,8 +170,11 @@ int assumed_condition(Lowerer *L, const Node *expr) {
 
 Node *lower_condition(Lowerer *L, Node *expr) {
   int known = L->assumption_count ? assumed_condition(L, expr) : -1;
-  if (known < 0)
-    return lower_expr(L, expr);
+  if (known < 0) {
+    Node *test = lower_expr(L, expr);
+    refuse_float4(L, expr, "a condition", test->type);
+    return test;
+  }
   Node *node = arena_alloc(&L->ctx->arena, sizeof(Node));
   node->kind = N_CONSTANT;
   node->u.constant.kind = known ? CONST_TRUE : CONST_FALSE;

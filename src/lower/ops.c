@@ -213,6 +213,25 @@ Node *lower_unsupported(Lowerer *L, Node *call, const char *member) {
   lower_error(L, call, "%s%s cannot be called in tile code", row ? op_display_prefix(row) : "ct.", row ? row->name : member);
 }
 
+/* Whether cuda.tile._stub has `name`, one of cuda.tile's names (resolve.c
+ * asks through Converter.stub_name): cuda.tile imports its operations and
+ * types from _stub, which takes the enums, DType, int32, int64 and
+ * `function` from where cuda.tile does; the other dtypes, the exceptions,
+ * the submodules and the host names below cuda.tile takes from elsewhere
+ * (cuda-tile 1.7's __init__.py and _stub.py). */
+bool op_in_stub(const char *name) {
+  static const char *const ELSEWHERE[] = {"launch", "kernel", "ByTarget", "compiler_timeout", NULL};
+  const OpRow *row = op_find(name);
+  if (!row || strchr(row->name, '.') || row->flags & (OPF_EXCEPTION | OPF_SUBMODULE | OPF_BUILTIN_ONLY))
+    return false;
+  if (row->flags & OPF_DTYPE)
+    return strcmp(name, "int32") == 0 || strcmp(name, "int64") == 0;
+  for (int i = 0; ELSEWHERE[i]; i++)
+    if (strcmp(name, ELSEWHERE[i]) == 0)
+      return false;
+  return true;
+}
+
 /* Whether `member` is a cuTile operation only tile code can call (resolve.c asks
  * through Converter.tile_only_op, to find tile-helper functions no kernel calls). */
 bool op_is_tile_only(const char *member) {

@@ -46,6 +46,7 @@ enum {
   OPF_ARRAY_METHOD = 1 << 3, /* also array.NAME(...) */
   OPF_BUILTIN_ONLY = 1 << 4, /* a Python builtin (int(x)), not a cuda.tile name */
   OPF_HOST = 1 << 5,         /* host API: used outside tile code (launch, kernel) */
+  OPF_FP4 = 1 << 6,          /* takes float4_e2m1fn tiles (uint8 codes) and that dtype; other rows refuse them */
   /* what a name is, for --list-ops (none of these: an operation) */
   OPF_TYPE = 1 << 8,
   OPF_DTYPE = 1 << 9,
@@ -91,6 +92,8 @@ extern const int c2t_op_family_count;
 const OpRow *op_find(const char *name);
 /* A cuTile operation only tile code can call (not a host name, type, dtype, enum). */
 bool op_is_tile_only(const char *member);
+/* A name cuda.tile takes from cuda.tile._stub (`_stub.pack_to_bytes` is ct.pack_to_bytes). */
+bool op_in_stub(const char *name);
 /* Any row whose name (or bare method name) is `name`, builtin-only rows included. */
 const OpRow *op_row(const char *name);
 /* The row that `object.name(...)` calls for a tile or array object, NULL if none. */

@@ -45,13 +45,14 @@ typedef enum DType {
   DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64,
   DT_FLOAT16, DT_BFLOAT16, DT_FLOAT32, DT_FLOAT64,
   DT_TFLOAT32, DT_FLOAT8_E4M3FN, DT_FLOAT8_E5M2,
+  DT_FLOAT4_E2M1FN, /* Triton has no FP4 dtype: a tile of it holds uint8 codes 0..15 (sign, 2-bit exponent, 1-bit mantissa) */
   DT_COUNT
 } DType;
 
 typedef struct DTypeInfo {
   const char *cutile;  /* "float16" */
   const char *triton;  /* "tl.float16" */
-  const char *torch;   /* "torch.float16" */
+  const char *torch;   /* "torch.float16"; NULL: no torch dtype (float4_e2m1fn) */
   int bits;
   char category;       /* 'b' bool, 'i' signed, 'u' unsigned, 'f' float */
 } DTypeInfo;
@@ -62,6 +63,10 @@ DType dtype_from_cutile_name(const char *name); /* "float16" -> DT_FLOAT16, DT_U
  * even, subnormals kept; NaN stays NaN): false when it is past the dtype's
  * largest finite value (or infinite, for e4m3fn, which has no infinity). */
 bool dtype_round_float8(DType dtype, double value, double *rounded);
+/* The float4_e2m1fn code (sign in bit 3) cuTile gives `value`: to nearest,
+ * ties to even, saturating at 6 (infinities too), -0.0 kept; false for NaN,
+ * which cuTile refuses. */
+bool dtype_float4_code(double value, int *code);
 
 /* ------------------------------------------------------------------- types */
 
@@ -128,6 +133,8 @@ TypeInfo *type_const_float(Context *ctx, double value);
 TypeInfo *type_const_bool(Context *ctx, bool value);
 bool type_is_scalar(const TypeInfo *type); /* a rank-0 tile or a constant */
 const char *type_describe(Context *ctx, const TypeInfo *type); /* "tile of float16 (64, 64)" */
+/* Whether `type` is a float4_e2m1fn tile or that dtype, or a tuple holding one. */
+bool type_holds_float4(const TypeInfo *type);
 
 /* --------------------------------------------------------------- lowering */
 
@@ -206,6 +213,8 @@ typedef struct Lowerer {
   int version_count;   /* versions made so far */
   int kernel_accesses_from; /* launch.c: the first MemoryState access of the kernel being lowered */
   bool tunes_itself;         /* launch.c: the module calls exhaustive_search (found before host code is rewritten) */
+  const struct OpRow *op_row; /* the op table row being lowered (lower_row) and its call: bind_call */
+  const Node *op_call;        /* lets float4_e2m1fn arguments through for that call only (OPF_FP4) */
 } Lowerer;
 
 /* ---- toolkit.c */

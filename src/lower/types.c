@@ -24,6 +24,8 @@ static const DTypeInfo DTYPES[DT_COUNT] = {
     [DT_TFLOAT32] = {"tfloat32", "tl.float32", "torch.float32", 32, 'f'},
     [DT_FLOAT8_E4M3FN] = {"float8_e4m3fn", "tl.float8e4nv", "torch.float8_e4m3fn", 8, 'f'},
     [DT_FLOAT8_E5M2] = {"float8_e5m2", "tl.float8e5", "torch.float8_e5m2", 8, 'f'},
+    /* its codes: cuTile's FP4 bits (S.EE.M) in a uint8, which only the rows flagged OPF_FP4 take */
+    [DT_FLOAT4_E2M1FN] = {"float4_e2m1fn", "tl.uint8", NULL, 4, 'f'},
 };
 
 const DTypeInfo *dtype_info(DType dtype) { return &DTYPES[dtype < DT_COUNT ? dtype : DT_UNKNOWN]; }
@@ -108,6 +110,43 @@ bool dtype_round_float8(DType dtype, double value, double *rounded) {
   if (result > largest)
     return false;
   *rounded = value < 0 ? -result : result;
+  return true;
+}
+
+#define FLOAT4_SCAN_MAX_DEPTH 16 /* tuples nested in a value scanned for a float4_e2m1fn tile */
+
+static bool holds_float4(const TypeInfo *type, int depth) {
+  if (!type)
+    return false;
+  if (depth > FLOAT4_SCAN_MAX_DEPTH)
+    return true; /* not looked into: taken as holding one (refused) */
+  if ((type->kind == VAL_TILE || type->kind == VAL_DTYPE) && type->dtype == DT_FLOAT4_E2M1FN)
+    return true;
+  for (int i = 0; type->kind == VAL_TUPLE && type->elts && i < type->count; i++)
+    if (holds_float4(type->elts[i], depth + 1))
+      return true;
+  return false;
+}
+
+/* A float4_e2m1fn tile holds uint8 codes: only the rows flagged OPF_FP4 may
+ * take it (bind_call), so every other use has to be found. A tuple nested
+ * deeper than FLOAT4_SCAN_MAX_DEPTH counts as holding one. */
+bool type_holds_float4(const TypeInfo *type) { return holds_float4(type, 0); }
+
+bool dtype_float4_code(double value, int *code) {
+  /* the midpoints between FP4 magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6, with
+   * whether a tie goes up (to the even code) */
+  static const struct {
+    double midpoint;
+    bool tie_up;
+  } STEPS[] = {{0.25, false}, {0.75, true}, {1.25, false}, {1.75, true}, {2.5, false}, {3.5, true}, {5.0, false}};
+  if (isnan(value))
+    return false;
+  double magnitude = fabs(value);
+  int m = 0;
+  for (size_t i = 0; i < sizeof STEPS / sizeof STEPS[0]; i++)
+    m += magnitude > STEPS[i].midpoint || (STEPS[i].tie_up && magnitude == STEPS[i].midpoint);
+  *code = m | (signbit(value) ? 8 : 0);
   return true;
 }
 

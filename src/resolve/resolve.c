@@ -134,10 +134,13 @@ static bool dtype_name_is_public(const char *name) {
 
 /* The private submodules of cuda.tile whose names cuda.tile re-exports:
  * `cuda.tile._datatype.float16` is ct.float16, `_numeric_semantics.RoundingMode.RN`
- * is ct.RoundingMode.RN. Only those re-exported names are read as public
- * ones; anything else keeps its private spelling (and stays an error where
- * it is used). */
-static const char *public_member(const char *member) {
+ * is ct.RoundingMode.RN, `_stub.pack_to_bytes` is ct.pack_to_bytes (the names
+ * _stub has: Converter.stub_name, the op table's answer). Only those
+ * re-exported names are read as public ones; anything else keeps its
+ * private spelling (and stays an error where it is used). */
+static const char *public_member(Converter *conv, const char *member) {
+  if (strncmp(member, "_stub.", 6) == 0 && conv->stub_name && conv->stub_name(member + 6))
+    return member + 6;
   static const char *const PRIVATE[] = {"_datatype.", "_numeric_semantics.", "_memory_model.", NULL};
   static const char *const ENUMS[] = {"PaddingMode", "RoundingMode", "MemoryOrder", "MemoryScope", NULL};
   for (int i = 0; PRIVATE[i]; i++) {
@@ -160,7 +163,7 @@ const char *resolve_ct_member(Converter *conv, const Node *expr) {
   const char *member = resolve_depth(conv, expr, 0);
   if (member && strcmp(member, MEMBER_MODULE) == 0)
     return NULL;
-  return member ? public_member(member) : NULL;
+  return member ? public_member(conv, member) : NULL;
 }
 
 /* ------------------------------------------------ Python modules of values */
@@ -436,6 +439,223 @@ static void resolve_statements(Converter *conv, NodeList *body, int depth) {
     resolve_statement(conv, body->items[i], depth);
 }
 
+/* ---------------------------------------- kernels defined in host functions */
+
+/* A kernel defined inside a host function (a factory: `def make(occupancy):
+ * @ct.kernel(occupancy=occupancy) def k(...): ...; return k`) becomes a
+ * module-level kernel, its def moved before the function: a Triton kernel
+ * is a global function. That keeps its meaning when its body and signature
+ * read no local of the function (a closure): then each call of the function
+ * made the same kernel with the hints (and other decorators) it computed,
+ * which host code rewriting gives the moved kernel in its place (launch.c).
+ * Only defs that are statements of the function's own body are moved; a
+ * closure, a name the module already has, or @ct.kernel under another
+ * decorator are located errors. */
+
+typedef struct NameSet {
+  Converter *conv;
+  Str *names;
+  int count, capacity;
+  bool stores; /* collect the names bound (else the names read) */
+} NameSet;
+
+static bool name_set_has(const NameSet *set, Str name) {
+  for (int i = 0; i < set->count; i++)
+    if (str_same(set->names[i], name))
+      return true;
+  return false;
+}
+
+static void name_set_add(NameSet *set, Str name) {
+  if (name_set_has(set, name))
+    return;
+  set->names = grown(set->conv, set->names, set->count, &set->capacity, sizeof(Str));
+  set->names[set->count++] = name;
+}
+
+static void collect_parameters(NameSet *set, const Node *args) {
+  if (!args)
+    return;
+  const NodeList *lists[] = {&args->u.arguments.posonlyargs, &args->u.arguments.args, &args->u.arguments.kwonlyargs};
+  for (int l = 0; l < 3; l++)
+    for (int i = 0; i < lists[l]->count; i++)
+      name_set_add(set, lists[l]->items[i]->u.arg.arg);
+  if (args->u.arguments.vararg)
+    name_set_add(set, args->u.arguments.vararg->u.arg.arg);
+  if (args->u.arguments.kwarg)
+    name_set_add(set, args->u.arguments.kwarg->u.arg.arg);
+}
+
+/* The names a statement binds (stores, defs, classes, imports, except-as;
+ * not inside nested functions, lambdas and classes, whose own names it
+ * binds), or the names it reads, nested scopes included (what they read
+ * comes from here or further out). More than Python's scoping (a
+ * comprehension's own targets count) errs toward refusing. Recursion is
+ * bounded by the parser's nesting limit. */
+static void collect_names(Node *node, void *data) {
+  NameSet *set = data;
+  switch (node->kind) {
+  case N_NAME:
+    if ((node->u.name.ctx != CTX_LOAD) == set->stores)
+      name_set_add(set, node->u.name.id);
+    return;
+  case N_FUNCTION_DEF:
+  case N_CLASS_DEF:
+    if (set->stores) {
+      name_set_add(set, node->kind == N_FUNCTION_DEF ? node->u.function_def.name : node->u.class_def.name);
+      return;
+    }
+    break;
+  case N_LAMBDA:
+    if (set->stores)
+      return;
+    break;
+  case N_IMPORT:
+  case N_IMPORT_FROM: {
+    NodeList *names = node->kind == N_IMPORT ? &node->u.import.names : &node->u.import_from.names;
+    for (int i = 0; set->stores && i < names->count; i++) {
+      Node *alias = names->items[i];
+      Str bound = alias->u.alias.asname.len ? alias->u.alias.asname : alias->u.alias.name;
+      const char *dot = memchr(bound.text, '.', (size_t)bound.len);
+      name_set_add(set, dot ? (Str){bound.text, (int)(dot - bound.text)} : bound);
+    }
+    return;
+  }
+  case N_EXCEPT_HANDLER:
+    if (set->stores && node->u.except_handler.name.len)
+      name_set_add(set, node->u.except_handler.name);
+    break;
+  default: break;
+  }
+  node_children(node, collect_names, data);
+}
+
+typedef struct NameSearch {
+  Str name;
+  const Node *found; /* the first N_NAME reading it */
+} NameSearch;
+
+static void find_read(Node *node, void *data) {
+  NameSearch *search = data;
+  if (search->found)
+    return;
+  if (node->kind == N_NAME && node->u.name.ctx == CTX_LOAD && str_same(node->u.name.id, search->name)) {
+    search->found = node;
+    return;
+  }
+  node_children(node, find_read, data);
+}
+
+/* Where `def` first reads a name that `outer`, the names its host function
+ * binds, has and `def` does not bind itself (a closure), in its body,
+ * annotations and defaults (not its decorators, which run where it is
+ * defined); NULL if it reads none. */
+static const Node *closure_read(Converter *conv, Node *def, const NameSet *outer) {
+  NameSet own = {.conv = conv, .stores = true}, read = {.conv = conv, .stores = false};
+  collect_parameters(&own, def->u.function_def.args);
+  NodeList *body = &def->u.function_def.body;
+  for (int i = 0; i < body->count; i++) {
+    collect_names(body->items[i], &own);
+    collect_names(body->items[i], &read);
+  }
+  if (def->u.function_def.args)
+    collect_names(def->u.function_def.args, &read);
+  if (def->u.function_def.returns)
+    collect_names(def->u.function_def.returns, &read);
+  for (int i = 0; i < read.count; i++) {
+    if (!name_set_has(outer, read.names[i]) || name_set_has(&own, read.names[i]))
+      continue;
+    NameSearch search = {read.names[i], NULL};
+    node_children(def, find_read, &search);
+    return search.found ? search.found : def;
+  }
+  return NULL;
+}
+
+static bool is_kernel_def(Converter *conv, const Node *stmt) {
+  if (stmt->kind != N_FUNCTION_DEF)
+    return false;
+  const NodeList *decorators = &stmt->u.function_def.decorator_list;
+  for (int i = 0; i < decorators->count; i++)
+    if (is_ct_member(conv, decorator_callee(decorators->items[i]), "kernel"))
+      return true;
+  return false;
+}
+
+/* Move the kernel at `slot`, a statement of host function `host`'s body
+ * (whose names are `locals`), to `hoisted`; a placeholder takes its place.
+ * `module_names` holds the names the module binds, the moved kernels' too. */
+static void hoist_kernel(Converter *conv, Node *host, Node **slot, const NameSet *locals, NameSet *module_names,
+                         NodeList *hoisted) {
+  Node *inner = *slot;
+  Str name = inner->u.function_def.name, host_name = host->u.function_def.name;
+  NodeList *decorators = &inner->u.function_def.decorator_list;
+  Node *innermost = decorators->items[decorators->count - 1];
+  if (!is_ct_member(conv, decorator_callee(innermost), "kernel"))
+    diag_error_code(&conv->ctx->diag, C2T_CODE_HOST, innermost->span.start,
+                    "the kernel '%.*s' defined inside '%.*s' has a decorator under @ct.kernel, which would apply to "
+                    "its Python function: put @ct.kernel last", name.len, name.text, host_name.len, host_name.text);
+  const Node *closure = closure_read(conv, inner, locals);
+  if (closure) {
+    Str read = closure->kind == N_NAME ? closure->u.name.id : name;
+    diag_error_code(&conv->ctx->diag, C2T_CODE_HOST, closure->span.start,
+                    "the kernel '%.*s' defined inside '%.*s' reads '%.*s', a local of '%.*s': a converted kernel is a "
+                    "module-level Triton function, which reads only its parameters and module globals; pass the "
+                    "value as a parameter (ct.Constant[...] for a compile-time one)",
+                    name.len, name.text, host_name.len, host_name.text, read.len, read.text, host_name.len,
+                    host_name.text);
+  }
+  if (name_set_has(module_names, name))
+    diag_error_code(&conv->ctx->diag, C2T_CODE_HOST, inner->span.start,
+                    "the kernel '%.*s' defined inside '%.*s' has the name of a module-level name: a converted kernel "
+                    "is a module-level Triton function; rename one of them",
+                    name.len, name.text, host_name.len, host_name.text);
+  name_set_add(module_names, name);
+  Node *placeholder = arena_alloc(&conv->ctx->arena, sizeof(Node));
+  placeholder->kind = N_PASS;
+  placeholder->rewritten = true;
+  NodeList written = *decorators;
+  Node *bare = arena_alloc(&conv->ctx->arena, sizeof(Node)); /* plain @ct.kernel: the hints go to the placeholder */
+  *bare = *decorator_callee(innermost);
+  inner->u.function_def.decorator_list = (NodeList){0};
+  push_node(conv, &inner->u.function_def.decorator_list, bare);
+  resolve_function_def(conv, inner);
+  Function *fn = &conv->functions[conv->function_count - 1];
+  fn->nested_in = host;
+  fn->nested_placeholder = placeholder;
+  fn->nested_decorators = written;
+  *slot = placeholder;
+  push_node(conv, hoisted, inner);
+}
+
+/* The kernels defined by statements of module-level host functions, moved
+ * before those functions (see above). */
+static void hoist_nested_kernels(Converter *conv) {
+  NodeList *body = &conv->module->u.module.body;
+  NameSet module_names = {.conv = conv, .stores = true};
+  for (int i = 0; i < body->count; i++)
+    collect_names(body->items[i], &module_names);
+  NodeList out = {0};
+  for (int i = 0; i < body->count; i++) {
+    Node *stmt = body->items[i];
+    NodeList *inner = stmt->kind == N_FUNCTION_DEF && !is_kernel_def(conv, stmt) ? &stmt->u.function_def.body : NULL;
+    bool found = false;
+    for (int k = 0; inner && k < inner->count && !found; k++)
+      found = is_kernel_def(conv, inner->items[k]);
+    if (found) {
+      NameSet locals = {.conv = conv, .stores = true};
+      collect_parameters(&locals, stmt->u.function_def.args);
+      for (int k = 0; k < inner->count; k++)
+        collect_names(inner->items[k], &locals);
+      for (int k = 0; k < inner->count; k++)
+        if (is_kernel_def(conv, inner->items[k]))
+          hoist_kernel(conv, stmt, &inner->items[k], &locals, &module_names, &out);
+    }
+    push_node(conv, &out, stmt);
+  }
+  *body = out;
+}
+
 /* -------------------------------------------------------- reachability */
 
 typedef struct CallScan {
@@ -626,12 +846,32 @@ static void scan_for_host_uses(Node *node, void *data) {
   node_children(node, scan_for_host_uses, data);
 }
 
+/* A kernel moved out of a function that turned out to be tile code (a
+ * kernel calls it, or @ct.function): tile code defines no kernels. */
+static void refuse_kernels_in_tile_code(Converter *conv) {
+  for (int i = 0; i < conv->function_count; i++) {
+    Function *kernel = &conv->functions[i];
+    if (!kernel->nested_in)
+      continue;
+    for (int k = 0; k < conv->function_count; k++) {
+      Function *host = &conv->functions[k];
+      Str name = kernel->def->u.function_def.name, host_name = host->def->u.function_def.name;
+      if (host->def == kernel->nested_in && host->role != ROLE_HOST)
+        diag_error_code(&conv->ctx->diag, C2T_CODE_TILE, kernel->def->span.start,
+                        "the kernel '%.*s' is defined inside '%.*s', which is tile code: tile code cannot define "
+                        "a kernel", name.len, name.text, host_name.len, host_name.text);
+    }
+  }
+}
+
 void resolve_module(Converter *conv) {
   resolve_statements(conv, &conv->module->u.module.body, 0);
+  hoist_nested_kernels(conv);
   if (conv->ct_module_count == 0 && !conv->cuda_package_bound && conv->binding_count == 0)
     return;
   resolve_reachable(conv);
   resolve_tile_helpers(conv);
+  refuse_kernels_in_tile_code(conv);
   scan_for_launches(conv->module, conv);
   scan_for_host_uses(conv->module, conv);
 }

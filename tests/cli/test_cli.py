@@ -277,7 +277,7 @@ def a_listed_name_without_a_lowering_is_a_located_error_with_its_reason():
     cases = [(b"    t = ct.unpack_from_bytes(ct.zeros((B,), ct.uint8), ct.int32)\n", "ct.unpack_from_bytes",
               "byte-reinterpreting"),
              (b"    t = ct.mma_scaled(x, x, x, x, x)\n", "ct.mma_scaled", "float8_e8m0fnu"),
-             (b"    t = ct.pack_to_bytes(ct.zeros((B,), ct.float32))\n", "ct.pack_to_bytes", "not converted yet")]
+             (b"    t = ct.float8_e5m3fnu(x)\n", "ct.float8_e5m3fnu", "not converted yet")]
     for line, name, reason in cases:
         r = run("-", stdin=head + line)
         assert r.returncode == 1 and r.stdout == b"", r

@@ -279,12 +279,112 @@ def f(x):
     assert not (tmp_path / "o.py").exists()
 
 
-def test_a_kernel_defined_inside_a_host_function_is_a_located_error(convert_error):
+FACTORY = SCALE_KERNEL + '''
+import functools
+
+
+def tag(kernel):
+    kernel.tagged = True
+    return kernel
+
+
+@functools.lru_cache(maxsize=None)
+def make_scaled(occupancy):
+    @tag
+    @ct.kernel(occupancy=occupancy, num_worker_warps=4)
+    def scaled(x, y, s, T: ct.Constant[int]):
+        t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+        ct.store(y, index=(ct.bid(0),), tile=t * s + TILE)
+
+    return scaled
+
+
+def run(x, s, occupancy):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], TILE),), make_scaled(occupancy), (x, y, s, TILE))
+    return y
+'''
+
+
+def test_a_kernel_defined_inside_a_host_function_moves_to_module_level(convert, convert_text, device):
+    """A factory's kernel: the def goes to module level (a Triton kernel is a global
+    function); where it stood, the kernel object its decorators made, a new one per call
+    with the hints the call computed, under the other decorators."""
+    text = convert_text(FACTORY)
+    assert text.index("def scaled(") < text.index("def make_scaled(")
+    assert "C2T101: occupancy=occupancy is a cuTile compiler hint" in text
+    mod = convert(FACTORY)
+    x = torch.randn(45, device=device)
+    torch.testing.assert_close(mod.run(x, 2.5, 2), x * 2.5 + 16)
+    first, second = mod.make_scaled(2), mod.make_scaled(4)
+    assert first is not second and first.tagged and second.tagged
+    assert first.hints == {"occupancy": 2, "num_worker_warps": 4} and second.hints["occupancy"] == 4
+    assert first.__name__ == "scaled"  # named as cuTile's kernel object's function is
+    with pytest.raises(TypeError, match="cannot be called directly"):
+        first(x)  # callable, as cuTile's kernel objects are
+
+
+def test_a_kernel_inside_a_function_that_reads_its_locals_is_a_located_error(convert_error):
     message = convert_error(SCALE_KERNEL + '''
 def factory(n):
-    @ct.kernel(occupancy=n)
+    scale = 2 * n
+
+    @ct.kernel
     def inner(x):
-        pass
+        ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(16,)) * scale)
+
     return inner
 ''')
-    assert "a kernel defined inside a function cannot be converted" in message
+    assert "the kernel 'inner' defined inside 'factory' reads 'scale', a local of 'factory'" in message
+    # a parameter of the function hides the module's TILE from the kernel, as Python scopes go
+    shadowed = convert_error(SCALE_KERNEL + '''
+def factory(TILE):
+    @ct.kernel
+    def inner(x):
+        ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(TILE,)))
+
+    return inner
+''')
+    assert "reads 'TILE', a local of 'factory'" in shadowed
+
+
+def test_kernels_inside_functions_that_cannot_move_are_located_errors(convert_error):
+    clash = convert_error(SCALE_KERNEL + '''
+def factory():
+    @ct.kernel
+    def scale_kernel(x):
+        pass
+
+    return scale_kernel
+''')
+    assert "the kernel 'scale_kernel' defined inside 'factory' has the name of a module-level name" in clash
+    under = convert_error(SCALE_KERNEL + '''
+def factory():
+    @ct.kernel
+    @functools.wraps(print)
+    def inner(x):
+        pass
+
+    return inner
+''')
+    assert "has a decorator under @ct.kernel" in under
+    nested = convert_error(SCALE_KERNEL + '''
+def factory(flag, n):
+    if flag:
+        @ct.kernel(occupancy=n)
+        def inner(x):
+            pass
+
+        return inner
+''')
+    assert "converted only as a statement of a module-level function's own body" in nested
+    in_tile_code = convert_error(SCALE_KERNEL + '''
+@ct.function
+def helper(x):
+    @ct.kernel
+    def inner(y):
+        pass
+
+    return x
+''')
+    assert "the kernel 'inner' is defined inside 'helper', which is tile code" in in_tile_code

@@ -318,6 +318,10 @@ class _TileKernel:
         defaults = {"num_ctas": None, "occupancy": None, "opt_level": 3, "num_worker_warps": None}
         return _TileKernel(self.launcher, defaults)
 
+    def __call__(self, *args, **kwargs):
+        # callable, as cuTile's kernel objects are (decorators tell kernels from messages so)
+        raise TypeError("Tile kernels cannot be called directly: launch them (ct.launch in cuTile)")
+
     def launch_tile_kernel(self, stream, grid, args):
         options = {}
         code = self.launcher.__code__
@@ -334,6 +338,16 @@ def _host_kernel(function, launcher):
     function.replace_hints = kernel.replace_hints
     function._pyfunc = kernel._pyfunc
     function.launch_tile_kernel = kernel.launch_tile_kernel
+
+
+# helper: _nested_kernel needs _TileKernel
+def _nested_kernel(launcher, **hints):
+    """The kernel object @ct.kernel(**hints) made where a host function defined the kernel
+    (cutile2triton moved the kernel itself to module level, as Triton needs): a new one at
+    each call, with these hints, launched by `launcher`, named as the kernel is."""
+    kernel = _TileKernel(launcher, hints)
+    kernel.__name__ = launcher.__name__[len("launch_"):]
+    return kernel
 
 
 # helper: launch_kernel

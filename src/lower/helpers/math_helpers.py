@@ -258,3 +258,42 @@ def ct_cdiv(x, y):
     q = x // y
     r = x % y
     return q + ((r != 0) & ((r > 0) == (y > 0))).to(q.dtype)
+
+
+# helper: ct_to_float4_e2m1fn
+@triton.jit
+def ct_to_float4_e2m1fn(x):
+    """cuTile's astype(x, float4_e2m1fn) of a float tile, as uint8 codes (Triton has no FP4
+    dtype): bit 3 the sign, bits 2-1 the exponent (bias 1), bit 0 the mantissa, so codes
+    0..7 are 0, 0.5, 1, 1.5, 2, 3, 4, 6 and 8..15 their negatives. Round to nearest, ties
+    to even, on the exact value: |x| is compared with the midpoints in float32 (float64
+    for float64), which hold every midpoint and every input exactly. Past 5 it saturates
+    to 6, infinities included; -0.0 and negatives that round to zero keep the sign
+    (code 8). NaN has no FP4 code and cuTile defines none: it gives 7 (6.0)."""
+    tl.static_assert(x.dtype.is_floating(), "astype to float4_e2m1fn takes a float tile")
+    if x.dtype == tl.float64:
+        v = x
+        sign = (v.to(tl.uint64, bitcast=True) >> 63).to(tl.uint8)
+    else:
+        v = x.to(tl.float32)
+        sign = (v.to(tl.uint32, bitcast=True) >> 31).to(tl.uint8)
+    a = tl.abs(v)
+    # the magnitude code is the number of midpoints below |x|; at a midpoint (a tie) the
+    # even code wins: 0.25 -> 0, 0.75 -> 2, 1.25 -> 2, 1.75 -> 4, 2.5 -> 4, 3.5 -> 6, 5 -> 6
+    m = ((a > 0.25).to(tl.uint8) + (a >= 0.75).to(tl.uint8) + (a > 1.25).to(tl.uint8) + (a >= 1.75).to(tl.uint8)
+         + (a > 2.5).to(tl.uint8) + (a >= 3.5).to(tl.uint8) + (a > 5.0).to(tl.uint8))
+    code = m | (sign << 3)
+    return tl.where(a != a, 7, code).to(tl.uint8)
+
+
+# helper: ct_from_float4_e2m1fn
+@triton.jit
+def ct_from_float4_e2m1fn(code, dtype: tl.constexpr):
+    """cuTile's astype of a float4_e2m1fn tile (its uint8 codes, sign in bit 3) to the
+    float dtype `dtype`: exact, as every FP4 value is a value of every float dtype; code 8
+    is -0.0."""
+    mag = code & 7
+    # codes 2..7 are (2 + mantissa) * 2**exponent / 4; codes 0 and 1 are 0 and 0.5
+    value = tl.where(mag < 2, mag.to(tl.float32) * 0.5, ((2 + (mag & 1)) << (mag >> 1)).to(tl.float32) * 0.25)
+    bits = value.to(tl.uint32, bitcast=True) | ((code >> 3).to(tl.uint32) << 31)
+    return bits.to(tl.float32, bitcast=True).to(dtype)
