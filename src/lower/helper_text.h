@@ -380,7 +380,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    except TypeError:  # an unhashable argument: Triton's own dispatch\n"
     "        return kernel[grid](*args, **constants)\n"
     "    if kept is not None:\n"
-    "        compiled, names, padding = kept\n"
+    "        compiled, names, padding, _ = kept\n"
     "        grid = (*grid, 1, 1)\n"
     "        stream = torch._C._cuda_getCurrentRawStream(torch.cuda.current_device())\n"
     "        runtime = triton.knobs.runtime\n"
@@ -404,7 +404,8 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    if all(p.is_constexpr for p in rest) and [p.name for p in params[:len(names)]] == names:\n"
     "        if len(_LAUNCHED) >= _LAUNCHED_LIMIT:\n"
     "            _LAUNCHED.clear()\n"
-    "        _LAUNCHED[key] = (compiled, names, (None,) * len(rest))\n",
+    "        # the kernel too: while the entry lives, no other kernel object can take its id\n"
+    "        _LAUNCHED[key] = (compiled, names, (None,) * len(rest), kernel)\n",
     {HELPER__launch_key, -1, -1, -1}, false, false},
   [HELPER__by_target] = {"_by_target",
     "def _by_target(default=None, **by_arch):\n"

@@ -138,3 +138,14 @@ def test_with_a_profilers_launch_hook_the_direct_launch_calls_it():
     finally:
         triton.knobs.runtime.launch_enter_hook.remove(hook)
     assert kernel.direct == [((4, 1, 1), (x, 8, True, None), 1234, "hooks")]
+
+
+def test_an_entry_keeps_its_kernel_alive_so_no_other_kernel_takes_its_id():
+    import gc
+    import weakref
+    kernel, x = _Kernel(), torch.zeros(8)
+    h._launch(kernel, (1,), x, 8, FLAG=True)
+    alive = weakref.ref(kernel)
+    del kernel
+    gc.collect()
+    assert alive() is not None  # a new kernel object cannot reuse the kept key's id

@@ -254,7 +254,7 @@ def _launch(kernel, grid, *args, **constants):
     except TypeError:  # an unhashable argument: Triton's own dispatch
         return kernel[grid](*args, **constants)
     if kept is not None:
-        compiled, names, padding = kept
+        compiled, names, padding, _ = kept
         grid = (*grid, 1, 1)
         stream = torch._C._cuda_getCurrentRawStream(torch.cuda.current_device())
         runtime = triton.knobs.runtime
@@ -278,7 +278,8 @@ def _launch(kernel, grid, *args, **constants):
     if all(p.is_constexpr for p in rest) and [p.name for p in params[:len(names)]] == names:
         if len(_LAUNCHED) >= _LAUNCHED_LIMIT:
             _LAUNCHED.clear()
-        _LAUNCHED[key] = (compiled, names, (None,) * len(rest))
+        # the kernel too: while the entry lives, no other kernel object can take its id
+        _LAUNCHED[key] = (compiled, names, (None,) * len(rest), kernel)
 
 
 # helper: _by_target
