@@ -783,6 +783,28 @@ static void attempt_undo(Lowerer *L, const Attempt *a) {
   L->statement = a->statement;
 }
 
+/* A failed attempt that split on L->split_source becomes two versions: the
+ * attempt is undone (past C2T_MAX_FUNCTION_VERSIONS a located error), and
+ * each version gets the assumptions so far plus the condition, true in one
+ * and false in the other. */
+static void split_in_two(Lowerer *L, const Attempt *attempt, const Assumption *assumptions, int count,
+                         Assumption **with, Assumption **without) {
+  Node *source = L->split_source;
+  int leaves = L->version_count ? L->version_count : 1;
+  attempt_undo(L, attempt);
+  if (leaves + 1 > C2T_MAX_FUNCTION_VERSIONS)
+    lower_limit(L, source, "versions of one function, one per outcome of the constexpr conditions that give a "
+                "name another type", C2T_MAX_FUNCTION_VERSIONS);
+  L->version_count = leaves + 1; /* this version becomes two */
+  for (int side = 0; side < 2; side++) {
+    Assumption *made = arena_alloc(&L->ctx->arena, sizeof(Assumption) * (size_t)(count + 1));
+    if (count)
+      memcpy(made, assumptions, sizeof(Assumption) * (size_t)count);
+    made[count] = (Assumption){source, side == 0};
+    *(side == 0 ? with : without) = made;
+  }
+}
+
 /* One version of a kernel: `def` (a copy of the kernel as written) lowered
  * under the assumptions. */
 static void lower_kernel_version(Lowerer *L, Node *def, const Assumption *assumptions, int count) {
@@ -818,25 +840,11 @@ static void lower_kernel_versions(Lowerer *L, Node *def, Node *pristine, const A
     return;
   }
   memcpy(&diag->on_error, &outer, sizeof outer);
-  Node *source = L->split_source, *split = L->split_lowered;
+  Node *split = L->split_lowered;
   if (!split)
     longjmp(diag->on_error, 1); /* the error stands */
-  int leaves = L->version_count ? L->version_count : 1;
-  if (leaves + 1 > C2T_MAX_FUNCTION_VERSIONS) {
-    attempt_undo(L, &attempt);
-    lower_limit(L, source, "versions of one function, one per outcome of the constexpr conditions that give a "
-                "name another type", C2T_MAX_FUNCTION_VERSIONS);
-  }
-  attempt_undo(L, &attempt);
-  L->version_count = leaves + 1; /* this version becomes two */
-  Assumption *with = arena_alloc(&L->ctx->arena, sizeof(Assumption) * (size_t)(count + 1));
-  if (count)
-    memcpy(with, assumptions, sizeof(Assumption) * (size_t)count);
-  Assumption *without = arena_alloc(&L->ctx->arena, sizeof(Assumption) * (size_t)(count + 1));
-  if (count)
-    memcpy(without, assumptions, sizeof(Assumption) * (size_t)count);
-  with[count] = (Assumption){source, true};
-  without[count] = (Assumption){source, false};
+  Assumption *with, *without;
+  split_in_two(L, &attempt, assumptions, count, &with, &without);
   Node *other = node_copy_tree(&L->ctx->arena, pristine);
   *def = *node_copy_tree(&L->ctx->arena, pristine);
   lower_kernel_versions(L, def, pristine, with, count + 1, needs_debug);
@@ -1119,22 +1127,8 @@ static void lower_device_versions(Lowerer *L, Function *fn, TypeInfo **arg_types
   Node *source = L->split_source, *split = L->split_lowered;
   if (!split)
     longjmp(diag->on_error, 1); /* the error stands */
-  int leaves = L->version_count ? L->version_count : 1;
-  if (leaves + 1 > C2T_MAX_FUNCTION_VERSIONS) {
-    attempt_undo(L, &attempt);
-    lower_limit(L, source, "versions of one function, one per outcome of the constexpr conditions that give a "
-                "name another type", C2T_MAX_FUNCTION_VERSIONS);
-  }
-  attempt_undo(L, &attempt);
-  L->version_count = leaves + 1; /* this version becomes two */
-  Assumption *with = arena_alloc(&L->ctx->arena, sizeof(Assumption) * (size_t)(count + 1));
-  Assumption *without = arena_alloc(&L->ctx->arena, sizeof(Assumption) * (size_t)(count + 1));
-  if (count) {
-    memcpy(with, assumptions, sizeof(Assumption) * (size_t)count);
-    memcpy(without, assumptions, sizeof(Assumption) * (size_t)count);
-  }
-  with[count] = (Assumption){source, true};
-  without[count] = (Assumption){source, false};
+  Assumption *with, *without;
+  split_in_two(L, &attempt, assumptions, count, &with, &without);
   Node *def = fn->def; /* the node the module holds: the joined function */
   Node *other = fresh_def(L, fn);
   *def = *fresh_def(L, fn);
