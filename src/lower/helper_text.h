@@ -32,6 +32,7 @@ typedef enum HelperId {
   HELPER__by_target, /* host_helpers.py */
   HELPER__TileKernel, /* host_helpers.py */
   HELPER__host_kernel, /* host_helpers.py */
+  HELPER__callable_kernel, /* host_helpers.py */
   HELPER__nested_kernel, /* host_helpers.py */
   HELPER_launch_kernel, /* host_helpers.py */
   HELPER__ct_kernel, /* host_helpers.py */
@@ -97,6 +98,8 @@ typedef enum HelperId {
   HELPER__fitting_stages, /* tune_helpers.py */
   HELPER__launch_candidates, /* tune_helpers.py */
   HELPER__time_launch, /* tune_helpers.py */
+  HELPER__tuning_copies, /* tune_helpers.py */
+  HELPER__restore_copies, /* tune_helpers.py */
   HELPER_COUNT
 } HelperId;
 
@@ -332,7 +335,8 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    its own, since a graph may replay on another stream.\"\"\"\n"
     "    if torch.cuda.is_current_stream_capturing():\n"
     "        return torch.empty(size, device=\"cuda\", dtype=torch.int8)\n"
-    "    key = (torch.cuda.current_device(), stream)\n"
+    "    # a stream's handle names it on every device; the default ones (0, 1, 2) do not\n"
+    "    key = stream if type(stream) is int and stream > 2 else (torch.cuda.current_device(), stream)\n"
     "    buffer = _TMA_WORKSPACES.get(key)\n"
     "    if buffer is None or buffer.numel() < size:\n"
     "        buffer = _TMA_WORKSPACES[key] = torch.empty(size, device=\"cuda\", dtype=torch.int8)\n"
@@ -342,23 +346,27 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "triton.set_allocator(_tma_workspace)\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER__launch_key] = {"_launch_key",
-    "_INT = {int}\n"
-    "\n"
-    "\n"
     "def _launch_key(values):\n"
     "    \"\"\"Of each launch argument, what Triton compiles the kernel for: a tensor's dtype, device\n"
     "    and whether its address is a multiple of 16 bytes; a tuple of ints (a shape, strides) as\n"
     "    it is; another tuple by its elements; any other value with its type (Triton types 1, 1.0\n"
-    "    and True differently, which compare equal).\"\"\"\n"
+    "    and True differently, which compare equal). Host time of every launch: one pass, type\n"
+    "    tests by identity first.\"\"\"\n"
     "    key = []\n"
+    "    add = key.append\n"
     "    for value in values:\n"
     "        kind = type(value)\n"
-    "        if kind is tuple:\n"
-    "            key.append(value if set(map(type, value)) <= _INT else _launch_key(value))\n"
-    "        elif isinstance(value, torch.Tensor):\n"
-    "            key.append((value.dtype, value.get_device(), value.data_ptr() % 16 == 0))\n"
+    "        if kind is torch.Tensor or kind is not tuple and isinstance(value, torch.Tensor):\n"
+    "            add((value.dtype, value.device, not value.data_ptr() & 15))\n"
+    "        elif kind is tuple:\n"
+    "            for item in value:\n"
+    "                if type(item) is not int:\n"
+    "                    add(_launch_key(value))\n"
+    "                    break\n"
+    "            else:\n"
+    "                add(value)\n"
     "        else:\n"
-    "            key.append((kind, value))\n"
+    "            add((kind, value))\n"
     "    return tuple(key)\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER__launch] = {"_launch",
@@ -463,6 +471,23 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    function._pyfunc = kernel._pyfunc\n"
     "    function.launch_tile_kernel = kernel.launch_tile_kernel\n",
     {HELPER__TileKernel, -1, -1, -1}, false, false},
+  [HELPER__callable_kernel] = {"_callable_kernel",
+    "class _CallableAutotuner(triton.runtime.Autotuner):\n"
+    "    \"\"\"An autotuned kernel that can be called, to raise what calling a cuTile kernel raises.\"\"\"\n"
+    "\n"
+    "    def __call__(self, *args, **kwargs):\n"
+    "        raise TypeError(\"Tile kernels cannot be called directly: launch them (ct.launch in cuTile)\")\n"
+    "\n"
+    "\n"
+    "def _callable_kernel(kernel):\n"
+    "    \"\"\"The converted kernel as the decorators above it in the cuTile source take it: a\n"
+    "    callable object, as cuTile's kernels are (a decorator that takes a kernel or a message\n"
+    "    tells them apart so: TileGym's experimental_kernel made an uncallable @triton.autotune\n"
+    "    object into its inner decorator function). Otherwise unchanged.\"\"\"\n"
+    "    if isinstance(kernel, triton.runtime.Autotuner) and not callable(kernel):\n"
+    "        kernel.__class__ = _CallableAutotuner\n"
+    "    return kernel\n",
+    {-1, -1, -1, -1}, false, false},
   [HELPER__nested_kernel] = {"_nested_kernel",
     "def _nested_kernel(launcher, **hints):\n"
     "    \"\"\"The kernel object @ct.kernel(**hints) made where a host function defined the kernel\n"
@@ -1366,20 +1391,72 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     {HELPER__launch_warps, -1, -1, -1}, false, false},
   [HELPER__time_launch] = {"_time_launch",
     "def _time_launch(launch, quantiles):\n"
-    "    \"\"\"How @triton.autotune times one candidate (its do_bench): Triton's do_bench on the GPU.\n"
-    "    Under TRITON_INTERPRET=1, or with CUTILE2TRITON_AUTOTUNE=0 in the environment, nothing\n"
-    "    runs and every candidate takes 0 ms, so the first one (the hand pick) is chosen. A pipelined\n"
-    "    candidate that Triton cannot compile (_pipeliner_failed) takes forever, as Triton's\n"
-    "    autotuner times a candidate that runs out of resources; the last candidate has 1 stage.\"\"\"\n"
+    "    \"\"\"How @triton.autotune times one candidate (its do_bench): on the GPU, replays of a CUDA\n"
+    "    graph of the candidate's launches (Triton's do_bench_cudagraph), which leave the host's\n"
+    "    time per launch out. Timed one launch at a time (Triton's do_bench), a kernel of 10-60 us\n"
+    "    is bound by the 40-70 us of host time of the autotuner's launches, and every candidate\n"
+    "    takes about as long (on the H200: candidates 2x apart on the GPU timed within 10%, and the\n"
+    "    choice changed from run to run). The graph runs on a stream of its own, after everything\n"
+    "    queued before it (an atomic histogram counted some timed runs twice when its copies raced\n"
+    "    the launch before). Where capturing fails, do_bench. Under TRITON_INTERPRET=1,\n"
+    "    or with CUTILE2TRITON_AUTOTUNE=0 in the environment, nothing runs and every candidate takes\n"
+    "    0 ms, so the first one (the hand pick) is chosen. A pipelined candidate that Triton cannot\n"
+    "    compile (_pipeliner_failed) takes forever, as Triton's autotuner times a candidate that\n"
+    "    runs out of resources; the last candidate has 1 stage.\"\"\"\n"
     "    if INTERPRETED or os.environ.get(\"CUTILE2TRITON_AUTOTUNE\", \"1\") == \"0\":\n"
     "        return [0.0 for _ in quantiles]\n"
     "    try:\n"
+    "        launch()  # compiles it: Triton's errors (out of resources, the pipeliner) come from here\n"
+    "        if not torch.cuda.is_current_stream_capturing():\n"
+    "            # the graph runs on a stream of its own: what this stream has queued (the launch\n"
+    "            # above, the copies of its arrays) must be done before it copies them again\n"
+    "            torch.cuda.synchronize()\n"
+    "            try:\n"
+    "                return triton.testing.do_bench_cudagraph(launch, rep=10, quantiles=quantiles)\n"
+    "            except RuntimeError:\n"
+    "                torch.cuda.synchronize()\n"
     "        return triton.testing.do_bench(launch, quantiles=quantiles)\n"
     "    except RuntimeError as error:\n"
     "        if not _pipeliner_failed(error):\n"
     "            raise\n"
     "        return [float(\"inf\") for _ in quantiles]\n",
     {HELPER__pipeliner_failed, -1, -1, -1}, false, true},
+  [HELPER__tuning_copies] = {"_tuning_copies",
+    "def _tuning_copies(nargs, reset_only, kept, written):\n"
+    "    \"\"\"The pre_hook of @triton.autotune for a kernel that writes arrays (`kept` and `written`\n"
+    "    name its parameters; nargs holds the arguments of the launch being timed). Timing runs each\n"
+    "    candidate many times: the arrays it reads and writes (`kept`) are copied before each timed\n"
+    "    run and put back after (by the post_hook), as restore_value does. The arrays it only writes\n"
+    "    (`written`) are not, since each run writes them the same (copies of outputs were most of\n"
+    "    what each candidate of a 20 us layer norm took on the H200, so the fastest could not be\n"
+    "    told), unless one shares memory with another array argument (an in-place launch: then it\n"
+    "    is read too). Nothing is copied for the launch after tuning (reset_only).\"\"\"\n"
+    "    if reset_only:\n"
+    "        return\n"
+    "\n"
+    "    def storages(value):\n"
+    "        if isinstance(value, torch.Tensor):\n"
+    "            yield value.untyped_storage().data_ptr()\n"
+    "        elif isinstance(value, (tuple, list)):\n"
+    "            for item in value:\n"
+    "                yield from storages(item)\n"
+    "\n"
+    "    names = list(kept)\n"
+    "    for name in written:\n"
+    "        mine = nargs[name].untyped_storage().data_ptr()\n"
+    "        others = (ptr for other, value in nargs.items() if other != name for ptr in storages(value))\n"
+    "        if mine in others:\n"
+    "            names.append(name)\n"
+    "    # kept in nargs, the timed launch's own dict (the kernel is not given it)\n"
+    "    nargs[\"_copies_made\"] = {name: nargs[name].clone() for name in names}\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER__restore_copies] = {"_restore_copies",
+    "def _restore_copies(nargs):\n"
+    "    \"\"\"The post_hook of @triton.autotune that goes with the pre_hook that copies arrays: what\n"
+    "    it copied is put back after each timed run.\"\"\"\n"
+    "    for name, copy in nargs.pop(\"_copies_made\", {}).items():\n"
+    "        nargs[name].copy_(copy)\n",
+    {-1, -1, -1, -1}, false, false},
 };
 
 static const TemplateSource TEMPLATE_SOURCES[TEMPLATE_COUNT] = {

@@ -210,15 +210,19 @@ static const char *first_array_param(Lowerer *L, const Function *kernel) {
  *     @triton.autotune(configs=[... num_warps in (4, 8, 16) ...],
  *                      key=[the arrays' shapes and strides, the constexpr parameters],
  *                      prune_configs_by={"early_config_prune": ... _launch_candidates ...},
- *                      restore_value=[the arrays it writes], do_bench=... _time_launch ...)
+ *                      restore_value=[the arrays it reads and writes], do_bench=... _time_launch ...)
  *
  * above its @triton.jit: at the first launch of each key Triton times at
  * most 5 candidates, ordered by the size of the kernel's largest tile (the
  * first is the pick by hand: more warps for bigger tiles; tune_helpers.py)
  * and keeps the fastest. Timing runs the kernel several times, so every
- * array it stores into (store, scatter, atomics) is in restore_value: Triton
- * copies it before each timed run and puts it back after (one copy of those
- * arrays per timed run, during tuning only). Under TRITON_INTERPRET=1 (and
+ * array it stores into (store, scatter, atomics) and also reads is in
+ * restore_value: Triton copies it before each timed run and puts it back
+ * after (one copy of those arrays per timed run, during tuning only). An
+ * array it only writes is not copied (each run writes it the same) unless it
+ * shares memory with another argument (_tuning_copies, the hooks that then
+ * replace restore_value): copies of outputs made every candidate of a
+ * 20 us layer norm time as 60 us on the H200. Under TRITON_INTERPRET=1 (and
  * with CUTILE2TRITON_AUTOTUNE=0 at run time) nothing is timed and the first
  * candidate runs. The launch options are fixed instead (num_warps of the
  * first candidate, 3 stages, written into the launch) under --no-autotune,
@@ -371,10 +375,6 @@ typedef struct Tuning {
   int worker_warps;    /* num_worker_warps=N of the decorator, else 0 */
 } Tuning;
 
-/* The arrays the kernel writes (store, scatter, atomics), as restore_value
- * names them, into `names`; false when one cannot be named (a tuple of
- * arrays, or an array written in a tile function under its own name: then
- * every array parameter would have to be restored, and a tuple cannot be). */
 static void find_device_call(Node *node, void *data) {
   void **scan = data;
   Lowerer *L = scan[0];
@@ -400,7 +400,16 @@ static bool calls_device_function(Lowerer *L, Function *kernel) {
   return found;
 }
 
-static bool written_arrays(Lowerer *L, Function *kernel, Buf *names, bool *all) {
+/* The arrays the kernel writes (store, scatter, atomics), as the autotuner
+ * names them: into `kept` those it also reads (a load, or an atomic: a timed
+ * run changes what the next one reads, so Triton copies them before each
+ * timed run and puts them back after), into `written` those it only writes
+ * (a timed run writes the same values again; they are copied only when they
+ * share memory with another argument at run time: _tuning_copies). False
+ * when one cannot be named (a tuple of arrays, or an array written in a tile
+ * function under its own name: then every array parameter is kept, and a
+ * tuple cannot be). */
+static bool written_arrays(Lowerer *L, Function *kernel, Buf *kept, Buf *written, bool *all) {
   MemoryState *memory = L->memory;
   *all = false;
   /* the kernel's own accesses, and those of the tile functions lowered with it, come after
@@ -410,19 +419,26 @@ static bool written_arrays(Lowerer *L, Function *kernel, Buf *names, bool *all) 
     earlier_writes |= (memory->accesses[i].effects & (MEM_WRITE | MEM_ATOMIC)) != 0;
   if (earlier_writes && calls_device_function(L, kernel))
     *all = true;
+  /* an array reached under another name (a tile function's parameter) may be one the kernel
+     writes: a read of one keeps every written array */
+  bool unnamed_read = false;
   for (int i = L->kernel_accesses_from; memory && i < memory->access_count; i++) {
     const MemoryAccess *access = &memory->accesses[i];
-    if (!(access->effects & (MEM_WRITE | MEM_ATOMIC)))
-      continue;
     bool kernel_array = false;
     for (int p = 0; p < kernel->param_count; p++)
       if (str_same(kernel->param_names[p], access->array)) {
-        if (kernel->param_is_array_tuple[p])
+        if (kernel->param_is_array_tuple[p] && (access->effects & (MEM_WRITE | MEM_ATOMIC)))
           return false;
-        kernel_array |= kernel->param_is_array[p];
+        kernel_array |= kernel->param_is_array[p] || kernel->param_is_array_tuple[p];
       }
-    if (!kernel_array && (str_eq(access->array, "?") || is_device_param(L, access->array)))
-      *all = true;
+    if (kernel_array)
+      continue;
+    if (access->effects & (MEM_WRITE | MEM_ATOMIC)) {
+      if (str_eq(access->array, "?") || is_device_param(L, access->array))
+        *all = true;
+    } else {
+      unnamed_read = true;
+    }
   }
   bool any_tuple = false;
   for (int p = 0; p < kernel->param_count; p++)
@@ -432,18 +448,23 @@ static bool written_arrays(Lowerer *L, Function *kernel, Buf *names, bool *all) 
   for (int p = 0; p < kernel->param_count; p++) {
     if (!kernel->param_is_array[p])
       continue;
-    bool written = *all;
-    for (int i = L->kernel_accesses_from; memory && i < memory->access_count && !written; i++)
-      written = (memory->accesses[i].effects & (MEM_WRITE | MEM_ATOMIC)) &&
-                str_same(memory->accesses[i].array, kernel->param_names[p]);
-    if (written)
-      buf_printf(names, "%s\"%.*s\"", names->len ? ", " : "", kernel->param_names[p].len, kernel->param_names[p].text);
+    unsigned effects = 0;
+    for (int i = L->kernel_accesses_from; memory && i < memory->access_count; i++)
+      if (str_same(memory->accesses[i].array, kernel->param_names[p]))
+        effects |= memory->accesses[i].effects;
+    bool writes = *all || (effects & (MEM_WRITE | MEM_ATOMIC));
+    if (!writes)
+      continue;
+    bool keep = *all || unnamed_read || (effects & (MEM_READ | MEM_ATOMIC));
+    Buf *names = keep ? kept : written;
+    buf_printf(names, "%s\"%.*s\"", names->len ? ", " : "", kernel->param_names[p].len, kernel->param_names[p].text);
   }
   return true;
 }
 
 /* @triton.autotune above the kernel's @triton.jit (see above). */
-static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, const char *restore, int worker_warps) {
+static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, const char *kept, const char *written,
+                         int worker_warps) {
   Node *def = kernel->def;
   Buf key = {0}, text = {0};
   const NodeList *args = &def->u.function_def.args->u.arguments.args;
@@ -472,18 +493,30 @@ static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, c
     snprintf(configs, sizeof configs, "triton.Config({}, num_warps=w, num_ctas=None) for w in (4, 8, 16)");
   Node *candidates = use_helper(L, HELPER__launch_candidates);
   Node *timing = use_helper(L, HELPER__time_launch);
+  /* restore_value for the arrays it reads and writes; _tuning_copies when it only writes some */
+  Buf copies = {0};
+  if (written && written[0]) {
+    Node *pre = use_helper(L, HELPER__tuning_copies), *post = use_helper(L, HELPER__restore_copies);
+    buf_printf(&copies,
+               "pre_hook=lambda nargs, reset_only=False: %.*s(nargs, reset_only, kept=[%s], written=[%s]), "
+               "post_hook=lambda nargs, exception: %.*s(nargs), ",
+               pre->u.name.id.len, pre->u.name.id.text, kept ? kept : "", written, post->u.name.id.len,
+               post->u.name.id.text);
+  } else if (kept && kept[0]) {
+    buf_printf(&copies, "restore_value=[%s], ", kept);
+  }
   buf_printf(&text,
              "triton.autotune("
              "configs=[%s], "
              "key=[%s], "
              "prune_configs_by={\"early_config_prune\": lambda configs, nargs, **launch: %.*s(configs, %s%s%s)}, "
-             "%s%s%s"
+             "%s"
              "do_bench=lambda launch, quantiles: %.*s(launch, quantiles))",
              configs, key.data ? key.data : "", candidates->u.name.id.len, candidates->u.name.id.text, elements,
              L->kernel_has_dot ? ", dot=True" : L->tma_array_count > 0 ? ", tma=True" : "",
              L->kernel_pipelines_loops ? ", loops=True" : "",
-             restore && restore[0] ? "restore_value=[" : "", restore && restore[0] ? restore : "",
-             restore && restore[0] ? "], " : "", timing->u.name.id.len, timing->u.name.id.text);
+             copies.data ? copies.data : "", timing->u.name.id.len, timing->u.name.id.text);
+  buf_free(&copies);
   Node *decorator = T0(L, arena_strndup(&L->ctx->arena, text.data, text.len));
   buf_free(&key);
   buf_free(&text);
@@ -493,6 +526,14 @@ static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, c
   jit->span = (Span){0};
   node_list_push(&L->ctx->arena, decorators, jit);
   decorators->items[decorators->count - 2] = decorator;
+  /* the source's own decorators above it take a kernel object, which cuTile's are callable;
+     @triton.autotune's is not (_callable_kernel) */
+  if (decorators->count > 2) {
+    Node *callable = use_helper(L, HELPER__callable_kernel);
+    node_list_push(&L->ctx->arena, decorators, jit);
+    decorators->items[decorators->count - 2] = decorator;
+    decorators->items[decorators->count - 3] = callable;
+  }
 }
 
 /* The launch options of the kernel: @triton.autotune, or fixed options
@@ -503,18 +544,20 @@ static bool launch_configuration(Lowerer *L, Function *kernel, const Tuning *tun
   TileSizes sizes = {.def = kernel->def};
   for (int i = 0; i < kernel->def->u.function_def.body.count; i++)
     collect_tile_sizes(kernel->def->u.function_def.body.items[i], &sizes);
-  Buf restore = {0};
-  bool all = false, nameable = written_arrays(L, kernel, &restore, &all);
+  Buf kept = {0}, written = {0};
+  bool all = false, nameable = written_arrays(L, kernel, &kept, &written, &all);
   L->kernel_accesses_from = L->memory ? L->memory->access_count : 0; /* the next kernel's start here */
   const char *why = tuning->why;
   if (!why && !nameable)
     why = "it writes a tuple of arrays, which the autotuner cannot restore between timed runs";
   if (!why && !tuning->fixed) {
-    add_autotune(L, kernel, &sizes, restore.data, tuning->worker_warps);
-    buf_free(&restore);
+    add_autotune(L, kernel, &sizes, kept.data, written.data, tuning->worker_warps);
+    buf_free(&kept);
+    buf_free(&written);
     return false;
   }
-  buf_free(&restore);
+  buf_free(&kept);
+  buf_free(&written);
   if (why)
     buf_printf(notes, "    # fixed launch options, not autotuned: %s\n", why);
   if (tuning->worker_warps)

@@ -3,8 +3,10 @@
 A kernel with no tuning of its own gets @triton.autotune above its @triton.jit:
 candidates ordered by its largest tile (the first is the pick by hand), keyed on
 the arrays' shapes and strides and the constexpr parameters, and restore_value
-naming every array it writes, so the timed runs leave the caller's data as one
-launch would. Under TRITON_INTERPRET=1 nothing is timed and the first candidate
+naming every array it reads and writes, so the timed runs leave the caller's data
+as one launch would. Arrays it only writes are copied around the timed runs only
+when they share memory with another argument (_tuning_copies: each run writes them
+the same, and copying them made the timing the copy's). Under TRITON_INTERPRET=1 nothing is timed and the first candidate
 runs; the timing path is simulated here by replacing the module's _time_launch
 with one that runs each candidate several times.
 --no-autotune (and a module that tunes with exhaustive_search) writes fixed
@@ -68,7 +70,57 @@ def test_untuned_kernel_gets_autotune_with_candidates_and_restore_value(convert_
 
 def test_read_only_arrays_are_not_restored(convert_text):
     head = _kernel_decorators(convert_text(WIDE_ROWS), "double_rows")
-    assert 'restore_value=["y"]' in head
+    assert "restore_value" not in head and '"x"' not in head
+    assert re.search(r'_tuning_copies\(\s*nargs,\s*reset_only,\s*kept=\[\],\s*written=\["y"\],?\s*\)', head)
+    assert "post_hook=lambda nargs, exception: _restore_copies(nargs)" in head
+
+
+def test_a_written_only_array_is_not_copied_unless_it_shares_memory(convert):
+    mod = convert(WIDE_ROWS)
+    timed = _timing_every_candidate(mod)
+    clones = []
+    real_clone = torch.Tensor.clone
+
+    def counted(tensor, *args, **kwargs):
+        clones.append(tensor.shape)
+        return real_clone(tensor, *args, **kwargs)
+
+    x = torch.randn(2, 16)
+    y = torch.zeros(2, 16)
+    torch.Tensor.clone = counted
+    try:
+        mod.launch_double_rows(0, (2,), (x, y, 16))
+    finally:
+        torch.Tensor.clone = real_clone
+    assert len(timed) >= 5 and clones == []  # every candidate timed, no copy of y
+    assert torch.equal(y, x * 2)
+
+
+def test_an_in_place_launch_of_a_written_only_array_is_right_when_timed(convert):
+    # x and y the same tensor: y is read through x, so the timed runs must put it back
+    mod = convert(WIDE_ROWS)
+    timed = _timing_every_candidate(mod)
+    x = torch.randn(2, 16)
+    expected = x * 2
+    mod.launch_double_rows(0, (2,), (x, x, 16))
+    assert len(timed) >= 5
+    assert torch.equal(x, expected)  # doubled once, not once per timed run
+
+
+def test_tuning_copies_hooks(convert):
+    mod = convert(WIDE_ROWS)
+    base = torch.zeros(8)
+    nargs = {"a": torch.zeros(4), "b": torch.zeros(4), "c": base[:4], "d": base[4:], "n": 3}
+    mod._tuning_copies(nargs, True, kept=["a"], written=["b", "c"])  # after tuning: no copies
+    assert "_copies_made" not in nargs
+    mod._tuning_copies(nargs, False, kept=["a"], written=["b", "c"])
+    for name in "abc":
+        nargs[name] += 1
+    mod._restore_copies(nargs)
+    assert "_copies_made" not in nargs
+    assert nargs["a"].sum() == 0  # read and written: put back
+    assert nargs["b"].sum() == 4  # written only, its own memory: left as the run wrote it
+    assert base.sum() == 0  # written only, but shares memory with d: put back
 
 
 def test_no_autotune_writes_fixed_options(tmp_path):

@@ -388,3 +388,56 @@ def helper(x):
     return x
 ''')
     assert "the kernel 'inner' is defined inside 'helper', which is tile code" in in_tile_code
+
+
+MARKED = '''
+import torch
+import cuda.tile as ct
+
+
+def marked(kernel_or_message=None):
+    """Marks a kernel; with a message (or empty parentheses) makes the decorator that does."""
+    def mark(kernel):
+        kernel.mark = message
+        return kernel
+
+    if callable(kernel_or_message):  # a kernel object: cuTile's are callable
+        message = "default"
+        return mark(kernel_or_message)
+    message = kernel_or_message
+    return mark
+
+
+@marked
+@ct.kernel
+def plus_one(x, T: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    ct.store(x, index=(ct.bid(0),), tile=t + 1)
+
+
+@marked("told")
+@ct.kernel
+def plus_two(x, T: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    ct.store(x, index=(ct.bid(0),), tile=t + 2)
+
+
+def run(x):
+    ct.launch(torch.cuda.current_stream(), (x.shape[0] // 8,), plus_one, (x, 8))
+    ct.launch(torch.cuda.current_stream(), (x.shape[0] // 8,), plus_two, (x, 8))
+'''
+
+
+def test_a_decorator_that_tells_a_kernel_from_a_message_gets_a_callable_kernel(convert, convert_text, device):
+    """A decorator above @ct.kernel that takes either the kernel or a message tells them apart
+    by callable(), as cuTile's kernel objects are callable; @triton.autotune's object is not,
+    so the converted kernel is made callable under the source's decorators."""
+    text = convert_text(MARKED)
+    assert "@marked\n@_callable_kernel\n@triton.autotune(" in text
+    mod = convert(MARKED)
+    assert mod.plus_one.mark == "default" and mod.plus_two.mark == "told"
+    with pytest.raises(TypeError, match="cannot be called directly"):
+        mod.plus_one(None)
+    x = torch.zeros(16, device=device)
+    mod.run(x)
+    assert torch.equal(x, torch.full((16,), 3.0, device=device))

@@ -384,15 +384,37 @@ def test_time_launch_gives_a_candidate_the_pipeliner_refuses_no_time(monkeypatch
     T = _tune_helpers()
     monkeypatch.setattr(T, "INTERPRETED", False)
 
-    def refuse(*args, **kwargs):
+    def refuse():  # the first launch compiles the candidate
         raise RuntimeError("PassManager::run failed")
 
-    monkeypatch.setattr(T.triton.testing, "do_bench", refuse)
-    assert T._time_launch(lambda: None, (0.5, 0.2)) == [float("inf"), float("inf")]
+    assert T._time_launch(refuse, (0.5, 0.2)) == [float("inf"), float("inf")]
 
-    def other(*args, **kwargs):
+    def other():
         raise RuntimeError("out of cheese")
 
-    monkeypatch.setattr(T.triton.testing, "do_bench", other)
     with pytest.raises(RuntimeError, match="cheese"):
-        T._time_launch(lambda: None, (0.5,))
+        T._time_launch(other, (0.5,))
+
+
+def test_time_launch_times_a_cuda_graph_and_falls_back_to_do_bench(monkeypatch):
+    """Candidates are timed as replays of a CUDA graph (no host time per launch); where the
+    capture fails, one launch at a time."""
+    T = _tune_helpers()
+    monkeypatch.setattr(T, "INTERPRETED", False)
+    monkeypatch.setattr(T.torch.cuda, "is_current_stream_capturing", lambda: False)
+    monkeypatch.setattr(T.torch.cuda, "synchronize", lambda: None)
+    monkeypatch.setattr(T.triton.testing, "do_bench", lambda fn, quantiles: [2.0 for _ in quantiles])
+    launches = []
+    monkeypatch.setattr(T.triton.testing, "do_bench_cudagraph",
+                        lambda fn, rep, quantiles: [1.0 for _ in quantiles])
+    assert T._time_launch(lambda: launches.append(1), (0.5, 0.2)) == [1.0, 1.0]
+    assert launches == [1]  # compiled (and run once) before the graph is made
+
+    def no_capture(fn, rep, quantiles):
+        raise RuntimeError("operation not permitted when stream is capturing")
+
+    monkeypatch.setattr(T.triton.testing, "do_bench_cudagraph", no_capture)
+    assert T._time_launch(lambda: None, (0.5,)) == [2.0]
+    monkeypatch.setattr(T.torch.cuda, "is_current_stream_capturing", lambda: True)
+    monkeypatch.setattr(T.triton.testing, "do_bench_cudagraph", lambda *a, **k: pytest.fail("nested capture"))
+    assert T._time_launch(lambda: None, (0.5,)) == [2.0]  # inside a capture: no graph of its own

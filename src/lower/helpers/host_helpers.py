@@ -204,7 +204,8 @@ def _tma_workspace(size: int, alignment: int, stream):
     its own, since a graph may replay on another stream."""
     if torch.cuda.is_current_stream_capturing():
         return torch.empty(size, device="cuda", dtype=torch.int8)
-    key = (torch.cuda.current_device(), stream)
+    # a stream's handle names it on every device; the default ones (0, 1, 2) do not
+    key = stream if type(stream) is int and stream > 2 else (torch.cuda.current_device(), stream)
     buffer = _TMA_WORKSPACES.get(key)
     if buffer is None or buffer.numel() < size:
         buffer = _TMA_WORKSPACES[key] = torch.empty(size, device="cuda", dtype=torch.int8)
@@ -215,23 +216,27 @@ triton.set_allocator(_tma_workspace)
 
 
 # helper: _launch_key
-_INT = {int}
-
-
 def _launch_key(values):
     """Of each launch argument, what Triton compiles the kernel for: a tensor's dtype, device
     and whether its address is a multiple of 16 bytes; a tuple of ints (a shape, strides) as
     it is; another tuple by its elements; any other value with its type (Triton types 1, 1.0
-    and True differently, which compare equal)."""
+    and True differently, which compare equal). Host time of every launch: one pass, type
+    tests by identity first."""
     key = []
+    add = key.append
     for value in values:
         kind = type(value)
-        if kind is tuple:
-            key.append(value if set(map(type, value)) <= _INT else _launch_key(value))
-        elif isinstance(value, torch.Tensor):
-            key.append((value.dtype, value.get_device(), value.data_ptr() % 16 == 0))
+        if kind is torch.Tensor or kind is not tuple and isinstance(value, torch.Tensor):
+            add((value.dtype, value.device, not value.data_ptr() & 15))
+        elif kind is tuple:
+            for item in value:
+                if type(item) is not int:
+                    add(_launch_key(value))
+                    break
+            else:
+                add(value)
         else:
-            key.append((kind, value))
+            add((kind, value))
     return tuple(key)
 
 
@@ -339,6 +344,24 @@ def _host_kernel(function, launcher):
     function.replace_hints = kernel.replace_hints
     function._pyfunc = kernel._pyfunc
     function.launch_tile_kernel = kernel.launch_tile_kernel
+
+
+# helper: _callable_kernel
+class _CallableAutotuner(triton.runtime.Autotuner):
+    """An autotuned kernel that can be called, to raise what calling a cuTile kernel raises."""
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError("Tile kernels cannot be called directly: launch them (ct.launch in cuTile)")
+
+
+def _callable_kernel(kernel):
+    """The converted kernel as the decorators above it in the cuTile source take it: a
+    callable object, as cuTile's kernels are (a decorator that takes a kernel or a message
+    tells them apart so: TileGym's experimental_kernel made an uncallable @triton.autotune
+    object into its inner decorator function). Otherwise unchanged."""
+    if isinstance(kernel, triton.runtime.Autotuner) and not callable(kernel):
+        kernel.__class__ = _CallableAutotuner
+    return kernel
 
 
 # helper: _nested_kernel needs _TileKernel

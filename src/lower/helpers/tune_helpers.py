@@ -218,16 +218,70 @@ def _launch_candidates(configs, elements, tma=False, dot=False, loops=False):
 
 # helper: _time_launch needs _pipeliner_failed
 def _time_launch(launch, quantiles):
-    """How @triton.autotune times one candidate (its do_bench): Triton's do_bench on the GPU.
-    Under TRITON_INTERPRET=1, or with CUTILE2TRITON_AUTOTUNE=0 in the environment, nothing
-    runs and every candidate takes 0 ms, so the first one (the hand pick) is chosen. A pipelined
-    candidate that Triton cannot compile (_pipeliner_failed) takes forever, as Triton's
-    autotuner times a candidate that runs out of resources; the last candidate has 1 stage."""
+    """How @triton.autotune times one candidate (its do_bench): on the GPU, replays of a CUDA
+    graph of the candidate's launches (Triton's do_bench_cudagraph), which leave the host's
+    time per launch out. Timed one launch at a time (Triton's do_bench), a kernel of 10-60 us
+    is bound by the 40-70 us of host time of the autotuner's launches, and every candidate
+    takes about as long (on the H200: candidates 2x apart on the GPU timed within 10%, and the
+    choice changed from run to run). The graph runs on a stream of its own, after everything
+    queued before it (an atomic histogram counted some timed runs twice when its copies raced
+    the launch before). Where capturing fails, do_bench. Under TRITON_INTERPRET=1,
+    or with CUTILE2TRITON_AUTOTUNE=0 in the environment, nothing runs and every candidate takes
+    0 ms, so the first one (the hand pick) is chosen. A pipelined candidate that Triton cannot
+    compile (_pipeliner_failed) takes forever, as Triton's autotuner times a candidate that
+    runs out of resources; the last candidate has 1 stage."""
     if INTERPRETED or os.environ.get("CUTILE2TRITON_AUTOTUNE", "1") == "0":
         return [0.0 for _ in quantiles]
     try:
+        launch()  # compiles it: Triton's errors (out of resources, the pipeliner) come from here
+        if not torch.cuda.is_current_stream_capturing():
+            # the graph runs on a stream of its own: what this stream has queued (the launch
+            # above, the copies of its arrays) must be done before it copies them again
+            torch.cuda.synchronize()
+            try:
+                return triton.testing.do_bench_cudagraph(launch, rep=10, quantiles=quantiles)
+            except RuntimeError:
+                torch.cuda.synchronize()
         return triton.testing.do_bench(launch, quantiles=quantiles)
     except RuntimeError as error:
         if not _pipeliner_failed(error):
             raise
         return [float("inf") for _ in quantiles]
+
+
+# helper: _tuning_copies
+def _tuning_copies(nargs, reset_only, kept, written):
+    """The pre_hook of @triton.autotune for a kernel that writes arrays (`kept` and `written`
+    name its parameters; nargs holds the arguments of the launch being timed). Timing runs each
+    candidate many times: the arrays it reads and writes (`kept`) are copied before each timed
+    run and put back after (by the post_hook), as restore_value does. The arrays it only writes
+    (`written`) are not, since each run writes them the same (copies of outputs were most of
+    what each candidate of a 20 us layer norm took on the H200, so the fastest could not be
+    told), unless one shares memory with another array argument (an in-place launch: then it
+    is read too). Nothing is copied for the launch after tuning (reset_only)."""
+    if reset_only:
+        return
+
+    def storages(value):
+        if isinstance(value, torch.Tensor):
+            yield value.untyped_storage().data_ptr()
+        elif isinstance(value, (tuple, list)):
+            for item in value:
+                yield from storages(item)
+
+    names = list(kept)
+    for name in written:
+        mine = nargs[name].untyped_storage().data_ptr()
+        others = (ptr for other, value in nargs.items() if other != name for ptr in storages(value))
+        if mine in others:
+            names.append(name)
+    # kept in nargs, the timed launch's own dict (the kernel is not given it)
+    nargs["_copies_made"] = {name: nargs[name].clone() for name in names}
+
+
+# helper: _restore_copies
+def _restore_copies(nargs):
+    """The post_hook of @triton.autotune that goes with the pre_hook that copies arrays: what
+    it copied is put back after each timed run."""
+    for name, copy in nargs.pop("_copies_made", {}).items():
+        nargs[name].copy_(copy)
