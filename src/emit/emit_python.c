@@ -412,7 +412,11 @@ static void emit_if(Emitter *e, const Node *s, int limit_line) {
   for (;;) {
     const NodeList *body = &s->u.if_.body, *orelse = &s->u.if_.orelse;
     int header_line = body_header_line(e, body);
-    begin_header(e, s->span.start.line, header_line, keep_blank_lines);
+    /* an `if` the converter made of one source statement (a choice between a descriptor
+       and pointers): the comments inside that statement and after it on its last line go
+       above it */
+    int comments_until = header_line || s->u.if_.is_elif || !s->span.end.line ? header_line : s->span.end.line + 1;
+    begin_header(e, s->span.start.line, comments_until, keep_blank_lines);
     emit_text(e, keyword);
     emit_named_expression(e, s->u.if_.test);
     end_header(e, header_line, body_first_line(body));

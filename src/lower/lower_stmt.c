@@ -55,6 +55,8 @@ static void lower_assign(Lowerer *L, Node *stmt, NodeList *out) {
   if (value->type && value->type->kind == VAL_ENUM)
     return; /* `pad = ct.PaddingMode.ZERO`: the name's type holds the member, which its uses read */
   Node *chosen = stmt->u.assign.targets.count == 1 ? memory_choice_stmt(L, stmt->u.assign.targets.items[0], value) : NULL;
+  if (chosen)
+    chosen->span = stmt->span; /* the comments around the statement stay around its choice */
   push_stmt(L, out, chosen ? chosen : stmt);
 }
 
@@ -99,6 +101,8 @@ static void lower_expr_stmt(Lowerer *L, Node *stmt, NodeList *out) {
   if (stmt->u.expr_stmt.value->kind == N_CONSTANT && stmt->u.expr_stmt.value->u.constant.kind == CONST_NONE)
     return; /* the operation lowered to nothing (a hint, a static check) */
   Node *chosen = memory_choice_stmt(L, NULL, stmt->u.expr_stmt.value);
+  if (chosen)
+    chosen->span = stmt->span; /* the comments around the statement stay around its choice */
   push_stmt(L, out, chosen ? chosen : stmt);
 }
 

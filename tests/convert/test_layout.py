@@ -249,3 +249,35 @@ if __name__ == "__main__":
     path.write_text(text)
     mod = ops_common.import_file(path, "c2t_case_runs_at_import")
     assert torch.equal(mod.SELF_CHECK.cpu(), torch.arange(32.0))
+
+
+CHOSEN = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(X, Y, TM: ct.Constant[int], TN: ct.Constant[int]):
+    for i in range(ct.bid(0), 8, ct.num_blocks(0)):
+        # above the load
+        x = ct.load(
+            X,
+            index=(i, 0),
+            shape=(TM, TN),
+            latency=10,  # inside the call
+        )
+        # above the store
+        ct.store(Y, index=(i, 0), tile=x)  # after the store
+'''
+
+
+def test_comments_of_a_statement_that_chooses_a_descriptor_stay_with_it(convert_text):
+    """A 2-D load or store becomes an `if` between its descriptor and its pointers; the
+    comments above, inside and after the source statement stand above that `if`, in the
+    loop they were in (they used to go above the loop, or were lost)."""
+    text = convert_text(CHOSEN)
+    body = text[text.index("    for i in "):text.index("def launch_k(")]
+    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    assert lines[1:4] == ["# above the load", "# inside the call", "if X_desc_1_ok:"]
+    store = lines.index("# above the store")
+    assert lines[store + 1:store + 3] == ["# after the store", "if Y_desc_2_ok:"]
+    assert body.count("#") == 4
