@@ -74,6 +74,11 @@ typedef struct Function {
    * assumptions and return type, for the calls that can tell which one runs */
   struct FunctionVersion *versions;
   int version_count;
+  /* a tile function that reads or writes a parameter through a tensor
+   * descriptor: those parameters (their `NAME_tma` constexpr flags come
+   * after the parameters as written, then `_use_tma`), given by each call */
+  Str *tma_params;
+  int tma_param_count;
   /* a kernel defined inside a host function (resolve.c moved its def to
    * module level, before that function): where it stood, a placeholder
    * statement that host code rewriting makes the kernel object, built with

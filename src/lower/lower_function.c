@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lower_memory.h"
 #include "lower_shape.h"
 
 static char *str_dup(Lowerer *L, Str s) { return arena_strndup(&L->ctx->arena, s.text, (size_t)s.len); }
@@ -705,6 +706,7 @@ static Node **jit_slot(Node *def) {
 static void lower_function_body(Lowerer *L, Node *def) {
   NodeList prologue = {0};
   L->prologue = &prologue;
+  L->loop_depth = 0; /* also after an attempt that stopped inside a loop */
   rename_loop_locals(L, def);
   lower_stmts(L, &def->u.function_def.body);
   drop_list_item_slots(L, &def->u.function_def.body);
@@ -1087,7 +1089,16 @@ static void lower_device_version(Lowerer *L, Function *fn, TypeInfo **arg_types,
   bool caller_needs_debug = L->needs_debug;
   L->needs_debug = false;
   replace_decorators(L, def);
+  /* its descriptors are made in its own prologue (the caller's stay the caller's) */
+  int descriptor_count = L->descriptor_count;
+  const char *descriptor_keys[C2T_MAX_DESCRIPTORS], *descriptor_names[C2T_MAX_DESCRIPTORS];
+  memcpy(descriptor_keys, L->descriptor_keys, sizeof descriptor_keys);
+  memcpy(descriptor_names, L->descriptor_names, sizeof descriptor_names);
+  L->descriptor_count = 0;
   lower_function_body(L, def);
+  L->descriptor_count = descriptor_count;
+  memcpy(L->descriptor_keys, descriptor_keys, sizeof descriptor_keys);
+  memcpy(L->descriptor_names, descriptor_names, sizeof descriptor_names);
   fn->needs_debug = fn->needs_debug || L->needs_debug;
   L->needs_debug = caller_needs_debug || fn->needs_debug;
   fn->return_type = L->return_type ? L->return_type : type_new(L->ctx, VAL_NONE);
@@ -1219,6 +1230,50 @@ static void discard_lowering(Lowerer *L, Function *fn) {
 /* lower_device_versions for a call (arg_types: its arguments' types) or
  * none; an error in it discards the function's lowering (discard_lowering)
  * and leaves the Lowerer as it was before the call. */
+/* The TMA state of the function that calls a tile function being lowered. */
+typedef struct CallerTma {
+  Str arrays[C2T_MAX_TMA_ARRAYS];
+  int count;
+  bool device_tma;
+  int loop_depth;
+} CallerTma;
+
+static CallerTma *save_caller_tma(Lowerer *L, bool for_a_call) {
+  CallerTma *saved = arena_alloc(&L->ctx->arena, sizeof(CallerTma));
+  memcpy(saved->arrays, L->tma_arrays, sizeof saved->arrays);
+  saved->count = L->tma_array_count;
+  saved->device_tma = L->device_tma;
+  saved->loop_depth = L->loop_depth;
+  L->tma_array_count = 0;
+  L->loop_depth = 0; /* its own loops count in its body */
+  L->device_tma = for_a_call; /* one lowered for no call cannot be given flags */
+  return saved;
+}
+
+static void restore_caller_tma(Lowerer *L, const CallerTma *saved) {
+  memcpy(L->tma_arrays, saved->arrays, sizeof saved->arrays);
+  L->tma_array_count = saved->count;
+  L->device_tma = saved->device_tma;
+  L->loop_depth = saved->loop_depth;
+}
+
+/* A tile function that used descriptors on some array parameters (in any of
+ * its versions) takes their flags, `NAME_tma: tl.constexpr` in that order,
+ * then `_use_tma: tl.constexpr`, after the parameters as written; each call
+ * passes its own (lower_device_call). */
+static void add_tma_params(Lowerer *L, Function *fn) {
+  fn->tma_param_count = L->tma_array_count;
+  if (!L->tma_array_count)
+    return;
+  fn->tma_params = arena_alloc(&L->ctx->arena, sizeof(Str) * (size_t)L->tma_array_count);
+  NodeList *args = &fn->def->u.function_def.args->u.arguments.args;
+  for (int i = 0; i < L->tma_array_count; i++) {
+    fn->tma_params[i] = L->tma_arrays[i];
+    node_list_push(&L->ctx->arena, args, new_arg(L, suffixed(L, L->tma_arrays[i], "_tma"), "tl.constexpr"));
+  }
+  node_list_push(&L->ctx->arena, args, new_arg(L, (Str){"_use_tma", 8}, "tl.constexpr"));
+}
+
 static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types, int arg_count) {
   SavedState saved = save_state(L);
   bool needs_debug = L->needs_debug;
@@ -1236,6 +1291,8 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
   fn->needs_debug = false;
   fn->version_count = 0;
   Node *module_def = fn->def; /* a second version is lowered in a copy of its own */
+  /* the arrays it uses through descriptors are its own parameters (the caller's list waits) */
+  CallerTma *tma = save_caller_tma(L, arg_types != NULL);
   Diag *diag = &L->ctx->diag;
   jmp_buf outer;
   memcpy(&outer, &diag->on_error, sizeof outer);
@@ -1244,12 +1301,15 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
     fn->def = module_def;
     discard_lowering(L, fn);
     restore_state(L, saved);
+    restore_caller_tma(L, tma);
     L->needs_debug = needs_debug;
     L->runtime_scalars = runtime_scalars;
     restore_versions(L, caller);
     longjmp(diag->on_error, 1);
   }
   lower_device_versions(L, fn, arg_types, arg_count, NULL, 0);
+  add_tma_params(L, fn);
+  restore_caller_tma(L, tma);
   memcpy(&diag->on_error, &outer, sizeof outer);
   L->runtime_scalars = runtime_scalars; /* the kernel's (its decorator is made again at its end) */
   restore_versions(L, caller);
@@ -1848,6 +1908,31 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
       node_list_push(&L->ctx->arena, &expanded, args->items[i]);
     }
   }
+  /* the flags of the arrays it uses through descriptors: the caller's own flag of an array
+     parameter it passes (the caller then takes that flag too), False for anything else and
+     for a call in a loop (its descriptors would be made again at each iteration) */
+  bool any_flag = false;
+  for (int t = 0; t < fn->tma_param_count; t++) {
+    Node *flag = NULL;
+    for (int i = 0; i < args->count && i < fn->signature_count && !flag; i++) {
+      if (!str_same(fn->signature_names[i], fn->tma_params[t]))
+        continue;
+      const ArrayRef *array = types[i] && types[i]->kind == VAL_ARRAY ? types[i]->array : NULL;
+      bool passes_flag = array && array->param.len && !array->is_view && !array->tma_unsafe && !array->int64_index &&
+                         !array->descriptor_slots && !array->tma_when && array->rank_branches == 0 &&
+                         (L->function->role == ROLE_KERNEL || L->device_tma) && L->loop_depth == 0;
+      if (passes_flag) {
+        memory_note_tma_array(L, array);
+        flag = new_name(L, arena_printf(&L->ctx->arena, "%.*s_tma", array->param.len, array->param.text));
+        any_flag = true;
+      } else {
+        flag = T0(L, "False");
+      }
+    }
+    node_list_push(&L->ctx->arena, &expanded, flag ? flag : T0(L, "False"));
+  }
+  if (fn->tma_param_count)
+    node_list_push(&L->ctx->arena, &expanded, any_flag ? new_name(L, "_use_tma") : T0(L, "False"));
   call->u.call.args = expanded;
   call->rewritten = true;
   call->type = return_type;

@@ -270,7 +270,7 @@ static bool tma_possible(Lowerer *L, const TileAccess *access) {
   if (memory_view_slices_axis(L, array, access->rank - 1))
     return false;
   return access->rank >= 2 && access->allow_tma && array->param.len && !array->tma_unsafe && !array->int64_index &&
-         L->prologue && L->function->role == ROLE_KERNEL;
+         L->prologue && (L->function->role == ROLE_KERNEL || L->device_tma);
 }
 
 /* Why an access takes the pointer path only (--stats, lower/stats.c), or
@@ -279,8 +279,8 @@ static const char *tma_refusal(Lowerer *L, const TileAccess *access) {
   const ArrayRef *array = access->array;
   if (tma_possible(L, access))
     return NULL;
-  if (!L->prologue || !L->function || L->function->role != ROLE_KERNEL)
-    return "in a tile function, not a kernel";
+  if (!L->prologue || !L->function || (L->function->role != ROLE_KERNEL && !L->device_tma))
+    return "in a tile function lowered without a call";
   if (access->rank < 2)
     return "1-D tile";
   if (!access->allow_tma)
@@ -344,7 +344,7 @@ static Node *tma_condition(Lowerer *L, const ArrayRef *array, Node **sizes, int 
   return condition;
 }
 
-static void note_tma_array(Lowerer *L, const ArrayRef *array) {
+void memory_note_tma_array(Lowerer *L, const ArrayRef *array) {
   L->uses_tma = true;
   for (int i = 0; i < L->tma_array_count; i++)
     if (str_same(L->tma_arrays[i], array->param))
@@ -446,7 +446,7 @@ static Node *tma_descriptor(Lowerer *L, const ArrayRef *array, Node **sizes, int
     L->descriptor_names[L->descriptor_count++] = name;
   }
   buf_free(&key);
-  note_tma_array(L, array);
+  memory_note_tma_array(L, array);
   *ok = new_name(L, arena_printf(&L->ctx->arena, "%s_ok", name));
   return new_name(L, name);
 }

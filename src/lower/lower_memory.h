@@ -59,6 +59,9 @@ typedef struct MemoryState {
 } MemoryState;
 
 MemoryState *memory_state(Lowerer *L);
+/* `array`, a parameter of the function being lowered, is read or written
+ * through a descriptor: it gets a `NAME_tma` flag parameter. */
+void memory_note_tma_array(Lowerer *L, const ArrayRef *array);
 void memory_note_access(Lowerer *L, const Node *node, const ArrayRef *array, unsigned effects);
 /* Array.slice on an axis of an array whose rank is not known yet: a load
  * of rank r takes no TMA when the view (or a view it was sliced from)

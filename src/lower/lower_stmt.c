@@ -362,7 +362,9 @@ static void lower_while(Lowerer *L, Node *stmt, NodeList *out) {
   if (condition_pending.count)
     lower_error(L, test, "this `while` condition cannot be converted: it needs statements before each test "
                 "(assign the value to a name before the loop and again at the end of its body)");
+  L->loop_depth++;
   lower_stmts(L, &stmt->u.while_.body);
+  L->loop_depth--;
   concretize_assigned(L, &stmt->u.while_.body, NULL);
   push_stmt(L, out, stmt);
 }
@@ -421,7 +423,9 @@ static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList
   concretize_assigned(L, &stmt->u.for_.body, stmt->u.for_.target);
   NodeList element = template_stmts(L->ctx, "_1 = _2[_3]\n",
                                     TEMPLATE_NODES(stmt->u.for_.target, tuple, counter_name));
+  L->loop_depth++;
   lower_stmts(L, &stmt->u.for_.body);
+  L->loop_depth--;
   NodeList body = {0};
   push_stmt(L, &body, element.items[0]);
   for (int i = 0; i < stmt->u.for_.body.count; i++)
@@ -475,7 +479,9 @@ static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
     lower_error(L, stmt->u.for_.target, "a loop over range() needs a single name as its target");
   scope_bind(L, stmt->u.for_.target->u.name.id, type_tile(L->ctx, DT_INT32, 0, NULL));
   concretize_assigned(L, &stmt->u.for_.body, stmt->u.for_.target);
+  L->loop_depth++;
   lower_stmts(L, &stmt->u.for_.body);
+  L->loop_depth--;
   concretize_assigned(L, &stmt->u.for_.body, stmt->u.for_.target);
   push_stmt(L, out, stmt);
 }

@@ -188,6 +188,9 @@ typedef struct Lowerer {
   int tma_array_count;
   bool kernel_has_dot; /* the kernel lowered now multiplies matrices (tl.dot): its launch candidates differ */
   bool kernel_pipelines_loops; /* a loop of the kernel is tl.range(..., num_stages=_loop_stages) */
+  int loop_depth;     /* loops of the function being lowered around the statement lowered now */
+  bool device_tma;    /* the tile function being lowered, for a call, may use descriptors on its
+                         array parameters (each with its flag parameter, given by the call) */
   const char *descriptor_keys[C2T_MAX_DESCRIPTORS];
   const char *descriptor_names[C2T_MAX_DESCRIPTORS];
   int descriptor_count;

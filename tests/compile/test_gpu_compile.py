@@ -393,3 +393,44 @@ def test_fp8_tiles_with_zero_padding_compile(tmp_path):
                                     "ref = (2 * x.float() * s.repeat_interleave(64, 0).repeat_interleave(64, 1)[:100, :200])\n"
                                     "assert torch.allclose(y.float(), ref, rtol=1e-2, atol=1e-2), (y, ref)\n")
     assert same, output
+
+
+TILE_FN_DOT_CALLS = """
+import torch
+def gemm(m):
+    a, b, c = torch.randn(256, 256).half(), torch.randn(256, 256).half(), torch.empty(256, 256).half()
+    m.launch_tile_fn_gemm(0, (2, 2, 1), (a, b, c, 128, 128, 64))
+def attention(m):
+    q, k, v = (torch.randn(2, 4, 256, 64).half() for _ in range(3))
+    m.launch_attention_kernel(0, (2, 8, 1), (q, k, v, torch.empty_like(q), 4, 128, 64, 64))
+CALLS = {"tile_fn_dot": [gemm, attention]}
+"""
+
+
+def test_descriptors_in_a_tile_function_become_tma_for_wgmma(tmp_path):
+    """Loads and stores in a tile function (as attention kernels keep their main loop) take
+    descriptors given the kernel's flags: for sm_90 the products in its loop (a GEMM; an
+    attention over 4-D arrays, keys transposed) are wgmma fed by
+    cp.async.bulk.tensor loads, within the H200's shared memory; the interpreter computes
+    both as torch does."""
+    (tmp_path / "mods").mkdir()
+    module = tmp_path / "mods" / "tile_fn_dot.py"
+    _convert(HERE / "cases" / "tile_fn_dot.py", module)
+    out = tmp_path / "results.json"
+    proc = _check_folder(tmp_path / "mods", TILE_FN_DOT_CALLS, tmp_path, "--targets", "90", "--json", str(out))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    results = json.loads(out.read_text())
+    assert len(results) == 2  # the GEMM and the attention kernel
+    for r in results:
+        assert r["tma_launch"] and r["ptx_wgmma"] > 0 and r["ptx_tma_loads"] > 0, r
+        assert r["shared"] <= 232448 and not r["problems"], r
+    same, output = _run_interpreted(module, (
+        "a, b, c = torch.randn(70, 96), torch.randn(96, 40), torch.empty(70, 40)\n"
+        "m.launch_tile_fn_gemm(0, (3, 3, 1), (a, b, c, 32, 16, 32))\n"
+        "assert torch.allclose(c, a @ b, atol=1e-3, rtol=1e-3), (c - a @ b).abs().max()\n"
+        "q, k, v = (torch.randn(1, 2, 32, 16) for _ in range(3))\n"
+        "o = torch.empty_like(q)\n"
+        "m.launch_attention_kernel(0, (2, 2, 1), (q, k, v, o, 2, 16, 16, 16))\n"
+        "ref = torch.softmax(q @ k.transpose(-1, -2), -1) @ v\n"
+        "assert torch.allclose(o, ref, atol=1e-3, rtol=1e-3), (o - ref).abs().max()\n"))
+    assert same, output

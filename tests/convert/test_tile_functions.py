@@ -390,3 +390,116 @@ def test_a_plain_function_of_host_and_tile_code_stays_a_host_function(convert, c
     assert not hasattr(mod.cdiv, "fn") and mod.cdiv(7, 2) == 4
     x = torch.randn(40)
     torch.testing.assert_close(mod.scale(x), x * 3)
+
+
+TILE_FN_TMA = '''
+import torch
+import cuda.tile as ct
+
+
+@ct.function
+def scaled_copy(src, dst, i, j, s, BM: ct.Constant[int], BN: ct.Constant[int]):
+    t = ct.load(src, index=(i, j), shape=(BM, BN), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(dst, index=(i, j), tile=t * s)
+
+
+@ct.function
+def through(src, dst, i, j, BM: ct.Constant[int], BN: ct.Constant[int]):
+    scaled_copy(src, dst, i, j, 2.0, BM, BN)
+
+
+@ct.kernel
+def copy_kernel(x, y, s, BM: ct.Constant[int], BN: ct.Constant[int]):
+    scaled_copy(x, y, ct.bid(0), ct.bid(1), s, BM, BN)
+
+
+@ct.kernel
+def nested_kernel(x, y, BM: ct.Constant[int], BN: ct.Constant[int]):
+    through(x, y, ct.bid(0), ct.bid(1), BM, BN)
+
+
+@ct.kernel
+def view_kernel(x, y, BM: ct.Constant[int], BN: ct.Constant[int]):
+    v = x.slice(axis=1, start=1, stop=x.shape[1])
+    scaled_copy(v, y, ct.bid(0), ct.bid(1), 1.0, BM, BN)
+
+
+def grid(t):
+    return (ct.cdiv(t.shape[0], 16), ct.cdiv(t.shape[1], 32), 1)
+
+
+def run(x, s):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), grid(x), copy_kernel, (x, y, s, 16, 32))
+    return y
+
+
+def run_nested(x):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), grid(x), nested_kernel, (x, y, 16, 32))
+    return y
+
+
+def run_view(x):
+    y = torch.empty((x.shape[0], x.shape[1] - 1), dtype=x.dtype, device=x.device)
+    ct.launch(torch.cuda.current_stream(), grid(y), view_kernel, (x, y, 16, 32))
+    return y
+'''
+
+
+def test_a_tile_function_uses_descriptors_with_flags_its_calls_give(convert_text):
+    """Loads and stores in a tile function take descriptors as a kernel's do: each array
+    parameter used so gets its flag parameter (NAME_tma) and the function `_use_tma`, after
+    the parameters as written; a kernel passes its own flags (and so takes them from its
+    launcher), a tile function passes its own, a view passes False."""
+    text = convert_text(TILE_FN_TMA)
+    head = text[text.index("def scaled_copy("):text.index("):", text.index("def scaled_copy("))]
+    assert "BN: tl.constexpr,\n    src_tma: tl.constexpr,\n    dst_tma: tl.constexpr," in head and head.rstrip().endswith("_use_tma: tl.constexpr,")
+    assert "src_desc_1 = tl.make_tensor_descriptor(" in text and "src_desc_1.load(" in text
+    flat = " ".join(text.split())
+    assert "y_strides, tl.program_id(0), tl.program_id(1), s, BM, BN, x_tma, y_tma, _use_tma, )" in flat
+    assert "dst_strides, i, j, 2.0, BM, BN, src_tma, dst_tma, _use_tma, )" in flat  # through's own
+    assert "BM, BN, False, y_tma, _use_tma, )" in flat  # a view takes pointers
+
+
+def test_a_tile_function_with_descriptors_computes_what_cutile_does(convert, device):
+    mod = convert(TILE_FN_TMA)
+    x = torch.randn(40, 96, device=device)
+    torch.testing.assert_close(mod.run(x, 2.5), x * 2.5)
+    torch.testing.assert_close(mod.run_nested(x), x * 2.0)
+    torch.testing.assert_close(mod.run_view(x), x[:, 1:])
+    kernel = mod.copy_kernel.fn  # the pointer path of the same kernel
+    y = torch.zeros_like(x)
+    kernel[(3, 3, 1)](x, tuple(x.shape), tuple(x.stride()), y, tuple(y.shape), tuple(y.stride()), 1.5, 16, 32,
+                      x_tma=True, y_tma=True, _use_tma=False)
+    torch.testing.assert_close(y, x * 1.5)
+
+
+IN_A_LOOP = '''
+import cuda.tile as ct
+
+
+@ct.function
+def add_tile(src, dst, i, BM: ct.Constant[int], BN: ct.Constant[int]):
+    t = ct.load(src, index=(i, 0), shape=(BM, BN))
+    ct.store(dst, index=(i, 0), tile=t + 1)
+
+
+@ct.kernel
+def rows_kernel(x, y, BM: ct.Constant[int], BN: ct.Constant[int]):
+    for i in range(ct.bid(0), 4, ct.num_blocks(0)):
+        add_tile(x, y, i, BM, BN)
+'''
+
+
+def test_a_tile_function_called_in_a_loop_takes_pointers(convert_text, convert, device):
+    """Its descriptors would be made again at every iteration: a call in a loop passes False."""
+    text = convert_text(IN_A_LOOP)
+    flat = " ".join(text.split())
+    assert "i, BM, BN, False, False, False)" in flat
+    assert "x_tma" not in text  # the kernel has no flag of its own to pass
+    mod = convert(IN_A_LOOP)
+    x = torch.randn(32, 16, device=device)
+    y = torch.zeros_like(x)
+    mod.launch_rows_kernel(0, (2,), (x, y, 8, 16))
+    torch.testing.assert_close(y, x + 1)
