@@ -244,12 +244,8 @@ def k(x, y, out, R: ct.Constant[int], D: ct.Constant[int]):
     ct.store(out, index=(i, 0), tile=acc)
 '''
 
-
-@pytest.mark.parametrize("r", [0, 16])
-def test_a_name_that_is_none_or_a_tile_per_constexpr_gives_two_versions(convert, r):
-    """`extra = None; if R > 0: extra = ct.load(...)` (TileGym's fmha_prefill_bsr q_pe): the
-    kernel is lowered once with R > 0 and once without, as cuTile compiles it per R."""
-    mod = convert(NONE_OR_TILE)
+def _check_optional_operand(mod, r):
+    """Launch k of an optional-operand module (x, y or None for r == 0) against torch."""
     x = torch.randn(32, 16)
     y = torch.randn(32, 1, max(r, 16))
     out = torch.zeros(32, 16)
@@ -263,6 +259,15 @@ def test_a_name_that_is_none_or_a_tile_per_constexpr_gives_two_versions(convert,
                 acc = acc + y[i * 16:(i + 1) * 16, 0, :r] @ y[j * 16:(j + 1) * 16, 0, :r].T
         ref[i * 16:(i + 1) * 16] = acc
     torch.testing.assert_close(out, ref, rtol=1e-4, atol=1e-4)
+
+
+
+@pytest.mark.parametrize("r", [0, 16])
+def test_a_name_that_is_none_or_a_tile_per_constexpr_gives_two_versions(convert, r):
+    """`extra = None; if R > 0: extra = ct.load(...)` (TileGym's fmha_prefill_bsr q_pe): the
+    kernel is lowered once with R > 0 and once without, as cuTile compiles it per R."""
+    mod = convert(NONE_OR_TILE)
+    _check_optional_operand(mod, r)
 
 
 # ------------------------------------------------------- versions of tile functions
@@ -304,19 +309,7 @@ def test_a_tile_function_with_an_optional_operand_gives_two_versions(convert, r)
     """`extra = None; if R > 0: extra = ct.load(...)` in a tile function (TileGym's
     fmha_prefill_bsr body, whose q_pe is this): lowered once with R > 0 and once without."""
     mod = convert(OPTIONAL_OPERAND_IN_A_TILE_FUNCTION)
-    x = torch.randn(32, 16)
-    y = torch.randn(32, 1, max(r, 16))
-    out = torch.zeros(32, 16)
-    mod.launch_k(0, (2,), (x, y[:, :, :r] if r else y, out, r, 16))
-    ref = torch.zeros(32, 16)
-    for i in range(2):
-        acc = torch.zeros(16, 16)
-        for j in range(2):
-            acc = acc + x[i * 16:(i + 1) * 16] @ x[j * 16:(j + 1) * 16]
-            if r:
-                acc = acc + y[i * 16:(i + 1) * 16, 0, :r] @ y[j * 16:(j + 1) * 16, 0, :r].T
-        ref[i * 16:(i + 1) * 16] = acc
-    torch.testing.assert_close(out, ref, rtol=1e-4, atol=1e-4)
+    _check_optional_operand(mod, r)
 
 
 def test_the_versions_of_a_tile_function_are_joined_in_it(convert_text):
