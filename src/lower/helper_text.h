@@ -56,6 +56,7 @@ typedef enum HelperId {
   HELPER_ct_truediv_approx, /* math_helpers.py */
   HELPER_ct_isnan, /* math_helpers.py */
   HELPER_ct_cdiv, /* math_helpers.py */
+  HELPER_ct_to_tfloat32, /* math_helpers.py */
   HELPER_ct_to_float4_e2m1fn, /* math_helpers.py */
   HELPER_ct_from_float4_e2m1fn, /* math_helpers.py */
   HELPER_ct_mma_acc_ok, /* matrix_helpers.py */
@@ -768,6 +769,37 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    q = x // y\n"
     "    r = x % y\n"
     "    return q + ((r != 0) & ((r > 0) == (y > 0))).to(q.dtype)\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_to_tfloat32] = {"ct_to_tfloat32",
+    "@triton.jit\n"
+    "def ct_to_tfloat32(x):\n"
+    "    \"\"\"cuTile's astype(x, tfloat32) of a float tile: the value rounded to tf32 (10 mantissa\n"
+    "    bits, float32's exponent range), to nearest, ties to even, as float32 (Triton has no tf32\n"
+    "    dtype; a product of such tiles takes input_precision=\"tf32\", whose hardware conversion\n"
+    "    truncates, which changes nothing once they are tf32 values). float16 and bfloat16 hold\n"
+    "    only tf32 values. float32 rounds on its bits (subnormals too, the carry reaching the\n"
+    "    exponent where it rounds up); float64 once, on its own bits, with its values below\n"
+    "    float32's smallest normal rounded to a multiple of 2**-136, tf32's subnormal step.\n"
+    "    Infinities and NaN stay; values past tf32's largest round to infinity.\"\"\"\n"
+    "    tl.static_assert(x.dtype.is_floating(), \"astype to tfloat32 takes a float tile\")\n"
+    "    if x.dtype == tl.float32:\n"
+    "        bits = x.to(tl.uint32, bitcast=True)\n"
+    "        rounded = (bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000\n"
+    "        return tl.where((bits & 0x7F800000) == 0x7F800000, x, rounded.to(tl.float32, bitcast=True))\n"
+    "    elif x.dtype == tl.float64:\n"
+    "        bits = x.to(tl.uint64, bitcast=True)\n"
+    "        rounded = (bits + 0x1FFFFFFFFFF + ((bits >> 42) & 1)) & 0xFFFFFC0000000000\n"
+    "        normal = rounded.to(tl.float64, bitcast=True)\n"
+    "        # below 2**-126 the step is 2**-136: adding 1.5 * 2**52 to x * 2**136 rounds it to an integer\n"
+    "        # (on |x|, its sign bit put back after, so that what rounds to zero keeps it: Triton's\n"
+    "        # negation is 0 - x, which gives +0.0)\n"
+    "        a = tl.abs(x)\n"
+    "        tiny = ((a * 8.711228593176025e40 + 6755399441055744.0) - 6755399441055744.0) * 1.1479437019748901e-41\n"
+    "        tiny = (tiny.to(tl.uint64, bitcast=True) | (bits & 0x8000000000000000)).to(tl.float64, bitcast=True)\n"
+    "        value = tl.where(a < 1.1754943508222875e-38, tiny, normal)\n"
+    "        return tl.where((bits & 0x7FF0000000000000) == 0x7FF0000000000000, x, value).to(tl.float32)\n"
+    "    else:\n"
+    "        return x.to(tl.float32)\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER_ct_to_float4_e2m1fn] = {"ct_to_float4_e2m1fn",
     "@triton.jit\n"

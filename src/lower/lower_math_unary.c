@@ -355,9 +355,13 @@ static Node *convert_tile(Lowerer *L, Node *at, Node *x, Node *dtype_node, DType
 }
 
 /* astype to tfloat32 (or to a dtype that is tfloat32 when a constexpr
- * condition holds): Triton has no tf32 dtype, so the value is float32 and its
- * type says tfloat32, which the matrix product that takes it reads
- * (input_precision="tf32"); cuTile does nothing else with a tf32 tile. */
+ * condition holds): Triton has no tf32 dtype, so the value is float32
+ * rounded as cuTile rounds it (to nearest even: ct_to_tfloat32; float16 and
+ * bfloat16 are tf32 values already) and its type says tfloat32, which the
+ * matrix product that takes it reads (input_precision="tf32"); cuTile does
+ * nothing else with a tf32 tile. The rounding matters: the tf32 products of
+ * sm_80+ truncate float32 operands, a bias of about 2**-11 per operand that
+ * a long K sums (TileGym's mhc GEMM failed its 1e-2 tolerance so). */
 static Node *convert_to_tf32(Lowerer *L, Node *at, Node *x, Node *dtype, const char *mode, Node *mode_source) {
   if (mode && strcmp(mode, "RN") != 0)
     lower_error(L, mode_source, "astype() to tfloat32 with rounding_mode=RoundingMode.%s cannot be converted", mode);
@@ -368,11 +372,14 @@ static Node *convert_to_tf32(Lowerer *L, Node *at, Node *x, Node *dtype, const c
     lower_error(L, at, "astype(): cuTile converts only float tiles to tfloat32, not %s", dtype_info(from)->cutile);
   Node *result;
   TypeInfo *type;
+  bool exact = from == DT_FLOAT16 || from == DT_BFLOAT16 || from == DT_TFLOAT32;
+  Node *rounded = exact ? T(L, "_1.to(tl.float32)", x) : T(L, "_1(_2)", use_helper(L, HELPER_ct_to_tfloat32), x);
   if (dtype->type->dtype == DT_TFLOAT32) {
-    result = T(L, "_1.to(tl.float32)", x);
+    result = rounded;
     type = math_tile_type(L, x->type, DT_TFLOAT32);
   } else {
-    result = T(L, "_1.to(_2)", x, dtype);
+    result = T(L, "_1 if _2 else _3.to(_4)", rounded, node_copy_tree(&L->ctx->arena, dtype->type->tf32_when), x,
+               dtype);
     type = math_tile_type(L, x->type, DT_UNKNOWN);
     type->dtype_expr = dtype;
     type->tf32_when = dtype->type->tf32_when;

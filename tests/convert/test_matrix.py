@@ -95,6 +95,35 @@ def k(x, y, out, M: ct.Constant[int], K: ct.Constant[int], N: ct.Constant[int]):
         torch.testing.assert_close(out, a.float() @ b.float(), rtol=1e-2, atol=1e-2)
 
 
+@pytest.mark.parametrize("spelling", ["a.astype(ct.tfloat32)", "ct.astype(a, dtype)"])
+def test_tfloat32_operands_round_to_nearest_even(convert, spelling):
+    # cuTile's astype to tfloat32 rounds to nearest, ties to even (sm_80+ tf32 products
+    # truncate float32 operands instead). A product with the identity gives the rounded
+    # operand exactly: each value below sits at or next to a tf32 rounding point.
+    source = f"""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, out, M: ct.Constant[int], K: ct.Constant[int], N: ct.Constant[int]):
+    dtype = ct.tfloat32 if x.dtype == ct.float32 else x.dtype
+    a = ct.load(x, index=(0, 0), shape=(M, K))
+    a = {spelling}
+    b = ct.load(y, index=(0, 0), shape=(K, N)).astype(ct.tfloat32)
+    ct.store(out, index=(0, 0), tile=ct.mma(a, b, ct.zeros((M, N), dtype=ct.float32)))
+"""
+    u = 2.0**-10  # tf32's step in [1, 2)
+    cases = [(1 + u / 2, 1.0), (1 + u / 2 + 2.0**-20, 1 + u), (1 + 3 * u / 2, 1 + 2 * u), (1 + u - 2.0**-23, 1 + u),
+             (-(1 + u / 2 + 2.0**-20), -(1 + u)), (3 * 2.0**-130 + 2.0**-137, 3 * 2.0**-130), (2.0**-137, 0.0),
+             (1 + 5 * u / 2, 1 + 2 * u), (1 + 7 * u / 2, 1 + 4 * u)]
+    values = torch.tensor([c[0] for c in cases] * 2 + [1.0] * (32 - 2 * len(cases)), dtype=torch.float32)
+    want = torch.tensor([c[1] for c in cases] * 2 + [1.0] * (32 - 2 * len(cases)), dtype=torch.float32)
+    a = values.reshape(16, 2).repeat(1, 8)  # 16 x 16
+    eye = torch.eye(16)
+    out = torch.zeros(16, 16)
+    convert(source).launch_k(0, (1,), (a, eye, out, 16, 16, 16))
+    assert torch.equal(out, want.reshape(16, 2).repeat(1, 8))
+
+
 def test_fast_accumulation_only_with_use_fast_acc(convert_text):
     text = convert_text(MMA.format(expr="ct.mma(a, b, acc)"))
     assert "use_fast_acc=False" in text  # precise fp8 accumulation (Triton's sm_90 default is the fast one)
