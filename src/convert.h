@@ -74,6 +74,12 @@ typedef struct Function {
    * assumptions and return type, for the calls that can tell which one runs */
   struct FunctionVersion *versions;
   int version_count;
+  /* ... and the locals its conditions may read that stand for a dimension
+   * of a tile parameter (`N, D = t.shape`): name, parameter, dimension */
+  Str *alias_names;
+  Str *alias_params;
+  int *alias_dims;
+  int alias_count;
   /* a tile function that reads or writes a parameter through a tensor
    * descriptor: those parameters (their `NAME_tma` constexpr flags come
    * after the parameters as written, then `_use_tma`), given by each call */

@@ -623,7 +623,8 @@ static TypeInfo *either_type(Lowerer *L, const Node *expr, TypeInfo *a, TypeInfo
 }
 
 Node *lower_conditional_expr(Lowerer *L, Node *expr) {
-  Node *source_test = L->split_name_count ? node_copy_tree(&L->ctx->arena, expr->u.if_exp.test) : NULL;
+  Node *source_test =
+      L->split_name_count || L->split_alias_count ? node_copy_tree(&L->ctx->arena, expr->u.if_exp.test) : NULL;
   Node *test = lower_condition(L, expr->u.if_exp.test);
   bool value;
   if (known_condition(test, &value)) /* only the live operand is converted, as cuTile compiles only it */

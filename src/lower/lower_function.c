@@ -606,6 +606,19 @@ static bool constexpr_value(const ConstexprLocals *C, const Node *e) {
   switch (e->kind) {
   case N_CONSTANT: return e->u.constant.kind != CONST_NONE && e->u.constant.kind != CONST_ELLIPSIS;
   case N_NAME: return is_constexpr_name(C, e->u.name.id);
+  case N_SUBSCRIPT: {
+    /* `t.shape[0]` of a tile: a constexpr in Triton (an array's dimensions are its
+     * NAME_shape parameter, a descriptor's shape is its NAME_desc_N.shape, neither here) */
+    const Node *v = e->u.subscript.value, *k = e->u.subscript.slice;
+    if (v->kind != N_ATTRIBUTE || !str_eq(v->u.attribute.attr, "shape") || v->u.attribute.value->kind != N_NAME ||
+        k->kind != N_CONSTANT || k->u.constant.kind != CONST_NUMBER)
+      return false;
+    Str id = v->u.attribute.value->u.name.id;
+    for (int i = 0; i + 5 <= id.len; i++)
+      if (memcmp(id.text + i, "_desc", 5) == 0)
+        return false;
+    return true;
+  }
   case N_BIN_OP:
     return e->u.bin_op.op != AOP_MATMULT && constexpr_value(C, e->u.bin_op.left) &&
            constexpr_value(C, e->u.bin_op.right);
@@ -730,8 +743,69 @@ static void lower_function_body(Lowerer *L, Node *def) {
 
 /* The constexpr parameters of `def` (as written) that no statement assigns:
  * what a condition a version split tests may read (lower_version.c). */
+static int assignment_count(const ConstexprLocals *C, Str name) {
+  if (C->overflow)
+    return 2;
+  for (int i = 0; i < C->assigned_count; i++)
+    if (str_same(C->assigned[i], name))
+      return C->times[i];
+  return 0;
+}
+
+/* `p.shape` of a tile parameter `p` that no statement assigns: p, else an empty Str. */
+static Str tile_param_shape(Lowerer *L, const Node *e, const ConstexprLocals *assigned) {
+  Str none = {0};
+  if (!e || e->kind != N_ATTRIBUTE || !str_eq(e->u.attribute.attr, "shape") || e->u.attribute.value->kind != N_NAME)
+    return none;
+  Str param = e->u.attribute.value->u.name.id;
+  Variable *var = scope_lookup(L, param);
+  if (!var || !var->type || var->type->kind != VAL_TILE || var->type->rank < 0 || assignment_count(assigned, param))
+    return none;
+  return param;
+}
+
+static void add_split_alias(Lowerer *L, Node *target, Str param, int dim, const ConstexprLocals *assigned) {
+  Variable *var = scope_lookup(L, param);
+  if (target->kind != N_NAME || dim < 0 || dim >= var->type->rank || L->split_alias_count == C2T_MAX_SPLIT_NAMES ||
+      assignment_count(assigned, target->u.name.id) != 1)
+    return;
+  L->split_alias_names[L->split_alias_count] = target->u.name.id;
+  L->split_alias_params[L->split_alias_count] = param;
+  L->split_alias_dims[L->split_alias_count++] = dim;
+}
+
+/* The locals of a tile function's body bound once, by a statement of the
+ * body itself, to a dimension of a tile parameter: `N, D = t.shape`,
+ * `N = t.shape[0]`. They are constexprs with one value in the whole body
+ * (a shape), so a version split may test them as it tests parameters; the
+ * condition then reads `t.shape[0]` (lower_version.c). */
+static void find_split_aliases(Lowerer *L, Node *def, const ConstexprLocals *assigned) {
+  NodeList *body = &def->u.function_def.body;
+  for (int i = 0; i < body->count; i++) {
+    Node *stmt = body->items[i];
+    if (stmt->kind != N_ASSIGN || stmt->u.assign.targets.count != 1)
+      continue;
+    Node *target = stmt->u.assign.targets.items[0], *value = stmt->u.assign.value;
+    Str param = tile_param_shape(L, value, assigned);
+    if (param.len && (target->kind == N_TUPLE || target->kind == N_LIST)) {
+      if (target->u.list.elts.count == scope_lookup(L, param)->type->rank)
+        for (int d = 0; d < target->u.list.elts.count; d++)
+          add_split_alias(L, target->u.list.elts.items[d], param, d, assigned);
+      continue;
+    }
+    if (value->kind == N_SUBSCRIPT && value->u.subscript.slice->kind == N_CONSTANT &&
+        value->u.subscript.slice->u.constant.kind == CONST_NUMBER) {
+      param = tile_param_shape(L, value->u.subscript.value, assigned);
+      Str text = value->u.subscript.slice->u.constant.text;
+      if (param.len && text.len == 1 && text.text[0] >= '0' && text.text[0] <= '9')
+        add_split_alias(L, target, param, text.text[0] - '0', assigned);
+    }
+  }
+}
+
 static void find_split_names(Lowerer *L, Node *def, bool kernel) {
   L->split_name_count = 0;
+  L->split_alias_count = 0;
   ConstexprLocals *assigned = NULL;
   NodeList *params = &def->u.function_def.args->u.arguments.args;
   for (int i = 0; i < params->count; i++) {
@@ -749,6 +823,8 @@ static void find_split_names(Lowerer *L, Node *def, bool kernel) {
       continue;
     L->split_names[L->split_name_count++] = arg->u.arg.arg;
   }
+  if (!kernel)
+    find_split_aliases(L, def, assigned ? assigned : body_assignments(L, def));
 }
 
 /* What a failed attempt at a version leaves in the Lowerer and the
@@ -869,6 +945,7 @@ void lower_kernel(Lowerer *L, Function *fn) {
   L->assumptions = NULL;
   L->assumption_count = 0;
   L->split_name_count = 0;
+  L->split_alias_count = 0;
   if (L->needs_debug) {
     Node *with_debug = jit_decorator(L);
     with_debug->span = (*jit_slot(def))->span;
@@ -1083,6 +1160,13 @@ static void lower_device_version(Lowerer *L, Function *fn, TypeInfo **arg_types,
   /* the parameters bound to constants (tl.constexpr in Triton) that no
    * statement assigns: what a split of this function may test */
   find_split_names(L, def, false);
+  fn->alias_count = L->split_alias_count;
+  fn->alias_names = arena_alloc(&L->ctx->arena, sizeof(Str) * (size_t)(fn->alias_count + 1));
+  fn->alias_params = arena_alloc(&L->ctx->arena, sizeof(Str) * (size_t)(fn->alias_count + 1));
+  fn->alias_dims = arena_alloc(&L->ctx->arena, sizeof(int) * (size_t)(fn->alias_count + 1));
+  memcpy(fn->alias_names, L->split_alias_names, sizeof(Str) * (size_t)fn->alias_count);
+  memcpy(fn->alias_params, L->split_alias_params, sizeof(Str) * (size_t)fn->alias_count);
+  memcpy(fn->alias_dims, L->split_alias_dims, sizeof(int) * (size_t)fn->alias_count);
   arguments->u.arguments.args = params;
   arguments->u.arguments.defaults = kept_defaults(L, fn);
   arguments->rewritten = true;
@@ -1107,6 +1191,19 @@ static void lower_device_version(Lowerer *L, Function *fn, TypeInfo **arg_types,
   restore_state(L, saved);
 }
 
+/* Whether a returned value is (or holds) a tile of a rank not known here. */
+static bool rank_unknown(const TypeInfo *type, int depth) {
+  if (!type || depth > 8)
+    return false;
+  if (type->kind == VAL_TILE)
+    return type->rank < 0;
+  if (type->kind == VAL_TUPLE && type->elts)
+    for (int i = 0; i < type->count; i++)
+      if (rank_unknown(type->elts[i], depth + 1))
+        return true;
+  return false;
+}
+
 /* The tile function lowered under `assumptions`; when that fails after a
  * constexpr `if` on its own constant parameters gave a name another type
  * per branch (`q_pe = None` then `if BLOCK_R > 0: q_pe = ct.load(...)`),
@@ -1125,11 +1222,18 @@ static void lower_device_versions(Lowerer *L, Function *fn, TypeInfo **arg_types
   if (setjmp(diag->on_error) == 0) {
     lower_device_version(L, fn, arg_types, arg_count, assumptions, count);
     memcpy(&diag->on_error, &outer, sizeof outer);
-    if (!fn->versions) /* at most one per version the limit allows */
-      fn->versions = arena_alloc(&L->ctx->arena, sizeof(FunctionVersion) * C2T_MAX_FUNCTION_VERSIONS);
-    if (fn->version_count < C2T_MAX_FUNCTION_VERSIONS)
-      fn->versions[fn->version_count++] = (FunctionVersion){assumptions, count, fn->return_type};
-    return;
+    /* lowered, but a constexpr condition left the rank of what it returns
+     * unknown, which no caller can use: the versions, each of which knows
+     * it (and callers that can tell which one they call) */
+    bool split_anyway = L->split_lowered && L->split_priority >= 3 && rank_unknown(fn->return_type, 0) &&
+                        (L->version_count ? L->version_count : 1) < C2T_MAX_FUNCTION_VERSIONS;
+    if (!split_anyway) {
+      if (!fn->versions) /* at most one per version the limit allows */
+        fn->versions = arena_alloc(&L->ctx->arena, sizeof(FunctionVersion) * C2T_MAX_FUNCTION_VERSIONS);
+      if (fn->version_count < C2T_MAX_FUNCTION_VERSIONS)
+        fn->versions[fn->version_count++] = (FunctionVersion){assumptions, count, fn->return_type};
+      return;
+    }
   }
   memcpy(&diag->on_error, &outer, sizeof outer);
   fn->lowering = false;
@@ -1159,6 +1263,9 @@ typedef struct VersionState {
   int assumption_count;
   Str split_names[C2T_MAX_SPLIT_NAMES];
   int split_name_count;
+  Str split_alias_names[C2T_MAX_SPLIT_NAMES], split_alias_params[C2T_MAX_SPLIT_NAMES];
+  int split_alias_dims[C2T_MAX_SPLIT_NAMES];
+  int split_alias_count;
   Node *split_source, *split_lowered;
   int split_priority, version_count;
 } VersionState;
@@ -1168,6 +1275,10 @@ static void save_versions(Lowerer *L, VersionState *state) {
   state->assumption_count = L->assumption_count;
   memcpy(state->split_names, L->split_names, sizeof(Str) * (size_t)L->split_name_count);
   state->split_name_count = L->split_name_count;
+  memcpy(state->split_alias_names, L->split_alias_names, sizeof(Str) * (size_t)L->split_alias_count);
+  memcpy(state->split_alias_params, L->split_alias_params, sizeof(Str) * (size_t)L->split_alias_count);
+  memcpy(state->split_alias_dims, L->split_alias_dims, sizeof(int) * (size_t)L->split_alias_count);
+  state->split_alias_count = L->split_alias_count;
   state->split_source = L->split_source;
   state->split_lowered = L->split_lowered;
   state->split_priority = L->split_priority;
@@ -1179,6 +1290,10 @@ static void restore_versions(Lowerer *L, const VersionState *state) {
   L->assumption_count = state->assumption_count;
   memcpy(L->split_names, state->split_names, sizeof(Str) * (size_t)state->split_name_count);
   L->split_name_count = state->split_name_count;
+  memcpy(L->split_alias_names, state->split_alias_names, sizeof(Str) * (size_t)state->split_alias_count);
+  memcpy(L->split_alias_params, state->split_alias_params, sizeof(Str) * (size_t)state->split_alias_count);
+  memcpy(L->split_alias_dims, state->split_alias_dims, sizeof(int) * (size_t)state->split_alias_count);
+  L->split_alias_count = state->split_alias_count;
   L->split_source = state->split_source;
   L->split_lowered = state->split_lowered;
   L->split_priority = state->split_priority;
@@ -1594,6 +1709,49 @@ static TypeInfo *argument_type_of(Function *fn, Node *path, Node **args, TypeInf
   return NULL;
 }
 
+/* An argument a condition may be read in (lowering it again has no effect
+ * but its value): names and literals, by operators. */
+static bool plain_value(const Node *e, int depth) {
+  if (depth > C2T_MAX_PARSE_DEPTH)
+    return false;
+  switch (e->kind) {
+  case N_NAME: return true;
+  case N_CONSTANT: return e->u.constant.kind != CONST_ELLIPSIS;
+  case N_UNARY_OP: return plain_value(e->u.unary_op.operand, depth + 1);
+  case N_BIN_OP: return plain_value(e->u.bin_op.left, depth + 1) && plain_value(e->u.bin_op.right, depth + 1);
+  case N_BOOL_OP:
+    for (int i = 0; i < e->u.bool_op.values.count; i++)
+      if (!plain_value(e->u.bool_op.values.items[i], depth + 1))
+        return false;
+    return true;
+  case N_COMPARE:
+    for (int i = 0; i < e->u.compare.count; i++)
+      if (!plain_value(e->u.compare.comparators[i], depth + 1))
+        return false;
+    return plain_value(e->u.compare.left, depth + 1);
+  default: return false;
+  }
+}
+
+/* A local of `fn` bound to its parameter's dimension (`N` of `N, D =
+ * t.shape`), in the caller's terms: that dimension of the tile this call
+ * passes, a number or a plain expression (the caller's constexprs); NULL
+ * where it is neither. */
+static Node *alias_at_call(Lowerer *L, Function *fn, int alias, TypeInfo **types, int count) {
+  for (int i = 0; i < fn->signature_count && i < count; i++) {
+    if (!str_same(fn->signature_names[i], fn->alias_params[alias]))
+      continue;
+    TypeInfo *tile = types ? types[i] : NULL;
+    int d = fn->alias_dims[alias];
+    if (!tile || tile->kind != VAL_TILE || d >= tile->rank || d >= C2T_MAX_RANK)
+      return NULL;
+    if (tile->shape[d] >= 0)
+      return new_int(L, tile->shape[d]);
+    return tile->dims[d] && plain_value(tile->dims[d], 0) ? node_copy_tree(&L->ctx->arena, tile->dims[d]) : NULL;
+  }
+  return NULL;
+}
+
 /* A dimension expression of the tile function, in the caller's terms: its
  * `p.shape[d]` and constant parameters become what this call passed,
  * module constants stay; NULL when it names the function's locals. */
@@ -1620,6 +1778,9 @@ static Node *dim_at_call(Lowerer *L, Function *fn, Node *dim, Node **args, TypeI
     TypeInfo *type = argument_type_of(fn, dim, args, types, count, &arg);
     if (type)
       return type->kind == VAL_CONST && arg ? arg : NULL;
+    for (int a = 0; a < fn->alias_count; a++) /* `D` of `N, D = t.shape` */
+      if (str_same(fn->alias_names[a], dim->u.name.id))
+        return alias_at_call(L, fn, a, types, count);
     Str id = dim->u.name.id;
     if (id.len > 3 && memcmp(id.text + id.len - 3, "_TL", 3) == 0 &&
         find_binding(L->conv, (Str){id.text, id.len - 3}))
@@ -1740,35 +1901,13 @@ static void bind_device_arguments(Lowerer *L, Node *call, Function *fn) {
   call->u.call.keywords = (NodeList){0};
 }
 
-/* An argument a condition may be read in (lowering it again has no effect
- * but its value): names and literals, by operators. */
-static bool plain_value(const Node *e, int depth) {
-  if (depth > C2T_MAX_PARSE_DEPTH)
-    return false;
-  switch (e->kind) {
-  case N_NAME: return true;
-  case N_CONSTANT: return e->u.constant.kind != CONST_ELLIPSIS;
-  case N_UNARY_OP: return plain_value(e->u.unary_op.operand, depth + 1);
-  case N_BIN_OP: return plain_value(e->u.bin_op.left, depth + 1) && plain_value(e->u.bin_op.right, depth + 1);
-  case N_BOOL_OP:
-    for (int i = 0; i < e->u.bool_op.values.count; i++)
-      if (!plain_value(e->u.bool_op.values.items[i], depth + 1))
-        return false;
-    return true;
-  case N_COMPARE:
-    for (int i = 0; i < e->u.compare.count; i++)
-      if (!plain_value(e->u.compare.comparators[i], depth + 1))
-        return false;
-    return plain_value(e->u.compare.left, depth + 1);
-  default: return false;
-  }
-}
 
 /* A condition a version of tile function `fn` assumed (on its parameters,
  * as written) in the caller's terms: each parameter replaced by what this
  * call passes to it, as written (`written`, in parameter order); NULL where
  * the condition has another form (splittable() allows only these). */
-static Node *condition_at_call(Lowerer *L, Function *fn, const Node *test, Node **written, int count, int depth) {
+static Node *condition_at_call(Lowerer *L, Function *fn, const Node *test, Node **written, TypeInfo **types, int count,
+                               int depth) {
   if (!test || depth > C2T_MAX_PARSE_DEPTH)
     return NULL;
   Node *copy = arena_alloc(&L->ctx->arena, sizeof(Node));
@@ -1778,19 +1917,22 @@ static Node *condition_at_call(Lowerer *L, Function *fn, const Node *test, Node 
     for (int i = 0; i < fn->signature_count && i < count; i++)
       if (str_same(fn->signature_names[i], test->u.name.id))
         return written[i] && plain_value(written[i], 0) ? node_copy_tree(&L->ctx->arena, written[i]) : NULL;
+    for (int a = 0; a < fn->alias_count; a++)
+      if (str_same(fn->alias_names[a], test->u.name.id))
+        return alias_at_call(L, fn, a, types, count);
     return copy;
   case N_CONSTANT: return copy;
   case N_UNARY_OP:
-    copy->u.unary_op.operand = condition_at_call(L, fn, test->u.unary_op.operand, written, count, depth + 1);
+    copy->u.unary_op.operand = condition_at_call(L, fn, test->u.unary_op.operand, written, types, count, depth + 1);
     return copy->u.unary_op.operand ? copy : NULL;
   case N_BIN_OP:
-    copy->u.bin_op.left = condition_at_call(L, fn, test->u.bin_op.left, written, count, depth + 1);
-    copy->u.bin_op.right = condition_at_call(L, fn, test->u.bin_op.right, written, count, depth + 1);
+    copy->u.bin_op.left = condition_at_call(L, fn, test->u.bin_op.left, written, types, count, depth + 1);
+    copy->u.bin_op.right = condition_at_call(L, fn, test->u.bin_op.right, written, types, count, depth + 1);
     return copy->u.bin_op.left && copy->u.bin_op.right ? copy : NULL;
   case N_BOOL_OP: {
     NodeList values = {0};
     for (int i = 0; i < test->u.bool_op.values.count; i++) {
-      Node *value = condition_at_call(L, fn, test->u.bool_op.values.items[i], written, count, depth + 1);
+      Node *value = condition_at_call(L, fn, test->u.bool_op.values.items[i], written, types, count, depth + 1);
       if (!value)
         return NULL;
       node_list_push(&L->ctx->arena, &values, value);
@@ -1800,10 +1942,10 @@ static Node *condition_at_call(Lowerer *L, Function *fn, const Node *test, Node 
   }
   case N_COMPARE: {
     int n = test->u.compare.count;
-    copy->u.compare.left = condition_at_call(L, fn, test->u.compare.left, written, count, depth + 1);
+    copy->u.compare.left = condition_at_call(L, fn, test->u.compare.left, written, types, count, depth + 1);
     copy->u.compare.comparators = arena_alloc(&L->ctx->arena, sizeof(Node *) * (size_t)(n + 1));
     for (int i = 0; i < n; i++) {
-      copy->u.compare.comparators[i] = condition_at_call(L, fn, test->u.compare.comparators[i], written, count,
+      copy->u.compare.comparators[i] = condition_at_call(L, fn, test->u.compare.comparators[i], written, types, count,
                                                          depth + 1);
       if (!copy->u.compare.comparators[i])
         return NULL;
@@ -1820,7 +1962,7 @@ static Node *condition_at_call(Lowerer *L, Function *fn, const Node *test, Node 
  * one; then, where the versions return different types, the first
  * condition the call leaves open is one the caller may split on (in its
  * terms), so that each of its versions knows which version it calls. */
-static TypeInfo *version_return_at_call(Lowerer *L, Function *fn, Node **written, int count) {
+static TypeInfo *version_return_at_call(Lowerer *L, Function *fn, Node **written, TypeInfo **types, int count) {
   if (fn->version_count < 2)
     return fn->return_type;
   int priority = 0;
@@ -1835,7 +1977,7 @@ static TypeInfo *version_return_at_call(Lowerer *L, Function *fn, Node **written
     const FunctionVersion *version = &fn->versions[v];
     bool holds = true;
     for (int a = 0; a < version->assumption_count && holds; a++) {
-      Node *source = condition_at_call(L, fn, version->assumptions[a].test, written, count, 0);
+      Node *source = condition_at_call(L, fn, version->assumptions[a].test, written, types, count, 0);
       if (!source)
         return fn->return_type;
       Node *lowered = lower_condition(L, node_copy_tree(&L->ctx->arena, source));
@@ -1891,7 +2033,7 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
     lower_device_function(L, fn, types, args->count);
   if (fn->needs_debug)
     L->needs_debug = true;
-  TypeInfo *return_type = return_type_at_call(L, fn, version_return_at_call(L, fn, written, args->count), args->items,
+  TypeInfo *return_type = return_type_at_call(L, fn, version_return_at_call(L, fn, written, types, args->count), args->items,
                                               types, args->count, 0);
   NodeList expanded = {0};
   for (int i = 0; i < args->count; i++) {

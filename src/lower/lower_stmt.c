@@ -289,7 +289,8 @@ static bool invalid_branch_to_static_assert(Lowerer *L, NodeList *block) {
 
 static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   /* as written, for a version split on it (lower_version.c) */
-  Node *source_test = L->split_name_count ? node_copy_tree(&L->ctx->arena, stmt->u.if_.test) : NULL;
+  Node *source_test =
+      L->split_name_count || L->split_alias_count ? node_copy_tree(&L->ctx->arena, stmt->u.if_.test) : NULL;
   Node *test = lower_condition(L, stmt->u.if_.test);
   if (test->type && test->type->kind == VAL_TILE && test->type->rank > 0)
     lower_error(L, stmt->u.if_.test, "an `if` condition must be a scalar, not %s", type_describe(L->ctx, test->type));

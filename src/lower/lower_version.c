@@ -195,6 +195,9 @@ static bool splittable(Lowerer *L, const Node *e) {
     for (int i = 0; i < L->split_name_count; i++)
       if (str_same(L->split_names[i], e->u.name.id))
         return true;
+    for (int i = 0; i < L->split_alias_count; i++)
+      if (str_same(L->split_alias_names[i], e->u.name.id))
+        return true;
     return false;
   case N_CONSTANT: return e->u.constant.kind != CONST_ELLIPSIS;
   case N_UNARY_OP: return splittable(L, e->u.unary_op.operand);
@@ -215,11 +218,59 @@ static bool splittable(Lowerer *L, const Node *e) {
   }
 }
 
+/* The lowered condition with each local that stands for a tile parameter's
+ * dimension (`N` of `N, D = t.shape`) read from the parameter instead
+ * (`t.shape[0]`, a constexpr in Triton): the joined `if` stands before the
+ * statement that binds the local. */
+static Node *with_shapes(Lowerer *L, Node *e, int depth) {
+  if (!e || !L->split_alias_count || depth > C2T_MAX_PARSE_DEPTH)
+    return e;
+  switch (e->kind) {
+  case N_NAME:
+    for (int i = 0; i < L->split_alias_count; i++)
+      if (str_same(L->split_alias_names[i], e->u.name.id))
+        return T(L, "_1.shape[_2]", new_name(L, arena_strndup(&L->ctx->arena, L->split_alias_params[i].text, (size_t)L->split_alias_params[i].len)),
+                 new_int(L, L->split_alias_dims[i]));
+    return e;
+  case N_UNARY_OP: {
+    Node *copy = arena_alloc(&L->ctx->arena, sizeof(Node));
+    *copy = *e;
+    copy->u.unary_op.operand = with_shapes(L, e->u.unary_op.operand, depth + 1);
+    return copy;
+  }
+  case N_BIN_OP: {
+    Node *copy = arena_alloc(&L->ctx->arena, sizeof(Node));
+    *copy = *e;
+    copy->u.bin_op.left = with_shapes(L, e->u.bin_op.left, depth + 1);
+    copy->u.bin_op.right = with_shapes(L, e->u.bin_op.right, depth + 1);
+    return copy;
+  }
+  case N_BOOL_OP: {
+    Node *copy = arena_alloc(&L->ctx->arena, sizeof(Node));
+    *copy = *e;
+    copy->u.bool_op.values = (NodeList){0};
+    for (int i = 0; i < e->u.bool_op.values.count; i++)
+      node_list_push(&L->ctx->arena, &copy->u.bool_op.values, with_shapes(L, e->u.bool_op.values.items[i], depth + 1));
+    return copy;
+  }
+  case N_COMPARE: {
+    Node *copy = arena_alloc(&L->ctx->arena, sizeof(Node));
+    *copy = *e;
+    copy->u.compare.left = with_shapes(L, e->u.compare.left, depth + 1);
+    copy->u.compare.comparators = arena_alloc(&L->ctx->arena, sizeof(Node *) * (size_t)(e->u.compare.count + 1));
+    for (int i = 0; i < e->u.compare.count; i++)
+      copy->u.compare.comparators[i] = with_shapes(L, e->u.compare.comparators[i], depth + 1);
+    return copy;
+  }
+  default: return e;
+  }
+}
+
 void note_version_split(Lowerer *L, Node *source, Node *lowered, int priority) {
   if (!source || !lowered || priority <= L->split_priority || !splittable(L, source))
     return;
   L->split_source = source;
-  L->split_lowered = lowered;
+  L->split_lowered = with_shapes(L, lowered, 0);
   L->split_priority = priority;
 }
 

@@ -210,6 +210,12 @@ typedef struct Lowerer {
   int assumption_count;
   Str split_names[C2T_MAX_SPLIT_NAMES]; /* constexpr parameters no statement assigns */
   int split_name_count;
+  /* tile functions: locals bound once to a dimension of a tile parameter
+   * (`N, D = t.shape`, `N = t.shape[0]`), which a split may test too */
+  Str split_alias_names[C2T_MAX_SPLIT_NAMES];
+  Str split_alias_params[C2T_MAX_SPLIT_NAMES];
+  int split_alias_dims[C2T_MAX_SPLIT_NAMES];
+  int split_alias_count;
   Node *split_source;  /* the first condition whose branches disagreed on a type, as written */
   Node *split_lowered; /* ... and as lowered */
   int split_priority;  /* 3 rank, 2 shape, 1 other type: the strongest disagreement wins */

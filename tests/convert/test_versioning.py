@@ -367,6 +367,45 @@ def test_a_rank_per_outcome_in_a_tile_function_and_in_what_it_returns(convert, w
     torch.testing.assert_close(out2, ref)
 
 
+SHAPE_OF_A_TILE_PARAMETER = '''
+import cuda.tile as ct
+
+
+def weighted_rows(t, w):
+    """A product for 16 rows or more, a broadcast sum below: another rank per outcome."""
+    {unpack}
+    if N >= 16:
+        r = ct.extract(ct.mma(ct.reshape(w, (1, N)), t, ct.zeros((1, D), dtype=ct.float32)), (0, 0), shape=(1, D))
+    else:
+        r = ct.sum(t * ct.reshape(w, (N, 1)), axis=0)
+    return r
+
+
+@ct.kernel
+def k(x, wt, out, N: ct.Constant[int], D: ct.Constant[int]):
+    t = ct.load(x, index=(0, 0), shape=(N, D))
+    w = ct.load(wt, index=(0,), shape=(N,))
+    acc = weighted_rows(t, w)
+    ct.store(out, index=(0, 0), tile=ct.reshape(acc, (1, D)))
+'''
+
+
+@pytest.mark.parametrize("unpack", ["N, D = t.shape", "N = t.shape[0]\n    D = t.shape[1]"])
+@pytest.mark.parametrize("n", [8, 16])
+def test_a_split_on_a_dimension_of_a_tile_parameter(convert, convert_text, unpack, n):
+    """`N, D = t.shape` then `if N >= 16` in a tile function: N is a constexpr with one
+    value (a shape), so the function splits on it (the joined `if` reads t.shape[0], as N
+    is bound inside each version), and the kernel, whose t has N rows, splits on N >= 16
+    in its own terms (it reshapes what the function returns, of another rank per version)."""
+    source = SHAPE_OF_A_TILE_PARAMETER.format(unpack=unpack)
+    assert "if t.shape[0] >= 16:" in convert_text(source)
+    mod = convert(source)
+    x, w = torch.randn(n, 32), torch.randn(n)
+    out = torch.zeros(1, 32)
+    mod.launch_k(0, (1,), (x, w, out, n, 32))
+    torch.testing.assert_close(out, (w[None, :] @ x), rtol=1e-4, atol=1e-4)
+
+
 def test_a_literal_argument_picks_the_version_a_call_returns(convert):
     """raw_sums(t, B, 1): the call decides W == 1 itself, so its result has a known rank."""
     source = RANK_IN_A_TILE_FUNCTION.replace(
