@@ -19,7 +19,8 @@ which needs no GPU (the bundled ptxas makes the cubin).  Checks, per compile:
     per-block limit);
   * the TMA path: when every `*_tma` flag of the launch is True, no 2-D+ tile load
     or store whose site has a descriptor branch (`if X_desc_N_ok: ... else: ...`)
-    and whose tile satisfies TMA's box rules went through pointers, and each
+    and whose tile satisfies TMA's box rules (and is a multiple of 128 bytes, which
+    the converter asks of a descriptor tile) went through pointers, and each
     descriptor load/store of the TTIR became cp.async.bulk.tensor in the PTX.
 Exit status 0 when every check passes, 1 otherwise, 2 on bad usage.
 """
@@ -28,6 +29,7 @@ import argparse
 import ast
 import concurrent.futures
 import json
+import math
 import os
 import re
 import subprocess
@@ -150,7 +152,9 @@ def tma_findings(ttir, ptx, facts, kernel, tma_launch):
         pointer_tiles += 1
         site = next((ln for _, ln in chain if facts.function_at(ln) == kernel), None)
         ok_name = facts.pointer_branch.get(site) if site else None
-        box_ok = dims[-1] * ELEMENT_BYTES.get(m.group(3), 4) >= 16 and all(d <= 256 for d in dims)
+        size = ELEMENT_BYTES.get(m.group(3), 4)
+        box_ok = (dims[-1] * size >= 16 and all(d <= 256 for d in dims)
+                  and math.prod(dims) * size % 128 == 0)  # a whole tile of 128-byte multiples (the pipeliner's ring)
         if tma_launch and ok_name and box_ok:
             problems.append(f"line {site}: a {'x'.join(map(str, dims))} tile {m.group(1)} went through pointers "
                             f"on the TMA path ({ok_name} was False)")

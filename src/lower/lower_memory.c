@@ -320,7 +320,7 @@ static int drop_repeated(Lowerer *L, Node **parts, int count) {
 static Node *tma_condition(Lowerer *L, const ArrayRef *array, Node **sizes, int rank) {
   Node *flag = new_name(L, arena_printf(&L->ctx->arena, "%.*s_tma", array->param.len, array->param.text));
   Node *element = new_name(L, arena_printf(&L->ctx->arena, "%.*s", array->param.len, array->param.text));
-  Node *parts[MAX_TILE_RANK + 4] = {new_name(L, "_use_tma"), flag,
+  Node *parts[MAX_TILE_RANK + 6] = {new_name(L, "_use_tma"), flag,
                                      T(L, "_1 * (_2.dtype.element_ty.primitive_bitwidth // 8) >= 16", sizes[rank - 1], element)};
   int count = 3;
   if (array->rank_branches > 0 && array->descriptor_slots) /* a list item's rank: the list's constexpr */
@@ -334,6 +334,29 @@ static Node *tma_condition(Lowerer *L, const ArrayRef *array, Node **sizes, int 
     long long size;
     if (!known_int(sizes[a], &size) || size > 256)
       parts[count++] = T(L, "_1 <= 256", sizes[a]);
+  }
+  /* a whole tile of a multiple of 128 bytes: Triton 3.6's pipeliner gives a loop's
+   * descriptor loads a ring of tiles in shared memory, and a tile of less (a
+   * (1, 16) float32 tile is 64 bytes) leaves the next entry off TMA's 128-byte
+   * alignment: "misaligned address" on the H200 at num_stages >= 3 (TileGym's
+   * recurrent_gated_delta_rule; fixed after 3.6 by Triton's PR 10898) */
+  long long known = 1;
+  Node *unknown[MAX_TILE_RANK];
+  int unknown_count = 0;
+  for (int a = 0; a < rank; a++) {
+    long long size;
+    if (known_int(sizes[a], &size))
+      known *= size;
+    else
+      unknown[unknown_count++] = sizes[a];
+  }
+  if (known % 128 != 0) {
+    Node *bytes = known != 1 ? new_int(L, known) : NULL; /* R * W * (element bytes) */
+    for (int i = 0; i < unknown_count; i++)
+      bytes = bytes ? T(L, "_1 * _2", bytes, unknown[i]) : unknown[i];
+    Node *element_bytes = T(L, "(_1.dtype.element_ty.primitive_bitwidth // 8)", element);
+    bytes = bytes ? T(L, "_1 * _2", bytes, element_bytes) : element_bytes;
+    parts[count++] = T(L, "_1 % 128 == 0", bytes);
   }
   count = drop_repeated(L, parts, count);
   Buf text = {0};

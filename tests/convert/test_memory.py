@@ -82,6 +82,32 @@ def test_copy_2d_generated_code_is_readable(convert_text):
     assert ".to(" not in text.split("def copy(")[1].split("def launch_copy")[0]  # tl.store casts
 
 
+STREAM_ROWS = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, R: ct.Constant[int], W: ct.Constant[int]):
+    for r in range(ct.num_tiles(x, 0, shape=(R, W))):
+        t = ct.load(x, index=(r, ct.bid(0)), shape=(R, W))
+        ct.store(y, index=(r, ct.bid(0)), tile=t * 2.0)
+"""
+
+
+def test_a_descriptor_tile_is_a_multiple_of_128_bytes(convert, convert_text):
+    # Triton 3.6's pipeliner rings a loop's descriptor loads in shared memory, and a
+    # (1, 16) float32 tile (64 bytes) leaves every other entry off TMA's 128-byte
+    # alignment: "misaligned address" on the H200. Such tiles take the pointer path.
+    text = convert_text(STREAM_ROWS)
+    assert "and R * W * (x.dtype.element_ty.primitive_bitwidth // 8) % 128 == 0" in text, text
+    assert "primitive_bitwidth // 8) % 128" not in convert_text(STREAM_ROWS.replace("shape=(R, W)", "shape=(4, 32)"))
+    mod = convert(STREAM_ROWS)
+    for r, w in [(1, 16), (2, 32)]:
+        x = torch.randn(6 * r, 4 * w)
+        y = torch.zeros_like(x)
+        mod.launch_k(0, (4,), (x, y, r, w))
+        assert_same(y, x * 2)
+
+
 @pytest.mark.parametrize("view", ["offset_columns", "transposed", "offset_buffer"])
 def test_copy_2d_views(convert, view):
     base = torch.randn(40, 33)

@@ -280,7 +280,8 @@ def ct_to_tfloat32(x):
         bits = x.to(tl.uint64, bitcast=True)
         rounded = (bits + 0x1FFFFFFFFFF + ((bits >> 42) & 1)) & 0xFFFFFC0000000000
         normal = rounded.to(tl.float64, bitcast=True)
-        # below 2**-126 the step is 2**-136: adding 1.5 * 2**52 to x * 2**136 rounds it to an integer
+        # below 2**-126 the step is 2**-136: adding 1.5 * 2**52 to x * 2**136 rounds it to an
+        # integer
         # (on |x|, its sign bit put back after, so that what rounds to zero keeps it: Triton's
         # negation is 0 - x, which gives +0.0)
         a = tl.abs(x)
