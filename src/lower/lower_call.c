@@ -250,6 +250,7 @@ static Node *lower_imported_call(Lowerer *L, Node *call) {
   stats_op(L->conv, "imported ", arena_strndup(&L->ctx->arena, name.text, (size_t)name.len));
   call->rewritten = true;
   call->type = type_tile(L->ctx, DT_UNKNOWN, -1, NULL);
+  call->type->opaque = true;
   return call;
 }
 

@@ -35,6 +35,14 @@ static void bind_target(Lowerer *L, Node *target, TypeInfo *type) {
   }
   if (target->kind == N_TUPLE || target->kind == N_LIST) {
     NodeList *elts = &target->u.list.elts;
+    if (type && type->opaque) { /* `bid_m, bid_n = imported(...)`: as many values as names */
+      for (int i = 0; i < elts->count; i++) {
+        TypeInfo *item = type_tile(L->ctx, DT_UNKNOWN, -1, NULL);
+        item->opaque = true;
+        bind_target(L, elts->items[i], item);
+      }
+      return;
+    }
     if (!type || type->kind != VAL_TUPLE || type->count != elts->count)
       lower_error(L, target, "cannot unpack %s into %d names", type_describe(L->ctx, type), elts->count);
     for (int i = 0; i < elts->count; i++)

@@ -114,6 +114,8 @@ struct TypeInfo {
   bool not_bfloat16;  /* dtype unknown at conversion, but never bfloat16 (a kernel's scalar
                          argument is int32, float32 or bool, and what is computed from those) */
   bool is_float;      /* constants: a float value */
+  bool opaque;        /* what a tile function imported from another module returns: a tile
+                         of unknown rank to this module, or a tuple of them (it unpacks) */
   Node *tf32_when;    /* tiles and dtypes whose dtype is known only at launch: a constexpr Triton
                          expression true when the value is cuTile's tfloat32 (float32 to Triton;
                          `ct.tfloat32 if A.dtype == ct.float32 else A.dtype`); NULL: never

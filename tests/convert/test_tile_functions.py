@@ -193,6 +193,53 @@ def test_imported_tile_functions_from_a_helper_library(tmp_path, device):
         sys.path.remove(str(tmp_path))
 
 
+SCHEDULE = '''
+import cuda.tile as ct
+
+
+def tile_of_block(n_cols):
+    """This block's (row, column) tile of a grid n_cols tiles wide."""
+    b = ct.bid(0)
+    return b // n_cols, b % n_cols
+'''
+
+SHIFT = '''
+import torch
+import cuda.tile as ct
+
+from .schedule import tile_of_block
+
+
+@ct.kernel
+def shift_kernel(x, y, N_COLS: ct.Constant[int], T: ct.Constant[int]):
+    row, col = tile_of_block(N_COLS)
+    t = ct.load(x, index=(row, col), shape=(T, T))
+    ct.store(y, index=(row, col), tile=t + 1)
+
+
+def shift(x, tile):
+    y = torch.empty_like(x)
+    n_cols = x.shape[1] // tile
+    ct.launch(torch.cuda.current_stream(), (x.shape[0] // tile * n_cols,), shift_kernel, (x, y, n_cols, tile))
+    return y
+'''
+
+
+def test_an_imported_function_returning_a_tuple_unpacks(tmp_path, device):
+    # what it returns is not known here, but as many values as the names it is unpacked
+    # into: scalars in Triton, which index the tiles
+    out = _convert_package(tmp_path, {"schedule.py": SCHEDULE, "shift.py": SHIFT})
+    sys.path.insert(0, str(tmp_path))
+    try:
+        for name in [m for m in sys.modules if m.startswith("c2tpkg")]:
+            del sys.modules[name]
+        shift = importlib.import_module("c2tpkg.triton.shift")
+        x = torch.randn(32, 48, device=device)
+        torch.testing.assert_close(shift.shift(x, 16), x + 1)
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
 def test_array_passed_to_an_imported_function_is_refused(convert_error):
     message = convert_error('''
 import cuda.tile as ct
