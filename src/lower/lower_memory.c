@@ -58,6 +58,15 @@ bool memory_is_false(const Node *flag) {
   return flag && flag->type && flag->type->kind == VAL_CONST && flag->type->dtype == DT_BOOL && !flag->type->int_value;
 }
 
+/* allow_tma=FLAG where FLAG is a constexpr whose value Triton knows, not the
+ * converter (a ct.Constant[bool] parameter): the descriptor path's condition
+ * takes it, as cuTile takes pointers where it is False. NULL otherwise. */
+static Node *allow_at_launch(Node *flag) {
+  if (!flag || !flag->type || flag->type->kind != VAL_CONST || flag->type->dtype != DT_UNKNOWN)
+    return NULL;
+  return flag;
+}
+
 /* order="C" | "F" | (axes...): tile axis d walks array axis perm[d]. */
 static void read_order(Lowerer *L, Node *order, int rank, int *perm) {
   for (int d = 0; d < rank; d++)
@@ -261,6 +270,7 @@ typedef struct TileAccess {
   Node *index[MAX_TILE_RANK]; /* per array axis: tile index */
   Node *size[MAX_TILE_RANK];  /* per array axis: tile size */
   bool allow_tma;
+  Node *allow_when; /* allow_tma=FLAG of a constexpr known only when Triton compiles: part of the condition */
   bool check_bounds; /* false only where check_bounds=False: a constexpr flag keeps the TMA path's padding */
 } TileAccess;
 
@@ -317,7 +327,7 @@ static int drop_repeated(Lowerer *L, Node **parts, int count) {
 /* `_use_tma and x_tma and BN * (x.dtype.element_ty.primitive_bitwidth // 8) >= 16 and BM <= 256`:
  * the kernel's choice (an autotune candidate may take pointers), the launcher's flag (alignment) and TMA's box rules (inner box of at
  * least 16 bytes, at most 256 elements a dimension). */
-static Node *tma_condition(Lowerer *L, const ArrayRef *array, Node **sizes, int rank) {
+static Node *tma_condition(Lowerer *L, const ArrayRef *array, Node **sizes, int rank, Node *allow_when) {
   Node *flag = new_name(L, arena_printf(&L->ctx->arena, "%.*s_tma", array->param.len, array->param.text));
   Node *element = new_name(L, arena_printf(&L->ctx->arena, "%.*s", array->param.len, array->param.text));
   Node *parts[MAX_TILE_RANK + 6] = {new_name(L, "_use_tma"), flag,
@@ -330,6 +340,8 @@ static Node *tma_condition(Lowerer *L, const ArrayRef *array, Node **sizes, int 
     parts[count++] = T(L, "len(_1) == _2", array->shape, new_int(L, rank));
   if (array->tma_when)
     parts[count++] = array->tma_when;
+  if (allow_when)
+    parts[count++] = node_copy_tree(&L->ctx->arena, allow_when);
   for (int a = 0; a < rank; a++) {
     long long size;
     if (!known_int(sizes[a], &size) || size > 256)
@@ -418,14 +430,17 @@ static bool sizes_read_locals(Lowerer *L, Node **sizes, int rank) {
  * NaN), and the name of its constexpr condition. A parameter's is made once
  * at the top of the kernel; a view's (Array.slice), with its condition, just
  * before its use. */
-static Node *tma_descriptor(Lowerer *L, const ArrayRef *array, Node **sizes, int rank, bool nan_padding, Node **ok) {
+static Node *tma_descriptor(Lowerer *L, const ArrayRef *array, Node **sizes, int rank, bool nan_padding,
+                            Node *allow_when, Node **ok) {
   Buf key = {0};
   expr_text(L->ctx, array->pointer, &key);
   for (int a = 0; a < rank; a++) {
     buf_puts(&key, "|");
     expr_text(L->ctx, sizes[a], &key);
   }
-  buf_printf(&key, "|%d", nan_padding);
+  buf_printf(&key, "|%d|", nan_padding);
+  if (allow_when)
+    expr_text(L->ctx, allow_when, &key);
   for (int i = 0; i < L->descriptor_count; i++)
     if (strcmp(L->descriptor_keys[i], key.data) == 0) {
       buf_free(&key);
@@ -441,7 +456,7 @@ static Node *tma_descriptor(Lowerer *L, const ArrayRef *array, Node **sizes, int
     strides[a] = a + 1 < rank ? T(L, "_1[_2]", array->strides, new_int(L, a)) : new_int(L, 1);
   }
   char *text = arena_printf(&L->ctx->arena, "%s_ok: tl.constexpr = _1\n", name);
-  NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(tma_condition(L, array, sizes, rank)));
+  NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(tma_condition(L, array, sizes, rank, allow_when)));
   /* a view's condition may read its shape (`len(x_slice_1_shape) == 2`), a local
    * made where the view is, and a block shape may read a local constexpr: such a
    * descriptor and its condition go next to the use, made at each use */
@@ -584,7 +599,7 @@ enum { LOAD_ARRAY, LOAD_INDEX, LOAD_SHAPE, LOAD_ORDER, LOAD_PADDING_MODE, LOAD_C
  * padding is neither zero nor NaN. */
 static Node *load_by_tma(Lowerer *L, const TileAccess *access, Padding padding, Node **ok) {
   bool nan = padding == PAD_NAN;
-  Node *desc = tma_descriptor(L, access->array, (Node **)access->size, access->rank, nan, ok);
+  Node *desc = tma_descriptor(L, access->array, (Node **)access->size, access->rank, nan, access->allow_when, ok);
   Node *by_tma = T(L, "_1.load(_2)", desc, element_offsets(L, access));
   if (access->check_bounds && padding != PAD_UNDETERMINED && padding != PAD_ZERO && !nan) {
     Node *mask = T(L, "_1(_2)", tile_mask_helper(L, access->rank), access->array->shape);
@@ -628,7 +643,7 @@ Node *lower_load(Lowerer *L, Node *call, const char *member) {
   if (tuple_items(L, index, index_items, MAX_TILE_RANK) != rank || (array->rank >= 0 && array->rank != rank))
     lower_error(L, index, "ct.load(): index and shape must have one entry per array dimension");
   TileAccess access = {.array = array->array, .rank = rank, .allow_tma = !memory_is_false(args.arg[LOAD_ALLOW_TMA]),
-                       .check_bounds = !memory_is_false(check)};
+                       .allow_when = allow_at_launch(args.arg[LOAD_ALLOW_TMA]), .check_bounds = !memory_is_false(check)};
   read_order(L, args.arg[LOAD_ORDER], rank, access.perm);
   for (int d = 0; d < rank; d++) {
     long long size;
@@ -720,6 +735,7 @@ Node *lower_store(Lowerer *L, Node *call, const char *member) {
   if (rank != tile->type->rank || rank > MAX_TILE_RANK || (array->rank >= 0 && array->rank != rank))
     lower_error(L, index, "ct.store(): the index has %d entries for a %d-d tile", rank, tile->type->rank);
   TileAccess access = {.array = array->array, .rank = rank, .allow_tma = !memory_is_false(args.arg[STORE_ALLOW_TMA]),
+                       .allow_when = allow_at_launch(args.arg[STORE_ALLOW_TMA]),
                        .check_bounds = !memory_is_false(check)};
   read_order(L, args.arg[STORE_ORDER], rank, access.perm);
   bool sizes_known = true;
@@ -744,7 +760,7 @@ Node *lower_store(Lowerer *L, Node *call, const char *member) {
   stats_memory(L->conv, sizes_known ? tma_refusal(L, &access) : "tile dims unknown");
   if (sizes_known && tma_possible(L, &access)) {
     Node *ok;
-    Node *desc = tma_descriptor(L, access.array, access.size, rank, false, &ok);
+    Node *desc = tma_descriptor(L, access.array, access.size, rank, false, access.allow_when, &ok);
     Node *by_tma = T(L, "_1.store(_2, _3)", desc, element_offsets(L, &access), value);
     memory_note_access(L, by_tma, access.array, MEM_WRITE);
     stored = memory_choice(L, ok, by_tma, stored);

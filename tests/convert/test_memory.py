@@ -108,6 +108,24 @@ def test_a_descriptor_tile_is_a_multiple_of_128_bytes(convert, convert_text):
         assert_same(y, x * 2)
 
 
+def test_allow_tma_given_by_a_constexpr(convert, convert_text):
+    # allow_tma=USE_TMA of a ct.Constant[bool]: the descriptor path's condition takes it (a
+    # literal False takes pointers at conversion); a store's flag is its own descriptor's
+    source = COPY_2D.format(load_options=", allow_tma=USE_TMA", store_options=", allow_tma=not USE_TMA").replace(
+        "BN: ct.Constant[int]):", "BN: ct.Constant[int], USE_TMA: ct.Constant[bool]):")
+    text = convert_text(source)
+    load_ok = text.split("x_desc_1_ok: tl.constexpr = (")[1].split(")\n")[0]
+    store_ok = text.split("y_desc_2_ok: tl.constexpr = (")[1].split(")\n")[0]
+    assert "and USE_TMA\n" in load_ok and "USE_TMA" not in store_ok.replace("not USE_TMA", ""), text
+    assert "and not USE_TMA" in store_ok, store_ok
+    mod = convert(source)
+    x = torch.randn(64, 48)
+    for use in (True, False):
+        y = torch.zeros_like(x)
+        mod.launch_copy(0, (4, 3), (x, y, 16, 16, use))
+        assert_same(y, x)
+
+
 @pytest.mark.parametrize("view", ["offset_columns", "transposed", "offset_buffer"])
 def test_copy_2d_views(convert, view):
     base = torch.randn(40, 33)
