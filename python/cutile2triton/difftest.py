@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -36,6 +37,7 @@ NOT_CUTILE = "C2T400"  # the converter's code for "this module does not import c
 IGNORED_DIRS = {".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".tox",
                 ".venv", ".eggs"}
 PROBE_PLUGIN = "_c2t_difftest_probe"
+DEADLINE_SKIP = "not run: the difftest --timeout deadline came first"  # the probe's (difftest_probe.py)
 LOG_TAIL_LINES = 40
 
 
@@ -67,8 +69,10 @@ def parse_args(argv):
     parser.add_argument("-m", dest="markexpr", help="pytest -m expression")
     parser.add_argument("-x", "--exitfirst", action="store_true", help="pytest -x (each run stops at its first failure)")
     parser.add_argument("-n", dest="numprocesses", help="pytest-xdist -n (needs pytest-xdist)")
-    parser.add_argument("--timeout", type=float, help="seconds for each pytest run as a whole (the run is "
-                        "stopped and counted as not started past it)")
+    parser.add_argument("--timeout", type=float, help="seconds for each pytest run as a whole: the tests "
+                        "still to start when it nears (15%% of it, 10 s to half of it, before) are skipped and "
+                        "reported, so the run ends with what did run; a run still going past it is stopped and "
+                        "counted as not started")
     parser.add_argument("--pythonpath", action="append", default=None, metavar="DIR",
                         help="folder relative to the tree put on PYTHONPATH of both runs (repeatable; "
                              "default: src when ROOT/src exists and is no package)")
@@ -289,6 +293,11 @@ def run_side(side, tree, args, work, pythonpath, modules_file):
     check_env = dict(env)
     importable, detail = check_cuda_tile(args.python, check_env, tree)
     command = pytest_command(args, junit)
+    if args.timeout:
+        # the tests still to start at the deadline are skipped (the probe plugin), leaving the
+        # rest of --timeout for the run to end and write its JUnit XML
+        env["C2T_DIFFTEST_DEADLINE"] = str(time.time() + args.timeout - min(max(10.0, 0.15 * args.timeout),
+                                                                            0.5 * args.timeout))
     result = {"tree": str(tree), "command": command, "pythonpath": pythonpath, "log": str(log),
               "cuda_tile": {"importable": importable, "detail": detail}}
     try:
@@ -574,6 +583,10 @@ def render(data, print_record=False, record_keys="*", all_modules=False):
         if run.get("collected") is not None:
             add(f"  collected {len(run['collected'])} tests; {len(run.get('imported', {}))} of the tree's cuTile "
                 f"modules imported from this tree")
+        late = sum(1 for t in run.get("tests", {}).values()
+                   if t["status"] == "skipped" and DEADLINE_SKIP in t["message"])
+        if late:
+            add(f"  WARNING: {late} tests did not run: the --timeout deadline came first (counted as skipped)")
         for name, path in run.get("imported_elsewhere", []):
             add(f"  WARNING: {name} was imported from {path}, outside this tree: that copy was tested, not this "
                 f"tree's (set --pythonpath, or uninstall it)")

@@ -182,6 +182,22 @@ def test_pytest_that_cannot_start_exits_1(tree):
     assert "original run: pytest could not start" in run.stderr
 
 
+def test_timeout_skips_what_is_left_and_reports_what_ran(tree, tmp_path):
+    # 20 tests of 1 s against a --timeout of 20 s: past the deadline (10 s before it) the tests
+    # left are skipped, the run ends and the report counts them
+    slow = tmp_path / "slow_pkg"
+    shutil.copytree(tree, slow, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    (slow / "tests" / "check_slow.py").write_text(
+        "import time\nimport pytest\n\n\n@pytest.mark.parametrize('i', range(20))\n"
+        "def test_slow(i):\n    time.sleep(1)\n")
+    run = harness("--only-converted", "--timeout", "20", "--json", tmp_path / "r.json", slow, "tests/check_slow.py")
+    assert run.returncode == 0, run.stderr
+    assert "tests did not run: the --timeout deadline came first" in run.stdout, run.stdout
+    tests = json.loads((tmp_path / "r.json").read_text())["runs"]["converted"]["tests"]
+    statuses = [t["status"] for t in tests.values()]
+    assert 0 < statuses.count("passed") < 20 and statuses.count("passed") + statuses.count("skipped") == 20, tests
+
+
 JUNIT = """<?xml version="1.0" encoding="utf-8"?>
 <testsuites><testsuite name="pytest">
 <testcase classname="tests.ops.test_a.TestA" name="test_op[1-cutile]" file="tests/ops/test_a.py" line="3" time="0.5">
