@@ -741,8 +741,6 @@ static void lower_function_body(Lowerer *L, Node *def) {
   L->prologue = NULL;
 }
 
-/* The constexpr parameters of `def` (as written) that no statement assigns:
- * what a condition a version split tests may read (lower_version.c). */
 static int assignment_count(const ConstexprLocals *C, Str name) {
   if (C->overflow)
     return 2;
@@ -803,6 +801,9 @@ static void find_split_aliases(Lowerer *L, Node *def, const ConstexprLocals *ass
   }
 }
 
+/* The constexpr parameters of `def` (as written) that no statement assigns:
+ * what a condition a version split tests may read (lower_version.c), and
+ * for a tile function the locals that stand for its tile parameters' dimensions. */
 static void find_split_names(Lowerer *L, Node *def, bool kernel) {
   L->split_name_count = 0;
   L->split_alias_count = 0;
