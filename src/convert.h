@@ -142,6 +142,8 @@ typedef struct Converter {
 
 /* ---- resolve/resolve.c */
 void resolve_module(Converter *conv);
+/* ---- resolve/resolve_siblings.c: tile functions imported from a sibling module, copied in */
+void resolve_sibling_imports(Converter *conv);
 /* The cuda.tile member an expression names ("load", "float16",
  * "PaddingMode.ZERO", "Constant"), following imports and module-level
  * aliases; NULL when it names something else. */

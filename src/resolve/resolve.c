@@ -865,6 +865,7 @@ static void refuse_kernels_in_tile_code(Converter *conv) {
 }
 
 void resolve_module(Converter *conv) {
+  resolve_sibling_imports(conv);
   resolve_statements(conv, &conv->module->u.module.body, 0);
   hoist_nested_kernels(conv);
   if (conv->ct_module_count == 0 && !conv->cuda_package_bound && conv->binding_count == 0)

@@ -97,6 +97,8 @@ import subprocess  # noqa: E402
 import sys  # noqa: E402
 import textwrap  # noqa: E402
 
+import pytest  # noqa: E402
+
 import ops_common  # noqa: E402
 
 HELPERS = '''
@@ -238,6 +240,74 @@ def test_an_imported_function_returning_a_tuple_unpacks(tmp_path, device):
         torch.testing.assert_close(shift.shift(x, 16), x + 1)
     finally:
         sys.path.remove(str(tmp_path))
+
+
+ROWS = '''
+import cuda.tile as ct
+
+SCALE = 2.0
+
+
+def scaled_rows(x, i, R: ct.Constant[int], W: ct.Constant[int]):
+    """R rows of x from row tile i, scaled: a tile the caller stores."""
+    return ct.load(x, index=(i, 0), shape=(R, W)) * SCALE + offset(R, W)
+
+
+def offset(R, W):
+    return ct.full((R, W), 1.0, dtype=ct.float32)
+'''
+
+SCALE_ROWS = '''
+import torch
+import cuda.tile as ct
+
+from {module} import scaled_rows
+
+
+@ct.kernel
+def rows_kernel(x, y, R: ct.Constant[int], W: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(y, index=(i, 0), tile=scaled_rows(x, i, R, W))
+
+
+def rows(x):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (x.shape[0] // 4,), rows_kernel, (x, y, 4, x.shape[1]))
+    return y
+'''
+
+
+@pytest.mark.parametrize("module", [".rows_lib", "c2tpkg.cutile.rows_lib"])
+def test_a_tile_function_of_a_sibling_file_is_copied_in(tmp_path, device, module):
+    # what an imported tile function returns is known when its file is beside this one: the
+    # function (with what it reads there: offset, SCALE) is copied in and converted here, so
+    # the kernel can store what it returns (an array argument is fine too)
+    out = _convert_package(tmp_path, {"rows_lib.py": ROWS, "scale_rows.py": SCALE_ROWS.format(module=module)})
+    text = (out / "scale_rows.py").read_text()
+    assert "@triton.jit\ndef scaled_rows(" in text and "@triton.jit\ndef offset(" in text and "SCALE = 2.0" in text
+    assert "import scaled_rows" not in text  # the module defines it now
+    sys.path.insert(0, str(tmp_path))
+    try:
+        for name in [m for m in sys.modules if m.startswith("c2tpkg")]:
+            del sys.modules[name]
+        rows = importlib.import_module("c2tpkg.triton.scale_rows")
+        x = torch.randn(8, 32, device=device)
+        torch.testing.assert_close(rows.rows(x), x * 2 + 1)
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+def test_a_sibling_function_reading_a_name_this_module_binds_is_not_copied(tmp_path):
+    # the copy would read this module's SCALE, not its own: the import stays, and what the
+    # function returns is unknown here again (the store of it is a located error)
+    source = SCALE_ROWS.format(module=".rows_lib").replace("import torch\n", "import torch\n\nSCALE = 3.0\n")
+    root = tmp_path / "c2tpkg" / "cutile"
+    root.mkdir(parents=True)
+    (root / "rows_lib.py").write_text(textwrap.dedent(ROWS))
+    (root / "scale_rows.py").write_text(textwrap.dedent(source))
+    proc = subprocess.run([str(ops_common.CONVERTER), str(root / "scale_rows.py")], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 1 and "the rank of this tile is not known at conversion time" in proc.stderr, proc.stderr
 
 
 def test_array_passed_to_an_imported_function_is_refused(convert_error):
