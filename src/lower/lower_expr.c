@@ -192,6 +192,11 @@ static Node *lower_array_attribute(Lowerer *L, Node *expr, TypeInfo *array, Str 
   }
   if (str_eq(attr, "ndim") && array->rank >= 0)
     return new_int(L, array->rank);
+  if (str_eq(attr, "ndim")) { /* a rank known only at launch: a constexpr of Triton's */
+    Node *rank = T(L, "len(_1)", node_copy_tree(&L->ctx->arena, array->array->shape));
+    rank->type = type_new(L->ctx, VAL_CONST);
+    return rank;
+  }
   lower_error(L, expr, "array attribute '%.*s' cannot be converted here", attr.len, attr.text);
 }
 

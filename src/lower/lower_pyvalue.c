@@ -339,6 +339,13 @@ Node *lower_python_len(Lowerer *L, Node *call, const char *member) {
     length->type = type_tile(L->ctx, DT_INT32, 0, NULL);
     return length;
   }
+  if (type && type->kind == VAL_TUPLE && type->count < 0 && !type->array) {
+    /* an array's shape of a rank known only at launch (`len(A.shape) == 2`): Triton's
+     * len() of the tuple is a constexpr, so a condition on it picks a branch at compile time */
+    Node *length = T(L, "len(_1)", obj);
+    length->type = type_new(L->ctx, VAL_CONST);
+    return length;
+  }
   lower_error(L, call, "len() of %s cannot be converted (len() of a tuple known at conversion can)",
               type_describe(L->ctx, type));
 }

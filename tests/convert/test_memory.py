@@ -126,6 +126,35 @@ def test_allow_tma_given_by_a_constexpr(convert, convert_text):
         assert_same(y, x)
 
 
+RANK_AT_LAUNCH = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(A, y, T: ct.Constant[int]):
+    if {test}:
+        a = ct.load(A, index=(0, 0), shape=(T, T))
+        ct.store(y, index=(0, 0), tile=a)
+    else:
+        a = ct.load(A, index=(0,), shape=(T,))
+        ct.store(y, index=(0, 0), tile=ct.reshape(a, (1, T)))
+"""
+
+
+@pytest.mark.parametrize("test", ["len(A.shape) == 2", "A.ndim == 2"])
+def test_an_array_rank_known_at_launch_picks_a_branch(convert, convert_text, test):
+    # len(A.shape) of an array whose rank the kernel does not fix: Triton's len() of the
+    # shape tuple, a constexpr, so the `if` picks the branch at compile time (cuTile's too)
+    source = RANK_AT_LAUNCH.format(test=test)
+    assert "    if len(A_shape) == 2:" in convert_text(source)
+    mod = convert(source)
+    a2, y = torch.randn(16, 16), torch.zeros(16, 16)
+    mod.launch_k(0, (1,), (a2, y, 16))
+    assert_same(y, a2)
+    a1, y = torch.randn(16), torch.zeros(16, 16)
+    mod.launch_k(0, (1,), (a1, y, 16))
+    assert_same(y[0], a1)
+
+
 @pytest.mark.parametrize("view", ["offset_columns", "transposed", "offset_buffer"])
 def test_copy_2d_views(convert, view):
     base = torch.randn(40, 33)
