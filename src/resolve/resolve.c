@@ -407,6 +407,43 @@ static void resolve_assign(Converter *conv, Node *stmt) {
 
 static void resolve_statements(Converter *conv, NodeList *body, int depth);
 
+/* Whether `body` imports cuda.tile (or a name of it) at its top. */
+static bool body_imports_cuda_tile(const NodeList *body) {
+  for (int i = 0; i < body->count; i++) {
+    const Node *stmt = body->items[i];
+    if (stmt->kind == N_IMPORT_FROM && stmt->u.import_from.level == 0 &&
+        (is_cuda_tile(stmt->u.import_from.module) || starts_with_cuda_tile(stmt->u.import_from.module) ||
+         str_eq(stmt->u.import_from.module, "cuda")))
+      return true;
+    if (stmt->kind == N_IMPORT)
+      for (int k = 0; k < stmt->u.import.names.count; k++) {
+        Str name = stmt->u.import.names.items[k]->u.alias.name;
+        if (is_cuda_tile(name) || starts_with_cuda_tile(name))
+          return true;
+      }
+  }
+  return false;
+}
+
+/* `except ImportError:` (ModuleNotFoundError, Exception, BaseException, a
+ * bare except, or a tuple holding one): a handler that runs where an
+ * import failed. */
+static bool catches_import_error(const Node *type) {
+  if (!type)
+    return true;
+  if (type->kind == N_TUPLE) {
+    for (int i = 0; i < type->u.list.elts.count; i++)
+      if (catches_import_error(type->u.list.elts.items[i]))
+        return true;
+    return false;
+  }
+  if (type->kind != N_NAME)
+    return false;
+  Str name = type->u.name.id;
+  return str_eq(name, "ImportError") || str_eq(name, "ModuleNotFoundError") || str_eq(name, "Exception") ||
+         str_eq(name, "BaseException");
+}
+
 static void resolve_statement(Converter *conv, Node *stmt, int depth) {
   switch (stmt->kind) {
   case N_IMPORT: resolve_import(conv, stmt); break;
@@ -422,13 +459,22 @@ static void resolve_statement(Converter *conv, Node *stmt, int depth) {
     resolve_statements(conv, &stmt->u.if_.body, depth + 1);
     resolve_statements(conv, &stmt->u.if_.orelse, depth + 1);
     break;
-  case N_TRY:
+  case N_TRY: {
+    /* `try: import cuda.tile as ct; from cuda.tile import RoundingMode as RM` with
+     * `except ImportError: RM = None`: the handler runs only where cuda.tile is missing,
+     * which the converted module never imports (its try body loses those imports), so its
+     * bindings do not hide the try body's */
+    bool fallback = body_imports_cuda_tile(&stmt->u.try_.body);
     resolve_statements(conv, &stmt->u.try_.body, depth + 1);
-    for (int i = 0; i < stmt->u.try_.handlers.count; i++)
-      resolve_statements(conv, &stmt->u.try_.handlers.items[i]->u.except_handler.body, depth + 1);
+    for (int i = 0; i < stmt->u.try_.handlers.count; i++) {
+      Node *handler = stmt->u.try_.handlers.items[i];
+      if (!fallback || !catches_import_error(handler->u.except_handler.type))
+        resolve_statements(conv, &handler->u.except_handler.body, depth + 1);
+    }
     resolve_statements(conv, &stmt->u.try_.orelse, depth + 1);
     resolve_statements(conv, &stmt->u.try_.finalbody, depth + 1);
     break;
+  }
   default: break;
   }
 }

@@ -145,6 +145,37 @@ def run(x):
     assert torch.equal(mod.run(x), x * 2)
 
 
+def test_a_fallback_binding_does_not_hide_the_cutile_one(convert, device):
+    # `except ImportError: RM = None` runs only where cuda.tile is missing; the converted
+    # module never imports it, so RM stays cuTile's RoundingMode for the tile code
+    mod = convert('''
+import torch
+
+try:
+    import cuda.tile as ct
+    from cuda.tile import RoundingMode as RM
+    HAVE_CUTILE = True
+except ImportError:
+    RM = None
+    HAVE_CUTILE = False
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    ct.store(y, index=(ct.bid(0),), tile=ct.truediv(t, 3.0, rounding_mode=RM.APPROX))
+
+
+def run(x):
+    y = torch.empty_like(x)
+    ct.launch(0, (ct.cdiv(x.shape[0], 8),), k, (x, y, 8))
+    return y
+''')
+    assert mod.HAVE_CUTILE is True  # the try body ran, not the handler
+    x = torch.randn(24, device=device)
+    torch.testing.assert_close(mod.run(x), x / 3.0)
+
+
 def test_type_checking_import(convert_text, convert):
     source = '''
 from typing import TYPE_CHECKING
