@@ -167,16 +167,37 @@ static Node *load_sibling(Converter *conv, Loaded *loaded, const Node *stmt) {
   return NULL;
 }
 
+/* The name an alias of import statement `stmt` binds: `g` of `f as g`,
+ * else `f`; `cuda` of `import cuda.tile`. */
+static Str alias_bound(const Node *stmt, const Node *alias) {
+  if (alias->u.alias.asname.len)
+    return alias->u.alias.asname;
+  Str bound = alias->u.alias.name;
+  const char *dot = stmt->kind == N_IMPORT ? memchr(bound.text, '.', (size_t)bound.len) : NULL;
+  if (dot)
+    bound.len = (int)(dot - bound.text);
+  return bound;
+}
+
+/* Whether `stmt` is a def of `name` or an assignment to it. */
+static bool defines(const Node *stmt, Str name) {
+  if (stmt->kind == N_FUNCTION_DEF)
+    return str_same(stmt->u.function_def.name, name);
+  if (stmt->kind == N_ASSIGN)
+    for (int t = 0; t < stmt->u.assign.targets.count; t++)
+      if (stmt->u.assign.targets.items[t]->kind == N_NAME && str_same(stmt->u.assign.targets.items[t]->u.name.id, name))
+        return true;
+  return false;
+}
+
 /* The sibling's top-level statement that binds `name` (a def, or a simple
  * `NAME = value`), or NULL. */
 static Node *sibling_binding(const Node *module, Str name) {
   const NodeList *body = &module->u.module.body;
   for (int i = 0; i < body->count; i++) {
     Node *stmt = body->items[i];
-    if (stmt->kind == N_FUNCTION_DEF && str_same(stmt->u.function_def.name, name))
-      return stmt;
-    if (stmt->kind == N_ASSIGN && stmt->u.assign.targets.count == 1 &&
-        stmt->u.assign.targets.items[0]->kind == N_NAME && str_same(stmt->u.assign.targets.items[0]->u.name.id, name))
+    if ((stmt->kind == N_FUNCTION_DEF || (stmt->kind == N_ASSIGN && stmt->u.assign.targets.count == 1)) &&
+        defines(stmt, name))
       return stmt;
   }
   return NULL;
@@ -189,19 +210,12 @@ static bool module_binds(const Node *module, Str name, const Node *import) {
     const Node *stmt = body->items[i];
     if (stmt == import)
       continue;
-    if (stmt->kind == N_FUNCTION_DEF && str_same(stmt->u.function_def.name, name))
+    if (defines(stmt, name))
       return true;
-    if (stmt->kind == N_ASSIGN)
-      for (int t = 0; t < stmt->u.assign.targets.count; t++)
-        if (stmt->u.assign.targets.items[t]->kind == N_NAME && str_same(stmt->u.assign.targets.items[t]->u.name.id, name))
-          return true;
     if (stmt->kind == N_IMPORT_FROM)
-      for (int k = 0; k < stmt->u.import_from.names.count; k++) {
-        const Node *alias = stmt->u.import_from.names.items[k];
-        Str bound = alias->u.alias.asname.len ? alias->u.alias.asname : alias->u.alias.name;
-        if (str_same(bound, name))
+      for (int k = 0; k < stmt->u.import_from.names.count; k++)
+        if (str_same(alias_bound(stmt, stmt->u.import_from.names.items[k]), name))
           return true;
-      }
   }
   return false;
 }
@@ -210,7 +224,7 @@ static bool module_binds(const Node *module, Str name, const Node *import) {
  * binds, by an import of the same thing (`import cuda.tile as ct` in both,
  * `from math import inf` in both): the name means the same here. */
 static bool same_import_here(const Node *module, const Node *stmt, const Node *alias) {
-  Str bound = alias->u.alias.asname.len ? alias->u.alias.asname : alias->u.alias.name;
+  Str bound = alias_bound(stmt, alias);
   const NodeList *body = &module->u.module.body;
   for (int i = 0; i < body->count; i++) {
     const Node *own = body->items[i];
@@ -221,8 +235,7 @@ static bool same_import_here(const Node *module, const Node *stmt, const Node *a
     const NodeList *names = own->kind == N_IMPORT ? &own->u.import.names : &own->u.import_from.names;
     for (int k = 0; k < names->count; k++) {
       const Node *other = names->items[k];
-      Str other_bound = other->u.alias.asname.len ? other->u.alias.asname : other->u.alias.name;
-      if (str_same(other->u.alias.name, alias->u.alias.name) && str_same(other_bound, bound))
+      if (str_same(other->u.alias.name, alias->u.alias.name) && str_same(alias_bound(own, other), bound))
         return true;
     }
   }
@@ -236,17 +249,9 @@ static bool imported_here(const Node *module, Str name) {
     const Node *own = body->items[i];
     if (own->kind != N_IMPORT)
       continue;
-    for (int k = 0; k < own->u.import.names.count; k++) {
-      const Node *alias = own->u.import.names.items[k];
-      Str bound = alias->u.alias.asname.len ? alias->u.alias.asname : alias->u.alias.name;
-      if (!alias->u.alias.asname.len) {
-        const char *dot = memchr(bound.text, '.', (size_t)bound.len);
-        if (dot)
-          bound.len = (int)(dot - bound.text);
-      }
-      if (str_same(bound, name))
+    for (int k = 0; k < own->u.import.names.count; k++)
+      if (str_same(alias_bound(own, own->u.import.names.items[k]), name))
         return true;
-    }
   }
   return false;
 }
@@ -270,18 +275,13 @@ static bool imported_from_same(const Sibling *s, Str name) {
   const NodeList *body = &s->conv->module->u.module.body;
   for (int i = 0; i < body->count; i++) {
     const Node *stmt = body->items[i];
-    if (stmt->kind == N_FUNCTION_DEF && str_same(stmt->u.function_def.name, name))
+    if (defines(stmt, name))
       return false;
-    if (stmt->kind == N_ASSIGN)
-      for (int t = 0; t < stmt->u.assign.targets.count; t++)
-        if (stmt->u.assign.targets.items[t]->kind == N_NAME && str_same(stmt->u.assign.targets.items[t]->u.name.id, name))
-          return false;
     if (stmt->kind != N_IMPORT_FROM)
       continue;
     for (int k = 0; k < stmt->u.import_from.names.count; k++) {
       const Node *alias = stmt->u.import_from.names.items[k];
-      Str bound = alias->u.alias.asname.len ? alias->u.alias.asname : alias->u.alias.name;
-      if (str_same(bound, name) &&
+      if (str_same(alias_bound(stmt, alias), name) &&
           (!str_same(alias->u.alias.name, name) || stmt->u.import_from.level != s->import->u.import_from.level ||
            !str_same(stmt->u.import_from.module, s->import->u.import_from.module)))
         return false;
@@ -388,12 +388,7 @@ static void copy_needed_imports(Sibling *s, NodeList *out, const Span *at) {
     bool needed = false, all_here = true;
     for (int k = 0; k < names->count; k++) {
       const Node *alias = names->items[k];
-      Str bound = alias->u.alias.asname.len ? alias->u.alias.asname : alias->u.alias.name;
-      if (stmt->kind == N_IMPORT && !alias->u.alias.asname.len) {
-        const char *dot = memchr(bound.text, '.', (size_t)bound.len);
-        if (dot)
-          bound.len = (int)(dot - bound.text); /* `import cuda.tile` binds cuda */
-      }
+      Str bound = alias_bound(stmt, alias);
       if (!was_read(s, bound))
         continue;
       needed = true;
@@ -512,13 +507,12 @@ static NodeList sibling_copies(Converter *conv, Loaded *loaded, Node *stmt) {
   return copies;
 }
 
-static bool is_sibling_import(Converter *conv, const Node *stmt) {
+static bool is_sibling_import(const Node *stmt) {
   if (stmt->kind != N_IMPORT_FROM)
     return false;
   Str module = stmt->u.import_from.module;
   if (stmt->u.import_from.level == 0 &&
-      (str_eq(module, "cuda") || (module.len >= 4 && memcmp(module.text, "cuda", 4) == 0 &&
-                                  (module.len == 4 || module.text[4] == '.')) ||
+      ((module.len >= 4 && memcmp(module.text, "cuda", 4) == 0 && (module.len == 4 || module.text[4] == '.')) ||
        str_eq(module, "math") || str_eq(module, "numpy") || str_eq(module, "torch") || str_eq(module, "triton")))
     return false;
   return module.len > 0;
@@ -539,7 +533,7 @@ void resolve_sibling_imports(Converter *conv) {
   NodeList out = {0};
   for (int i = 0; i < body->count; i++) {
     Node *stmt = body->items[i];
-    if (!is_sibling_import(conv, stmt)) {
+    if (!is_sibling_import(stmt)) {
       node_list_push(&conv->ctx->arena, &out, stmt);
       continue;
     }

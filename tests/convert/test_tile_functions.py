@@ -171,6 +171,17 @@ def _convert_package(tmp_path, files):
     return tmp_path / "c2tpkg" / "triton"
 
 
+def _import_converted(tmp_path, name):
+    """c2tpkg.triton.NAME of _convert_package's tree, imported afresh."""
+    sys.path.insert(0, str(tmp_path))
+    try:
+        for loaded in [m for m in sys.modules if m.startswith("c2tpkg")]:
+            del sys.modules[loaded]
+        return importlib.import_module(f"c2tpkg.triton.{name}")
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
 def test_imported_tile_functions_from_a_helper_library(tmp_path, device):
     out = _convert_package(tmp_path, {"helpers.py": HELPERS, "kernels.py": KERNELS})
     helpers_text = (out / "helpers.py").read_text()
@@ -178,21 +189,15 @@ def test_imported_tile_functions_from_a_helper_library(tmp_path, device):
     assert "@triton.jit\ndef double_leaky(x, slope):" in helpers_text
     assert "@triton.jit\ndef leaky(x, slope):" in helpers_text  # called by a helper: tile code too
     assert "def round_up(n, m):" in helpers_text and "@triton.jit\ndef round_up" not in helpers_text
-    sys.path.insert(0, str(tmp_path))
-    try:
-        for name in [m for m in sys.modules if m.startswith("c2tpkg")]:
-            del sys.modules[name]
-        kernels = importlib.import_module("c2tpkg.triton.kernels")
-        for dtype in (torch.float32, torch.float16):
-            x = torch.randn(40, device=device).to(dtype)
-            y, z = kernels.act(x)
-            xf = x.float()
-            expect_y = torch.log1p(torch.exp(xf)).to(dtype) + 2 * x
-            expect_z = torch.where(x > 0, x, x * 0.25) * 2
-            torch.testing.assert_close(y, expect_y)
-            torch.testing.assert_close(z, expect_z)
-    finally:
-        sys.path.remove(str(tmp_path))
+    kernels = _import_converted(tmp_path, "kernels")
+    for dtype in (torch.float32, torch.float16):
+        x = torch.randn(40, device=device).to(dtype)
+        y, z = kernels.act(x)
+        xf = x.float()
+        expect_y = torch.log1p(torch.exp(xf)).to(dtype) + 2 * x
+        expect_z = torch.where(x > 0, x, x * 0.25) * 2
+        torch.testing.assert_close(y, expect_y)
+        torch.testing.assert_close(z, expect_z)
 
 
 SCHEDULE = '''
@@ -231,15 +236,9 @@ def test_an_imported_function_returning_a_tuple_unpacks(tmp_path, device):
     # what it returns is not known here, but as many values as the names it is unpacked
     # into: scalars in Triton, which index the tiles
     out = _convert_package(tmp_path, {"schedule.py": SCHEDULE, "shift.py": SHIFT})
-    sys.path.insert(0, str(tmp_path))
-    try:
-        for name in [m for m in sys.modules if m.startswith("c2tpkg")]:
-            del sys.modules[name]
-        shift = importlib.import_module("c2tpkg.triton.shift")
-        x = torch.randn(32, 48, device=device)
-        torch.testing.assert_close(shift.shift(x, 16), x + 1)
-    finally:
-        sys.path.remove(str(tmp_path))
+    shift = _import_converted(tmp_path, "shift")
+    x = torch.randn(32, 48, device=device)
+    torch.testing.assert_close(shift.shift(x, 16), x + 1)
 
 
 ROWS = '''
@@ -286,15 +285,9 @@ def test_a_tile_function_of_a_sibling_file_is_copied_in(tmp_path, device, module
     text = (out / "scale_rows.py").read_text()
     assert "@triton.jit\ndef scaled_rows(" in text and "@triton.jit\ndef offset(" in text and "SCALE = 2.0" in text
     assert "import scaled_rows" not in text  # the module defines it now
-    sys.path.insert(0, str(tmp_path))
-    try:
-        for name in [m for m in sys.modules if m.startswith("c2tpkg")]:
-            del sys.modules[name]
-        rows = importlib.import_module("c2tpkg.triton.scale_rows")
-        x = torch.randn(8, 32, device=device)
-        torch.testing.assert_close(rows.rows(x), x * 2 + 1)
-    finally:
-        sys.path.remove(str(tmp_path))
+    rows = _import_converted(tmp_path, "scale_rows")
+    x = torch.randn(8, 32, device=device)
+    torch.testing.assert_close(rows.rows(x), x * 2 + 1)
 
 
 def test_a_sibling_function_reading_a_name_this_module_binds_is_not_copied(tmp_path):
