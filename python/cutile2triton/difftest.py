@@ -92,7 +92,9 @@ def parse_args(argv):
                              "default: a temporary folder, removed at the end")
     parser.add_argument("--keep", action="store_true", help="keep the temporary work folder (its path is printed)")
     parser.add_argument("--json", metavar="FILE", help="write everything to FILE as JSON")
-    parser.add_argument("--from-json", metavar="FILE", help="render the report of an earlier --json FILE; run nothing")
+    parser.add_argument("--from-json", metavar="FILE", action="append",
+                        help="render the report of an earlier --json FILE; run nothing; repeated, the runs of "
+                             "one-sided files (--only-original, --only-converted) are put side by side")
     parser.add_argument("--print-record", action="store_true",
                         help="print the perf records (record_property) of both sides side by side")
     parser.add_argument("--record-keys", default="*", metavar="GLOBS",
@@ -735,6 +737,40 @@ def scan_modules(root, converter, work):
     return modules
 
 
+def read_report(path):
+    """An earlier --json file, checked for what render() reads."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if not isinstance(data["runs"], dict) or not isinstance(data["modules"], dict):
+            raise TypeError("runs and modules must be objects")
+        data["root"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f"--from-json {path}: not a difftest JSON file ({exc})")
+    return data
+
+
+def merge_reports(reports, paths):
+    """One report from several: each side's run comes from the one file that has it.
+
+    The module table is the one of a file that made the shadow tree (a converted run's),
+    since only that one records what was substituted; the comparison is made again."""
+    data = dict(reports[0])
+    data["runs"] = {}
+    origin = {}
+    for report, path in zip(reports, paths):
+        if Path(report["root"]).name != Path(data["root"]).name:
+            raise UsageError(f"--from-json {path}: its root {report['root']} is not {data['root']}'s tree")
+        for side, run in report["runs"].items():
+            if side in origin:
+                raise UsageError(f"--from-json {path}: its {side} run is also in {origin[side]}")
+            origin[side] = path
+            data["runs"][side] = run
+        if report.get("shadow") and not data.get("shadow"):
+            data.update(shadow=report["shadow"], kept=report.get("kept"), modules=report["modules"])
+    data["comparison"] = compare(data)
+    return data
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
@@ -743,11 +779,7 @@ def main(argv=None):
         return exc.code if isinstance(exc.code, int) else 2
     try:
         if args.from_json:
-            try:
-                data = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
-                data["runs"], data["modules"], data["root"]
-            except (OSError, ValueError, KeyError, TypeError) as exc:
-                raise UsageError(f"--from-json {args.from_json}: not a difftest JSON file ({exc})")
+            data = merge_reports([read_report(path) for path in args.from_json], args.from_json)
         else:
             data = run(args)
     except UsageError as exc:

@@ -130,6 +130,25 @@ def test_from_json_renders_the_same(both):
     assert "(no numeric records)" in keys.stdout
 
 
+def test_from_json_puts_one_sided_reports_side_by_side(both, tmp_path):
+    # a run per side (each in its own device session, say) renders as one run of both sides
+    run, _, data, _ = both
+    original = dict(data, runs={"original": data["runs"]["original"]}, shadow=None,
+                    modules={rel: {"status": "converted"} for rel in data["modules"]})
+    converted = dict(data, runs={"converted": data["runs"]["converted"]})
+    for name, part in (("o.json", original), ("c.json", converted)):
+        (tmp_path / name).write_text(json.dumps(part))
+    merged = tmp_path / "merged.json"
+    again = harness("--from-json", tmp_path / "o.json", "--from-json", tmp_path / "c.json", "--print-record",
+                    "--json", merged)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == run.stdout  # the converted file's module table, the comparison made again
+    assert json.loads(merged.read_text())["comparison"] == data["comparison"]
+    assert data["comparison"]["new_failures"]  # so the comparison above compares something
+    twice = harness("--from-json", tmp_path / "c.json", "--from-json", tmp_path / "c.json")
+    assert twice.returncode == 2 and "its converted run is also in" in twice.stderr
+
+
 def test_only_converted_with_the_stub(tree):
     run = harness(tree, "--only-converted", "--stub-cuda-tile", "-k", "plain or scale_shift")
     assert run.returncode == 0, run.stderr
