@@ -499,6 +499,20 @@ Node *lower_math_dtype_constructor(Lowerer *L, Node *call, const char *member) {
   return convert_tile(L, call, x, dtype_node, dtype, NULL, NULL);
 }
 
+/* int(N), float(N), bool(N) of a Constant parameter (its value comes with the
+ * launch): Triton applies int() and float() to a constexpr's value at compile
+ * time, as Python does; bool() is not a builtin of Triton's, `N != 0` is. */
+static Node *python_conversion_of_constexpr(Lowerer *L, Node *x, const char *member) {
+  Node *result = member[0] == 'b' ? T(L, "_1 != 0", x) : T(L, member[0] == 'i' ? "int(_1)" : "float(_1)", x);
+  TypeInfo *type = type_new(L->ctx, VAL_CONST);
+  type->rank = 0;
+  type->dtype = DT_UNKNOWN;
+  type->loose = true;
+  type->is_float = member[0] == 'f';
+  result->type = type;
+  return result;
+}
+
 /* int(x), float(x), bool(x) in tile code: on constants Python's own
  * conversion (folded), on scalars astype to int32, float32, bool. */
 Node *lower_math_python_conversion(Lowerer *L, Node *call, const char *member) {
@@ -512,7 +526,7 @@ Node *lower_math_python_conversion(Lowerer *L, Node *call, const char *member) {
   TypeInfo *type = x->type;
   if (math_is_number(type)) {
     if (type->dtype == DT_UNKNOWN)
-      lower_error(L, call, "%s of a constant parameter cannot be converted", what);
+      return python_conversion_of_constexpr(L, x, member);
     TypeInfo *result_type = type_new(L->ctx, VAL_CONST);
     *result_type = *type;
     result_type->loose = true;

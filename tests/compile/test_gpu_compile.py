@@ -434,3 +434,23 @@ def test_descriptors_in_a_tile_function_become_tma_for_wgmma(tmp_path):
         "ref = torch.softmax(q @ k.transpose(-1, -2), -1) @ v\n"
         "assert torch.allclose(o, ref, atol=1e-3, rtol=1e-3), (o - ref).abs().max()\n"))
     assert same, output
+
+
+CONVERSION_CALLS = """
+import torch
+def f16(m):
+    m.launch_k(0, (3,), (torch.randn(37).half(), torch.zeros(37).half(), 16, 2.75, 3))
+CALLS = {"constexpr_conversions": [f16]}
+"""
+
+
+def test_python_conversions_of_constant_parameters_compile_for_sm90(tmp_path):
+    """float(TILE), int(SCALE) and bool(FLIP) of Constant parameters: Triton's compiler applies
+    int() and float() to constexprs (bool() is no builtin of Triton's: `FLIP != 0`)."""
+    (tmp_path / "mods").mkdir()
+    _convert(HERE / "cases" / "constexpr_conversions.py", tmp_path / "mods" / "constexpr_conversions.py")
+    text = (tmp_path / "mods" / "constexpr_conversions.py").read_text()
+    assert "float(TILE)" in text and "int(SCALE)" in text and "FLIP != 0" in text
+    proc = _check_folder(tmp_path / "mods", CONVERSION_CALLS, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0 failed" in proc.stdout

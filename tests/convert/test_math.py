@@ -529,3 +529,31 @@ def test_approximate_mappings_are_noted(convert_text):
     while lines[at - len(noted)].lstrip().startswith("# C2T"):
         noted.append(lines[at - len(noted)])
     assert "C2T201" in "".join(noted) and "C2T202" in "".join(noted)
+
+
+CONSTEXPR_CONVERSIONS = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, out, TILE: ct.Constant[int], SCALE: ct.Constant[float], FLIP: ct.Constant[int]):
+    bid = ct.bid(0)
+    a = ct.load(x, index=(bid,), shape=(TILE,))
+    y = ct.truediv(a, float(TILE)) * int(SCALE)
+    if bool(FLIP):
+        y = -y
+    ct.store(out, index=(bid,), tile=y)
+"""
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+@pytest.mark.parametrize("flip", [0, 3])
+def test_int_float_bool_of_constant_parameters(convert, device, dtype, flip):
+    # float(N), int(S), bool(F) of Constant parameters: Python's conversions of the
+    # launch's values (int(2.75) truncates to 2), loosely typed (the tile's dtype stays)
+    mod = convert(CONSTEXPR_CONVERSIONS)
+    x = torch.randn(N, device=device).to(dtype)
+    out = torch.zeros_like(x)
+    mod.launch_k(0, grid(N), (x, out, TILE, 2.75, flip))
+    expected = (x / float(TILE)) * 2
+    assert out.dtype == dtype
+    torch.testing.assert_close(out, -expected if flip else expected, rtol=0, atol=0)
