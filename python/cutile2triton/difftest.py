@@ -24,6 +24,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -304,22 +305,82 @@ def run_side(side, tree, args, work, pythonpath, modules_file):
               "cuda_tile": {"importable": importable, "detail": detail}}
     try:
         with open(log, "w", encoding="utf-8", errors="replace") as out:
-            run = subprocess.run(command, cwd=tree, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                 timeout=args.timeout)
+            returncode = run_pytest(command, tree, env, out, args.timeout)
     except OSError as exc:
         raise RunError(f"{side} run: pytest could not start: {exc}")
-    except subprocess.TimeoutExpired:
-        raise RunError(f"{side} run: pytest did not finish within --timeout {args.timeout:g} s (log: {log})")
-    result["returncode"] = run.returncode
-    if run.returncode in (3, 4) or not junit.is_file():
+    if returncode is None:
+        # stopped at --timeout (a test still running at the deadline): no JUnit XML, but the
+        # probe wrote each test's outcome as it ended
+        tests = read_outcomes(probe_out)
+        if not tests:
+            raise RunError(f"{side} run: pytest did not finish within --timeout {args.timeout:g} s and "
+                           f"reported no test before (log: {log})")
+        result.update(returncode=None, stopped=args.timeout, tests=tests)
+        result.update(read_probes(probe_out))
+        result["summary"] = f"stopped at --timeout {args.timeout:g} s"
+        return result
+    result["returncode"] = returncode
+    if returncode in (3, 4) or not junit.is_file():
         tail = "\n".join(log.read_text(encoding="utf-8", errors="replace").splitlines()[-LOG_TAIL_LINES:])
-        raise RunError(f"{side} run: pytest exited {run.returncode} "
-                       f"{'(usage error)' if run.returncode == 4 else '(internal error)' if run.returncode == 3 else 'and wrote no JUnit XML'}"
+        raise RunError(f"{side} run: pytest exited {returncode} "
+                       f"{'(usage error)' if returncode == 4 else '(internal error)' if returncode == 3 else 'and wrote no JUnit XML'}"
                        f"; the end of its output:\n{tail}")
     result["tests"] = parse_junit(junit)
     result.update(read_probes(probe_out))
     result["summary"] = log_summary(log)
     return result
+
+
+def run_pytest(command, tree, env, out, timeout):
+    """pytest's exit status, or None when it ran past `timeout` and was stopped: its whole
+    process group (xdist's workers too, which would otherwise keep the GPU) is killed."""
+    process = subprocess.Popen(command, cwd=tree, env=env, stdout=out, stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    try:
+        return process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except OSError:
+            process.kill()
+        process.wait()
+        return None
+    except BaseException:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        raise
+
+
+def read_outcomes(folder):
+    """{nodeid: entry} as parse_junit gives it, from the outcomes the probe appended as each
+    test phase ended (the tests that had not ended are absent)."""
+    tests = {}
+    for path in sorted(Path(folder).glob("outcomes-*.jsonl")) if Path(folder).is_dir() else []:
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            try:
+                report = json.loads(line)
+                nodeid, when, outcome = report["nodeid"], report["when"], report["outcome"]
+            except (ValueError, KeyError, TypeError):
+                continue  # the line being written when the run was stopped
+            status = {"passed": "passed", "skipped": "skipped"}.get(outcome, "failed" if when == "call" else "error")
+            message = report.get("message") or ""
+            entry = tests.get(nodeid)
+            if entry is not None and (status == "passed" or entry["status"] != "passed"):
+                if entry["status"] == "passed" and status == "passed":
+                    entry["time"] += float(report.get("duration") or 0.0)
+                continue  # a later phase that passed, or a second failure: the first one stands
+            tests[nodeid] = {"status": status, "file": nodeid.split("::")[0], "message": _first_line(message),
+                             "properties": report.get("properties") or {},
+                             "time": float(report.get("duration") or 0.0)}
+            if status in ("failed", "error"):
+                tests[nodeid]["detail"] = message
+    return tests
 
 
 def log_summary(log):
@@ -338,6 +399,16 @@ def read_probes(folder):
     merged = {"collected": [], "usage": {}, "imported": {}, "imported_elsewhere": [], "attribution": "off",
               "probe_cuda_tile": None, "python_version": None}
     seen = set()
+    # collected-PID.json: written at collection (also by a run stopped before its end)
+    for path in sorted(Path(folder).glob("collected-*.json")) if Path(folder).is_dir() else []:
+        try:
+            collected = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        for nodeid in collected if isinstance(collected, list) else []:
+            if isinstance(nodeid, str) and nodeid not in seen:
+                seen.add(nodeid)
+                merged["collected"].append(nodeid)
     for path in sorted(Path(folder).glob("probe-*.json")) if Path(folder).is_dir() else []:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -390,6 +461,12 @@ def _error_line(element):
     return message or _first_line(element.text)
 
 
+def _error_detail(element, limit=8):
+    """The `E ` lines of a failure's text (assert_close's mismatch counts), at most `limit`."""
+    lines = [line[1:].strip() for line in (element.text or "").splitlines() if line.startswith("E ")]
+    return "\n".join(lines[:limit])[:800]
+
+
 def _nodeid(case):
     file = case.get("file")
     classname = case.get("classname") or ""
@@ -414,12 +491,12 @@ def parse_junit(path):
     tests = {}
     for case in tree.iter("testcase"):
         nodeid, file = _nodeid(case)
-        status, message = "passed", ""
+        status, message, detail = "passed", "", ""
         failure, error, skipped = case.find("failure"), case.find("error"), case.find("skipped")
         if failure is not None:
-            status, message = "failed", _error_line(failure)
+            status, message, detail = "failed", _error_line(failure), _error_detail(failure)
         elif error is not None:
-            status, message = "error", _error_line(error)
+            status, message, detail = "error", _error_line(error), _error_detail(error)
         elif skipped is not None:
             status, message = "skipped", _first_line(skipped.get("message")) or _first_line(skipped.text)
         properties = {}
@@ -430,6 +507,8 @@ def parse_junit(path):
             continue  # keep the first failure of a test reported twice (call + teardown)
         tests[nodeid] = {"status": status, "file": file or nodeid.split("::")[0], "message": message,
                          "properties": properties, "time": float(case.get("time") or 0.0)}
+        if detail:
+            tests[nodeid]["detail"] = detail
     return tests
 
 
@@ -461,7 +540,7 @@ def compare(data):
         for nodeid, entry in orig.items():
             other = conv.get(nodeid)
             if entry["status"] == "passed" and other and other["status"] in ("failed", "error"):
-                new_failures.append({"test": nodeid, "error": other["message"]})
+                new_failures.append({"test": nodeid, "error": other["message"], "detail": other.get("detail", "")})
             elif entry["status"] == "passed" and other and other["status"] == "skipped":
                 new_skips.append({"test": nodeid, "reason": other["message"]})
             elif entry["status"] in ("failed", "error") and other and other["status"] == "passed":
@@ -548,6 +627,14 @@ def _num(value):
     return f"{value:.6g}"
 
 
+def _detail_lines(detail, message):
+    """A failure's further lines (after the one already printed), indented under it."""
+    lines = [line for line in (detail or "").splitlines() if line.strip()]
+    if lines and lines[0] == message:
+        lines = lines[1:]
+    return [f"        {line}" for line in lines]
+
+
 def render(data, print_record=False, record_keys="*", all_modules=False):
     out = []
     add = out.append
@@ -589,6 +676,10 @@ def render(data, print_record=False, record_keys="*", all_modules=False):
                    if t["status"] == "skipped" and DEADLINE_SKIP in t["message"])
         if late:
             add(f"  WARNING: {late} tests did not run: the --timeout deadline came first (counted as skipped)")
+        if run.get("stopped"):
+            unfinished = len(set(run.get("collected") or []) - set(run["tests"]))
+            add(f"  WARNING: stopped at --timeout {run['stopped']:g} s (a test still running at the deadline): "
+                f"{len(run['tests'])} tests ended before it and are counted; {unfinished} collected tests did not end")
         for name, path in run.get("imported_elsewhere", []):
             add(f"  WARNING: {name} was imported from {path}, outside this tree: that copy was tested, not this "
                 f"tree's (set --pythonpath, or uninstall it)")
@@ -639,12 +730,14 @@ def render(data, print_record=False, record_keys="*", all_modules=False):
             for nodeid, e in bad:
                 add(f"  {nodeid}")
                 add(f"      {e['message']}")
+                out.extend(_detail_lines(e.get("detail"), e["message"]))
     if "original" in runs and "converted" in runs:
         add("")
         add(f"new failures (pass with the original, fail converted): {len(cmp['new_failures'])}")
         for item in cmp["new_failures"]:
             add(f"  {item['test']}")
             add(f"      {item['error']}")
+            out.extend(_detail_lines(item.get("detail"), item["error"]))
         if cmp["new_skips"]:
             add(f"newly skipped (pass with the original, skipped converted): {len(cmp['new_skips'])}")
             for item in cmp["new_skips"]:

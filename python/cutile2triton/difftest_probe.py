@@ -9,6 +9,9 @@ workers included) into $C2T_DIFFTEST_PROBE_OUT:
   is disabled until the next test; sys.setprofile before 3.12);
 - where the tracked modules and cuda.tile were imported from (so that a copy
   installed elsewhere that shadows the tree is seen, not silently tested).
+As each test phase ends it also appends the outcome to outcomes-PID.jsonl there
+(written where the test ran: an xdist worker), so that a run stopped at the
+harness's --timeout, which writes no JUnit XML, still reports what it ran.
 With $C2T_DIFFTEST_STUB=1 and no importable cuda.tile, `cuda.tile` and its
 submodules import as stubs, so that modules that were not converted still
 import (availability probes pass, decorators and annotations work) and fail
@@ -230,6 +233,13 @@ def pytest_configure(config):
 
 def pytest_collection_finish(session):
     _state.collected = [item.nodeid for item in session.items]
+    if _OUT:  # now, not only at the end: a run stopped at the harness's --timeout has no end
+        try:
+            os.makedirs(_OUT, exist_ok=True)
+            with open(os.path.join(_OUT, f"collected-{os.getpid()}.json"), "w", encoding="utf-8") as f:
+                json.dump(_state.collected, f)
+        except OSError:
+            pass
 
 
 def pytest_runtest_protocol(item, nextitem):
@@ -248,6 +258,40 @@ def pytest_runtest_setup(item):
         import pytest
 
         pytest.skip(DEADLINE_SKIP)
+
+
+# a failure's text kept for the report: its first lines (assert_close's mismatch counts)
+_DETAIL_LINES = 8
+_DETAIL_CHARS = 800
+_outcomes = None
+
+
+def _failure_detail(report):
+    lines = [line for line in str(report.longrepr).splitlines() if line.startswith("E ")]
+    text = "\n".join(line[1:].strip() for line in lines[:_DETAIL_LINES])
+    return text[:_DETAIL_CHARS]
+
+
+def pytest_runtest_logreport(report):
+    global _outcomes
+    if not _OUT or hasattr(report, "node"):  # hasattr: xdist's controller, given a worker's report
+        return
+    if report.when == "setup" and report.passed or report.when == "teardown" and not report.failed:
+        return  # a test has ended when its call has, or its setup failed or skipped it
+    entry = {"nodeid": report.nodeid, "when": report.when, "outcome": report.outcome,
+             "duration": report.duration, "properties": dict(report.user_properties)}
+    if report.failed:
+        entry["message"] = _failure_detail(report)
+    elif report.skipped and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
+        entry["message"] = str(report.longrepr[2])
+    try:
+        if _outcomes is None:
+            os.makedirs(_OUT, exist_ok=True)
+            _outcomes = open(os.path.join(_OUT, f"outcomes-{os.getpid()}.jsonl"), "a", encoding="utf-8")
+        _outcomes.write(json.dumps(entry, default=repr) + "\n")
+        _outcomes.flush()
+    except (OSError, TypeError, ValueError):
+        pass
 
 
 def pytest_runtest_logfinish(nodeid, location):

@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -83,8 +84,12 @@ def test_counts_and_first_error(both):
     }
     assert converted["tests/check_scale.py::test_scale_shift"]["status"] == "passed"
     assert converted[NEW_FAILURE]["status"] == "failed"
-    assert data["comparison"]["new_failures"] == [
-        {"test": NEW_FAILURE, "error": "AssertionError: fakepkg.scale does not import cuda.tile"}]
+    (failure,) = data["comparison"]["new_failures"]
+    assert {k: failure[k] for k in ("test", "error")} == \
+        {"test": NEW_FAILURE, "error": "AssertionError: fakepkg.scale does not import cuda.tile"}
+    # the failure's further `E` lines (pytest's assertion rewriting) come with it
+    assert failure["detail"].splitlines()[0] == "AssertionError: fakepkg.scale does not import cuda.tile"
+    assert "assert 'import cuda.tile' in" in failure["detail"]
     assert data["comparison"]["passes_only_converted"] == ["tests/check_scale.py::test_scale_shift"]
     out = run.stdout
     assert "cuTile modules: 2: 1 converted (substituted in the shadow tree), 1 refused (left as the original)" in out
@@ -98,6 +103,7 @@ def test_counts_and_first_error(both):
     assert next(l for l in lines if l.strip().startswith("(all)")).split() == ["(all)", "4/1/1", "4/1/1", "1"]
     at = lines.index("new failures (pass with the original, fail converted): 1")
     assert lines[at + 1:at + 3] == [f"  {NEW_FAILURE}", "      AssertionError: fakepkg.scale does not import cuda.tile"]
+    assert lines[at + 3].startswith("        assert 'import cuda.tile' in")
 
 
 def test_per_module_table(both):
@@ -215,6 +221,37 @@ def test_timeout_skips_what_is_left_and_reports_what_ran(tree, tmp_path):
     tests = json.loads((tmp_path / "r.json").read_text())["runs"]["converted"]["tests"]
     statuses = [t["status"] for t in tests.values()]
     assert 0 < statuses.count("passed") < 20 and statuses.count("passed") + statuses.count("skipped") == 20, tests
+
+
+def test_a_run_stopped_at_the_timeout_reports_the_tests_that_ended(tree, tmp_path):
+    # a test that outlasts --timeout: pytest is stopped (no JUnit XML), and the outcomes the
+    # probe wrote as each test ended are the run's results
+    slow = tmp_path / "stuck_pkg"
+    shutil.copytree(tree, slow, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    (slow / "tests" / "check_stuck.py").write_text(
+        "import time\n\n\ndef test_a():\n    pass\n\n\ndef test_b():\n    assert 1 == 2, 'b is wrong'\n\n\n"
+        "def test_c():\n    time.sleep(600)\n\n\ndef test_d():\n    pass\n")
+    start = time.time()
+    run = harness("--only-converted", "--timeout", "12", "--json", tmp_path / "r.json", slow, "tests/check_stuck.py")
+    assert run.returncode == 0, run.stderr
+    assert time.time() - start < 120
+    assert "WARNING: stopped at --timeout 12 s (a test still running at the deadline): 2 tests ended before it " \
+           "and are counted; 2 collected tests did not end" in run.stdout, run.stdout
+    converted = json.loads((tmp_path / "r.json").read_text())["runs"]["converted"]
+    assert {k: v["status"] for k, v in converted["tests"].items()} == \
+        {"tests/check_stuck.py::test_a": "passed", "tests/check_stuck.py::test_b": "failed"}
+    assert converted["tests"]["tests/check_stuck.py::test_b"]["message"] == "AssertionError: b is wrong"
+    assert converted["returncode"] is None and converted["stopped"] == 12
+    assert "      AssertionError: b is wrong" in run.stdout
+
+
+def test_a_run_stopped_before_any_test_ended_exits_1(tree, tmp_path):
+    slow = tmp_path / "stuck_pkg"
+    shutil.copytree(tree, slow, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    (slow / "tests" / "check_stuck.py").write_text("import time\n\n\ndef test_c():\n    time.sleep(600)\n")
+    run = harness("--only-converted", "--timeout", "8", slow, "tests/check_stuck.py")
+    assert run.returncode == 1
+    assert "did not finish within --timeout 8 s and reported no test before" in run.stderr
 
 
 JUNIT = """<?xml version="1.0" encoding="utf-8"?>
