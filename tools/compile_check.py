@@ -169,7 +169,10 @@ def tma_findings(ttir, ptx, facts, kernel, tma_launch):
     counts = {"descriptor_loads": desc_loads, "descriptor_stores": desc_stores, "ptx_tma_loads": tma_loads,
               "ptx_tma_stores": tma_stores, "pointer_tiles": pointer_tiles,
               "ptx_wgmma": len(re.findall(r"\bwgmma\.mma_async\b", ptx)),
-              "ptx_cp_async": len(re.findall(r"\bcp\.async\.c[ag]\.shared", ptx))}  # pipelined pointer loads
+              "ptx_cp_async": len(re.findall(r"\bcp\.async\.c[ag]\.shared", ptx)),  # pipelined pointer loads
+              # float32 divisions by kind (IEEE div.rn, full-range div.full, div.approx): math mappings
+              "ptx_div_f32": {kind: len(re.findall(rf"\bdiv\.{kind}(?:\.ftz)?\.f32\b", ptx))
+                              for kind in ("rn", "full", "approx")}}
     return problems, counts
 
 

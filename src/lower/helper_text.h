@@ -53,7 +53,7 @@ typedef enum HelperId {
   HELPER_ct_round_directed, /* math_helpers.py */
   HELPER_ct_truediv_directed, /* math_helpers.py */
   HELPER_ct_sqrt_directed, /* math_helpers.py */
-  HELPER_ct_truediv_approx, /* math_helpers.py */
+  HELPER_ct_truediv_full, /* math_helpers.py */
   HELPER_ct_isnan, /* math_helpers.py */
   HELPER_ct_cdiv, /* math_helpers.py */
   HELPER_ct_to_tfloat32, /* math_helpers.py */
@@ -747,11 +747,13 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    else:\n"
     "        return libdevice.sqrt_ru(x)\n",
     {HELPER_ct_round_directed, -1, -1, -1}, true, true},
-  [HELPER_ct_truediv_approx] = {"ct_truediv_approx",
+  [HELPER_ct_truediv_full] = {"ct_truediv_full",
     "@triton.jit\n"
-    "def ct_truediv_approx(x, y):\n"
-    "    \"\"\"ct.truediv(x, y, rounding_mode=APPROX) on float32: Triton's plain / on float32,\n"
-    "    the approximate division.\"\"\"\n"
+    "def ct_truediv_full(x, y):\n"
+    "    \"\"\"ct.truediv(x, y, rounding_mode=FULL) on float32: Triton's plain / on float32, PTX's\n"
+    "    div.full.f32, the full-range division within 2 ulp that cuTile's FULL is (an exact\n"
+    "    quotient may come out one ulp off, as with cuTile: a later rounding to float8 can then\n"
+    "    differ from the IEEE quotient's).\"\"\"\n"
     "    tl.static_assert(ct_common_dtype(x, y) == tl.float32, \"converted for float32 only\")\n"
     "    return tl.cast(x, tl.float32) / tl.cast(y, tl.float32)\n",
     {HELPER_ct_common_dtype, -1, -1, -1}, false, false},

@@ -651,9 +651,11 @@ static Node *as_float32_tensor(Lowerer *L, Node *x) {
 
 /* ct.truediv(x, y, rounding_mode=, flush_to_zero=):
  *   RN (default)  IEEE division, ct_truediv
- *   FULL          cuTile's full-range approximation (about 2 ulp): the IEEE
- *                 division, which is at least as accurate (note C2T201)
- *   APPROX        Triton's plain `/` on float32, the approximate division
+ *   FULL          cuTile's full-range approximation (within 2 ulp): Triton's
+ *                 plain `/` on float32, which is PTX's div.full.f32 too (not the
+ *                 IEEE division: an exact quotient may come out an ulp off in
+ *                 both, and a float8 rounding after it then differs from IEEE's)
+ *   APPROX        the same division (note C2T201: at least as accurate)
  *   RZ, RM, RP    libdevice div_rz/div_rd/div_ru on float32 */
 Node *lower_truediv(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
@@ -672,13 +674,11 @@ Node *lower_truediv(Lowerer *L, Node *call, const char *member) {
   if (dtype != DT_FLOAT32 && dtype != DT_UNKNOWN) /* unknown: the helpers check at Triton compile time */
     lower_error(L, args.source[2], "%s with rounding_mode=RoundingMode.%s is converted for float32 operands "
                 "only (here: %s)", what, mode, dtype_name(dtype));
-  if (strcmp(mode, "FULL") == 0) {
-    math_note(L, "C2T201: RoundingMode.FULL division computed as IEEE round-to-nearest (at least as accurate)");
-    return plain;
-  }
   Node *result;
-  if (strcmp(mode, "APPROX") == 0) {
-    result = T(L, "_1(_2, _3)", use_helper(L, HELPER_ct_truediv_approx), x, y);
+  if (strcmp(mode, "FULL") == 0 || strcmp(mode, "APPROX") == 0) {
+    if (mode[0] == 'A')
+      math_note(L, "C2T201: RoundingMode.APPROX division computed as the full-range one (at least as accurate)");
+    result = T(L, "_1(_2, _3)", use_helper(L, HELPER_ct_truediv_full), x, y);
   } else {
     const char *direction = strcmp(mode, "RZ") == 0 ? "\"rz\"" : strcmp(mode, "RM") == 0 ? "\"rd\"" : "\"ru\"";
     result = T(L, "_1(_2, _3, _4)", use_helper(L, HELPER_ct_truediv_directed), x, y, T0(L, direction));

@@ -454,3 +454,26 @@ def test_python_conversions_of_constant_parameters_compile_for_sm90(tmp_path):
     proc = _check_folder(tmp_path / "mods", CONVERSION_CALLS, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "0 failed" in proc.stdout
+
+
+DIVISION_CALLS = """
+import torch
+def rn(m):
+    m.launch_k(0, (2,), (torch.randn(32), torch.rand(32) + 1, torch.empty(32), 16, 0))
+def full(m):
+    m.launch_k(0, (2,), (torch.randn(32), torch.rand(32) + 1, torch.empty(32), 16, 1))
+CALLS = {"division_modes": [rn, full]}
+"""
+
+
+def test_full_division_compiles_to_div_full_and_rn_to_div_rn(tmp_path):
+    """RoundingMode.FULL is the full-range division (div.full.f32), as in cuTile; the default
+    RN the IEEE one (div.rn.f32)."""
+    (tmp_path / "mods").mkdir()
+    _convert(HERE / "cases" / "division_modes.py", tmp_path / "mods" / "division_modes.py")
+    out = tmp_path / "results.json"
+    proc = _check_folder(tmp_path / "mods", DIVISION_CALLS, tmp_path, "--targets", "90", "--json", str(out))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    by_mode = {r["constexprs"]["MODE"]: r["ptx_div_f32"] for r in json.loads(out.read_text())}
+    assert by_mode["0"]["rn"] > 0 and by_mode["0"]["full"] == 0, by_mode
+    assert by_mode["1"]["full"] > 0 and by_mode["1"]["rn"] == 0, by_mode

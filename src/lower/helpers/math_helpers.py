@@ -234,11 +234,13 @@ def ct_sqrt_directed(x, MODE: tl.constexpr):
         return libdevice.sqrt_ru(x)
 
 
-# helper: ct_truediv_approx needs ct_common_dtype
+# helper: ct_truediv_full needs ct_common_dtype
 @triton.jit
-def ct_truediv_approx(x, y):
-    """ct.truediv(x, y, rounding_mode=APPROX) on float32: Triton's plain / on float32,
-    the approximate division."""
+def ct_truediv_full(x, y):
+    """ct.truediv(x, y, rounding_mode=FULL) on float32: Triton's plain / on float32, PTX's
+    div.full.f32, the full-range division within 2 ulp that cuTile's FULL is (an exact
+    quotient may come out one ulp off, as with cuTile: a later rounding to float8 can then
+    differ from the IEEE quotient's)."""
     tl.static_assert(ct_common_dtype(x, y) == tl.float32, "converted for float32 only")
     return tl.cast(x, tl.float32) / tl.cast(y, tl.float32)
 
