@@ -692,7 +692,9 @@ def render(data, print_record=False, record_keys="*", all_modules=False):
     for file in sorted(files):
         sides = files[file]
         new = sum(1 for nodeid in sides.get("original", []) if nodeid in new_by_test)
-        rows.append([file, *[_fmt_side(runs[s], sides.get(s, [])) if s in runs else "-" for s in SIDES], new])
+        # "-": that side did not run this file (one-sided reports merged from runs of other selections)
+        rows.append([file, *[_fmt_side(runs[s], sides[s]) if s in runs and sides.get(s) else "-" for s in SIDES],
+                     new])
     totals = [_fmt_side(runs[s], [i for f in files.values() for i in f.get(s, [])]) if s in runs else "-"
               for s in SIDES]
     rows.append(["(all)", *totals, len(new_by_test)])

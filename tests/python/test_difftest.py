@@ -151,6 +151,16 @@ def test_from_json_puts_one_sided_reports_side_by_side(both, tmp_path):
     assert again.stdout == run.stdout  # the converted file's module table, the comparison made again
     assert json.loads(merged.read_text())["comparison"] == data["comparison"]
     assert data["comparison"]["new_failures"]  # so the comparison above compares something
+    # an original run of another selection (check_plain.py not in it): "-" on its side of that file
+    subset = dict(original, runs={"original": dict(
+        data["runs"]["original"],
+        tests={k: v for k, v in data["runs"]["original"]["tests"].items() if "check_plain" not in k},
+        collected=[k for k in data["runs"]["original"]["collected"] if "check_plain" not in k])})
+    (tmp_path / "s.json").write_text(json.dumps(subset))
+    part = harness("--from-json", tmp_path / "s.json", "--from-json", tmp_path / "c.json")
+    assert part.returncode == 0, part.stderr
+    row = next(line for line in part.stdout.splitlines() if line.strip().startswith("tests/check_plain.py "))
+    assert row.split() == ["tests/check_plain.py", "-", "2/0/0", "0"]
     twice = harness("--from-json", tmp_path / "c.json", "--from-json", tmp_path / "c.json")
     assert twice.returncode == 2 and "its converted run is also in" in twice.stderr
 
