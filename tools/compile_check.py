@@ -170,6 +170,8 @@ def tma_findings(ttir, ptx, facts, kernel, tma_launch):
               "ptx_tma_stores": tma_stores, "pointer_tiles": pointer_tiles,
               "ptx_wgmma": len(re.findall(r"\bwgmma\.mma_async\b", ptx)),
               "ptx_cp_async": len(re.findall(r"\bcp\.async\.c[ag]\.shared", ptx)),  # pipelined pointer loads
+              # the wgmma waits (0: each product waited for before the next; above: pipelined)
+              "ptx_wgmma_waits": sorted(set(int(n) for n in re.findall(r"wgmma\.wait_group\.sync\.aligned\s+(\d+)", ptx))),
               # float32 divisions by kind (IEEE div.rn, full-range div.full, div.approx): math mappings
               "ptx_div_f32": {kind: len(re.findall(rf"\bdiv\.{kind}(?:\.ftz)?\.f32\b", ptx))
                               for kind in ("rn", "full", "approx")}}

@@ -178,6 +178,7 @@ static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *cal
     else
       buf_printf(call, "            %.*s_tma=_tma_compatible(%.*s),\n", array.len, array.text, array.len, array.text);
   }
+  tf32_launch_args(L, kernel, call);
 }
 
 /* The arguments of the launch's stream context after the stream: each array

@@ -31,6 +31,8 @@
  *     lower_pyvalue.c   Python values evaluated at conversion: math, numpy
  *                       and torch constants and dtypes, math functions,
  *                       float("inf"), len()
+ *     lower_tf32.c      tfloat32 right-hand operands staged at launch
+ *                       (rounded, K-major copies read by TMA)
  *   the families, reached through the op table (ops.h, ops.c, ops/<family>.def)
  *     lower_*.c         one family of cuTile operations each (index, memory,
  *                       math, reduce, shape, debug), with its own header
@@ -61,7 +63,21 @@ TypeInfo *merged_tile(Lowerer *L, TypeInfo *a, TypeInfo *b);
 /* lower_loop_locals.c: names set afresh in each iteration and not read after the loop get names of their own there */
 void rename_loop_locals(Lowerer *L, Node *def);
 
+/* ---- lower_tf32.c: tfloat32 right-hand operands staged at launch (K-major, rounded) */
+void tf32_scan_kernel(Lowerer *L, Node *def); /* before the kernel is lowered: the candidate arrays */
+/* After a 2-D load of `array` that may take a descriptor: the staged copy's tile too, on `type` */
+void tf32_twin_for_load(Lowerer *L, const ArrayRef *array, Node **index, Node **size, int rank, bool zero_padded,
+                        TypeInfo *type);
+Node *tf32_twin_or(Lowerer *L, Node *x, Node *rounded); /* astype(x, tfloat32): the staged tile where there is one */
+/* After a version's body: the staged tiles no astype read are taken out, and the arrays of those
+ * read get the parameters (tf32_add_params) and the launcher's copy (tf32_launch_args) */
+void tf32_finish_version(Lowerer *L, NodeList *body, NodeList *prologue);
+void tf32_add_params(Lowerer *L, Node *def);
+void tf32_launch_args(Lowerer *L, const Function *kernel, Buf *call);
+
 /* ---- lower_function.c */
+Node *new_arg(Lowerer *L, Str name, const char *annotation); /* a parameter, annotated or not */
+Str suffixed(Lowerer *L, Str name, const char *suffix);
 void lower_kernel(Lowerer *L, Function *kernel); /* parameters, decorator, body, launcher */
 TypeInfo *array_param_type(Lowerer *L, Str name, bool int64_index);
 Node *lower_device_call(Lowerer *L, Node *call, Function *fn);

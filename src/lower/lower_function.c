@@ -291,7 +291,7 @@ static ParamKind kernel_param_kind(Lowerer *L, Node *arg) {
   return PARAM_RUNTIME;
 }
 
-static Node *new_arg(Lowerer *L, Str name, const char *annotation) {
+Node *new_arg(Lowerer *L, Str name, const char *annotation) {
   Node *arg = arena_alloc(&L->ctx->arena, sizeof(Node));
   arg->kind = N_ARG;
   arg->u.arg.arg = name;
@@ -300,7 +300,7 @@ static Node *new_arg(Lowerer *L, Str name, const char *annotation) {
   return arg;
 }
 
-static Str suffixed(Lowerer *L, Str name, const char *suffix) {
+Str suffixed(Lowerer *L, Str name, const char *suffix) {
   char *text = arena_printf(&L->ctx->arena, "%.*s%s", name.len, name.text, suffix);
   return (Str){text, (int)strlen(text)};
 }
@@ -722,6 +722,7 @@ static void lower_function_body(Lowerer *L, Node *def) {
   L->loop_depth = 0; /* also after an attempt that stopped inside a loop */
   rename_loop_locals(L, def);
   lower_stmts(L, &def->u.function_def.body);
+  tf32_finish_version(L, &def->u.function_def.body, &prologue);
   drop_list_item_slots(L, &def->u.function_def.body);
   insert_memory_barriers(L, &def->u.function_def.body);
   promote_constexpr_locals(L, def);
@@ -836,7 +837,7 @@ static void find_split_names(Lowerer *L, Node *def, bool kernel) {
 typedef struct Attempt {
   size_t message_len;
   int error_count;
-  int tma_array_count;
+  int tma_array_count, tf32_array_count;
   bool needs_allocator, needs_by_target, uses_tma;
   unsigned host_enums;
   int depth;                /* lower_error leaves the nesting where it failed */
@@ -845,7 +846,7 @@ typedef struct Attempt {
 
 static Attempt attempt_begin(Lowerer *L) {
   Diag *diag = &L->ctx->diag;
-  return (Attempt){diag->messages.len, diag->error_count, L->tma_array_count, L->needs_allocator,
+  return (Attempt){diag->messages.len, diag->error_count, L->tma_array_count, L->tf32_array_count, L->needs_allocator,
                    L->needs_by_target, L->uses_tma, L->host_enums, L->depth, L->statement};
 }
 
@@ -854,6 +855,7 @@ static void attempt_undo(Lowerer *L, const Attempt *a) {
   diag->messages.len = a->message_len;
   diag->error_count = a->error_count;
   L->tma_array_count = a->tma_array_count;
+  L->tf32_array_count = a->tf32_array_count;
   L->needs_allocator = a->needs_allocator;
   L->needs_by_target = a->needs_by_target;
   L->uses_tma = a->uses_tma;
@@ -891,6 +893,7 @@ static void lower_kernel_version(Lowerer *L, Node *def, const Assumption *assump
   L->scope = arena_alloc(&L->ctx->arena, sizeof(Scope));
   L->temp_counter = 0;
   L->descriptor_count = 0; /* descriptors are made in each version's own prologue */
+  L->tf32_site_count = 0;   /* and its staged tfloat32 tiles (a failed attempt may leave some) */
   L->runtime_scalars = (NodeList){0};
   L->needs_debug = false;
   L->assumptions = assumptions;
@@ -938,6 +941,7 @@ void lower_kernel(Lowerer *L, Function *fn) {
   L->kernel_pipelines_loops = false;
   L->version_count = 0;
   Node *def = fn->def;
+  tf32_scan_kernel(L, def); /* on the source, before lowering rewrites it */
   Node *pristine = node_copy_tree(&L->ctx->arena, def);
   bool needs_debug = false;
   lower_kernel_versions(L, def, pristine, NULL, 0, &needs_debug);
@@ -958,6 +962,7 @@ void lower_kernel(Lowerer *L, Function *fn) {
     Str flag = suffixed(L, L->tma_arrays[i], "_tma");
     node_list_push(&L->ctx->arena, &def->u.function_def.args->u.arguments.args, new_arg(L, flag, "tl.constexpr"));
   }
+  tf32_add_params(L, def); /* staged tfloat32 copies: P_tf32, P_tf32_staged */
   /* the stages of its pipelined loops (lower_pipeline.c): each launch candidate's own */
   if (L->kernel_pipelines_loops) {
     Node *arguments = def->u.function_def.args;

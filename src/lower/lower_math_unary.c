@@ -373,7 +373,8 @@ static Node *convert_to_tf32(Lowerer *L, Node *at, Node *x, Node *dtype, const c
   Node *result;
   TypeInfo *type;
   bool exact = from == DT_FLOAT16 || from == DT_BFLOAT16 || from == DT_TFLOAT32;
-  Node *rounded = exact ? T(L, "_1.to(tl.float32)", x) : T(L, "_1(_2)", use_helper(L, HELPER_ct_to_tfloat32), x);
+  Node *rounded = exact ? T(L, "_1.to(tl.float32)", x)
+                        : tf32_twin_or(L, x, T(L, "_1(_2)", use_helper(L, HELPER_ct_to_tfloat32), x));
   if (dtype->type->dtype == DT_TFLOAT32) {
     result = rounded;
     type = math_tile_type(L, x->type, DT_TFLOAT32);

@@ -681,6 +681,9 @@ Node *lower_load(Lowerer *L, Node *call, const char *member) {
     type->shape[d] = known_int(shape_items[d], &size) ? shape_dim_value(L, shape_items[d], size) : -1;
   }
   loaded->type = type;
+  if (by_tma && is_identity(access.perm, rank))
+    tf32_twin_for_load(L, access.array, access.index, access.size, rank,
+                       padding == PAD_ZERO || padding == PAD_UNDETERMINED, type);
   return loaded;
 }
 

@@ -24,6 +24,7 @@
 #define C2T_MAX_SCOPE_NAMES 1024   /* local names of one tile function (Scope) */
 #define C2T_MAX_CALL_ARGS 16       /* parameters of a cuTile signature (BoundArgs, bind_call) */
 #define C2T_MAX_TMA_ARRAYS 64      /* arrays with a TMA flag parameter, per kernel (Lowerer.tma_arrays) */
+#define C2T_MAX_TF32_SITES 64      /* loads given a staged tfloat32 tile, per kernel version (more: rounded in the kernel) */
 /* Versions of one kernel or tile function, one per outcome of the constexpr
  * conditions it is split on (lower_version.c): each version is a full copy
  * of the body in the output. */
@@ -120,6 +121,12 @@ struct TypeInfo {
                          expression true when the value is cuTile's tfloat32 (float32 to Triton;
                          `ct.tfloat32 if A.dtype == ct.float32 else A.dtype`); NULL: never
                          (a known DT_TFLOAT32 says so itself). Only matrix products read it. */
+  /* a float32 tile a kernel loaded (lower_tf32.c): the local tf32_twin holds the same tile, rounded
+   * to tfloat32, read from the launcher's staged copy (None where there is none); valid for this
+   * TypeInfo only (tf32_twin_owner), not for copies of it */
+  Node *tf32_twin;
+  const TypeInfo *tf32_twin_owner;
+  int tf32_site;      /* its load's index in Lowerer.tf32_sites */
   long long int_value;
   double float_value;
   ArrayRef *array;    /* arrays */
@@ -188,6 +195,14 @@ typedef struct Lowerer {
   /* per kernel: arrays with a TMA flag parameter, descriptors made in the prologue */
   Str tma_arrays[C2T_MAX_TMA_ARRAYS];
   int tma_array_count;
+  /* per kernel (lower_tf32.c): arrays whose tiles feed a product's right-hand side as tfloat32
+   * (found in the source), and those given a staged copy (parameters P_tf32, P_tf32_staged) */
+  Str tf32_candidates[C2T_MAX_TMA_ARRAYS];
+  int tf32_candidate_count;
+  Str tf32_arrays[C2T_MAX_TMA_ARRAYS];
+  int tf32_array_count;
+  struct Tf32Site *tf32_sites; /* the loads given a staged tile in the version lowered now */
+  int tf32_site_count;
   bool kernel_has_dot; /* the kernel lowered now multiplies matrices (tl.dot): its launch candidates differ */
   bool kernel_pipelines_loops; /* a loop of the kernel is tl.range(..., num_stages=_loop_stages) */
   int loop_depth;     /* loops of the function being lowered around the statement lowered now */

@@ -286,3 +286,91 @@ def k(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
         c = torch.zeros(40, 24, dtype=dtype)
         mod.launch_k(0, (3, 2), (a, b, c, 16, 16, 16))
         torch.testing.assert_close(c.float(), a.float() @ b.float(), rtol=2e-2, atol=2e-2)
+
+
+STAGED = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, out, sums, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    i = ct.bid(0)
+    j = ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    dtype = ct.tfloat32 if x.dtype == ct.float32 else x.dtype
+    total = ct.zeros((TN,), dtype=ct.float32)
+    for kk in range(ct.num_tiles(x, axis=1, shape=(TM, TK))):
+        a = ct.load(x, index=(i, kk), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(y, index=(kk, j), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        total = total + ct.sum(b, axis=0)
+        acc = ct.mma(ct.astype(a, dtype), ct.astype(b, dtype), acc)
+    ct.store(out, index=(i, j), tile=acc)
+    ct.store(sums, index=(i, j), tile=ct.reshape(total, (1, TN)))
+"""
+
+
+def tf32_rounded(t):
+    """cuTile's astype(tfloat32) of float32 values: to nearest, ties to even, on the bits."""
+    bits = t.contiguous().view(torch.int32).to(torch.int64)
+    bits = (bits + 0xFFF + ((bits >> 13) & 1)) & ~0x1FFF
+    return ((bits + 2**31) % 2**32 - 2**31).to(torch.int32).view(torch.float32)
+
+
+@pytest.mark.parametrize("m", [64, 8])
+def test_a_tfloat32_right_operand_is_staged_rounded_and_transposed(convert, m):
+    # the launcher gives the kernel B rounded and K-major (sm_90's tf32 wgmma then reads its tiles
+    # from TMA, not through registers): where the launch has the work for it (m = 64), and where
+    # it has not (m = 8: the others arrays are small next to B), B itself, rounded tile by tile.
+    # The products and the plain float32 use of B (its column sums) are the same either way.
+    mod = convert(STAGED)
+    torch.manual_seed(0)
+    k, n = 96, 64
+    x, y = torch.randn(m, k), torch.randn(k, n)
+    staged = []
+    plain = mod._tf32_stage
+
+    def recording(array, *others):
+        made = plain(array, *others)
+        staged.append(made is not array)
+        if made is not array:
+            assert made.shape == (array.shape[1], array.shape[0]) and made.is_contiguous()
+            assert torch.equal(made, tf32_rounded(array).T)
+        return made
+
+    def run(stage):
+        mod._tf32_stage = stage
+        out, sums = torch.zeros(m, n), torch.zeros(-(-m // 8), n)
+        mod.launch_k(0, (-(-m // 8), n // 16, 1), (x, y, out, sums, 8, 16, 32))
+        return out, sums
+
+    out, sums = run(recording)
+    assert staged and all(staged) == (m == 64), staged
+    out_plain, sums_plain = run(lambda array, *others: array)
+    assert torch.equal(out, out_plain) and torch.equal(sums, sums_plain)
+    if m == 64:  # the products read the copy (a copy of zeros gives zeros), the sums read B
+        out_zero, sums_zero = run(lambda array, *others: torch.zeros(array.shape[1], array.shape[0]))
+        assert not out_zero.any() and torch.equal(sums_zero, sums)
+    want = tf32_rounded(x).double() @ tf32_rounded(y).double()
+    torch.testing.assert_close(out.double(), want, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(sums[0].double(), y.double().sum(0), rtol=1e-5, atol=1e-4)
+
+
+def test_a_float16_right_operand_is_not_staged(convert):
+    mod = convert(STAGED)
+    x, y = torch.randn(16, 64).half(), torch.randn(64, 32).half()
+    out, sums = torch.zeros(16, 32).half(), torch.zeros(2, 32)
+    made = []
+    plain = mod._tf32_stage
+    mod._tf32_stage = lambda array, *others: made.append(plain(array, *others)) or made[-1]
+    mod.launch_k(0, (2, 2, 1), (x, y, out, sums, 8, 16, 32))
+    assert made and made[0] is y
+    torch.testing.assert_close(out.float(), x.float() @ y.float(), rtol=1e-2, atol=1e-2)
+
+
+def test_only_a_right_operand_converted_to_tfloat32_gets_a_staged_copy(convert_text):
+    text = convert_text(STAGED)
+    kernel = text.split("def k(")[1].split("\ndef ")[0]
+    assert "y_tf32_staged: tl.constexpr" in kernel and "x_tf32" not in kernel
+    assert "tl.trans(y_tf32_desc_" in kernel
+    # a product of float32 operands (no tfloat32) stages nothing
+    plain = convert_text(STAGED.replace("ct.tfloat32 if x.dtype == ct.float32 else x.dtype", "x.dtype"))
+    assert "_tf32" not in plain.split("def k(")[1].split("\ndef ")[0]

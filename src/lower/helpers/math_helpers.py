@@ -295,6 +295,18 @@ def ct_to_tfloat32(x):
         return x.to(tl.float32)
 
 
+# helper: ct_tf32_staged needs ct_to_tfloat32
+@triton.jit
+def ct_tf32_staged(staged, x):
+    """astype(x, tfloat32) of a tile the launcher also staged (src/lower/lower_tf32.c): the
+    same tile read from the rounded, K-major copy where the kernel has it (not None), which
+    goes from TMA to the product; else x rounded here. The same bits either way."""
+    if staged is None:
+        return ct_to_tfloat32(x)
+    else:
+        return staged
+
+
 # helper: ct_to_float4_e2m1fn
 @triton.jit
 def ct_to_float4_e2m1fn(x):

@@ -1,0 +1,321 @@
+/* tfloat32 operands staged at launch: the right-hand operand of a matrix
+ * product that a kernel loads from a float32 array and converts to tfloat32.
+ *
+ * sm_90's tf32 wgmma reads its right-hand operand from shared memory in
+ * K-major order only, and a tile rounded in registers (ct_to_tfloat32, as
+ * cuTile rounds) must be written back to shared memory: Triton 3.6 then
+ * waits on every wgmma. Measured on the H200 (4096^3, float32): 75 TFLOP/s
+ * with both operands rounded in the kernel and B row-major; 227 TFLOP/s with
+ * A rounded in the kernel and B read, already rounded, from a K-major copy;
+ * the copy (rounding and transposing B) took 35 us of the 605 us.
+ *
+ * So, for an array P whose 2-D tiles feed the right-hand side of ct.mma,
+ * ct.matmul or `@` through astype(tfloat32) (found in the kernel's source
+ * before it is lowered, tf32_scan_kernel), the kernel takes two more
+ * parameters, `P_tf32` and `P_tf32_staged: tl.constexpr`, and each 2-D load
+ * of P that may take a descriptor also reads the same tile from P_tf32 (the
+ * launcher's rounded, transposed copy: `P_tf32[j, i]` holds the rounding of
+ * `P[i, j]`), into a local of its own:
+ *
+ *     if P_tf32_desc_3_ok:
+ *         P_tf32_4 = tl.trans(P_tf32_desc_3.load([j * TC, i * TR]))
+ *     else:
+ *         P_tf32_4 = None
+ *     b = ...the load as before...
+ *
+ * The astype of that very value (its type, the one the load made; a copy of
+ * the type into another value is not it) is then `ct_tf32_staged(P_tf32_4, b)`:
+ * the staged tile, or b rounded where it is None; the same bits either way.
+ * Sites whose tile no astype reads are taken out again, and an array none of
+ * whose sites is read gets no parameters and no copy. The launcher (_tf32_stage) makes the copy for a float32 matrix when the other
+ * arrays of the launch hold at least half as many elements (a product that
+ * reads each tile of P many times), else passes P itself, unstaged. */
+
+#include "lower.h"
+
+/* How far a right-hand operand is followed back through names. */
+#define C2T_TF32_SCAN_DEPTH 6
+
+typedef struct Tf32Scan {
+  Lowerer *L;
+  Node *def;
+  Str name; /* the name whose assignments are collected */
+  Node *values[C2T_TF32_SCAN_DEPTH * 4];
+  int count;
+} Tf32Scan;
+
+static void collect_assignments(Node *node, void *data) {
+  Tf32Scan *scan = data;
+  if (!node)
+    return;
+  if (node->kind == N_ASSIGN && node->u.assign.targets.count == 1) {
+    Node *target = node->u.assign.targets.items[0];
+    if (target->kind == N_NAME && str_same(target->u.name.id, scan->name) &&
+        scan->count < (int)(sizeof scan->values / sizeof scan->values[0]))
+      scan->values[scan->count++] = node->u.assign.value;
+  }
+  if (node->kind != N_FUNCTION_DEF || node == scan->def)
+    node_children(node, collect_assignments, data);
+}
+
+static void note_candidate(Lowerer *L, Str array) {
+  for (int i = 0; i < L->tf32_candidate_count; i++)
+    if (str_same(L->tf32_candidates[i], array))
+      return;
+  if (L->tf32_candidate_count < C2T_MAX_TMA_ARRAYS)
+    L->tf32_candidates[L->tf32_candidate_count++] = array;
+}
+
+typedef struct Tf32Mention {
+  Lowerer *L;
+  Node *def;
+  int depth;
+  bool found;
+} Tf32Mention;
+
+static void find_tf32(Node *node, void *data);
+
+/* Whether a dtype expression may be tfloat32: it reads ct.tfloat32, itself or through the
+ * assignments of the names it reads (`dtype = ct.tfloat32 if A.dtype == ct.float32 else A.dtype`). */
+static bool mentions_tf32(Lowerer *L, Node *def, Node *expr, int depth) {
+  Tf32Mention mention = {L, def, depth, false};
+  find_tf32(expr, &mention);
+  return mention.found;
+}
+
+static void find_tf32(Node *node, void *data) {
+  Tf32Mention *mention = data;
+  if (!node || mention->found)
+    return;
+  if (is_ct_member(mention->L->conv, node, "tfloat32")) {
+    mention->found = true;
+    return;
+  }
+  if (node->kind == N_NAME && mention->depth < C2T_TF32_SCAN_DEPTH) {
+    Tf32Scan scan = {mention->L, mention->def, node->u.name.id, {0}, 0};
+    collect_assignments(mention->def, &scan);
+    for (int i = 0; i < scan.count && !mention->found; i++)
+      mention->found = mentions_tf32(mention->L, mention->def, scan.values[i], mention->depth + 1);
+    return;
+  }
+  node_children(node, find_tf32, data);
+}
+
+/* `x.astype(D)` or `ct.astype(x, D)` where D may be tfloat32: x; else NULL. */
+static Node *astype_operand(Lowerer *L, Node *def, Node *expr) {
+  if (expr->kind != N_CALL)
+    return NULL;
+  Node *func = expr->u.call.func;
+  Node *x = NULL, *dtype = NULL;
+  if (is_ct_member(L->conv, func, "astype")) {
+    x = expr->u.call.args.count >= 1 ? expr->u.call.args.items[0] : NULL;
+    dtype = expr->u.call.args.count >= 2 ? expr->u.call.args.items[1] : NULL;
+  } else if (func->kind == N_ATTRIBUTE && str_eq(func->u.attribute.attr, "astype")) {
+    x = func->u.attribute.value;
+    dtype = expr->u.call.args.count >= 1 ? expr->u.call.args.items[0] : NULL;
+  }
+  for (int i = 0; x && !dtype && i < expr->u.call.keywords.count; i++) {
+    Node *keyword = expr->u.call.keywords.items[i];
+    if (keyword->u.keyword.arg.len && str_eq(keyword->u.keyword.arg, "dtype"))
+      dtype = keyword->u.keyword.value;
+  }
+  return x && dtype && mentions_tf32(L, def, dtype, 0) ? x : NULL;
+}
+
+/* The arrays whose loads an operand expression is, followed back through
+ * astype and through the assignments of the names it reads. */
+static void follow_operand(Lowerer *L, Node *def, Node *expr, bool converted, int depth) {
+  if (!expr || depth > C2T_TF32_SCAN_DEPTH)
+    return;
+  Node *inner = astype_operand(L, def, expr);
+  if (inner) {
+    follow_operand(L, def, inner, true, depth + 1);
+    return;
+  }
+  if (expr->kind == N_CALL && is_ct_member(L->conv, expr->u.call.func, "load") && expr->u.call.args.count >= 1) {
+    Node *array = expr->u.call.args.items[0];
+    if (converted && array->kind == N_NAME)
+      note_candidate(L, array->u.name.id);
+    return;
+  }
+  if (expr->kind == N_NAME) {
+    Tf32Scan scan = {L, def, expr->u.name.id, {0}, 0};
+    collect_assignments(def, &scan);
+    for (int i = 0; i < scan.count; i++)
+      if (scan.values[i] != expr)
+        follow_operand(L, def, scan.values[i], converted, depth + 1);
+  }
+}
+
+static void scan_products(Node *node, void *data) {
+  Tf32Scan *scan = data;
+  if (!node)
+    return;
+  Node *rhs = NULL;
+  if (node->kind == N_CALL && node->u.call.args.count >= 2 &&
+      (is_ct_member(scan->L->conv, node->u.call.func, "mma") ||
+       is_ct_member(scan->L->conv, node->u.call.func, "matmul")))
+    rhs = node->u.call.args.items[1];
+  else if (node->kind == N_BIN_OP && node->u.bin_op.op == AOP_MATMULT)
+    rhs = node->u.bin_op.right;
+  if (rhs)
+    follow_operand(scan->L, scan->def, rhs, false, 0);
+  if (node->kind != N_FUNCTION_DEF || node == scan->def)
+    node_children(node, scan_products, data);
+}
+
+void tf32_scan_kernel(Lowerer *L, Node *def) {
+  L->tf32_candidate_count = 0;
+  L->tf32_array_count = 0;
+  Tf32Scan scan = {L, def, {0}, {0}, 0};
+  scan_products(def, &scan);
+}
+
+static bool is_candidate(Lowerer *L, Str array) {
+  for (int i = 0; i < L->tf32_candidate_count; i++)
+    if (str_same(L->tf32_candidates[i], array))
+      return true;
+  return false;
+}
+
+typedef struct Tf32Site {
+  Str array;
+  Node *stmts[3]; /* the prologue's condition and descriptor, the load before the statement */
+  bool used;      /* an astype read the staged tile */
+} Tf32Site;
+
+static const char TF32_UNUSED[] = "staged tfloat32 tile no astype read";
+
+static void note_staged_array(Lowerer *L, Str array) {
+  for (int i = 0; i < L->tf32_array_count; i++)
+    if (str_same(L->tf32_arrays[i], array))
+      return;
+  if (L->tf32_array_count < C2T_MAX_TMA_ARRAYS)
+    L->tf32_arrays[L->tf32_array_count++] = array;
+}
+
+void tf32_twin_for_load(Lowerer *L, const ArrayRef *array, Node **index, Node **size, int rank, bool zero_padded,
+                        TypeInfo *type) {
+  if (rank != 2 || !zero_padded || !array->param.len || array->is_view || array->descriptor_slots ||
+      !L->function || L->function->role != ROLE_KERNEL || !L->prologue || !L->pending ||
+      (type->dtype != DT_UNKNOWN && type->dtype != DT_FLOAT32) || !is_candidate(L, array->param) ||
+      L->tf32_site_count >= C2T_MAX_TF32_SITES)
+    return;
+  if (!L->tf32_sites)
+    L->tf32_sites = arena_alloc(&L->ctx->arena, sizeof(Tf32Site) * C2T_MAX_TF32_SITES);
+  Str P = array->param;
+  Tf32Site *site = &L->tf32_sites[L->tf32_site_count];
+  *site = (Tf32Site){P, {NULL, NULL, NULL}, false};
+  int number = ++L->temp_counter;
+  char *desc = arena_printf(&L->ctx->arena, "%.*s_tf32_desc_%d", P.len, P.text, number);
+  /* the copy is P transposed: rows of P.shape[0] float32 elements, block (size[1], size[0]) */
+  NodeList made = template_stmts(
+      L->ctx,
+      arena_printf(&L->ctx->arena,
+                   "%s_ok: tl.constexpr = (\n"
+                   "    _use_tma and %.*s_tf32_staged and _1 * 4 >= 16 and _1 <= 256 and _2 <= 256\n"
+                   "    and _1 * _2 * 4 %% 128 == 0\n"
+                   ")\n"
+                   "if %s_ok:\n"
+                   "    %s = tl.make_tensor_descriptor(\n"
+                   "        %.*s_tf32, shape=[_3[1], _3[0]], strides=[_3[0], 1], block_shape=[_2, _1]\n"
+                   "    )\n",
+                   desc, P.len, P.text, desc, desc, P.len, P.text),
+      TEMPLATE_NODES(size[0], size[1], array->shape));
+  for (int i = 0; i < made.count && i < 2; i++) {
+    node_list_push(&L->ctx->arena, L->prologue, made.items[i]);
+    site->stmts[i] = made.items[i];
+  }
+  Str twin = new_temp_name(L, arena_printf(&L->ctx->arena, "%.*s_tf32", P.len, P.text));
+  Node *offsets[2];
+  for (int a = 0; a < 2; a++)
+    offsets[a] = T(L, "_1 * _2", index[1 - a], size[1 - a]);
+  made = template_stmts(L->ctx,
+                        arena_printf(&L->ctx->arena,
+                                     "if %s_ok:\n    %.*s = tl.trans(%s.load([_1, _2]))\nelse:\n    %.*s = None\n",
+                                     desc, twin.len, twin.text, desc, twin.len, twin.text),
+                        TEMPLATE_NODES(offsets[0], offsets[1]));
+  node_list_push(&L->ctx->arena, L->pending, made.items[0]);
+  site->stmts[2] = made.items[0];
+  type->tf32_twin = new_name(L, twin.text); /* new_temp_name's text ends in NUL */
+  type->tf32_twin_owner = type;
+  type->tf32_site = L->tf32_site_count++;
+}
+
+Node *tf32_twin_or(Lowerer *L, Node *x, Node *rounded) {
+  const TypeInfo *type = x->type;
+  if (!type || !type->tf32_twin || type->tf32_twin_owner != type || type->tf32_site >= L->tf32_site_count)
+    return rounded;
+  L->tf32_sites[type->tf32_site].used = true;
+  return T(L, "_1(_2, _3)", use_helper(L, HELPER_ct_tf32_staged), node_copy_tree(&L->ctx->arena, type->tf32_twin),
+           x);
+}
+
+static void drop_unused(NodeList *body) {
+  int kept = 0;
+  for (int i = 0; i < body->count; i++) {
+    Node *stmt = body->items[i];
+    if (stmt->kind == N_PASS && stmt->note == TF32_UNUSED)
+      continue;
+    if (stmt->kind == N_FOR) {
+      drop_unused(&stmt->u.for_.body);
+      drop_unused(&stmt->u.for_.orelse);
+    } else if (stmt->kind == N_WHILE) {
+      drop_unused(&stmt->u.while_.body);
+      drop_unused(&stmt->u.while_.orelse);
+    } else if (stmt->kind == N_IF) {
+      drop_unused(&stmt->u.if_.body);
+      drop_unused(&stmt->u.if_.orelse);
+    } else if (stmt->kind == N_WITH) {
+      drop_unused(&stmt->u.with.body);
+    }
+    body->items[kept++] = stmt;
+  }
+  body->count = kept;
+}
+
+void tf32_finish_version(Lowerer *L, NodeList *body, NodeList *prologue) {
+  if (!L->function || L->function->role != ROLE_KERNEL)
+    return; /* a tile function lowered for a call of the kernel: the kernel's sites are not done */
+  bool dropped = false;
+  for (int i = 0; i < L->tf32_site_count; i++) {
+    Tf32Site *site = &L->tf32_sites[i];
+    if (site->used) {
+      note_staged_array(L, site->array);
+      continue;
+    }
+    for (int s = 0; s < 3; s++)
+      if (site->stmts[s]) {
+        *site->stmts[s] = (Node){.kind = N_PASS, .span = site->stmts[s]->span, .note = TF32_UNUSED};
+        dropped = true;
+      }
+  }
+  if (dropped) {
+    drop_unused(body);
+    drop_unused(prologue);
+  }
+  L->tf32_site_count = 0;
+}
+
+void tf32_add_params(Lowerer *L, Node *def) {
+  NodeList *args = &def->u.function_def.args->u.arguments.args;
+  for (int i = 0; i < L->tf32_array_count; i++) {
+    Str P = L->tf32_arrays[i];
+    node_list_push(&L->ctx->arena, args, new_arg(L, suffixed(L, P, "_tf32"), NULL));
+    node_list_push(&L->ctx->arena, args, new_arg(L, suffixed(L, P, "_tf32_staged"), "tl.constexpr"));
+  }
+}
+
+void tf32_launch_args(Lowerer *L, const Function *kernel, Buf *call) {
+  for (int i = 0; i < L->tf32_array_count; i++) {
+    Str P = L->tf32_arrays[i];
+    Str stage = use_helper(L, HELPER__tf32_stage)->u.name.id;
+    buf_printf(call, "            %.*s_tf32=(%.*s_tf32 := %.*s(%.*s", P.len, P.text, P.len, P.text, stage.len,
+               stage.text, P.len, P.text);
+    for (int p = 0; p < kernel->param_count; p++)
+      if (kernel->param_is_array[p] && !str_same(kernel->param_names[p], P))
+        buf_printf(call, ", %.*s", kernel->param_names[p].len, kernel->param_names[p].text);
+    buf_printf(call, ")),\n            %.*s_tf32_staged=%.*s_tf32 is not %.*s,\n", P.len, P.text, P.len, P.text, P.len,
+               P.text);
+  }
+}
