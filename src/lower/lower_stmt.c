@@ -365,8 +365,10 @@ static void lower_while(Lowerer *L, Node *stmt, NodeList *out) {
   NodeList condition_pending = {0};
   NodeList *outer_pending = L->pending;
   L->pending = &condition_pending;
+  L->in_while_test = true; /* no optional statements either (a staged tfloat32 tile, lower_tf32.c) */
   Node *test = stmt->u.while_.test;
   stmt->u.while_.test = lower_expr(L, test);
+  L->in_while_test = false;
   L->pending = outer_pending;
   if (condition_pending.count)
     lower_error(L, test, "this `while` condition cannot be converted: it needs statements before each test "

@@ -197,7 +197,7 @@ static void note_staged_array(Lowerer *L, Str array) {
 void tf32_twin_for_load(Lowerer *L, const ArrayRef *array, Node **index, Node **size, int rank, bool zero_padded,
                         TypeInfo *type) {
   if (rank != 2 || !zero_padded || !array->param.len || array->is_view || array->descriptor_slots ||
-      !L->function || L->function->role != ROLE_KERNEL || !L->prologue || !L->pending ||
+      !L->function || L->function->role != ROLE_KERNEL || !L->prologue || !L->pending || L->in_while_test ||
       (type->dtype != DT_UNKNOWN && type->dtype != DT_FLOAT32) || !is_candidate(L, array->param) ||
       L->tf32_site_count >= C2T_MAX_TF32_SITES)
     return;

@@ -202,6 +202,7 @@ typedef struct Lowerer {
   Str tf32_arrays[C2T_MAX_TMA_ARRAYS];
   int tf32_array_count;
   struct Tf32Site *tf32_sites; /* the loads given a staged tile in the version lowered now */
+  bool in_while_test;          /* lowering a while condition: L->pending must stay empty */
   int tf32_site_count;
   bool kernel_has_dot; /* the kernel lowered now multiplies matrices (tl.dot): its launch candidates differ */
   bool kernel_pipelines_loops; /* a loop of the kernel is tl.range(..., num_stages=_loop_stages) */
