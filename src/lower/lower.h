@@ -72,6 +72,9 @@ Node *tf32_twin_or(Lowerer *L, Node *x, Node *rounded); /* astype(x, tfloat32): 
 /* After a version's body: the staged tiles no astype read are taken out, and the arrays of those
  * read get the parameters (tf32_add_params) and the launcher's copy (tf32_launch_args) */
 void tf32_finish_version(Lowerer *L, NodeList *body, NodeList *prologue);
+/* After an `if` on a constexpr: a name whose tile has a staged twin in a branch keeps one, the
+ * branches' twins (or None) assigned to a local of its own at their ends */
+void tf32_join(Lowerer *L, Node *stmt, TypeInfo *merged, TypeInfo *from_body, TypeInfo *from_else);
 void tf32_add_params(Lowerer *L, Node *def);
 void tf32_launch_args(Lowerer *L, const Function *kernel, Buf *call);
 

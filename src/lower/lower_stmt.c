@@ -349,6 +349,8 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
     else
       merged = merged_tile(L, from_body, from_else);
     if (test->type && test->type->kind == VAL_CONST && from_body && from_else)
+      tf32_join(L, stmt, merged, from_body, from_else); /* the constexpr decides: one branch runs */
+    if (test->type && test->type->kind == VAL_CONST && from_body && from_else)
       note_version_split(L, source_test, test, type_disagreement(from_body, from_else));
     if (merged)
       scope_bind(L, A->names[i], merged);

@@ -179,8 +179,10 @@ static bool is_candidate(Lowerer *L, Str array) {
 }
 
 typedef struct Tf32Site {
-  Str array;
-  Node *stmts[3]; /* the prologue's condition and descriptor, the load before the statement */
+  Str array;      /* empty for a join */
+  Node *stmts[3]; /* a load's: the prologue's condition and descriptor, the load before the statement;
+                     a join's: its assignments at the ends of the branches */
+  int parents[2]; /* a join's: the sites of the branches' tiles (-1: a branch without one) */
   bool used;      /* an astype read the staged tile */
 } Tf32Site;
 
@@ -205,7 +207,7 @@ void tf32_twin_for_load(Lowerer *L, const ArrayRef *array, Node **index, Node **
     L->tf32_sites = arena_alloc(&L->ctx->arena, sizeof(Tf32Site) * C2T_MAX_TF32_SITES);
   Str P = array->param;
   Tf32Site *site = &L->tf32_sites[L->tf32_site_count];
-  *site = (Tf32Site){P, {NULL, NULL, NULL}, false};
+  *site = (Tf32Site){P, {NULL, NULL, NULL}, {-1, -1}, false};
   int number = ++L->temp_counter;
   char *desc = arena_printf(&L->ctx->arena, "%.*s_tf32_desc_%d", P.len, P.text, number);
   /* the copy is P transposed: rows of P.shape[0] float32 elements, block (size[1], size[0]) */
@@ -274,14 +276,57 @@ static void drop_unused(NodeList *body) {
   body->count = kept;
 }
 
+static bool valid_twin(const TypeInfo *type, const Lowerer *L) {
+  return type && type->kind == VAL_TILE && type->tf32_twin && type->tf32_twin_owner == type &&
+         type->tf32_site < L->tf32_site_count;
+}
+
+/* Whether a block ends so that nothing after its last statement runs. */
+static bool ends_early(const NodeList *block) {
+  if (!block->count)
+    return false;
+  NodeKind kind = block->items[block->count - 1]->kind;
+  return kind == N_RETURN || kind == N_BREAK || kind == N_CONTINUE || kind == N_RAISE;
+}
+
+void tf32_join(Lowerer *L, Node *stmt, TypeInfo *merged, TypeInfo *from_body, TypeInfo *from_else) {
+  bool body_twin = valid_twin(from_body, L), else_twin = valid_twin(from_else, L);
+  if ((!body_twin && !else_twin) || !merged || merged->kind != VAL_TILE || merged == from_body ||
+      merged == from_else || L->tf32_site_count >= C2T_MAX_TF32_SITES || L->in_while_test ||
+      ends_early(&stmt->u.if_.body) || ends_early(&stmt->u.if_.orelse))
+    return;
+  Str twin = new_temp_name(L, "tf32_tile");
+  Tf32Site *site = &L->tf32_sites[L->tf32_site_count];
+  *site = (Tf32Site){{NULL, 0}, {NULL, NULL, NULL}, {-1, -1}, false};
+  NodeList *blocks[2] = {&stmt->u.if_.body, &stmt->u.if_.orelse};
+  TypeInfo *from[2] = {from_body, from_else};
+  for (int b = 0; b < 2; b++) {
+    bool has = b == 0 ? body_twin : else_twin;
+    Node *value = has ? node_copy_tree(&L->ctx->arena, from[b]->tf32_twin) : T0(L, "None");
+    NodeList made = template_stmts(L->ctx, arena_printf(&L->ctx->arena, "%s = _1\n", twin.text), TEMPLATE_NODES(value));
+    node_list_push(&L->ctx->arena, blocks[b], made.items[0]);
+    site->stmts[b] = made.items[0];
+    site->parents[b] = has ? from[b]->tf32_site : -1;
+  }
+  merged->tf32_twin = new_name(L, twin.text);
+  merged->tf32_twin_owner = merged;
+  merged->tf32_site = L->tf32_site_count++;
+}
+
 void tf32_finish_version(Lowerer *L, NodeList *body, NodeList *prologue) {
   if (!L->function || L->function->role != ROLE_KERNEL)
     return; /* a tile function lowered for a call of the kernel: the kernel's sites are not done */
+  /* a join read is its branches' tiles read (a join comes after the sites it joins) */
+  for (int i = L->tf32_site_count - 1; i >= 0; i--)
+    for (int b = 0; b < 2; b++)
+      if (L->tf32_sites[i].used && L->tf32_sites[i].parents[b] >= 0)
+        L->tf32_sites[L->tf32_sites[i].parents[b]].used = true;
   bool dropped = false;
   for (int i = 0; i < L->tf32_site_count; i++) {
     Tf32Site *site = &L->tf32_sites[i];
     if (site->used) {
-      note_staged_array(L, site->array);
+      if (site->array.len)
+        note_staged_array(L, site->array);
       continue;
     }
     for (int s = 0; s < 3; s++)

@@ -374,3 +374,47 @@ def test_only_a_right_operand_converted_to_tfloat32_gets_a_staged_copy(convert_t
     # a product of float32 operands (no tfloat32) stages nothing
     plain = convert_text(STAGED.replace("ct.tfloat32 if x.dtype == ct.float32 else x.dtype", "x.dtype"))
     assert "_tf32" not in plain.split("def k(")[1].split("\ndef ")[0]
+
+
+STAGED_BRANCHES = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, out, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int], TRANS: ct.Constant[bool]):
+    i = ct.bid(0)
+    j = ct.bid(1)
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for kk in range(ct.num_tiles(x, axis=1, shape=(TM, TK))):
+        a = ct.load(x, index=(i, kk), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        if TRANS:  # y is (N, K)
+            b = ct.transpose(ct.load(y, index=(j, kk), shape=(TN, TK), padding_mode=ct.PaddingMode.ZERO))
+        else:
+            b = ct.load(y, index=(kk, j), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(ct.astype(a, ct.tfloat32), ct.astype(b, ct.tfloat32), acc)
+    ct.store(out, index=(i, j), tile=acc)
+"""
+
+
+@pytest.mark.parametrize("trans", [False, True])
+def test_a_staged_tile_from_one_branch_of_a_constexpr_if(convert, trans):
+    # b comes from a branch chosen by a constexpr: the untransposed branch's staged tile stays
+    # b's after the `if` (through a local both branches set, None in the other), and the
+    # transposed branch rounds in the kernel
+    mod = convert(STAGED_BRANCHES)
+    torch.manual_seed(1)
+    x, y = torch.randn(64, 96), torch.randn(96, 64)
+    given = y.T.contiguous() if trans else y
+
+    def run(stage):
+        mod._tf32_stage = stage
+        out = torch.zeros(64, 64)
+        mod.launch_k(0, (8, 4, 1), (x, given, out, 8, 16, 32, trans))
+        return out
+
+    plain = mod._tf32_stage
+    out = run(plain)
+    want = tf32_rounded(x).double() @ tf32_rounded(y).double()
+    torch.testing.assert_close(out.double(), want, rtol=1e-5, atol=1e-5)
+    zeros = run(lambda array, *others: torch.zeros(array.shape[1], array.shape[0]))
+    # the copy is read only where the untransposed branch loads
+    assert (not zeros.any()) if not trans else torch.equal(zeros, out)
