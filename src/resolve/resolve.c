@@ -384,6 +384,14 @@ static void resolve_function_def(Converter *conv, Node *def) {
 /* NAME = value at module level: an alias (ConstInt = ct.Constant[int]) or a
  * constant that kernels may read. */
 static void resolve_assign(Converter *conv, Node *stmt) {
+  if (stmt->u.assign.targets.count > 1) { /* TM = TN = TK = 64: each name bound to the value */
+    for (int i = 0; i < stmt->u.assign.targets.count; i++)
+      if (stmt->u.assign.targets.items[i]->kind != N_NAME)
+        return;
+    for (int i = 0; i < stmt->u.assign.targets.count; i++)
+      add_binding(conv, stmt, stmt->u.assign.targets.items[i]->u.name.id, stmt->u.assign.value, NULL);
+    return;
+  }
   if (stmt->u.assign.targets.count != 1)
     return;
   Node *target = stmt->u.assign.targets.items[0];
@@ -480,9 +488,40 @@ static void resolve_statement(Converter *conv, Node *stmt, int depth) {
 }
 
 /* Nesting needs no cap of its own: the parser bounds it (C2T_MAX_PARSE_DEPTH). */
+/* `import cuda.core as cc, cuda.tile as ct`: the other modules' names move to
+ * an import statement of their own, written from the tree just before this
+ * one, which imports cuda.tile only (and is removed from the output). */
+static void split_mixed_import(Converter *conv, NodeList *body, int at) {
+  Node *stmt = body->items[at];
+  NodeList *names = &stmt->u.import.names;
+  NodeList others = {0}, ours = {0};
+  for (int i = 0; i < names->count; i++) {
+    Str name = names->items[i]->u.alias.name;
+    node_list_push(&conv->ctx->arena, is_cuda_tile(name) || starts_with_cuda_tile(name) ? &ours : &others,
+                   names->items[i]);
+  }
+  if (!others.count || !ours.count)
+    return;
+  Node *rest = arena_alloc(&conv->ctx->arena, sizeof(Node));
+  *rest = *stmt;
+  rest->u.import.names = others;
+  rest->rewritten = true;
+  stmt->u.import.names = ours;
+  stmt->rewritten = true;
+  node_list_push(&conv->ctx->arena, body, NULL);
+  memmove(&body->items[at + 1], &body->items[at], sizeof(Node *) * (size_t)(body->count - 1 - at));
+  body->items[at] = rest;
+}
+
 static void resolve_statements(Converter *conv, NodeList *body, int depth) {
-  for (int i = 0; i < body->count; i++)
+  for (int i = 0; i < body->count; i++) {
+    if (body->items[i]->kind == N_IMPORT) {
+      int before = body->count;
+      split_mixed_import(conv, body, i);
+      i += body->count - before; /* the other modules' statement, now before it */
+    }
     resolve_statement(conv, body->items[i], depth);
+  }
 }
 
 /* ---------------------------------------- kernels defined in host functions */

@@ -273,3 +273,51 @@ def f(n: A) -> int:
     return n + 1
 ''')
     assert mod.f(2) == 3 and mod.f.__annotations__["n"] == "A"
+
+
+def test_cutile_imported_with_other_modules_in_one_statement(convert, convert_text, device):
+    # `import math, cuda.tile as ct, json`: the other modules keep an import statement of their
+    # own where it stood; the cuda.tile part goes, as a statement of its own would
+    source = '''
+import torch
+import math, cuda.tile as ct, json  # one statement
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)) * 2)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    ct.launch(0, (math.ceil(x.shape[0] / 8),), k, (x, y, 8))
+    return y, json.dumps(1)
+'''
+    text = convert_text(source)
+    assert "import math, json\n" in text and "cuda.tile" not in text
+    x = torch.randn(24, device=device)
+    y, dumped = convert(source).run(x)
+    assert torch.equal(y, x * 2) and dumped == "1"
+
+
+def test_module_constants_of_a_chained_assignment(convert, device):
+    mod = convert('''
+import torch
+import cuda.tile as ct
+
+TM = TN = 8
+
+
+@ct.kernel
+def k(x, y):
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(TM, TN))
+    ct.store(y, index=(ct.bid(0), 0), tile=t + TN)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    ct.launch(0, (x.shape[0] // TM,), k, (x, y))
+    return y
+''')
+    x = torch.randn(16, 8, device=device)
+    assert torch.equal(mod.run(x), x + 8)
