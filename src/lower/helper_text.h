@@ -18,6 +18,7 @@ typedef enum HelperId {
   HELPER_ct_assert, /* debug_helpers.py */
   HELPER_ct_assume_divisible_by, /* debug_helpers.py */
   HELPER_INTERPRETED, /* host_helpers.py */
+  HELPER__CUTILE_VERSION, /* host_helpers.py */
   HELPER__tensor, /* host_helpers.py */
   HELPER__tensors, /* host_helpers.py */
   HELPER__array_list, /* host_helpers.py */
@@ -160,6 +161,10 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     {-1, -1, -1, -1}, false, false},
   [HELPER_INTERPRETED] = {"INTERPRETED",
     "INTERPRETED = tl.constexpr(os.environ.get(\"TRITON_INTERPRET\", \"0\") == \"1\")\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER__CUTILE_VERSION] = {"_CUTILE_VERSION",
+    "# ct.__version__ on the host: the cuda-tile release whose semantics the converted code keeps\n"
+    "_CUTILE_VERSION = \"1.7.0\"\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER__tensor] = {"_tensor",
     "def _tensor(array, name):\n"

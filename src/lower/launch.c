@@ -816,6 +816,8 @@ static Node *rewrite_host_member(Lowerer *L, Node *node, const char *member) {
     return T0(L, dtype_info(dtype)->torch);
   if (strcmp(member, "DType") == 0) /* host dtypes are torch dtypes */
     return T0(L, "torch.dtype");
+  if (strcmp(member, "__version__") == 0) /* the cuTile whose semantics the converted code keeps */
+    return use_helper(L, HELPER__CUTILE_VERSION);
   Node *value = host_enum_value(L, member);
   if (value)
     return value;

@@ -321,3 +321,24 @@ def run(x):
 ''')
     x = torch.randn(16, 8, device=device)
     assert torch.equal(mod.run(x), x + 8)
+
+
+def test_cutile_version_on_the_host_is_the_one_the_conversion_follows(convert):
+    # ct.__version__ on the host (a probe printing it, a version check): the cuda-tile release
+    # whose names and semantics the converter follows (its --list-ops), also in an f-string
+    # (a quoted literal there would need Python 3.12) and at import time
+    mod = convert('''
+import cuda.tile as ct
+
+AT_IMPORT = ct.__version__
+
+
+@ct.kernel
+def k(x):
+    ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(4,)))
+
+
+def describe():
+    return f"converted from cuda-tile {ct.__version__}"
+''')
+    assert mod.AT_IMPORT == "1.7.0" and mod.describe() == "converted from cuda-tile 1.7.0"

@@ -18,6 +18,11 @@ import triton.language as tl
 INTERPRETED = tl.constexpr(os.environ.get("TRITON_INTERPRET", "0") == "1")
 
 
+# helper: _CUTILE_VERSION
+# ct.__version__ on the host: the cuda-tile release whose semantics the converted code keeps
+_CUTILE_VERSION = "1.7.0"
+
+
 # helper: _tensor
 def _tensor(array, name):
     """An array argument of a launch as the torch tensor the kernel is given. cuTile took,
