@@ -418,3 +418,24 @@ def test_a_staged_tile_from_one_branch_of_a_constexpr_if(convert, trans):
     zeros = run(lambda array, *others: torch.zeros(array.shape[1], array.shape[0]))
     # the copy is read only where the untransposed branch loads
     assert (not zeros.any()) if not trans else torch.equal(zeros, out)
+
+
+def test_no_memory_for_the_staged_copy_means_rounding_in_the_kernel(convert, monkeypatch):
+    mod = convert(STAGED)
+    x, y = torch.randn(64, 96), torch.randn(96, 64)
+    empty = torch.empty
+
+    def no_memory(*args, **kwargs):
+        if args and args[0] == (64, 96):  # the copy's shape (y transposed)
+            raise torch.OutOfMemoryError("no memory")
+        return empty(*args, **kwargs)
+
+    monkeypatch.setattr(mod.torch, "empty", no_memory)
+    assert mod._tf32_stage(y, x) is y
+    monkeypatch.setattr(mod.torch, "empty", empty)
+    out, sums = torch.zeros(64, 64), torch.zeros(8, 64)
+    monkeypatch.setattr(mod.torch, "empty", no_memory)
+    mod.launch_k(0, (8, 4, 1), (x, y, out, sums, 8, 16, 32))
+    monkeypatch.setattr(mod.torch, "empty", empty)
+    want = tf32_rounded(x).double() @ tf32_rounded(y).double()
+    torch.testing.assert_close(out.double(), want, rtol=1e-5, atol=1e-5)

@@ -453,7 +453,7 @@ def _tf32_stage(array, *others):
     product instead of through registers to be rounded (about 3x the speed on the H200 at
     4096^3). Made for a float32 matrix when the launch's other arrays hold at least half as
     many elements (a product that reads each of its tiles many times); else `array` itself,
-    which the kernel rounds tile by tile as before."""
+    which the kernel rounds tile by tile as before, also where the copy finds no memory."""
     if not isinstance(array, torch.Tensor) or array.dtype != torch.float32 or array.dim() != 2:
         return array
     rows, cols = array.shape
@@ -462,7 +462,10 @@ def _tf32_stage(array, *others):
     elements = sum(other.numel() for other in others if isinstance(other, torch.Tensor))
     if 2 * elements < array.numel():
         return array
-    staged = torch.empty((cols, rows), dtype=torch.float32, device=array.device)
+    try:
+        staged = torch.empty((cols, rows), dtype=torch.float32, device=array.device)
+    except torch.OutOfMemoryError:  # a speed-up only: the kernel rounds as before
+        return array
     grid = (triton.cdiv(rows, 64), triton.cdiv(cols, 64))
     _tf32_stage_kernel[grid](array, staged, rows, cols, array.stride(0), array.stride(1), 64, 64)
     return staged
