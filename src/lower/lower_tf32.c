@@ -33,8 +33,11 @@
 
 #include "lower.h"
 
-/* How far a right-hand operand is followed back through names. */
+/* How far a right-hand operand is followed back through names, and how many names
+ * the scan of one kernel follows in all (names assigned from names assigned from names
+ * would otherwise cost exponential time; past it the scan stops: no staging, same code) */
 #define C2T_TF32_SCAN_DEPTH 6
+#define C2T_TF32_SCAN_STEPS 4096
 
 typedef struct Tf32Scan {
   Lowerer *L;
@@ -91,7 +94,8 @@ static void find_tf32(Node *node, void *data) {
     mention->found = true;
     return;
   }
-  if (node->kind == N_NAME && mention->depth < C2T_TF32_SCAN_DEPTH) {
+  if (node->kind == N_NAME && mention->depth < C2T_TF32_SCAN_DEPTH &&
+      ++mention->L->tf32_scan_steps <= C2T_TF32_SCAN_STEPS) {
     Tf32Scan scan = {mention->L, mention->def, node->u.name.id, {0}, 0};
     collect_assignments(mention->def, &scan);
     for (int i = 0; i < scan.count && !mention->found; i++)
@@ -138,7 +142,7 @@ static void follow_operand(Lowerer *L, Node *def, Node *expr, bool converted, in
       note_candidate(L, array->u.name.id);
     return;
   }
-  if (expr->kind == N_NAME) {
+  if (expr->kind == N_NAME && ++L->tf32_scan_steps <= C2T_TF32_SCAN_STEPS) {
     Tf32Scan scan = {L, def, expr->u.name.id, {0}, 0};
     collect_assignments(def, &scan);
     for (int i = 0; i < scan.count; i++)
@@ -165,6 +169,7 @@ static void scan_products(Node *node, void *data) {
 }
 
 void tf32_scan_kernel(Lowerer *L, Node *def) {
+  L->tf32_scan_steps = 0;
   L->tf32_candidate_count = 0;
   L->tf32_array_count = 0;
   Tf32Scan scan = {L, def, {0}, {0}, 0};

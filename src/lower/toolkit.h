@@ -199,6 +199,7 @@ typedef struct Lowerer {
    * (found in the source), and those given a staged copy (parameters P_tf32, P_tf32_staged) */
   Str tf32_candidates[C2T_MAX_TMA_ARRAYS];
   int tf32_candidate_count;
+  int tf32_scan_steps; /* names the scan followed (lower_tf32.c bounds them) */
   Str tf32_arrays[C2T_MAX_TMA_ARRAYS];
   int tf32_array_count;
   struct Tf32Site *tf32_sites; /* the loads given a staged tile in the version lowered now */

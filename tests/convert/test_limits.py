@@ -109,6 +109,19 @@ def test_local_names_past_the_limit(convert_error):
     assert convert_error(source) == "C2T002: too many local names in one function (limit is 1024)"
 
 
+def test_names_assigned_from_names_do_not_make_the_tfloat32_scan_exponential(convert_text):
+    # the scan for staged tfloat32 operands follows a product's right operand back through the
+    # names it is assigned from; 30 names each assigned 20 times from the three before took
+    # exponential time (36 s at 24 names) before the scan's step budget (C2T_TF32_SCAN_STEPS)
+    lines = ["import cuda.tile as ct", "", "@ct.kernel", "def k(x, y, out, T: ct.Constant[int]):",
+             "    a = ct.load(x, index=(0, 0), shape=(T, T))", "    n0 = ct.load(y, index=(0, 0), shape=(T, T))"]
+    for i in range(1, 30):
+        lines += [f"    n{i} = n{max(0, i - 1 - j % 3)}" for j in range(20)]
+    lines.append("    ct.store(out, index=(0, 0), tile=ct.mma(a.astype(ct.tfloat32), ct.astype(n29, ct.tfloat32), "
+                 "ct.zeros((T, T), dtype=ct.float32)))")
+    assert "@triton.jit" in convert_text("\n".join(lines) + "\n")  # the fixture's subprocess stops at 60 s
+
+
 # ------------------------------------------------ the README's table and the sources agree
 
 import os
