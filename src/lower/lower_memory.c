@@ -1011,23 +1011,4 @@ Node *lower_list_item(Lowerer *L, Node *expr, TypeInfo *list, Node *index) {
 }
 
 /* The slots lower_list_item left that no descriptor took, taken out. */
-void drop_list_item_slots(Lowerer *L, NodeList *body) {
-  int kept = 0;
-  for (int i = 0; i < body->count; i++) {
-    Node *stmt = body->items[i];
-    if (stmt->kind == N_PASS && stmt->note == LIST_ITEM_SLOT)
-      continue;
-    if (stmt->kind == N_FOR) {
-      drop_list_item_slots(L, &stmt->u.for_.body);
-      drop_list_item_slots(L, &stmt->u.for_.orelse);
-    } else if (stmt->kind == N_WHILE) {
-      drop_list_item_slots(L, &stmt->u.while_.body);
-      drop_list_item_slots(L, &stmt->u.while_.orelse);
-    } else if (stmt->kind == N_IF) {
-      drop_list_item_slots(L, &stmt->u.if_.body);
-      drop_list_item_slots(L, &stmt->u.if_.orelse);
-    }
-    body->items[kept++] = stmt;
-  }
-  body->count = kept;
-}
+void drop_list_item_slots(Lowerer *L, NodeList *body) { drop_placeholders(body, LIST_ITEM_SLOT); }

@@ -61,12 +61,14 @@ static void collect_assignments(Node *node, void *data) {
     node_children(node, collect_assignments, data);
 }
 
-static void note_candidate(Lowerer *L, Str array) {
-  for (int i = 0; i < L->tf32_candidate_count; i++)
-    if (str_same(L->tf32_candidates[i], array))
+/* `array` added to a list of C2T_MAX_TMA_ARRAYS names unless it is there (or the list is full:
+ * the array is then simply not staged) */
+static void add_array(Str *arrays, int *count, Str array) {
+  for (int i = 0; i < *count; i++)
+    if (str_same(arrays[i], array))
       return;
-  if (L->tf32_candidate_count < C2T_MAX_TMA_ARRAYS)
-    L->tf32_candidates[L->tf32_candidate_count++] = array;
+  if (*count < C2T_MAX_TMA_ARRAYS)
+    arrays[(*count)++] = array;
 }
 
 typedef struct Tf32Mention {
@@ -139,7 +141,7 @@ static void follow_operand(Lowerer *L, Node *def, Node *expr, bool converted, in
   if (expr->kind == N_CALL && is_ct_member(L->conv, expr->u.call.func, "load") && expr->u.call.args.count >= 1) {
     Node *array = expr->u.call.args.items[0];
     if (converted && array->kind == N_NAME)
-      note_candidate(L, array->u.name.id);
+      add_array(L->tf32_candidates, &L->tf32_candidate_count, array->u.name.id);
     return;
   }
   if (expr->kind == N_NAME && ++L->tf32_scan_steps <= C2T_TF32_SCAN_STEPS) {
@@ -192,14 +194,6 @@ typedef struct Tf32Site {
 } Tf32Site;
 
 static const char TF32_UNUSED[] = "staged tfloat32 tile no astype read";
-
-static void note_staged_array(Lowerer *L, Str array) {
-  for (int i = 0; i < L->tf32_array_count; i++)
-    if (str_same(L->tf32_arrays[i], array))
-      return;
-  if (L->tf32_array_count < C2T_MAX_TMA_ARRAYS)
-    L->tf32_arrays[L->tf32_array_count++] = array;
-}
 
 void tf32_twin_for_load(Lowerer *L, const ArrayRef *array, Node **index, Node **size, int rank, bool zero_padded,
                         TypeInfo *type) {
@@ -258,29 +252,6 @@ Node *tf32_twin_or(Lowerer *L, Node *x, Node *rounded) {
            x);
 }
 
-static void drop_unused(NodeList *body) {
-  int kept = 0;
-  for (int i = 0; i < body->count; i++) {
-    Node *stmt = body->items[i];
-    if (stmt->kind == N_PASS && stmt->note == TF32_UNUSED)
-      continue;
-    if (stmt->kind == N_FOR) {
-      drop_unused(&stmt->u.for_.body);
-      drop_unused(&stmt->u.for_.orelse);
-    } else if (stmt->kind == N_WHILE) {
-      drop_unused(&stmt->u.while_.body);
-      drop_unused(&stmt->u.while_.orelse);
-    } else if (stmt->kind == N_IF) {
-      drop_unused(&stmt->u.if_.body);
-      drop_unused(&stmt->u.if_.orelse);
-    } else if (stmt->kind == N_WITH) {
-      drop_unused(&stmt->u.with.body);
-    }
-    body->items[kept++] = stmt;
-  }
-  body->count = kept;
-}
-
 static bool valid_twin(const TypeInfo *type, const Lowerer *L) {
   return type && type->kind == VAL_TILE && type->tf32_twin && type->tf32_twin_owner == type &&
          type->tf32_site < L->tf32_site_count;
@@ -331,7 +302,7 @@ void tf32_finish_version(Lowerer *L, NodeList *body, NodeList *prologue) {
     Tf32Site *site = &L->tf32_sites[i];
     if (site->used) {
       if (site->array.len)
-        note_staged_array(L, site->array);
+        add_array(L->tf32_arrays, &L->tf32_array_count, site->array);
       continue;
     }
     for (int s = 0; s < 3; s++)
@@ -341,8 +312,8 @@ void tf32_finish_version(Lowerer *L, NodeList *body, NodeList *prologue) {
       }
   }
   if (dropped) {
-    drop_unused(body);
-    drop_unused(prologue);
+    drop_placeholders(body, TF32_UNUSED);
+    drop_placeholders(prologue, TF32_UNUSED);
   }
   L->tf32_site_count = 0;
 }

@@ -146,6 +146,29 @@ int shape_dim_value(Lowerer *L, const Node *at, long long value) {
   return (int)value;
 }
 
+void drop_placeholders(NodeList *body, const char *note) {
+  int kept = 0;
+  for (int i = 0; i < body->count; i++) {
+    Node *stmt = body->items[i];
+    if (stmt->kind == N_PASS && stmt->note == note)
+      continue;
+    if (stmt->kind == N_FOR) {
+      drop_placeholders(&stmt->u.for_.body, note);
+      drop_placeholders(&stmt->u.for_.orelse, note);
+    } else if (stmt->kind == N_WHILE) {
+      drop_placeholders(&stmt->u.while_.body, note);
+      drop_placeholders(&stmt->u.while_.orelse, note);
+    } else if (stmt->kind == N_IF) {
+      drop_placeholders(&stmt->u.if_.body, note);
+      drop_placeholders(&stmt->u.if_.orelse, note);
+    } else if (stmt->kind == N_WITH) {
+      drop_placeholders(&stmt->u.with.body, note);
+    }
+    body->items[kept++] = stmt;
+  }
+  body->count = kept;
+}
+
 Str new_temp_name(Lowerer *L, const char *hint) {
   for (;;) {
     char *text = arena_printf(&L->ctx->arena, "%s_%d", hint, ++L->temp_counter);

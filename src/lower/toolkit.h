@@ -275,6 +275,9 @@ int shape_dim_value(Lowerer *L, const Node *at, long long value);
 bool shape_known_int(const Node *node, long long *value);
 
 Str new_temp_name(Lowerer *L, const char *hint); /* a fresh local: hint_1, hint_2 ... */
+/* The `pass` statements marked `note` (placeholders a lowering left unused) taken out of
+ * `body` and the blocks of its for, while, if and with statements. */
+void drop_placeholders(NodeList *body, const char *note);
 /* An empty Buf owned by the lowering: buf_free it when done as usual; one
  * an error leaves behind is freed by lower_module. */
 Buf *lower_buf(Lowerer *L);

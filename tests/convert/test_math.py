@@ -9,6 +9,7 @@ need it run on a GPU only.
 """
 
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -542,18 +543,8 @@ def test_approximate_mappings_are_noted(convert_text):
     assert "C2T201" in "".join(noted) and "C2T202" in "".join(noted)
 
 
-CONSTEXPR_CONVERSIONS = """
-import cuda.tile as ct
-
-@ct.kernel
-def k(x, out, TILE: ct.Constant[int], SCALE: ct.Constant[float], FLIP: ct.Constant[int]):
-    bid = ct.bid(0)
-    a = ct.load(x, index=(bid,), shape=(TILE,))
-    y = ct.truediv(a, float(TILE)) * int(SCALE)
-    if bool(FLIP):
-        y = -y
-    ct.store(out, index=(bid,), tile=y)
-"""
+# the kernel of tests/compile/cases/constexpr_conversions.py (compiled for sm_90 there)
+CONSTEXPR_CONVERSIONS = (Path(__file__).parents[1] / "compile" / "cases" / "constexpr_conversions.py").read_text()
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
