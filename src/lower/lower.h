@@ -75,6 +75,11 @@ void tf32_finish_version(Lowerer *L, NodeList *body, NodeList *prologue);
 /* After an `if` on a constexpr: a name whose tile has a staged twin in a branch keeps one, the
  * branches' twins (or None) assigned to a local of its own at their ends */
 void tf32_join(Lowerer *L, Node *stmt, TypeInfo *merged, TypeInfo *from_body, TypeInfo *from_else);
+/* Lowering a branch of an `if` of the kernel on a constexpr (`source`, as written; NULL: a
+ * condition the launcher cannot evaluate): a staged load inside is read only when it holds
+ * (`taken`) or fails; tf32_branch_leave after the branch. */
+void tf32_branch_enter(Lowerer *L, const Node *source, bool taken);
+void tf32_branch_leave(Lowerer *L);
 void tf32_add_params(Lowerer *L, Node *def);
 void tf32_launch_args(Lowerer *L, const Function *kernel, Buf *call);
 
@@ -139,6 +144,9 @@ Node *lower_condition(Lowerer *L, Node *expr);
  * 1 dtype; type_disagreement says which): the function may be split on it. */
 void note_version_split(Lowerer *L, Node *source, Node *lowered, int priority);
 int type_disagreement(const TypeInfo *a, const TypeInfo *b);
+/* Whether a condition as written is built of literals and the constexpr parameters no statement
+ * of the function assigns (one value in the whole body, and the launcher's value too). */
+bool constexpr_param_condition(Lowerer *L, const Node *e);
 /* `with`'s body becomes `if split: <with's body> else: <without's body>`
  * (docstring kept first); a located error where their parameters differ. */
 void join_versions(Lowerer *L, Node *split, Node *with, Node *without);

@@ -895,6 +895,7 @@ static void lower_kernel_version(Lowerer *L, Node *def, const Assumption *assump
   L->descriptor_count = 0; /* descriptors are made in each version's own prologue */
   L->tf32_site_count = 0;   /* and its staged tfloat32 tiles (a failed attempt may leave some) */
   L->in_while_test = false;
+  L->tf32_when_depth = 0; /* the constexpr branches around the statement (an error may leave some) */
   L->runtime_scalars = (NodeList){0};
   L->needs_debug = false;
   L->assumptions = assumptions;

@@ -323,8 +323,16 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   for (int i = 0; i < A->count; i++)
     before[i] = A->types[i];
   BranchRanks *ranks = branch_ranks_open(L, test);
+  /* a kernel's if on a constexpr: which branch runs is known at launch (lower_tf32.c) */
+  bool launch_decides = test->type && test->type->kind == VAL_CONST && L->function && L->function->role == ROLE_KERNEL;
+  if (launch_decides)
+    tf32_branch_enter(L, source_test, true);
   if (!body_invalid) /* tl.static_assert(False, ...) is Triton already */
     lower_stmts(L, &stmt->u.if_.body);
+  if (launch_decides) {
+    tf32_branch_leave(L);
+    tf32_branch_enter(L, source_test, false);
+  }
   branch_ranks_else(L, ranks);
   save_assigned(L, A);
   for (int i = 0; i < A->count; i++) {
@@ -334,6 +342,8 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   }
   if (!else_invalid)
     lower_stmts(L, &stmt->u.if_.orelse);
+  if (launch_decides)
+    tf32_branch_leave(L);
   branch_ranks_close(L, ranks);
   save_assigned(L, A);
   for (int i = 0; i < A->count; i++) {

@@ -27,11 +27,19 @@
  * the type into another value is not it) is then `ct_tf32_staged(P_tf32_4, b)`:
  * the staged tile, or b rounded where it is None; the same bits either way.
  * Sites whose tile no astype reads are taken out again, and an array none of
- * whose sites is read gets no parameters and no copy. The launcher (_tf32_stage) makes the copy for a float32 matrix when the other
- * arrays of the launch hold at least half as many elements (a product that
- * reads each tile of P many times), else passes P itself, unstaged. */
+ * whose sites is read gets no parameters and no copy. The launcher (_tf32_stage)
+ * makes the copy for a float32 matrix when the other arrays of the launch hold
+ * at least half as many elements (a product that reads each tile of P many
+ * times), else passes P itself, unstaged. Where every read site stands in a
+ * branch of an `if` on the kernel's constexpr parameters (`if TRANSPOSE_B:
+ * b = ct.transpose(...) else: b = ct.load(...)`), the launcher makes the copy
+ * only for the values that take such a branch (`_tf32_stage(P, ...) if not
+ * TRANSPOSE_B else P`): the other launches would copy P for nothing. */
+
+#include <string.h>
 
 #include "lower.h"
+#include "../emit/emit.h"
 
 /* How far a right-hand operand is followed back through names, and how many names
  * the scan of one kernel follows in all (names assigned from names assigned from names
@@ -185,13 +193,138 @@ static bool is_candidate(Lowerer *L, Str array) {
   return false;
 }
 
+/* The constexpr branches a staged load stands in, outermost first (their conjunction) */
+typedef struct Tf32Path {
+  const Tf32Branch *branches;
+  int count;
+} Tf32Path;
+
+/* When the launcher makes an array's copy: the paths of its read loads (their disjunction) */
+struct Tf32When {
+  Tf32Path paths[C2T_TF32_WHEN_PATHS];
+  int count;
+};
+
 typedef struct Tf32Site {
   Str array;      /* empty for a join */
   Node *stmts[3]; /* a load's: the prologue's condition and descriptor, the load before the statement;
                      a join's: its assignments at the ends of the branches */
   int parents[2]; /* a join's: the sites of the branches' tiles (-1: a branch without one) */
   bool used;      /* an astype read the staged tile */
+  Tf32Path path;  /* a load's: the branches around it the launcher can test */
 } Tf32Site;
+
+/* A condition as the launcher writes it: `test` standing alone or joined by `and`
+ * (PREC_NOT: a boolean operation in parentheses), `negated` after `not` (comparisons too) */
+static const char *condition_written(Lowerer *L, const Node *source, Prec context) {
+  Buf *written = lower_buf(L);
+  Emitter emitter;
+  emitter_init_bare(&emitter, L->ctx, written);
+  emit_expr(&emitter, source, context);
+  return arena_strndup(&L->ctx->arena, written->data, written->len);
+}
+
+void tf32_branch_enter(Lowerer *L, const Node *source, bool taken) {
+  if (L->tf32_when_depth < C2T_TF32_WHEN_DEPTH) {
+    Tf32Branch *branch = &L->tf32_when[L->tf32_when_depth];
+    *branch = (Tf32Branch){NULL, NULL, taken};
+    if (source && constexpr_param_condition(L, source)) {
+      branch->test = condition_written(L, source, PREC_NOT);
+      branch->negated = condition_written(L, source, PREC_BOR);
+    }
+  }
+  L->tf32_when_depth++;
+}
+
+void tf32_branch_leave(Lowerer *L) {
+  if (L->tf32_when_depth > 0)
+    L->tf32_when_depth--;
+}
+
+/* The branches lowered now that the launcher can test. */
+static Tf32Path path_now(Lowerer *L) {
+  int depth = L->tf32_when_depth < C2T_TF32_WHEN_DEPTH ? L->tf32_when_depth : C2T_TF32_WHEN_DEPTH;
+  Tf32Branch *branches = arena_alloc(&L->ctx->arena, sizeof(Tf32Branch) * (size_t)(depth + 1));
+  int count = 0;
+  for (int i = 0; i < depth; i++)
+    if (L->tf32_when[i].test)
+      branches[count++] = L->tf32_when[i];
+  return (Tf32Path){branches, count};
+}
+
+static bool same_branch(const Tf32Branch *a, const Tf32Branch *b) {
+  return a->taken == b->taken && !strcmp(a->test, b->test);
+}
+
+/* Whether every branch of `a` is the same in `b` (b's loads run only where a's may) */
+static bool path_prefix(const Tf32Path *a, const Tf32Path *b) {
+  if (a->count > b->count)
+    return false;
+  for (int i = 0; i < a->count; i++)
+    if (!same_branch(&a->branches[i], &b->branches[i]))
+      return false;
+  return true;
+}
+
+/* `path` added to `when`, kept short: a path another covers is left out, and two that differ
+ * only in the way their last branch went become their common part. NULL: every launch. */
+static struct Tf32When *when_add(Lowerer *L, struct Tf32When *when, Tf32Path path) {
+  for (bool again = true; again;) {
+    again = false;
+    if (!path.count)
+      return NULL;
+    for (int i = 0; i < when->count; i++) {
+      Tf32Path *other = &when->paths[i];
+      if (path_prefix(other, &path))
+        return when;
+      bool sibling = other->count == path.count &&
+                     path_prefix(&(Tf32Path){other->branches, other->count - 1}, &path) &&
+                     !strcmp(other->branches[path.count - 1].test, path.branches[path.count - 1].test);
+      if (path_prefix(&path, other) || sibling) {
+        if (sibling)
+          path.count--;
+        when->paths[i] = when->paths[--when->count];
+        again = true;
+        break;
+      }
+    }
+  }
+  if (when->count == C2T_TF32_WHEN_PATHS)
+    return NULL;
+  when->paths[when->count++] = path;
+  return when;
+}
+
+/* `array` given a staged copy, read on `path`: added to L->tf32_arrays or its paths widened */
+static void add_staged(Lowerer *L, Str array, Tf32Path path) {
+  for (int i = 0; i < L->tf32_array_count; i++)
+    if (str_same(L->tf32_arrays[i], array)) {
+      if (L->tf32_array_when[i])
+        L->tf32_array_when[i] = when_add(L, L->tf32_array_when[i], path);
+      return;
+    }
+  if (L->tf32_array_count < C2T_MAX_TMA_ARRAYS) {
+    struct Tf32When *when = arena_alloc(&L->ctx->arena, sizeof(struct Tf32When));
+    when->count = 0;
+    L->tf32_array_when[L->tf32_array_count] = when_add(L, when, path);
+    L->tf32_arrays[L->tf32_array_count++] = array;
+  }
+}
+
+/* The launcher's test of `when`: `A and not B or C` (a conjunction in parentheses beside others) */
+static void when_text(const struct Tf32When *when, Buf *out) {
+  for (int p = 0; p < when->count; p++) {
+    const Tf32Path *path = &when->paths[p];
+    bool grouped = when->count > 1 && path->count > 1;
+    buf_printf(out, "%s%s", p ? " or " : "", grouped ? "(" : "");
+    for (int b = 0; b < path->count; b++) {
+      const Tf32Branch *branch = &path->branches[b];
+      buf_printf(out, "%s%s%s", b ? " and " : "", branch->taken ? "" : "not ",
+                 branch->taken ? branch->test : branch->negated);
+    }
+    buf_printf(out, "%s", grouped ? ")" : "");
+  }
+}
 
 static const char TF32_UNUSED[] = "staged tfloat32 tile no astype read";
 
@@ -206,7 +339,7 @@ void tf32_twin_for_load(Lowerer *L, const ArrayRef *array, Node **index, Node **
     L->tf32_sites = arena_alloc(&L->ctx->arena, sizeof(Tf32Site) * C2T_MAX_TF32_SITES);
   Str P = array->param;
   Tf32Site *site = &L->tf32_sites[L->tf32_site_count];
-  *site = (Tf32Site){P, {NULL, NULL, NULL}, {-1, -1}, false};
+  *site = (Tf32Site){P, {NULL, NULL, NULL}, {-1, -1}, false, path_now(L)};
   int number = ++L->temp_counter;
   char *desc = arena_printf(&L->ctx->arena, "%.*s_tf32_desc_%d", P.len, P.text, number);
   /* the copy is P transposed: rows of P.shape[0] float32 elements, block (size[1], size[0]) */
@@ -273,7 +406,7 @@ void tf32_join(Lowerer *L, Node *stmt, TypeInfo *merged, TypeInfo *from_body, Ty
     return;
   Str twin = new_temp_name(L, "tf32_tile");
   Tf32Site *site = &L->tf32_sites[L->tf32_site_count];
-  *site = (Tf32Site){{NULL, 0}, {NULL, NULL, NULL}, {-1, -1}, false};
+  *site = (Tf32Site){{NULL, 0}, {NULL, NULL, NULL}, {-1, -1}, false, {NULL, 0}};
   NodeList *blocks[2] = {&stmt->u.if_.body, &stmt->u.if_.orelse};
   TypeInfo *from[2] = {from_body, from_else};
   for (int b = 0; b < 2; b++) {
@@ -302,7 +435,7 @@ void tf32_finish_version(Lowerer *L, NodeList *body, NodeList *prologue) {
     Tf32Site *site = &L->tf32_sites[i];
     if (site->used) {
       if (site->array.len)
-        add_array(L->tf32_arrays, &L->tf32_array_count, site->array);
+        add_staged(L, site->array, site->path);
       continue;
     }
     for (int s = 0; s < 3; s++)
@@ -336,7 +469,13 @@ void tf32_launch_args(Lowerer *L, const Function *kernel, Buf *call) {
     for (int p = 0; p < kernel->param_count; p++)
       if (kernel->param_is_array[p] && !str_same(kernel->param_names[p], P))
         buf_printf(call, ", %.*s", kernel->param_names[p].len, kernel->param_names[p].text);
-    buf_printf(call, ")),\n            %.*s_tf32_staged=%.*s_tf32 is not %.*s,\n", P.len, P.text, P.len, P.text, P.len,
+    buf_printf(call, ")");
+    if (L->tf32_array_when[i]) { /* the kernel reads the copy only for these constexpr values */
+      buf_printf(call, " if ");
+      when_text(L->tf32_array_when[i], call);
+      buf_printf(call, " else %.*s", P.len, P.text);
+    }
+    buf_printf(call, "),\n            %.*s_tf32_staged=%.*s_tf32 is not %.*s,\n", P.len, P.text, P.len, P.text, P.len,
                P.text);
   }
 }

@@ -218,6 +218,8 @@ static bool splittable(Lowerer *L, const Node *e) {
   }
 }
 
+bool constexpr_param_condition(Lowerer *L, const Node *e) { return splittable(L, e); }
+
 /* The lowered condition with each local that stands for a tile parameter's
  * dimension (`N` of `N, D = t.shape`) read from the parameter instead
  * (`t.shape[0]`, a constexpr in Triton): the joined `if` stands before the

@@ -25,6 +25,8 @@
 #define C2T_MAX_CALL_ARGS 16       /* parameters of a cuTile signature (BoundArgs, bind_call) */
 #define C2T_MAX_TMA_ARRAYS 64      /* arrays with a TMA flag parameter, per kernel (Lowerer.tma_arrays) */
 #define C2T_MAX_TF32_SITES 64      /* loads given a staged tfloat32 tile, per kernel version (more: rounded in the kernel) */
+#define C2T_TF32_WHEN_DEPTH 16     /* constexpr ifs around a staged load whose conditions decide the copy (deeper: ignored, copied) */
+#define C2T_TF32_WHEN_PATHS 8      /* ways to the read loads of one staged array the launcher tests (more: copied at every launch) */
 /* Versions of one kernel or tile function, one per outcome of the constexpr
  * conditions it is split on (lower_version.c): each version is a full copy
  * of the body in the output. */
@@ -171,6 +173,14 @@ typedef struct TrackedBuf {
   struct TrackedBuf *next;
 } TrackedBuf;
 
+/* A branch of an `if` on a kernel's constexpr parameters (lower_tf32.c): its condition as the
+ * launcher writes it (NULL: one it cannot test), alone and after `not`, and which way it went */
+typedef struct Tf32Branch {
+  const char *test;
+  const char *negated;
+  bool taken;
+} Tf32Branch;
+
 typedef struct Lowerer {
   Converter *conv;
   Context *ctx;
@@ -201,7 +211,12 @@ typedef struct Lowerer {
   int tf32_candidate_count;
   int tf32_scan_steps; /* names the scan followed (lower_tf32.c bounds them) */
   Str tf32_arrays[C2T_MAX_TMA_ARRAYS];
+  struct Tf32When *tf32_array_when[C2T_MAX_TMA_ARRAYS]; /* when the launcher copies it (NULL: every launch) */
   int tf32_array_count;
+  /* the constexpr ifs lowered now around the statement (body or else): their conditions as the
+   * launcher can evaluate them, NULL for one it cannot (lower_tf32.c) */
+  Tf32Branch tf32_when[C2T_TF32_WHEN_DEPTH];
+  int tf32_when_depth;
   struct Tf32Site *tf32_sites; /* the loads given a staged tile in the version lowered now */
   bool in_while_test;          /* lowering a while condition: L->pending must stay empty */
   int tf32_site_count;

@@ -412,12 +412,48 @@ def test_a_staged_tile_from_one_branch_of_a_constexpr_if(convert, trans):
         return out
 
     plain = mod._tf32_stage
-    out = run(plain)
+    copies = []
+    out = run(lambda array, *others: copies.append(array) or plain(array, *others))
     want = tf32_rounded(x).double() @ tf32_rounded(y).double()
     torch.testing.assert_close(out.double(), want, rtol=1e-5, atol=1e-5)
-    zeros = run(lambda array, *others: torch.zeros(array.shape[1], array.shape[0]))
-    # the copy is read only where the untransposed branch loads
-    assert (not zeros.any()) if not trans else torch.equal(zeros, out)
+    # the launcher copies y only for the value of TRANS whose branch reads the copy
+    assert len(copies) == (0 if trans else 1)
+    if not trans:  # the copy is read only where the untransposed branch loads
+        zeros = run(lambda array, *others: torch.zeros(array.shape[1], array.shape[0]))
+        assert not zeros.any()
+
+
+def _launch_of_y(text):
+    return [line.strip() for line in text.splitlines() if line.strip().startswith("y_tf32=")]
+
+
+def test_the_copy_is_made_for_the_constexpr_values_whose_branches_read_it(convert_text):
+    # both ways of an inner `if` read the copy: the launcher tests the outer condition alone
+    nested = STAGED_BRANCHES.replace(
+        "        else:\n            b = ct.load(y, index=(kk, j), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)\n",
+        "        elif TK >= 32:\n"
+        "            b = ct.load(y, index=(kk, j), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)\n"
+        "        else:\n"
+        "            b = ct.load(y, index=(kk, j), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO, latency=2)\n",
+    )
+    assert "elif TK >= 32" in nested
+    assert _launch_of_y(convert_text(STAGED_BRANCHES)) == [
+        "y_tf32=(y_tf32 := _tf32_stage(y, x, out) if not TRANS else y),"
+    ]
+    assert _launch_of_y(convert_text(nested)) == ["y_tf32=(y_tf32 := _tf32_stage(y, x, out) if not TRANS else y),"]
+    # only the inner `if`'s second way reads it (the first adds to the load): both conditions,
+    # the comparison negated in parentheses
+    one_way = nested.replace(
+        "        elif TK >= 32:\n            b = ct.load(y, index=(kk, j), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)",
+        "        elif TK >= 32:\n            b = ct.load(y, index=(kk, j), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO) + 0.0",
+    )
+    assert "ZERO) + 0.0" in one_way
+    assert _launch_of_y(convert_text(one_way)) == [
+        "y_tf32=(y_tf32 := _tf32_stage(y, x, out) if not TRANS and not (TK >= 32) else y),"
+    ]
+    # a condition the launcher cannot evaluate (a local of the kernel): the copy at every launch
+    local = STAGED_BRANCHES.replace("        if TRANS:  # y is (N, K)", "        flip = TRANS\n        if flip:")
+    assert _launch_of_y(convert_text(local)) == ["y_tf32=(y_tf32 := _tf32_stage(y, x, out)),"]
 
 
 def test_no_memory_for_the_staged_copy_means_rounding_in_the_kernel(convert, monkeypatch):
