@@ -174,7 +174,9 @@ def tma_findings(ttir, ptx, facts, kernel, tma_launch):
               "ptx_wgmma_waits": sorted(set(int(n) for n in re.findall(r"wgmma\.wait_group\.sync\.aligned\s+(\d+)", ptx))),
               # float32 divisions by kind (IEEE div.rn, full-range div.full, div.approx): math mappings
               "ptx_div_f32": {kind: len(re.findall(rf"\bdiv\.{kind}(?:\.ftz)?\.f32\b", ptx))
-                              for kind in ("rn", "full", "approx")}}
+                              for kind in ("rn", "full", "approx")},
+              # float32 instructions that flush subnormals (cuTile keeps them unless flush_to_zero=True)
+              "ptx_ftz_f32": len(re.findall(r"\.ftz\.f32\b", ptx))}
     return problems, counts
 
 
@@ -232,6 +234,7 @@ def compile_one(job):
                                                      {k: decode(v) for k, v in kwargs.items()})
         result["constexprs"] = {fn.arg_names[p[0]] + "".join(f"[{i}]" for i in p[1:]): repr(v)
                                 for p, v in constexprs.items()}
+        result["enable_reflect_ftz"] = options.enable_reflect_ftz  # the launch's, as compiled
         compiled = triton.compile(ASTSource(fn, signature, constexprs, attrs), target=target,
                                   options=options.__dict__)
     except Exception as e:  # the module is not valid Triton for this launch

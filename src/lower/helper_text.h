@@ -390,7 +390,12 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    kernels take. The compiled kernel a launch ran is kept under the _launch_key of its\n"
     "    arguments and options, which holds all Triton compiles for and the autotuner's key (the\n"
     "    same key gives the same kernel and configuration), and is launched directly the next\n"
-    "    time, on the current stream. Under TRITON_INTERPRET=1 every launch goes through Triton.\"\"\"\n"
+    "    time, on the current stream. Under TRITON_INTERPRET=1 every launch goes through Triton.\n"
+    "    Every kernel is compiled with enable_reflect_ftz=False: Triton's default flushes float32\n"
+    "    subnormal inputs and results of its math functions to zero (sin, ceil, rsqrt, exp2, ...:\n"
+    "    the .ftz forms of the PTX), where cuTile keeps them unless flush_to_zero=True (measured\n"
+    "    on the H200 against cuTile 1.7: sin(1e-39) was 0, exp2(-144.7) 0, not 2.8e-44).\"\"\"\n"
+    "    constants[\"enable_reflect_ftz\"] = False\n"
     "    try:\n"
     "        key = (id(kernel), _launch_key(args), _launch_key(constants.values()), tuple(constants))\n"
     "        kept = _LAUNCHED.get(key)\n"
@@ -1403,10 +1408,15 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    return result\n",
     {HELPER__TuningResult, HELPER__launch_time_us, -1, -1}, false, true},
   [HELPER__launch_warps] = {"_launch_warps",
-    "def _launch_warps(elements):\n"
+    "def _launch_warps(elements, dot=False):\n"
     "    \"\"\"num_warps for a kernel whose largest tile has `elements` elements, as one picks it by\n"
     "    hand: 4 below 2048 elements, 8 below 8192, 16 from there (wide rows: softmax, layer norm,\n"
-    "    argmax over a long row), so that each thread keeps a few hundred bytes of the tile.\"\"\"\n"
+    "    argmax over a long row), so that each thread keeps a few hundred bytes of the tile. A\n"
+    "    kernel that multiplies matrices (`dot`) as GEMMs are tuned by hand: 8 warps (two warp\n"
+    "    groups of wgmma) from a 128x128 tile up, else 4 (measured on the H200, TileGym's float32\n"
+    "    matmul at 4096^3 with 128x128x32 tiles: 16 warps ran at half the speed of 8).\"\"\"\n"
+    "    if dot:\n"
+    "        return 8 if elements >= 128 * 128 else 4\n"
     "    return 4 if elements < 2048 else 8 if elements < 8192 else 16\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER__pipeliner_failed] = {"_pipeliner_failed",
@@ -1458,7 +1468,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    software-pipeline, tl.range(..., num_stages=_loop_stages)) each candidate's loops take\n"
     "    its own stage count, so the 1-stage candidate runs them unpipelined.\"\"\"\n"
     "    allowed = sorted({config.num_warps for config in configs})\n"
-    "    by_hand = (8 if elements >= 128 * 128 else 4) if dot else _launch_warps(elements)\n"
+    "    by_hand = _launch_warps(elements, dot)\n"
     "    first = min(allowed, key=lambda w: abs(w.bit_length() - by_hand.bit_length()))\n"
     "    order = sorted(allowed, key=lambda w: abs(w.bit_length() - first.bit_length()))\n"
     "    if dot:\n"

@@ -568,11 +568,12 @@ static bool launch_configuration(Lowerer *L, Function *kernel, const Tuning *tun
     const char *elements = tile_elements(L, &sizes, "%.*s", &constant);
     if (constant) { /* _launch_warps, decided here */
       long long count = sizes.known ? sizes.known : 1;
-      buf_printf(call, "            num_warps=num_worker_warps or %d,\n", count < 2048 ? 4 : count < 8192 ? 8 : 16);
+      int warps = L->kernel_has_dot ? (count >= 128 * 128 ? 8 : 4) : count < 2048 ? 4 : count < 8192 ? 8 : 16;
+      buf_printf(call, "            num_warps=num_worker_warps or %d,\n", warps);
     } else {
       Node *warps = use_helper(L, HELPER__launch_warps);
-      buf_printf(call, "            num_warps=num_worker_warps or %.*s(%s),\n", warps->u.name.id.len,
-                 warps->u.name.id.text, elements);
+      buf_printf(call, "            num_warps=num_worker_warps or %.*s(%s%s),\n", warps->u.name.id.len,
+                 warps->u.name.id.text, elements, L->kernel_has_dot ? ", dot=True" : "");
     }
   }
   if (L->kernel_pipelines_loops) /* its loops take as many stages (lower_pipeline.c) */

@@ -483,3 +483,27 @@ def test_full_division_compiles_to_div_full_and_rn_to_div_rn(tmp_path):
     by_mode = {r["constexprs"]["MODE"]: r["ptx_div_f32"] for r in json.loads(out.read_text())}
     assert by_mode["0"]["rn"] > 0 and by_mode["0"]["full"] == 0, by_mode
     assert by_mode["1"]["full"] > 0 and by_mode["1"]["rn"] == 0, by_mode
+
+
+SUBNORMAL_CALLS = """
+import torch
+def f32(m):
+    m.launch_k(0, (2,), (torch.rand(32) + 0.5, torch.empty(32), 16))
+CALLS = {"subnormal_math": [f32]}
+"""
+
+
+def test_math_functions_keep_subnormals_as_cutile_does(tmp_path):
+    """Triton's default flushes float32 subnormals in its math functions (sin.approx.ftz,
+    cvt.rpi.ftz, rsqrt.approx.ftz, ex2.approx.ftz: libdevice and Triton's lowering read
+    __CUDA_FTZ); cuTile keeps them unless flush_to_zero=True (measured on the H200: sin(1e-39)
+    and exp2(-144.7) were 0 converted, 1e-39 and 2.8e-44 with cuTile). Every launch compiles
+    with enable_reflect_ftz=False: no .ftz form in the PTX."""
+    (tmp_path / "mods").mkdir()
+    _convert(HERE / "cases" / "subnormal_math.py", tmp_path / "mods" / "subnormal_math.py")
+    out = tmp_path / "results.json"
+    proc = _check_folder(tmp_path / "mods", SUBNORMAL_CALLS, tmp_path, "--targets", "90", "--json", str(out))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    results = json.loads(out.read_text())
+    assert results and all(r["ptx_ftz_f32"] == 0 for r in results), results
+    assert all(r["enable_reflect_ftz"] is False for r in results), results

@@ -257,7 +257,12 @@ def _launch(kernel, grid, *args, **constants):
     kernels take. The compiled kernel a launch ran is kept under the _launch_key of its
     arguments and options, which holds all Triton compiles for and the autotuner's key (the
     same key gives the same kernel and configuration), and is launched directly the next
-    time, on the current stream. Under TRITON_INTERPRET=1 every launch goes through Triton."""
+    time, on the current stream. Under TRITON_INTERPRET=1 every launch goes through Triton.
+    Every kernel is compiled with enable_reflect_ftz=False: Triton's default flushes float32
+    subnormal inputs and results of its math functions to zero (sin, ceil, rsqrt, exp2, ...:
+    the .ftz forms of the PTX), where cuTile keeps them unless flush_to_zero=True (measured
+    on the H200 against cuTile 1.7: sin(1e-39) was 0, exp2(-144.7) 0, not 2.8e-44)."""
+    constants["enable_reflect_ftz"] = False
     try:
         key = (id(kernel), _launch_key(args), _launch_key(constants.values()), tuple(constants))
         kept = _LAUNCHED.get(key)
