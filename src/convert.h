@@ -20,6 +20,7 @@
  * bound the linear name lookups of resolve.c, not memory. */
 #define C2T_MAX_KERNELS      4096   /* @ct.kernel functions in one module (launch.c) */
 #define C2T_MAX_FUNCTIONS    16384  /* module-level functions, any role (resolve.c) */
+#define C2T_MAX_CAPTURED     32     /* locals of its host function one nested kernel reads (resolve.c) */
 #define C2T_MAX_ALIASES      16384  /* module-level names: imports from cuda.tile, aliases, constants */
 #define C2T_MAX_CT_MODULE_NAMES 64  /* names bound to the cuda.tile module itself (`import cuda.tile as ct`) */
 
@@ -92,6 +93,12 @@ typedef struct Function {
   Node *nested_in;          /* the host function's def, or NULL */
   Node *nested_placeholder; /* an N_PASS in its body */
   NodeList nested_decorators;
+  Str nested_name;          /* its name there (the module-level def may be renamed: host_name) */
+  /* the locals of the host function it reads (a closure): constexpr parameters appended
+   * to its own, given by the kernel object at each launch */
+  Str *captured_names;
+  int captured_count;
+  Str launcher_name;        /* kernels: `launch_NAME`, or another name where that one is taken (launch.c) */
 } Function;
 
 /* What a conversion did, counted where the lowering decides it (--stats):

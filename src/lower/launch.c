@@ -599,7 +599,7 @@ static void fitting_key(Lowerer *L, Function *kernel, Buf *key) {
 
 void lower_launcher(Lowerer *L, Function *kernel) {
   Node *def = kernel->def;
-  Str name = def->u.function_def.name;
+  Str name = def->u.function_def.name, launcher_name = kernel_launcher_name(L, kernel);
   /* lower_buf: a hint that cannot be converted ends the lowering with an error */
   Buf text = {0}, *unpack = lower_buf(L), *call = lower_buf(L);
   launch_arguments(L, kernel, unpack, call);
@@ -623,14 +623,14 @@ void lower_launcher(Lowerer *L, Function *kernel) {
   /* the docstring on one line, or broken before ct.launch where that runs past the line limit */
   const char *docstring_break = 4 + 53 + 2 * name.len > EMIT_LINE_LIMIT ? "\n    " : " ";
   buf_printf(&text,
-             "def launch_%.*s(stream, grid, args%s):\n"
+             "def %.*s(stream, grid, args%s):\n"
              "    \"\"\"Launch %.*s as%sct.launch(stream, grid, %.*s, args) did.\"\"\"\n"
              "%s"
              "    %s%s = args\n"
              "%s"
              "    with _kernel_stream(stream, %s):\n"
              "%s%.*s(\n            %.*s,\n            grid,\n%s        )%s\n",
-             name.len, name.text, fixed ? ", num_worker_warps=None" : "", name.len,
+             launcher_name.len, launcher_name.text, fixed ? ", num_worker_warps=None" : "", name.len,
              name.text, docstring_break, name.len,
              name.text, options.notes->data ? options.notes->data : "", unpack->data ? unpack->data : "_",
              kernel->param_count == 1 ? "," : "",
@@ -661,6 +661,7 @@ void lower_launcher(Lowerer *L, Function *kernel) {
 typedef struct HostRewrite {
   Lowerer *L;
   Node *statement; /* the innermost statement being rewritten: where a note goes */
+  Node *function;  /* the innermost host function being rewritten, or NULL at module level */
 } HostRewrite;
 
 /* A note at the host statement being rewritten (the first one it gets is
@@ -698,25 +699,98 @@ static void note_host_hints(HostRewrite *rw, Node *call) {
   }
 }
 
-static Function *kernel_named(Lowerer *L, const Node *expr) {
-  if (expr->kind != N_NAME)
+static bool launcher_name_taken(Lowerer *L, Str name) {
+  if (find_function(L->conv, name) || find_binding(L->conv, name) || is_helper_name(name))
+    return true;
+  for (int i = 0; i < L->conv->function_count; i++)
+    if (L->conv->functions[i].launcher_name.len && str_same(L->conv->functions[i].launcher_name, name))
+      return true;
+  return false;
+}
+
+/* The name of a kernel's launcher: `launch_NAME`, else (a module-level name or a runtime
+ * helper has it: `launch_kernel` is the helper of ct.launch for any kernel) `launch_NAME_kernel`,
+ * then `launch_NAME_2`, ... up to C2T_MAX_LAUNCHER_TRIES. */
+Str kernel_launcher_name(Lowerer *L, Function *kernel) {
+  if (kernel->launcher_name.len)
+    return kernel->launcher_name;
+  Str name = kernel->def->u.function_def.name;
+  for (int attempt = 0; attempt < C2T_MAX_LAUNCHER_TRIES; attempt++) {
+    char *text = attempt == 0   ? arena_printf(&L->ctx->arena, "launch_%.*s", name.len, name.text)
+                 : attempt == 1 ? arena_printf(&L->ctx->arena, "launch_%.*s_kernel", name.len, name.text)
+                                : arena_printf(&L->ctx->arena, "launch_%.*s_%d", name.len, name.text, attempt);
+    Str candidate = {text, (int)strlen(text)};
+    if (!launcher_name_taken(L, candidate)) {
+      kernel->launcher_name = candidate;
+      return candidate;
+    }
+  }
+  lower_error(L, kernel->def, "no name is left for the launcher of kernel '%.*s' (launch_%.*s ... are taken)",
+              name.len, name.text, name.len, name.text);
+}
+
+typedef struct LocalSearch {
+  Str name;
+  bool found;
+} LocalSearch;
+
+static void find_local_store(Node *node, void *data) {
+  LocalSearch *search = data;
+  if (!node || search->found)
+    return;
+  if (node->kind == N_NAME && node->u.name.ctx == CTX_STORE && str_same(node->u.name.id, search->name))
+    search->found = true;
+  else if ((node->kind == N_FUNCTION_DEF && str_same(node->u.function_def.name, search->name)) ||
+           (node->kind == N_CLASS_DEF && str_same(node->u.class_def.name, search->name)))
+    search->found = true;
+  if (node->kind != N_FUNCTION_DEF && node->kind != N_CLASS_DEF && node->kind != N_LAMBDA)
+    node_children(node, find_local_store, data); /* their bodies are scopes of their own */
+}
+
+/* Whether host function `def` binds `name` itself (a parameter, an assignment, a def): a
+ * local that hides the module-level name. */
+static bool binds_locally(const Node *def, Str name) {
+  const Node *args = def->u.function_def.args;
+  if (args) {
+    const NodeList *lists[] = {&args->u.arguments.posonlyargs, &args->u.arguments.args,
+                               &args->u.arguments.kwonlyargs};
+    for (int l = 0; l < 3; l++)
+      for (int i = 0; i < lists[l]->count; i++)
+        if (str_same(lists[l]->items[i]->u.arg.arg, name))
+          return true;
+    if ((args->u.arguments.vararg && str_same(args->u.arguments.vararg->u.arg.arg, name)) ||
+        (args->u.arguments.kwarg && str_same(args->u.arguments.kwarg->u.arg.arg, name)))
+      return true;
+  }
+  LocalSearch search = {name, false};
+  const NodeList *body = &def->u.function_def.body;
+  for (int i = 0; i < body->count && !search.found; i++)
+    find_local_store(body->items[i], &search);
+  return search.found;
+}
+
+/* The kernel of this module that `expr` names where it is read (not a local of the host
+ * function around it that has the kernel's name: a factory's parameter), else NULL. */
+static Function *kernel_named(HostRewrite *rw, const Node *expr) {
+  if (expr->kind != N_NAME || (rw->function && binds_locally(rw->function, expr->u.name.id)))
     return NULL;
-  Function *fn = find_function(L->conv, expr->u.name.id);
+  Function *fn = find_function(rw->L->conv, expr->u.name.id);
   return fn && fn->role == ROLE_KERNEL ? fn : NULL;
 }
 
 /* ct.launch(stream, grid, k, args) -> launch_k(stream, grid, args) for a kernel
  * of this module named directly, else launch_kernel(stream, grid, kernel, args) */
-static Node *rewrite_launch(Lowerer *L, Node *call) {
+static Node *rewrite_launch(HostRewrite *rw, Node *call) {
+  Lowerer *L = rw->L;
   NodeList *args = &call->u.call.args;
   if (args->count != 4 || call->u.call.keywords.count)
     lower_error(L, call, "ct.launch takes (stream, grid, kernel, args) as four positional arguments");
-  Function *kernel = kernel_named(L, args->items[2]);
+  Function *kernel = kernel_named(rw, args->items[2]);
   if (!kernel) /* a kernel chosen at run time, a variant, or one of another module: its own launch */
     return T(L, "_1(_2, _3, _4, _5)", use_helper(L, HELPER_launch_kernel), args->items[0], args->items[1],
              args->items[2], args->items[3]);
-  Str name = kernel->def->u.function_def.name;
-  Node *launcher = new_name(L, arena_printf(&L->ctx->arena, "launch_%.*s", name.len, name.text));
+  Str name = kernel_launcher_name(L, kernel);
+  Node *launcher = new_name(L, arena_strndup(&L->ctx->arena, name.text, (size_t)name.len));
   return T(L, "_1(_2, _3, _4)", launcher, args->items[0], args->items[1], args->items[3]);
 }
 
@@ -819,6 +893,8 @@ static Node *rewrite_host_member(Lowerer *L, Node *node, const char *member) {
     return T0(L, "torch.dtype");
   if (strcmp(member, "__version__") == 0) /* the cuTile whose semantics the converted code keeps */
     return use_helper(L, HELPER__CUTILE_VERSION);
+  if (strcmp(member, "launch") == 0) /* ct.launch as a value (passed to a timer): the same signature */
+    return use_helper(L, HELPER_launch_kernel);
   Node *value = host_enum_value(L, member);
   if (value)
     return value;
@@ -1057,9 +1133,22 @@ static Node *nested_kernel_object(HostRewrite *rw, Function *kernel) {
   Lowerer *L = rw->L;
   NodeList *decorators = &kernel->nested_decorators;
   Node *decorator = decorators->items[decorators->count - 1];
-  Str name = kernel->def->u.function_def.name;
-  Node *launcher = new_name(L, arena_printf(&L->ctx->arena, "launch_%.*s", name.len, name.text));
+  Str name = kernel->def->u.function_def.name, local = kernel->nested_name.len ? kernel->nested_name : name;
+  Str launcher_name = kernel_launcher_name(L, kernel);
+  Node *launcher = new_name(L, arena_strndup(&L->ctx->arena, launcher_name.text, (size_t)launcher_name.len));
   Node *made = T(L, "_1(_2)", use_helper(L, HELPER__nested_kernel), launcher);
+  bool renamed = !str_same(local, name) || launcher_name.len != name.len + 7;
+  if (kernel->captured_count) { /* its closure's values, read at each launch as Python reads a closure */
+    Buf *values = lower_buf(L);
+    for (int i = 0; i < kernel->captured_count; i++)
+      buf_printf(values, "%.*s, ", kernel->captured_names[i].len, kernel->captured_names[i].text);
+    node_list_push(&L->ctx->arena, &made->u.call.args,
+                   T0(L, arena_printf(&L->ctx->arena, "lambda: (%.*s)", (int)values->len, values->data)));
+  } else if (renamed)
+    node_list_push(&L->ctx->arena, &made->u.call.args, T0(L, "None"));
+  if (renamed) /* the kernel object's name, as the host function named it */
+    node_list_push(&L->ctx->arena, &made->u.call.args,
+                   T0(L, arena_printf(&L->ctx->arena, "\"%.*s\"", local.len, local.text)));
   if (decorator->kind == N_CALL) {
     if (decorator->u.call.args.count)
       lower_error(L, decorator->u.call.args.items[0], "@ct.kernel(...) takes its hints as keywords");
@@ -1073,8 +1162,8 @@ static Node *nested_kernel_object(HostRewrite *rw, Function *kernel) {
   Node *value = made;
   for (int i = decorators->count - 2; i >= 0; i--)
     value = T(L, "_1(_2)", decorators->items[i], value);
-  Node *stmt = template_stmts(L->ctx, "_1 = _2\n", (Node *[]){new_name(L, arena_strndup(&L->ctx->arena, name.text,
-                                                                                       (size_t)name.len)),
+  Node *stmt = template_stmts(L->ctx, "_1 = _2\n", (Node *[]){new_name(L, arena_strndup(&L->ctx->arena, local.text,
+                                                                                       (size_t)local.len)),
                                                              value},
                               2).items[0];
   Node *outer = rw->statement;
@@ -1098,6 +1187,11 @@ static void rewrite_host_node(Node **slot, HostRewrite *rw) {
     Function *fn = find_function(L->conv, node->u.function_def.name);
     if (fn && fn->def == node && fn->role != ROLE_HOST)
       return; /* tile code: lowered already */
+    Node *outer = rw->function;
+    rw->function = node;
+    node_child_slots(node, rewrite_host_slot, data);
+    rw->function = outer;
+    return;
   }
   if (node->kind == N_IMPORT || node->kind == N_IMPORT_FROM)
     return;
@@ -1110,7 +1204,7 @@ static void rewrite_host_node(Node **slot, HostRewrite *rw) {
     const char *member = resolve_ct_member(L->conv, node->u.call.func);
     if (member && strcmp(member, "launch") == 0) {
       rewrite_call_arguments(node, data);
-      *slot = rewrite_launch(L, node);
+      *slot = rewrite_launch(rw, node);
       return;
     }
     if (member && strcmp(member, "cdiv") == 0) {
@@ -1143,7 +1237,7 @@ static void rewrite_host_node(Node **slot, HostRewrite *rw) {
     }
     Node *callee = node->u.call.func;
     if (callee->kind == N_ATTRIBUTE && str_eq(callee->u.attribute.attr, "replace_hints") &&
-        kernel_named(L, callee->u.attribute.value))
+        kernel_named(rw, callee->u.attribute.value))
       note_host_hints(rw, node);
   }
   /* A cuTile name reached through an import becomes its host value; one
@@ -1172,7 +1266,7 @@ static void rewrite_host_node(Node **slot, HostRewrite *rw) {
 }
 
 void lower_host_code(Lowerer *L) {
-  HostRewrite rw = {L, NULL};
+  HostRewrite rw = {L, NULL, NULL};
   NodeList *body = &L->conv->module->u.module.body;
   for (int i = 0; i < body->count; i++) {
     Node *stmt = body->items[i];
@@ -1361,11 +1455,11 @@ static void push_launcher_of(Lowerer *L, NodeList *out, const Node *stmt, NodeLi
     if (L->launcher_of[i]->def != stmt)
       continue;
     node_list_push(&L->ctx->arena, out, L->launchers[i]);
-    Str name = L->launcher_of[i]->def->u.function_def.name;
+    Str name = L->launcher_of[i]->def->u.function_def.name, launcher = kernel_launcher_name(L, L->launcher_of[i]);
     push_all(L, registrations ? registrations : out,
              template_stmts(L->ctx,
-                            arena_printf(&L->ctx->arena, "_host_kernel(%.*s, launch_%.*s)\n", name.len, name.text,
-                                         name.len, name.text),
+                            arena_printf(&L->ctx->arena, "_host_kernel(%.*s, %.*s)\n", name.len, name.text,
+                                         launcher.len, launcher.text),
                             NULL, 0));
   }
 }

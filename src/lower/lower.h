@@ -157,6 +157,7 @@ TypeInfo *joined_return_type(Lowerer *L, Node *split, TypeInfo *with, TypeInfo *
 
 /* ---- launch.c */
 void lower_launcher(Lowerer *L, Function *kernel);   /* the launcher of a kernel */
+Str kernel_launcher_name(Lowerer *L, Function *kernel); /* launch_NAME, or the name it takes where that is taken */
 void lower_host_code(Lowerer *L);                   /* ct.launch, ct.cdiv, dtypes in host code */
 void finish_module(Lowerer *L);                     /* imports, twins, launchers, runtime helpers */
 

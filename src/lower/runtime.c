@@ -88,6 +88,13 @@ Node *use_template(Lowerer *L, TemplateId id, int rank) {
 }
 
 /* The statements of a helper that is not called by name (host code). */
+bool is_helper_name(Str name) {
+  for (int i = 0; i < HELPER_COUNT; i++)
+    if (str_eq(name, HELPER_SOURCES[i].name))
+      return true;
+  return false;
+}
+
 NodeList helper_stmts(Lowerer *L, HelperId id) { return template_stmts(L->ctx, HELPER_SOURCES[id].text, NULL, 0); }
 
 void append_runtime_helpers(Lowerer *L, NodeList *module_body) {

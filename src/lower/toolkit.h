@@ -25,6 +25,7 @@
 #define C2T_MAX_CALL_ARGS 16       /* parameters of a cuTile signature (BoundArgs, bind_call) */
 #define C2T_MAX_TMA_ARRAYS 64      /* arrays with a TMA flag parameter, per kernel (Lowerer.tma_arrays) */
 #define C2T_MAX_TF32_SITES 64      /* loads given a staged tfloat32 tile, per kernel version (more: rounded in the kernel) */
+#define C2T_MAX_LAUNCHER_TRIES 16  /* names tried for one kernel's launcher: launch_NAME, launch_NAME_kernel, launch_NAME_2, ... */
 #define C2T_TF32_WHEN_DEPTH 16     /* constexpr ifs around a staged load whose conditions decide the copy (deeper: ignored, copied) */
 #define C2T_TF32_WHEN_PATHS 8      /* ways to the read loads of one staged array the launcher tests (more: copied at every launch) */
 /* Versions of one kernel or tile function, one per outcome of the constexpr
@@ -344,6 +345,7 @@ Node *require_arg(Lowerer *L, Node *call, const BoundArgs *args, int index, cons
  * returns a Name node for it. Helpers appear in the order first used. */
 Node *use_runtime(Lowerer *L, const char *name, const char *source);
 Node *use_helper(Lowerer *L, HelperId id); /* a helper of src/lower/helpers/, with those it calls */
+bool is_helper_name(Str name); /* a name a runtime helper defines (generated modules may hold any) */
 Node *use_template(Lowerer *L, TemplateId id, int rank); /* a helper of a templates file, for one rank */
 NodeList helper_stmts(Lowerer *L, HelperId id);
 void append_runtime_helpers(Lowerer *L, NodeList *module_body);

@@ -631,11 +631,11 @@ static void find_read(Node *node, void *data) {
   node_children(node, find_read, data);
 }
 
-/* Where `def` first reads a name that `outer`, the names its host function
- * binds, has and `def` does not bind itself (a closure), in its body,
- * annotations and defaults (not its decorators, which run where it is
- * defined); NULL if it reads none. */
-static const Node *closure_read(Converter *conv, Node *def, const NameSet *outer) {
+/* The names `def` reads that `outer`, the names its host function binds, has and `def`
+ * does not bind itself (its closure), in its body, annotations and defaults (not its
+ * decorators, which run where it is defined), into `names` (at most `limit`; the count is
+ * returned, `first` the first read of the first). */
+static int closure_reads(Converter *conv, Node *def, const NameSet *outer, Str *names, int limit, const Node **first) {
   NameSet own = {.conv = conv, .stores = true}, read = {.conv = conv, .stores = false};
   collect_parameters(&own, def->u.function_def.args);
   NodeList *body = &def->u.function_def.body;
@@ -647,14 +647,114 @@ static const Node *closure_read(Converter *conv, Node *def, const NameSet *outer
     collect_names(def->u.function_def.args, &read);
   if (def->u.function_def.returns)
     collect_names(def->u.function_def.returns, &read);
+  int count = 0;
+  *first = NULL;
   for (int i = 0; i < read.count; i++) {
     if (!name_set_has(outer, read.names[i]) || name_set_has(&own, read.names[i]))
       continue;
-    NameSearch search = {read.names[i], NULL};
-    node_children(def, find_read, &search);
-    return search.found ? search.found : def;
+    if (!count) {
+      NameSearch search = {read.names[i], NULL};
+      node_children(def, find_read, &search);
+      *first = search.found ? search.found : def;
+    }
+    if (count < limit)
+      names[count] = read.names[i];
+    count++;
   }
-  return NULL;
+  return count;
+}
+
+/* The names a host function's own statements bind by def, class or import (not values a
+ * kernel can take as a constexpr). */
+static void collect_definitions(NameSet *set, const NodeList *body) {
+  for (int i = 0; i < body->count; i++) {
+    Node *stmt = body->items[i];
+    if (stmt->kind == N_FUNCTION_DEF)
+      name_set_add(set, stmt->u.function_def.name);
+    else if (stmt->kind == N_CLASS_DEF)
+      name_set_add(set, stmt->u.class_def.name);
+    else if (stmt->kind == N_IMPORT || stmt->kind == N_IMPORT_FROM)
+      collect_names(stmt, set);
+  }
+}
+
+typedef struct DtypeUse {
+  Converter *conv;
+  Str name;
+  bool found;
+} DtypeUse;
+
+static bool names_it(const Node *node, Str name) {
+  return node && node->kind == N_NAME && str_same(node->u.name.id, name);
+}
+
+/* Whether the kernel uses `name` where cuTile takes a dtype: the dtype argument of astype,
+ * bitcast, full, zeros, ones (or any `dtype=`), or compared with an array's or tile's .dtype. */
+static void find_dtype_use(Node *node, void *data) {
+  DtypeUse *use = data;
+  if (!node || use->found)
+    return;
+  if (node->kind == N_CALL) {
+    const NodeList *args = &node->u.call.args;
+    Node *func = node->u.call.func;
+    const char *member = resolve_ct_member(use->conv, func);
+    int slot = !member                                                                    ? -1
+               : !strcmp(member, "astype") || !strcmp(member, "bitcast")                   ? 1
+               : !strcmp(member, "zeros") || !strcmp(member, "ones") || !strcmp(member, "empty") ? 1
+               : !strcmp(member, "full")                                                   ? 2
+                                                                                           : -1;
+    if (!member && func->kind == N_ATTRIBUTE &&
+        (str_eq(func->u.attribute.attr, "astype") || str_eq(func->u.attribute.attr, "bitcast")))
+      slot = 0;
+    if (slot >= 0 && slot < args->count && names_it(args->items[slot], use->name))
+      use->found = true;
+    for (int i = 0; i < node->u.call.keywords.count; i++) {
+      Node *keyword = node->u.call.keywords.items[i];
+      if (keyword->u.keyword.arg.len && str_eq(keyword->u.keyword.arg, "dtype") &&
+          names_it(keyword->u.keyword.value, use->name))
+        use->found = true;
+    }
+  } else if (node->kind == N_COMPARE && node->u.compare.count == 1) {
+    Node *a = node->u.compare.left, *b = node->u.compare.comparators[0];
+    bool a_dtype = a->kind == N_ATTRIBUTE && str_eq(a->u.attribute.attr, "dtype");
+    bool b_dtype = b->kind == N_ATTRIBUTE && str_eq(b->u.attribute.attr, "dtype");
+    if ((a_dtype && names_it(b, use->name)) || (b_dtype && names_it(a, use->name)))
+      use->found = true;
+  }
+  node_children(node, find_dtype_use, data);
+}
+
+/* `name: X.Constant[int]` (X.Constant[X.DType] for a dtype), X the module the kernel's
+ * decorator names (`ct` of `ct.kernel`), appended to the kernel's parameters. */
+static void add_captured_param(Converter *conv, Node *def, Node *kernel_callee, Str name, bool dtype) {
+  Arena *arena = &conv->ctx->arena;
+  Node *module = kernel_callee->u.attribute.value;
+  Node *constant = arena_alloc(arena, sizeof(Node));
+  *constant = *kernel_callee;
+  constant->u.attribute.attr = (Str){"Constant", 8};
+  Node *slice = arena_alloc(arena, sizeof(Node));
+  if (dtype) {
+    *slice = *kernel_callee;
+    slice->u.attribute.value = module;
+    slice->u.attribute.attr = (Str){"DType", 5};
+  } else {
+    slice->kind = N_NAME;
+    slice->span = kernel_callee->span;
+    slice->u.name.id = (Str){"int", 3};
+    slice->u.name.ctx = CTX_LOAD;
+  }
+  Node *annotation = arena_alloc(arena, sizeof(Node));
+  annotation->kind = N_SUBSCRIPT;
+  annotation->span = kernel_callee->span;
+  annotation->u.subscript.value = constant;
+  annotation->u.subscript.slice = slice;
+  annotation->u.subscript.ctx = CTX_LOAD;
+  Node *arg = arena_alloc(arena, sizeof(Node));
+  arg->kind = N_ARG;
+  arg->span = def->span;
+  arg->u.arg.arg = name;
+  arg->u.arg.annotation = annotation;
+  push_node(conv, &def->u.function_def.args->u.arguments.args, arg);
 }
 
 static bool is_kernel_def(Converter *conv, const Node *stmt) {
@@ -680,21 +780,51 @@ static void hoist_kernel(Converter *conv, Node *host, Node **slot, const NameSet
     diag_error_code(&conv->ctx->diag, C2T_CODE_HOST, innermost->span.start,
                     "the kernel '%.*s' defined inside '%.*s' has a decorator under @ct.kernel, which would apply to "
                     "its Python function: put @ct.kernel last", name.len, name.text, host_name.len, host_name.text);
-  const Node *closure = closure_read(conv, inner, locals);
-  if (closure) {
-    Str read = closure->kind == N_NAME ? closure->u.name.id : name;
-    diag_error_code(&conv->ctx->diag, C2T_CODE_HOST, closure->span.start,
-                    "the kernel '%.*s' defined inside '%.*s' reads '%.*s', a local of '%.*s': a converted kernel is a "
-                    "module-level Triton function, which reads only its parameters and module globals; pass the "
-                    "value as a parameter (ct.Constant[...] for a compile-time one)",
-                    name.len, name.text, host_name.len, host_name.text, read.len, read.text, host_name.len,
-                    host_name.text);
+  /* what it reads of the host function's locals (a closure) becomes constexpr parameters
+     after its own: cuTile compiles a closure's values in, as constants */
+  Str captured[C2T_MAX_CAPTURED];
+  const Node *first = NULL;
+  int count = closure_reads(conv, inner, locals, captured, C2T_MAX_CAPTURED, &first);
+  NameSet defined = {.conv = conv, .stores = true};
+  collect_definitions(&defined, &host->u.function_def.body);
+  Node *callee = decorator_callee(innermost);
+  for (int i = 0; i < count && i < C2T_MAX_CAPTURED; i++) {
+    Str read = captured[i];
+    NameSearch search = {read, NULL};
+    node_children(inner, find_read, &search);
+    Pos at = (search.found ? search.found : inner)->span.start;
+    if (name_set_has(&defined, read) || callee->kind != N_ATTRIBUTE)
+      diag_error_code(&conv->ctx->diag, C2T_CODE_HOST, at,
+                      "the kernel '%.*s' defined inside '%.*s' reads '%.*s', %s of '%.*s': a converted kernel is a "
+                      "module-level Triton function, which takes a closure's values only as constexpr parameters; "
+                      "pass it as a parameter",
+                      name.len, name.text, host_name.len, host_name.text, read.len, read.text,
+                      callee->kind != N_ATTRIBUTE ? "a local" : "a function, class or module defined inside",
+                      host_name.len, host_name.text);
   }
-  if (name_set_has(module_names, name))
-    diag_error_code(&conv->ctx->diag, C2T_CODE_HOST, inner->span.start,
-                    "the kernel '%.*s' defined inside '%.*s' has the name of a module-level name: a converted kernel "
-                    "is a module-level Triton function; rename one of them",
-                    name.len, name.text, host_name.len, host_name.text);
+  if (count > C2T_MAX_CAPTURED)
+    diag_limit(&conv->ctx->diag, first->span.start, "locals of its host function a nested kernel reads",
+               C2T_MAX_CAPTURED);
+  for (int i = 0; i < count; i++) {
+    DtypeUse use = {conv, captured[i], false};
+    NodeList *inner_body = &inner->u.function_def.body;
+    for (int s = 0; s < inner_body->count; s++)
+      find_dtype_use(inner_body->items[s], &use);
+    add_captured_param(conv, inner, callee, captured[i], use.found);
+  }
+  /* at module level under its own name, or `HOST_NAME` where another module-level name has it
+     (factories often name their kernels alike) */
+  Str local = name;
+  if (name_set_has(module_names, name)) {
+    char *renamed = arena_printf(&conv->ctx->arena, "%.*s_%.*s", host_name.len, host_name.text, name.len, name.text);
+    name = (Str){renamed, (int)strlen(renamed)};
+    if (name_set_has(module_names, name))
+      diag_error_code(&conv->ctx->diag, C2T_CODE_HOST, inner->span.start,
+                      "the kernel '%.*s' defined inside '%.*s' has the name of a module-level name, and so has "
+                      "'%.*s': a converted kernel is a module-level Triton function; rename one of them",
+                      local.len, local.text, host_name.len, host_name.text, name.len, name.text);
+    inner->u.function_def.name = name;
+  }
   name_set_add(module_names, name);
   Node *placeholder = arena_alloc(&conv->ctx->arena, sizeof(Node));
   placeholder->kind = N_PASS;
@@ -709,6 +839,12 @@ static void hoist_kernel(Converter *conv, Node *host, Node **slot, const NameSet
   fn->nested_in = host;
   fn->nested_placeholder = placeholder;
   fn->nested_decorators = written;
+  fn->nested_name = local;
+  if (count) {
+    fn->captured_names = arena_alloc(&conv->ctx->arena, sizeof(Str) * (size_t)count);
+    memcpy(fn->captured_names, captured, sizeof(Str) * (size_t)count);
+    fn->captured_count = count;
+  }
   *slot = placeholder;
   push_node(conv, hoisted, inner);
 }

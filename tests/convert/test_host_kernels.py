@@ -324,32 +324,106 @@ def test_a_kernel_defined_inside_a_host_function_moves_to_module_level(convert, 
         first(x)  # callable, as cuTile's kernel objects are
 
 
-def test_a_kernel_inside_a_function_that_reads_its_locals_is_a_located_error(convert_error):
-    message = convert_error(SCALE_KERNEL + '''
-def factory(n):
-    scale = 2 * n
+CLOSURES = SCALE_KERNEL + '''
+
+def make_affine(scale: float, depth: int):
+    offset = 2 * depth
 
     @ct.kernel
-    def inner(x):
-        ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(16,)) * scale)
+    def kernel(x, y, T: ct.Constant[int]):
+        t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+        for _ in range(depth):
+            t = t * scale
+        ct.store(y, index=(ct.bid(0),), tile=t + offset)
 
-    return inner
-''')
-    assert "the kernel 'inner' defined inside 'factory' reads 'scale', a local of 'factory'" in message
-    # a parameter of the function hides the module's TILE from the kernel, as Python scopes go
-    shadowed = convert_error(SCALE_KERNEL + '''
+    return kernel
+
+
+def make_cast(elem):
+    @ct.kernel
+    def kernel(x, y):
+        t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+        ct.store(y, index=(ct.bid(0),), tile=ct.astype(t, elem))
+
+    return kernel
+
+
+def run(kernel, x, y, *rest):
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], TILE),), kernel, (x, y, *rest))
+    return y
+'''
+
+
+def test_a_kernel_that_reads_locals_of_its_host_function_takes_them_as_constexprs(convert, convert_text, device):
+    """A kernel factory: the locals of the host function the kernel reads (a closure) become
+    constexpr parameters after its own (cuTile compiles a closure's values in); the kernel
+    object gives them at each launch. A local used as a dtype is a ct.Constant[ct.DType]. Two
+    factories' kernels of one name are told apart at module level (host_name)."""
+    text = convert_text(CLOSURES)
+    # the first keeps its name; its launcher is not launch_kernel, the helper of ct.launch for any kernel
+    assert "\ndef kernel(" in text and "def make_cast_kernel(" in text and "def launch_kernel_kernel(" in text
+    assert 'kernel = _nested_kernel(launch_kernel_kernel, lambda: (depth, scale, offset), "kernel")' in text
+    assert 'kernel = _nested_kernel(launch_make_cast_kernel, lambda: (elem,), "kernel")' in text
+    assert "_tl_dtype(elem" in text
+    mod = convert(CLOSURES)
+    x = torch.randn(40, device=device)
+    for scale, depth in ((2.0, 1), (0.5, 3)):
+        y = mod.run(mod.make_affine(scale, depth), x, torch.empty_like(x), 16)
+        torch.testing.assert_close(y, x * scale**depth + 2 * depth)
+    for torch_dtype, ct_dtype in ((torch.float16, "float16"), (torch.int32, "int32")):
+        y = mod.run(mod.make_cast(torch_dtype), x, torch.empty(40, dtype=torch_dtype, device=device))
+        torch.testing.assert_close(y, x.to(torch_dtype))
+    assert mod.make_cast(torch.float16).__name__ == "kernel"
+    # a shadowing parameter is the closure's value, as Python scopes go
+    shadowed = convert(SCALE_KERNEL + '''
 def factory(TILE):
     @ct.kernel
-    def inner(x):
-        ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(TILE,)))
+    def inner(x, y):
+        ct.store(y, index=(0,), tile=ct.load(x, index=(0,), shape=(TILE,)) + 1.0)
 
     return inner
 ''')
-    assert "reads 'TILE', a local of 'factory'" in shadowed
+    y = torch.zeros(8, device=device)
+    shadowed.factory(8).launch_tile_kernel(0, (1, 1, 1), (torch.ones(8, device=device), y))
+    torch.testing.assert_close(y, torch.full((8,), 2.0, device=device))
+
+
+def test_a_closure_over_a_function_of_the_host_function_is_a_located_error(convert_error):
+    message = convert_error(SCALE_KERNEL + '''
+def factory(n):
+    def helper(t):
+        return t * 2
+
+    @ct.kernel
+    def inner(x):
+        ct.store(x, index=(0,), tile=helper(ct.load(x, index=(0,), shape=(16,))))
+
+    return inner
+''')
+    assert "the kernel 'inner' defined inside 'factory' reads 'helper', a function, class or module defined" \
+        in message
+
+
+def test_ct_launch_as_a_value_is_the_launch_of_any_converted_kernel(convert, device):
+    mod = convert(SCALE_KERNEL + '''
+def timed(fn, *args):
+    return fn(*args)
+
+
+def scale(x, s):
+    y = torch.empty_like(x)
+    timed(ct.launch, torch.cuda.current_stream(), (ct.cdiv(x.shape[0], TILE),), scale_kernel, (x, y, s, TILE))
+    return y
+''')
+    x = torch.randn(40, device=device)
+    torch.testing.assert_close(mod.scale(x, 3.0), x * 3.0)
 
 
 def test_kernels_inside_functions_that_cannot_move_are_located_errors(convert_error):
     clash = convert_error(SCALE_KERNEL + '''
+factory_scale_kernel = 1
+
+
 def factory():
     @ct.kernel
     def scale_kernel(x):
@@ -357,7 +431,8 @@ def factory():
 
     return scale_kernel
 ''')
-    assert "the kernel 'scale_kernel' defined inside 'factory' has the name of a module-level name" in clash
+    assert "the kernel 'scale_kernel' defined inside 'factory' has the name of a module-level name, and so has " \
+        "'factory_scale_kernel'" in clash
     under = convert_error(SCALE_KERNEL + '''
 def factory():
     @ct.kernel
@@ -441,3 +516,40 @@ def test_a_decorator_that_tells_a_kernel_from_a_message_gets_a_callable_kernel(c
     x = torch.zeros(16, device=device)
     mod.run(x)
     assert torch.equal(x, torch.full((16,), 3.0, device=device))
+
+
+def test_a_launcher_name_taken_by_the_module_or_a_helper_takes_another(convert, convert_text, device):
+    """A kernel's launcher is launch_NAME unless a module-level name or a runtime helper has
+    it: `kernel`'s would be the helper launch_kernel (ct.launch of any kernel), `softmax`'s
+    the module's own launch_softmax."""
+    source = """
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def kernel(x, y):
+    ct.store(y, index=(0,), tile=ct.load(x, index=(0,), shape=(16,)) + 1.0)
+
+
+@ct.kernel
+def softmax(x, y):
+    ct.store(y, index=(0,), tile=ct.load(x, index=(0,), shape=(16,)) * 2.0)
+
+
+def launch_softmax(x, y):
+    ct.launch(torch.cuda.current_stream(), (1,), softmax, (x, y))
+    return "user's"
+
+
+def run(k, x, y):
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, y))
+"""
+    text = convert_text(source)
+    assert "def launch_kernel_kernel(" in text and "def launch_softmax_kernel(" in text
+    mod = convert(source)
+    x, y = torch.randn(16, device=device), torch.zeros(16, device=device)
+    mod.run(mod.kernel, x, y)
+    torch.testing.assert_close(y, x + 1.0)
+    assert mod.launch_softmax(x, y) == "user's"
+    torch.testing.assert_close(y, x * 2.0)

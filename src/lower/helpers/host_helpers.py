@@ -314,25 +314,28 @@ class _TileKernel:
     that takes it; an autotuned one chooses its own); num_ctas, occupancy and opt_level are
     kept but not used (C2T101: Triton 3.6's num_ctas > 1 computes wrong results on Hopper,
     so each program is one CTA; the others have no Triton counterpart). `hints` holds
-    the hints given since the kernel's decorator, whose own hints are the launcher's defaults."""
+    the hints given since the kernel's decorator, whose own hints are the launcher's defaults.
+    `captured` (a kernel defined in a host function that read its locals) gives the values
+    its launches append to their arguments."""
 
     HINTS = ("num_ctas", "occupancy", "opt_level", "num_worker_warps")
 
-    def __init__(self, launcher, hints):
+    def __init__(self, launcher, hints, captured=None):
         for name in hints:
             if name not in self.HINTS:
                 raise TypeError(f"{name!r} is not a cuTile kernel hint {self.HINTS}")
         self.launcher = launcher
         self.hints = hints
+        self.captured = captured
 
     def replace_hints(self, **hints):
-        return _TileKernel(self.launcher, {**self.hints, **hints})
+        return _TileKernel(self.launcher, {**self.hints, **hints}, self.captured)
 
     @property
     def _pyfunc(self):
         # ct.kernel(function) starts from cuTile's default hints, not the decorator's
         defaults = {"num_ctas": None, "occupancy": None, "opt_level": 3, "num_worker_warps": None}
-        return _TileKernel(self.launcher, defaults)
+        return _TileKernel(self.launcher, defaults, self.captured)
 
     def __call__(self, *args, **kwargs):
         # callable, as cuTile's kernel objects are (decorators tell kernels from messages so)
@@ -343,6 +346,8 @@ class _TileKernel:
         code = self.launcher.__code__
         if "num_worker_warps" in code.co_varnames[:code.co_argcount]:
             options["num_worker_warps"] = self.hints.get("num_worker_warps")
+        if self.captured is not None:
+            args = (*args, *self.captured())
         self.launcher(stream, grid, args, **options)
 
 
@@ -375,12 +380,15 @@ def _callable_kernel(kernel):
 
 
 # helper: _nested_kernel needs _TileKernel
-def _nested_kernel(launcher, **hints):
+def _nested_kernel(launcher, captured=None, name=None, /, **hints):
     """The kernel object @ct.kernel(**hints) made where a host function defined the kernel
     (cutile2triton moved the kernel itself to module level, as Triton needs): a new one at
-    each call, with these hints, launched by `launcher`, named as the kernel is."""
-    kernel = _TileKernel(launcher, hints)
-    kernel.__name__ = launcher.__name__[len("launch_"):]
+    each call, with these hints, launched by `launcher`, named as the kernel is (`name`
+    where the module-level one is another). A kernel that read locals of the host function
+    takes them as constexpr parameters after its own: `captured()` gives their values at
+    each launch (Python reads a closure when it runs)."""
+    kernel = _TileKernel(launcher, hints, captured)
+    kernel.__name__ = name or launcher.__name__[len("launch_"):]
     return kernel
 
 

@@ -143,7 +143,7 @@ def _launch_warps(elements, dot=False):
     argmax over a long row), so that each thread keeps a few hundred bytes of the tile. A
     kernel that multiplies matrices (`dot`) as GEMMs are tuned by hand: 8 warps (two warp
     groups of wgmma) from a 128x128 tile up, else 4 (measured on the H200, TileGym's float32
-    matmul at 4096^3 with 128x128x32 tiles: 16 warps ran at half the speed of 8)."""
+    matmul at 4096^3 with 128x128x32 tiles: 760 us with 8 warps, 1018 with 16, 1050 with 4)."""
     if dot:
         return 8 if elements >= 128 * 128 else 4
     return 4 if elements < 2048 else 8 if elements < 8192 else 16
