@@ -320,7 +320,13 @@ def attention_f16(m):
 def bmm_f16(m):  # (1, TM, TK) x (1, TK, TN) tiles: a 2-D product, so wgmma (a 3-D tl.dot is mma.sync)
     a, b = torch.randn(4, 256, 256).half(), torch.randn(4, 256, 256).half()
     m.launch_bmm_kernel(0, (4, 4, 4), (a, b, torch.empty(4, 256, 256).half(), 64, 64, 32, False))
-CALLS = {"gemm": [gemm_f16, gemm_f32_as_tf32, gemm_fp8], "attention_fwd": [attention_f16], "bmm": [bmm_f16]}
+def grouped_f16(m):  # a list of problems of different sizes: each item's tiles through its own descriptors
+    As = [torch.randn(256, 512).half(), torch.randn(384, 512).half()]
+    Bs = [torch.randn(512, 256).half(), torch.randn(512, 128).half()]
+    Cs = [torch.empty(256, 256).half(), torch.empty(384, 128).half()]
+    m.launch_grouped_gemm_kernel(0, (4,), (As, Bs, Cs, 128, 128, 64, 4))
+CALLS = {"gemm": [gemm_f16, gemm_f32_as_tf32, gemm_fp8], "attention_fwd": [attention_f16], "bmm": [bmm_f16],
+         "grouped_gemm": [grouped_f16]}
 """
 
 
@@ -330,7 +336,7 @@ def test_matrix_products_use_wgmma_and_tma(tmp_path):
     within the H200's shared memory."""
     mods = tmp_path / "mods"
     mods.mkdir()
-    for name in ("gemm", "attention_fwd", "bmm"):
+    for name in ("gemm", "attention_fwd", "bmm", "grouped_gemm"):
         _convert(REPO / "corpus" / "cutile" / f"{name}.py", mods / f"{name}.py")
     out = tmp_path / "results.json"
     proc = _check_folder(mods, MATRIX_CALLS, tmp_path, "--targets", "90", "--json", str(out))
@@ -338,7 +344,7 @@ def test_matrix_products_use_wgmma_and_tma(tmp_path):
     results = json.loads(out.read_text())
     staging = [r for r in results if r["kernel"] == "_tf32_stage_kernel"]  # B's staged copy (below)
     results = [r for r in results if r["kernel"] != "_tf32_stage_kernel"]
-    assert len(staging) == 1 and not staging[0]["problems"] and len(results) == 5
+    assert len(staging) == 1 and not staging[0]["problems"] and len(results) == 6
     for r in results:
         assert r["tma_launch"] and r["ptx_wgmma"] > 0 and r["ptx_tma_loads"] > 0, r
         assert r["shared"] <= 232448 and not r["problems"], r

@@ -85,4 +85,12 @@ COMPILE_CASES = {
                        lambda: ((torch.randint(0, 1000, (33,)), _f(1000, 128, dtype=BF16)), {})),
     "row_argmax_f32": ("row_argmax", "row_argmax", lambda: ((_f(6, 1000),), {})),
     "row_argmax_f16": ("row_argmax", "row_argmax", lambda: ((_f(6, 100, dtype=F16),), {})),
+    # lists of arrays (cutile_check: a ListConstraint of what holds for every element)
+    "grouped_scale_add_f32": ("grouped_scale_add", "grouped_scale_add",
+                              lambda: (([_f(40, 33), _f(7, 64)], [_f(40, 33), _f(7, 64)], 1.5), {})),
+    "grouped_gemm_f16": ("grouped_gemm", "grouped_gemm",
+                         lambda: (([_f(40, 64, dtype=F16), _f(70, 64, dtype=F16)],
+                                   [_f(64, 48, dtype=F16), _f(64, 20, dtype=F16)]), {"blocks": 4})),
+    "grouped_gemm_f32_as_tf32": ("grouped_gemm", "grouped_gemm",
+                                 lambda: (([_f(33, 128)], [_f(128, 72)]), {"blocks": 2})),
 }

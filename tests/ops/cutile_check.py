@@ -74,7 +74,7 @@ def _is_constant_param(annotation) -> bool:
 
 def _signature_for(kernel, args):
     import cuda.tile as ct
-    from cuda.tile.compilation import (ArrayConstraint, CallingConvention, KernelSignature,
+    from cuda.tile.compilation import (ArrayConstraint, CallingConvention, KernelSignature, ListConstraint,
                                        ScalarConstraint)
     dtypes = {
         torch.float32: ct.float32, torch.float16: ct.float16, torch.bfloat16: ct.bfloat16,
@@ -92,14 +92,11 @@ def _signature_for(kernel, args):
             constraints.append(a)
             constants[name] = a
         elif isinstance(a, torch.Tensor):
-            elem = a.element_size()
-            constraints.append(ArrayConstraint(
-                dtypes[a.dtype], a.dim(), index_dtype=ct.int32, stride_lower_bound_incl=0,
-                alias_groups=[], may_alias_internally=False,
-                stride_constant=[1 if s == 1 else None for s in a.stride()],
-                stride_divisible_by=[_pow2_divisor(s) for s in a.stride()],
-                shape_divisible_by=[_pow2_divisor(s) for s in a.shape],
-                base_addr_divisible_by=_pow2_divisor(a.data_ptr(), 16 * elem)))
+            constraints.append(_array_constraint([a], dtypes, ct, ArrayConstraint))
+        elif isinstance(a, (list, tuple)) and a and all(isinstance(t, torch.Tensor) for t in a):
+            # a list of arrays: what holds for every element (cuTile takes one dtype and rank)
+            constraints.append(ListConstraint(_array_constraint(list(a), dtypes, ct, ArrayConstraint),
+                                              alias_groups=[], elements_may_alias=False))
         elif isinstance(a, bool):
             constraints.append(ScalarConstraint(ct.bool_))
         elif isinstance(a, int):
@@ -111,6 +108,22 @@ def _signature_for(kernel, args):
         else:
             raise TypeError(f"{name}: unsupported argument type {type(a)}")
     return KernelSignature(constraints, CallingConvention.cutile_python_v1()), constants
+
+
+def _array_constraint(tensors, dtypes, ct, ArrayConstraint):
+    """The ArrayConstraint that holds for each of `tensors` (one dtype and rank)."""
+    first = tensors[0]
+    if any(t.dtype != first.dtype or t.dim() != first.dim() for t in tensors):
+        raise TypeError("a list of arrays of one dtype and rank")
+    elem = first.element_size()
+    dims = range(first.dim())
+    return ArrayConstraint(
+        dtypes[first.dtype], first.dim(), index_dtype=ct.int32, stride_lower_bound_incl=0,
+        alias_groups=[], may_alias_internally=False,
+        stride_constant=[1 if all(t.stride(d) == 1 for t in tensors) else None for d in dims],
+        stride_divisible_by=[min(_pow2_divisor(t.stride(d)) for t in tensors) for d in dims],
+        shape_divisible_by=[min(_pow2_divisor(t.shape[d]) for t in tensors) for d in dims],
+        base_addr_divisible_by=min(_pow2_divisor(t.data_ptr(), 16 * elem) for t in tensors))
 
 
 def compile_host_call(fn, *args, targets=DEFAULT_TARGETS, **kwargs):
