@@ -402,7 +402,7 @@ Node *lower_binary_operator(Lowerer *L, Node *expr, AstOp op, Node *left, Node *
 Node *lower_unary_operator(Lowerer *L, Node *expr, AstOp op, Node *operand) {
   TypeInfo *type = operand->type;
   require_operand(L, expr, "a unary operator", type);
-  refuse_float4(L, expr, "a unary operator", type);
+  refuse_coded(L, expr, "a unary operator", type, 0);
   if (op == AOP_USUB)
     return lower_math_negative(L, expr, operand);
   if (op == AOP_INVERT)
