@@ -64,6 +64,7 @@ typedef enum HelperId {
   HELPER_ct_to_float4_e2m1fn, /* math_helpers.py */
   HELPER_ct_from_float4_e2m1fn, /* math_helpers.py */
   HELPER_ct_float8_e8m0fnu_to_float32, /* math_helpers.py */
+  HELPER_ct_float8_e8m0fnu_bits, /* math_helpers.py */
   HELPER_ct_mma_acc_ok, /* matrix_helpers.py */
   HELPER_ct_matmul_acc_dtype, /* matrix_helpers.py */
   HELPER_ct_mma_core, /* matrix_helpers.py */
@@ -917,6 +918,25 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    f = tl.where(b == 0, 0x00400000, b << 23)\n"
     "    f = tl.where(b == 255, 0x7FC00000, f)\n"
     "    return f.to(tl.float32, bitcast=True)\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_float8_e8m0fnu_bits] = {"ct_float8_e8m0fnu_bits",
+    "@triton.constexpr_function\n"
+    "def ct_float8_e8m0fnu_bits(value):\n"
+    "    \"\"\"The float8_e8m0fnu bits cuTile folds the constant `value` to (a constant parameter, or\n"
+    "    an expression the converter does not fold): 2**e for value in [2**e, 1.5 * 2**e), 2**(e+1)\n"
+    "    from 1.5 * 2**e (bits e + 127); 0 and values below 2**-127 are bits 0 (2**-127); NaN,\n"
+    "    infinities and values from 1.5 * 2**127 are 255 (NaN). Negative values (-0.0 too) are\n"
+    "    cuTile's error.\"\"\"\n"
+    "    value = float(value)\n"
+    "    if value < 0 or str(value) == \"-0.0\":\n"
+    "        raise ValueError(f\"negative values cannot be represented in float8_e8m0fnu (got {value})\")\n"
+    "    if value != value:\n"
+    "        return 255\n"
+    "    for exponent in range(127, -128, -1):\n"
+    "        if value >= 2.0 ** exponent:  # value in [2**e, 2**(e+1)), or from 2**128 up (then NaN)\n"
+    "            biased = exponent + 127 + (value >= 1.5 * 2.0 ** exponent)\n"
+    "            return 255 if biased > 254 else biased\n"
+    "    return 0\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER_ct_mma_acc_ok] = {"ct_mma_acc_ok",
     "@triton.constexpr_function\n"

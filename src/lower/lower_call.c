@@ -77,7 +77,7 @@ void refuse_coded(Lowerer *L, const Node *at, const char *what, const TypeInfo *
                   "ct.float8_e8m0fnu(constant)", what);
     lower_error(L, at, "%s of a float8_e8m0fnu tile cannot be converted: Triton has no float8_e8m0fnu dtype, so the "
                 "converter holds such a tile as its uint8 bits, which only ct.mma_scaled, astype, bitcast, store, "
-                "reshape, permute, transpose, expand_dims, broadcast_to and pack_to_bytes take", what);
+                "reshape, permute, transpose, expand_dims, broadcast_to, cat and pack_to_bytes take", what);
   }
   if (type->kind == VAL_DTYPE)
     lower_error(L, at, "%s with dtype float4_e2m1fn cannot be converted: Triton has no FP4 dtype, and the converter "

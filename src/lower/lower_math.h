@@ -39,9 +39,10 @@ Node *lower_math_bitwise_not(Lowerer *L, Node *expr, Node *operand);
 Node *lower_math_isnan(Lowerer *L, Node *call, const char *member);
 Node *lower_math_abs(Lowerer *L, Node *call, const char *member);
 /* A fill value of float8_e8m0fnu (ct.full, ct.float8_e8m0fnu(v)): its bits, as
- * cuTile folds the constant, as an int literal; a located error for a value
- * known only at launch, a run-time one (cuTile converts it with astype, which
- * refuses RN) and a negative one (cuTile's error). */
+ * cuTile folds the constant, as an int literal (ct_float8_e8m0fnu_bits(v), which
+ * folds it when Triton compiles, for a constant known only then); a located
+ * error for a run-time value (cuTile converts it on the GPU) and a negative
+ * constant (cuTile's error). */
 Node *math_float8_e8m0fnu_fill(Lowerer *L, const Node *at, const Node *value, const char *what);
 
 /* ---- lower_math.c */

@@ -543,11 +543,17 @@ Node *lower_math_bitcast(Lowerer *L, Node *call, const char *member) {
 
 Node *math_float8_e8m0fnu_fill(Lowerer *L, const Node *at, const Node *value, const char *what) {
   const TypeInfo *type = value->type;
-  if (!math_is_number(type))
-    refuse_to_float8_e8m0fnu(L, at, what, type, NULL, NULL);
-  if (type->dtype == DT_UNKNOWN)
-    lower_error(L, at, "%s: a float8_e8m0fnu value known only at launch (a constant parameter) cannot be converted: "
-                "the converter folds float8_e8m0fnu constants to their bits", what);
+  if (!math_is_number(type)) /* cuTile converts it with no rounding mode (not astype's rule): on the GPU */
+    lower_error(L, at, "%s: a run-time value made float8_e8m0fnu cannot be converted: cuTile converts it on the GPU, "
+                "whose rounding to float8_e8m0fnu (of zero, negative, NaN and out-of-range values too) it does not "
+                "document (ct.bitcast a uint8 tile of exponent bits instead)", what);
+  if (type->dtype == DT_UNKNOWN) { /* a constexpr, or Python arithmetic left to Triton: folded there */
+    Node *bits = T(L, "_1(_2)", use_helper(L, HELPER_ct_float8_e8m0fnu_bits), (Node *)value);
+    bits->type = type_new(L->ctx, VAL_CONST);
+    bits->type->rank = 0;
+    bits->type->dtype = DT_UNKNOWN;
+    return bits;
+  }
   int bits;
   if (!dtype_float8_e8m0fnu_bits(type->is_float ? type->float_value : (double)type->int_value, &bits))
     lower_error(L, at, "%s: negative values cannot be represented in float8_e8m0fnu (cuTile's error too)", what);
