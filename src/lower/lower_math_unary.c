@@ -527,7 +527,8 @@ Node *lower_math_bitcast(Lowerer *L, Node *call, const char *member) {
     lower_error(L, call, "ct.bitcast() needs dtypes of the same width, not %s and %s", dtype_name(from),
                 dtype_name(to));
   /* uint8 and float8_e8m0fnu are both uint8 bits in Triton */
-  bool same_bits = from != DT_UNKNOWN && to != DT_UNKNOWN && strcmp(dtype_info(from)->triton, dtype_info(to)->triton) == 0;
+  bool same_bits =
+      from != DT_UNKNOWN && to != DT_UNKNOWN && strcmp(dtype_info(from)->triton, dtype_info(to)->triton) == 0;
   Node *result;
   if (same_bits) { /* the same node, retyped (a shallow copy: x keeps its own type) */
     result = arena_alloc(&L->ctx->arena, sizeof(Node));

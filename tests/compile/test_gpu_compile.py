@@ -497,6 +497,19 @@ def typed(m):  # arrays of torch.float8_e4m3fn and torch.float8_e8m0fnu (a uint8
     m.launch_mxfp8_gemm_kernel(0, (4, 4, 1), (a, s, a, s.T.contiguous(), torch.empty(512, 512), 128, 128, 128))
 CALLS = {"mxfp8_gemm": [bits, typed]}
 """
+MXFP8_RUN = """
+a = torch.randint(0, 256, (64, 128), dtype=torch.uint8)
+a[(a & 0x7F) == 0x7F] = 0  # no NaN codes
+b = torch.randn(128, 64).to(torch.float8_e4m3fn)
+sa = torch.randint(118, 136, (64, 4), dtype=torch.uint8)
+sb = torch.randint(118, 136, (4, 64), dtype=torch.uint8).view(torch.float8_e8m0fnu)
+c = torch.zeros(64, 64)
+m.launch_mxfp8_gemm_kernel(0, (2, 2, 1), (a, sa, b, sb, c, 32, 32, 64))
+x = a.view(torch.float8_e4m3fn).double() * 2.0 ** (sa.double() - 127).repeat_interleave(32, 1)
+y = b.double() * 2.0 ** (sb.view(torch.uint8).double() - 127).repeat_interleave(32, 0)
+bound = 2.0 ** -18 * (x.abs() @ y.abs())  # float32 sums of exact products
+assert ((c.double() - x @ y).abs() <= bound).all(), (c.double() - x @ y).abs().max()
+"""
 
 
 def test_block_scaled_gemm_compiles_for_hopper_and_blackwell_and_runs(tmp_path):
@@ -516,16 +529,5 @@ def test_block_scaled_gemm_compiles_for_hopper_and_blackwell_and_runs(tmp_path):
     for r in results:
         assert not r["problems"] and r["shared"] <= 232448, r
         assert r["target"] != "sm_90" or r["ptx_wgmma"] > 0, r
-    same, output = _run_interpreted(module,
-                                    "a = torch.randint(0, 256, (64, 128), dtype=torch.uint8)\n"
-                                    "a[(a & 0x7F) == 0x7F] = 0  # no NaN codes\n"
-                                    "b = torch.randn(128, 64).to(torch.float8_e4m3fn)\n"
-                                    "sa = torch.randint(118, 136, (64, 4), dtype=torch.uint8)\n"
-                                    "sb = torch.randint(118, 136, (4, 64), dtype=torch.uint8).view(torch.float8_e8m0fnu)\n"
-                                    "c = torch.zeros(64, 64)\n"
-                                    "m.launch_mxfp8_gemm_kernel(0, (2, 2, 1), (a, sa, b, sb, c, 32, 32, 64))\n"
-                                    "x = a.view(torch.float8_e4m3fn).double() * 2.0 ** (sa.double() - 127).repeat_interleave(32, 1)\n"
-                                    "y = b.double() * 2.0 ** (sb.view(torch.uint8).double() - 127).repeat_interleave(32, 0)\n"
-                                    "bound = 2.0 ** -18 * (x.abs() @ y.abs())  # float32 sums of exact products\n"
-                                    "assert ((c.double() - x @ y).abs() <= bound).all(), (c.double() - x @ y).abs().max()\n")
+    same, output = _run_interpreted(module, MXFP8_RUN)
     assert same, output

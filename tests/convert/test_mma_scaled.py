@@ -43,6 +43,16 @@ def scaled(values, scales, block, k_axis):
     return values.double() * scales.repeat_interleave(block, dim=k_axis)
 
 
+def launch(mod, grid, args, device):
+    """mod.launch_k on `device` (the interpreter's CPU, or a GPU): tensor arguments copied there
+    and back (the kernels write their outputs in place)."""
+    moved = [a.to(device) if isinstance(a, torch.Tensor) else a for a in args]
+    mod.launch_k(0, grid, tuple(moved))
+    for a, m in zip(args, moved):
+        if isinstance(a, torch.Tensor) and m is not a:
+            a.copy_(m.cpu())
+
+
 def check_product(out, x, y, acc=None):
     """out is x @ y (+ acc), x and y the scaled operands in float64: a float32 sum of exact
     products is within 2**-18 of the sum of their magnitudes (K <= 256 here)."""
@@ -73,7 +83,7 @@ def k(a, a_scale, b, b_scale, c, TM: ct.Constant[int], TN: ct.Constant[int], TK:
 
 
 @pytest.mark.parametrize("dtype", sorted(FP8))
-def test_uint8_bits_bitcast_to_fp8_and_e8m0(convert, convert_text, dtype):
+def test_uint8_bits_bitcast_to_fp8_and_e8m0(convert, convert_text, dtype, device):
     # the kernel of MXFP8 GEMMs that keep their operands and scales as bytes
     assert "ct_mma_scaled(ta, tas, tb, tbs, acc, fp4=False)" in convert_text(BITS_KERNEL.format(dtype=dtype))
     mod = convert(BITS_KERNEL.format(dtype=dtype))
@@ -82,7 +92,7 @@ def test_uint8_bits_bitcast_to_fp8_and_e8m0(convert, convert_text, dtype):
     sa = torch.randint(112, 140, (M, K // 32), dtype=torch.uint8)
     sb = torch.randint(112, 140, (K // 32, N), dtype=torch.uint8)
     c = torch.zeros(M, N)
-    mod.launch_k(0, (2, 1, 1), (a, sa, b, sb, c, 32, 32, 64))
+    launch(mod, (2, 1, 1), (a, sa, b, sb, c, 32, 32, 64), device)
     x = scaled(a.view(FP8[dtype]), scale_values(sa), 32, 1)
     y = scaled(b.view(FP8[dtype]), scale_values(sb), 32, 0)
     check_product(c, x, y)
@@ -107,7 +117,7 @@ def k(x, xs, y, ys, acc_in, out, M: ct.Constant[int], N: ct.Constant[int], K: ct
 
 
 @pytest.mark.parametrize("dtype", sorted(FP8))
-def test_arrays_of_fp8_and_e8m0_dtypes(convert, dtype):
+def test_arrays_of_fp8_and_e8m0_dtypes(convert, dtype, device):
     # cuTile's own test kernel: tiles loaded straight from torch.float8_* arrays; the e8m0
     # arrays reach the kernel as uint8 views (Triton takes no e8m0 tensor) and stay unchanged
     mod = convert(DIRECT_KERNEL)
@@ -119,7 +129,7 @@ def test_arrays_of_fp8_and_e8m0_dtypes(convert, dtype):
     kept = sa.view(torch.uint8).clone()
     acc = torch.randn(M, N)
     out = torch.zeros(M, N)
-    mod.launch_k(0, (1,), (a, sa, b, sb, acc, out, M, N, K, K // 32))
+    launch(mod, (1,), (a, sa, b, sb, acc, out, M, N, K, K // 32), device)
     assert sa.dtype == E8M0 and torch.equal(sa.view(torch.uint8), kept)
     x = scaled(a, scale_values(sa.view(torch.uint8)), 32, 1)
     y = scaled(b, scale_values(sb.view(torch.uint8)), 32, 0)
@@ -128,7 +138,7 @@ def test_arrays_of_fp8_and_e8m0_dtypes(convert, dtype):
     assert torch.equal(sa.float().double(), scale_values(sa.view(torch.uint8)))
 
 
-def test_dtypes_and_block_sizes_known_only_at_launch_are_checked_when_triton_compiles(convert):
+def test_dtypes_and_block_sizes_known_only_at_launch_are_checked_when_triton_compiles(convert, device):
     mod = convert(DIRECT_KERNEL)
     a = torch.randn(16, 64).to(torch.float8_e4m3fn)
     b = torch.randn(64, 16).to(torch.float8_e4m3fn)
@@ -141,9 +151,10 @@ def test_dtypes_and_block_sizes_known_only_at_launch_are_checked_when_triton_com
              ((a, s, b.view(torch.float8_e4m3fn).to(torch.float8_e5m2), t, acc), "x and y must have the same dtype")]
     for args, message in cases:
         with pytest.raises(Exception, match=message):
-            mod.launch_k(0, (1,), (*args, out, 16, 16, 64, 2))
+            launch(mod, (1,), (*args, out, 16, 16, 64, 2), device)
     with pytest.raises(Exception, match=r"block size B = K // K_s must divide K exactly and be one of \(32,\)"):
-        mod.launch_k(0, (1,), (a, torch.ones(16, 4).to(E8M0), b, torch.ones(4, 16).to(E8M0), acc, out, 16, 16, 64, 4))
+        s4, t4 = torch.ones(16, 4).to(E8M0), torch.ones(4, 16).to(E8M0)  # B = 16: not for fp8 operands
+        launch(mod, (1,), (a, s4, b, t4, acc, out, 16, 16, 64, 4), device)
 
 
 FP4_KERNEL = """
@@ -170,25 +181,25 @@ def fp4_values(shape):
 
 
 @pytest.mark.parametrize("block", [16, 32])
-def test_float4_operands_with_e8m0_scales(convert, block):
+def test_float4_operands_with_e8m0_scales(convert, block, device):
     mod = convert(FP4_KERNEL.format(**E8M0_SCALES))  # the scales' bytes in uint8 arrays
     M, N, K = 32, 32, 64
     x, y = fp4_values((M, K)), fp4_values((K, N))
     sx = torch.randint(120, 134, (M, K // block), dtype=torch.uint8)
     sy = torch.randint(120, 134, (K // block, N), dtype=torch.uint8)
     out = torch.zeros(M, N)
-    mod.launch_k(0, (1,), (x, sx, y, sy, out, M, N, K, K // block))
+    launch(mod, (1,), (x, sx, y, sy, out, M, N, K, K // block), device)
     check_product(out, scaled(x, scale_values(sx), block, 1), scaled(y, scale_values(sy), block, 0))
 
 
-def test_float4_operands_with_e4m3_scales(convert):
+def test_float4_operands_with_e4m3_scales(convert, device):
     mod = convert(FP4_KERNEL.format(**E4M3_SCALES))  # the scales loaded from float8_e4m3fn arrays
     M, N, K = 16, 32, 64
     x, y = fp4_values((M, K)), fp4_values((K, N))
     sx = torch.randn(M, K // 16).to(torch.float8_e4m3fn)
     sy = torch.randn(K // 16, N).to(torch.float8_e4m3fn)
     out = torch.zeros(M, N)
-    mod.launch_k(0, (1,), (x, sx, y, sy, out, M, N, K, K // 16))
+    launch(mod, (1,), (x, sx, y, sy, out, M, N, K, K // 16), device)
     check_product(out, scaled(x, sx.double(), 16, 1), scaled(y, sy.double(), 16, 0))
 
 
@@ -209,12 +220,13 @@ def k(x, xs, y, ys, acc_in, out, BX: ct.Constant[int], BY: ct.Constant[int], M: 
 
 
 @pytest.mark.parametrize("bx,by,two_d_x", [(2, 2, False), (1, 4, False), (1, 2, True)])
-def test_batched_operands_broadcast_as_mma_does(convert, bx, by, two_d_x):
+def test_batched_operands_broadcast_as_mma_does(convert, bx, by, two_d_x, device):
     # cuTile's batch test: a 2-D x (and its 2-D scales) against a 3-D y; also a batch of one
     squeeze = ".reshape((M, K))" if two_d_x else ""
     source = BATCHED_KERNEL.format(squeeze_x=squeeze)
     if two_d_x:
-        source = source.replace("shape=(BX, M, K // 32)).reshape((M, K))", "shape=(BX, M, K // 32)).reshape((M, K // 32))")
+        source = source.replace("shape=(BX, M, K // 32)).reshape((M, K))",
+                                "shape=(BX, M, K // 32)).reshape((M, K // 32))")
     mod = convert(source)
     M, N, K = 16, 16, 128
     a = fp8_bits(torch.float8_e4m3fn, (bx, M, K)).view(torch.float8_e4m3fn)
@@ -224,7 +236,7 @@ def test_batched_operands_broadcast_as_mma_does(convert, bx, by, two_d_x):
     batch = max(bx, by)
     acc = torch.randn(batch, M, N)
     out = torch.zeros(batch, M, N)
-    mod.launch_k(0, (1,), (a, sa.view(E8M0), b, sb.view(E8M0), acc, out, bx, by, M, N, K))
+    launch(mod, (1,), (a, sa.view(E8M0), b, sb.view(E8M0), acc, out, bx, by, M, N, K), device)
     x = scaled(a, scale_values(sa), 32, 2)
     y = scaled(b, scale_values(sb), 32, 1)
     check_product(out, x.expand(batch, M, K), y.expand(batch, K, N), acc)
@@ -246,17 +258,17 @@ def k(out):
 """
 
 
-def test_cutile_docstring_example_with_full_scales(convert):
+def test_cutile_docstring_example_with_full_scales(convert, device):
     # cuda.tile's own example: ones times scales 2.0 on both sides, K = 64 -> 256.0; and the
     # folding of ct.full's constant: 3.0 is 2**2 in float8_e8m0fnu (from 1.5 * 2**e up it is
     # the next power), 1.4 is 1.0
     for sx, sy, want in [(2.0, 2.0, 256.0), (3.0, 1.4, 256.0), (1, 0.5, 32.0)]:
         out = torch.zeros(2, 2)
-        convert(DOCSTRING_KERNEL.format(sx=sx, sy=sy)).launch_k(0, (1,), (out,))
+        launch(convert(DOCSTRING_KERNEL.format(sx=sx, sy=sy)), (1,), (out,), device)
         assert out.tolist() == [[want, want], [want, want]], (sx, sy, out)
 
 
-def test_edge_scale_bits_are_exact(convert):
+def test_edge_scale_bits_are_exact(convert, device):
     # x = y = 1.0 and K = 32 (one block): each result is 32 * 2**(bx - 127) * 2**(by - 127) in
     # float32 exactly (rounded only past float32's range), from the smallest scale 2**-127
     # (bits 0, a float32 subnormal) to the largest 2**127 (bits 254); bits 255 are NaN
@@ -266,8 +278,8 @@ def test_edge_scale_bits_are_exact(convert):
     ones_x = torch.ones(4, 32).to(torch.float8_e4m3fn)
     ones_y = torch.ones(32, 8).to(torch.float8_e4m3fn)
     out = torch.zeros(4, 8)
-    mod.launch_k(0, (1,), (ones_x, rows[:, None].contiguous(), ones_y, cols[None, :].contiguous(), torch.zeros(4, 8),
-                           out, 4, 8, 32, 1))
+    launch(mod, (1,), (ones_x, rows[:, None].contiguous(), ones_y, cols[None, :].contiguous(), torch.zeros(4, 8),
+                           out, 4, 8, 32, 1), device)
     want = (32 * scale_values(rows)[:, None] * scale_values(cols)[None, :]).float()
     assert torch.equal(out.isnan(), want.isnan()) and out.isnan()[:, 4].all()
     assert torch.equal(out.nan_to_num(), want.nan_to_num()), (out, want)
@@ -275,7 +287,7 @@ def test_edge_scale_bits_are_exact(convert):
     assert out[3, 0].item() == math.inf and out[0, 3].item() == 0.0
 
 
-def test_e8m0_constants_astype_bitcast_and_stores(convert):
+def test_e8m0_constants_astype_bitcast_and_stores(convert, device):
     # ct.full folds a constant to its bits as cuTile does; astype gives 2**(b-127) exactly in
     # any float dtype; bitcast keeps the bits both ways; a store writes the bits into a
     # float8_e8m0fnu array; a tile loaded from one is its bits, bitcast to float8_e8m0fnu
@@ -313,7 +325,7 @@ def k(bits, values, halves, doubles, fp8, stored, src, loaded):
     src_bits = torch.tensor([0, 1, 100, 120, 126, 127, 128, 130, 134, 135, 140, 143, 144, 150, 254, 255],
                             dtype=torch.uint8)
     loaded = torch.zeros(16)
-    mod.launch_k(0, (1,), (bits, values, halves, doubles, fp8, stored, src_bits.view(E8M0), loaded))
+    launch(mod, (1,), (bits, values, halves, doubles, fp8, stored, src_bits.view(E8M0), loaded), device)
     # cuTile's folding (cuda/tile/_bytecode/float.py): 0 and anything below 2**-127 -> bits 0;
     # [2**e, 1.5 * 2**e) -> e + 127, [1.5 * 2**e, 2**(e+1)) -> e + 128; from 1.5 * 2**127 and inf -> NaN
     want = [0, 0, 0, 127, 128, 129, 254, 255, 255, 127, 0, 127, 130, 27, 253, 127]
@@ -351,7 +363,8 @@ ERRORS = {
                     "float8_e8m0fnu"),
     "uint8 scale": ("ct.mma_scaled(a, ct.bitcast(s2, ct.uint8), b, ct.bitcast(t2, ct.uint8), acc)",
                     "unsupported scale dtype uint8"),
-    "e4m3 scale of fp8": ("ct.mma_scaled(a, ct.bitcast(s2, ct.float8_e4m3fn), b, ct.bitcast(t2, ct.float8_e4m3fn), acc)",
+    "e4m3 scale of fp8": ("ct.mma_scaled(a, ct.bitcast(s2, ct.float8_e4m3fn), b, ct.bitcast(t2, ct.float8_e4m3fn), "
+                          "acc)",
                           "unsupported scale dtype float8_e4m3fn for input dtype float8_e4m3fn"),
     "scale dtypes differ": ("ct.mma_scaled(a, s2, b, ct.bitcast(t2, ct.float8_e4m3fn), acc)",
                             "x_scale and y_scale must have the same dtype, got float8_e8m0fnu and float8_e4m3fn"),
@@ -365,7 +378,8 @@ ERRORS = {
             "expected float32"),
     # the block size and the scales' shapes (_verify_scaling_block_size), then the product's
     "block size": ("ct.mma_scaled(a, ct.reshape(s2, (16, 4)), b, t2, acc)", "x_scale shape (16, 4) is not compatible"),
-    "B not 32": ("ct.mma_scaled(a, ct.full((32, 4), 1.0, ct.float8_e8m0fnu), b, ct.full((4, 16), 1.0, ct.float8_e8m0fnu), acc)",
+    "B not 32": ("ct.mma_scaled(a, ct.full((32, 4), 1.0, ct.float8_e8m0fnu), b, "
+                 "ct.full((4, 16), 1.0, ct.float8_e8m0fnu), acc)",
                  "with scaling block size B = K // K_s in {32}, got x.shape[1] = 64 and x_scale.shape[1] = 4"),
     "K_s above K": ("ct.mma_scaled(a, ct.full((32, 128), 1.0, ct.float8_e8m0fnu), b, t2, acc)",
                     "x.shape[1] must be an exact multiple of x_scale.shape[1]"),
@@ -389,7 +403,8 @@ ERRORS = {
     "arange": ("ct.arange(16, dtype=ct.float8_e8m0fnu)", "with dtype float8_e8m0fnu cannot be converted"),
     # conversions to float8_e8m0fnu: cuTile has RZ and RP only, done on the GPU
     "astype RN": ("acc.astype(ct.float8_e8m0fnu)",
-                  "cuTile converts float32 to float8_e8m0fnu only with rounding_mode=RoundingMode.RZ or RoundingMode.RP"),
+                  "cuTile converts float32 to float8_e8m0fnu only with rounding_mode=RoundingMode.RZ or "
+                  "RoundingMode.RP"),
     "astype RZ": ("ct.astype(acc, ct.float8_e8m0fnu, rounding_mode=ct.RoundingMode.RZ)",
                   "a conversion of a float32 tile to float8_e8m0fnu with rounding_mode=RoundingMode.RZ cannot be "
                   "converted"),
@@ -399,11 +414,13 @@ ERRORS = {
     "negative zero": ("ct.float8_e8m0fnu(-0.0)", "negative values cannot be represented in float8_e8m0fnu"),
     "run-time fill": ("ct.full((4,), ct.sum(acc), ct.float8_e8m0fnu)", "ct.full(): a run-time value made "
                       "float8_e8m0fnu cannot be converted"),
-    "run-time constructor": ("ct.float8_e8m0fnu(ct.sum(acc))", "a run-time value made float8_e8m0fnu cannot be converted"),
+    "run-time constructor": ("ct.float8_e8m0fnu(ct.sum(acc))",
+                             "a run-time value made float8_e8m0fnu cannot be converted"),
 }
 
 FP4_ERRORS = {
-    "fp4 with e4m3 at B 32": ("ct.mma_scaled(a, ct.bitcast(s2, ct.float8_e4m3fn), b, ct.bitcast(t2, ct.float8_e4m3fn), acc)",
+    "fp4 with e4m3 at B 32": ("ct.mma_scaled(a, ct.bitcast(s2, ct.float8_e4m3fn), b, "
+                              "ct.bitcast(t2, ct.float8_e4m3fn), acc)",
                               "with scaling block size B = K // K_s in {16}, got x.shape[1] = 64"),
     "fp4 with two block sizes": ("ct.mma_scaled(a, ct.full((32, 4), 1.0, ct.float8_e8m0fnu), b, t2, acc)",
                                  "x_scale and y_scale must have the same K_s (one scaling block size; tileiras "
