@@ -167,6 +167,10 @@ void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, 
  * OPF_FP4, OPF_E8M0) let that dtype through; bind_call passes the row's flags,
  * the places that are no op row pass 0. */
 void refuse_coded(Lowerer *L, const Node *at, const char *what, const TypeInfo *type, unsigned flags);
+/* `type`, a tile `at` reads as numbers (astype, arithmetic, a math function): when its dtype is a kernel
+ * array parameter's, known only at launch, the kernel's param_read_line records the line (the launcher
+ * refuses a float8_e8m0fnu array there, whose tiles are uint8 bits in the kernel). */
+void note_read_as_numbers(Lowerer *L, const Node *at, const TypeInfo *type);
 /* bind_call with the signature of the row of `member` (ops/<family>.def). */
 void bind_op(Lowerer *L, Node *call, const char *what, const char *member, BoundArgs *out);
 

@@ -87,6 +87,23 @@ void refuse_coded(Lowerer *L, const Node *at, const char *what, const TypeInfo *
               "pack_to_bytes and ct.mma_scaled take", what);
 }
 
+void note_read_as_numbers(Lowerer *L, const Node *at, const TypeInfo *type) {
+  Function *fn = L->function;
+  if (!type || type->kind != VAL_TILE || type->dtype != DT_UNKNOWN || !fn || fn->role != ROLE_KERNEL ||
+      !fn->param_read_line || !at || at->span.start.line <= 0)
+    return;
+  const Node *e = type->dtype_expr; /* `x.dtype.element_ty` of a tile loaded from parameter x */
+  if (!e || e->kind != N_ATTRIBUTE || !str_eq(e->u.attribute.attr, "element_ty"))
+    return;
+  e = e->u.attribute.value;
+  if (!e || e->kind != N_ATTRIBUTE || !str_eq(e->u.attribute.attr, "dtype"))
+    return;
+  e = e->u.attribute.value;
+  for (int i = 0; e && e->kind == N_NAME && i < fn->param_count; i++)
+    if (fn->param_is_array[i] && str_same(fn->param_names[i], e->u.name.id) && !fn->param_read_line[i])
+      fn->param_read_line[i] = at->span.start.line;
+}
+
 void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, BoundArgs *out) {
   memset(out, 0, sizeof *out);
   Signature sig = parse_signature(L, call, signature);

@@ -136,6 +136,8 @@ static DType operation_dtype(Lowerer *L, const Node *at, const char *what, OpCla
                              const TypeInfo *rt) {
   reject_restricted(L, at, what, cls, lt);
   reject_restricted(L, at, what, cls, rt);
+  note_read_as_numbers(L, at, lt);
+  note_read_as_numbers(L, at, rt);
   bool ln = math_is_number(lt), rn = math_is_number(rt);
   if (cls == OPC_BITWISE || cls == OPC_SHIFT) {
     for (int side = 0; side < 2; side++) {

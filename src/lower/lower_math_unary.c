@@ -119,6 +119,7 @@ static Node *lower_float_function(Lowerer *L, Node *call, const UnaryFunction *f
     lower_error(L, call, "%s: missing required argument 'x'", what);
   require_value(L, call, what, x->type);
   DType in = math_is_number(x->type) ? (x->type->dtype == DT_UNKNOWN ? DT_UNKNOWN : DT_FLOAT32) : x->type->dtype;
+  note_read_as_numbers(L, call, x->type);
   if (math_dtype_is_restricted(in))
     lower_error(L, call, "%s: cuTile does no arithmetic on %s", what, dtype_name(in));
   bool integer_input = in != DT_UNKNOWN && !math_dtype_is_float(in) &&
@@ -183,6 +184,7 @@ Node *lower_math_negative(Lowerer *L, Node *expr, Node *operand) {
   }
   if (math_dtype_is_restricted(type->dtype))
     lower_error(L, expr, "negation: cuTile does no arithmetic on %s", dtype_name(type->dtype));
+  note_read_as_numbers(L, expr, type);
   if (type->dtype == DT_BOOL) {
     Node *result = T(L, "-(_1.to(tl.int32))", operand);
     result->type = math_tile_type(L, type, DT_INT32);
@@ -233,6 +235,7 @@ Node *lower_math_abs(Lowerer *L, Node *call, const char *member) {
   }
   if (math_dtype_is_restricted(x->type->dtype))
     lower_error(L, call, "abs(): cuTile does no arithmetic on %s", dtype_name(x->type->dtype));
+  note_read_as_numbers(L, call, x->type);
   Node *result = x->type->dtype == DT_BOOL ? x : T(L, "tl.abs(_1)", x);
   result->type = math_tile_type(L, x->type, x->type->dtype);
   result->type->dtype_expr = x->type->dtype_expr;
@@ -483,6 +486,8 @@ Node *lower_math_astype(Lowerer *L, Node *call, const char *member) {
   if (dtype->type->kind != VAL_DTYPE)
     lower_error(L, args.source[1], "astype() needs a dtype");
   const char *mode = math_rounding_mode(L, args.arg[2], args.source[2], "astype()");
+  if (dtype->type->dtype != DT_UNKNOWN) /* (to an array's dtype it may be the tile's own: no conversion) */
+    note_read_as_numbers(L, call, x->type);
   bool from_e8m0 = !math_is_number(x->type) && x->type->dtype == DT_FLOAT8_E8M0FNU;
   if (from_e8m0 && dtype->type->dtype == DT_FLOAT8_E8M0FNU)
     return x;
@@ -570,6 +575,7 @@ Node *lower_math_dtype_constructor(Lowerer *L, Node *call, const char *member) {
   Node *x = require_arg(L, call, &args, 0, what, "value");
   require_value(L, call, what, x->type);
   Node *dtype_node = T0(L, dtype_info(dtype)->triton);
+  note_read_as_numbers(L, call, x->type);
   if (dtype == DT_FLOAT8_E8M0FNU) {
     if (!math_is_number(x->type) && x->type->dtype == DT_FLOAT8_E8M0FNU)
       return x;

@@ -343,6 +343,32 @@ def k(bits, values, halves, doubles, fp8, stored, src, loaded):
     assert loaded.isnan()[15] and loaded[0].item() == 2.0 ** -127
 
 
+def test_an_e8m0_array_read_as_numbers_is_refused_at_launch(convert, device):
+    # the kernel gets an e8m0 array as its uint8 bits, and a tile loaded from it has the array's
+    # dtype, known only at launch: astype (or arithmetic, a math function) of that tile would read
+    # the bits as numbers, so the launcher refuses such an array there (a uint8 one is fine); a tile
+    # bitcast to float8_e8m0fnu first converts exactly
+    mod = convert("""
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(s, out, scaled):
+    t = ct.load(s, index=(0,), shape=(16,))
+    ct.store(out, index=(0,), tile=t.astype(ct.float32))
+    u = ct.bitcast(ct.load(scaled, index=(0,), shape=(16,)), ct.float8_e8m0fnu)
+    ct.store(out, index=(1,), tile=u.astype(ct.float32))
+""")
+    bits = torch.arange(120, 136, dtype=torch.uint8)
+    out = torch.zeros(32)
+    launch(mod, (1,), (bits, out, bits.view(E8M0)), device)
+    assert out[:16].tolist() == list(range(120, 136))  # a uint8 array: its values
+    assert torch.equal(out[16:].double(), scale_values(bits))  # e8m0 bitcast first: 2**(b-127)
+    with pytest.raises(TypeError, match="float8_e8m0fnu array, whose elements the converted kernel holds as their "
+                                        "uint8 bits; it reads them as numbers at line 8"):
+        launch(mod, (1,), (bits.view(E8M0), out, bits.view(E8M0)), device)
+
+
 def error_kernel(body, fp4=False):
     operands = ("    a = ct.astype(ct.load(x, index=(0, 0), shape=(32, 64)), ct.float4_e2m1fn)\n"
                 "    b = ct.astype(ct.load(y, index=(0, 0), shape=(64, 16)), ct.float4_e2m1fn)\n") if fp4 else (
@@ -454,7 +480,7 @@ def scales(n):
     return torch.empty(n, dtype=ct.float8_e8m0fnu)
 """)
     assert "torch.empty(n, dtype=torch.float8_e8m0fnu)" in text
-    assert "if tensor.dtype is torch.float8_e8m0fnu:\n        return tensor.view(torch.uint8)" in text
+    assert "if tensor.dtype is torch.float8_e8m0fnu:" in text and "return tensor.view(torch.uint8)" in text
 
 
 def test_kernels_here_are_valid_cutile(tmp_path):

@@ -156,14 +156,15 @@ def ct_mma_scaled_error(x, y, x_scale, y_scale, acc, fp4, x_k, y_k, x_ks, y_ks):
     else:
         x_name, y_name = names.get(x, str(x)), names.get(y, str(y))
     names[tl.uint8] = "float8_e8m0fnu"
-    x_scale_name, y_scale_name = names.get(x_scale, str(x_scale)), names.get(y_scale, str(y_scale))
+    xs_name, ys_name = names.get(x_scale, str(x_scale)), names.get(y_scale, str(y_scale))
     if x != y:
         return f"ct.mma_scaled: x and y must have the same dtype, got {x_name} and {y_name}"
     if x_scale != y_scale:
-        return f"ct.mma_scaled: x_scale and y_scale must have the same dtype, got {x_scale_name} and {y_scale_name}"
+        same = "x_scale and y_scale must have the same dtype"
+        return f"ct.mma_scaled: {same}, got {xs_name} and {ys_name}"
     if not fp4 and x not in (tl.float8e4nv, tl.float8e5):
-        return (f"ct.mma_scaled: unsupported input dtype {x_name}: cuTile takes float8_e4m3fn, float8_e5m2 and "
-                "float4_e2m1fn (ct.bitcast a uint8 tile of their bits first)")
+        takes = "cuTile takes float8_e4m3fn, float8_e5m2 and float4_e2m1fn (ct.bitcast bits first)"
+        return f"ct.mma_scaled: unsupported input dtype {x_name}: {takes}"
     if fp4:
         blocks = (16, 32) if x_scale == tl.uint8 else (16,) if x_scale == tl.float8e4nv else ()
         supported = "float8_e8m0fnu, float8_e4m3fn"
@@ -171,18 +172,20 @@ def ct_mma_scaled_error(x, y, x_scale, y_scale, acc, fp4, x_k, y_k, x_ks, y_ks):
         blocks = (32,) if x_scale == tl.uint8 else ()
         supported = "float8_e8m0fnu"
     if not blocks:
-        return (f"ct.mma_scaled: unsupported scale dtype {x_scale_name} for input dtype {x_name}, supported scale "
-                f"dtypes are {supported}")
+        which = f"unsupported scale dtype {xs_name} for input dtype {x_name}"
+        return f"ct.mma_scaled: {which}, supported scale dtypes are {supported}"
     if acc != tl.float32:
         return f"ct.mma_scaled: unsupported acc dtype {names.get(acc, str(acc))}, expected float32"
     for name, k, ks in (("x", x_k, x_ks), ("y", y_k, y_ks)):
         if k % ks != 0 or k // ks not in blocks:
-            return (f"ct.mma_scaled: {name} has K = {k} and its scale K_s = {ks}: the block size B = K // K_s must "
-                    f"divide K exactly and be one of {blocks} for {x_name} with {x_scale_name} scales")
+            shapes = f"{name} has K = {k} and its scale K_s = {ks}"
+            rule = f"the block size B = K // K_s must divide K exactly and be one of {blocks}"
+            return f"ct.mma_scaled: {shapes}: {rule} for {x_name} with {xs_name} scales"
     if x_k != y_k:
         return f"ct.mma_scaled: the shapes do not multiply (x has K = {x_k}, y has K = {y_k})"
     if x_ks != y_ks:
-        return f"ct.mma_scaled: x_scale and y_scale must have the same K_s (one block size), got {x_ks} and {y_ks}"
+        same = "x_scale and y_scale must have the same K_s (one block size)"
+        return f"ct.mma_scaled: {same}, got {x_ks} and {y_ks}"
     return ""
 
 
