@@ -356,15 +356,13 @@ Node *lower_matrix_mma_scaled(Lowerer *L, Node *call, const char *member) {
                 data == DT_UINT8 || data == DT_INT8 ? " (ct.bitcast a tile of their bits first)" : "");
   int blocks[2] = {0, 0}, count = 0;
   if (scale != DT_UNKNOWN) {
-    int any[2];
-    bool some_pair = data == DT_UNKNOWN && (scaled_block_sizes(DT_FLOAT8_E4M3FN, scale, any) ||
-                                            scaled_block_sizes(DT_FLOAT4_E2M1FN, scale, any));
-    count = data == DT_UNKNOWN ? 0 : scaled_block_sizes(data, scale, blocks);
-    if (data == DT_UNKNOWN ? !some_pair : count == 0)
+    /* operands of an array's dtype are float8 ones at best (arrays have no float4_e2m1fn): float8's row */
+    count = scaled_block_sizes(data == DT_UNKNOWN ? DT_FLOAT8_E4M3FN : data, scale, blocks);
+    if (count == 0)
       lower_error(L, SRC(args, dxs != DT_UNKNOWN ? "x_scale" : "y_scale"), "%s: unsupported scale dtype %s for "
                   "input dtype %s, supported scale dtypes are %s", what, dtype_name(scale),
-                  data == DT_UNKNOWN ? "float8_e4m3fn, float8_e5m2 or float4_e2m1fn" : dtype_name(data),
-                  data == DT_UNKNOWN ? "float8_e8m0fnu and float8_e4m3fn" : scaled_scale_dtypes(data));
+                  data == DT_UNKNOWN ? "of an array (float8_e4m3fn or float8_e5m2 at best)" : dtype_name(data),
+                  scaled_scale_dtypes(data));
   }
   if (da != DT_UNKNOWN && da != DT_FLOAT32)
     lower_error(L, SRC(args, "acc"), "%s: unsupported acc dtype %s for mma_scaled, expected float32", what,
