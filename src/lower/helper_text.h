@@ -63,11 +63,16 @@ typedef enum HelperId {
   HELPER_ct_tf32_staged, /* math_helpers.py */
   HELPER_ct_to_float4_e2m1fn, /* math_helpers.py */
   HELPER_ct_from_float4_e2m1fn, /* math_helpers.py */
+  HELPER_ct_float8_e8m0fnu_to_float32, /* math_helpers.py */
+  HELPER_ct_float8_e8m0fnu_bits, /* math_helpers.py */
   HELPER_ct_mma_acc_ok, /* matrix_helpers.py */
   HELPER_ct_matmul_acc_dtype, /* matrix_helpers.py */
   HELPER_ct_mma_core, /* matrix_helpers.py */
   HELPER_ct_mma, /* matrix_helpers.py */
   HELPER_ct_matmul, /* matrix_helpers.py */
+  HELPER_ct_mma_scaled_error, /* matrix_helpers.py */
+  HELPER_ct_mma_scaled_operand, /* matrix_helpers.py */
+  HELPER_ct_mma_scaled, /* matrix_helpers.py */
   HELPER_ct_negative_zero, /* memory_helpers.py */
   HELPER_ct_slice_range, /* memory_helpers.py */
   HELPER_ct_atomic_cas, /* memory_helpers.py */
@@ -167,25 +172,43 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "_CUTILE_VERSION = \"1.7.0\"\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER__tensor] = {"_tensor",
-    "def _tensor(array, name):\n"
+    "def _tensor(array, name, read_at=0):\n"
     "    \"\"\"An array argument of a launch as the torch tensor the kernel is given. cuTile took,\n"
     "    zero-copy, torch tensors, arrays with __cuda_array_interface__ (CuPy, Numba) and DLPack\n"
     "    arrays (numpy, JAX, ...): the tensor made here shares the array's memory, so the kernel\n"
-    "    writes into the caller's array. A torch tensor is taken as it is (one isinstance check).\"\"\"\n"
+    "    writes into the caller's array. A torch tensor is taken as it is (one isinstance check and\n"
+    "    one dtype test), except that a float8_e8m0fnu tensor, a dtype Triton kernels do not take,\n"
+    "    is given as its uint8 view (the same memory): its bits, which the converted kernel holds\n"
+    "    float8_e8m0fnu tiles as. `read_at`: the line of the cuTile source where the kernel reads\n"
+    "    this array's tiles as numbers (astype, arithmetic, a math function), which such bits\n"
+    "    are not: a float8_e8m0fnu array is refused there.\"\"\"\n"
     "    if isinstance(array, torch.Tensor):\n"
-    "        return array\n"
-    "    if hasattr(array, \"__cuda_array_interface__\"):\n"
-    "        return torch.as_tensor(array)\n"
-    "    if hasattr(array, \"__dlpack__\"):\n"
-    "        return torch.from_dlpack(array)\n"
-    "    takes = \"a torch tensor or an object with __cuda_array_interface__ or __dlpack__\"\n"
-    "    raise TypeError(f\"kernel argument {name!r} is a {type(array).__name__}, not an array ({takes})\")\n",
+    "        tensor = array\n"
+    "    elif hasattr(array, \"__cuda_array_interface__\"):\n"
+    "        tensor = torch.as_tensor(array)\n"
+    "    elif hasattr(array, \"__dlpack__\"):\n"
+    "        tensor = torch.from_dlpack(array)\n"
+    "    else:\n"
+    "        takes = \"a torch tensor or an object with __cuda_array_interface__ or __dlpack__\"\n"
+    "        kind = type(array).__name__\n"
+    "        raise TypeError(f\"kernel argument {name!r} is a {kind}, not an array ({takes})\")\n"
+    "    if tensor.dtype is torch.float8_e8m0fnu:\n"
+    "        if read_at:\n"
+    "            what = f\"kernel argument {name!r} is a float8_e8m0fnu array\"\n"
+    "            held = \"whose elements the converted kernel holds as their uint8 bits\"\n"
+    "            read = f\"it reads them as numbers at line {read_at} of its cuTile source\"\n"
+    "            how = \"(astype, arithmetic or a math function), which would take the bits for values\"\n"
+    "            fix = \"ct.bitcast the tile to ct.float8_e8m0fnu first\"\n"
+    "            raise TypeError(f\"{what}, {held}; {read} {how}: {fix}\")\n"
+    "        return tensor.view(torch.uint8)\n"
+    "    return tensor\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER__tensors] = {"_tensors",
     "def _tensors(arrays, name):\n"
     "    \"\"\"A tuple-of-arrays argument as a tuple of torch tensors (each as _tensor makes it).\"\"\"\n"
     "    arrays = tuple(arrays)\n"
-    "    if all(isinstance(array, torch.Tensor) for array in arrays):\n"
+    "    e8m0 = torch.float8_e8m0fnu  # given as a uint8 view (_tensor)\n"
+    "    if all(isinstance(array, torch.Tensor) and array.dtype is not e8m0 for array in arrays):\n"
     "        return arrays\n"
     "    return tuple(_tensor(array, f\"{name}[{i}]\") for i, array in enumerate(arrays))\n",
     {HELPER__tensor, -1, -1, -1}, false, false},
@@ -199,7 +222,8 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        raise TypeError(f\"kernel argument {name!r} is a {kind}, not a list of arrays\")\n"
     "    if not arrays:\n"
     "        raise ValueError(f\"kernel argument {name!r}: empty lists are not supported\")\n"
-    "    if all(isinstance(array, torch.Tensor) for array in arrays):\n"
+    "    e8m0 = torch.float8_e8m0fnu  # given as a uint8 view (_tensor)\n"
+    "    if all(isinstance(array, torch.Tensor) and array.dtype is not e8m0 for array in arrays):\n"
     "        tensors = tuple(arrays)\n"
     "    else:\n"
     "        tensors = tuple(_tensor(array, f\"{name}[{i}]\") for i, array in enumerate(arrays))\n"
@@ -908,6 +932,37 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    bits = value.to(tl.uint32, bitcast=True) | ((code >> 3).to(tl.uint32) << 31)\n"
     "    return bits.to(tl.float32, bitcast=True).to(dtype)\n",
     {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_float8_e8m0fnu_to_float32] = {"ct_float8_e8m0fnu_to_float32",
+    "@triton.jit\n"
+    "def ct_float8_e8m0fnu_to_float32(bits):\n"
+    "    \"\"\"The value of float8_e8m0fnu bits b (a uint8 tile: Triton has no such dtype) as\n"
+    "    float32, exactly: 2**(b-127), made as float32 bits, b in the exponent field for b in\n"
+    "    1..254, the subnormal 2**-127 (mantissa bit 22) for b = 0, NaN for 255. The dtype has\n"
+    "    no sign, no zero and no infinity.\"\"\"\n"
+    "    b = bits.to(tl.uint32)\n"
+    "    f = tl.where(b == 0, 0x00400000, b << 23)\n"
+    "    f = tl.where(b == 255, 0x7FC00000, f)\n"
+    "    return f.to(tl.float32, bitcast=True)\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_float8_e8m0fnu_bits] = {"ct_float8_e8m0fnu_bits",
+    "@triton.constexpr_function\n"
+    "def ct_float8_e8m0fnu_bits(value):\n"
+    "    \"\"\"The float8_e8m0fnu bits cuTile folds the constant `value` to (a constant parameter, or\n"
+    "    an expression the converter does not fold): 2**e for value in [2**e, 1.5 * 2**e), 2**(e+1)\n"
+    "    from 1.5 * 2**e (bits e + 127); 0 and values below 2**-127 are bits 0 (2**-127); NaN,\n"
+    "    infinities and values from 1.5 * 2**127 are 255 (NaN). Negative values (-0.0 too) are\n"
+    "    cuTile's error.\"\"\"\n"
+    "    value = float(value)\n"
+    "    if value < 0 or str(value) == \"-0.0\":\n"
+    "        raise ValueError(f\"negative values cannot be represented in float8_e8m0fnu (got {value})\")\n"
+    "    if value != value:\n"
+    "        return 255\n"
+    "    for exponent in range(127, -128, -1):\n"
+    "        if value >= 2.0 ** exponent:  # value in [2**e, 2**(e+1)), or from 2**128 up (then NaN)\n"
+    "            biased = exponent + 127 + (value >= 1.5 * 2.0 ** exponent)\n"
+    "            return 255 if biased > 254 else biased\n"
+    "    return 0\n",
+    {-1, -1, -1, -1}, false, false},
   [HELPER_ct_mma_acc_ok] = {"ct_mma_acc_ok",
     "@triton.constexpr_function\n"
     "def ct_mma_acc_ok(x, y, acc):\n"
@@ -1026,6 +1081,124 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        result = tl.sum(result, len(result.shape) - 1, dtype=D)\n"
     "    return result\n",
     {HELPER_ct_common_dtype, HELPER_ct_matmul_acc_dtype, HELPER_ct_mma, -1}, false, false},
+  [HELPER_ct_mma_scaled_error] = {"ct_mma_scaled_error",
+    "@triton.constexpr_function\n"
+    "def ct_mma_scaled_error(x, y, x_scale, y_scale, acc, fp4, x_k, y_k, x_ks, y_ks):\n"
+    "    \"\"\"What cuTile says of ct.mma_scaled with operands, scales and accumulator of these dtypes,\n"
+    "    operands of K x_k and y_k and scales of K_s x_ks and y_ks (\"\" where it takes them): its\n"
+    "    table (cuda/tile/_datatype.py) is float8_e4m3fn or float8_e5m2 operands with\n"
+    "    float8_e8m0fnu scales and B = 32, float4_e2m1fn with float8_e8m0fnu and B 16 or 32 or\n"
+    "    with float8_e4m3fn and B 16, B = K // K_s, a float32 accumulator; tileiras takes one B\n"
+    "    for both scales. float4_e2m1fn tiles (`fp4`) and float8_e8m0fnu tiles are uint8 here;\n"
+    "    cuTile takes no uint8 tile, so a uint8 scale is float8_e8m0fnu bits (an array of that\n"
+    "    dtype reaches the kernel as uint8).\"\"\"\n"
+    "    names = {tl.float8e4nv: \"float8_e4m3fn\", tl.float8e5: \"float8_e5m2\", tl.float32: \"float32\"}\n"
+    "    if fp4:\n"
+    "        x_name, y_name = \"float4_e2m1fn\", \"float4_e2m1fn\"\n"
+    "    else:\n"
+    "        x_name, y_name = names.get(x, str(x)), names.get(y, str(y))\n"
+    "    names[tl.uint8] = \"float8_e8m0fnu\"\n"
+    "    xs_name, ys_name = names.get(x_scale, str(x_scale)), names.get(y_scale, str(y_scale))\n"
+    "    if x != y:\n"
+    "        return f\"ct.mma_scaled: x and y must have the same dtype, got {x_name} and {y_name}\"\n"
+    "    if x_scale != y_scale:\n"
+    "        same = \"x_scale and y_scale must have the same dtype\"\n"
+    "        return f\"ct.mma_scaled: {same}, got {xs_name} and {ys_name}\"\n"
+    "    if not fp4 and x not in (tl.float8e4nv, tl.float8e5):\n"
+    "        takes = \"cuTile takes float8_e4m3fn, float8_e5m2 and float4_e2m1fn (ct.bitcast bits first)\"\n"
+    "        return f\"ct.mma_scaled: unsupported input dtype {x_name}: {takes}\"\n"
+    "    if fp4:\n"
+    "        blocks = (16, 32) if x_scale == tl.uint8 else (16,) if x_scale == tl.float8e4nv else ()\n"
+    "        supported = \"float8_e8m0fnu, float8_e4m3fn\"\n"
+    "    else:\n"
+    "        blocks = (32,) if x_scale == tl.uint8 else ()\n"
+    "        supported = \"float8_e8m0fnu\"\n"
+    "    if not blocks:\n"
+    "        which = f\"unsupported scale dtype {xs_name} for input dtype {x_name}\"\n"
+    "        return f\"ct.mma_scaled: {which}, supported scale dtypes are {supported}\"\n"
+    "    if acc != tl.float32:\n"
+    "        return f\"ct.mma_scaled: unsupported acc dtype {names.get(acc, str(acc))}, expected float32\"\n"
+    "    for name, k, ks in ((\"x\", x_k, x_ks), (\"y\", y_k, y_ks)):\n"
+    "        if k % ks != 0 or k // ks not in blocks:\n"
+    "            shapes = f\"{name} has K = {k} and its scale K_s = {ks}\"\n"
+    "            rule = f\"the block size B = K // K_s must divide K exactly and be one of {blocks}\"\n"
+    "            return f\"ct.mma_scaled: {shapes}: {rule} for {x_name} with {xs_name} scales\"\n"
+    "    if x_k != y_k:\n"
+    "        return f\"ct.mma_scaled: the shapes do not multiply (x has K = {x_k}, y has K = {y_k})\"\n"
+    "    if x_ks != y_ks:\n"
+    "        same = \"x_scale and y_scale must have the same K_s (one block size)\"\n"
+    "        return f\"ct.mma_scaled: {same}, got {x_ks} and {y_ks}\"\n"
+    "    return \"\"\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_mma_scaled_operand] = {"ct_mma_scaled_operand",
+    "@triton.jit\n"
+    "def ct_mma_scaled_operand(v, scale, fp4: tl.constexpr, k_axis: tl.constexpr):\n"
+    "    \"\"\"One operand of ct.mma_scaled multiplied by its scales, in float32: v (float8, or\n"
+    "    float4_e2m1fn codes when fp4) and scale (float8_e8m0fnu bits as uint8, or float8_e4m3fn)\n"
+    "    made float32 exactly, each scale spread over its block of B = K // K_s elements along K\n"
+    "    (k_axis: -1, the last axis, for x [..., M, K]; -2 for y [..., K, N]).\"\"\"\n"
+    "    if fp4:\n"
+    "        vf = ct_from_float4_e2m1fn(v, tl.float32)\n"
+    "    else:\n"
+    "        vf = v.to(tl.float32)\n"
+    "    if scale.dtype == tl.uint8:\n"
+    "        sf = ct_float8_e8m0fnu_to_float32(scale)\n"
+    "    else:\n"
+    "        sf = scale.to(tl.float32)\n"
+    "    R: tl.constexpr = len(v.shape)\n"
+    "    KS: tl.constexpr = scale.shape[R + k_axis]\n"
+    "    B: tl.constexpr = v.shape[R + k_axis] // KS\n"
+    "    if k_axis == -1:  # [..., M, K] as [..., M, K_s, B]\n"
+    "        if R == 2:\n"
+    "            blocks = tl.reshape(vf, (v.shape[0], KS, B)) * sf[:, :, None]\n"
+    "        else:\n"
+    "            blocks = tl.reshape(vf, (v.shape[0], v.shape[1], KS, B)) * sf[:, :, :, None]\n"
+    "    else:  # [..., K, N] as [..., K_s, B, N]\n"
+    "        if R == 2:\n"
+    "            blocks = tl.reshape(vf, (KS, B, v.shape[1])) * sf[:, None, :]\n"
+    "        else:\n"
+    "            blocks = tl.reshape(vf, (v.shape[0], KS, B, v.shape[2])) * sf[:, :, None, :]\n"
+    "    return tl.reshape(blocks, v.shape)\n",
+    {HELPER_ct_from_float4_e2m1fn, HELPER_ct_float8_e8m0fnu_to_float32, -1, -1}, false, false},
+  [HELPER_ct_mma_scaled] = {"ct_mma_scaled",
+    "@triton.jit\n"
+    "def ct_mma_scaled(x, x_scale, y, y_scale, acc, fp4: tl.constexpr):\n"
+    "    \"\"\"ct.mma_scaled(x, x_scale, y, y_scale, acc): acc[i, j] + the sum over k of\n"
+    "    x[i, k] * x_scale[i, k // B] * y[k, j] * y_scale[k // B, j], B = K // K_s, 2-D or 3-D\n"
+    "    (batch dimensions broadcast as ct.mma's). cuTile runs it on Blackwell's block-scaled\n"
+    "    MMA; Triton's interpreter has no tl.dot_scaled and Hopper no such MMA, so here each\n"
+    "    operand is multiplied by its scales in float32 (ct_mma_scaled_operand) and rounded to\n"
+    "    bfloat16, and tl.dot (ct_mma) sums the products in float32. An fp8 or fp4 value times a\n"
+    "    power of two (or an fp4 value times a float8_e4m3fn scale) is exact in bfloat16, which\n"
+    "    has float32's exponent range, so the products are exact and only the order of the sum\n"
+    "    differs from the hardware's, except where a scaled operand falls outside bfloat16's\n"
+    "    normal range: below 2**-126 it is rounded to a bfloat16 subnormal (or to zero), and at\n"
+    "    or above 2**128 it is infinite, where the product of the two scaled operands may be in\n"
+    "    range. Under TRITON_INTERPRET=1 the scaled operands stay float32 (\"ieee\": the same exact\n"
+    "    products; the interpreter multiplies bfloat16 tiles as their raw bits), so there only\n"
+    "    float32's own range (subnormals below 2**-126 too) bounds them. A scale of bits 255\n"
+    "    (NaN) gives NaN. The scales' dtype tells the scale kind: uint8\n"
+    "    is float8_e8m0fnu bits (cuTile takes no uint8 scales), float8e4nv is float8_e4m3fn;\n"
+    "    fp4 says x and y are float4_e2m1fn codes.\"\"\"\n"
+    "    XR: tl.constexpr = len(x.shape)\n"
+    "    YR: tl.constexpr = len(y.shape)\n"
+    "    tl.static_assert(len(x_scale.shape) == XR and len(y_scale.shape) == YR,\n"
+    "                     \"ct.mma_scaled: x_scale must have the rank of x, y_scale the rank of y\")\n"
+    "    tl.static_assert(x_scale.shape[XR - 2] == x.shape[XR - 2] and x_scale.shape[0] == x.shape[0],\n"
+    "                     \"ct.mma_scaled: x_scale's shape must be x's in every dimension but K\")\n"
+    "    tl.static_assert(y_scale.shape[YR - 1] == y.shape[YR - 1] and (YR == 2 or y_scale.shape[0] == y.shape[0]),\n"
+    "                     \"ct.mma_scaled: y_scale's shape must be y's in every dimension but K\")\n"
+    "    ERROR: tl.constexpr = ct_mma_scaled_error(x.dtype, y.dtype, x_scale.dtype, y_scale.dtype, acc.dtype, fp4,\n"
+    "                                              x.shape[XR - 1], y.shape[YR - 2], x_scale.shape[XR - 1],\n"
+    "                                              y_scale.shape[YR - 2])\n"
+    "    tl.static_assert(ERROR == \"\", ERROR)\n"
+    "    a = ct_mma_scaled_operand(x, x_scale, fp4, -1)\n"
+    "    b = ct_mma_scaled_operand(y, y_scale, fp4, -2)\n"
+    "    if INTERPRETED:\n"
+    "        return ct_mma(a, b, acc, \"ieee\", False)\n"
+    "    else:\n"
+    "        return ct_mma(a.to(tl.bfloat16), b.to(tl.bfloat16), acc, \"ieee\", False)\n",
+    {HELPER_ct_mma_scaled_error, HELPER_ct_mma_scaled_operand, HELPER_ct_mma, -1}, false, true},
   [HELPER_ct_negative_zero] = {"ct_negative_zero",
     "@triton.jit\n"
     "def ct_negative_zero():\n"

@@ -194,9 +194,12 @@ static const char *first_array_param(Lowerer *L, const Function *kernel) {
                           : kernel->param_is_array_tuple[i]                                 ? "_tensors"
                           : kernel->param_is_array_list && kernel->param_is_array_list[i] ? "_array_list"
                                                                                             : NULL;
+    /* an array whose tiles the kernel reads as numbers: its float8_e8m0fnu arrays are refused (_tensor) */
+    int read_line = kernel->param_is_array[i] && kernel->param_read_line ? kernel->param_read_line[i] : 0;
     if (convert)
-      buf_printf(&text, "%s%.*s := %s(%.*s, \"%.*s\")", text.len ? ", " : "", param.len, param.text, convert, param.len,
-                 param.text, param.len, param.text);
+      buf_printf(&text, "%s%.*s := %s(%.*s, \"%.*s\"%s)", text.len ? ", " : "", param.len, param.text, convert,
+                 param.len, param.text, param.len, param.text,
+                 read_line ? arena_printf(&L->ctx->arena, ", read_at=%d", read_line) : "");
   }
   char *made = str_text(L, (Str){text.data ? text.data : "", (int)text.len});
   buf_free(&text);

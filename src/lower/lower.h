@@ -163,9 +163,15 @@ void finish_module(Lowerer *L);                     /* imports, twins, launchers
 
 /* ---- lower_call.c: a call's arguments bound to a cuTile signature (BoundArgs, toolkit.h) and lowered */
 void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, BoundArgs *out);
-/* A located error when `type` holds a float4_e2m1fn tile or that dtype
- * (bind_call does this for rows not flagged OPF_FP4). */
-void refuse_float4(Lowerer *L, const Node *at, const char *what, const TypeInfo *type);
+/* A located error when `type` holds a tile of a coded dtype (float4_e2m1fn,
+ * float8_e8m0fnu: uint8 codes here) or that dtype, unless `flags` (a row's
+ * OPF_FP4, OPF_E8M0) let that dtype through; bind_call passes the row's flags,
+ * the places that are no op row pass 0. */
+void refuse_coded(Lowerer *L, const Node *at, const char *what, const TypeInfo *type, unsigned flags);
+/* `type`, a tile `at` reads as numbers (astype, arithmetic, a math function): when its dtype is a kernel
+ * array parameter's, known only at launch, the kernel's param_read_line records the line (the launcher
+ * refuses a float8_e8m0fnu array there, whose tiles are uint8 bits in the kernel). */
+void note_read_as_numbers(Lowerer *L, const Node *at, const TypeInfo *type);
 /* bind_call with the signature of the row of `member` (ops/<family>.def). */
 void bind_op(Lowerer *L, Node *call, const char *what, const char *member, BoundArgs *out);
 

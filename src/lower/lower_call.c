@@ -62,17 +62,46 @@ static Signature parse_signature(Lowerer *L, const Node *call, const char *text)
   return sig;
 }
 
-/* A float4_e2m1fn tile (uint8 codes) or that dtype given to `what`, which
- * does not take it: a located error (its codes would be taken for numbers). */
-void refuse_float4(Lowerer *L, const Node *at, const char *what, const TypeInfo *type) {
-  if (!type_holds_float4(type))
+/* A tile of a coded dtype (its uint8 codes) or that dtype given to `what`,
+ * which does not take it: a located error (its codes would be taken for
+ * numbers). */
+void refuse_coded(Lowerer *L, const Node *at, const char *what, const TypeInfo *type, unsigned flags) {
+  DType coded = type_coded_dtype(type);
+  if (coded == DT_UNKNOWN || (coded == DT_FLOAT4_E2M1FN && (flags & OPF_FP4)) ||
+      (coded == DT_FLOAT8_E8M0FNU && (flags & OPF_E8M0)))
     return;
+  if (coded == DT_FLOAT8_E8M0FNU) {
+    if (type->kind == VAL_DTYPE)
+      lower_error(L, at, "%s with dtype float8_e8m0fnu cannot be converted: Triton has no float8_e8m0fnu dtype, and "
+                  "the converter makes float8_e8m0fnu tiles only with ct.bitcast, ct.full, ct.zeros, ct.ones and "
+                  "ct.float8_e8m0fnu(constant)", what);
+    lower_error(L, at, "%s of a float8_e8m0fnu tile cannot be converted: Triton has no float8_e8m0fnu dtype, so the "
+                "converter holds such a tile as its uint8 bits, which only ct.mma_scaled, astype, bitcast, store, "
+                "reshape, permute, transpose, expand_dims, broadcast_to, cat and pack_to_bytes take", what);
+  }
   if (type->kind == VAL_DTYPE)
     lower_error(L, at, "%s with dtype float4_e2m1fn cannot be converted: Triton has no FP4 dtype, and the converter "
                 "makes float4_e2m1fn tiles only with astype", what);
   lower_error(L, at, "%s of a float4_e2m1fn tile cannot be converted: Triton has no FP4 dtype, so the converter "
-              "holds such a tile as uint8 codes, which only astype, reshape, permute, transpose, expand_dims and "
-              "pack_to_bytes take", what);
+              "holds such a tile as uint8 codes, which only astype, reshape, permute, transpose, expand_dims, "
+              "pack_to_bytes and ct.mma_scaled take", what);
+}
+
+void note_read_as_numbers(Lowerer *L, const Node *at, const TypeInfo *type) {
+  Function *fn = L->function;
+  if (!type || type->kind != VAL_TILE || type->dtype != DT_UNKNOWN || !fn || fn->role != ROLE_KERNEL ||
+      !fn->param_read_line || !at || at->span.start.line <= 0)
+    return;
+  const Node *e = type->dtype_expr; /* `x.dtype.element_ty` of a tile loaded from parameter x */
+  if (!e || e->kind != N_ATTRIBUTE || !str_eq(e->u.attribute.attr, "element_ty"))
+    return;
+  e = e->u.attribute.value;
+  if (!e || e->kind != N_ATTRIBUTE || !str_eq(e->u.attribute.attr, "dtype"))
+    return;
+  e = e->u.attribute.value;
+  for (int i = 0; e && e->kind == N_NAME && i < fn->param_count; i++)
+    if (fn->param_is_array[i] && str_same(fn->param_names[i], e->u.name.id) && !fn->param_read_line[i])
+      fn->param_read_line[i] = at->span.start.line;
 }
 
 void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, BoundArgs *out) {
@@ -107,13 +136,13 @@ void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, 
     out->source[index] = kw->u.keyword.value;
   }
   /* read before the arguments are lowered, which may run other rows */
-  bool takes_float4 = L->op_row && L->op_call == call && (L->op_row->flags & OPF_FP4);
+  unsigned takes = L->op_row && L->op_call == call ? L->op_row->flags & (OPF_FP4 | OPF_E8M0) : 0;
   for (int i = 0; i < sig.count; i++)
     if (out->source[i])
       out->arg[i] = lower_expr(L, out->source[i]);
-  for (int i = 0; i < sig.count && !takes_float4; i++)
+  for (int i = 0; i < sig.count; i++)
     if (out->arg[i])
-      refuse_float4(L, out->source[i], what, out->arg[i]->type);
+      refuse_coded(L, out->source[i], what, out->arg[i]->type, takes);
 }
 
 void bind_op(Lowerer *L, Node *call, const char *what, const char *member, BoundArgs *out) {

@@ -403,7 +403,7 @@ static void rewrite_for(Lowerer *L, Node *loop, NodeList *out) {
 
 static void rewrite_while(Lowerer *L, Node *loop, NodeList *out) {
   Node *test = loop->u.while_.test;
-  refuse_float4(L, test, "a `while` condition", test->type);
+  refuse_coded(L, test, "a `while` condition", test->type, 0);
   if (test->type && test->type->kind == VAL_TILE && test->type->rank > 0)
     lower_error(L, test, "a `while` condition must be a scalar, not %s", type_describe(L->ctx, test->type));
   NodeList *body = &loop->u.while_.body;

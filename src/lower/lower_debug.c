@@ -189,7 +189,7 @@ static void emit_print(Printer *P, Node *value) {
 static void print_value(Printer *P, Node *source) {
   Lowerer *L = P->L;
   Node *value = lower_expr(L, source);
-  refuse_float4(L, source, "print()", value->type);
+  refuse_coded(L, source, "print()", value->type, 0);
   const TypeInfo *type = value->type;
   if (is_known_constant(type) && type->loose) {
     char number[64];
@@ -337,7 +337,7 @@ Node *lower_printf(Lowerer *L, Node *call, const char *member) {
     if (source->kind == N_STARRED)
       lower_error(L, source, "ct.printf(): starred arguments cannot be converted");
     Node *value = lower_expr(L, source);
-    refuse_float4(L, source, "ct.printf()", value->type);
+    refuse_coded(L, source, "ct.printf()", value->type, 0);
     if (!value->type || (value->type->kind != VAL_TILE && value->type->kind != VAL_CONST))
       lower_error(L, source, "ct.printf() prints tiles, not %s", type_describe(L->ctx, value->type));
     emit_print(&P, value);

@@ -388,10 +388,10 @@ static Node *lower_bool_op(Lowerer *L, Node *expr) {
   NodeList *values = &expr->u.bool_op.values;
   check_short_circuit(L, expr);
   Node *result = lower_expr(L, values->items[0]);
-  refuse_float4(L, values->items[0], expr->u.bool_op.op == AOP_AND ? "`and`" : "`or`", result->type);
+  refuse_coded(L, values->items[0], expr->u.bool_op.op == AOP_AND ? "`and`" : "`or`", result->type, 0);
   for (int i = 1; i < values->count; i++) {
     Node *right = lower_expr(L, values->items[i]);
-    refuse_float4(L, values->items[i], expr->u.bool_op.op == AOP_AND ? "`and`" : "`or`", right->type);
+    refuse_coded(L, values->items[i], expr->u.bool_op.op == AOP_AND ? "`and`" : "`or`", right->type, 0);
     result = expr->u.bool_op.op == AOP_AND ? T(L, "_1 and _2", result, right) : T(L, "_1 or _2", result, right);
     result->type = type_tile(L->ctx, DT_BOOL, 0, NULL);
   }

@@ -335,6 +335,7 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
   fn->param_is_array_tuple = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
   fn->param_is_dtype = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
   fn->param_is_array_list = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
+  fn->param_read_line = arena_alloc(&L->ctx->arena, sizeof(int) * (size_t)(original->count + 1));
   for (int i = 0; i < original->count; i++) {
     Node *arg = original->items[i];
     Str name = arg->u.arg.arg;

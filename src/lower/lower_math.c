@@ -113,7 +113,11 @@ static DType promote_number(Lowerer *L, const Node *at, const char *what, const 
   return dtype;
 }
 
-static void reject_restricted(Lowerer *L, const Node *at, const char *what, const TypeInfo *type) {
+static void reject_restricted(Lowerer *L, const Node *at, const char *what, OpClass cls, const TypeInfo *type) {
+  /* cuTile compares float8_e8m0fnu tiles; here they are uint8 bits, which do not order NaN (255) as cuTile */
+  if (!math_is_number(type) && type->dtype == DT_FLOAT8_E8M0FNU && cls == OPC_COMPARE)
+    lower_error(L, at, "%s of a float8_e8m0fnu tile cannot be converted: the converter holds it as its uint8 bits "
+                "(compare its astype to float32)", what);
   if (!math_is_number(type) && math_dtype_is_restricted(type->dtype))
     lower_error(L, at, "%s: cuTile does no arithmetic on %s (convert it with astype first)", what,
                 dtype_name(type->dtype));
@@ -130,8 +134,10 @@ static bool is_bool_operand(const TypeInfo *type) {
  * only), after the checks cuTile makes where dtypes are known. */
 static DType operation_dtype(Lowerer *L, const Node *at, const char *what, OpClass cls, const TypeInfo *lt,
                              const TypeInfo *rt) {
-  reject_restricted(L, at, what, lt);
-  reject_restricted(L, at, what, rt);
+  reject_restricted(L, at, what, cls, lt);
+  reject_restricted(L, at, what, cls, rt);
+  note_read_as_numbers(L, at, lt);
+  note_read_as_numbers(L, at, rt);
   bool ln = math_is_number(lt), rn = math_is_number(rt);
   if (cls == OPC_BITWISE || cls == OPC_SHIFT) {
     for (int side = 0; side < 2; side++) {
@@ -402,7 +408,7 @@ Node *lower_binary_operator(Lowerer *L, Node *expr, AstOp op, Node *left, Node *
 Node *lower_unary_operator(Lowerer *L, Node *expr, AstOp op, Node *operand) {
   TypeInfo *type = operand->type;
   require_operand(L, expr, "a unary operator", type);
-  refuse_float4(L, expr, "a unary operator", type);
+  refuse_coded(L, expr, "a unary operator", type, 0);
   if (op == AOP_USUB)
     return lower_math_negative(L, expr, operand);
   if (op == AOP_INVERT)

@@ -20,7 +20,7 @@
 bool math_is_number(const TypeInfo *type);      /* a Python number in Triton (literal, constexpr) */
 bool math_never_bfloat16(const TypeInfo *type); /* its dtype cannot be bfloat16 */
 bool math_dtype_is_float(DType dtype);
-bool math_dtype_is_restricted(DType dtype);     /* tf32, float8, float4: not arithmetic in cuTile */
+bool math_dtype_is_restricted(DType dtype);     /* tf32, float8, float4, e8m0: not arithmetic in cuTile */
 char math_category(DType dtype);                /* 'b', 'i' (also unsigned), 'f', '?' */
 void math_note(Lowerer *L, const char *text);   /* a `# C2T2nn: ...` note on the current statement */
 TypeInfo *math_tile_type(Lowerer *L, const TypeInfo *like, DType dtype); /* like's shape, `dtype` */
@@ -38,6 +38,12 @@ Node *lower_math_negative(Lowerer *L, Node *expr, Node *operand);
 Node *lower_math_bitwise_not(Lowerer *L, Node *expr, Node *operand);
 Node *lower_math_isnan(Lowerer *L, Node *call, const char *member);
 Node *lower_math_abs(Lowerer *L, Node *call, const char *member);
+/* A fill value of float8_e8m0fnu (ct.full, ct.float8_e8m0fnu(v)): its bits, as
+ * cuTile folds the constant, as an int literal (ct_float8_e8m0fnu_bits(v), which
+ * folds it when Triton compiles, for a constant known only then); a located
+ * error for a run-time value (cuTile converts it on the GPU) and a negative
+ * constant (cuTile's error). */
+Node *math_float8_e8m0fnu_fill(Lowerer *L, const Node *at, const Node *value, const char *what);
 
 /* ---- lower_math.c */
 DType math_promote(Lowerer *L, const Node *at, const char *what, DType a, DType b); /* cuTile's promotion of two dtypes */

@@ -20,7 +20,8 @@ bool math_never_bfloat16(const TypeInfo *type) {
 bool math_dtype_is_float(DType dtype) { return dtype != DT_UNKNOWN && dtype_info(dtype)->category == 'f'; }
 
 bool math_dtype_is_restricted(DType dtype) {
-  return dtype == DT_TFLOAT32 || dtype == DT_FLOAT8_E4M3FN || dtype == DT_FLOAT8_E5M2 || dtype == DT_FLOAT4_E2M1FN;
+  return dtype == DT_TFLOAT32 || dtype == DT_FLOAT8_E4M3FN || dtype == DT_FLOAT8_E5M2 || dtype == DT_FLOAT4_E2M1FN ||
+         dtype == DT_FLOAT8_E8M0FNU;
 }
 
 char math_category(DType dtype) {

@@ -13,6 +13,9 @@
  *   astype        x.to(dtype): float->int truncates, int->bool is != 0,
  *                 float->float rounds to nearest or toward zero on request
  *   bitcast       x.to(dtype, bitcast=True), same width, no bool
+ *   float8_e8m0fnu  its uint8 bits: astype from it is exact (2**(b-127)),
+ *                 to it is cuTile's RZ/RP rounding (not converted); its
+ *                 constants fold as cuTile folds them
  *   ct.int16(5)   a strictly typed constant: folded here, a 0-d tile
  *   int() float() bool()  on scalars
  */
@@ -116,6 +119,7 @@ static Node *lower_float_function(Lowerer *L, Node *call, const UnaryFunction *f
     lower_error(L, call, "%s: missing required argument 'x'", what);
   require_value(L, call, what, x->type);
   DType in = math_is_number(x->type) ? (x->type->dtype == DT_UNKNOWN ? DT_UNKNOWN : DT_FLOAT32) : x->type->dtype;
+  note_read_as_numbers(L, call, x->type);
   if (math_dtype_is_restricted(in))
     lower_error(L, call, "%s: cuTile does no arithmetic on %s", what, dtype_name(in));
   bool integer_input = in != DT_UNKNOWN && !math_dtype_is_float(in) &&
@@ -180,6 +184,7 @@ Node *lower_math_negative(Lowerer *L, Node *expr, Node *operand) {
   }
   if (math_dtype_is_restricted(type->dtype))
     lower_error(L, expr, "negation: cuTile does no arithmetic on %s", dtype_name(type->dtype));
+  note_read_as_numbers(L, expr, type);
   if (type->dtype == DT_BOOL) {
     Node *result = T(L, "-(_1.to(tl.int32))", operand);
     result->type = math_tile_type(L, type, DT_INT32);
@@ -230,6 +235,7 @@ Node *lower_math_abs(Lowerer *L, Node *call, const char *member) {
   }
   if (math_dtype_is_restricted(x->type->dtype))
     lower_error(L, call, "abs(): cuTile does no arithmetic on %s", dtype_name(x->type->dtype));
+  note_read_as_numbers(L, call, x->type);
   Node *result = x->type->dtype == DT_BOOL ? x : T(L, "tl.abs(_1)", x);
   result->type = math_tile_type(L, x->type, x->type->dtype);
   result->type->dtype_expr = x->type->dtype_expr;
@@ -442,6 +448,34 @@ static Node *convert_from_float4(Lowerer *L, Node *at, Node *x, Node *dtype_node
   return result;
 }
 
+/* A float8_e8m0fnu tile (its bits) as float32: 2**(b-127) exactly, bits 0
+ * the subnormal 2**-127, 255 NaN (ct_float8_e8m0fnu_to_float32). */
+static Node *float8_e8m0fnu_as_float32(Lowerer *L, Node *x) {
+  Node *result = T(L, "_1(_2)", use_helper(L, HELPER_ct_float8_e8m0fnu_to_float32), x);
+  result->type = math_tile_type(L, x->type, DT_FLOAT32);
+  return result;
+}
+
+/* astype to float8_e8m0fnu: cuTile converts floats to it with RZ or RP only
+ * (cuda/tile/_ir/ops_utils.py: no RN row, the default), on the GPU, whose
+ * results for zero, negative, NaN and out-of-range values it does not
+ * document; integers with no rounding_mode, likewise on the GPU. */
+static _Noreturn void refuse_to_float8_e8m0fnu(Lowerer *L, const Node *at, const char *what, const TypeInfo *x,
+                                               const char *mode, const Node *mode_source) {
+  DType from = math_is_number(x) ? (x->is_float ? DT_FLOAT32 : DT_INT32) : x->dtype;
+  if (from != DT_UNKNOWN && math_dtype_is_float(from) && (!mode || strcmp(mode, "RN") == 0))
+    lower_error(L, mode_source ? mode_source : at, "%s: cuTile converts %s to float8_e8m0fnu only with "
+                "rounding_mode=RoundingMode.RZ or RoundingMode.RP, not RN (the default)", what, dtype_name(from));
+  lower_error(L, mode_source && mode ? mode_source : at,
+              "%s: a conversion of %s to float8_e8m0fnu%s%s cannot be converted: cuTile leaves it to the GPU, whose "
+              "results for zero, negative, NaN and out-of-range values it does not document (ct.bitcast a uint8 "
+              "tile of exponent bits instead)", what,
+              math_is_number(x) ? "a number" : from == DT_UNKNOWN ? "a tile whose dtype is known only at launch"
+                                                                  : arena_printf(&L->ctx->arena, "a %s tile",
+                                                                                 dtype_name(from)),
+              mode ? " with rounding_mode=RoundingMode." : "", mode ? mode : "");
+}
+
 /* ct.astype(x, dtype, rounding_mode=), x.astype(dtype) */
 Node *lower_math_astype(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
@@ -452,6 +486,22 @@ Node *lower_math_astype(Lowerer *L, Node *call, const char *member) {
   if (dtype->type->kind != VAL_DTYPE)
     lower_error(L, args.source[1], "astype() needs a dtype");
   const char *mode = math_rounding_mode(L, args.arg[2], args.source[2], "astype()");
+  if (dtype->type->dtype != DT_UNKNOWN) /* (to an array's dtype it may be the tile's own: no conversion) */
+    note_read_as_numbers(L, call, x->type);
+  bool from_e8m0 = !math_is_number(x->type) && x->type->dtype == DT_FLOAT8_E8M0FNU;
+  if (from_e8m0 && dtype->type->dtype == DT_FLOAT8_E8M0FNU)
+    return x;
+  if (dtype->type->dtype == DT_FLOAT8_E8M0FNU)
+    refuse_to_float8_e8m0fnu(L, call, "astype()", x->type, mode, args.source[2]);
+  if (from_e8m0) {
+    /* exact in float32, so float32's conversion to the target is cuTile's (one rounding) */
+    if (mode && strcmp(mode, "RN") != 0)
+      lower_error(L, args.source[2], "astype() of a float8_e8m0fnu tile with rounding_mode=RoundingMode.%s cannot be "
+                  "converted (the converter takes RN only from float8_e8m0fnu)", mode);
+    x = float8_e8m0fnu_as_float32(L, x);
+    if (dtype->type->dtype == DT_FLOAT32)
+      return x;
+  }
   if (!math_is_number(x->type) && x->type->dtype == DT_FLOAT4_E2M1FN)
     return convert_from_float4(L, call, x, dtype, dtype->type->dtype, mode, args.source[2]);
   if (dtype->type->dtype == DT_FLOAT4_E2M1FN)
@@ -481,11 +531,39 @@ Node *lower_math_bitcast(Lowerer *L, Node *call, const char *member) {
   if (from != DT_UNKNOWN && to != DT_UNKNOWN && dtype_info(from)->bits != dtype_info(to)->bits)
     lower_error(L, call, "ct.bitcast() needs dtypes of the same width, not %s and %s", dtype_name(from),
                 dtype_name(to));
-  Node *result = T(L, "_1.to(_2, bitcast=True)", x, dtype);
+  /* uint8 and float8_e8m0fnu are both uint8 bits in Triton */
+  bool same_bits =
+      from != DT_UNKNOWN && to != DT_UNKNOWN && strcmp(dtype_info(from)->triton, dtype_info(to)->triton) == 0;
+  Node *result;
+  if (same_bits) { /* the same node, retyped (a shallow copy: x keeps its own type) */
+    result = arena_alloc(&L->ctx->arena, sizeof(Node));
+    *result = *x;
+  } else {
+    result = T(L, "_1.to(_2, bitcast=True)", x, dtype);
+  }
   result->type = math_tile_type(L, x->type, to);
   if (to == DT_UNKNOWN)
     result->type->dtype_expr = dtype;
   return result;
+}
+
+Node *math_float8_e8m0fnu_fill(Lowerer *L, const Node *at, const Node *value, const char *what) {
+  const TypeInfo *type = value->type;
+  if (!math_is_number(type)) /* cuTile converts it with no rounding mode (not astype's rule): on the GPU */
+    lower_error(L, at, "%s: a run-time value made float8_e8m0fnu cannot be converted: cuTile converts it on the GPU, "
+                "whose rounding to float8_e8m0fnu (of zero, negative, NaN and out-of-range values too) it does not "
+                "document (ct.bitcast a uint8 tile of exponent bits instead)", what);
+  if (type->dtype == DT_UNKNOWN) { /* a constexpr, or Python arithmetic left to Triton: folded there */
+    Node *bits = T(L, "_1(_2)", use_helper(L, HELPER_ct_float8_e8m0fnu_bits), (Node *)value);
+    bits->type = type_new(L->ctx, VAL_CONST);
+    bits->type->rank = 0;
+    bits->type->dtype = DT_UNKNOWN;
+    return bits;
+  }
+  int bits;
+  if (!dtype_float8_e8m0fnu_bits(type->is_float ? type->float_value : (double)type->int_value, &bits))
+    lower_error(L, at, "%s: negative values cannot be represented in float8_e8m0fnu (cuTile's error too)", what);
+  return new_int(L, bits);
 }
 
 /* ct.int16(5), ct.float32(x): a strictly typed constant, or astype. */
@@ -497,6 +575,14 @@ Node *lower_math_dtype_constructor(Lowerer *L, Node *call, const char *member) {
   Node *x = require_arg(L, call, &args, 0, what, "value");
   require_value(L, call, what, x->type);
   Node *dtype_node = T0(L, dtype_info(dtype)->triton);
+  note_read_as_numbers(L, call, x->type);
+  if (dtype == DT_FLOAT8_E8M0FNU) {
+    if (!math_is_number(x->type) && x->type->dtype == DT_FLOAT8_E8M0FNU)
+      return x;
+    Node *result = T(L, "tl.full((), _1, tl.uint8)", math_float8_e8m0fnu_fill(L, args.source[0], x, what));
+    result->type = type_tile(L->ctx, DT_FLOAT8_E8M0FNU, 0, NULL);
+    return result;
+  }
   return convert_tile(L, call, x, dtype_node, dtype, NULL, NULL);
 }
 

@@ -253,3 +253,149 @@ Node *lower_matrix_matmul(Lowerer *L, Node *call, const char *member) {
   Node *y = require_arg(L, call, &args, 1, what, "y");
   return lower_matrix_product(L, call, what, x, y, SRC(args, "x"), SRC(args, "y"));
 }
+
+/* ------------------------------------------------------------ mma_scaled */
+
+/* The block sizes B cuTile's table (cuda/tile/_datatype.py) allows for operands
+ * of `data` with scales of `scale`, into out; 0 when it has no such pair. Its
+ * float8_e5m3fnu scales have no dtype in the converter, so they never come. */
+static int scaled_block_sizes(DType data, DType scale, int out[2]) {
+  if ((data == DT_FLOAT8_E4M3FN || data == DT_FLOAT8_E5M2) && scale == DT_FLOAT8_E8M0FNU) {
+    out[0] = 32;
+    return 1;
+  }
+  if (data == DT_FLOAT4_E2M1FN && scale == DT_FLOAT8_E8M0FNU) {
+    out[0] = 16, out[1] = 32;
+    return 2;
+  }
+  if (data == DT_FLOAT4_E2M1FN && scale == DT_FLOAT8_E4M3FN) {
+    out[0] = 16;
+    return 1;
+  }
+  return 0;
+}
+
+static const char *scaled_scale_dtypes(DType data) {
+  return data == DT_FLOAT4_E2M1FN ? "float8_e8m0fnu, float8_e4m3fn, float8_e5m3fnu" : "float8_e8m0fnu";
+}
+
+/* "(64, 2)", "?" where a dimension is known only at launch */
+static const char *shape_text(Lowerer *L, const TypeInfo *type) {
+  const char *text = "(";
+  for (int d = 0; d < type->rank; d++)
+    text = type->shape[d] >= 0 ? arena_printf(&L->ctx->arena, "%s%s%d", text, d ? ", " : "", type->shape[d])
+                               : arena_printf(&L->ctx->arena, "%s%s?", text, d ? ", " : "");
+  return arena_printf(&L->ctx->arena, "%s%s)", text, type->rank == 1 ? "," : "");
+}
+
+/* cuTile's check of a scale against its operand (_verify_scaling_block_size):
+ * the same rank and dimensions except along K (axis k_axis), and K a multiple
+ * of K_s by an allowed block size (`blocks`, `count`; count 0: the dtypes are
+ * known only at launch, where ct_mma_scaled checks, so any size of the table).
+ * Returns K_s (-1 unknown). */
+static int check_scale(Lowerer *L, const Node *at, const char *what, const char *name, const char *scale_name,
+                       const TypeInfo *v, const TypeInfo *s, int k_axis, const int *blocks, int count) {
+  if (s->rank != v->rank)
+    lower_error(L, at, "%s: %s must have the rank of %s: %s shape %s is not compatible with %s shape %s", what,
+                scale_name, name, scale_name, shape_text(L, s), name, shape_text(L, v));
+  int k = v->rank + k_axis;
+  for (int d = 0; d < v->rank; d++)
+    if (d != k && v->shape[d] >= 0 && s->shape[d] >= 0 && v->shape[d] != s->shape[d])
+      lower_error(L, at, "%s: %s shape %s is not compatible with %s shape %s. All dimensions except K axis %d "
+                  "must match", what, scale_name, shape_text(L, s), name, shape_text(L, v), k);
+  static const int ANY_BLOCK[] = {16, 32}; /* every B of the table */
+  if (count == 0)
+    blocks = ANY_BLOCK, count = 2;
+  int kv = v->shape[k], ks = s->shape[k];
+  if (kv >= 0 && ks > 0) {
+    bool allowed = false;
+    for (int i = 0; i < count; i++)
+      allowed |= kv % ks == 0 && kv / ks == blocks[i];
+    if (!allowed)
+      lower_error(L, at, "%s: %s.shape[%d] must be an exact multiple of %s.shape[%d] with scaling block size B = K "
+                  "// K_s in {%d%s%s}, got %s.shape[%d] = %d and %s.shape[%d] = %d", what, name, k, scale_name, k,
+                  blocks[0], count > 1 ? ", " : "", count > 1 ? arena_printf(&L->ctx->arena, "%d", blocks[1]) : "",
+                  name, k, kv, scale_name, k, ks);
+  }
+  return ks;
+}
+
+/* ct.mma_scaled(x, x_scale, y, y_scale, /, acc): the block-scaled product,
+ * with cuTile's checks (cuda/tile/_ir/ops.py mma_scaled_impl) where the dtypes
+ * and shapes are known here; ct_mma_scaled checks the rest at Triton compile
+ * time and computes it by scaling each operand (see its docstring). */
+Node *lower_matrix_mma_scaled(Lowerer *L, Node *call, const char *member) {
+  const char *what = "ct.mma_scaled()";
+  BoundArgs args;
+  bind_op(L, call, what, member, &args);
+  static const char *const NAMES[] = {"x", "y", "acc", "x_scale", "y_scale"};
+  Node *value[5];
+  for (int i = 0; i < 5; i++) {
+    value[i] = ARG(args, NAMES[i]);
+    if (!value[i])
+      lower_error(L, call, "%s: missing required argument '%s'", what, NAMES[i]);
+    require_tile(L, SRC(args, NAMES[i]), what, NAMES[i], value[i]->type, 2, 3);
+  }
+  Node *x = value[0], *y = value[1], *acc = value[2], *xs = value[3], *ys = value[4];
+  const TypeInfo *xt = x->type, *yt = y->type, *at = acc->type, *xst = xs->type, *yst = ys->type;
+  /* the dtypes, as cuTile checks them (_resolve_mma_scaled_supported_dtype) */
+  DType dx = xt->dtype, dy = yt->dtype, dxs = xst->dtype, dys = yst->dtype, da = at->dtype;
+  bool fp4 = dx == DT_FLOAT4_E2M1FN || dy == DT_FLOAT4_E2M1FN; /* known here: only astype makes FP4 tiles */
+  if (fp4 ? dx != dy : dx != DT_UNKNOWN && dy != DT_UNKNOWN && dx != dy)
+    lower_error(L, call, "%s: x and y must have the same dtype, got %s and %s%s", what,
+                dx == DT_UNKNOWN ? "a dtype of an array" : dtype_name(dx),
+                dy == DT_UNKNOWN ? "a dtype of an array" : dtype_name(dy),
+                fp4 ? " (arrays have no float4_e2m1fn dtype)" : "");
+  if (dxs != DT_UNKNOWN && dys != DT_UNKNOWN && dxs != dys)
+    lower_error(L, call, "%s: x_scale and y_scale must have the same dtype, got %s and %s", what, dtype_name(dxs),
+                dtype_name(dys));
+  DType data = dx != DT_UNKNOWN ? dx : dy, scale = dxs != DT_UNKNOWN ? dxs : dys;
+  if (data != DT_UNKNOWN && data != DT_FLOAT8_E4M3FN && data != DT_FLOAT8_E5M2 && data != DT_FLOAT4_E2M1FN)
+    lower_error(L, SRC(args, dx != DT_UNKNOWN ? "x" : "y"), "%s: unsupported input dtype %s for mma_scaled, "
+                "supported input dtypes are float8_e4m3fn, float8_e5m2, float4_e2m1fn%s", what, dtype_name(data),
+                data == DT_UINT8 || data == DT_INT8 ? " (ct.bitcast a tile of their bits first)" : "");
+  int blocks[2] = {0, 0}, count = 0;
+  if (scale != DT_UNKNOWN) {
+    /* operands of an array's dtype are float8 ones at best (arrays have no float4_e2m1fn): float8's row */
+    count = scaled_block_sizes(data == DT_UNKNOWN ? DT_FLOAT8_E4M3FN : data, scale, blocks);
+    if (count == 0)
+      lower_error(L, SRC(args, dxs != DT_UNKNOWN ? "x_scale" : "y_scale"), "%s: unsupported scale dtype %s for "
+                  "input dtype %s, supported scale dtypes are %s", what, dtype_name(scale),
+                  data == DT_UNKNOWN ? "of an array (float8_e4m3fn or float8_e5m2 at best)" : dtype_name(data),
+                  scaled_scale_dtypes(data));
+  }
+  if (da != DT_UNKNOWN && da != DT_FLOAT32)
+    lower_error(L, SRC(args, "acc"), "%s: unsupported acc dtype %s for mma_scaled, expected float32", what,
+                dtype_name(da));
+  /* the scales against their operands, then the product's shapes (as ct.mma's) */
+  int ksx = check_scale(L, SRC(args, "x_scale"), what, "x", "x_scale", xt, xst, -1, blocks, count);
+  int ksy = check_scale(L, SRC(args, "y_scale"), what, "y", "y_scale", yt, yst, -2, blocks, count);
+  Dim dims[3];
+  int rank = product_shape(L, call, what, xt, yt, dims);
+  if (ksx >= 0 && ksy >= 0 && ksx != ksy) /* cuTile takes it; tileiras refuses it (one block size) */
+    lower_error(L, call, "%s: x_scale and y_scale must have the same K_s (one scaling block size; tileiras refuses "
+                "two), got %d and %d", what, ksx, ksy);
+  if (at->rank != rank)
+    lower_error(L, SRC(args, "acc"), "%s: acc must have the shape of the product, a %d-d tile, not %s", what, rank,
+                type_describe(L->ctx, at));
+  for (int d = 0; d < rank; d++)
+    if (dims[d].value >= 0 && at->shape[d] >= 0 && dims[d].value != at->shape[d])
+      lower_error(L, SRC(args, "acc"), "%s: acc's dimension %d is %d, the product's is %d", what, d, at->shape[d],
+                  dims[d].value);
+  L->kernel_has_dot = true;
+  Node *result = T(L, "_1(_2, _3, _4, _5, _6, fp4=_7)", use_helper(L, HELPER_ct_mma_scaled), x, xs, y, ys, acc,
+                   T0(L, fp4 ? "True" : "False"));
+  TypeInfo *type = type_new(L->ctx, VAL_TILE);
+  *type = *at;
+  type->dtype = DT_FLOAT32;
+  type->dtype_expr = NULL;
+  type->tf32_when = NULL;
+  type->loose = false;
+  for (int d = 0; d < rank; d++)
+    if (type->shape[d] < 0 && dims[d].value >= 0) {
+      type->shape[d] = dims[d].value;
+      type->dims[d] = dims[d].expr;
+    }
+  result->type = type;
+  return result;
+}

@@ -179,7 +179,8 @@ Node *memory_padding_other(Lowerer *L, Node *mode, Node *at, const TypeInfo *arr
 /* ------------------------------------------------------ implicit casts */
 
 static bool is_restricted(DType dt) {
-  return dt == DT_TFLOAT32 || dt == DT_FLOAT8_E4M3FN || dt == DT_FLOAT8_E5M2 || dt == DT_FLOAT4_E2M1FN;
+  return dt == DT_TFLOAT32 || dt == DT_FLOAT8_E4M3FN || dt == DT_FLOAT8_E5M2 || dt == DT_FLOAT4_E2M1FN ||
+         dt == DT_FLOAT8_E8M0FNU;
 }
 
 /* cuTile's implicit cast (stores, scatters, atomics): allowed when

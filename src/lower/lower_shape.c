@@ -17,8 +17,10 @@
  * tensor gives a 0-d tensor; tl.gather needs an index of the source's rank,
  * equal to it off the gathered axis.
  */
+#include <math.h>
 #include <string.h>
 
+#include "lower_math.h"
 #include "lower_shape.h"
 
 #define SHAPE_MAX_RANK 4 /* ct.extract / ct.insert tiles: (grid, sub) views double the rank: 8 = C2T_MAX_RANK */
@@ -269,8 +271,29 @@ Node *lower_arange(Lowerer *L, Node *call, const char *member) {
   return result;
 }
 
+/* A known nonzero constant filling a float8_e4m3fn / float8_e5m2 tile: Triton's
+ * interpreter builds no such fp8 constant (tl.full fails there), so the value,
+ * rounded here as cuTile folds it, is a float32 tile cast to the dtype (exact).
+ * NULL for other fills. */
+static Node *float8_fill(Lowerer *L, const TypeInfo *value, Node *at, Node *dtype, Node **dims, int rank,
+                         const char *what) {
+  DType dt = dtype->type->dtype;
+  if ((dt != DT_FLOAT8_E4M3FN && dt != DT_FLOAT8_E5M2) || value->kind != VAL_CONST || value->dtype == DT_UNKNOWN)
+    return NULL;
+  double number = value->is_float ? value->float_value : (double)value->int_value, rounded;
+  if (number == 0 && !signbit(number))
+    return NULL;
+  if (!dtype_round_float8(dt, number, &rounded))
+    lower_error(L, at, "%s: the constant %g is outside the range of %s", what, number, dtype_info(dt)->cutile);
+  return T(L, "tl.full(_1, _2, tl.float32).to(_3)", shape_tuple_node(L, dims, rank),
+           T0(L, float_literal_text(L, rounded)), dtype);
+}
+
 /* A fill value as a 0-d value of `dtype` spread over `dims`. */
 static Node *filled(Lowerer *L, Node *value, Node *at, Node *dtype, Node **dims, int rank, const char *what) {
+  Node *fp8 = float8_fill(L, value->type, at, dtype, dims, rank, what);
+  if (fp8)
+    return fp8;
   if (value->type->kind == VAL_CONST)
     return T(L, "tl.full(_1, _2, _3)", shape_tuple_node(L, dims, rank), value, dtype);
   if (!type_is_scalar(value->type))
@@ -291,6 +314,8 @@ Node *lower_full(Lowerer *L, Node *call, const char *member) {
   Node *dtype = require_dtype(L, call, &args, 2, what);
   Node *dims[C2T_MAX_RANK];
   int rank = read_shape(L, shape, args.source[0], what, dims, false, NULL);
+  if (dtype->type->dtype == DT_FLOAT8_E8M0FNU) /* its bits, folded as cuTile folds the constant */
+    value = math_float8_e8m0fnu_fill(L, args.source[1], value, what);
   Node *result = filled(L, value, args.source[1], dtype, dims, rank, what);
   result->type = typed_like_dtype(L, dtype, rank, dims);
   return result;
@@ -305,8 +330,17 @@ Node *lower_zeros_ones(Lowerer *L, Node *call, const char *member) {
   Node *dtype = require_dtype(L, call, &args, 1, what);
   Node *dims[C2T_MAX_RANK];
   int rank = read_shape(L, shape, args.source[0], what, dims, false, NULL);
-  Node *result = strcmp(member, "zeros") == 0 ? T(L, "tl.zeros(_1, _2)", shape_tuple_node(L, dims, rank), dtype)
-                                              : T(L, "tl.full(_1, 1, _2)", shape_tuple_node(L, dims, rank), dtype);
+  bool zeros = strcmp(member, "zeros") == 0;
+  Node *result;
+  Node *fp8 = zeros ? NULL : float8_fill(L, type_const_int(L->ctx, 1), call, dtype, dims, rank, what);
+  if (dtype->type->dtype == DT_FLOAT8_E8M0FNU) /* its bits: 0.0 folds to 2**-127 (bits 0), 1.0 to bits 127 */
+    result = T(L, "tl.full(_1, _2, tl.uint8)", shape_tuple_node(L, dims, rank), new_int(L, zeros ? 0 : 127));
+  else if (fp8)
+    result = fp8;
+  else if (zeros)
+    result = T(L, "tl.zeros(_1, _2)", shape_tuple_node(L, dims, rank), dtype);
+  else
+    result = T(L, "tl.full(_1, 1, _2)", shape_tuple_node(L, dims, rank), dtype);
   result->type = typed_like_dtype(L, dtype, rank, dims);
   return result;
 }
@@ -449,7 +483,8 @@ Node *lower_pack_to_bytes(Lowerer *L, Node *call, const char *member) {
     result = T(L, "_1(_2)", use_helper(L, HELPER_ct_pack_float4_e2m1fn), flat);
   } else if (bits == 8) {
     bytes = count;
-    result = dtype == DT_UINT8 ? flat : T(L, "_1.to(tl.uint8, bitcast=True)", flat);
+    bool uint8_bits = dtype == DT_UINT8 || dtype == DT_FLOAT8_E8M0FNU; /* float8_e8m0fnu: its uint8 bits */
+    result = uint8_bits ? flat : T(L, "_1.to(tl.uint8, bitcast=True)", flat);
   } else {
     Node *width = new_int(L, bits / 8);
     bytes = shape_product(L, (Node *[]){count, width}, 2);

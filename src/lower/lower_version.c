@@ -172,7 +172,7 @@ Node *lower_condition(Lowerer *L, Node *expr) {
   int known = L->assumption_count ? assumed_condition(L, expr) : -1;
   if (known < 0) {
     Node *test = lower_expr(L, expr);
-    refuse_float4(L, expr, "a condition", test->type);
+    refuse_coded(L, expr, "a condition", test->type, 0);
     return test;
   }
   Node *node = arena_alloc(&L->ctx->arena, sizeof(Node));

@@ -47,6 +47,7 @@ enum {
   OPF_BUILTIN_ONLY = 1 << 4, /* a Python builtin (int(x)), not a cuda.tile name */
   OPF_HOST = 1 << 5,         /* host API: used outside tile code (launch, kernel) */
   OPF_FP4 = 1 << 6,          /* takes float4_e2m1fn tiles (uint8 codes) and that dtype; other rows refuse them */
+  OPF_E8M0 = 1 << 7,         /* takes float8_e8m0fnu tiles (uint8 bits) and that dtype; other rows refuse them */
   /* what a name is, for --list-ops (none of these: an operation) */
   OPF_TYPE = 1 << 8,
   OPF_DTYPE = 1 << 9,

@@ -50,6 +50,7 @@ typedef enum DType {
   DT_FLOAT16, DT_BFLOAT16, DT_FLOAT32, DT_FLOAT64,
   DT_TFLOAT32, DT_FLOAT8_E4M3FN, DT_FLOAT8_E5M2,
   DT_FLOAT4_E2M1FN, /* Triton has no FP4 dtype: a tile of it holds uint8 codes 0..15 (sign, 2-bit exponent, 1-bit mantissa) */
+  DT_FLOAT8_E8M0FNU, /* nor an exponent-only one: a tile of it holds its uint8 bits b, the value 2**(b-127), 255 NaN */
   DT_COUNT
 } DType;
 
@@ -71,6 +72,15 @@ bool dtype_round_float8(DType dtype, double value, double *rounded);
  * ties to even, saturating at 6 (infinities too), -0.0 kept; false for NaN,
  * which cuTile refuses. */
 bool dtype_float4_code(double value, int *code);
+/* The float8_e8m0fnu bits cuTile gives the constant `value`
+ * (cuda/tile/_bytecode/float.py): 2**e for value in [2**e, 1.5 * 2**e),
+ * 2**(e+1) from 1.5 * 2**e (bits e + 127); 0 and values below 2**-127 are
+ * 2**-127 (bits 0); NaN, infinities and values from 1.5 * 2**127 are NaN (255).
+ * false for negative values (-0.0 too), which cuTile refuses. */
+bool dtype_float8_e8m0fnu_bits(double value, int *bits);
+/* Whether Triton lacks `dtype`, so a tile of it holds uint8 codes that only the
+ * op rows flagged for it take (OPF_FP4, OPF_E8M0): float4_e2m1fn, float8_e8m0fnu. */
+bool dtype_is_coded(DType dtype);
 
 /* ------------------------------------------------------------------- types */
 
@@ -145,8 +155,9 @@ TypeInfo *type_const_float(Context *ctx, double value);
 TypeInfo *type_const_bool(Context *ctx, bool value);
 bool type_is_scalar(const TypeInfo *type); /* a rank-0 tile or a constant */
 const char *type_describe(Context *ctx, const TypeInfo *type); /* "tile of float16 (64, 64)" */
-/* Whether `type` is a float4_e2m1fn tile or that dtype, or a tuple holding one. */
-bool type_holds_float4(const TypeInfo *type);
+/* The coded dtype (dtype_is_coded) of `type` when it is a tile of one or that
+ * dtype, or a tuple holding one (the first found); DT_UNKNOWN when none. */
+DType type_coded_dtype(const TypeInfo *type);
 
 /* --------------------------------------------------------------- lowering */
 
@@ -258,7 +269,7 @@ typedef struct Lowerer {
   int kernel_accesses_from; /* launch.c: the first MemoryState access of the kernel being lowered */
   bool tunes_itself;         /* launch.c: the module calls exhaustive_search (found before host code is rewritten) */
   const struct OpRow *op_row; /* the op table row being lowered (lower_row) and its call: bind_call */
-  const Node *op_call;        /* lets float4_e2m1fn arguments through for that call only (OPF_FP4) */
+  const Node *op_call;        /* lets coded arguments through for that call only (OPF_FP4, OPF_E8M0) */
 } Lowerer;
 
 /* ---- toolkit.c */

@@ -26,6 +26,9 @@ static const DTypeInfo DTYPES[DT_COUNT] = {
     [DT_FLOAT8_E5M2] = {"float8_e5m2", "tl.float8e5", "torch.float8_e5m2", 8, 'f'},
     /* its codes: cuTile's FP4 bits (S.EE.M) in a uint8, which only the rows flagged OPF_FP4 take */
     [DT_FLOAT4_E2M1FN] = {"float4_e2m1fn", "tl.uint8", NULL, 4, 'f'},
+    /* its bits (exponent only, bias 127), which only the rows flagged OPF_E8M0 take; arrays
+     * of torch.float8_e8m0fnu reach kernels as uint8 views (the launcher's _tensor) */
+    [DT_FLOAT8_E8M0FNU] = {"float8_e8m0fnu", "tl.uint8", "torch.float8_e8m0fnu", 8, 'f'},
 };
 
 const DTypeInfo *dtype_info(DType dtype) { return &DTYPES[dtype < DT_COUNT ? dtype : DT_UNKNOWN]; }
@@ -113,25 +116,56 @@ bool dtype_round_float8(DType dtype, double value, double *rounded) {
   return true;
 }
 
-#define FLOAT4_SCAN_MAX_DEPTH 16 /* tuples nested in a value scanned for a float4_e2m1fn tile */
+bool dtype_is_coded(DType dtype) { return dtype == DT_FLOAT4_E2M1FN || dtype == DT_FLOAT8_E8M0FNU; }
 
-static bool holds_float4(const TypeInfo *type, int depth) {
+#define CODED_SCAN_MAX_DEPTH 16 /* tuples nested in a value scanned for a tile of a coded dtype */
+
+static DType coded_dtype(const TypeInfo *type, int depth) {
   if (!type)
-    return false;
-  if (depth > FLOAT4_SCAN_MAX_DEPTH)
-    return true; /* not looked into: taken as holding one (refused) */
-  if ((type->kind == VAL_TILE || type->kind == VAL_DTYPE) && type->dtype == DT_FLOAT4_E2M1FN)
-    return true;
-  for (int i = 0; type->kind == VAL_TUPLE && type->elts && i < type->count; i++)
-    if (holds_float4(type->elts[i], depth + 1))
-      return true;
-  return false;
+    return DT_UNKNOWN;
+  if (depth > CODED_SCAN_MAX_DEPTH)
+    return DT_FLOAT4_E2M1FN; /* not looked into: taken as holding one (refused) */
+  if ((type->kind == VAL_TILE || type->kind == VAL_DTYPE) && dtype_is_coded(type->dtype))
+    return type->dtype;
+  for (int i = 0; type->kind == VAL_TUPLE && type->elts && i < type->count; i++) {
+    DType found = coded_dtype(type->elts[i], depth + 1);
+    if (found != DT_UNKNOWN)
+      return found;
+  }
+  return DT_UNKNOWN;
 }
 
-/* A float4_e2m1fn tile holds uint8 codes: only the rows flagged OPF_FP4 may
+/* A tile of a coded dtype holds uint8 codes: only the rows flagged for it may
  * take it (bind_call), so every other use has to be found. A tuple nested
- * deeper than FLOAT4_SCAN_MAX_DEPTH counts as holding one. */
-bool type_holds_float4(const TypeInfo *type) { return holds_float4(type, 0); }
+ * deeper than CODED_SCAN_MAX_DEPTH counts as holding one. */
+DType type_coded_dtype(const TypeInfo *type) { return coded_dtype(type, 0); }
+
+bool dtype_float8_e8m0fnu_bits(double value, int *bits) {
+  if (signbit(value))
+    return false;
+  if (isnan(value) || isinf(value)) {
+    *bits = 255;
+    return true;
+  }
+  if (value == 0) {
+    *bits = 0;
+    return true;
+  }
+  int exponent;
+  double fraction = frexp(value, &exponent); /* value = fraction * 2**exponent, fraction in [0.5, 1) */
+  exponent -= 1;                             /* value = (2 * fraction) * 2**exponent */
+  if (exponent > 127) {
+    *bits = 255;
+    return true;
+  }
+  if (exponent < -127) {
+    *bits = 0;
+    return true;
+  }
+  int biased = exponent + 127 + (2 * fraction >= 1.5); /* no mantissa: from 1.5 up it is the next power */
+  *bits = biased > 254 ? 255 : biased;
+  return true;
+}
 
 bool dtype_float4_code(double value, int *code) {
   /* the midpoints between FP4 magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6, with

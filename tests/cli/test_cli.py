@@ -256,7 +256,9 @@ def list_ops_names_every_public_name_of_cuda_tile_1_7():
     assert status["ct.load_advanced_indexing"] == "converted", status["ct.load_advanced_indexing"]
     assert status["ct.unpack_from_bytes"].startswith("not supported: "), status["ct.unpack_from_bytes"]
     assert status["ct.matmul"].startswith("converted with a note: ")
-    assert status["ct.mma_scaled"].startswith("not supported: ")
+    assert status["ct.mma_scaled"].startswith("converted with a note: "), status["ct.mma_scaled"]
+    assert status["ct.float8_e8m0fnu"].startswith("converted with a note: "), status["ct.float8_e8m0fnu"]
+    assert status["ct.float8_e5m3fnu"].startswith("not supported: "), status["ct.float8_e5m3fnu"]
 
 
 @test
@@ -276,7 +278,8 @@ def a_listed_name_without_a_lowering_is_a_located_error_with_its_reason():
     head = b"import cuda.tile as ct\n\n@ct.kernel\ndef k(x, B: ct.Constant[int]):\n"
     cases = [(b"    t = ct.unpack_from_bytes(ct.zeros((B,), ct.uint8), ct.int32)\n", "ct.unpack_from_bytes",
               "byte-reinterpreting"),
-             (b"    t = ct.mma_scaled(x, x, x, x, x)\n", "ct.mma_scaled", "float8_e8m0fnu"),
+             (b"    ct.grid_dependency_control_wait()\n", "ct.grid_dependency_control_wait",
+              "programmatic dependent launch"),
              (b"    t = ct.float8_e5m3fnu(x)\n", "ct.float8_e5m3fnu", "not converted yet")]
     for line, name, reason in cases:
         r = run("-", stdin=head + line)

@@ -513,3 +513,51 @@ def test_math_functions_keep_subnormals_as_cutile_does(tmp_path):
     results = json.loads(out.read_text())
     assert results and all(r["ptx_ftz_f32"] == 0 for r in results), results
     assert all(r["enable_reflect_ftz"] is False for r in results), results
+
+
+MXFP8_CALLS = """
+import torch
+def bits(m):  # uint8 arrays of the fp8 bits and of the e8m0 scale bytes
+    a = torch.randint(0, 120, (512, 512), dtype=torch.uint8)
+    s = torch.randint(120, 130, (512, 16), dtype=torch.uint8)
+    m.launch_mxfp8_gemm_kernel(0, (4, 4, 1), (a, s, a, s.T.contiguous(), torch.empty(512, 512), 128, 128, 128))
+def typed(m):  # arrays of torch.float8_e4m3fn and torch.float8_e8m0fnu (a uint8 view in the kernel)
+    a = torch.randn(512, 512).to(torch.float8_e4m3fn)
+    s = torch.full((512, 16), 2.0).to(torch.float8_e8m0fnu)
+    m.launch_mxfp8_gemm_kernel(0, (4, 4, 1), (a, s, a, s.T.contiguous(), torch.empty(512, 512), 128, 128, 128))
+CALLS = {"mxfp8_gemm": [bits, typed]}
+"""
+MXFP8_RUN = """
+a = torch.randint(0, 256, (64, 128), dtype=torch.uint8)
+a[(a & 0x7F) == 0x7F] = 0  # no NaN codes
+b = torch.randn(128, 64).to(torch.float8_e4m3fn)
+sa = torch.randint(118, 136, (64, 4), dtype=torch.uint8)
+sb = torch.randint(118, 136, (4, 64), dtype=torch.uint8).view(torch.float8_e8m0fnu)
+c = torch.zeros(64, 64)
+m.launch_mxfp8_gemm_kernel(0, (2, 2, 1), (a, sa, b, sb, c, 32, 32, 64))
+x = a.view(torch.float8_e4m3fn).double() * 2.0 ** (sa.double() - 127).repeat_interleave(32, 1)
+y = b.double() * 2.0 ** (sb.view(torch.uint8).double() - 127).repeat_interleave(32, 0)
+bound = 2.0 ** -18 * (x.abs() @ y.abs())  # float32 sums of exact products
+assert ((c.double() - x @ y).abs() <= bound).all(), (c.double() - x @ y).abs().max()
+"""
+
+
+def test_block_scaled_gemm_compiles_for_hopper_and_blackwell_and_runs(tmp_path):
+    """ct.mma_scaled, Blackwell-only in cuTile, becomes ct_mma_scaled (operands scaled, then
+    tl.dot) that compiles for sm_90 (to wgmma) and sm_100 at 128x128x128 tiles, within the
+    H200's shared memory, for arrays of uint8 bits and of the fp8/e8m0 dtypes; under the
+    interpreter it computes the dequantized product."""
+    (tmp_path / "mods").mkdir()
+    module = tmp_path / "mods" / "mxfp8_gemm.py"
+    _convert(HERE / "cases" / "mxfp8_gemm.py", module)
+    assert "ct_mma_scaled(a, a_scale, b, b_scale, acc, fp4=False)" in module.read_text()
+    out = tmp_path / "results.json"
+    proc = _check_folder(tmp_path / "mods", MXFP8_CALLS, tmp_path, "--json", str(out))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    results = json.loads(out.read_text())
+    assert sorted(r["target"] for r in results) == ["sm_100", "sm_100", "sm_90", "sm_90"], results
+    for r in results:
+        assert not r["problems"] and r["shared"] <= 232448, r
+        assert r["target"] != "sm_90" or r["ptx_wgmma"] > 0, r
+    same, output = _run_interpreted(module, MXFP8_RUN)
+    assert same, output

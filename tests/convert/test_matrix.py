@@ -229,7 +229,7 @@ def test_transposed_operand_feeds_the_product(convert):
     ("ct.mma(a.astype(ct.tfloat32), b.astype(ct.float32), acc.astype(ct.float32))", "same dtype"),
     ("ct.mma(a, b, ct.zeros((4, 4), dtype=ct.float32))", "acc's dimension"),
     ("ct.mma(a, ct.zeros((16, 16), dtype=ct.float32), acc)", "do not multiply"),
-    ("ct.mma_scaled(a, a, b, b, acc)", "not supported"),
+    ("ct.mma_scaled(a, a, b, b, acc)", "with scaling block size B = K // K_s in {16, 32}, got x.shape[1] = 32"),
 ])
 def test_rejected_as_cutile_rejects(convert_error, expr, message):
     source = MMA.replace("shape=(M, K)", "shape=(8, 32)").replace("shape=(K, N)", "shape=(32, 8)")

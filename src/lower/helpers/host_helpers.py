@@ -24,26 +24,44 @@ _CUTILE_VERSION = "1.7.0"
 
 
 # helper: _tensor
-def _tensor(array, name):
+def _tensor(array, name, read_at=0):
     """An array argument of a launch as the torch tensor the kernel is given. cuTile took,
     zero-copy, torch tensors, arrays with __cuda_array_interface__ (CuPy, Numba) and DLPack
     arrays (numpy, JAX, ...): the tensor made here shares the array's memory, so the kernel
-    writes into the caller's array. A torch tensor is taken as it is (one isinstance check)."""
+    writes into the caller's array. A torch tensor is taken as it is (one isinstance check and
+    one dtype test), except that a float8_e8m0fnu tensor, a dtype Triton kernels do not take,
+    is given as its uint8 view (the same memory): its bits, which the converted kernel holds
+    float8_e8m0fnu tiles as. `read_at`: the line of the cuTile source where the kernel reads
+    this array's tiles as numbers (astype, arithmetic, a math function), which such bits
+    are not: a float8_e8m0fnu array is refused there."""
     if isinstance(array, torch.Tensor):
-        return array
-    if hasattr(array, "__cuda_array_interface__"):
-        return torch.as_tensor(array)
-    if hasattr(array, "__dlpack__"):
-        return torch.from_dlpack(array)
-    takes = "a torch tensor or an object with __cuda_array_interface__ or __dlpack__"
-    raise TypeError(f"kernel argument {name!r} is a {type(array).__name__}, not an array ({takes})")
+        tensor = array
+    elif hasattr(array, "__cuda_array_interface__"):
+        tensor = torch.as_tensor(array)
+    elif hasattr(array, "__dlpack__"):
+        tensor = torch.from_dlpack(array)
+    else:
+        takes = "a torch tensor or an object with __cuda_array_interface__ or __dlpack__"
+        kind = type(array).__name__
+        raise TypeError(f"kernel argument {name!r} is a {kind}, not an array ({takes})")
+    if tensor.dtype is torch.float8_e8m0fnu:
+        if read_at:
+            what = f"kernel argument {name!r} is a float8_e8m0fnu array"
+            held = "whose elements the converted kernel holds as their uint8 bits"
+            read = f"it reads them as numbers at line {read_at} of its cuTile source"
+            how = "(astype, arithmetic or a math function), which would take the bits for values"
+            fix = "ct.bitcast the tile to ct.float8_e8m0fnu first"
+            raise TypeError(f"{what}, {held}; {read} {how}: {fix}")
+        return tensor.view(torch.uint8)
+    return tensor
 
 
 # helper: _tensors needs _tensor
 def _tensors(arrays, name):
     """A tuple-of-arrays argument as a tuple of torch tensors (each as _tensor makes it)."""
     arrays = tuple(arrays)
-    if all(isinstance(array, torch.Tensor) for array in arrays):
+    e8m0 = torch.float8_e8m0fnu  # given as a uint8 view (_tensor)
+    if all(isinstance(array, torch.Tensor) and array.dtype is not e8m0 for array in arrays):
         return arrays
     return tuple(_tensor(array, f"{name}[{i}]") for i, array in enumerate(arrays))
 
@@ -58,7 +76,8 @@ def _array_list(arrays, name):
         raise TypeError(f"kernel argument {name!r} is a {kind}, not a list of arrays")
     if not arrays:
         raise ValueError(f"kernel argument {name!r}: empty lists are not supported")
-    if all(isinstance(array, torch.Tensor) for array in arrays):
+    e8m0 = torch.float8_e8m0fnu  # given as a uint8 view (_tensor)
+    if all(isinstance(array, torch.Tensor) and array.dtype is not e8m0 for array in arrays):
         tensors = tuple(arrays)
     else:
         tensors = tuple(_tensor(array, f"{name}[{i}]") for i, array in enumerate(arrays))

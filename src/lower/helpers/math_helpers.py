@@ -344,3 +344,36 @@ def ct_from_float4_e2m1fn(code, dtype: tl.constexpr):
     value = tl.where(mag < 2, mag.to(tl.float32) * 0.5, ((2 + (mag & 1)) << (mag >> 1)).to(tl.float32) * 0.25)
     bits = value.to(tl.uint32, bitcast=True) | ((code >> 3).to(tl.uint32) << 31)
     return bits.to(tl.float32, bitcast=True).to(dtype)
+
+
+# helper: ct_float8_e8m0fnu_to_float32
+@triton.jit
+def ct_float8_e8m0fnu_to_float32(bits):
+    """The value of float8_e8m0fnu bits b (a uint8 tile: Triton has no such dtype) as
+    float32, exactly: 2**(b-127), made as float32 bits, b in the exponent field for b in
+    1..254, the subnormal 2**-127 (mantissa bit 22) for b = 0, NaN for 255. The dtype has
+    no sign, no zero and no infinity."""
+    b = bits.to(tl.uint32)
+    f = tl.where(b == 0, 0x00400000, b << 23)
+    f = tl.where(b == 255, 0x7FC00000, f)
+    return f.to(tl.float32, bitcast=True)
+
+
+# helper: ct_float8_e8m0fnu_bits
+@triton.constexpr_function
+def ct_float8_e8m0fnu_bits(value):
+    """The float8_e8m0fnu bits cuTile folds the constant `value` to (a constant parameter, or
+    an expression the converter does not fold): 2**e for value in [2**e, 1.5 * 2**e), 2**(e+1)
+    from 1.5 * 2**e (bits e + 127); 0 and values below 2**-127 are bits 0 (2**-127); NaN,
+    infinities and values from 1.5 * 2**127 are 255 (NaN). Negative values (-0.0 too) are
+    cuTile's error."""
+    value = float(value)
+    if value < 0 or str(value) == "-0.0":
+        raise ValueError(f"negative values cannot be represented in float8_e8m0fnu (got {value})")
+    if value != value:
+        return 255
+    for exponent in range(127, -128, -1):
+        if value >= 2.0 ** exponent:  # value in [2**e, 2**(e+1)), or from 2**128 up (then NaN)
+            biased = exponent + 127 + (value >= 1.5 * 2.0 ** exponent)
+            return 255 if biased > 254 else biased
+    return 0

@@ -137,3 +137,124 @@ def ct_matmul(x, y, input_precision: tl.constexpr):
     if Y_VECTOR:
         result = tl.sum(result, len(result.shape) - 1, dtype=D)
     return result
+
+
+# helper: ct_mma_scaled_error
+@triton.constexpr_function
+def ct_mma_scaled_error(x, y, x_scale, y_scale, acc, fp4, x_k, y_k, x_ks, y_ks):
+    """What cuTile says of ct.mma_scaled with operands, scales and accumulator of these dtypes,
+    operands of K x_k and y_k and scales of K_s x_ks and y_ks ("" where it takes them): its
+    table (cuda/tile/_datatype.py) is float8_e4m3fn or float8_e5m2 operands with
+    float8_e8m0fnu scales and B = 32, float4_e2m1fn with float8_e8m0fnu and B 16 or 32 or
+    with float8_e4m3fn and B 16, B = K // K_s, a float32 accumulator; tileiras takes one B
+    for both scales. float4_e2m1fn tiles (`fp4`) and float8_e8m0fnu tiles are uint8 here;
+    cuTile takes no uint8 tile, so a uint8 scale is float8_e8m0fnu bits (an array of that
+    dtype reaches the kernel as uint8)."""
+    names = {tl.float8e4nv: "float8_e4m3fn", tl.float8e5: "float8_e5m2", tl.float32: "float32"}
+    if fp4:
+        x_name, y_name = "float4_e2m1fn", "float4_e2m1fn"
+    else:
+        x_name, y_name = names.get(x, str(x)), names.get(y, str(y))
+    names[tl.uint8] = "float8_e8m0fnu"
+    xs_name, ys_name = names.get(x_scale, str(x_scale)), names.get(y_scale, str(y_scale))
+    if x != y:
+        return f"ct.mma_scaled: x and y must have the same dtype, got {x_name} and {y_name}"
+    if x_scale != y_scale:
+        same = "x_scale and y_scale must have the same dtype"
+        return f"ct.mma_scaled: {same}, got {xs_name} and {ys_name}"
+    if not fp4 and x not in (tl.float8e4nv, tl.float8e5):
+        takes = "cuTile takes float8_e4m3fn, float8_e5m2 and float4_e2m1fn (ct.bitcast bits first)"
+        return f"ct.mma_scaled: unsupported input dtype {x_name}: {takes}"
+    if fp4:
+        blocks = (16, 32) if x_scale == tl.uint8 else (16,) if x_scale == tl.float8e4nv else ()
+        supported = "float8_e8m0fnu, float8_e4m3fn"
+    else:
+        blocks = (32,) if x_scale == tl.uint8 else ()
+        supported = "float8_e8m0fnu"
+    if not blocks:
+        which = f"unsupported scale dtype {xs_name} for input dtype {x_name}"
+        return f"ct.mma_scaled: {which}, supported scale dtypes are {supported}"
+    if acc != tl.float32:
+        return f"ct.mma_scaled: unsupported acc dtype {names.get(acc, str(acc))}, expected float32"
+    for name, k, ks in (("x", x_k, x_ks), ("y", y_k, y_ks)):
+        if k % ks != 0 or k // ks not in blocks:
+            shapes = f"{name} has K = {k} and its scale K_s = {ks}"
+            rule = f"the block size B = K // K_s must divide K exactly and be one of {blocks}"
+            return f"ct.mma_scaled: {shapes}: {rule} for {x_name} with {xs_name} scales"
+    if x_k != y_k:
+        return f"ct.mma_scaled: the shapes do not multiply (x has K = {x_k}, y has K = {y_k})"
+    if x_ks != y_ks:
+        same = "x_scale and y_scale must have the same K_s (one block size)"
+        return f"ct.mma_scaled: {same}, got {x_ks} and {y_ks}"
+    return ""
+
+
+# helper: ct_mma_scaled_operand needs ct_from_float4_e2m1fn ct_float8_e8m0fnu_to_float32
+@triton.jit
+def ct_mma_scaled_operand(v, scale, fp4: tl.constexpr, k_axis: tl.constexpr):
+    """One operand of ct.mma_scaled multiplied by its scales, in float32: v (float8, or
+    float4_e2m1fn codes when fp4) and scale (float8_e8m0fnu bits as uint8, or float8_e4m3fn)
+    made float32 exactly, each scale spread over its block of B = K // K_s elements along K
+    (k_axis: -1, the last axis, for x [..., M, K]; -2 for y [..., K, N])."""
+    if fp4:
+        vf = ct_from_float4_e2m1fn(v, tl.float32)
+    else:
+        vf = v.to(tl.float32)
+    if scale.dtype == tl.uint8:
+        sf = ct_float8_e8m0fnu_to_float32(scale)
+    else:
+        sf = scale.to(tl.float32)
+    R: tl.constexpr = len(v.shape)
+    KS: tl.constexpr = scale.shape[R + k_axis]
+    B: tl.constexpr = v.shape[R + k_axis] // KS
+    if k_axis == -1:  # [..., M, K] as [..., M, K_s, B]
+        if R == 2:
+            blocks = tl.reshape(vf, (v.shape[0], KS, B)) * sf[:, :, None]
+        else:
+            blocks = tl.reshape(vf, (v.shape[0], v.shape[1], KS, B)) * sf[:, :, :, None]
+    else:  # [..., K, N] as [..., K_s, B, N]
+        if R == 2:
+            blocks = tl.reshape(vf, (KS, B, v.shape[1])) * sf[:, None, :]
+        else:
+            blocks = tl.reshape(vf, (v.shape[0], KS, B, v.shape[2])) * sf[:, :, None, :]
+    return tl.reshape(blocks, v.shape)
+
+
+# helper: ct_mma_scaled needs ct_mma_scaled_error ct_mma_scaled_operand ct_mma
+@triton.jit
+def ct_mma_scaled(x, x_scale, y, y_scale, acc, fp4: tl.constexpr):
+    """ct.mma_scaled(x, x_scale, y, y_scale, acc): acc[i, j] + the sum over k of
+    x[i, k] * x_scale[i, k // B] * y[k, j] * y_scale[k // B, j], B = K // K_s, 2-D or 3-D
+    (batch dimensions broadcast as ct.mma's). cuTile runs it on Blackwell's block-scaled
+    MMA; Triton's interpreter has no tl.dot_scaled and Hopper no such MMA, so here each
+    operand is multiplied by its scales in float32 (ct_mma_scaled_operand) and rounded to
+    bfloat16, and tl.dot (ct_mma) sums the products in float32. An fp8 or fp4 value times a
+    power of two (or an fp4 value times a float8_e4m3fn scale) is exact in bfloat16, which
+    has float32's exponent range, so the products are exact and only the order of the sum
+    differs from the hardware's, except where a scaled operand falls outside bfloat16's
+    normal range: below 2**-126 it is rounded to a bfloat16 subnormal (or to zero), and at
+    or above 2**128 it is infinite, where the product of the two scaled operands may be in
+    range. Under TRITON_INTERPRET=1 the scaled operands stay float32 ("ieee": the same exact
+    products; the interpreter multiplies bfloat16 tiles as their raw bits), so there only
+    float32's own range (subnormals below 2**-126 too) bounds them. A scale of bits 255
+    (NaN) gives NaN. The scales' dtype tells the scale kind: uint8
+    is float8_e8m0fnu bits (cuTile takes no uint8 scales), float8e4nv is float8_e4m3fn;
+    fp4 says x and y are float4_e2m1fn codes."""
+    XR: tl.constexpr = len(x.shape)
+    YR: tl.constexpr = len(y.shape)
+    tl.static_assert(len(x_scale.shape) == XR and len(y_scale.shape) == YR,
+                     "ct.mma_scaled: x_scale must have the rank of x, y_scale the rank of y")
+    tl.static_assert(x_scale.shape[XR - 2] == x.shape[XR - 2] and x_scale.shape[0] == x.shape[0],
+                     "ct.mma_scaled: x_scale's shape must be x's in every dimension but K")
+    tl.static_assert(y_scale.shape[YR - 1] == y.shape[YR - 1] and (YR == 2 or y_scale.shape[0] == y.shape[0]),
+                     "ct.mma_scaled: y_scale's shape must be y's in every dimension but K")
+    ERROR: tl.constexpr = ct_mma_scaled_error(x.dtype, y.dtype, x_scale.dtype, y_scale.dtype, acc.dtype, fp4,
+                                              x.shape[XR - 1], y.shape[YR - 2], x_scale.shape[XR - 1],
+                                              y_scale.shape[YR - 2])
+    tl.static_assert(ERROR == "", ERROR)
+    a = ct_mma_scaled_operand(x, x_scale, fp4, -1)
+    b = ct_mma_scaled_operand(y, y_scale, fp4, -2)
+    if INTERPRETED:
+        return ct_mma(a, b, acc, "ieee", False)
+    else:
+        return ct_mma(a.to(tl.bfloat16), b.to(tl.bfloat16), acc, "ieee", False)
