@@ -57,6 +57,7 @@ typedef enum HelperId {
   HELPER_ct_truediv_directed, /* math_helpers.py */
   HELPER_ct_sqrt_directed, /* math_helpers.py */
   HELPER_ct_truediv_full, /* math_helpers.py */
+  HELPER_ct_flush_subnormals, /* math_helpers.py */
   HELPER_ct_isnan, /* math_helpers.py */
   HELPER_ct_cdiv, /* math_helpers.py */
   HELPER_ct_to_tfloat32, /* math_helpers.py */
@@ -837,6 +838,16 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    tl.static_assert(ct_common_dtype(x, y) == tl.float32, \"converted for float32 only\")\n"
     "    return tl.cast(x, tl.float32) / tl.cast(y, tl.float32)\n",
     {HELPER_ct_common_dtype, -1, -1, -1}, false, false},
+  [HELPER_ct_flush_subnormals] = {"ct_flush_subnormals",
+    "@triton.jit\n"
+    "def ct_flush_subnormals(x):\n"
+    "    \"\"\"flush_to_zero=True of cuTile (float32 only): a subnormal, below 2**-126 in magnitude, as\n"
+    "    a zero of its sign, as the .ftz forms of PTX take their operands and give their results.\n"
+    "    Triton compiles without them (enable_reflect_ftz=False, cuTile's default), so the\n"
+    "    operation's operands and result go through this.\"\"\"\n"
+    "    tl.static_assert(x.dtype == tl.float32, \"cuTile takes flush_to_zero=True for float32 only\")\n"
+    "    return tl.where(tl.abs(x) < 1.1754943508222875e-38, x * 0.0, x)\n",
+    {-1, -1, -1, -1}, false, false},
   [HELPER_ct_isnan] = {"ct_isnan",
     "@triton.jit\n"
     "def ct_isnan(x):\n"

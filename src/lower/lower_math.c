@@ -597,11 +597,14 @@ Node *lower_comparison(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right
   return result;
 }
 
-/* flush_to_zero=True: Triton has no flag for it; keeping subnormals is at
- * least as accurate. */
-static void note_flush_to_zero(Lowerer *L, Node *arg, Node *source, const char *what) {
-  if (math_true_constant(L, arg, source, what))
-    math_note(L, "C2T202: flush_to_zero=True not applied (Triton has no such flag): subnormal values are kept");
+/* `x` with its float32 subnormals flushed to zeros of their sign (flush_to_zero=True,
+ * ct_flush_subnormals), the type kept; a Python number is taken as written. */
+Node *math_flushed(Lowerer *L, Node *x) {
+  if (!x->type || math_is_number(x->type))
+    return x;
+  Node *flushed = T(L, "_1(_2)", use_helper(L, HELPER_ct_flush_subnormals), x);
+  flushed->type = x->type;
+  return flushed;
 }
 
 /* ------------------------------------------------------ ct functions */
@@ -641,9 +644,10 @@ Node *lower_rounded_arithmetic(Lowerer *L, Node *call, const char *member) {
   if (mode && strcmp(mode, "RN") != 0)
     lower_error(L, args.source[2], "%s with rounding_mode=RoundingMode.%s cannot be converted (Triton has no "
                 "directed-rounding %s)", what, mode, member);
-  note_flush_to_zero(L, args.arg[3], args.source[3], what);
   AstOp op = strcmp(member, "add") == 0 ? AOP_ADD : strcmp(member, "sub") == 0 ? AOP_SUB : AOP_MULT;
-  return lower_binary(L, call, what, op, x, y);
+  if (!math_true_constant(L, args.arg[3], args.source[3], what))
+    return lower_binary(L, call, what, op, x, y);
+  return math_flushed(L, lower_binary(L, call, what, op, math_flushed(L, x), math_flushed(L, y)));
 }
 
 /* A Python number as a float32 scalar tensor, for helpers that read .dtype. */
@@ -663,6 +667,9 @@ static Node *as_float32_tensor(Lowerer *L, Node *x) {
  *                 both, and a float8 rounding after it then differs from IEEE's)
  *   APPROX        the same division (note C2T201: at least as accurate)
  *   RZ, RM, RP    libdevice div_rz/div_rd/div_ru on float32 */
+static Node *lower_truediv_mode(Lowerer *L, Node *call, const char *what, const char *mode, Node *mode_source,
+                                Node *x, Node *y);
+
 Node *lower_truediv(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
   const char *what = "ct.truediv()";
@@ -670,15 +677,23 @@ Node *lower_truediv(Lowerer *L, Node *call, const char *member) {
   Node *x = require_arg(L, call, &args, 0, what, "x");
   Node *y = require_arg(L, call, &args, 1, what, "y");
   const char *mode = math_rounding_mode(L, args.arg[2], args.source[2], what);
-  note_flush_to_zero(L, args.arg[3], args.source[3], what);
+  if (math_true_constant(L, args.arg[3], args.source[3], what)) /* operands and quotient flushed */
+    return math_flushed(L, lower_truediv_mode(L, call, what, mode, args.source[2], math_flushed(L, x),
+                                              math_flushed(L, y)));
+  return lower_truediv_mode(L, call, what, mode, args.source[2], x, y);
+}
+
+/* x / y in rounding mode `mode` (NULL: RN), `mode_source` where it is written. */
+static Node *lower_truediv_mode(Lowerer *L, Node *call, const char *what, const char *mode, Node *mode_source,
+                                Node *x, Node *y) {
   if (!mode || strcmp(mode, "RN") == 0)
     return lower_binary(L, call, what, AOP_DIV, x, y);
   Node *plain = lower_binary(L, call, what, AOP_DIV, x, y); /* types and checks */
   DType dtype = plain->type->dtype;
   if (strcmp(mode, "RA") == 0 || strcmp(mode, "RZI") == 0)
-    lower_error(L, args.source[2], "%s does not accept rounding_mode=RoundingMode.%s", what, mode);
+    lower_error(L, mode_source, "%s does not accept rounding_mode=RoundingMode.%s", what, mode);
   if (dtype != DT_FLOAT32 && dtype != DT_UNKNOWN) /* unknown: the helpers check at Triton compile time */
-    lower_error(L, args.source[2], "%s with rounding_mode=RoundingMode.%s is converted for float32 operands "
+    lower_error(L, mode_source, "%s with rounding_mode=RoundingMode.%s is converted for float32 operands "
                 "only (here: %s)", what, mode, dtype_name(dtype));
   Node *result;
   if (strcmp(mode, "FULL") == 0 || strcmp(mode, "APPROX") == 0) {
@@ -736,7 +751,10 @@ Node *lower_minmax(Lowerer *L, Node *call, const char *member) {
   require_operand(L, call, what, x->type);
   require_operand(L, call, what, y->type);
   DType dtype = operation_dtype(L, call, what, OPC_MINMAX, x->type, y->type);
-  note_flush_to_zero(L, args.arg[2], args.source[2], what);
+  if (math_true_constant(L, args.arg[2], args.source[2], what)) { /* the result is one of the flushed operands */
+    x = math_flushed(L, x);
+    y = math_flushed(L, y);
+  }
   bool propagate = math_true_constant(L, args.arg[3], args.source[3], what);
   if (math_is_number(x->type) && math_is_number(y->type)) {
     Node *folded = T(L, is_min ? "min(_1, _2)" : "max(_1, _2)", x, y);

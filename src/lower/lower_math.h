@@ -27,6 +27,7 @@ TypeInfo *math_tile_type(Lowerer *L, const TypeInfo *like, DType dtype); /* like
 /* a RoundingMode argument: "RN", "RZ", ... or NULL when absent/None */
 const char *math_rounding_mode(Lowerer *L, Node *arg, Node *source, const char *what);
 bool math_true_constant(Lowerer *L, Node *arg, Node *source, const char *what); /* a constant bool flag */
+Node *math_flushed(Lowerer *L, Node *x); /* flush_to_zero=True: x's float32 subnormals as signed zeros */
 
 /* ---- lower_math_unary.c */
 Node *lower_math_unary_function(Lowerer *L, Node *call, const char *member);

@@ -132,9 +132,10 @@ static Node *lower_float_function(Lowerer *L, Node *call, const UnaryFunction *f
   Node *mode_source = bound_slot(&args, "rounding_mode") < 0 ? NULL : SRC(args, "rounding_mode");
   if (mode_source)
     mode = math_rounding_mode(L, ARG(args, "rounding_mode"), mode_source, what);
-  if (bound_slot(&args, "flush_to_zero") >= 0 && SRC(args, "flush_to_zero") &&
-      math_true_constant(L, ARG(args, "flush_to_zero"), SRC(args, "flush_to_zero"), what))
-    math_note(L, "C2T202: flush_to_zero=True not applied (Triton has no such flag): subnormal values are kept");
+  bool flush = bound_slot(&args, "flush_to_zero") >= 0 && SRC(args, "flush_to_zero") &&
+               math_true_constant(L, ARG(args, "flush_to_zero"), SRC(args, "flush_to_zero"), what);
+  if (flush) /* its operand and result (math_flushed) */
+    x = math_flushed(L, x);
   const UnaryFunction *form = rounded_form(L, fn, mode, out, mode_source, what);
   Node *result;
   if (!form) {
@@ -144,7 +145,7 @@ static Node *lower_float_function(Lowerer *L, Node *call, const UnaryFunction *f
     result = call_unary_helper(L, form, x);
   }
   result->type = math_tile_type(L, math_is_number(x->type) ? NULL : x->type, out);
-  return result;
+  return flush ? math_flushed(L, result) : result;
 }
 
 Node *lower_math_unary_function(Lowerer *L, Node *call, const char *member) {

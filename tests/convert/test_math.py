@@ -535,12 +535,47 @@ def test_divmod_of_floats_is_rejected(convert_error):
 def test_approximate_mappings_are_noted(convert_text):
     text = convert_text(KERNEL2.format(
         expr="ct.truediv(a, b, rounding_mode=ct.RoundingMode.APPROX, flush_to_zero=True)"))
-    lines = text.splitlines()
-    at = next(i for i, l in enumerate(lines) if "ct_truediv_full(a, b)" in l)
-    noted = [lines[at]]  # the notes end the line, or stand on comment lines right above it when long
-    while lines[at - len(noted)].lstrip().startswith("# C2T"):
-        noted.append(lines[at - len(noted)])
-    assert "C2T201" in "".join(noted) and "C2T202" in "".join(noted)
+    assert ")  # C2T201: RoundingMode.APPROX division computed as the full-range one" in text  # ends the statement
+    assert "C2T202" not in text  # flush_to_zero is applied (below)
+    assert "ct_flush_subnormals(ct_truediv_full(ct_flush_subnormals(a), ct_flush_subnormals(b)))" in text
+
+
+FLUSHED = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, out, TILE: ct.Constant[int]):
+    a = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    b = ct.load(y, index=(ct.bid(0),), shape=(TILE,))
+    ct.store(out, index=(ct.bid(0), 0), tile=ct.reshape(ct.exp2(a, flush_to_zero=True), (TILE, 1)))
+    ct.store(out, index=(ct.bid(0), 1), tile=ct.reshape(ct.exp2(a), (TILE, 1)))
+    ct.store(out, index=(ct.bid(0), 2), tile=ct.reshape(ct.mul(a, b, flush_to_zero=True), (TILE, 1)))
+    ct.store(out, index=(ct.bid(0), 3), tile=ct.reshape(ct.mul(a, b), (TILE, 1)))
+    ct.store(out, index=(ct.bid(0), 4), tile=ct.reshape(ct.rsqrt(b, flush_to_zero=True), (TILE, 1)))
+    ct.store(out, index=(ct.bid(0), 5), tile=ct.reshape(ct.maximum(b, -b, flush_to_zero=True), (TILE, 1)))
+    ct.store(out, index=(ct.bid(0), 6), tile=ct.reshape(ct.truediv(a, b, flush_to_zero=True), (TILE, 1)))
+    ct.store(out, index=(ct.bid(0), 7), tile=ct.reshape(ct.add(b, b, flush_to_zero=True), (TILE, 1)))
+"""
+
+
+def test_flush_to_zero_flushes_float32_operands_and_results(convert, device):
+    """flush_to_zero=True (float32): subnormal operands count as zeros of their sign and a
+    subnormal result is a zero of its sign, as PTX's .ftz forms do (measured on the H200:
+    cuTile's exp2(-144.66, flush_to_zero=True) is 0, its exp2(-144.66) 2.8e-44); without it the
+    subnormals stay, as in cuTile (the launches compile with enable_reflect_ftz=False)."""
+    mod = convert(FLUSHED)
+    tiny = 1e-39  # a float32 subnormal
+    a = torch.tensor([-144.66, -100.0, 1e-20, 2.0], device=device)
+    b = torch.tensor([1e-20, tiny, -tiny, 4.0], device=device)
+    out = torch.zeros(4, 8, device=device)
+    mod.launch_k(0, (1,), (a, b, out, 4))
+    out = out.cpu()
+    assert out[0, 0] == 0.0 and out[0, 1] > 0  # exp2: a subnormal result flushed, kept
+    assert out[1, 2] == 0.0 and torch.signbit(out[1, 2]) and out[1, 3] == pytest.approx(-1e-37)  # -100 * tiny
+    assert out[1, 4] == float("inf") and out[2, 4] == float("-inf")  # rsqrt of a flushed +-tiny: 1/sqrt(+-0)
+    assert torch.equal(out[:3, 5], torch.tensor([1e-20, 0.0, 0.0]))  # max(b, -b) of flushed operands
+    assert out[1, 6] == float("-inf") and out[2, 6] == float("-inf")  # -100 / +0, 1e-20 / -0
+    assert out[2, 7] == 0.0 and torch.signbit(out[2, 7]) and out[0, 7] == pytest.approx(2e-20)  # -tiny + -tiny
 
 
 # the kernel of tests/compile/cases/constexpr_conversions.py (compiled for sm_90 there)

@@ -245,6 +245,17 @@ def ct_truediv_full(x, y):
     return tl.cast(x, tl.float32) / tl.cast(y, tl.float32)
 
 
+# helper: ct_flush_subnormals
+@triton.jit
+def ct_flush_subnormals(x):
+    """flush_to_zero=True of cuTile (float32 only): a subnormal, below 2**-126 in magnitude, as
+    a zero of its sign, as the .ftz forms of PTX take their operands and give their results.
+    Triton compiles without them (enable_reflect_ftz=False, cuTile's default), so the
+    operation's operands and result go through this."""
+    tl.static_assert(x.dtype == tl.float32, "cuTile takes flush_to_zero=True for float32 only")
+    return tl.where(tl.abs(x) < 1.1754943508222875e-38, x * 0.0, x)
+
+
 # helper: ct_isnan
 @triton.jit
 def ct_isnan(x):

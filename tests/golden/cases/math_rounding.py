@@ -1,6 +1,6 @@
 """ct.truediv rounding modes and flush_to_zero: directed rounding through
 libdevice, FULL as Triton's plain float32 division (div.full.f32, as cuTile's), APPROX
-as the same (note C2T201), flush_to_zero not applied (note C2T202)."""
+as the same (note C2T201), flush_to_zero as operands and quotient flushed (ct_flush_subnormals)."""
 import cuda.tile as ct
 
 
