@@ -77,8 +77,19 @@ static const UnaryFunction SQRT_APPROX = {
     "sqrt", NULL, "ct_sqrt_approx", "tl.sqrt(x)", NULL,
     "ct.sqrt(x, rounding_mode=RoundingMode.APPROX): the approximate square root (tl.sqrt).", false};
 
+/* exp2's result is never negative and exp2 of a subnormal is 1.0 either way: flushing it is
+ * flushing the result (interpreted); on the GPU the instruction cuTile's flush_to_zero=True is,
+ * one MUFU operation where flushing around it would add several per element (TileGym's
+ * attention kernels take exp2 so in their inner loops). */
+static const UnaryFunction EXP2_FTZ = {
+    "exp2", NULL, "ct_exp2_ftz",
+    "tl.inline_asm_elementwise(\"ex2.approx.ftz.f32 $0, $1;\", \"=f,f\", [x], dtype=tl.float32, is_pure=True, pack=1)",
+    "tl.where(tl.exp2(x) < 1.1754943508222875e-38, 0.0, tl.exp2(x))",
+    "ct.exp2(x, flush_to_zero=True) on float32: the ex2.approx.ftz.f32 instruction (a subnormal result is 0).",
+    false};
+
 static Node *call_unary_helper(Lowerer *L, const UnaryFunction *fn, Node *x) {
-  bool float32_only = fn == &EXP_APPROX || fn == &TANH_APPROX || fn == &SQRT_APPROX;
+  bool float32_only = fn == &EXP_APPROX || fn == &TANH_APPROX || fn == &SQRT_APPROX || fn == &EXP2_FTZ;
   Node *helper = math_unary_helper(L, fn->helper, fn->gpu_expr, fn->interpreted_expr, fn->doc, float32_only);
   return T(L, "_1(_2)", helper, float_operand(L, x));
 }
@@ -134,9 +145,13 @@ static Node *lower_float_function(Lowerer *L, Node *call, const UnaryFunction *f
     mode = math_rounding_mode(L, ARG(args, "rounding_mode"), mode_source, what);
   bool flush = bound_slot(&args, "flush_to_zero") >= 0 && SRC(args, "flush_to_zero") &&
                math_true_constant(L, ARG(args, "flush_to_zero"), SRC(args, "flush_to_zero"), what);
+  const UnaryFunction *form = rounded_form(L, fn, mode, out, mode_source, what);
+  if (flush && form == fn && strcmp(fn->member, "exp2") == 0) { /* one instruction */
+    form = &EXP2_FTZ;
+    flush = false;
+  }
   if (flush) /* its operand and result (math_flushed) */
     x = math_flushed(L, x);
-  const UnaryFunction *form = rounded_form(L, fn, mode, out, mode_source, what);
   Node *result;
   if (!form) {
     const char *direction = strcmp(mode, "RZ") == 0 ? "\"rz\"" : strcmp(mode, "RM") == 0 ? "\"rd\"" : "\"ru\"";

@@ -137,6 +137,22 @@ static void check_input_dtype(Lowerer *L, const Node *at, const char *what, DTyp
                 "float64, float8_e4m3fn, float8_e5m2, int8, uint8)", what, dtype_name(dtype));
 }
 
+
+/* The type of a product accumulated into `acc` (type `at`): acc's, with the dimensions the
+ * product's shape (`dims`) knows where acc's do not; a tile, not a tfloat32 one. */
+static TypeInfo *accumulated_type(Lowerer *L, const TypeInfo *at, const Dim *dims, int rank) {
+  TypeInfo *type = type_new(L->ctx, VAL_TILE);
+  *type = *at;
+  type->tf32_when = NULL;
+  type->loose = false;
+  for (int d = 0; d < rank; d++)
+    if (type->shape[d] < 0 && dims[d].value >= 0) {
+      type->shape[d] = dims[d].value;
+      type->dims[d] = dims[d].expr;
+    }
+  return type;
+}
+
 /* ct.mma(x, y, acc, *, use_fast_acc=False) */
 Node *lower_matrix_mma(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.mma()";
@@ -188,16 +204,7 @@ Node *lower_matrix_mma(Lowerer *L, Node *call, const char *member) {
   L->kernel_has_dot = true;
   Node *result = T(L, "_1(_2, _3, _4, input_precision=_5, use_fast_acc=_6)", use_helper(L, HELPER_ct_mma), x, y, acc,
                    precision, fast_node);
-  TypeInfo *type = type_new(L->ctx, VAL_TILE);
-  *type = *at;
-  type->tf32_when = NULL;
-  type->loose = false;
-  for (int d = 0; d < rank; d++)
-    if (type->shape[d] < 0 && dims[d].value >= 0) {
-      type->shape[d] = dims[d].value;
-      type->dims[d] = dims[d].expr;
-    }
-  result->type = type;
+  result->type = accumulated_type(L, at, dims, rank);
   return result;
 }
 
@@ -385,17 +392,9 @@ Node *lower_matrix_mma_scaled(Lowerer *L, Node *call, const char *member) {
   L->kernel_has_dot = true;
   Node *result = T(L, "_1(_2, _3, _4, _5, _6, fp4=_7)", use_helper(L, HELPER_ct_mma_scaled), x, xs, y, ys, acc,
                    T0(L, fp4 ? "True" : "False"));
-  TypeInfo *type = type_new(L->ctx, VAL_TILE);
-  *type = *at;
+  TypeInfo *type = accumulated_type(L, at, dims, rank);
   type->dtype = DT_FLOAT32;
   type->dtype_expr = NULL;
-  type->tf32_when = NULL;
-  type->loose = false;
-  for (int d = 0; d < rank; d++)
-    if (type->shape[d] < 0 && dims[d].value >= 0) {
-      type->shape[d] = dims[d].value;
-      type->dims[d] = dims[d].expr;
-    }
   result->type = type;
   return result;
 }

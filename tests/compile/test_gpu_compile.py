@@ -515,6 +515,29 @@ def test_math_functions_keep_subnormals_as_cutile_does(tmp_path):
     assert all(r["enable_reflect_ftz"] is False for r in results), results
 
 
+EXP2_FLUSHED_CALLS = """
+import torch
+def f32(m):
+    m.launch_k(0, (2,), (torch.randn(32), torch.empty(32), 16))
+CALLS = {"exp2_flushed": [f32]}
+"""
+
+
+def test_exp2_with_flush_to_zero_is_the_ftz_instruction(tmp_path):
+    """exp2(flush_to_zero=True) is PTX's ex2.approx.ftz.f32 (one instruction, as cuTile's:
+    TileGym's attention kernels take it in their inner loops), the plain exp2 beside it the
+    form that keeps subnormals: one .ftz instruction in the PTX."""
+    (tmp_path / "mods").mkdir()
+    _convert(HERE / "cases" / "exp2_flushed.py", tmp_path / "mods" / "exp2_flushed.py")
+    text = (tmp_path / "mods" / "exp2_flushed.py").read_text()
+    assert "ct_exp2_ftz(a) + ct_exp2(a)" in text
+    out = tmp_path / "results.json"
+    proc = _check_folder(tmp_path / "mods", EXP2_FLUSHED_CALLS, tmp_path, "--targets", "90", "--json", str(out))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (result,) = json.loads(out.read_text())
+    assert result["ptx_ftz_f32"] == 1 and not result["problems"], result
+
+
 MXFP8_CALLS = """
 import torch
 def bits(m):  # uint8 arrays of the fp8 bits and of the e8m0 scale bytes
