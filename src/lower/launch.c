@@ -1295,9 +1295,12 @@ static bool is_ct_import(Lowerer *L, const Node *stmt) {
   return false;
 }
 
-static bool module_imports(Lowerer *L, const char *module) {
+/* Whether the module imports `module` by one of its first `before` statements (those before
+ * the converter's helpers, which need the name when they are defined: an `import os` at the
+ * end of a tutorial comes too late for them). */
+static bool module_imports(Lowerer *L, const char *module, int before) {
   NodeList *body = &L->conv->module->u.module.body;
-  for (int i = 0; i < body->count; i++) {
+  for (int i = 0; i < body->count && i < before; i++) {
     Node *stmt = body->items[i];
     if (stmt->kind != N_IMPORT)
       continue;
@@ -1319,16 +1322,17 @@ static void push_all(Lowerer *L, NodeList *out, NodeList stmts) {
  * `replaced` stood: the comments and blank lines above it (a licence
  * header, say) stay above the first of them and its trailing comment goes
  * to the last, so the emitter is given those source lines through the
- * spans (the statements stay marked as written by the converter). */
-static void push_imports(Lowerer *L, NodeList *out, const Node *replaced) {
+ * spans (the statements stay marked as written by the converter). Those the module imports
+ * itself before the helpers (statement `helpers_at`) are not repeated. */
+static void push_imports(Lowerer *L, NodeList *out, const Node *replaced, int helpers_at) {
   Buf text = {0};
-  if (!module_imports(L, "contextlib"))
+  if (!module_imports(L, "contextlib", helpers_at))
     buf_puts(&text, "import contextlib\n");
-  if (L->host_enums && !module_imports(L, "enum"))
+  if (L->host_enums && !module_imports(L, "enum", helpers_at))
     buf_puts(&text, "import enum\n");
-  if (L->needs_interpreted_flag && !module_imports(L, "os"))
+  if (L->needs_interpreted_flag && !module_imports(L, "os", helpers_at))
     buf_puts(&text, "import os\n");
-  if (!module_imports(L, "torch"))
+  if (!module_imports(L, "torch", helpers_at))
     buf_puts(&text, "import torch\n");
   buf_puts(&text, "import triton\nimport triton.language as tl\n");
   if (L->needs_libdevice)
@@ -1612,7 +1616,7 @@ void finish_module(Lowerer *L) {
   bool imports_done = false;
   for (int i = 0; i <= body->count; i++) {
     if (i == imports_at)
-      push_imports(L, &out, NULL);
+      push_imports(L, &out, NULL, helpers_at);
     if (i == helpers_at && helpers.count) {
       push_helpers_banner(L, &out);
       push_all(L, &out, helpers);
@@ -1623,7 +1627,7 @@ void finish_module(Lowerer *L) {
     Node *stmt = body->items[i];
     if (is_ct_import(L, stmt)) {
       if (!imports_done)
-        push_imports(L, &out, stmt);
+        push_imports(L, &out, stmt, helpers_at);
       imports_done = true;
     } else if (!is_ct_type_alias(L, stmt)) {
       node_list_push(&L->ctx->arena, &out, stmt);

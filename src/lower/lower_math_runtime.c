@@ -15,7 +15,7 @@
 #include "lower_math.h"
 
 static const char FLOAT32_ONLY[] =
-    "    tl.static_assert(x.dtype == tl.float32, \"cuTile takes this rounding mode or flush_to_zero for float32 only\")\n";
+    "    tl.static_assert(x.dtype == tl.float32, \"cuTile takes this mode or flag for float32 only\")\n";
 
 /* ct_<name>(x): a float math function with cuTile's dtypes: integers and
  * bool give float32, float16/bfloat16 are computed in float32 and rounded

@@ -342,3 +342,39 @@ def describe():
     return f"converted from cuda-tile {ct.__version__}"
 ''')
     assert mod.AT_IMPORT == "1.7.0" and mod.describe() == "converted from cuda-tile 1.7.0"
+
+
+def test_a_module_that_imports_what_the_helpers_need_only_after_them_still_imports(convert, convert_text, device):
+    """The helpers go before the first statement that needs one at import (PAD below); a
+    module's own `import os` after it (a tutorial's benchmark imports at its end) comes too late
+    for them (INTERPRETED reads os.environ), so the converter imports os itself; a torch import
+    before the helpers is not repeated."""
+    source = """
+import cuda.tile as ct
+import torch
+
+PAD = ct.PaddingMode.ZERO
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,), padding_mode=PAD)
+    ct.store(y, index=(ct.bid(0),), tile=ct.exp(t))
+
+
+def run(x):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, 16))
+    return y
+
+
+import os  # noqa: E402
+"""
+    text = convert_text(source)
+    assert text.index("import os\n") < text.index("INTERPRETED = ")
+    assert text.count("import torch\n") == 1
+    mod = convert(source)
+    x = torch.randn(16, device=device)
+    y = torch.empty_like(x)
+    mod.launch_k(0, (1,), (x, y, 16))
+    torch.testing.assert_close(y, torch.exp(x))
