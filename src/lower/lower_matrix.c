@@ -138,6 +138,18 @@ static void check_input_dtype(Lowerer *L, const Node *at, const char *what, DTyp
 }
 
 
+/* A located error at `source` unless `acc` (type `at`) has the product's shape (`dims`). */
+static void check_accumulator(Lowerer *L, Node *source, const char *what, const TypeInfo *at, const Dim *dims,
+                              int rank) {
+  if (at->rank != rank)
+    lower_error(L, source, "%s: acc must have the shape of the product, a %d-d tile, not %s", what, rank,
+                type_describe(L->ctx, at));
+  for (int d = 0; d < rank; d++)
+    if (dims[d].value >= 0 && at->shape[d] >= 0 && dims[d].value != at->shape[d])
+      lower_error(L, source, "%s: acc's dimension %d is %d, the product's is %d", what, d, at->shape[d],
+                  dims[d].value);
+}
+
 /* The type of a product accumulated into `acc` (type `at`): acc's, with the dimensions the
  * product's shape (`dims`) knows where acc's do not; a tile, not a tfloat32 one. */
 static TypeInfo *accumulated_type(Lowerer *L, const TypeInfo *at, const Dim *dims, int rank) {
@@ -172,13 +184,7 @@ Node *lower_matrix_mma(Lowerer *L, Node *call, const char *member) {
   const TypeInfo *xt = x->type, *yt = y->type, *at = acc->type;
   Dim dims[3];
   int rank = product_shape(L, call, what, xt, yt, dims);
-  if (at->rank != rank)
-    lower_error(L, SRC(args, "acc"), "%s: acc must have the shape of the product, a %d-d tile, not %s", what, rank,
-                type_describe(L->ctx, at));
-  for (int d = 0; d < rank; d++)
-    if (dims[d].value >= 0 && at->shape[d] >= 0 && dims[d].value != at->shape[d])
-      lower_error(L, SRC(args, "acc"), "%s: acc's dimension %d is %d, the product's is %d", what, d, at->shape[d],
-                  dims[d].value);
+  check_accumulator(L, SRC(args, "acc"), what, at, dims, rank);
   DType dx = xt->dtype, dy = yt->dtype, da = at->dtype;
   check_input_dtype(L, SRC(args, "x"), what, dx);
   check_input_dtype(L, SRC(args, "y"), what, dy);
@@ -382,13 +388,7 @@ Node *lower_matrix_mma_scaled(Lowerer *L, Node *call, const char *member) {
   if (ksx >= 0 && ksy >= 0 && ksx != ksy) /* cuTile takes it; tileiras refuses it (one block size) */
     lower_error(L, call, "%s: x_scale and y_scale must have the same K_s (one scaling block size; tileiras refuses "
                 "two), got %d and %d", what, ksx, ksy);
-  if (at->rank != rank)
-    lower_error(L, SRC(args, "acc"), "%s: acc must have the shape of the product, a %d-d tile, not %s", what, rank,
-                type_describe(L->ctx, at));
-  for (int d = 0; d < rank; d++)
-    if (dims[d].value >= 0 && at->shape[d] >= 0 && dims[d].value != at->shape[d])
-      lower_error(L, SRC(args, "acc"), "%s: acc's dimension %d is %d, the product's is %d", what, d, at->shape[d],
-                  dims[d].value);
+  check_accumulator(L, SRC(args, "acc"), what, at, dims, rank);
   L->kernel_has_dot = true;
   Node *result = T(L, "_1(_2, _3, _4, _5, _6, fp4=_7)", use_helper(L, HELPER_ct_mma_scaled), x, xs, y, ys, acc,
                    T0(L, fp4 ? "True" : "False"));
