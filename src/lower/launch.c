@@ -806,8 +806,8 @@ static Node *rewrite_host_kernel(HostRewrite *rw, Node *call) {
   if (args->count == 0)
     lower_error(L, call,
                 "ct.kernel(...) without a function on the host: a kernel defined inside a function is converted "
-                "only as a statement of a module-level function's own body (not in an if, for, with or try "
-                "block, a class or a nested function); define it there or at module level");
+                "only in a module-level function's body and its if, for, while, with and try blocks (not in a "
+                "class or a nested function); define it there or at module level");
   if (args->count != 1)
     lower_error(L, call, "ct.kernel on the host takes one positional argument, a kernel's function (k._pyfunc)");
   Node *function = args->items[0];

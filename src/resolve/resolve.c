@@ -537,6 +537,33 @@ static void resolve_statements(Converter *conv, NodeList *body, int depth) {
  * closure, a name the module already has, or @ct.kernel under another
  * decorator are located errors. */
 
+/* Calls `fn` on each block of statements a compound statement holds
+ * (if/else, loops and their else, with, try with its handlers, else and
+ * finally, match cases); none for a simple statement or a def or class,
+ * whose body is a scope of its own. */
+typedef void BlockFn(NodeList *block, void *data);
+
+static void each_block(Node *stmt, BlockFn *fn, void *data) {
+  switch (stmt->kind) {
+  case N_IF: fn(&stmt->u.if_.body, data); fn(&stmt->u.if_.orelse, data); break;
+  case N_FOR: fn(&stmt->u.for_.body, data); fn(&stmt->u.for_.orelse, data); break;
+  case N_WHILE: fn(&stmt->u.while_.body, data); fn(&stmt->u.while_.orelse, data); break;
+  case N_WITH: fn(&stmt->u.with.body, data); break;
+  case N_TRY:
+    fn(&stmt->u.try_.body, data);
+    for (int i = 0; i < stmt->u.try_.handlers.count; i++)
+      fn(&stmt->u.try_.handlers.items[i]->u.except_handler.body, data);
+    fn(&stmt->u.try_.orelse, data);
+    fn(&stmt->u.try_.finalbody, data);
+    break;
+  case N_MATCH:
+    for (int i = 0; i < stmt->u.match.cases.count; i++)
+      fn(&stmt->u.match.cases.items[i]->u.match_case.body, data);
+    break;
+  default: break;
+  }
+}
+
 typedef struct NameSet {
   Converter *conv;
   Str *names;
@@ -666,7 +693,8 @@ static int closure_reads(Converter *conv, Node *def, const NameSet *outer, Str *
 
 /* The names a host function's own statements bind by def, class or import (not values a
  * kernel can take as a constexpr). */
-static void collect_definitions(NameSet *set, const NodeList *body) {
+static void collect_definitions(NodeList *body, void *data) {
+  NameSet *set = data;
   for (int i = 0; i < body->count; i++) {
     Node *stmt = body->items[i];
     if (stmt->kind == N_FUNCTION_DEF)
@@ -675,6 +703,7 @@ static void collect_definitions(NameSet *set, const NodeList *body) {
       name_set_add(set, stmt->u.class_def.name);
     else if (stmt->kind == N_IMPORT || stmt->kind == N_IMPORT_FROM)
       collect_names(stmt, set);
+    each_block(stmt, collect_definitions, set);
   }
 }
 
@@ -786,7 +815,7 @@ static void hoist_kernel(Converter *conv, Node *host, Node **slot, const NameSet
   const Node *first = NULL;
   int count = closure_reads(conv, inner, locals, captured, C2T_MAX_CAPTURED, &first);
   NameSet defined = {.conv = conv, .stores = true};
-  collect_definitions(&defined, &host->u.function_def.body);
+  collect_definitions(&host->u.function_def.body, &defined);
   Node *callee = decorator_callee(innermost);
   for (int i = 0; i < count && i < C2T_MAX_CAPTURED; i++) {
     Str read = captured[i];
@@ -849,8 +878,45 @@ static void hoist_kernel(Converter *conv, Node *host, Node **slot, const NameSet
   push_node(conv, hoisted, inner);
 }
 
-/* The kernels defined by statements of module-level host functions, moved
- * before those functions (see above). */
+/* Whether a statement of a block, or of a block inside one of them (an if,
+ * a loop, a with, a try), is a kernel def. */
+typedef struct KernelSearch {
+  Converter *conv;
+  bool found;
+} KernelSearch;
+
+static void find_kernel_def(NodeList *block, void *data) {
+  KernelSearch *search = data;
+  for (int k = 0; k < block->count && !search->found; k++) {
+    search->found = is_kernel_def(search->conv, block->items[k]);
+    each_block(block->items[k], find_kernel_def, search);
+  }
+}
+
+/* Hoist the kernel defs of a block and of the blocks inside it: a kernel
+ * defined under `if`, in a loop or in `try:` (probe scripts wrap each kernel
+ * in one) is the same kernel wherever it is made; its placeholder stays where
+ * the def stood, so the name is bound when and where Python bound it. */
+typedef struct Hoisting {
+  Converter *conv;
+  Node *host;
+  const NameSet *locals;
+  NameSet *module_names;
+  NodeList *hoisted;
+} Hoisting;
+
+static void hoist_block_kernels(NodeList *block, void *data) {
+  Hoisting *h = data;
+  for (int k = 0; k < block->count; k++) {
+    if (is_kernel_def(h->conv, block->items[k]))
+      hoist_kernel(h->conv, h->host, &block->items[k], h->locals, h->module_names, h->hoisted);
+    else
+      each_block(block->items[k], hoist_block_kernels, h);
+  }
+}
+
+/* The kernels defined by statements of module-level host functions (in
+ * their blocks too), moved before those functions (see above). */
 static void hoist_nested_kernels(Converter *conv) {
   NodeList *body = &conv->module->u.module.body;
   NameSet module_names = {.conv = conv, .stores = true};
@@ -860,17 +926,16 @@ static void hoist_nested_kernels(Converter *conv) {
   for (int i = 0; i < body->count; i++) {
     Node *stmt = body->items[i];
     NodeList *inner = stmt->kind == N_FUNCTION_DEF && !is_kernel_def(conv, stmt) ? &stmt->u.function_def.body : NULL;
-    bool found = false;
-    for (int k = 0; inner && k < inner->count && !found; k++)
-      found = is_kernel_def(conv, inner->items[k]);
-    if (found) {
+    KernelSearch search = {conv, false};
+    if (inner)
+      find_kernel_def(inner, &search);
+    if (search.found) {
       NameSet locals = {.conv = conv, .stores = true};
       collect_parameters(&locals, stmt->u.function_def.args);
       for (int k = 0; k < inner->count; k++)
         collect_names(inner->items[k], &locals);
-      for (int k = 0; k < inner->count; k++)
-        if (is_kernel_def(conv, inner->items[k]))
-          hoist_kernel(conv, stmt, &inner->items[k], &locals, &module_names, &out);
+      Hoisting hoisting = {conv, stmt, &locals, &module_names, &out};
+      hoist_block_kernels(inner, &hoisting);
     }
     push_node(conv, &out, stmt);
   }

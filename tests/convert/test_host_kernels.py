@@ -445,14 +445,16 @@ def factory():
     assert "has a decorator under @ct.kernel" in under
     nested = convert_error(SCALE_KERNEL + '''
 def factory(flag, n):
-    if flag:
+    def make():
         @ct.kernel(occupancy=n)
         def inner(x):
             pass
 
         return inner
+
+    return make()
 ''')
-    assert "converted only as a statement of a module-level function's own body" in nested
+    assert "converted only in a module-level function's body and its if, for, while, with and try blocks" in nested
     in_tile_code = convert_error(SCALE_KERNEL + '''
 @ct.function
 def helper(x):
@@ -553,3 +555,64 @@ def run(k, x, y):
     torch.testing.assert_close(y, x + 1.0)
     assert mod.launch_softmax(x, y) == "user's"
     torch.testing.assert_close(y, x * 2.0)
+
+
+BLOCK_KERNELS = SCALE_KERNEL + '''
+
+def stream():
+    return torch.cuda.current_stream()
+
+
+def probe(x, shift):
+    """Each kernel in a try:, as hardware probe scripts write them; one under if/else."""
+    results = {}
+    try:
+        @ct.kernel
+        def plus(x, y, T: ct.Constant[int]):
+            ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)) + shift)
+
+        y = torch.empty_like(x)
+        ct.launch(stream(), (ct.cdiv(x.shape[0], TILE),), plus, (x, y, TILE))
+        results["plus"] = y
+    except Exception as e:
+        results["plus"] = str(e)
+    if shift > 0:
+        @ct.kernel
+        def signed(x, y, T: ct.Constant[int]):
+            ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)) * 2.0)
+    else:
+        @ct.kernel
+        def signed(x, y, T: ct.Constant[int]):
+            ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)) * -2.0)
+    y = torch.empty_like(x)
+    ct.launch(stream(), (ct.cdiv(x.shape[0], TILE),), signed, (x, y, TILE))
+    results["signed"] = y
+    kernels = []
+    for power in range(1, 3):
+        @ct.kernel
+        def powered(x, y, T: ct.Constant[int]):
+            t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+            ct.store(y, index=(ct.bid(0),), tile=t * power)
+
+        kernels.append(powered)
+    y = torch.empty_like(x)
+    ct.launch(stream(), (ct.cdiv(x.shape[0], TILE),), kernels[0], (x, y, TILE))
+    results["late"] = y  # a closure reads the local when the kernel compiles: power is 2 by then
+    return results
+'''
+
+
+def test_kernels_defined_in_blocks_of_a_host_function_move_to_module_level(convert, convert_text, device):
+    """A kernel def under try:, if/else or for in a host function is hoisted as one at the
+    function's top level is; the helper it calls stays host code (it was taken for tile code),
+    two kernels of one name in the branches are told apart, a loop variable read is a closure
+    capture read at launch, as Python's closures read it."""
+    text = convert_text(BLOCK_KERNELS)
+    assert "def plus(" in text and "def probe_signed(" in text and "lambda: (shift,)" in text
+    mod = convert(BLOCK_KERNELS)
+    x = torch.randn(40, device=device)
+    for shift in (1.5, -1.0):
+        got = mod.probe(x, shift)
+        torch.testing.assert_close(got["plus"], x + shift)
+        torch.testing.assert_close(got["signed"], x * (2.0 if shift > 0 else -2.0))
+        torch.testing.assert_close(got["late"], x * 2)
