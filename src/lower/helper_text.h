@@ -101,6 +101,8 @@ typedef enum HelperId {
   HELPER_ct_cumprod, /* reduce_helpers.py */
   HELPER_ct_pack_to_bytes, /* shape_helpers.py */
   HELPER_ct_pack_float4_e2m1fn, /* shape_helpers.py */
+  HELPER_ct_unpack_from_bytes, /* shape_helpers.py */
+  HELPER_ct_unpack_float4_e2m1fn, /* shape_helpers.py */
   HELPER__TuningResult, /* tune_helpers.py */
   HELPER__launch_time_us, /* tune_helpers.py */
   HELPER__exhaustive_search, /* tune_helpers.py */
@@ -1486,6 +1488,37 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    tl.static_assert(COUNT % 2 == 0, \"pack_to_bytes: an odd number of float4_e2m1fn elements is not whole bytes\")\n"
     "    low, high = tl.split(tl.reshape(code, (COUNT // 2, 2)))\n"
     "    return (low | (high << 4)).to(tl.uint8)\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_unpack_from_bytes] = {"ct_unpack_from_bytes",
+    "@triton.jit\n"
+    "def ct_unpack_from_bytes(x, dtype: tl.constexpr):\n"
+    "    \"\"\"cuTile's unpack_from_bytes of a 1-D uint8 tile to a dtype of 2, 4 or 8 bytes: each\n"
+    "    WIDTH bytes, least significant first (the order in memory, as pack_to_bytes wrote\n"
+    "    them), make one element, as a tile of x.shape[0] // WIDTH elements.\"\"\"\n"
+    "    tl.static_assert(x.dtype == tl.uint8, \"unpack_from_bytes takes a uint8 tile\")\n"
+    "    WIDTH: tl.constexpr = dtype.primitive_bitwidth // 8\n"
+    "    COUNT: tl.constexpr = x.shape[0]\n"
+    "    tl.static_assert(COUNT % WIDTH == 0, \"unpack_from_bytes: the bytes are not a whole number of elements\")\n"
+    "    if WIDTH == 2:\n"
+    "        u = tl.reshape(x, (COUNT // 2, 2)).to(tl.uint16)\n"
+    "    elif WIDTH == 4:\n"
+    "        u = tl.reshape(x, (COUNT // 4, 4)).to(tl.uint32)\n"
+    "    else:\n"
+    "        u = tl.reshape(x, (COUNT // 8, 8)).to(tl.uint64)\n"
+    "    shift = (tl.arange(0, WIDTH) * 8).to(u.dtype)\n"
+    "    # the bytes' bits do not overlap: their sum is their bitwise or\n"
+    "    word = tl.sum(u << shift[None, :], axis=1).to(u.dtype)\n"
+    "    return word.to(dtype, bitcast=True)\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_unpack_float4_e2m1fn] = {"ct_unpack_float4_e2m1fn",
+    "@triton.jit\n"
+    "def ct_unpack_float4_e2m1fn(x):\n"
+    "    \"\"\"cuTile's unpack_from_bytes of a 1-D uint8 tile to float4_e2m1fn: two codes a byte,\n"
+    "    the low nibble first (pack_to_bytes' order), as uint8 codes 0..15 (the converter's\n"
+    "    float4_e2m1fn tiles), twice as many elements.\"\"\"\n"
+    "    tl.static_assert(x.dtype == tl.uint8, \"unpack_from_bytes takes a uint8 tile\")\n"
+    "    COUNT: tl.constexpr = x.shape[0]\n"
+    "    return tl.reshape(tl.join(x & 0xF, x >> 4), (COUNT * 2,)).to(tl.uint8)\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER__TuningResult] = {"_TuningResult",
     "class _Measurement:\n"

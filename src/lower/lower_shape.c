@@ -304,6 +304,28 @@ static Node *filled(Lowerer *L, Node *value, Node *at, Node *dtype, Node **dims,
   return T(L, "tl.broadcast_to(_1, _2)", converted, shape_tuple_node(L, dims, rank));
 }
 
+/* A float4_e2m1fn fill: the tile of its uint8 code (the converter's FP4
+ * tiles; see convert_to_float4), a constant folded as astype folds it, a
+ * constexpr rounded from its double as astype rounds it. */
+static Node *float4_fill(Lowerer *L, Node *value, Node *at, Node **dims, int rank, const char *what) {
+  Node *shape = shape_tuple_node(L, dims, rank);
+  const TypeInfo *type = value->type;
+  if (math_is_number(type) && type->dtype == DT_BOOL)
+    lower_error(L, at, "%s: a bool fill value of a float4_e2m1fn tile cannot be converted", what);
+  if (math_is_number(type) && type->dtype != DT_UNKNOWN) {
+    int code;
+    if (!dtype_float4_code(type->is_float ? type->float_value : (double)type->int_value, &code))
+      lower_error(L, at, "%s: NaN cannot be represented in float4_e2m1fn (cuTile's error too)", what);
+    return T(L, "tl.full(_1, _2, tl.uint8)", shape, new_int(L, code));
+  }
+  if (!math_is_number(type)) /* tileiras refuses the one-element FP4 tile cuTile converts it to */
+    lower_error(L, at, "%s: a run-time fill value of a float4_e2m1fn tile cannot be converted: cuTile converts it "
+                "to a one-element float4_e2m1fn tile, which its compiler refuses (\"F4E2M1FN tiles must have an "
+                "even number of elements\"); fill a float32 tile and astype it", what);
+  /* a constexpr: from its double, as astype of one rounds it */
+  return T(L, "_1(tl.full(_2, _3, tl.float64))", use_helper(L, HELPER_ct_to_float4_e2m1fn), shape, value);
+}
+
 /* ct.full(shape, fill_value, dtype); the fill value may be a run-time scalar. */
 Node *lower_full(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.full()";
@@ -316,7 +338,8 @@ Node *lower_full(Lowerer *L, Node *call, const char *member) {
   int rank = read_shape(L, shape, args.source[0], what, dims, false, NULL);
   if (dtype->type->dtype == DT_FLOAT8_E8M0FNU) /* its bits, folded as cuTile folds the constant */
     value = math_float8_e8m0fnu_fill(L, args.source[1], value, what);
-  Node *result = filled(L, value, args.source[1], dtype, dims, rank, what);
+  Node *result = dtype->type->dtype == DT_FLOAT4_E2M1FN ? float4_fill(L, value, args.source[1], dims, rank, what)
+                                                         : filled(L, value, args.source[1], dtype, dims, rank, what);
   result->type = typed_like_dtype(L, dtype, rank, dims);
   return result;
 }
@@ -335,6 +358,8 @@ Node *lower_zeros_ones(Lowerer *L, Node *call, const char *member) {
   Node *fp8 = zeros ? NULL : float8_fill(L, type_const_int(L->ctx, 1), call, dtype, dims, rank, what);
   if (dtype->type->dtype == DT_FLOAT8_E8M0FNU) /* its bits: 0.0 folds to 2**-127 (bits 0), 1.0 to bits 127 */
     result = T(L, "tl.full(_1, _2, tl.uint8)", shape_tuple_node(L, dims, rank), new_int(L, zeros ? 0 : 127));
+  else if (dtype->type->dtype == DT_FLOAT4_E2M1FN) /* its code: 0.0 is 0, 1.0 is 2 */
+    result = T(L, "tl.full(_1, _2, tl.uint8)", shape_tuple_node(L, dims, rank), new_int(L, zeros ? 0 : 2));
   else if (fp8)
     result = fp8;
   else if (zeros)
@@ -491,6 +516,48 @@ Node *lower_pack_to_bytes(Lowerer *L, Node *call, const char *member) {
     result = T(L, "_1(_2)", use_helper(L, HELPER_ct_pack_to_bytes), flat);
   }
   result->type = shape_tile_type(L, DT_UINT8, NULL, 1, &bytes);
+  return result;
+}
+
+/* ct.unpack_from_bytes(x, dtype): a 1-D uint8 tile's bytes as elements of
+ * `dtype`, the inverse of pack_to_bytes: a bitcast to an 8-bit dtype (a
+ * float8_e8m0fnu tile keeps the bits it is held as), two float4_e2m1fn
+ * codes a byte (the low nibble first), least significant byte first for
+ * wider dtypes; cuTile's checks with its messages. */
+Node *lower_unpack_from_bytes(Lowerer *L, Node *call, const char *member) {
+  const char *what = "ct.unpack_from_bytes()";
+  BoundArgs args;
+  bind_op(L, call, what, member, &args);
+  Node *x = shape_require_tile(L, call, &args, 0, what);
+  Node *dtype = require_dtype(L, call, &args, 1, what);
+  DType to = dtype->type->dtype;
+  if (x->type->rank != 1)
+    lower_error(L, args.source[0], "unpack_from_bytes requires a 1D tile, got %dD tile", x->type->rank);
+  if (x->type->dtype != DT_UINT8 && x->type->dtype != DT_UNKNOWN)
+    lower_error(L, args.source[0], "unpack_from_bytes requires uint8 tile, got %s tile",
+                dtype_info(x->type->dtype)->cutile);
+  if (to == DT_BOOL || to == DT_TFLOAT32 || to == DT_UNKNOWN)
+    lower_error(L, args.source[1], "unpack_from_bytes to a %s tile %s", to == DT_UNKNOWN ? "run-time dtype's" : dtype_info(to)->cutile,
+                to == DT_UNKNOWN ? "cannot be converted (the dtype must be known when converting)" : "is not supported");
+  Node *dims[1];
+  shape_require_dims(L, args.source[0], x->type, what, dims);
+  int bits = dtype_info(to)->bits;
+  long long count;
+  if (bits > 8 && shape_known_int(dims[0], &count) && count * 8 % bits != 0)
+    lower_error(L, call, "Cannot unpack tile of %lld uint8 elements to %s: total bits (%lld * 8) not divisible by %d",
+                count, dtype_info(to)->cutile, count, bits);
+  Node *elements, *result;
+  if (bits == 4) {
+    elements = shape_product(L, (Node *[]){dims[0], new_int(L, 2)}, 2);
+    result = T(L, "_1(_2)", use_helper(L, HELPER_ct_unpack_float4_e2m1fn), x);
+  } else if (bits == 8) {
+    elements = dims[0];
+    result = to == DT_UINT8 || to == DT_FLOAT8_E8M0FNU ? x : T(L, "_1.to(_2, bitcast=True)", x, dtype);
+  } else {
+    elements = shape_quotient(L, dims[0], new_int(L, bits / 8));
+    result = T(L, "_1(_2, _3)", use_helper(L, HELPER_ct_unpack_from_bytes), x, dtype);
+  }
+  result->type = typed_like_dtype(L, dtype, 1, &elements);
   return result;
 }
 

@@ -190,7 +190,6 @@ ERRORS = {
     "sum": ("ct.sum(q)", "of a float4_e2m1fn tile cannot be converted"),
     "bitcast": ("ct.bitcast(q, ct.uint8)", "of a float4_e2m1fn tile cannot be converted"),
     "cat": ("ct.cat((q, q), 0)", "of a float4_e2m1fn tile cannot be converted"),
-    "full": ("ct.full((8,), 1.0, ct.float4_e2m1fn)", "with dtype float4_e2m1fn cannot be converted"),
     "to int": ("ct.astype(q, ct.int32)", "to int32 cannot be converted: only float dtypes are"),
     "from int": ("ct.astype(ct.astype(t, ct.int32), ct.float4_e2m1fn)", "astype() of a int32 tile to float4_e2m1fn"),
     "rounding": ("ct.astype(t, ct.float4_e2m1fn, rounding_mode=ct.RoundingMode.RZ)", "takes no rounding_mode but RN"),

@@ -345,7 +345,10 @@ def test_a_tfloat32_right_operand_is_staged_rounded_and_transposed(convert, m):
     out, sums = run(recording)
     assert staged and all(staged) == (m == 64), staged
     out_plain, sums_plain = run(lambda array, *others: array)
-    assert torch.equal(out, out_plain) and torch.equal(sums, sums_plain)
+    # the same rounded operands; the interpreter's numpy matmul may sum a transposed operand
+    # in another order (on some CPUs it does), so the products agree to float32 summation error
+    torch.testing.assert_close(out, out_plain, rtol=1e-5, atol=1e-5)
+    assert torch.equal(sums, sums_plain)
     if m == 64:  # the products read the copy (a copy of zeros gives zeros), the sums read B
         out_zero, sums_zero = run(lambda array, *others: torch.zeros(array.shape[1], array.shape[0]))
         assert not out_zero.any() and torch.equal(sums_zero, sums)

@@ -44,3 +44,36 @@ def ct_pack_float4_e2m1fn(code):
     tl.static_assert(COUNT % 2 == 0, "pack_to_bytes: an odd number of float4_e2m1fn elements is not whole bytes")
     low, high = tl.split(tl.reshape(code, (COUNT // 2, 2)))
     return (low | (high << 4)).to(tl.uint8)
+
+
+# helper: ct_unpack_from_bytes
+@triton.jit
+def ct_unpack_from_bytes(x, dtype: tl.constexpr):
+    """cuTile's unpack_from_bytes of a 1-D uint8 tile to a dtype of 2, 4 or 8 bytes: each
+    WIDTH bytes, least significant first (the order in memory, as pack_to_bytes wrote
+    them), make one element, as a tile of x.shape[0] // WIDTH elements."""
+    tl.static_assert(x.dtype == tl.uint8, "unpack_from_bytes takes a uint8 tile")
+    WIDTH: tl.constexpr = dtype.primitive_bitwidth // 8
+    COUNT: tl.constexpr = x.shape[0]
+    tl.static_assert(COUNT % WIDTH == 0, "unpack_from_bytes: the bytes are not a whole number of elements")
+    if WIDTH == 2:
+        u = tl.reshape(x, (COUNT // 2, 2)).to(tl.uint16)
+    elif WIDTH == 4:
+        u = tl.reshape(x, (COUNT // 4, 4)).to(tl.uint32)
+    else:
+        u = tl.reshape(x, (COUNT // 8, 8)).to(tl.uint64)
+    shift = (tl.arange(0, WIDTH) * 8).to(u.dtype)
+    # the bytes' bits do not overlap: their sum is their bitwise or
+    word = tl.sum(u << shift[None, :], axis=1).to(u.dtype)
+    return word.to(dtype, bitcast=True)
+
+
+# helper: ct_unpack_float4_e2m1fn
+@triton.jit
+def ct_unpack_float4_e2m1fn(x):
+    """cuTile's unpack_from_bytes of a 1-D uint8 tile to float4_e2m1fn: two codes a byte,
+    the low nibble first (pack_to_bytes' order), as uint8 codes 0..15 (the converter's
+    float4_e2m1fn tiles), twice as many elements."""
+    tl.static_assert(x.dtype == tl.uint8, "unpack_from_bytes takes a uint8 tile")
+    COUNT: tl.constexpr = x.shape[0]
+    return tl.reshape(tl.join(x & 0xF, x >> 4), (COUNT * 2,)).to(tl.uint8)
