@@ -185,6 +185,7 @@ Node *memory_choice_stmt(Lowerer *L, Node *target, Node *value);
 Node *lower_list_item(Lowerer *L, Node *expr, TypeInfo *list, Node *index);
 /* lower_memory.c: the descriptor slots of list items that no descriptor took, dropped from a function body */
 void drop_list_item_slots(Lowerer *L, NodeList *body);
+void defer_list_descriptors(Lowerer *L, NodeList *body);
 /* lower_memory_order.c: tl.debug_barrier() where cuTile's block-wide memory
  * order needs one (a store then a load of the same array, lock hand-offs). */
 void insert_memory_barriers(Lowerer *L, NodeList *body);

@@ -240,6 +240,8 @@ typedef struct Lowerer {
   const char *descriptor_keys[C2T_MAX_DESCRIPTORS];
   const char *descriptor_names[C2T_MAX_DESCRIPTORS];
   int descriptor_count;
+  Node *list_descriptors[C2T_MAX_DESCRIPTORS]; /* the `if X_ok: X = make...` a list item's slot took */
+  int list_descriptor_count;
   NodeList runtime_scalars; /* kernel parameters passed as run-time scalars */
   const char *statement_note; /* a `# C2Tnnn: ...` comment for the statement being lowered (lower_stmt.c) */
   const Node *statement;      /* the tile statement being lowered: lower_error's location when its node has none */

@@ -126,6 +126,26 @@ def test_grouped_2d_takes_tma_when_every_array_suits_it(convert_text):
     assert "As_tma=all(_tma_compatible(array) for array in As)" in text
 
 
+def test_a_blocks_descriptors_of_a_group_are_made_only_when_it_has_a_tile_there(convert_text, convert, device):
+    """The descriptors of As[g] and Cs[g] are read only by the while loop over the group's
+    tiles: they are made under `if TEST:` of that loop (a block with no tile in group g makes
+    none), in their order, not once per group for every block."""
+    text = convert_text(GROUPED_SCALE_2D)
+    body = text[text.index("    for g in range(As_len):"):]
+    guard = body.index("\n        if ")  # the loop's test, again
+    loop = body.index("\n            while ")
+    text = body
+    assert guard < text.index("As_desc_1 = tl.make_tensor_descriptor(") < text.index("Cs_desc_2 = tl.make_tensor_descriptor(") < loop
+    # more blocks than some groups have tiles: blocks skip groups without making descriptors
+    mod = convert(GROUPED_SCALE_2D)
+    shapes = [(16, 32), (48, 48), (16, 16)]
+    As = [torch.randn(s, device=device) for s in shapes]
+    Cs = [torch.zeros(s, device=device, dtype=torch.float16) for s in shapes]
+    mod.run(As, Cs, 3.0, blocks=7)
+    for a, c in zip(As, Cs):
+        torch.testing.assert_close(c, (a * 3).to(torch.float16))
+
+
 def test_item_shape_and_gather(convert, device):
     mod = convert('''
 import torch
