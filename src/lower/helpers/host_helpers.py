@@ -208,12 +208,16 @@ def _tma_compatible(tensor):
     that breaks these rules returns wrong data without an error, so such tensors take the
     pointer path."""
     strides = tensor.stride()
-    if not 2 <= len(strides) <= 5 or strides[-1] != 1 or tensor.data_ptr() % 16:
+    rank = len(strides)
+    if rank < 2 or rank > 5 or strides[-1] != 1 or tensor.data_ptr() & 15:
         return False
     size = tensor.element_size()
-    if len(strides) == 2:  # the common case, without a generator
-        return strides[0] * size % 16 == 0
-    return all(stride * size % 16 == 0 for stride in strides[:-1])
+    if rank == 2:  # the common case
+        return not strides[0] * size & 15
+    for stride in strides[:-1]:  # a loop, not all() of a generator: host time of every launch
+        if stride * size & 15:
+            return False
+    return True
 
 
 # helper: _tma_workspace
@@ -244,23 +248,26 @@ def _launch_key(values):
     """Of each launch argument, what Triton compiles the kernel for: a tensor's dtype, device
     and whether its address is a multiple of 16 bytes; a tuple of ints (a shape, strides) as
     it is; another tuple by its elements; any other value with its type (Triton types 1, 1.0
-    and True differently, which compare equal). Host time of every launch: one pass, type
-    tests by identity first."""
+    and True differently, which compare equal). Host time of every launch: one pass, the
+    commonest kind (a shape or strides tuple) tested first, by identity; a scalar adds its
+    type and its value as two entries (no pair to build: a type starts a scalar's entries,
+    a tuple any other argument's, so no two argument lists give one key)."""
     key = []
     add = key.append
     for value in values:
         kind = type(value)
-        if kind is torch.Tensor or kind is not tuple and isinstance(value, torch.Tensor):
-            add((value.dtype, value.device, not value.data_ptr() & 15))
-        elif kind is tuple:
+        if kind is tuple:
             for item in value:
                 if type(item) is not int:
                     add(_launch_key(value))
                     break
             else:
                 add(value)
+        elif kind is torch.Tensor or isinstance(value, torch.Tensor):
+            add((value.dtype, value.device, not value.data_ptr() & 15))
         else:
-            add((kind, value))
+            add(kind)
+            add(value)
     return tuple(key)
 
 
@@ -283,7 +290,7 @@ def _launch(kernel, grid, *args, **constants):
     on the H200 against cuTile 1.7: sin(1e-39) was 0, exp2(-144.7) 0, not 2.8e-44)."""
     constants["enable_reflect_ftz"] = False
     try:
-        key = (id(kernel), _launch_key(args), _launch_key(constants.values()), tuple(constants))
+        key = (id(kernel), _launch_key((*args, *constants.values())), tuple(constants))
         kept = _LAUNCHED.get(key)
     except TypeError:  # an unhashable argument: Triton's own dispatch
         return kernel[grid](*args, **constants)
