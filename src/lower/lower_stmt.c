@@ -195,11 +195,16 @@ static void save_assigned(Lowerer *L, Assigned *A) {
  * disagree) becomes a run-time scalar (cuTile makes a loop variable of a
  * loose constant: `i = 0` is an int32 loop-carried value). Its dtype is
  * left to Triton (DT_UNKNOWN), which also gives a Python int carried by a
- * loop int32, and the operations on it stay dtype-generic. */
+ * loop int32, and the operations on it stay dtype-generic; it is never
+ * bfloat16, so an integer beside it needs no bfloat16 conversion. */
 static TypeInfo *concretized(Lowerer *L, TypeInfo *type) {
   if (!type || type->kind != VAL_CONST)
     return type;
-  return type_tile(L->ctx, DT_UNKNOWN, 0, NULL);
+  TypeInfo *scalar = type_tile(L->ctx, DT_UNKNOWN, 0, NULL);
+  /* Triton carries a Python number as int32, int64, float32 or int1; a strictly typed
+     constant (ct.bfloat16(1.0)) keeps its own dtype */
+  scalar->not_bfloat16 = type->loose ? true : type->dtype != DT_UNKNOWN && type->dtype != DT_BFLOAT16;
+  return scalar;
 }
 
 /* Names that a loop body assigns lose their constant values, before the

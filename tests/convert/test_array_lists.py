@@ -136,6 +136,8 @@ def test_a_blocks_descriptors_of_a_group_are_made_only_when_it_has_a_tile_there(
     loop = body.index("\n            while ")
     text = body
     assert guard < text.index("As_desc_1 = tl.make_tensor_descriptor(") < text.index("Cs_desc_2 = tl.make_tensor_descriptor(") < loop
+    # `first`, a Python int carried by the loop, is never bfloat16: no conversion around it
+    assert "if tile >= first and tile < first + count:" in text and "ct_bf16_operand" not in text
     # more blocks than some groups have tiles: blocks skip groups without making descriptors
     mod = convert(GROUPED_SCALE_2D)
     shapes = [(16, 32), (48, 48), (16, 16)]
