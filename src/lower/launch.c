@@ -1239,9 +1239,16 @@ static void rewrite_host_node(Node **slot, HostRewrite *rw) {
       return;
     }
     Node *callee = node->u.call.func;
-    if (callee->kind == N_ATTRIBUTE && str_eq(callee->u.attribute.attr, "replace_hints") &&
-        kernel_named(rw, callee->u.attribute.value))
+    Function *called_on = callee->kind == N_ATTRIBUTE ? kernel_named(rw, callee->u.attribute.value) : NULL;
+    Str method = called_on ? callee->u.attribute.attr : (Str){NULL, 0};
+    if (called_on && str_eq(method, "replace_hints"))
       note_host_hints(rw, node);
+    else if (called_on && !(method.len > 1 && method.text[0] == '_' && method.text[1] == '_'))
+      /* cuda.tile 1.7's kernel objects (_execution.py: kernel) have replace_hints and the
+         private _pyfunc and _compile; another method is an AttributeError there too */
+      lower_error(L, callee, "kernel '%.*s' has no method '%.*s' in cuda.tile 1.7 (a kernel object has "
+                  "replace_hints(**hints), the variant with other hints)", called_on->def->u.function_def.name.len,
+                  called_on->def->u.function_def.name.text, method.len, method.text);
   }
   /* A cuTile name reached through an import becomes its host value; one
    * reached through a module-level alias (PAD = ct.PaddingMode.ZERO) stays

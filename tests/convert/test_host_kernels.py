@@ -257,6 +257,19 @@ k = ct.kernel(scale_kernel._pyfunc, num_warps=4)
     assert "'num_warps' is not a cuTile kernel hint" in message
 
 
+def test_a_method_cutile_kernels_do_not_have_is_a_located_error(convert_error):
+    """cuda.tile 1.7's kernel objects have replace_hints (and private _pyfunc/_compile): a
+    call of another method (with_hints, seen in public code) is an AttributeError with
+    cuTile too, so it stops the conversion with its line, not the converted module at run time."""
+    message = convert_error(SCALE_KERNEL + '''
+def run(x, y):
+    k = scale_kernel.with_hints(occupancy=4)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, y, 2.0, TILE))
+''')
+    assert "kernel 'scale_kernel' has no method 'with_hints' in cuda.tile 1.7" in message
+    assert message.startswith("C2T403: ")
+
+
 def _convert_werror(tmp_path, source):
     src = tmp_path / "case.py"
     src.write_text(textwrap.dedent(source))
