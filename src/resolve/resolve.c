@@ -948,6 +948,7 @@ typedef struct CallScan {
   Converter *conv;
   Function *worklist[C2T_MAX_FUNCTIONS];
   int pending;
+  const NameSet *locals; /* of the function scanned: its parameters and the names it binds */
 } CallScan;
 
 static void mark_device(CallScan *scan, Function *fn) {
@@ -958,10 +959,12 @@ static void mark_device(CallScan *scan, Function *fn) {
 }
 
 /* Any module function named inside tile code is tile code too: called
- * directly, or passed along (ct.reduce combine functions). */
+ * directly, or passed along (ct.reduce combine functions); not a local of
+ * the same name (`emb = ct.gather(...)` in a kernel beside a host function
+ * `emb`), which Python's scoping makes local in the whole function. */
 static void scan_for_callees(Node *node, void *data) {
   CallScan *scan = data;
-  if (node->kind == N_NAME && node->u.name.ctx == CTX_LOAD) {
+  if (node->kind == N_NAME && node->u.name.ctx == CTX_LOAD && !name_set_has(scan->locals, node->u.name.id)) {
     Function *fn = find_function(scan->conv, node->u.name.id);
     if (fn)
       mark_device(scan, fn);
@@ -978,6 +981,11 @@ static void resolve_reachable(Converter *conv) {
   while (scan->pending > 0) {
     Function *fn = scan->worklist[--scan->pending];
     NodeList *body = &fn->def->u.function_def.body;
+    NameSet locals = {.conv = conv, .stores = true};
+    collect_parameters(&locals, fn->def->u.function_def.args);
+    for (int i = 0; i < body->count; i++)
+      collect_names(body->items[i], &locals);
+    scan->locals = &locals;
     for (int i = 0; i < body->count; i++)
       scan_for_callees(body->items[i], scan);
   }

@@ -246,3 +246,29 @@ def copy_kernel(x, y):
     assert lines[at["# The kernel below copies."] + 1].startswith("@triton.autotune(")  # above both decorators
     assert lines[at["# one tile per block"]].startswith("    # one")
     assert any(line.endswith("# tail lanes dropped") for line in lines)
+
+
+def test_a_kernel_local_named_like_a_host_function_leaves_that_function_host_code(convert, device):
+    """`emb = ct.gather(...)` in a kernel beside a host function `emb`: the local is the
+    kernel's own (Python's scoping), so the host function, which calls torch, is not taken for
+    a tile function (it was: a located error at `indices.numel()`)."""
+    mod = convert('''
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def lookup(indices, weight, out, T: ct.Constant[int], D: ct.Constant[int]):
+    rows = ct.load(indices, index=(ct.bid(0),), shape=(T,))
+    emb = ct.gather(weight, (rows[:, None], ct.arange(D, dtype=ct.int32)[None, :]))
+    ct.store(out, index=(ct.bid(0), 0), tile=emb)
+
+
+def emb(indices, weight):
+    out = torch.empty((indices.numel(), weight.shape[1]), dtype=weight.dtype, device=weight.device)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(indices.numel(), 8),), lookup, (indices, weight, out, 8, 16))
+    return out
+''')
+    weight = torch.randn(50, 16, device=device)
+    indices = torch.randint(0, 50, (24,), dtype=torch.int32, device=device)
+    torch.testing.assert_close(mod.emb(indices, weight), weight[indices.long()])
