@@ -381,9 +381,52 @@ static void resolve_function_def(Converter *conv, Node *def) {
   }
 }
 
+/* A module-level `True`/`False`, directly or through a name bound to one
+ * (`_HAS_CUTILE = True` in the try body of the cuda.tile import: the one the
+ * converted module runs): 1 or 0; -1 when not known. */
+static int known_flag(Converter *conv, const Node *test) {
+  if (test->kind == N_NAME) {
+    const Binding *binding = find_binding(conv, test->u.name.id);
+    test = binding && binding->value ? binding->value : NULL;
+  }
+  if (!test || test->kind != N_CONSTANT)
+    return -1;
+  return test->u.constant.kind == CONST_TRUE ? 1 : test->u.constant.kind == CONST_FALSE ? 0 : -1;
+}
+
+typedef struct CtSearch {
+  Converter *conv;
+  bool found;
+} CtSearch;
+
+static void find_ct_member(Node *node, void *data) {
+  CtSearch *search = data;
+  if (!node || search->found)
+    return;
+  if ((node->kind == N_NAME || node->kind == N_ATTRIBUTE) && resolve_ct_member(search->conv, node)) {
+    search->found = true;
+    return;
+  }
+  node_children(node, find_ct_member, data);
+}
+
+/* `A if FLAG else B` that names cuda.tile, with FLAG known: the branch taken
+ * (ConstInt = ct.Constant[int] if _HAS_CUTILE else int, beside a try/except
+ * import of cuda.tile), else the expression itself. The statement is
+ * rewritten to that branch, so host code sees what the conversion read. */
+static Node *taken_branch(Converter *conv, Node *value) {
+  if (value->kind != N_IF_EXP)
+    return value;
+  CtSearch search = {conv, false};
+  find_ct_member(value, &search);
+  int flag = search.found ? known_flag(conv, value->u.if_exp.test) : -1;
+  return flag < 0 ? value : flag ? value->u.if_exp.body : value->u.if_exp.orelse;
+}
+
 /* NAME = value at module level: an alias (ConstInt = ct.Constant[int]) or a
  * constant that kernels may read. */
 static void resolve_assign(Converter *conv, Node *stmt) {
+  stmt->u.assign.value = taken_branch(conv, stmt->u.assign.value);
   if (stmt->u.assign.targets.count > 1) { /* TM = TN = TK = 64: each name bound to the value */
     for (int i = 0; i < stmt->u.assign.targets.count; i++)
       if (stmt->u.assign.targets.items[i]->kind != N_NAME)

@@ -145,6 +145,47 @@ def run(x):
     assert torch.equal(mod.run(x), x * 2)
 
 
+def test_aliases_chosen_by_the_flag_of_a_guarded_import(convert, convert_text, device):
+    """`ConstInt = ct.Constant[int] if HAS_CUTILE else int` and `if HAS_CUTILE: PAD = ...`
+    beside `try: import cuda.tile as ct; HAS_CUTILE = True`: the converted module runs the
+    try body, so the alias is ct.Constant[int] (the tile shape is a constant) and the
+    conditional statement is its branch."""
+    source = '''
+import types
+
+import torch
+
+try:
+    import cuda.tile as ct
+    HAS_CUTILE = True
+except ModuleNotFoundError:
+    ct = types.SimpleNamespace(Constant=dict, kernel=lambda f=None, **kw: f)
+    HAS_CUTILE = False
+
+ConstInt = ct.Constant[int] if HAS_CUTILE else int
+if HAS_CUTILE:
+    PAD = ct.PaddingMode.ZERO
+
+
+@ct.kernel
+def row_sums(x, out, TILE: ConstInt):
+    acc = ct.zeros((1, TILE), dtype=ct.float32)
+    for j in range(ct.num_tiles(x, axis=1, shape=(1, TILE))):
+        acc += ct.load(x, index=(ct.bid(0), j), shape=(1, TILE), padding_mode=PAD)
+    ct.store(out, index=(ct.bid(0),), tile=ct.sum(acc, axis=1))
+
+
+def run(x):
+    out = torch.empty(x.shape[0], device=x.device)
+    ct.launch(0, (x.shape[0],), row_sums, (x, out, 16))
+    return out
+'''
+    assert "if HAS_CUTILE else int" not in convert_text(source)
+    mod = convert(source)
+    x = torch.randn(3, 40, device=device)
+    torch.testing.assert_close(mod.run(x), x.sum(1))
+
+
 def test_a_fallback_binding_does_not_hide_the_cutile_one(convert, device):
     # `except ImportError: RM = None` runs only where cuda.tile is missing; the converted
     # module never imports it, so RM stays cuTile's RoundingMode for the tile code
