@@ -1478,6 +1478,75 @@ static void push_launcher_of(Lowerer *L, NodeList *out, const Node *stmt, NodeLi
   }
 }
 
+/* A kernel defined in a block of a module-level statement (`if
+ * CUTILE_AVAILABLE:` around the kernels, a try): its launcher and
+ * _host_kernel line go right after it in that block, under the same
+ * condition (the helpers are then written before the statement). */
+static bool is_launched_kernel_def(Lowerer *L, const Node *stmt) {
+  for (int i = 0; i < L->launcher_count; i++)
+    if (L->launcher_of[i]->def == stmt)
+      return true;
+  return false;
+}
+
+static bool block_defines_launched_kernel(Lowerer *L, const NodeList *block);
+
+static bool statement_defines_launched_kernel(Lowerer *L, const Node *stmt) {
+  switch (stmt->kind) {
+  case N_IF:
+    return block_defines_launched_kernel(L, &stmt->u.if_.body) ||
+           block_defines_launched_kernel(L, &stmt->u.if_.orelse);
+  case N_TRY:
+    if (block_defines_launched_kernel(L, &stmt->u.try_.body) ||
+        block_defines_launched_kernel(L, &stmt->u.try_.orelse) ||
+        block_defines_launched_kernel(L, &stmt->u.try_.finalbody))
+      return true;
+    for (int i = 0; i < stmt->u.try_.handlers.count; i++)
+      if (block_defines_launched_kernel(L, &stmt->u.try_.handlers.items[i]->u.except_handler.body))
+        return true;
+    return false;
+  case N_WITH: return block_defines_launched_kernel(L, &stmt->u.with.body);
+  default: return false;
+  }
+}
+
+static bool block_defines_launched_kernel(Lowerer *L, const NodeList *block) {
+  for (int i = 0; i < block->count; i++)
+    if (is_launched_kernel_def(L, block->items[i]) || statement_defines_launched_kernel(L, block->items[i]))
+      return true;
+  return false;
+}
+
+static void push_block_launchers(Lowerer *L, NodeList *block);
+
+static void push_statement_launchers(Lowerer *L, Node *stmt) {
+  switch (stmt->kind) {
+  case N_IF:
+    push_block_launchers(L, &stmt->u.if_.body);
+    push_block_launchers(L, &stmt->u.if_.orelse);
+    break;
+  case N_TRY:
+    push_block_launchers(L, &stmt->u.try_.body);
+    for (int i = 0; i < stmt->u.try_.handlers.count; i++)
+      push_block_launchers(L, &stmt->u.try_.handlers.items[i]->u.except_handler.body);
+    push_block_launchers(L, &stmt->u.try_.orelse);
+    push_block_launchers(L, &stmt->u.try_.finalbody);
+    break;
+  case N_WITH: push_block_launchers(L, &stmt->u.with.body); break;
+  default: break;
+  }
+}
+
+static void push_block_launchers(Lowerer *L, NodeList *block) {
+  NodeList out = {0};
+  for (int i = 0; i < block->count; i++) {
+    node_list_push(&L->ctx->arena, &out, block->items[i]);
+    push_statement_launchers(L, block->items[i]);
+    push_launcher_of(L, &out, block->items[i], NULL);
+  }
+  *block = out;
+}
+
 /* ----------------------------------------------- where the helpers go */
 
 /* The generated helpers stand in one marked block after the user's code,
@@ -1585,7 +1654,8 @@ static int helpers_index(Lowerer *L, const NodeList *helpers) {
     for (int k = 0; k < L->launcher_count && !use.found; k++)
       if (L->launcher_of[k]->def == body->items[i])
         find_import_time_use(&L->launchers[k], &use);
-    if (use.found)
+    /* a kernel in a block: its _host_kernel line runs there */
+    if (use.found || statement_defines_launched_kernel(L, body->items[i]))
       return i;
   }
   return body->count;
@@ -1640,6 +1710,7 @@ void finish_module(Lowerer *L) {
       node_list_push(&L->ctx->arena, &out, stmt);
       push_twins_of(L, &out, stmt);
       push_launcher_of(L, &out, stmt, i < helpers_at ? &registrations : NULL);
+      push_statement_launchers(L, stmt);
     }
   }
   *body = out;

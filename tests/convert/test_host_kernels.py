@@ -629,3 +629,51 @@ def test_kernels_defined_in_blocks_of_a_host_function_move_to_module_level(conve
         torch.testing.assert_close(got["plus"], x + shift)
         torch.testing.assert_close(got["signed"], x * (2.0 if shift > 0 else -2.0))
         torch.testing.assert_close(got["late"], x * 2)
+
+
+MODULE_BLOCK_KERNELS = '''
+import torch
+
+try:
+    from cuda import tile as ct
+    from cuda.tile import Constant as ConstInt
+    CUTILE_AVAILABLE = True
+except ImportError:
+    CUTILE_AVAILABLE = False
+    ConstInt = int
+
+if CUTILE_AVAILABLE:
+
+    @ct.kernel
+    def doubled(x, out, T: ConstInt):
+        ct.store(out, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)) * 2.0)
+
+else:
+    doubled = None
+
+try:
+    @ct.kernel
+    def negated(x, out, T: ConstInt):
+        ct.store(out, index=(ct.bid(0),), tile=-ct.load(x, index=(ct.bid(0),), shape=(T,)))
+except Exception:
+    negated = None
+
+
+def run(kernel, x):
+    out = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 8),), kernel, (x, out, 8))
+    return out
+'''
+
+
+def test_kernels_defined_in_module_level_blocks_get_their_launchers_there(convert, convert_text, device):
+    """A kernel under `if CUTILE_AVAILABLE:` (or in a try) at module level: its launcher and
+    _host_kernel line follow it in that block, under the same condition, and the helpers come
+    before the block (the launchers were missing: NameError at the first launch)."""
+    text = convert_text(MODULE_BLOCK_KERNELS)
+    assert "\n    def launch_doubled(" in text and "\n    _host_kernel(doubled, launch_doubled)" in text
+    assert text.index("def _host_kernel(") < text.index("if CUTILE_AVAILABLE:")
+    mod = convert(MODULE_BLOCK_KERNELS)
+    x = torch.randn(20, device=device)
+    torch.testing.assert_close(mod.run(mod.doubled, x), x * 2)
+    torch.testing.assert_close(mod.run(mod.negated, x), -x)
