@@ -1494,12 +1494,17 @@ static const char *python_escaped(Lowerer *L, const char *text) {
  *         """its docstring"""
  *         tl.static_assert(False, "cutile2triton: NAME was not converted: ...")
  *
- * which names the reason if Triton is ever asked to compile it. A function
- * without an array parameter keeps its located error. */
+ * which names the reason if Triton is ever asked to compile it. So does one
+ * whose tile parameters need a call for their rank or dtype (a report that
+ * something "is not known at conversion": a bitonic sort helper no kernel
+ * calls, reshaping its tile argument); the kernels of other modules that
+ * import it convert copies of it (resolve_siblings.c). Any other function
+ * keeps its located error. */
 void lower_unused_device_function(Lowerer *L, Function *fn) {
   NodeList *written = &fn->def->u.function_def.args->u.arguments.args;
   bool *is_array = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(written->count + 1));
-  if (!takes_array(L, fn, is_array)) {
+  const volatile bool arrays = takes_array(L, fn, is_array); /* read after a longjmp */
+  if (!arrays && !written->count) {
     lower_device_function(L, fn, NULL, 0);
     return;
   }
@@ -1515,6 +1520,10 @@ void lower_unused_device_function(Lowerer *L, Function *fn) {
   memcpy(&diag->on_error, &outer, sizeof outer);
   const char *report = report_line(L, attempt.message_len);
   attempt_undo(L, &attempt);
+  if (!arrays && !strstr(report, "not known at conversion")) {
+    lower_device_function(L, fn, NULL, 0); /* the same located error, reported again */
+    return;
+  }
   Node *def = fn->def; /* as written again (discard_lowering) */
   Str name = def->u.function_def.name;
   Function *caller = L->function;
@@ -1535,11 +1544,12 @@ void lower_unused_device_function(Lowerer *L, Function *fn) {
   def->u.function_def.args->u.arguments.args = stub_params;
   def->u.function_def.args->u.arguments.defaults = (NodeList){0};
   def->u.function_def.args->rewritten = true;
+  const char *why = arrays ? "it takes an array, which no other module's converted code can pass to it"
+                            : "its tiles' ranks or dtypes come only with a call";
   const char *text = arena_printf(&L->ctx->arena,
                                   "tl.static_assert(False, \"cutile2triton: %.*s was not converted: no kernel of its "
-                                  "module calls it, and it takes an array, which no other module's converted code "
-                                  "can pass to it; lowered without a call, it stops at %s\")\n",
-                                  name.len, name.text, python_escaped(L, report));
+                                  "module calls it, and %s; lowered without a call, it stops at %s\")\n",
+                                  name.len, name.text, why, python_escaped(L, report));
   NodeList body = {0};
   NodeList *old = &def->u.function_def.body;
   if (old->count && old->items[0]->kind == N_EXPR_STMT && old->items[0]->u.expr_stmt.value->kind == N_STRING)
