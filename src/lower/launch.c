@@ -915,10 +915,20 @@ static Node *rewrite_host_member(Lowerer *L, Node *node, const char *member) {
 #define HOST_ANNOTATION_MAX_DEPTH 16 /* type aliases followed inside one annotation */
 
 /* `ConstInt = ct.Constant[int]` (or `= ct.Constant`): a cuTile type alias, gone with cuda.tile. */
+/* The value of `NAME = value` or `NAME: T = value` (ConstInt: TypeAlias =
+ * ct.Constant[int]) at module level, else NULL. */
+static const Node *single_assigned_value(const Node *stmt) {
+  if (stmt->kind == N_ASSIGN && stmt->u.assign.targets.count == 1)
+    return stmt->u.assign.value;
+  if (stmt->kind == N_ANN_ASSIGN && stmt->u.ann_assign.target->kind == N_NAME)
+    return stmt->u.ann_assign.value;
+  return NULL;
+}
+
 static bool is_ct_type_alias(Lowerer *L, const Node *stmt) {
-  if (stmt->kind != N_ASSIGN || stmt->u.assign.targets.count != 1)
+  const Node *value = single_assigned_value(stmt);
+  if (!value)
     return false;
-  const Node *value = stmt->u.assign.value;
   if (value->kind == N_SUBSCRIPT && resolve_ct_member(L->conv, value) == NULL)
     value = value->u.subscript.value;
   else if (!is_ct_member(L->conv, value, "Constant"))
@@ -935,7 +945,7 @@ static Node *type_alias_value(Lowerer *L, const Node *name) {
     return NULL;
   NodeList *body = &L->conv->module->u.module.body;
   for (int i = 0; i < body->count; i++)
-    if (body->items[i]->kind == N_ASSIGN && body->items[i]->u.assign.value == binding->value)
+    if (single_assigned_value(body->items[i]) == binding->value)
       return is_ct_type_alias(L, body->items[i]) ? binding->value : NULL;
   return NULL;
 }

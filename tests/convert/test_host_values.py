@@ -186,6 +186,34 @@ def run(x):
     torch.testing.assert_close(mod.run(x), x.sum(1))
 
 
+def test_an_annotated_type_alias_of_constant(convert, convert_text, device):
+    """`ConstInt: TypeAlias = ct.Constant[int]` is the alias `ConstInt = ct.Constant[int]` is:
+    it leaves the host code, and parameters annotated with it are constexprs."""
+    source = '''
+from typing import TypeAlias
+
+import torch
+import cuda.tile as ct
+
+ConstInt: TypeAlias = ct.Constant[int]
+
+
+@ct.kernel
+def shifted(x, y, T: ConstInt):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)) + 1.0)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    ct.launch(0, (ct.cdiv(x.shape[0], 8),), shifted, (x, y, 8))
+    return y
+'''
+    text = convert_text(source)
+    assert "ConstInt" not in text and "T: tl.constexpr" in text
+    x = torch.randn(20, device=device)
+    torch.testing.assert_close(convert(source).run(x), x + 1)
+
+
 def test_a_fallback_binding_does_not_hide_the_cutile_one(convert, device):
     # `except ImportError: RM = None` runs only where cuda.tile is missing; the converted
     # module never imports it, so RM stays cuTile's RoundingMode for the tile code
