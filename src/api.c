@@ -81,6 +81,7 @@ static int api_run(ApiJob job, const char *filename, const char *source, size_t 
       conv->no_autotune = (flags & C2T_OPTION_NO_AUTOTUNE) != 0;
       conv->tile_only_op = op_is_tile_only;
       conv->stub_name = op_in_stub;
+      conv->public_name = op_is_public_name;
       ctx->diag.code = C2T_CODE_MODULE;
       resolve_module(conv);
       if (report)

@@ -138,6 +138,9 @@ typedef struct Converter {
   /* Whether cuda.tile._stub has `member`, a name cuda.tile takes from it
    * (`_stub.pack_to_bytes` is ct.pack_to_bytes): op_in_stub, given likewise. */
   bool (*stub_name)(const char *member);
+  /* Whether cuda.tile 1.7 has the public name `name` (hasattr(ct, "mma")):
+   * op_is_public_name, given likewise. */
+  bool (*public_name)(const char *name);
 
   /* resolve */
   Str ct_modules[C2T_MAX_CT_MODULE_NAMES]; /* names bound to the cuda.tile module (`ct`) */

@@ -1186,6 +1186,29 @@ static Node *nested_kernel_object(HostRewrite *rw, Function *kernel) {
   return stmt;
 }
 
+/* hasattr(ct, "NAME") on the host, NAME a plain public name: whether
+ * cuda.tile 1.7 has it, which the operation table knows (every public name
+ * of cuda.tile 1.7 has a row: --list-ops), as a constant; the converted
+ * module has no cuda.tile to ask (`_HAS_MMA = hasattr(ct, "mma")` guarding
+ * two versions of a tile function). */
+static bool is_hasattr_of_cutile(Lowerer *L, const Node *call) {
+  const Node *callee = call->u.call.func;
+  const NodeList *args = &call->u.call.args;
+  if (callee->kind != N_NAME || !str_eq(callee->u.name.id, "hasattr") || args->count != 2 ||
+      call->u.call.keywords.count)
+    return false;
+  const Node *module = args->items[0];
+  if (module->kind != N_NAME || !is_rooted_at_ct_import(L->conv, module) || resolve_ct_member(L->conv, module))
+    return false;
+  const char *name = plain_string_text(L, args->items[1]);
+  return name && name[0] && name[0] != '_';
+}
+
+static Node *hasattr_of_cutile(Lowerer *L, Node *call) {
+  bool has = op_is_public_name(plain_string_text(L, call->u.call.args.items[1]));
+  return T0(L, has ? "True" : "False"); /* a new node: written as it is, not as the source spelled it */
+}
+
 static void rewrite_host_node(Node **slot, HostRewrite *rw) {
   void *data = rw;
   Lowerer *L = rw->L;
@@ -1211,6 +1234,10 @@ static void rewrite_host_node(Node **slot, HostRewrite *rw) {
   const char *assigned = assigned_ct_member(L, node);
   if (assigned) {
     *slot = dropped_self_binding(L, node, assigned, false);
+    return;
+  }
+  if (node->kind == N_CALL && is_hasattr_of_cutile(L, node)) {
+    *slot = hasattr_of_cutile(L, node);
     return;
   }
   if (node->kind == N_CALL) {

@@ -2037,6 +2037,12 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
     if (types[i] && types[i]->kind == VAL_LIST) /* its table, length and rank would have to travel with it */
       lower_error(L, args->items[i], "a list of arrays cannot be passed to a tile function (not converted yet: "
                   "pass its items, As[g])");
+    /* whether it is tfloat32 is a condition on the caller's names (`ct.tfloat32 if A.dtype ==
+       ct.float32 else A.dtype`), which the tile function's body cannot read */
+    if (types[i] && types[i]->kind == VAL_TILE && types[i]->tf32_when)
+      lower_error(L, args->items[i], "a tile that is tfloat32 only for some dtypes of the launch (astype to a dtype "
+                  "chosen by a condition) cannot be passed to a tile function (not converted yet: call ct.mma or "
+                  "ct.matmul in the kernel, or astype inside the tile function)");
   }
   if (fn->lowering)
     lower_error(L, call, "recursive tile functions cannot be converted");

@@ -289,7 +289,7 @@ static bool float_of_text(Lowerer *L, const char *text, double *value) {
 }
 
 /* The text of a plain one-piece string literal ("inf", 'nan'), NULL otherwise. */
-static const char *plain_string_text(Lowerer *L, const Node *string) {
+const char *plain_string_text(Lowerer *L, const Node *string) {
   if (string->kind != N_STRING || string->u.string.is_bytes || string->u.string.parts.count != 1)
     return NULL;
   const Node *piece = string->u.string.parts.items[0];

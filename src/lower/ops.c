@@ -232,6 +232,14 @@ bool op_in_stub(const char *name) {
   return true;
 }
 
+/* Whether cuda.tile 1.7 has the public attribute `name` (hasattr(ct, name)):
+ * every public name of cuda.tile 1.7 has a row; methods (Tile.x) and the
+ * Python builtins the table also holds are not attributes of the module. */
+bool op_is_public_name(const char *name) {
+  const OpRow *row = op_find(name);
+  return row && !strchr(row->name, '.') && !(row->flags & OPF_BUILTIN_ONLY);
+}
+
 /* Whether `member` is a cuTile operation only tile code can call (resolve.c asks
  * through Converter.tile_only_op, to find tile-helper functions no kernel calls). */
 bool op_is_tile_only(const char *member) {

@@ -95,6 +95,7 @@ const OpRow *op_find(const char *name);
 bool op_is_tile_only(const char *member);
 /* A name cuda.tile takes from cuda.tile._stub (`_stub.pack_to_bytes` is ct.pack_to_bytes). */
 bool op_in_stub(const char *name);
+bool op_is_public_name(const char *name); /* hasattr(ct, name) in cuda.tile 1.7 */
 /* Any row whose name (or bare method name) is `name`, builtin-only rows included. */
 const OpRow *op_row(const char *name);
 /* The row that `object.name(...)` calls for a tile or array object, NULL if none. */

@@ -381,14 +381,42 @@ static void resolve_function_def(Converter *conv, Node *def) {
   }
 }
 
+/* The name NAME of `hasattr(ct, "NAME")`, ct the cuda.tile module and NAME a
+ * plain public name (no leading underscore), as a NUL-terminated copy; else NULL. */
+static const char *hasattr_of_cutile_name(Converter *conv, const Node *call) {
+  if (call->kind != N_CALL || call->u.call.func->kind != N_NAME || !str_eq(call->u.call.func->u.name.id, "hasattr") ||
+      call->u.call.args.count != 2 || call->u.call.keywords.count)
+    return NULL;
+  const Node *module = call->u.call.args.items[0], *string = call->u.call.args.items[1];
+  if (module->kind != N_NAME || !is_rooted_at_ct_import(conv, module) || resolve_ct_member(conv, module))
+    return NULL;
+  if (string->kind != N_STRING || string->u.string.is_bytes || string->u.string.parts.count != 1 ||
+      string->u.string.parts.items[0]->kind != N_STRING_TOKEN)
+    return NULL;
+  Str token = string->u.string.parts.items[0]->u.piece.text; /* quotes included */
+  if (token.len < 3 || (token.text[0] != '"' && token.text[0] != '\'') || token.text[token.len - 1] != token.text[0])
+    return NULL;
+  for (int i = 1; i < token.len - 1; i++)
+    if (!(token.text[i] == '_' || (token.text[i] >= 'a' && token.text[i] <= 'z') ||
+          (token.text[i] >= 'A' && token.text[i] <= 'Z') || (i > 1 && token.text[i] >= '0' && token.text[i] <= '9')))
+      return NULL;
+  if (token.text[1] == '_')
+    return NULL;
+  return arena_strndup(&conv->ctx->arena, token.text + 1, (size_t)token.len - 2);
+}
+
 /* A module-level `True`/`False`, directly or through a name bound to one
  * (`_HAS_CUTILE = True` in the try body of the cuda.tile import: the one the
- * converted module runs): 1 or 0; -1 when not known. */
+ * converted module runs), or `hasattr(ct, "mma")` (what cuda.tile 1.7 has,
+ * which host code rewriting writes in its place): 1 or 0; -1 when not known. */
 static int known_flag(Converter *conv, const Node *test) {
   if (test->kind == N_NAME) {
     const Binding *binding = find_binding(conv, test->u.name.id);
     test = binding && binding->value ? binding->value : NULL;
   }
+  const char *attribute = test ? hasattr_of_cutile_name(conv, test) : NULL;
+  if (attribute)
+    return conv->public_name && conv->public_name(attribute) ? 1 : 0;
   if (!test || test->kind != N_CONSTANT)
     return -1;
   return test->u.constant.kind == CONST_TRUE ? 1 : test->u.constant.kind == CONST_FALSE ? 0 : -1;
@@ -495,6 +523,36 @@ static bool catches_import_error(const Node *type) {
          str_eq(name, "BaseException");
 }
 
+/* Whether a block defines a kernel or a tile function (@ct.kernel,
+ * @ct.function), directly or in its own blocks. */
+static bool block_defines_tile_code(Converter *conv, NodeList *block) {
+  for (int i = 0; i < block->count; i++) {
+    Node *stmt = block->items[i];
+    if (stmt->kind == N_FUNCTION_DEF) {
+      NodeList *decorators = &stmt->u.function_def.decorator_list;
+      for (int d = 0; d < decorators->count; d++) {
+        const char *member = resolve_ct_member(conv, decorator_callee(decorators->items[d]));
+        if (member && (!strcmp(member, "kernel") || !strcmp(member, "function")))
+          return true;
+      }
+    }
+    NodeList *inner[2] = {NULL, NULL};
+    if (stmt->kind == N_IF) {
+      inner[0] = &stmt->u.if_.body;
+      inner[1] = &stmt->u.if_.orelse;
+    } else if (stmt->kind == N_TRY) {
+      inner[0] = &stmt->u.try_.body;
+      inner[1] = &stmt->u.try_.orelse;
+    } else if (stmt->kind == N_WITH) {
+      inner[0] = &stmt->u.with.body;
+    }
+    for (int b = 0; b < 2; b++)
+      if (inner[b] && block_defines_tile_code(conv, inner[b]))
+        return true;
+  }
+  return false;
+}
+
 static void resolve_statement(Converter *conv, Node *stmt, int depth) {
   switch (stmt->kind) {
   case N_IMPORT: resolve_import(conv, stmt); break;
@@ -506,10 +564,30 @@ static void resolve_statement(Converter *conv, Node *stmt, int depth) {
     break;
   case N_FUNCTION_DEF: resolve_function_def(conv, stmt); break;
   /* imports guarded by if/try (optional dependencies) count as well */
-  case N_IF:
+  case N_IF: {
+    /* `if _HAS_MMA:` (a flag known here) with a tile function or kernel in the
+       branch not taken: that branch is dead in the converted module, and goes
+       (two versions of one tile function, one per branch: Triton calls the
+       one the condition picks, as Python would) */
+    int flag = known_flag(conv, stmt->u.if_.test);
+    NodeList *dead = flag == 1 ? &stmt->u.if_.orelse : flag == 0 ? &stmt->u.if_.body : NULL;
+    if (dead && block_defines_tile_code(conv, dead)) {
+      if (flag == 1) {
+        dead->count = 0;
+      } else {
+        Node *placeholder = arena_alloc(&conv->ctx->arena, sizeof(Node));
+        placeholder->kind = N_PASS;
+        placeholder->span = dead->count ? dead->items[0]->span : stmt->span;
+        placeholder->rewritten = true;
+        dead->count = 0;
+        push_node(conv, dead, placeholder);
+      }
+      stmt->rewritten = true;
+    }
     resolve_statements(conv, &stmt->u.if_.body, depth + 1);
     resolve_statements(conv, &stmt->u.if_.orelse, depth + 1);
     break;
+  }
   case N_TRY: {
     /* `try: import cuda.tile as ct; from cuda.tile import RoundingMode as RM` with
      * `except ImportError: RM = None`: the handler runs only where cuda.tile is missing,

@@ -214,6 +214,87 @@ def run(x):
     torch.testing.assert_close(convert(source).run(x), x + 1)
 
 
+HASATTR = '''
+import torch
+import cuda.tile as ct
+
+HAS_MMA = hasattr(ct, "mma")
+HAS_FUTURE_OP = hasattr(ct, "{missing}")
+
+if HAS_MMA:
+
+    @ct.function
+    def combine(a, b):
+        return a + b
+
+else:
+
+    @ct.function
+    def combine(a, b):
+        return a - b
+
+if HAS_FUTURE_OP:
+
+    @ct.function
+    def scaled(t):
+        return t * 3.0
+
+else:
+
+    @ct.function
+    def scaled(t):
+        return t * 2.0
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    ct.store(y, index=(ct.bid(0),), tile=scaled(combine(t, t)))
+
+
+def run(x):
+    y = torch.empty_like(x)
+    ct.launch(0, (ct.cdiv(x.shape[0], 8),), k, (x, y, 8))
+    return y
+'''
+
+
+def test_hasattr_of_cutile_is_what_cutile_1_7_has_and_picks_the_tile_function(convert, convert_text, device):
+    """hasattr(ct, "mma") is True in cuda.tile 1.7, hasattr(ct, "not_an_op") False: the host
+    constant the converted module holds, and the `if` that defines one version of a tile
+    function per outcome keeps the taken branch only (the first definition was taken
+    whatever the condition said)."""
+    source = HASATTR.format(missing="not_an_op")
+    text = convert_text(source)
+    assert "HAS_MMA = True" in text and "HAS_FUTURE_OP = False" in text
+    assert "a - b" not in text and "t * 3.0" not in text
+    mod = convert(source)
+    x = torch.randn(16, device=device)
+    torch.testing.assert_close(mod.run(x), (x + x) * 2.0)
+    assert mod.HAS_MMA is True and mod.HAS_FUTURE_OP is False
+
+
+def test_a_tile_whose_tfloat32_ness_is_a_launch_condition_cannot_go_to_a_tile_function(convert_error):
+    message = convert_error('''
+import cuda.tile as ct
+
+
+@ct.function
+def accumulate(a, b, acc):
+    return ct.mma(a, b, acc)
+
+
+@ct.kernel
+def k(A, B, C, T: ct.Constant[int]):
+    dtype = ct.tfloat32 if A.dtype == ct.float32 else A.dtype
+    a = ct.load(A, index=(0, 0), shape=(T, T)).astype(dtype)
+    b = ct.load(B, index=(0, 0), shape=(T, T)).astype(dtype)
+    acc = accumulate(a, b, ct.zeros((T, T), dtype=ct.float32))
+    ct.store(C, index=(0, 0), tile=acc)
+''')
+    assert "a tile that is tfloat32 only for some dtypes of the launch" in message, message
+
+
 def test_a_fallback_binding_does_not_hide_the_cutile_one(convert, device):
     # `except ImportError: RM = None` runs only where cuda.tile is missing; the converted
     # module never imports it, so RM stays cuTile's RoundingMode for the tile code
