@@ -107,3 +107,47 @@ def convert_error(tmp_path):
         return found.group(1)
 
     return run
+
+
+class CutileExport:
+    """Real cuTile's front end and tileiras, without a GPU (cuda.tile.compilation.export_kernel):
+    whether a kernel written for a test is valid cuTile. `array(dtype, rank)` is an array
+    argument (contiguous rows, 16-byte aligned); `cubin_size(source, args)` compiles the
+    kernel `k` of `source` for `gpu` and returns the cubin's size."""
+
+    def __init__(self, tmp_path, ct, compilation):
+        self.tmp_path, self.ct, self.compilation = tmp_path, ct, compilation
+
+    def array(self, dtype, rank, shape_divisible_by=16):
+        divisible = shape_divisible_by if isinstance(shape_divisible_by, list) else [shape_divisible_by] * rank
+        return self.compilation.ArrayConstraint(
+            dtype, rank, index_dtype=self.ct.int32, stride_lower_bound_incl=0, alias_groups=[],
+            may_alias_internally=False, stride_constant=[None] * (rank - 1) + [1],
+            stride_divisible_by=[16] * (rank - 1) + [1], shape_divisible_by=divisible, base_addr_divisible_by=16)
+
+    def cubin_size(self, source, args, gpu="sm_100"):
+        import importlib.util
+        import io
+        path = self.tmp_path / f"cutile_kernel_{len(list(self.tmp_path.iterdir()))}.py"
+        path.write_text(source)
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        out = io.BytesIO()
+        signature = self.compilation.KernelSignature(args, self.compilation.CallingConvention.cutile_python_v1())
+        self.compilation.export_kernel(module.k, [signature], out, gpu_code=gpu, output_format="cubin")
+        return len(out.getvalue())
+
+
+@pytest.fixture
+def cutile_export(tmp_path):
+    """A CutileExport; the test is skipped where cuda.tile or tileiras cannot be imported
+    (PYTHONPATH=/path/to/cuda-tile runs it)."""
+    ct = pytest.importorskip("cuda.tile")
+    compilation = pytest.importorskip("cuda.tile.compilation")
+    try:
+        from cuda.tile._compile import _find_compiler_bin
+        _find_compiler_bin()
+    except Exception as e:  # no tileiras: nothing to compile with
+        pytest.skip(f"tileiras not available: {e}")
+    return CutileExport(tmp_path, ct, compilation)

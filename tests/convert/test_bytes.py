@@ -6,9 +6,6 @@ float4_e2m1fn two codes a byte (the low nibble first, as pack_to_bytes wrote the
 wider dtype each element's bytes least significant first (cuda/tile/_ir/ops.py). The
 converter holds float4_e2m1fn tiles as uint8 codes, which a fill gives as astype would.
 """
-import importlib.util
-import io
-
 import pytest
 import torch
 
@@ -115,38 +112,12 @@ def k(x):
     assert message in text
 
 
-def test_kernels_here_are_valid_cutile(tmp_path):
-    """The kernels above compile with cuda.tile for sm_100 (runs only where cuda.tile and
-    tileiras are importable: PYTHONPATH=/path/to/cuda-tile)."""
-    ct = pytest.importorskip("cuda.tile")
-    compilation = pytest.importorskip("cuda.tile.compilation")
-    try:
-        from cuda.tile._compile import _find_compiler_bin
-        _find_compiler_bin()
-    except Exception as e:  # no tileiras: nothing to compile with
-        pytest.skip(f"tileiras not available: {e}")
-
-    def array(dtype):
-        return compilation.ArrayConstraint(
-            dtype, 1, index_dtype=ct.int32, stride_lower_bound_incl=0, alias_groups=[], may_alias_internally=False,
-            stride_constant=[1], stride_divisible_by=[1], shape_divisible_by=[16], base_addr_divisible_by=16)
-
-    def array2(dtype):
-        return compilation.ArrayConstraint(
-            dtype, 2, index_dtype=ct.int32, stride_lower_bound_incl=0, alias_groups=[], may_alias_internally=False,
-            stride_constant=[None, 1], stride_divisible_by=[16, 1], shape_divisible_by=[4, 8],
-            base_addr_divisible_by=16)
-
-    for i, (source, args) in enumerate([
-            (UNPACK, [array(ct.uint8), array(ct.int32), array(ct.float16), array(ct.int64), array(ct.int8),
-                      array(ct.float32), 16]),
-            (FILLS, [array2(ct.float32), array(ct.uint8), 2.6])]):
-        path = tmp_path / f"cutile_bytes_{i}.py"
-        path.write_text(source)
-        spec = importlib.util.spec_from_file_location(path.stem, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        out = io.BytesIO()
-        signature = compilation.KernelSignature(args, compilation.CallingConvention.cutile_python_v1())
-        compilation.export_kernel(module.k, [signature], out, gpu_code="sm_100", output_format="cubin")
-        assert len(out.getvalue()) > 0
+def test_kernels_here_are_valid_cutile(cutile_export):
+    """The kernels above compile with cuda.tile for sm_100 (where cuda.tile and tileiras are
+    importable: PYTHONPATH=/path/to/cuda-tile)."""
+    ct, array = cutile_export.ct, cutile_export.array
+    unpack_args = [array(ct.uint8, 1), array(ct.int32, 1), array(ct.float16, 1), array(ct.int64, 1),
+                   array(ct.int8, 1), array(ct.float32, 1), 16]
+    assert cutile_export.cubin_size(UNPACK, unpack_args) > 0
+    fill_args = [array(ct.float32, 2, shape_divisible_by=[4, 8]), array(ct.uint8, 1), 2.6]
+    assert cutile_export.cubin_size(FILLS, fill_args) > 0

@@ -12,8 +12,6 @@ the tolerance only has room for float32 sums of exact products.
 float8_e8m0fnu has no Triton dtype: a tile of it is its uint8 bits b (the value 2**(b-127),
 255 NaN), and an array of torch.float8_e8m0fnu reaches the kernel as a uint8 view.
 """
-import importlib.util
-import io
 import math
 import re
 from pathlib import Path
@@ -491,34 +489,10 @@ def scales(n):
     assert "if tensor.dtype is torch.float8_e8m0fnu:" in text and "return tensor.view(torch.uint8)" in text
 
 
-def test_kernels_here_are_valid_cutile(tmp_path):
+def test_kernels_here_are_valid_cutile(cutile_export):
     """The kernels above compile with cuda.tile for sm_100 (mma_scaled is Blackwell-only
     there). Runs only where cuda.tile and tileiras are importable (PYTHONPATH=/path/to/cuda-tile)."""
-    ct = pytest.importorskip("cuda.tile")
-    compilation = pytest.importorskip("cuda.tile.compilation")
-    try:
-        from cuda.tile._compile import _find_compiler_bin
-        _find_compiler_bin()
-    except Exception as e:  # no tileiras: nothing to compile with
-        pytest.skip(f"tileiras not available: {e}")
-
-    def array(dtype, rank):
-        return compilation.ArrayConstraint(
-            dtype, rank, index_dtype=ct.int32, stride_lower_bound_incl=0, alias_groups=[], may_alias_internally=False,
-            stride_constant=[None] * (rank - 1) + [1], stride_divisible_by=[16] * (rank - 1) + [1],
-            shape_divisible_by=[16] * rank, base_addr_divisible_by=16)
-
-    def cubin_size(source, args):
-        path = tmp_path / f"cutile_kernel_{len(list(tmp_path.iterdir()))}.py"
-        path.write_text(source)
-        spec = importlib.util.spec_from_file_location(path.stem, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        out = io.BytesIO()
-        signature = compilation.KernelSignature(args, compilation.CallingConvention.cutile_python_v1())
-        compilation.export_kernel(module.k, [signature], out, gpu_code="sm_100", output_format="cubin")
-        return len(out.getvalue())
-
+    ct, array, cubin_size = cutile_export.ct, cutile_export.array, cutile_export.cubin_size
     u8, f32, e4m3, e8m0 = ct.uint8, ct.float32, ct.float8_e4m3fn, ct.float8_e8m0fnu
     cases = [(BITS_KERNEL.format(dtype="float8_e4m3fn"), [array(u8, 2)] * 4 + [array(f32, 2), 32, 32, 64]),
              (BITS_KERNEL.format(dtype="float8_e5m2"), [array(u8, 2)] * 4 + [array(f32, 2), 32, 32, 64]),
