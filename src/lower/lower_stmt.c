@@ -433,35 +433,95 @@ static TypeInfo *static_element_type(Lowerer *L, Node *at, const TypeInfo *tuple
 /* for x in ct.static_iter(tuple): Triton unrolls tl.static_range loops, and
  * a tuple indexed by its constexpr counter gives each element:
  *     for x_k in tl.static_range(n):
- *         x = tuple[x_k]                                                     */
+ *         x = tuple[x_k]
+ * and, as cuTile evaluates the iterable with Python, over enumerate(tuple,
+ * start) and zip(tuple, ...) (static_iter(enumerate(tiles, 1))):
+ *     for i_k in tl.static_range(n):
+ *         i = i_k + start
+ *         x = tiles[i_k]                                                     */
+#define C2T_MAX_STATIC_ZIP 8 /* tuples one zip() of a ct.static_iter loop takes */
+
+static bool is_builtin_call(Lowerer *L, const Node *expr, const char *name) {
+  return expr->kind == N_CALL && expr->u.call.func->kind == N_NAME && str_eq(expr->u.call.func->u.name.id, name) &&
+         !scope_lookup(L, expr->u.call.func->u.name.id);
+}
+
 static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList *out) {
-  Node *tuple = lower_expr(L, iter);
-  if (!tuple->type || tuple->type->kind != VAL_TUPLE)
-    lower_error(L, iter, "ct.static_iter can only be converted over range(...) or a tuple, not %s",
-                type_describe(L->ctx, tuple->type));
-  if (stmt->u.for_.target->kind != N_NAME)
-    lower_error(L, stmt->u.for_.target, "a loop over ct.static_iter(tuple) needs a single name as its target");
-  if (tuple->type->count == 0) /* nothing to run */
+  Node *targets[C2T_MAX_STATIC_ZIP], *tuples[C2T_MAX_STATIC_ZIP];
+  Node *index = NULL, *start = NULL;
+  int count = 0;
+  Node *target = stmt->u.for_.target;
+  bool enumerated = is_builtin_call(L, iter, "enumerate"), zipped = is_builtin_call(L, iter, "zip");
+  if (enumerated || zipped) {
+    NodeList *args = &iter->u.call.args;
+    if (iter->u.call.keywords.count || (enumerated && (args->count < 1 || args->count > 2)) ||
+        (zipped && (args->count < 1 || args->count > C2T_MAX_STATIC_ZIP)))
+      lower_error(L, iter, "ct.static_iter over %s takes %s", enumerated ? "enumerate()" : "zip()",
+                  enumerated ? "a tuple and a constant start" : "1 to 8 tuples");
+    int names = enumerated ? 2 : args->count;
+    if ((target->kind != N_TUPLE && target->kind != N_LIST) || target->u.list.elts.count != names)
+      lower_error(L, target, "a loop over ct.static_iter(%s(...)) needs %d names as its target",
+                  enumerated ? "enumerate" : "zip", names);
+    for (int i = 0; i < names; i++)
+      if (target->u.list.elts.items[i]->kind != N_NAME)
+        lower_error(L, target->u.list.elts.items[i], "a loop over ct.static_iter needs names as its target");
+    if (enumerated) {
+      index = target->u.list.elts.items[0];
+      targets[0] = target->u.list.elts.items[1];
+      tuples[0] = lower_expr(L, args->items[0]);
+      count = 1;
+      start = args->count == 2 ? lower_expr(L, args->items[1]) : new_int(L, 0);
+      long long value;
+      if (!shape_known_int(start, &value))
+        lower_error(L, args->items[1], "enumerate()'s start in a ct.static_iter loop must be an integer known at "
+                    "conversion");
+    } else {
+      for (int i = 0; i < args->count; i++) {
+        targets[i] = target->u.list.elts.items[i];
+        tuples[i] = lower_expr(L, args->items[i]);
+      }
+      count = args->count;
+    }
+  } else {
+    if (target->kind != N_NAME)
+      lower_error(L, target, "a loop over ct.static_iter(tuple) needs a single name as its target");
+    targets[0] = target;
+    tuples[0] = lower_expr(L, iter);
+    count = 1;
+  }
+  int length = -1;
+  for (int i = 0; i < count; i++) {
+    if (!tuples[i]->type || tuples[i]->type->kind != VAL_TUPLE)
+      lower_error(L, iter, "ct.static_iter can only be converted over range(...), a tuple, or enumerate() or zip() "
+                  "of tuples, not %s", type_describe(L->ctx, tuples[i]->type));
+    if (length < 0 || tuples[i]->type->count < length) /* zip stops at the shortest */
+      length = tuples[i]->type->count;
+  }
+  if (length == 0) /* nothing to run */
     return;
-  Str target = stmt->u.for_.target->u.name.id;
-  Str counter = new_temp_name(L, arena_printf(&L->ctx->arena, "%.*s_k", target.len, target.text));
+  Str first = (index ? index : targets[0])->u.name.id;
+  Str counter = new_temp_name(L, arena_printf(&L->ctx->arena, "%.*s_k", first.len, first.text));
   Node *counter_name = new_name(L, arena_strndup(&L->ctx->arena, counter.text, (size_t)counter.len));
   scope_bind(L, counter, type_tile(L->ctx, DT_INT32, 0, NULL));
-  scope_bind(L, target, static_element_type(L, iter, tuple->type));
-  concretize_assigned(L, &stmt->u.for_.body, stmt->u.for_.target);
-  NodeList element = template_stmts(L->ctx, "_1 = _2[_3]\n",
-                                    TEMPLATE_NODES(stmt->u.for_.target, tuple, counter_name));
+  if (index)
+    scope_bind(L, index->u.name.id, type_tile(L->ctx, DT_INT32, 0, NULL));
+  for (int i = 0; i < count; i++)
+    scope_bind(L, targets[i]->u.name.id, static_element_type(L, iter, tuples[i]->type));
+  concretize_assigned(L, &stmt->u.for_.body, NULL);
+  NodeList body = {0};
+  if (index)
+    push_stmt(L, &body, template_stmts(L->ctx, "_1 = _2 + _3\n", TEMPLATE_NODES(index, counter_name, start)).items[0]);
+  for (int i = 0; i < count; i++)
+    push_stmt(L, &body, template_stmts(L->ctx, "_1 = _2[_3]\n", TEMPLATE_NODES(targets[i], tuples[i], counter_name)).items[0]);
   L->loop_depth++;
   lower_stmts(L, &stmt->u.for_.body);
   L->loop_depth--;
-  NodeList body = {0};
-  push_stmt(L, &body, element.items[0]);
   for (int i = 0; i < stmt->u.for_.body.count; i++)
     push_stmt(L, &body, stmt->u.for_.body.items[i]);
   concretize_assigned(L, &stmt->u.for_.body, NULL);
   stmt->u.for_.body = body;
   stmt->u.for_.target = new_name(L, arena_strndup(&L->ctx->arena, counter.text, (size_t)counter.len));
-  stmt->u.for_.iter = T(L, "tl.static_range(_1)", new_int(L, tuple->type->count));
+  stmt->u.for_.iter = T(L, "tl.static_range(_1)", new_int(L, length));
   push_stmt(L, out, stmt);
 }
 

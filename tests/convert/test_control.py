@@ -476,6 +476,35 @@ def test_static_iter_range(convert_checked, convert_text):
     torch.testing.assert_close(y, tile(x, 0) + sum(tile(x, i) * i for i in range(1, 4)))
 
 
+STATIC_ENUMERATE_ZIP = '''
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y):
+    a = ct.load(x, index=(0,), shape=(4,))
+    b = ct.load(x, index=(1,), shape=(4,))
+    c = ct.load(x, index=(2,), shape=(4,))
+    acc = ct.zeros((4,), dtype=ct.float32)
+    for i, t in ct.static_iter(enumerate((a, b, c), 1)):
+        acc = acc + t * i
+    for t, w in ct.static_iter(zip((a, b, c), (0.5, 0.25))):
+        acc = acc + t * w
+    ct.store(y, index=(0,), tile=acc)
+'''
+
+
+def test_static_iter_over_enumerate_and_zip_of_tuples(convert_checked, convert_text):
+    """cuTile evaluates a static_iter's iterable with Python: enumerate(tuple, start) gives the
+    counter plus start and the element, zip(...) the elements side by side up to the shortest."""
+    text = convert_text(STATIC_ENUMERATE_ZIP)
+    assert "tl.static_range(3)" in text and "tl.static_range(2)" in text
+    mod = convert_checked(STATIC_ENUMERATE_ZIP)
+    x, y = tiles(3), torch.zeros(TILE)
+    mod.launch_k(0, (1,), (x, y))
+    want = sum(tile(x, i) * (i + 1) for i in range(3)) + tile(x, 0) * 0.5 + tile(x, 1) * 0.25
+    torch.testing.assert_close(y, want)
+
+
 # ------------------------------------------------- Triton's GPU code generator
 
 GPU_CASES = {
@@ -490,6 +519,7 @@ GPU_CASES = {
     "early_return_helper": (EARLY_RETURN_HELPER, ("x", "y"), {}),
     "branches": (BRANCHES, ("x", "y"), {"MODE": 2}),
     "static_range": (STATIC_RANGE, ("x", "y"), {"N": 4}),
+    "static_enumerate_zip": (STATIC_ENUMERATE_ZIP, ("x", "y"), {}),
 }
 
 
