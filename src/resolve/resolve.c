@@ -523,34 +523,59 @@ static bool catches_import_error(const Node *type) {
          str_eq(name, "BaseException");
 }
 
+/* Calls `fn` on each block of statements a compound statement holds
+ * (if/else, loops and their else, with, try with its handlers, else and
+ * finally, match cases); none for a simple statement or a def or class,
+ * whose body is a scope of its own. */
+typedef void BlockFn(NodeList *block, void *data);
+
+static void each_block(Node *stmt, BlockFn *fn, void *data) {
+  switch (stmt->kind) {
+  case N_IF: fn(&stmt->u.if_.body, data); fn(&stmt->u.if_.orelse, data); break;
+  case N_FOR: fn(&stmt->u.for_.body, data); fn(&stmt->u.for_.orelse, data); break;
+  case N_WHILE: fn(&stmt->u.while_.body, data); fn(&stmt->u.while_.orelse, data); break;
+  case N_WITH: fn(&stmt->u.with.body, data); break;
+  case N_TRY:
+    fn(&stmt->u.try_.body, data);
+    for (int i = 0; i < stmt->u.try_.handlers.count; i++)
+      fn(&stmt->u.try_.handlers.items[i]->u.except_handler.body, data);
+    fn(&stmt->u.try_.orelse, data);
+    fn(&stmt->u.try_.finalbody, data);
+    break;
+  case N_MATCH:
+    for (int i = 0; i < stmt->u.match.cases.count; i++)
+      fn(&stmt->u.match.cases.items[i]->u.match_case.body, data);
+    break;
+  default: break;
+  }
+}
+
 /* Whether a block defines a kernel or a tile function (@ct.kernel,
  * @ct.function), directly or in its own blocks. */
-static bool block_defines_tile_code(Converter *conv, NodeList *block) {
-  for (int i = 0; i < block->count; i++) {
+typedef struct TileCodeSearch {
+  Converter *conv;
+  bool found;
+} TileCodeSearch;
+
+static void find_tile_code_def(NodeList *block, void *data) {
+  TileCodeSearch *search = data;
+  for (int i = 0; i < block->count && !search->found; i++) {
     Node *stmt = block->items[i];
     if (stmt->kind == N_FUNCTION_DEF) {
       NodeList *decorators = &stmt->u.function_def.decorator_list;
-      for (int d = 0; d < decorators->count; d++) {
-        const char *member = resolve_ct_member(conv, decorator_callee(decorators->items[d]));
-        if (member && (!strcmp(member, "kernel") || !strcmp(member, "function")))
-          return true;
+      for (int d = 0; d < decorators->count && !search->found; d++) {
+        const char *member = resolve_ct_member(search->conv, decorator_callee(decorators->items[d]));
+        search->found = member && (!strcmp(member, "kernel") || !strcmp(member, "function"));
       }
     }
-    NodeList *inner[2] = {NULL, NULL};
-    if (stmt->kind == N_IF) {
-      inner[0] = &stmt->u.if_.body;
-      inner[1] = &stmt->u.if_.orelse;
-    } else if (stmt->kind == N_TRY) {
-      inner[0] = &stmt->u.try_.body;
-      inner[1] = &stmt->u.try_.orelse;
-    } else if (stmt->kind == N_WITH) {
-      inner[0] = &stmt->u.with.body;
-    }
-    for (int b = 0; b < 2; b++)
-      if (inner[b] && block_defines_tile_code(conv, inner[b]))
-        return true;
+    each_block(stmt, find_tile_code_def, search);
   }
-  return false;
+}
+
+static bool block_defines_tile_code(Converter *conv, NodeList *block) {
+  TileCodeSearch search = {conv, false};
+  find_tile_code_def(block, &search);
+  return search.found;
 }
 
 static void resolve_statement(Converter *conv, Node *stmt, int depth) {
@@ -657,33 +682,6 @@ static void resolve_statements(Converter *conv, NodeList *body, int depth) {
  * Only defs that are statements of the function's own body are moved; a
  * closure, a name the module already has, or @ct.kernel under another
  * decorator are located errors. */
-
-/* Calls `fn` on each block of statements a compound statement holds
- * (if/else, loops and their else, with, try with its handlers, else and
- * finally, match cases); none for a simple statement or a def or class,
- * whose body is a scope of its own. */
-typedef void BlockFn(NodeList *block, void *data);
-
-static void each_block(Node *stmt, BlockFn *fn, void *data) {
-  switch (stmt->kind) {
-  case N_IF: fn(&stmt->u.if_.body, data); fn(&stmt->u.if_.orelse, data); break;
-  case N_FOR: fn(&stmt->u.for_.body, data); fn(&stmt->u.for_.orelse, data); break;
-  case N_WHILE: fn(&stmt->u.while_.body, data); fn(&stmt->u.while_.orelse, data); break;
-  case N_WITH: fn(&stmt->u.with.body, data); break;
-  case N_TRY:
-    fn(&stmt->u.try_.body, data);
-    for (int i = 0; i < stmt->u.try_.handlers.count; i++)
-      fn(&stmt->u.try_.handlers.items[i]->u.except_handler.body, data);
-    fn(&stmt->u.try_.orelse, data);
-    fn(&stmt->u.try_.finalbody, data);
-    break;
-  case N_MATCH:
-    for (int i = 0; i < stmt->u.match.cases.count; i++)
-      fn(&stmt->u.match.cases.items[i]->u.match_case.body, data);
-    break;
-  default: break;
-  }
-}
 
 typedef struct NameSet {
   Converter *conv;
