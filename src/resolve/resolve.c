@@ -550,31 +550,38 @@ static void each_block(Node *stmt, BlockFn *fn, void *data) {
   }
 }
 
-/* Whether a block defines a kernel or a tile function (@ct.kernel,
- * @ct.function), directly or in its own blocks. */
-typedef struct TileCodeSearch {
+/* Whether a statement of a block, or of a block inside one of them (an if,
+ * a loop, a with, a try), is a def decorated @ct.kernel (or, with
+ * `functions_too`, @ct.function). */
+typedef struct DefSearch {
   Converter *conv;
+  bool functions_too;
   bool found;
-} TileCodeSearch;
+} DefSearch;
 
-static void find_tile_code_def(NodeList *block, void *data) {
-  TileCodeSearch *search = data;
-  for (int i = 0; i < block->count && !search->found; i++) {
-    Node *stmt = block->items[i];
-    if (stmt->kind == N_FUNCTION_DEF) {
-      NodeList *decorators = &stmt->u.function_def.decorator_list;
-      for (int d = 0; d < decorators->count && !search->found; d++) {
-        const char *member = resolve_ct_member(search->conv, decorator_callee(decorators->items[d]));
-        search->found = member && (!strcmp(member, "kernel") || !strcmp(member, "function"));
-      }
-    }
-    each_block(stmt, find_tile_code_def, search);
+static bool is_ct_def(Converter *conv, const Node *stmt, bool functions_too) {
+  if (stmt->kind != N_FUNCTION_DEF)
+    return false;
+  const NodeList *decorators = &stmt->u.function_def.decorator_list;
+  for (int i = 0; i < decorators->count; i++) {
+    const char *member = resolve_ct_member(conv, decorator_callee(decorators->items[i]));
+    if (member && (!strcmp(member, "kernel") || (functions_too && !strcmp(member, "function"))))
+      return true;
+  }
+  return false;
+}
+
+static void find_ct_def(NodeList *block, void *data) {
+  DefSearch *search = data;
+  for (int k = 0; k < block->count && !search->found; k++) {
+    search->found = is_ct_def(search->conv, block->items[k], search->functions_too);
+    each_block(block->items[k], find_ct_def, search);
   }
 }
 
 static bool block_defines_tile_code(Converter *conv, NodeList *block) {
-  TileCodeSearch search = {conv, false};
-  find_tile_code_def(block, &search);
+  DefSearch search = {conv, true, false};
+  find_ct_def(block, &search);
   return search.found;
 }
 
@@ -905,15 +912,7 @@ static void add_captured_param(Converter *conv, Node *def, Node *kernel_callee, 
   push_node(conv, &def->u.function_def.args->u.arguments.args, arg);
 }
 
-static bool is_kernel_def(Converter *conv, const Node *stmt) {
-  if (stmt->kind != N_FUNCTION_DEF)
-    return false;
-  const NodeList *decorators = &stmt->u.function_def.decorator_list;
-  for (int i = 0; i < decorators->count; i++)
-    if (is_ct_member(conv, decorator_callee(decorators->items[i]), "kernel"))
-      return true;
-  return false;
-}
+static bool is_kernel_def(Converter *conv, const Node *stmt) { return is_ct_def(conv, stmt, false); }
 
 /* Move the kernel at `slot`, a statement of host function `host`'s body
  * (whose names are `locals`), to `hoisted`; a placeholder takes its place.
@@ -997,21 +996,6 @@ static void hoist_kernel(Converter *conv, Node *host, Node **slot, const NameSet
   push_node(conv, hoisted, inner);
 }
 
-/* Whether a statement of a block, or of a block inside one of them (an if,
- * a loop, a with, a try), is a kernel def. */
-typedef struct KernelSearch {
-  Converter *conv;
-  bool found;
-} KernelSearch;
-
-static void find_kernel_def(NodeList *block, void *data) {
-  KernelSearch *search = data;
-  for (int k = 0; k < block->count && !search->found; k++) {
-    search->found = is_kernel_def(search->conv, block->items[k]);
-    each_block(block->items[k], find_kernel_def, search);
-  }
-}
-
 /* Hoist the kernel defs of a block and of the blocks inside it: a kernel
  * defined under `if`, in a loop or in `try:` (probe scripts wrap each kernel
  * in one) is the same kernel wherever it is made; its placeholder stays where
@@ -1045,9 +1029,9 @@ static void hoist_nested_kernels(Converter *conv) {
   for (int i = 0; i < body->count; i++) {
     Node *stmt = body->items[i];
     NodeList *inner = stmt->kind == N_FUNCTION_DEF && !is_kernel_def(conv, stmt) ? &stmt->u.function_def.body : NULL;
-    KernelSearch search = {conv, false};
+    DefSearch search = {conv, false, false};
     if (inner)
-      find_kernel_def(inner, &search);
+      find_ct_def(inner, &search);
     if (search.found) {
       NameSet locals = {.conv = conv, .stores = true};
       collect_parameters(&locals, stmt->u.function_def.args);
