@@ -90,6 +90,7 @@ typedef struct Function {
    * after the parameters as written, then `_use_tma`), given by each call */
   Str *tma_params;
   int tma_param_count;
+  bool tma_reused; /* one of its descriptors is read or written in a loop (lower_memory.c) */
   /* a kernel defined inside a host function (resolve.c moved its def to
    * module level, before that function): where it stood, a placeholder
    * statement that host code rewriting makes the kernel object, built with

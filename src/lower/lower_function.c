@@ -940,6 +940,7 @@ static void lower_kernel_versions(Lowerer *L, Node *def, Node *pristine, const A
 void lower_kernel(Lowerer *L, Function *fn) {
   L->function = fn;
   L->tma_array_count = 0;
+  L->tma_reused = false;
   L->kernel_has_dot = false;
   L->kernel_pipelines_loops = false;
   L->version_count = 0;
@@ -973,11 +974,17 @@ void lower_kernel(Lowerer *L, Function *fn) {
     node_list_push(&L->ctx->arena, &arguments->u.arguments.defaults, T0(L, "1"));
   }
   /* and one for the kernel: whether descriptors are used at all (an autotune candidate
-   * may take the pointer path, which is faster for tiles that go straight to registers) */
+   * may take the pointer path, which is faster for tiles that go straight to registers).
+   * By default only where a descriptor pays for itself: read or written in a loop, or
+   * feeding a matrix product. Each program makes its descriptors (a write to global
+   * memory and a fence); one used once costs more than it saves (H200: TileGym's RoPE,
+   * a (32, 64) tile per program, 1.5-4x slower through descriptors than through
+   * pointers, which were at or above real cuTile's speed at every size) */
   if (L->tma_array_count > 0) {
     Node *arguments = def->u.function_def.args;
     node_list_push(&L->ctx->arena, &arguments->u.arguments.args, new_arg(L, (Str){"_use_tma", 8}, "tl.constexpr"));
-    node_list_push(&L->ctx->arena, &arguments->u.arguments.defaults, T0(L, "True"));
+    node_list_push(&L->ctx->arena, &arguments->u.arguments.defaults,
+                   T0(L, L->tma_reused || L->kernel_has_dot ? "True" : "False"));
   }
   lower_launcher(L, fn);
   L->function = NULL;
@@ -1360,6 +1367,7 @@ typedef struct CallerTma {
   int count;
   bool device_tma;
   int loop_depth;
+  bool tma_reused;
 } CallerTma;
 
 static CallerTma *save_caller_tma(Lowerer *L, bool for_a_call) {
@@ -1368,7 +1376,9 @@ static CallerTma *save_caller_tma(Lowerer *L, bool for_a_call) {
   saved->count = L->tma_array_count;
   saved->device_tma = L->device_tma;
   saved->loop_depth = L->loop_depth;
+  saved->tma_reused = L->tma_reused;
   L->tma_array_count = 0;
+  L->tma_reused = false;
   L->loop_depth = 0; /* its own loops count in its body */
   L->device_tma = for_a_call; /* one lowered for no call cannot be given flags */
   return saved;
@@ -1379,6 +1389,7 @@ static void restore_caller_tma(Lowerer *L, const CallerTma *saved) {
   L->tma_array_count = saved->count;
   L->device_tma = saved->device_tma;
   L->loop_depth = saved->loop_depth;
+  L->tma_reused = saved->tma_reused;
 }
 
 /* A tile function that used descriptors on some array parameters (in any of
@@ -1433,6 +1444,7 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
   }
   lower_device_versions(L, fn, arg_types, arg_count, NULL, 0);
   add_tma_params(L, fn);
+  fn->tma_reused = L->tma_reused;
   restore_caller_tma(L, tma);
   memcpy(&diag->on_error, &outer, sizeof outer);
   L->runtime_scalars = runtime_scalars; /* the kernel's (its decorator is made again at its end) */
@@ -2100,6 +2112,8 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
   }
   if (fn->tma_param_count)
     node_list_push(&L->ctx->arena, &expanded, any_flag ? new_name(L, "_use_tma") : T0(L, "False"));
+  if (any_flag && fn->tma_reused)
+    L->tma_reused = true;
   call->u.call.args = expanded;
   call->rewritten = true;
   call->type = return_type;

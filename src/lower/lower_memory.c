@@ -442,6 +442,8 @@ static Node *tma_descriptor(Lowerer *L, const ArrayRef *array, Node **sizes, int
   buf_printf(&key, "|%d|", nan_padding);
   if (allow_when)
     expr_text(L->ctx, allow_when, &key);
+  if (L->loop_depth > 0)
+    L->tma_reused = true;
   for (int i = 0; i < L->descriptor_count; i++)
     if (strcmp(L->descriptor_keys[i], key.data) == 0) {
       buf_free(&key);

@@ -235,6 +235,8 @@ typedef struct Lowerer {
   bool kernel_has_dot; /* the kernel lowered now multiplies matrices (tl.dot): its launch candidates differ */
   bool kernel_pipelines_loops; /* a loop of the kernel is tl.range(..., num_stages=_loop_stages) */
   int loop_depth;     /* loops of the function being lowered around the statement lowered now */
+  bool tma_reused;    /* a descriptor of the function lowered now (or of a tile function it calls
+                         with flags) is read or written in a loop: made once, used at each iteration */
   bool device_tma;    /* the tile function being lowered, for a call, may use descriptors on its
                          array parameters (each with its flag parameter, given by the call) */
   const char *descriptor_keys[C2T_MAX_DESCRIPTORS];
