@@ -165,8 +165,36 @@ def test_a_kernel_with_descriptors_also_tries_the_pointer_path(convert, convert_
              for c in mod._launch_candidates(mod.bump.configs, 256, tma=True)]
     assert picks == [(4, 3, True), (4, 3, False), (8, 3, True), (8, 3, False), (4, 2, True), (4, 1, True)]
     relu = convert_text(RELU_2D)
-    assert "_use_tma: tl.constexpr = True" in relu and "tma=True" in relu
+    assert "_use_tma: tl.constexpr" in relu and "tma=True" in relu
     assert re.search(r"_use_tma\s+and\s+x_tma", relu)
+
+
+def test_the_default_path_takes_descriptors_only_where_they_are_reused(convert, convert_text):
+    """Each program makes its descriptors: one used once (a tile per program) costs more than
+    it saves, so such a kernel's default (what fixed launchers run) is the pointer path; a
+    descriptor read in a loop keeps the descriptor path by default."""
+    relu = convert_text(RELU_2D)
+    assert "_use_tma: tl.constexpr = False" in relu
+    rows = convert_text(ROW_SUM_2D)
+    assert "_use_tma: tl.constexpr = True" in rows
+    mod = convert(ROW_SUM_2D)
+    x = torch.randn(16, 96)
+    y = torch.zeros(16, 32)
+    mod.launch_row_sum(0, (2,), (x, y, 8, 32))
+    assert torch.allclose(y, x[:, :32] + x[:, 32:64] + x[:, 64:96], atol=1e-5)
+
+
+ROW_SUM_2D = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def row_sum(x, y, BM: ct.Constant[int], BN: ct.Constant[int]):
+    acc = ct.zeros((BM, BN), dtype=ct.float32)
+    for j in range(ct.num_tiles(x, axis=1, shape=(BM, BN))):
+        acc += ct.load(x, index=(ct.bid(0), j), shape=(BM, BN))
+    ct.store(y, index=(ct.bid(0), 0), tile=acc)
+'''
 
 
 def test_the_pointer_path_candidate_computes_the_same(convert):
