@@ -21,8 +21,11 @@ typedef enum HelperId {
   HELPER__CUTILE_VERSION, /* host_helpers.py */
   HELPER__tensor, /* host_helpers.py */
   HELPER__tensors, /* host_helpers.py */
+  HELPER__ArrayList, /* host_helpers.py */
+  HELPER__array_list_key, /* host_helpers.py */
   HELPER__array_list, /* host_helpers.py */
   HELPER__array_list_table, /* host_helpers.py */
+  HELPER__array_list_tma, /* host_helpers.py */
   HELPER__torch_stream, /* host_helpers.py */
   HELPER__kernel_stream, /* host_helpers.py */
   HELPER__tl_dtype, /* host_helpers.py */
@@ -215,61 +218,108 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return arrays\n"
     "    return tuple(_tensor(array, f\"{name}[{i}]\") for i, array in enumerate(arrays))\n",
     {HELPER__tensor, -1, -1, -1}, false, false},
+  [HELPER__ArrayList] = {"_ArrayList",
+    "class _ArrayList(tuple):\n"
+    "    \"\"\"The torch tensors of a list-of-arrays argument of one launch, with `key`, what the\n"
+    "    list's checks, device table and TMA flag depend on (its tensors' data pointers, shapes,\n"
+    "    strides, dtypes and devices), and `known`, what launches found of lists of that key\n"
+    "    before (shared by them): its device table under each stream, its TMA flag under \"tma\".\"\"\"\n"
+    "\n"
+    "    key = ()\n"
+    "    known = None\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER__array_list_key] = {"_array_list_key",
+    "def _array_list_key(tensors):\n"
+    "    \"\"\"The key of a list of torch tensors: their data pointers, shapes, strides, dtypes and\n"
+    "    device indices (-1: the CPU), each read with one map over the list. A mixture-of-experts\n"
+    "    launch gives 3 lists of 64 arrays: read tensor by tensor and again for each use, their\n"
+    "    metadata took more host time than the kernel took on the H200 (this takes a sixth of\n"
+    "    that). A TypeError where an item is not a torch tensor.\"\"\"\n"
+    "    pointers = tuple(map(torch.Tensor.data_ptr, tensors))\n"
+    "    shapes = tuple(map(operator.attrgetter(\"shape\"), tensors))\n"
+    "    strides = tuple(map(torch.Tensor.stride, tensors))\n"
+    "    dtypes = tuple(map(operator.attrgetter(\"dtype\"), tensors))\n"
+    "    devices = tuple(map(torch.Tensor.get_device, tensors))\n"
+    "    return pointers, shapes, strides, dtypes, devices\n",
+    {-1, -1, -1, -1}, false, false},
   [HELPER__array_list] = {"_array_list",
-    "def _array_list(arrays, name):\n"
-    "    \"\"\"A list-of-arrays argument as a tuple of torch tensors (each as _tensor makes it), with\n"
-    "    the checks cuTile's launch made: a list (a tuple is taken too), not empty, its arrays of\n"
-    "    one dtype and one rank; and, for the device table, on one device.\"\"\"\n"
+    "def _array_list(arrays, name, checked={}):\n"
+    "    \"\"\"A list-of-arrays argument as an _ArrayList of torch tensors (each as _tensor makes it),\n"
+    "    with the checks cuTile's launch made: a list (a tuple is taken too), not empty, its arrays\n"
+    "    of one dtype and one rank; and, for the device table, on one device. A list of torch\n"
+    "    tensors whose key passed the checks before (up to 64 keys are kept) is not checked again.\"\"\"\n"
     "    if not isinstance(arrays, (list, tuple)):\n"
     "        kind = type(arrays).__name__\n"
     "        raise TypeError(f\"kernel argument {name!r} is a {kind}, not a list of arrays\")\n"
     "    if not arrays:\n"
     "        raise ValueError(f\"kernel argument {name!r}: empty lists are not supported\")\n"
+    "    try:\n"
+    "        key = _array_list_key(arrays)\n"
+    "    except TypeError:  # an array that is not a torch tensor\n"
+    "        key = None\n"
+    "    known = checked.get(key)\n"
+    "    if known is not None:\n"
+    "        tensors = _ArrayList(arrays)\n"
+    "        tensors.key, tensors.known = key, known\n"
+    "        return tensors\n"
     "    e8m0 = torch.float8_e8m0fnu  # given as a uint8 view (_tensor)\n"
-    "    if all(isinstance(array, torch.Tensor) and array.dtype is not e8m0 for array in arrays):\n"
-    "        tensors = tuple(arrays)\n"
+    "    if key is not None and e8m0 not in key[3]:\n"
+    "        tensors = _ArrayList(arrays)\n"
     "    else:\n"
-    "        tensors = tuple(_tensor(array, f\"{name}[{i}]\") for i, array in enumerate(arrays))\n"
-    "    if len({(tensor.dtype, tensor.dim(), tensor.device) for tensor in tensors}) > 1:\n"
-    "        first = tensors[0]\n"
-    "        for i, tensor in enumerate(tensors):\n"
-    "            what = f\"kernel argument {name!r}: arrays in list vary in\"\n"
-    "            items = f\"{name}[0] and {name}[{i}]\"\n"
-    "            if tensor.dtype != first.dtype:\n"
-    "                raise TypeError(f\"{what} data type ({items}: {first.dtype}, {tensor.dtype})\")\n"
-    "            if tensor.dim() != first.dim():\n"
-    "                raise TypeError(f\"{what} rank ({items}: {first.dim()}, {tensor.dim()})\")\n"
-    "            if tensor.device != first.device:\n"
-    "                raise ValueError(f\"{what} device ({items}: {first.device}, {tensor.device})\")\n"
+    "        tensors = _ArrayList(_tensor(array, f\"{name}[{i}]\") for i, array in enumerate(arrays))\n"
+    "        key = _array_list_key(tensors)\n"
+    "    first = tensors[0]\n"
+    "    for i, tensor in enumerate(tensors):\n"
+    "        what = f\"kernel argument {name!r}: arrays in list vary in\"\n"
+    "        items = f\"{name}[0] and {name}[{i}]\"\n"
+    "        if tensor.dtype != first.dtype:\n"
+    "            raise TypeError(f\"{what} data type ({items}: {first.dtype}, {tensor.dtype})\")\n"
+    "        if tensor.dim() != first.dim():\n"
+    "            raise TypeError(f\"{what} rank ({items}: {first.dim()}, {tensor.dim()})\")\n"
+    "        if tensor.device != first.device:\n"
+    "            raise ValueError(f\"{what} device ({items}: {first.device}, {tensor.device})\")\n"
+    "    known = checked.get(key)\n"
+    "    if known is None:\n"
+    "        if len(checked) >= 64:\n"
+    "            checked.clear()\n"
+    "        known = checked[key] = {}\n"
+    "    tensors.key, tensors.known = key, known\n"
     "    return tensors\n",
-    {HELPER__tensor, -1, -1, -1}, false, false},
+    {HELPER__tensor, HELPER__ArrayList, HELPER__array_list_key, -1}, false, false},
   [HELPER__array_list_table] = {"_array_list_table",
-    "def _array_list_table(tensors, cache={}):\n"
+    "def _array_list_table(tensors):\n"
     "    \"\"\"The device table of a list of arrays that the kernel reads (its list items): one int64\n"
     "    row per array, its data pointer, shape and strides. The kernel indexes arrays with int32\n"
-    "    shapes and strides, as cuTile does: larger ones are refused. A table is uploaded once\n"
-    "    per content, device and stream (the launch's, current here) and kept (up to 64 of them):\n"
-    "    its content is the key, and a stream reads it only after its own upload.\"\"\"\n"
-    "    rows, dims = [], []\n"
-    "    for tensor in tensors:\n"
-    "        rows.append(tensor.data_ptr())\n"
-    "        rows += tensor.shape\n"
-    "        rows += tensor.stride()\n"
-    "        dims += tensor.shape\n"
-    "        dims += tensor.stride()\n"
-    "    if dims and max(dims) >= 2**31:\n"
-    "        shapes = [tuple(tensor.shape) for tensor in tensors]\n"
-    "        raise ValueError(f\"a list of arrays with shapes or strides beyond int32: {shapes}\")\n"
+    "    shapes and strides, as cuTile does: larger ones are refused. A table is uploaded once per\n"
+    "    content (the list's key) and stream (the launch's, current here) and kept with what is\n"
+    "    known of that content: a stream reads it only after its own upload.\"\"\"\n"
     "    device = tensors[0].device\n"
-    "    stream = torch.cuda.current_stream(device).cuda_stream if device.type == \"cuda\" else None\n"
-    "    key = (device, stream, *rows)\n"
-    "    table = cache.get(key)\n"
+    "    stream = torch._C._cuda_getCurrentRawStream(device.index) if device.type == \"cuda\" else None\n"
+    "    table = tensors.known.get(stream)\n"
     "    if table is None:\n"
-    "        if len(cache) >= 64:\n"
-    "            cache.clear()\n"
-    "        table = cache[key] = torch.tensor(rows, dtype=torch.int64, device=device)\n"
+    "        pointers, shapes, strides = tensors.key[:3]\n"
+    "        rows, dims = [], []\n"
+    "        for pointer, shape, stride in zip(pointers, shapes, strides):\n"
+    "            rows.append(pointer)\n"
+    "            rows += shape\n"
+    "            rows += stride\n"
+    "            dims += shape\n"
+    "            dims += stride\n"
+    "        if dims and max(dims) >= 2**31:\n"
+    "            shapes = [tuple(shape) for shape in shapes]\n"
+    "            raise ValueError(f\"a list of arrays with shapes or strides beyond int32: {shapes}\")\n"
+    "        table = tensors.known[stream] = torch.tensor(rows, dtype=torch.int64, device=device)\n"
     "    return table\n",
     {-1, -1, -1, -1}, false, false},
+  [HELPER__array_list_tma] = {"_array_list_tma",
+    "def _array_list_tma(tensors):\n"
+    "    \"\"\"Whether a tensor descriptor can address every array of a list (_tma_compatible), kept\n"
+    "    with what is known of the list's content.\"\"\"\n"
+    "    tma = tensors.known.get(\"tma\")\n"
+    "    if tma is None:\n"
+    "        tma = tensors.known[\"tma\"] = all(_tma_compatible(tensor) for tensor in tensors)\n"
+    "    return tma\n",
+    {HELPER__tma_compatible, -1, -1, -1}, false, false},
   [HELPER__torch_stream] = {"_torch_stream",
     "def _torch_stream(stream, device):\n"
     "    \"\"\"A stream that is not a torch stream, as the torch stream of its handle: a raw handle\n"

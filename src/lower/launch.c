@@ -173,8 +173,7 @@ static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *cal
   for (int i = 0; i < L->tma_array_count; i++) {
     Str array = L->tma_arrays[i];
     if (is_list_param(kernel, array))
-      buf_printf(call, "            %.*s_tma=all(_tma_compatible(array) for array in %.*s),\n", array.len, array.text,
-                 array.len, array.text);
+      buf_printf(call, "            %.*s_tma=_array_list_tma(%.*s),\n", array.len, array.text, array.len, array.text);
     else
       buf_printf(call, "            %.*s_tma=_tma_compatible(%.*s),\n", array.len, array.text, array.len, array.text);
   }
@@ -1374,6 +1373,8 @@ static void push_imports(Lowerer *L, NodeList *out, const Node *replaced, int he
     buf_puts(&text, "import contextlib\n");
   if (L->host_enums && !module_imports(L, "enum", helpers_at))
     buf_puts(&text, "import enum\n");
+  if (L->uses_array_lists && !module_imports(L, "operator", helpers_at))
+    buf_puts(&text, "import operator\n");
   if (L->needs_interpreted_flag && !module_imports(L, "os", helpers_at))
     buf_puts(&text, "import os\n");
   if (!module_imports(L, "torch", helpers_at))
@@ -1442,6 +1443,8 @@ static void push_helpers(Lowerer *L, NodeList *out) {
   push_all(L, out, helper_stmts(L, HELPER__tensor));
   push_all(L, out, helper_stmts(L, HELPER__tensors));
   if (L->uses_array_lists) {
+    push_all(L, out, helper_stmts(L, HELPER__ArrayList));
+    push_all(L, out, helper_stmts(L, HELPER__array_list_key));
     push_all(L, out, helper_stmts(L, HELPER__array_list));
     push_all(L, out, helper_stmts(L, HELPER__array_list_table));
   }
@@ -1449,6 +1452,8 @@ static void push_helpers(Lowerer *L, NodeList *out) {
   push_all(L, out, helper_stmts(L, HELPER__kernel_stream));
   if (L->uses_tma) {
     push_all(L, out, helper_stmts(L, HELPER__tma_compatible));
+    if (L->uses_array_lists)
+      push_all(L, out, helper_stmts(L, HELPER__array_list_tma));
     push_all(L, out, helper_stmts(L, HELPER__tma_workspace));
   }
   if (L->needs_by_target)

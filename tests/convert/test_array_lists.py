@@ -123,7 +123,7 @@ def test_grouped_2d_tiles_with_num_tiles(convert, device, shapes):
 def test_grouped_2d_takes_tma_when_every_array_suits_it(convert_text):
     text = convert_text(GROUPED_SCALE_2D)
     assert "tl.make_tensor_descriptor(" in text
-    assert "As_tma=all(_tma_compatible(array) for array in As)" in text
+    assert "As_tma=_array_list_tma(As)" in text
 
 
 def test_a_blocks_descriptors_of_a_group_are_made_only_when_it_has_a_tile_there(convert_text, convert, device):
@@ -331,6 +331,57 @@ def test_tma_flag_checks_every_array_of_the_list(convert, device, monkeypatch):
     assert set(seen) == set(shapes)  # As's flag looked at all three (the last one fails it)
     for a, c in zip(As, Cs):
         torch.testing.assert_close(c, a * 3)
+
+
+def test_what_a_list_gives_is_kept_per_content_and_found_again_only_for_that_content(convert, device, monkeypatch):
+    """A list's checks, device table and TMA flag are worked out once per content (data
+    pointers, shapes, strides, dtypes, devices) and found again by a new list object of the
+    same content; a list whose content differs in any of these is worked out anew (its
+    results right), and a mixed list stays refused after a good one was seen."""
+    mod = convert(GROUPED_SCALE_2D)
+    seen = []
+    check = mod._tma_compatible
+    monkeypatch.setattr(mod, "_tma_compatible", lambda t: seen.append(tuple(t.shape)) or check(t))
+    shapes = [(16, 32), (48, 48)]
+    As = [torch.randn(s, device=device) for s in shapes]
+    Cs = [torch.zeros(s, device=device) for s in shapes]
+    mod.run(As, Cs, 3.0)
+    first = mod._array_list(list(As), "As")
+    mod.run(list(As), list(Cs), 2.0)  # new lists, same content: nothing looked at again
+    assert len(seen) == 4 and mod._array_list(list(As), "As").known is first.known
+    for a, c in zip(As, Cs):
+        torch.testing.assert_close(c, a * 2)
+    # the same tensors, one of them a view of other strides, shape, or memory: new content
+    wider = torch.randn(48, 96, device=device)
+    for other in (wider[:, ::2], wider[:, :48], torch.randn(48, 48, device=device), wider[:, 48:]):
+        As2, Cs2 = [As[0], other], [torch.zeros(16, 32, device=device), torch.zeros(48, 48, device=device)]
+        assert mod._array_list(As2, "As").known is not first.known
+        mod.run(As2, Cs2, 5.0)
+        for a, c in zip(As2, Cs2):
+            torch.testing.assert_close(c, a * 5)
+    assert mod._array_list([As[0], wider[:, ::2]], "As").key[2] == ((32, 1), (96, 2))
+    with pytest.raises(TypeError, match="vary in data type"):
+        mod.run([As[0], As[1].half()], Cs, 1.0)
+    with pytest.raises(TypeError, match="vary in data type"):  # and again: nothing kept of it
+        mod.run([As[0], As[1].half()], Cs, 1.0)
+
+
+def test_a_list_of_arrays_that_are_not_torch_tensors_converts_them_each_launch(convert, device):
+    """Arrays given through __cuda_array_interface__ / DLPack (not torch tensors) have no key
+    of their own: each launch makes them tensors, and the tensors' content finds what an
+    earlier launch kept."""
+    numpy = pytest.importorskip("numpy")
+    if device != "cpu":
+        pytest.skip("numpy arrays are DLPack arrays on the CPU (the interpreter's device)")
+    mod = convert(GROUPED_ADD)
+    xs = [numpy.arange(n, dtype=numpy.float32) for n in (5, 9)]
+    zs = [numpy.zeros(n, dtype=numpy.float32) for n in (5, 9)]
+    for _ in range(2):
+        mod.run(xs, xs, zs)
+        for x, z in zip(xs, zs):
+            numpy.testing.assert_allclose(z, 2 * x)
+    tensors = mod._array_list(xs, "Xs")
+    assert all(isinstance(t, torch.Tensor) for t in tensors) and tensors.known is mod._array_list(xs, "Xs").known
 
 
 def test_an_item_descriptor_is_made_once_where_the_item_is_read(convert_text):

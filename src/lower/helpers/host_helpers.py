@@ -8,6 +8,7 @@ file importable (tests/helpers). See tools/gen_helpers.py for the format.
 """
 import contextlib
 import enum
+import operator
 import os
 
 import torch
@@ -66,61 +67,111 @@ def _tensors(arrays, name):
     return tuple(_tensor(array, f"{name}[{i}]") for i, array in enumerate(arrays))
 
 
-# helper: _array_list needs _tensor
-def _array_list(arrays, name):
-    """A list-of-arrays argument as a tuple of torch tensors (each as _tensor makes it), with
-    the checks cuTile's launch made: a list (a tuple is taken too), not empty, its arrays of
-    one dtype and one rank; and, for the device table, on one device."""
+# helper: _ArrayList
+class _ArrayList(tuple):
+    """The torch tensors of a list-of-arrays argument of one launch, with `key`, what the
+    list's checks, device table and TMA flag depend on (its tensors' data pointers, shapes,
+    strides, dtypes and devices), and `known`, what launches found of lists of that key
+    before (shared by them): its device table under each stream, its TMA flag under "tma"."""
+
+    key = ()
+    known = None
+
+
+# helper: _array_list_key
+def _array_list_key(tensors):
+    """The key of a list of torch tensors: their data pointers, shapes, strides, dtypes and
+    device indices (-1: the CPU), each read with one map over the list. A mixture-of-experts
+    launch gives 3 lists of 64 arrays: read tensor by tensor and again for each use, their
+    metadata took more host time than the kernel took on the H200 (this takes a sixth of
+    that). A TypeError where an item is not a torch tensor."""
+    pointers = tuple(map(torch.Tensor.data_ptr, tensors))
+    shapes = tuple(map(operator.attrgetter("shape"), tensors))
+    strides = tuple(map(torch.Tensor.stride, tensors))
+    dtypes = tuple(map(operator.attrgetter("dtype"), tensors))
+    devices = tuple(map(torch.Tensor.get_device, tensors))
+    return pointers, shapes, strides, dtypes, devices
+
+
+# helper: _array_list needs _tensor _ArrayList _array_list_key
+def _array_list(arrays, name, checked={}):
+    """A list-of-arrays argument as an _ArrayList of torch tensors (each as _tensor makes it),
+    with the checks cuTile's launch made: a list (a tuple is taken too), not empty, its arrays
+    of one dtype and one rank; and, for the device table, on one device. A list of torch
+    tensors whose key passed the checks before (up to 64 keys are kept) is not checked again."""
     if not isinstance(arrays, (list, tuple)):
         kind = type(arrays).__name__
         raise TypeError(f"kernel argument {name!r} is a {kind}, not a list of arrays")
     if not arrays:
         raise ValueError(f"kernel argument {name!r}: empty lists are not supported")
+    try:
+        key = _array_list_key(arrays)
+    except TypeError:  # an array that is not a torch tensor
+        key = None
+    known = checked.get(key)
+    if known is not None:
+        tensors = _ArrayList(arrays)
+        tensors.key, tensors.known = key, known
+        return tensors
     e8m0 = torch.float8_e8m0fnu  # given as a uint8 view (_tensor)
-    if all(isinstance(array, torch.Tensor) and array.dtype is not e8m0 for array in arrays):
-        tensors = tuple(arrays)
+    if key is not None and e8m0 not in key[3]:
+        tensors = _ArrayList(arrays)
     else:
-        tensors = tuple(_tensor(array, f"{name}[{i}]") for i, array in enumerate(arrays))
-    if len({(tensor.dtype, tensor.dim(), tensor.device) for tensor in tensors}) > 1:
-        first = tensors[0]
-        for i, tensor in enumerate(tensors):
-            what = f"kernel argument {name!r}: arrays in list vary in"
-            items = f"{name}[0] and {name}[{i}]"
-            if tensor.dtype != first.dtype:
-                raise TypeError(f"{what} data type ({items}: {first.dtype}, {tensor.dtype})")
-            if tensor.dim() != first.dim():
-                raise TypeError(f"{what} rank ({items}: {first.dim()}, {tensor.dim()})")
-            if tensor.device != first.device:
-                raise ValueError(f"{what} device ({items}: {first.device}, {tensor.device})")
+        tensors = _ArrayList(_tensor(array, f"{name}[{i}]") for i, array in enumerate(arrays))
+        key = _array_list_key(tensors)
+    first = tensors[0]
+    for i, tensor in enumerate(tensors):
+        what = f"kernel argument {name!r}: arrays in list vary in"
+        items = f"{name}[0] and {name}[{i}]"
+        if tensor.dtype != first.dtype:
+            raise TypeError(f"{what} data type ({items}: {first.dtype}, {tensor.dtype})")
+        if tensor.dim() != first.dim():
+            raise TypeError(f"{what} rank ({items}: {first.dim()}, {tensor.dim()})")
+        if tensor.device != first.device:
+            raise ValueError(f"{what} device ({items}: {first.device}, {tensor.device})")
+    known = checked.get(key)
+    if known is None:
+        if len(checked) >= 64:
+            checked.clear()
+        known = checked[key] = {}
+    tensors.key, tensors.known = key, known
     return tensors
 
 
 # helper: _array_list_table
-def _array_list_table(tensors, cache={}):
+def _array_list_table(tensors):
     """The device table of a list of arrays that the kernel reads (its list items): one int64
     row per array, its data pointer, shape and strides. The kernel indexes arrays with int32
-    shapes and strides, as cuTile does: larger ones are refused. A table is uploaded once
-    per content, device and stream (the launch's, current here) and kept (up to 64 of them):
-    its content is the key, and a stream reads it only after its own upload."""
-    rows, dims = [], []
-    for tensor in tensors:
-        rows.append(tensor.data_ptr())
-        rows += tensor.shape
-        rows += tensor.stride()
-        dims += tensor.shape
-        dims += tensor.stride()
-    if dims and max(dims) >= 2**31:
-        shapes = [tuple(tensor.shape) for tensor in tensors]
-        raise ValueError(f"a list of arrays with shapes or strides beyond int32: {shapes}")
+    shapes and strides, as cuTile does: larger ones are refused. A table is uploaded once per
+    content (the list's key) and stream (the launch's, current here) and kept with what is
+    known of that content: a stream reads it only after its own upload."""
     device = tensors[0].device
-    stream = torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else None
-    key = (device, stream, *rows)
-    table = cache.get(key)
+    stream = torch._C._cuda_getCurrentRawStream(device.index) if device.type == "cuda" else None
+    table = tensors.known.get(stream)
     if table is None:
-        if len(cache) >= 64:
-            cache.clear()
-        table = cache[key] = torch.tensor(rows, dtype=torch.int64, device=device)
+        pointers, shapes, strides = tensors.key[:3]
+        rows, dims = [], []
+        for pointer, shape, stride in zip(pointers, shapes, strides):
+            rows.append(pointer)
+            rows += shape
+            rows += stride
+            dims += shape
+            dims += stride
+        if dims and max(dims) >= 2**31:
+            shapes = [tuple(shape) for shape in shapes]
+            raise ValueError(f"a list of arrays with shapes or strides beyond int32: {shapes}")
+        table = tensors.known[stream] = torch.tensor(rows, dtype=torch.int64, device=device)
     return table
+
+
+# helper: _array_list_tma needs _tma_compatible
+def _array_list_tma(tensors):
+    """Whether a tensor descriptor can address every array of a list (_tma_compatible), kept
+    with what is known of the list's content."""
+    tma = tensors.known.get("tma")
+    if tma is None:
+        tma = tensors.known["tma"] = all(_tma_compatible(tensor) for tensor in tensors)
+    return tma
 
 
 # helper: _torch_stream
