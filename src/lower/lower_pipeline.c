@@ -25,7 +25,9 @@
  *   - no array it loads is also stored, scattered or updated in it (cuTile
  *     takes different array parameters not to alias; every array named is
  *     a parameter of the kernel, an item of one, or the loop does not
- *     qualify);
+ *     qualify), except in the other branch of an `if` on constexpr
+ *     parameters (`if COMPUTE: ct.store(Mean, ...)` / `else: ct.gather(Mean,
+ *     ...)`): one compilation runs one branch of it;
  *   - it has no atomics, no memory_order= or memory_scope= accesses, no
  *     matrix product (tl.dot loops are pipelined by the kernel's
  *     num_stages already) and calls no tile function (which may store), and
@@ -37,10 +39,24 @@
 
 #include "lower.h"
 
+/* Where an access sits: the constexpr ifs around it, innermost last, and the
+ * branch of each (0: the body, 1: the else). */
+typedef struct Arms {
+  const Node *ifs[C2T_MAX_PIPELINE_ARMS];
+  int branch[C2T_MAX_PIPELINE_ARMS];
+  int depth;
+} Arms;
+
+typedef struct Access {
+  Str array;
+  Arms arms;
+} Access;
+
 typedef struct LoopScan {
   Lowerer *L;
-  Str loaded[C2T_MAX_PIPELINED_ARRAYS], stored[C2T_MAX_PIPELINED_ARRAYS];
+  Access loaded[C2T_MAX_PIPELINED_ARRAYS], stored[C2T_MAX_PIPELINED_ARRAYS];
   int loaded_count, stored_count;
+  Arms arms; /* of the node being scanned */
   bool disqualified;
 } LoopScan;
 
@@ -58,19 +74,38 @@ static Str array_parameter(Lowerer *L, const Node *array) {
   return (Str){NULL, 0};
 }
 
-static void remember(LoopScan *scan, Str *names, int *count, Str name) {
+static bool same_arms(const Arms *a, const Arms *b) {
+  if (a->depth != b->depth)
+    return false;
+  for (int i = 0; i < a->depth; i++)
+    if (a->ifs[i] != b->ifs[i] || a->branch[i] != b->branch[i])
+      return false;
+  return true;
+}
+
+/* Whether two accesses sit in different branches of one constexpr if, so
+ * that no compilation runs both. */
+static bool exclusive(const Arms *a, const Arms *b) {
+  for (int i = 0; i < a->depth; i++)
+    for (int j = 0; j < b->depth; j++)
+      if (a->ifs[i] == b->ifs[j] && a->branch[i] != b->branch[j])
+        return true;
+  return false;
+}
+
+static void remember(LoopScan *scan, Access *accesses, int *count, Str name) {
   if (!name.len) { /* not a parameter: its aliasing is not known */
     scan->disqualified = true;
     return;
   }
   for (int i = 0; i < *count; i++)
-    if (str_same(names[i], name))
+    if (str_same(accesses[i].array, name) && same_arms(&accesses[i].arms, &scan->arms))
       return;
   if (*count == C2T_MAX_PIPELINED_ARRAYS) { /* more arrays than tracked: leave the loop as it is */
     scan->disqualified = true;
     return;
   }
-  names[(*count)++] = name;
+  accesses[(*count)++] = (Access){name, scan->arms};
 }
 
 /* The array argument of a memory operation (its first positional argument,
@@ -129,11 +164,37 @@ static void scan_call(LoopScan *scan, const Node *call) {
     scan->disqualified = true;
 }
 
+static void scan_node(Node *node, void *data);
+
+/* The branches of an if on constexpr parameters, each scanned as its own arm. */
+static void scan_constexpr_if(LoopScan *scan, Node *node) {
+  if (scan->arms.depth == C2T_MAX_PIPELINE_ARMS) { /* more ifs than told apart: leave the loop as it is */
+    scan->disqualified = true;
+    return;
+  }
+  scan_node(node->u.if_.test, scan);
+  int depth = scan->arms.depth++;
+  scan->arms.ifs[depth] = node;
+  for (int branch = 0; branch < 2; branch++) {
+    NodeList *stmts = branch ? &node->u.if_.orelse : &node->u.if_.body;
+    scan->arms.branch[depth] = branch;
+    for (int i = 0; i < stmts->count && !scan->disqualified; i++)
+      scan_node(stmts->items[i], scan);
+  }
+  scan->arms.depth = depth;
+}
+
 static void scan_node(Node *node, void *data) {
   LoopScan *scan = data;
   if (!node || scan->disqualified)
     return;
   switch (node->kind) {
+  case N_IF:
+    if (constexpr_param_condition(scan->L, node->u.if_.test)) {
+      scan_constexpr_if(scan, node);
+      return;
+    }
+    break;
   case N_FOR:
   case N_WHILE:
   case N_BREAK:
@@ -161,7 +222,8 @@ bool loop_may_pipeline(Lowerer *L, const Node *loop) {
     return false;
   for (int i = 0; i < scan.loaded_count; i++)
     for (int j = 0; j < scan.stored_count; j++)
-      if (str_same(scan.loaded[i], scan.stored[j]))
+      if (str_same(scan.loaded[i].array, scan.stored[j].array) &&
+          !exclusive(&scan.loaded[i].arms, &scan.stored[j].arms))
         return false;
   return true;
 }

@@ -39,6 +39,9 @@
 /* Arrays loaded, and arrays stored, that lower_pipeline.c tracks in one loop; a
  * loop with more is left as it is (not pipelined: an optimization, no error). */
 #define C2T_MAX_PIPELINED_ARRAYS 32
+/* Constexpr ifs around one access that lower_pipeline.c tells apart (an access
+ * under more makes the loop stay as it is: no error). */
+#define C2T_MAX_PIPELINE_ARMS 8
 
 /* ------------------------------------------------------------------ dtypes */
 

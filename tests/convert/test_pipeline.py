@@ -131,3 +131,58 @@ def test_a_matrix_product_loop_keeps_the_kernels_own_pipelining(convert_text):
                           "        acc = ct.mma(a, ct.load(y, index=(k, 0), shape=(T, T)), acc)\n"
                           "    ct.store(z, index=(0, 0), tile=acc)\n")
     assert loops and not loops[0].startswith("tl.range")
+
+
+NORM_OR_REUSE = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def rows(x, y, Mean, TM: ct.Constant[int], TN: ct.Constant[int], COMPUTE: ct.Constant[int]):
+    for i in range(ct.bid(0), ct.cdiv(x.shape[0], TM), ct.num_blocks(0)):
+        t = ct.load(x, index=(i, 0), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO).astype(ct.float32)
+        if COMPUTE:
+            mean = ct.sum(t, axis=1) / TN
+            ct.store(Mean, index=(i,), tile=mean)
+        else:
+            mean = ct.load(Mean, index=(i,), shape=(TM,), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(y, index=(i, 0), tile=t - mean[:, None])
+'''
+
+
+def test_a_load_and_a_store_of_one_array_in_the_two_branches_of_a_constexpr_if_pipeline(convert_text, convert):
+    """One compilation runs one branch of `if COMPUTE:` (a constexpr parameter): the store of
+    Mean in one and its load in the other never meet, so the loop is pipelined (TileGym's
+    persistent layer norm has this shape); it computes what it did, either way."""
+    assert _loops(convert_text(NORM_OR_REUSE), "rows")[0].startswith("tl.range(")
+    mod = convert(NORM_OR_REUSE)
+    x = torch.randn(37, 16)
+    for compute in (1, 0):
+        y, mean = torch.zeros(37, 16), torch.zeros(37) if compute else torch.randn(37)
+        expected_mean = x.mean(dim=1) if compute else mean.clone()
+        mod.launch_rows(0, (3,), (x, y, mean, 4, 16, compute))
+        torch.testing.assert_close(mean, expected_mean)
+        torch.testing.assert_close(y, x - expected_mean[:, None])
+
+
+def test_a_store_that_may_meet_a_load_of_its_array_keeps_the_loop_a_range(convert_text):
+    """The branches of an if on a run-time value, or a load outside the constexpr if whose
+    branch stores the array, or both in one branch: the loop stays a range."""
+    compute_if = NORM_OR_REUSE
+    cases = {
+        "a run-time if": compute_if.replace("if COMPUTE:", "if ct.bid(1) == 0:"),
+        "a load outside the branch": compute_if.replace(
+            "        ct.store(y, index=(i, 0), tile=t - mean[:, None])",
+            "        ct.store(y, index=(i, 0), tile=t - ct.load(Mean, index=(i,), shape=(TM,))[:, None])"),
+        "both in one branch": compute_if.replace(
+            "            ct.store(Mean, index=(i,), tile=mean)",
+            "            ct.store(Mean, index=(i,), tile=mean + ct.load(Mean, index=(i,), shape=(TM,)))"),
+        "a nested constexpr if": compute_if.replace(
+            "            ct.store(Mean, index=(i,), tile=mean)",
+            "            if TM > 2:\n                ct.store(Mean, index=(i,), tile=mean)\n"
+            "            else:\n                ct.store(Mean, index=(i,), tile=ct.load(Mean, index=(i,), shape=(TM,)))"),
+    }
+    for what, source in cases.items():
+        assert source != compute_if, what
+        loops = _loops(convert_text(source), "rows")
+        assert not loops[0].startswith("tl.range"), (what, loops)
