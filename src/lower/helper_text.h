@@ -287,15 +287,20 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    return tensors\n",
     {HELPER__tensor, HELPER__ArrayList, HELPER__array_list_key, -1}, false, false},
   [HELPER__array_list_table] = {"_array_list_table",
-    "def _array_list_table(tensors):\n"
+    "def _array_list_table(tensors, captured=[]):\n"
     "    \"\"\"The device table of a list of arrays that the kernel reads (its list items): one int64\n"
     "    row per array, its data pointer, shape and strides. The kernel indexes arrays with int32\n"
     "    shapes and strides, as cuTile does: larger ones are refused. A table is uploaded once per\n"
     "    content (the list's key) and stream (the launch's, current here) and kept with what is\n"
-    "    known of that content: a stream reads it only after its own upload.\"\"\"\n"
+    "    known of that content: a stream reads it only after its own upload. A launch captured\n"
+    "    into a CUDA graph gets a table of its own, copied from pinned host memory by the graph\n"
+    "    each time it replays (a captured copy has not run when the capture ends, so no other\n"
+    "    launch may read that table); the pinned rows are kept in `captured` for the life of the\n"
+    "    process, since a graph may replay as long as it lives.\"\"\"\n"
     "    device = tensors[0].device\n"
     "    stream = torch._C._cuda_getCurrentRawStream(device.index) if device.type == \"cuda\" else None\n"
-    "    table = tensors.known.get(stream)\n"
+    "    capturing = stream is not None and torch.cuda.is_current_stream_capturing()\n"
+    "    table = None if capturing else tensors.known.get(stream)\n"
     "    if table is None:\n"
     "        pointers, shapes, strides = tensors.key[:3]\n"
     "        rows, dims = [], []\n"
@@ -308,7 +313,13 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        if dims and max(dims) >= 2**31:\n"
     "            shapes = [tuple(shape) for shape in shapes]\n"
     "            raise ValueError(f\"a list of arrays with shapes or strides beyond int32: {shapes}\")\n"
-    "        table = tensors.known[stream] = torch.tensor(rows, dtype=torch.int64, device=device)\n"
+    "        if capturing:\n"
+    "            pinned = torch.tensor(rows, dtype=torch.int64).pin_memory()\n"
+    "            captured.append(pinned)\n"
+    "            table = torch.empty(len(rows), dtype=torch.int64, device=device)\n"
+    "            table.copy_(pinned, non_blocking=True)\n"
+    "        else:\n"
+    "            table = tensors.known[stream] = torch.tensor(rows, dtype=torch.int64, device=device)\n"
     "    return table\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER__array_list_tma] = {"_array_list_tma",

@@ -434,3 +434,41 @@ def test_two_block_shapes_of_one_item_both_made_where_it_is_read(convert_text):
     inner = text[text.index("for r in range("):text.index("def launch_k")]
     assert "tl.make_tensor_descriptor(" not in inner
     assert text.count("tl.make_tensor_descriptor(") == 4
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
+def test_a_list_launch_captured_in_a_cuda_graph_replays_right(convert):
+    """cuTile 1.7 refuses list arguments in a CUDA graph ("List argument in CUDAGraph isn't
+    supported yet"); the converted launch captures: its table is copied by the graph at each
+    replay. A replay computes from the arrays' contents at that time, and an eager launch of
+    the same lists after the capture, on the capture's stream or another, is right too."""
+    mod = convert(GROUPED_ADD)
+    sizes = (5, 17, 30)
+    xs = [torch.randn(n, device="cuda") for n in sizes]
+    ys = [torch.randn(n, device="cuda") for n in sizes]
+    zs = [torch.zeros(n, device="cuda") for n in sizes]
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        mod.run(xs, ys, zs)  # compiled and tuned before the capture
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        mod.run(xs, ys, zs)
+    for scale in (2.0, -3.0):
+        for x in xs:
+            x.mul_(scale)
+        for z in zs:
+            z.zero_()
+        graph.replay()
+        torch.cuda.synchronize()
+        for x, y, z in zip(xs, ys, zs):
+            torch.testing.assert_close(z, x + y)
+    for stream in (side, torch.cuda.current_stream()):
+        with torch.cuda.stream(stream):
+            for z in zs:
+                z.zero_()
+            mod.run(xs, ys, zs)
+        torch.cuda.synchronize()
+        for x, y, z in zip(xs, ys, zs):
+            torch.testing.assert_close(z, x + y)

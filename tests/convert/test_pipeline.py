@@ -33,15 +33,15 @@ def _loops(text, kernel):
     return [ast.unparse(node.iter) for node in ast.walk(fn) if isinstance(node, ast.For)]
 
 
-def test_a_loop_reading_other_arrays_than_it_writes_asks_for_stages(convert_text, convert):
+def test_a_loop_reading_other_arrays_than_it_writes_asks_for_stages(convert_text, convert, device):
     text = convert_text(ROWS)
     loops = _loops(text, "row_sums")
     assert len(loops) == 1 and loops[0].startswith("tl.range(") and loops[0].endswith(", num_stages=_loop_stages)")
     assert "_loop_stages: tl.constexpr = 1," in text
     assert "loops=True" in text  # each candidate sets _loop_stages
     mod = convert(ROWS)
-    x = torch.randn(37, 16)
-    out = torch.zeros(37)
+    x = torch.randn(37, 16, device=device)
+    out = torch.zeros(37, device=device)
     mod.launch_row_sums(0, (3,), (x, out, 4, 16))
     torch.testing.assert_close(out, x.sum(dim=1))
 
@@ -78,15 +78,15 @@ def running_sum(x, TN: ct.Constant[int]):
 '''
 
 
-def test_a_loop_that_reads_what_it_stored_stays_a_range(convert_text, convert):
+def test_a_loop_that_reads_what_it_stored_stays_a_range(convert_text, convert, device):
     text = convert_text(IN_PLACE_SCAN)
     loops = _loops(text, "running_sum")
     assert loops and all(not loop.startswith("tl.range") for loop in loops)
     assert "_loop_stages" not in text.split("def launch_running_sum")[0].split("def running_sum")[1]
     mod = convert(IN_PLACE_SCAN)
-    x = torch.ones(32)
+    x = torch.ones(32, device=device)
     mod.launch_running_sum(0, (1,), (x, 8))
-    expected = torch.ones(32)
+    expected = torch.ones(32, device=device)
     for i in range(1, 4):
         expected[i * 8:(i + 1) * 8] += expected[i * 8 - 1]
     torch.testing.assert_close(x, expected)
@@ -150,15 +150,16 @@ def rows(x, y, Mean, TM: ct.Constant[int], TN: ct.Constant[int], COMPUTE: ct.Con
 '''
 
 
-def test_a_load_and_a_store_of_one_array_in_the_two_branches_of_a_constexpr_if_pipeline(convert_text, convert):
+def test_a_load_and_a_store_of_one_array_in_the_two_branches_of_a_constexpr_if_pipeline(convert_text, convert, device):
     """One compilation runs one branch of `if COMPUTE:` (a constexpr parameter): the store of
     Mean in one and its load in the other never meet, so the loop is pipelined (TileGym's
     persistent layer norm has this shape); it computes what it did, either way."""
     assert _loops(convert_text(NORM_OR_REUSE), "rows")[0].startswith("tl.range(")
     mod = convert(NORM_OR_REUSE)
-    x = torch.randn(37, 16)
+    x = torch.randn(37, 16, device=device)
     for compute in (1, 0):
-        y, mean = torch.zeros(37, 16), torch.zeros(37) if compute else torch.randn(37)
+        y = torch.zeros(37, 16, device=device)
+        mean = torch.zeros(37, device=device) if compute else torch.randn(37, device=device)
         expected_mean = x.mean(dim=1) if compute else mean.clone()
         mod.launch_rows(0, (3,), (x, y, mean, 4, 16, compute))
         torch.testing.assert_close(mean, expected_mean)

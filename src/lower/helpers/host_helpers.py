@@ -139,15 +139,20 @@ def _array_list(arrays, name, checked={}):
 
 
 # helper: _array_list_table
-def _array_list_table(tensors):
+def _array_list_table(tensors, captured=[]):
     """The device table of a list of arrays that the kernel reads (its list items): one int64
     row per array, its data pointer, shape and strides. The kernel indexes arrays with int32
     shapes and strides, as cuTile does: larger ones are refused. A table is uploaded once per
     content (the list's key) and stream (the launch's, current here) and kept with what is
-    known of that content: a stream reads it only after its own upload."""
+    known of that content: a stream reads it only after its own upload. A launch captured
+    into a CUDA graph gets a table of its own, copied from pinned host memory by the graph
+    each time it replays (a captured copy has not run when the capture ends, so no other
+    launch may read that table); the pinned rows are kept in `captured` for the life of the
+    process, since a graph may replay as long as it lives."""
     device = tensors[0].device
     stream = torch._C._cuda_getCurrentRawStream(device.index) if device.type == "cuda" else None
-    table = tensors.known.get(stream)
+    capturing = stream is not None and torch.cuda.is_current_stream_capturing()
+    table = None if capturing else tensors.known.get(stream)
     if table is None:
         pointers, shapes, strides = tensors.key[:3]
         rows, dims = [], []
@@ -160,7 +165,13 @@ def _array_list_table(tensors):
         if dims and max(dims) >= 2**31:
             shapes = [tuple(shape) for shape in shapes]
             raise ValueError(f"a list of arrays with shapes or strides beyond int32: {shapes}")
-        table = tensors.known[stream] = torch.tensor(rows, dtype=torch.int64, device=device)
+        if capturing:
+            pinned = torch.tensor(rows, dtype=torch.int64).pin_memory()
+            captured.append(pinned)
+            table = torch.empty(len(rows), dtype=torch.int64, device=device)
+            table.copy_(pinned, non_blocking=True)
+        else:
+            table = tensors.known[stream] = torch.tensor(rows, dtype=torch.int64, device=device)
     return table
 
 
