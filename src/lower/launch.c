@@ -172,9 +172,10 @@ static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *cal
   }
   for (int i = 0; i < L->tma_array_count; i++) {
     Str array = L->tma_arrays[i];
-    if (is_list_param(kernel, array))
+    if (is_list_param(kernel, array)) {
       buf_printf(call, "            %.*s_tma=_array_list_tma(%.*s),\n", array.len, array.text, array.len, array.text);
-    else
+      L->uses_list_tma = true;
+    } else
       buf_printf(call, "            %.*s_tma=_tma_compatible(%.*s),\n", array.len, array.text, array.len, array.text);
   }
   tf32_launch_args(L, kernel, call);
@@ -1452,7 +1453,7 @@ static void push_helpers(Lowerer *L, NodeList *out) {
   push_all(L, out, helper_stmts(L, HELPER__kernel_stream));
   if (L->uses_tma) {
     push_all(L, out, helper_stmts(L, HELPER__tma_compatible));
-    if (L->uses_array_lists)
+    if (L->uses_list_tma)
       push_all(L, out, helper_stmts(L, HELPER__array_list_tma));
     push_all(L, out, helper_stmts(L, HELPER__tma_workspace));
   }

@@ -217,6 +217,7 @@ typedef struct Lowerer {
   NodeList generated; /* launchers and helpers to append to the module */
   bool uses_tma;      /* some kernel builds tensor descriptors: the module sets an allocator */
   bool uses_array_lists; /* a kernel takes a list of arrays: the launch helpers of lists */
+  bool uses_list_tma;    /* a launch checks a list of arrays for TMA (_array_list_tma) */
   /* per kernel: arrays with a TMA flag parameter, descriptors made in the prologue */
   Str tma_arrays[C2T_MAX_TMA_ARRAYS];
   int tma_array_count;
