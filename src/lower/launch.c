@@ -217,7 +217,7 @@ static const char *first_array_param(Lowerer *L, const Function *kernel) {
  *                      restore_value=[the arrays it reads and writes], do_bench=... _time_launch ...)
  *
  * above its @triton.jit: at the first launch of each key Triton times at
- * most 5 candidates, ordered by the size of the kernel's largest tile (the
+ * most 7 candidates, ordered by the size of the kernel's largest tile (the
  * first is the pick by hand: more warps for bigger tiles; tune_helpers.py)
  * and keeps the fastest. Timing runs the kernel several times, so every
  * array it stores into (store, scatter, atomics) and also reads is in
@@ -474,7 +474,7 @@ static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, c
   const NodeList *args = &def->u.function_def.args->u.arguments.args;
   for (int i = 0; i < args->count; i++) {
     Str name = args->items[i]->u.arg.arg;
-    bool keyed = is_constexpr_param(def, name) && !str_eq(name, "_use_tma") &&
+    bool keyed = is_constexpr_param(def, name) && !str_eq(name, "_use_tma") && !str_eq(name, "_store_tma") &&
                  !str_eq(name, "_loop_stages"); /* a candidate's choice */
     for (int p = 0; p < kernel->param_count && !keyed; p++)
       if (kernel->param_is_array[p] || kernel->param_is_array_tuple[p]) {
@@ -513,12 +513,12 @@ static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, c
              "triton.autotune("
              "configs=[%s], "
              "key=[%s], "
-             "prune_configs_by={\"early_config_prune\": lambda configs, nargs, **launch: %.*s(configs, %s%s%s)}, "
+             "prune_configs_by={\"early_config_prune\": lambda configs, nargs, **launch: %.*s(configs, %s%s%s%s)}, "
              "%s"
              "do_bench=lambda launch, quantiles: %.*s(launch, quantiles))",
              configs, key.data ? key.data : "", candidates->u.name.id.len, candidates->u.name.id.text, elements,
              L->kernel_has_dot ? ", dot=True" : L->tma_array_count > 0 ? ", tma=True" : "",
-             L->kernel_pipelines_loops ? ", loops=True" : "",
+             L->kernel_pipelines_loops ? ", loops=True" : "", L->kernel_store_choice ? ", stores=True" : "",
              copies.data ? copies.data : "", timing->u.name.id.len, timing->u.name.id.text);
   buf_free(&copies);
   Node *decorator = T0(L, arena_strndup(&L->ctx->arena, text.data, text.len));

@@ -766,6 +766,11 @@ Node *lower_store(Lowerer *L, Node *call, const char *member) {
   memory_note_access(L, stored, access.array, MEM_WRITE);
   stats_memory(L->conv, sizes_known ? tma_refusal(L, &access) : "tile dims unknown");
   if (sizes_known && tma_possible(L, &access)) {
+    if (L->kernel_has_dot && L->function->role == ROLE_KERNEL) { /* an autotune candidate's choice */
+      Node *choice = new_name(L, "_store_tma");
+      access.allow_when = access.allow_when ? T(L, "_1 and _2", access.allow_when, choice) : choice;
+      L->kernel_store_choice = true;
+    }
     Node *ok;
     Node *desc = tma_descriptor(L, access.array, access.size, rank, false, access.allow_when, &ok);
     Node *by_tma = T(L, "_1.store(_2, _3)", desc, element_offsets(L, &access), value);

@@ -238,6 +238,7 @@ typedef struct Lowerer {
   int tf32_site_count;
   bool kernel_has_dot; /* the kernel lowered now multiplies matrices (tl.dot): its launch candidates differ */
   bool kernel_pipelines_loops; /* a loop of the kernel is tl.range(..., num_stages=_loop_stages) */
+  bool kernel_store_choice; /* a store of the kernel after a tl.dot takes its descriptor only if _store_tma */
   int loop_depth;     /* loops of the function being lowered around the statement lowered now */
   bool tma_reused;    /* a descriptor of the function lowered now (or of a tile function it calls
                          with flags) is read or written in a loop: made once, used at each iteration */

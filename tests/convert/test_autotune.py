@@ -17,6 +17,7 @@ import re
 import subprocess
 
 import torch
+import triton
 
 import ops_common
 
@@ -379,6 +380,7 @@ def test_num_worker_warps_out_of_range_is_a_located_error(convert_error):
 SEARCHED_WARPS = '''
 import cuda.tile as ct
 import torch
+import triton
 from cuda.tile.tune import exhaustive_search
 
 
@@ -490,8 +492,15 @@ def test_a_kernel_that_multiplies_matrices_tunes_as_a_gemm(convert):
     picks = [(c.num_warps, c.num_stages, c.kwargs.get("_use_tma", True))
              for c in mod._launch_candidates(mod.bump.configs, 128 * 128, dot=True)]
     assert picks == [(8, 3, True), (4, 3, True), (8, 4, True), (4, 4, True), (8, 2, True), (8, 1, True)]
-    small = mod._launch_candidates(mod.bump.configs, 64 * 64, dot=True)
-    assert (small[0].num_warps, small[0].num_stages) == (4, 3)
+    small = [(c.num_warps, c.num_stages) for c in mod._launch_candidates(mod.bump.configs, 64 * 64, dot=True)]
+    assert small == [(4, 3), (8, 3), (4, 4), (4, 6), (4, 2), (4, 1)]  # small stages: a deep pipeline too
+    stores = [(c.num_warps, c.num_stages, c.kwargs.get("_store_tma", True))
+              for c in mod._launch_candidates(mod.bump.configs, 128 * 128, dot=True, stores=True)]
+    assert stores == [(8, 3, True), (4, 3, True), (8, 4, True), (8, 3, False), (8, 2, False), (8, 2, True),
+                      (8, 1, True)]
+    hinted = [triton.Config({}, num_warps=8, num_stages=s) for s in (2, 3, 4)]  # num_worker_warps=8
+    assert [(c.num_warps, c.num_stages) for c in mod._launch_candidates(hinted, 64 * 64, dot=True)] == [
+        (8, 3), (8, 4), (8, 6), (8, 2), (8, 1)]  # one warp count: no repeats
     gemm = (ops_common.CORPUS / "gemm.py").read_text()
     assert "dot=True" in _convert_text_of(gemm)
 
@@ -514,6 +523,27 @@ def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
         acc = ct.mma(ct.load(a, index=(i, kk), shape=(TM, TK)), ct.load(b, index=(kk, j), shape=(TK, TN)), acc)
     ct.store(c, index=(i, j), tile=acc)
 """
+
+
+def test_a_matrix_kernel_may_store_its_product_through_pointers(convert, convert_text):
+    """In a kernel that multiplies matrices the stores after the product take their
+    descriptor only with _store_tma (default True), an autotune candidate's choice, not part of
+    the autotuner's key; both paths store the same. A kernel without a product has no such
+    parameter; nor do loads."""
+    text = convert_text(GEMM_TILES)
+    assert "_store_tma: tl.constexpr = True" in text and "stores=True" in text
+    conditions = dict(re.findall(r"(\w)_desc_\d+_ok: tl.constexpr = \((.*?)\n    \)", text, re.S))
+    assert "_store_tma" in conditions["c"] and "_store_tma" not in conditions["a"] + conditions["b"]
+    assert '"_store_tma"' not in text.split("key=[")[1].split("]")[0]
+    assert "_store_tma: tl.constexpr" not in convert_text(RELU_2D)
+    mod = convert(GEMM_TILES)
+    a, b = torch.randn(64, 32), torch.randn(32, 48)
+    for store_tma in (True, False):
+        c = torch.zeros(64, 48)
+        mod.k.fn[(2, 3, 1)](a, tuple(a.shape), tuple(a.stride()), b, tuple(b.shape), tuple(b.stride()),
+                            c, tuple(c.shape), tuple(c.stride()), 32, 16, 16,
+                            a_tma=True, b_tma=True, c_tma=True, _store_tma=store_tma)
+        assert torch.allclose(c, a @ b, atol=1e-4), store_tma
 
 
 def test_a_fixed_option_matrix_kernel_takes_warps_as_gemms_are_tuned(tmp_path):

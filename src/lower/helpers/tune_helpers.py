@@ -185,7 +185,7 @@ def _fitting_stages(kernel, key, launch, stages=3):
 
 
 # helper: _launch_candidates needs _launch_warps
-def _launch_candidates(configs, elements, tma=False, dot=False, loops=False):
+def _launch_candidates(configs, elements, tma=False, dot=False, loops=False, stores=False):
     """The candidates @triton.autotune times (its early_config_prune) for a kernel whose
     largest tile has `elements` elements, from the warp counts of `configs` (the decorator's):
     the hand pick first (_launch_warps, or the nearest allowed count; 3 stages), the other
@@ -195,8 +195,16 @@ def _launch_candidates(configs, elements, tma=False, dot=False, loops=False):
     pointer loads go straight to registers, which is faster for tiles that do not feed
     tl.dot (measured on the H200: elementwise kernels 1.5-3x). A kernel that multiplies
     matrices (`dot`) keeps its descriptors (tl.dot reads its operands from shared memory)
-    and tries 4 and 8 warps (8 from a 128x128 accumulator up, as GEMMs are tuned by hand)
-    at 3, 4 and 2 stages. At most 6. With `loops` (the kernel has loops Triton may
+    and tries the hand pick (8 warps from a 128x128 accumulator up, as GEMMs are tuned by
+    hand, else 4) and the other count at 3 stages, the hand pick at 4, then:
+    for tiles of at most 64x64 elements, 6 stages (a stage is small; more loads in flight
+    are what a long loop over few output tiles needs: H200, split-K 256x256x32768 with
+    64x64x64 tiles, 15.4 us at 6 stages, 17.2 at 4, 23.2 at 3); for larger ones, with
+    `stores` (the kernel's stores after the product may go through pointers,
+    _store_tma=False), the hand pick at 3 and 2 stages storing through pointers (whose
+    output tile then needs no shared memory: H200, float32 GEMM 4096^3, 128x128x64 tiles,
+    0.64 ms against 0.70 at best through the descriptor), else the other count at 4 stages;
+    then the hand pick at 2 stages and 1. With `loops` (the kernel has loops Triton may
     software-pipeline, tl.range(..., num_stages=_loop_stages)) each candidate's loops take
     its own stage count, so the 1-stage candidate runs them unpipelined."""
     allowed = sorted({config.num_warps for config in configs})
@@ -204,20 +212,27 @@ def _launch_candidates(configs, elements, tma=False, dot=False, loops=False):
     first = min(allowed, key=lambda w: abs(w.bit_length() - by_hand.bit_length()))
     order = sorted(allowed, key=lambda w: abs(w.bit_length() - first.bit_length()))
     if dot:
-        picks = [(w, s, None) for s in (3, 4, 2) for w in order[:2]][:5]
+        other = order[1] if len(order) > 1 else first
+        picks = [(first, 3, ()), (other, 3, ()), (first, 4, ())]
+        if elements <= 64 * 64:
+            picks.append((first, 6, ()))
+        elif stores:
+            picks += [(first, 3, (("_store_tma", False),)), (first, 2, (("_store_tma", False),))]
+        else:
+            picks.append((other, 4, ()))
+        picks.append((first, 2, ()))
     elif tma:
-        picks = [(w, 3, use) for w in order[:2] for use in (True, False)][:4] + [(first, 2, None)]
+        both = ((("_use_tma", True),), (("_use_tma", False),))
+        picks = [(w, 3, use) for w in order[:2] for use in both][:4] + [(first, 2, ())]
     else:
-        picks = [(w, 3, None) for w in order][:4] + [(first, 2, None)]
-    picks.append((first, 1, None))
-    def choices(stages, use):
-        chosen = {} if use is None else {"_use_tma": use}
-        if loops:
-            chosen["_loop_stages"] = stages
-        return chosen
+        picks = [(w, 3, ()) for w in order][:4] + [(first, 2, ())]
+    picks.append((first, 1, ()))
     configs = []
-    for w, s, use in picks:
-        configs.append(triton.Config(choices(s, use), num_warps=w, num_stages=s, num_ctas=None))
+    for w, s, chosen in dict.fromkeys(picks):
+        chosen = dict(chosen)
+        if loops:
+            chosen["_loop_stages"] = s
+        configs.append(triton.Config(chosen, num_warps=w, num_stages=s, num_ctas=None))
     return configs
 
 
