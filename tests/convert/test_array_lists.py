@@ -472,3 +472,23 @@ def test_a_list_launch_captured_in_a_cuda_graph_replays_right(convert):
         torch.cuda.synchronize()
         for x, y, z in zip(xs, ys, zs):
             torch.testing.assert_close(z, x + y)
+
+
+def test_a_new_tables_upload_does_not_wait_for_the_kernels_queued_before_it(convert, device):
+    """The device table of a list seen for the first time (outputs made for each launch) is
+    copied from pinned host memory on the launch's stream: the host goes on while the GPU
+    still runs what was queued before (torch waits for the stream after a copy from pageable
+    memory), and the table holds each array's pointer, shape and strides once the copy runs."""
+    if device == "cpu":
+        pytest.skip("a stream to queue work on needs the GPU (the CPU's table is made in place)")
+    mod = convert(GROUPED_SCALE_2D)
+    As = [torch.randn(s, device=device) for s in ((16, 32), (40, 48))]
+    tensors = mod._array_list(As, "As")
+    torch.cuda.synchronize()
+    torch.cuda._sleep(200_000_000)  # about 0.1 s of GPU time queued on the current stream
+    table = mod._array_list_table(tensors)
+    assert not torch.cuda.current_stream().query()  # the host did not wait for the stream
+    torch.cuda.synchronize()
+    rows = [value for a in As for value in (a.data_ptr(), *a.shape, *a.stride())]
+    assert table.tolist() == rows
+    assert mod._array_list_table(mod._array_list(list(As), "As")) is table  # kept for that content

@@ -144,11 +144,17 @@ def _array_list_table(tensors, captured=[]):
     row per array, its data pointer, shape and strides. The kernel indexes arrays with int32
     shapes and strides, as cuTile does: larger ones are refused. A table is uploaded once per
     content (the list's key) and stream (the launch's, current here) and kept with what is
-    known of that content: a stream reads it only after its own upload. A launch captured
-    into a CUDA graph gets a table of its own, copied from pinned host memory by the graph
-    each time it replays (a captured copy has not run when the capture ends, so no other
-    launch may read that table); the pinned rows are kept in `captured` for the life of the
-    process, since a graph may replay as long as it lives."""
+    known of that content: a stream reads it only after its own upload. The upload is a copy
+    from pinned host memory queued on the stream, which the host does not wait for: torch
+    waits for the stream's queued work after a copy from pageable memory, so a launch whose
+    list is new each time (outputs made for it) waited for the kernels before it, and the
+    host's work for the next launch no longer overlapped the GPU's (H200: a 64-expert
+    grouped GEMM, 0.75 ms a launch against 0.34 for cuTile). A launch captured into a CUDA
+    graph gets a table of its own, copied from pinned host memory by the graph each time it
+    replays (a captured copy has not run when the capture ends, so no other launch may read
+    that table); the pinned rows are kept in `captured` for the life of the process, since
+    a graph may replay as long as it lives. Torch's pinned memory is not reused before the
+    copies queued from it have run."""
     device = tensors[0].device
     stream = torch._C._cuda_getCurrentRawStream(device.index) if device.type == "cuda" else None
     capturing = stream is not None and torch.cuda.is_current_stream_capturing()
@@ -165,13 +171,16 @@ def _array_list_table(tensors, captured=[]):
         if dims and max(dims) >= 2**31:
             shapes = [tuple(shape) for shape in shapes]
             raise ValueError(f"a list of arrays with shapes or strides beyond int32: {shapes}")
+        if stream is None:  # on the CPU (Triton's interpreter)
+            table = tensors.known[stream] = torch.tensor(rows, dtype=torch.int64)
+            return table
+        pinned = torch.tensor(rows, dtype=torch.int64, pin_memory=True)
+        table = torch.empty(len(rows), dtype=torch.int64, device=device)
+        table.copy_(pinned, non_blocking=True)
         if capturing:
-            pinned = torch.tensor(rows, dtype=torch.int64).pin_memory()
             captured.append(pinned)
-            table = torch.empty(len(rows), dtype=torch.int64, device=device)
-            table.copy_(pinned, non_blocking=True)
         else:
-            table = tensors.known[stream] = torch.tensor(rows, dtype=torch.int64, device=device)
+            tensors.known[stream] = table
     return table
 
 
