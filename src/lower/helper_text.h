@@ -691,7 +691,10 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    product instead of through registers to be rounded (about 3x the speed on the H200 at\n"
     "    4096^3). Made for a float32 matrix when the launch's other arrays hold at least half as\n"
     "    many elements (a product that reads each of its tiles many times); else `array` itself,\n"
-    "    which the kernel rounds tile by tile as before, also where the copy finds no memory.\"\"\"\n"
+    "    which the kernel rounds tile by tile as before, also where the copy finds no memory. The\n"
+    "    copy is launched as the converted kernels are (its compiled kernel reused from the second\n"
+    "    launch of a key on: Triton's own dispatch of it took as much host time again as the\n"
+    "    product's launch).\"\"\"\n"
     "    if not isinstance(array, torch.Tensor) or array.dtype != torch.float32 or array.dim() != 2:\n"
     "        return array\n"
     "    rows, cols = array.shape\n"
@@ -705,9 +708,9 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    except torch.OutOfMemoryError:  # a speed-up only: the kernel rounds as before\n"
     "        return array\n"
     "    grid = (triton.cdiv(rows, 64), triton.cdiv(cols, 64))\n"
-    "    _tf32_stage_kernel[grid](array, staged, rows, cols, array.stride(0), array.stride(1), 64, 64)\n"
+    "    _launch(_tf32_stage_kernel, grid, array, staged, rows, cols, array.stride(0), array.stride(1), 64, 64)\n"
     "    return staged\n",
-    {HELPER__tf32_stage_kernel, -1, -1, -1}, false, false},
+    {HELPER__tf32_stage_kernel, HELPER__launch, -1, -1}, false, false},
   [HELPER_ct_common_dtype] = {"ct_common_dtype",
     "@triton.constexpr_function\n"
     "def ct_common_dtype(x, y):\n"

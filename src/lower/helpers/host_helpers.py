@@ -555,7 +555,7 @@ def _tf32_stage_kernel(src, dst, R, C, stride_r, stride_c, BR: tl.constexpr, BC:
     tl.store(dst + cols[None, :] * R + rows[:, None], ct_to_tfloat32(tile), mask=inside)
 
 
-# helper: _tf32_stage needs _tf32_stage_kernel
+# helper: _tf32_stage needs _tf32_stage_kernel _launch
 def _tf32_stage(array, *others):
     """The right-hand operand of a kernel's tfloat32 products as sm_90's tf32 wgmma reads it
     fastest: rounded as cuTile's astype(tfloat32) rounds (to nearest even) and transposed,
@@ -563,7 +563,10 @@ def _tf32_stage(array, *others):
     product instead of through registers to be rounded (about 3x the speed on the H200 at
     4096^3). Made for a float32 matrix when the launch's other arrays hold at least half as
     many elements (a product that reads each of its tiles many times); else `array` itself,
-    which the kernel rounds tile by tile as before, also where the copy finds no memory."""
+    which the kernel rounds tile by tile as before, also where the copy finds no memory. The
+    copy is launched as the converted kernels are (its compiled kernel reused from the second
+    launch of a key on: Triton's own dispatch of it took as much host time again as the
+    product's launch)."""
     if not isinstance(array, torch.Tensor) or array.dtype != torch.float32 or array.dim() != 2:
         return array
     rows, cols = array.shape
@@ -577,5 +580,5 @@ def _tf32_stage(array, *others):
     except torch.OutOfMemoryError:  # a speed-up only: the kernel rounds as before
         return array
     grid = (triton.cdiv(rows, 64), triton.cdiv(cols, 64))
-    _tf32_stage_kernel[grid](array, staged, rows, cols, array.stride(0), array.stride(1), 64, 64)
+    _launch(_tf32_stage_kernel, grid, array, staged, rows, cols, array.stride(0), array.stride(1), 64, 64)
     return staged
