@@ -54,6 +54,10 @@ void lower_module(Converter *conv);
 /* ---- lower_expr.c, lower_stmt.c: the recursion every family may call */
 Node *lower_expr(Lowerer *L, Node *expr);
 void lower_stmts(Lowerer *L, NodeList *stmts);
+/* The one type of the elements of a tuple that a constexpr counter walks (ct.static_iter over
+ * it, or indexed by the counter of a ct.static_iter(range(...))); `what` names the use in the
+ * located error where the elements differ. */
+TypeInfo *lower_static_element_type(Lowerer *L, Node *at, const TypeInfo *tuple, const char *what);
 /* lower_pipeline.c: whether Triton may start the loads of this (source) loop
  * early, num_stages=_loop_stages */
 bool loop_may_pipeline(Lowerer *L, const Node *loop);

@@ -318,7 +318,8 @@ static void check_range_step(Lowerer *L, Node *loop) {
   range_parts(L, loop->u.for_.iter, &start, &stop, &step);
   const TypeInfo *type = step->type;
   if (type && type->kind == VAL_CONST && type->dtype != DT_UNKNOWN && !type->is_float && type->int_value <= 0)
-    lower_error(L, step, "the step of range() in tile code must be positive (cuTile rejects a constant step <= 0)");
+    lower_error(L, step->span.start.line ? step : loop, /* a folded `-1` has no location of its own */
+                "the step of range() in tile code must be positive (cuTile rejects a constant step <= 0)");
 }
 
 /* A range() bound used by the rewritten loop: constants as they are,

@@ -288,10 +288,25 @@ static Node *tuple_array_item(Lowerer *L, const ArrayRef *tuple, Node *index) {
   return node;
 }
 
+/* tuple[i] with i the counter of a ct.static_iter(range(...)): a constexpr in Triton's
+ * tl.static_range, which indexes a tuple as it is; its elements must be of one type. */
+static Node *counter_tuple_subscript(Lowerer *L, Node *expr, Node *base, Node *index) {
+  TypeInfo *tuple = base->type;
+  if (tuple->array)
+    return tuple_array_item(L, tuple->array, index);
+  TypeInfo *type = lower_static_element_type(L, expr, tuple, "indexing with a ct.static_iter counter");
+  expr->u.subscript.value = base;
+  expr->u.subscript.slice = index;
+  return typed(expr, type);
+}
+
 static Node *lower_tuple_subscript(Lowerer *L, Node *expr, Node *base, Node *index) {
   long long i;
+  if (!constant_index(index, &i) && index->kind == N_NAME && index->type && index->type->static_counter)
+    return counter_tuple_subscript(L, expr, base, index);
   if (!constant_index(index, &i))
-    lower_error(L, expr->u.subscript.slice, "a tuple index in tile code must be a constant");
+    lower_error(L, expr->u.subscript.slice, "a tuple index in tile code must be a constant (or the counter of a "
+                "ct.static_iter(range(...)) loop)");
   TypeInfo *tuple = base->type;
   if (tuple->count >= 0 && i < 0)
     i += tuple->count;

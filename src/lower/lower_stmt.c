@@ -399,7 +399,9 @@ static void lower_while(Lowerer *L, Node *stmt, NodeList *out) {
 
 /* The type of the loop variable of a ct.static_iter over a tuple: one type
  * for every element (constants: their kind, the value varies). */
-static TypeInfo *static_element_type(Lowerer *L, Node *at, const TypeInfo *tuple) {
+TypeInfo *lower_static_element_type(Lowerer *L, Node *at, const TypeInfo *tuple, const char *what) {
+  if (tuple->count <= 0 || !tuple->elts)
+    lower_error(L, at, "%s over a tuple whose length is not known at conversion cannot be converted", what);
   const TypeInfo *first = tuple->elts[0];
   bool all_constants = true, any_float = false;
   for (int i = 0; i < tuple->count; i++) {
@@ -422,11 +424,11 @@ static TypeInfo *static_element_type(Lowerer *L, Node *at, const TypeInfo *tuple
     for (int d = 0; same && d < first->rank && d < C2T_MAX_RANK; d++)
       same = e->shape[d] == first->shape[d] && (e->shape[d] >= 0 || e->dims[d] == first->dims[d]);
     if (!same)
-      lower_error(L, at, "ct.static_iter over a tuple whose elements differ in kind, dtype or shape cannot be "
-                         "converted (the loop body is not unrolled by the converter)");
+      lower_error(L, at, "%s over a tuple whose elements differ in kind, dtype or shape cannot be "
+                         "converted (the loop body is not unrolled by the converter)", what);
   }
   if (!first || first->kind != VAL_TILE)
-    lower_error(L, at, "ct.static_iter over a tuple of %s cannot be converted", type_describe(L->ctx, first));
+    lower_error(L, at, "%s over a tuple of %s cannot be converted", what, type_describe(L->ctx, first));
   return (TypeInfo *)first;
 }
 
@@ -506,7 +508,7 @@ static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList
   if (index)
     scope_bind(L, index->u.name.id, type_tile(L->ctx, DT_INT32, 0, NULL));
   for (int i = 0; i < count; i++)
-    scope_bind(L, targets[i]->u.name.id, static_element_type(L, iter, tuples[i]->type));
+    scope_bind(L, targets[i]->u.name.id, lower_static_element_type(L, iter, tuples[i]->type, "ct.static_iter"));
   concretize_assigned(L, &stmt->u.for_.body, NULL);
   NodeList body = {0};
   if (index)
@@ -565,7 +567,9 @@ static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
   stmt->u.for_.iter = iter;
   if (stmt->u.for_.target->kind != N_NAME)
     lower_error(L, stmt->u.for_.target, "a loop over range() needs a single name as its target");
-  scope_bind(L, stmt->u.for_.target->u.name.id, type_tile(L->ctx, DT_INT32, 0, NULL));
+  TypeInfo *counter = type_tile(L->ctx, DT_INT32, 0, NULL);
+  counter->static_counter = is_static;
+  scope_bind(L, stmt->u.for_.target->u.name.id, counter);
   concretize_assigned(L, &stmt->u.for_.body, stmt->u.for_.target);
   L->loop_depth++;
   lower_stmts(L, &stmt->u.for_.body);

@@ -131,6 +131,8 @@ struct TypeInfo {
   bool not_bfloat16;  /* dtype unknown at conversion, but never bfloat16 (a kernel's scalar
                          argument is int32, float32 or bool, and what is computed from those) */
   bool is_float;      /* constants: a float value */
+  bool static_counter; /* the variable of a `for ... in ct.static_iter(range(...))`: a constexpr
+                          to Triton (tl.static_range), so a tuple may be indexed with it */
   bool opaque;        /* what a tile function imported from another module returns: a tile
                          of unknown rank to this module, or a tuple of them (it unpacks) */
   Node *tf32_when;    /* tiles and dtypes whose dtype is known only at launch: a constexpr Triton

@@ -505,6 +505,74 @@ def test_static_iter_over_enumerate_and_zip_of_tuples(convert_checked, convert_t
     torch.testing.assert_close(y, want)
 
 
+STATIC_COUNTER_INDEX = '''
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y):
+    a = ct.load(x, index=(0,), shape=(4,))
+    b = ct.load(x, index=(1,), shape=(4,))
+    c = ct.load(x, index=(2,), shape=(4,))
+    tiles = a, b, c
+    weights = (1.0, 0.5, 0.25)
+    acc = ct.zeros((4,), dtype=ct.float32)
+    for i in ct.static_iter(range(len(tiles))):
+        acc = acc + tiles[i] * weights[i]
+    for j in ct.static_iter(range(-2, 0)):
+        acc = acc + tiles[j]
+    ct.store(y, index=(0,), tile=acc)
+'''
+
+
+def test_a_tuple_indexed_by_a_static_iter_counter(convert_checked, convert_text):
+    """The counter of a ct.static_iter(range(...)) is a constexpr of Triton's tl.static_range,
+    which indexes a tuple as it is: tiles[i] with i the counter, negative ones too (Python's)."""
+    text = convert_text(STATIC_COUNTER_INDEX)
+    assert "tiles[i]" in text and "weights[i]" in text and "tiles[j]" in text
+    mod = convert_checked(STATIC_COUNTER_INDEX)
+    x, y = tiles(3), torch.zeros(TILE)
+    mod.launch_k(0, (1,), (x, y))
+    want = tile(x, 0) * 1.0 + tile(x, 1) * 0.5 + tile(x, 2) * 0.25 + tile(x, 2) + tile(x, 1)
+    torch.testing.assert_close(y, want)
+
+
+def test_a_counter_index_needs_a_tuple_of_one_type_and_the_counter_itself(convert_error):
+    mixed = convert_error('''
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y):
+    a = ct.load(x, index=(0,), shape=(4,))
+    b = ct.load(x, index=(0,), shape=(8,))
+    pair = a, b
+    for i in ct.static_iter(range(2)):
+        ct.store(y, index=(0,), tile=pair[i])
+''')
+    assert "C2T402" in mixed and "indexing with a ct.static_iter counter over a tuple whose elements differ" in mixed
+    shifted = convert_error('''
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y):
+    a = ct.load(x, index=(0,), shape=(4,))
+    pair = a, a
+    for i in ct.static_iter(range(1)):
+        ct.store(y, index=(0,), tile=pair[i + 1])
+''')
+    assert "a tuple index in tile code must be a constant" in shifted
+    runtime = convert_error('''
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y):
+    a = ct.load(x, index=(0,), shape=(4,))
+    pair = a, a
+    for i in range(2):
+        ct.store(y, index=(0,), tile=pair[i])
+''')
+    assert "a tuple index in tile code must be a constant" in runtime
+
+
 # ------------------------------------------------- Triton's GPU code generator
 
 GPU_CASES = {
@@ -520,6 +588,7 @@ GPU_CASES = {
     "branches": (BRANCHES, ("x", "y"), {"MODE": 2}),
     "static_range": (STATIC_RANGE, ("x", "y"), {"N": 4}),
     "static_enumerate_zip": (STATIC_ENUMERATE_ZIP, ("x", "y"), {}),
+    "static_counter_index": (STATIC_COUNTER_INDEX, ("x", "y"), {}),
 }
 
 
@@ -687,3 +756,19 @@ def test_a_loop_local_renamed_everywhere_in_the_loop(convert, device, flag):
     y = torch.zeros_like(x)
     mod.launch_afresh_kernel(0, (1,), (x, y, 4, flag))
     assert torch.equal(y.cpu(), (x * (2 if flag else 1)).cpu())
+
+
+def test_a_negative_constant_step_is_an_error_located_at_its_loop(tmp_path):
+    """A folded `-1` has no location of its own: the error points at the loop."""
+    src = tmp_path / "negative_step.py"
+    src.write_text('''import cuda.tile as ct
+
+@ct.kernel
+def k(x):
+    for i in range(4, 0, -1):
+        ct.store(x, index=(i,), tile=ct.zeros((4,), dtype=ct.float32))
+''')
+    proc = subprocess.run([str(ops_common.CONVERTER), str(src), "-o", str(tmp_path / "out.py")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and not (tmp_path / "out.py").exists()
+    assert f"{src}:5:5: error: C2T402: the step of range() in tile code must be positive" in proc.stderr
