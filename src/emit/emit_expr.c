@@ -93,6 +93,8 @@ static bool expr_has_own_brackets(const Node *n) {
          n->kind == N_SLICE;
 }
 
+static void emit_argument_list_broken(Emitter *e, const NodeList *args, const NodeList *keywords);
+
 /* ------------------------------------------------ long operator chains */
 
 /* `a + b - c`, `a and b and c`: the operands of the chain `n` is the last
@@ -189,6 +191,18 @@ void emit_expr(Emitter *e, const Node *n, Prec context) {
     emit_chain_broken(e, n);
     emit_leave(e);
     return;
+  }
+  if (n->kind == N_TUPLE && n->u.list.elts.count >= 2) {
+    /* a converted tuple past the line limit: in parentheses, one element a line, as a
+     * call's arguments (the same tuple wherever it stands) */
+    const NodeList no_keywords = {0};
+    if (emit_wants_break(e, &n->u.list.elts, &no_keywords, NULL, 0)) {
+      buf_putc(e->out, '(');
+      emit_argument_list_broken(e, &n->u.list.elts, &no_keywords);
+      buf_putc(e->out, ')');
+      emit_leave(e);
+      return;
+    }
   }
   bool parens = !expr_has_own_brackets(n) && (n->parenthesized || expr_prec(n) < context);
   if (parens)

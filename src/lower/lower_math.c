@@ -22,6 +22,7 @@
  * Triton computes an integer with a bfloat16 operand in float32 where
  * cuTile uses bfloat16: the integer operand is converted first.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,6 +287,27 @@ static TypeInfo *number_result(Lowerer *L, const Node *at, const TypeInfo *lt, c
   double a = lt->is_float ? lt->float_value : (double)lt->int_value;
   double b = rt->is_float ? rt->float_value : (double)rt->int_value;
   long long x = lt->int_value, y = rt->int_value;
+  if (!type->is_float && (op == AOP_FLOORDIV || op == AOP_MOD || op == AOP_BITAND || op == AOP_BITOR ||
+                          op == AOP_BITXOR)) {
+    /* Python's on ints: // rounds toward minus infinity, % takes the divisor's sign
+     * (tiles[(i + 1) % 3] in a tuple comprehension) */
+    if ((op == AOP_FLOORDIV || op == AOP_MOD) && x == LLONG_MIN && y == -1) {
+      type->dtype = DT_UNKNOWN; /* beyond int64: value not tracked */
+      return type;
+    }
+    long long value = op == AOP_BITAND ? x & y : op == AOP_BITOR ? x | y : op == AOP_BITXOR ? x ^ y : 0;
+    if (op == AOP_FLOORDIV || op == AOP_MOD) {
+      long long q = x / y, r = x % y;
+      if (r != 0 && (r < 0) != (y < 0)) {
+        q -= 1;
+        r += y;
+      }
+      value = op == AOP_FLOORDIV ? q : r;
+    }
+    type->int_value = value;
+    type->float_value = (double)value;
+    return type;
+  }
   switch (op) {
   case AOP_ADD: type->float_value = a + b; break;
   case AOP_SUB: type->float_value = a - b; break;
@@ -397,7 +419,28 @@ static Node *lower_binary(Lowerer *L, Node *at, const char *what, AstOp op, Node
   return result;
 }
 
+/* a + b of two tuples of lengths known at conversion: Triton's tuples concatenate alike. */
+static Node *tuple_concatenation(Lowerer *L, Node *left, Node *right) {
+  const TypeInfo *a = left->type, *b = right->type;
+  TypeInfo *type = type_new(L->ctx, VAL_TUPLE);
+  type->count = a->count + b->count;
+  type->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(type->count + 1));
+  for (int i = 0; i < a->count; i++)
+    type->elts[i] = a->elts[i];
+  for (int i = 0; i < b->count; i++)
+    type->elts[a->count + i] = b->elts[i];
+  Node *joined = T(L, "_1 + _2", left, right);
+  joined->type = type;
+  return joined;
+}
+
+static bool is_known_tuple(const TypeInfo *type) {
+  return type && type->kind == VAL_TUPLE && type->count >= 0 && !type->array && (type->elts || !type->count);
+}
+
 Node *lower_binary_operator(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right) {
+  if (op == AOP_ADD && is_known_tuple(left->type) && is_known_tuple(right->type))
+    return tuple_concatenation(L, left, right);
   if (op == AOP_MATMULT)
     return lower_matrix_product(L, expr, "the @ operator", left, right, expr, expr);
   const char *what = arena_printf(&L->ctx->arena, "the %s operator", operator_text(op));

@@ -349,3 +349,290 @@ Node *lower_python_len(Lowerer *L, Node *call, const char *member) {
   lower_error(L, call, "len() of %s cannot be converted (len() of a tuple known at conversion can)",
               type_describe(L->ctx, type));
 }
+
+/* ------------------------------------------------ tuple comprehensions */
+
+/* tuple(e for ... in ct.static_iter(...) ...): cuTile runs the generator while it compiles; the
+ * converter does, into the tuple of its elements, each written as the source wrote it with the
+ * loop names replaced by their values: an integer of a range() with bounds known at conversion,
+ * `t[k]` of a tuple named t (an expression of names, subscripts and attributes: it is written
+ * again for each element, so it makes no call), a tuple written out, and pairs of enumerate()
+ * and zip() of those.
+ * Targets may be nested tuples of names; several `for`s nest; an `if` must be known at
+ * conversion once the names have their values. tuple(t) of a tuple is t. */
+
+#define C2T_MAX_COMP_NAMES 32 /* names bound by the loops of one tuple comprehension */
+#define C2T_MAX_COMP_ZIP 8    /* iterables of one zip() in a tuple comprehension */
+
+typedef struct CompNames {
+  Lowerer *L;
+  Str names[C2T_MAX_COMP_NAMES];
+  Node *values[C2T_MAX_COMP_NAMES];
+  int count;
+  const Node *rebound; /* a nested generator or lambda that binds one of the names again */
+} CompNames;
+
+/* A value a loop gives its target: an expression (leaf) or the parts of a pair (enumerate, zip). */
+typedef struct CompValue {
+  Node *leaf;
+  struct CompValue *parts;
+  int count;
+} CompValue;
+
+static bool binds_any(const Node *node, const CompNames *names) {
+  if (node->kind == N_LAMBDA)
+    return true; /* a lambda's own parameters are not followed: refused whatever they are */
+  if (node->kind != N_GENERATOR_EXP && node->kind != N_LIST_COMP && node->kind != N_SET_COMP)
+    return false;
+  for (int i = 0; i < node->u.comp.generators.count; i++) {
+    const Node *target = node->u.comp.generators.items[i]->u.comprehension.target;
+    if (target->kind != N_NAME)
+      return true;
+    for (int n = 0; n < names->count; n++)
+      if (str_same(target->u.name.id, names->names[n]))
+        return true;
+  }
+  return false;
+}
+
+/* Each use of a bound name in `*slot` becomes (a copy of) its value, at the name's location. */
+static void put_values(Node **slot, void *data) {
+  CompNames *names = data;
+  Node *node = *slot;
+  if (!node || names->rebound)
+    return;
+  if (binds_any(node, names)) {
+    names->rebound = node;
+    return;
+  }
+  if (node->kind == N_NAME)
+    for (int n = names->count - 1; n >= 0; n--) /* the innermost binding of a name wins */
+      if (str_same(node->u.name.id, names->names[n])) {
+        Node *value = node_copy_tree(&names->L->ctx->arena, names->values[n]);
+        value->span = node->span;
+        value->parenthesized = value->kind != N_NAME && value->kind != N_CONSTANT;
+        *slot = value;
+        return;
+      }
+  node_child_slots(node, put_values, data);
+}
+
+static Node *with_values(CompNames *names, Node *source) {
+  Node *copy = node_copy_tree(&names->L->ctx->arena, source);
+  put_values(&copy, names);
+  if (names->rebound)
+    lower_error(names->L, names->rebound, "a tuple comprehension whose element or condition binds one of its "
+                "loop names again (or holds a lambda) cannot be converted");
+  return copy;
+}
+
+/* Whether an iterable may be written once per element: names, subscripts, attributes, constants. */
+static bool rewritable(const Node *node) {
+  switch (node->kind) {
+  case N_NAME:
+  case N_CONSTANT: return true;
+  case N_ATTRIBUTE: return rewritable(node->u.attribute.value);
+  case N_SUBSCRIPT: return rewritable(node->u.subscript.value) && rewritable(node->u.subscript.slice);
+  case N_UNARY_OP: return rewritable(node->u.unary_op.operand);
+  default: return false;
+  }
+}
+
+static bool is_builtin_named(Lowerer *L, const Node *call, const char *name) {
+  return call->kind == N_CALL && call->u.call.func->kind == N_NAME && str_eq(call->u.call.func->u.name.id, name) &&
+         !scope_lookup(L, call->u.call.func->u.name.id) && !call->u.call.keywords.count;
+}
+
+static long long known_int_of(Lowerer *L, Node *expr, const char *what) {
+  long long value;
+  if (!shape_known_int(lower_expr(L, expr), &value))
+    lower_error(L, expr, "%s of a tuple comprehension must be an integer known at conversion (the converter "
+                "unrolls it)", what);
+  return value;
+}
+
+/* The values of one loop's iterable (its names' values put in): *count of them in *values. */
+static void iterable_values(Lowerer *L, CompNames *names, Node *iterable, CompValue **values, int *count) {
+  const char *form = "a tuple comprehension converts over range() with bounds known at conversion, a tuple "
+                     "named in tile code or written out, or enumerate() and zip() of those";
+  if (is_builtin_named(L, iterable, "range")) {
+    NodeList *args = &iterable->u.call.args;
+    if (args->count < 1 || args->count > 3)
+      lower_error(L, iterable, "range() takes 1 to 3 arguments");
+    long long bounds[3] = {0, 0, 1};
+    for (int i = 0; i < args->count; i++)
+      bounds[args->count == 1 ? 1 : i] = known_int_of(L, with_values(names, args->items[i]), "a range() bound");
+    long long start = bounds[0], stop = bounds[1], step = bounds[2];
+    if (step == 0)
+      lower_error(L, iterable, "range() arg 3 must not be zero");
+    long long length = step > 0 ? (stop > start ? (stop - start - 1) / step + 1 : 0)
+                                : (start > stop ? (start - stop - 1) / -step + 1 : 0);
+    if (length > C2T_MAX_STATIC_TUPLE)
+      lower_limit(L, iterable, "elements of a tuple comprehension", C2T_MAX_STATIC_TUPLE);
+    *count = (int)length;
+    *values = arena_alloc(&L->ctx->arena, sizeof(CompValue) * (size_t)(length ? length : 1));
+    for (long long k = 0; k < length; k++)
+      (*values)[k] = (CompValue){new_int(L, start + k * step), NULL, 0};
+    return;
+  }
+  bool enumerated = is_builtin_named(L, iterable, "enumerate"), zipped = is_builtin_named(L, iterable, "zip");
+  if (enumerated || zipped) {
+    NodeList *args = &iterable->u.call.args;
+    if ((enumerated && (args->count < 1 || args->count > 2)) || (zipped && (args->count < 1 || args->count > C2T_MAX_COMP_ZIP)))
+      lower_error(L, iterable, "%s", form);
+    int parts = enumerated ? 2 : args->count, length = -1;
+    CompValue *columns[C2T_MAX_COMP_ZIP];
+    int lengths[C2T_MAX_COMP_ZIP];
+    long long start = enumerated && args->count == 2 ? known_int_of(L, with_values(names, args->items[1]),
+                                                                    "enumerate()'s start") : 0;
+    for (int p = 0; p < (enumerated ? 1 : parts); p++) {
+      iterable_values(L, names, args->items[p], &columns[p], &lengths[p]);
+      if (length < 0 || lengths[p] < length) /* zip stops at the shortest */
+        length = lengths[p];
+    }
+    *count = length;
+    *values = arena_alloc(&L->ctx->arena, sizeof(CompValue) * (size_t)(length > 0 ? length : 1));
+    for (int k = 0; k < length; k++) {
+      CompValue *pair = arena_alloc(&L->ctx->arena, sizeof(CompValue) * (size_t)parts);
+      for (int p = 0; p < parts; p++)
+        pair[p] = enumerated ? (p == 0 ? (CompValue){new_int(L, start + k), NULL, 0} : columns[0][k]) : columns[p][k];
+      (*values)[k] = (CompValue){NULL, pair, parts};
+    }
+    return;
+  }
+  Node *source = with_values(names, iterable);
+  if (source->kind == N_TUPLE) { /* written out: each element once */
+    int length = source->u.list.elts.count;
+    *count = length;
+    *values = arena_alloc(&L->ctx->arena, sizeof(CompValue) * (size_t)(length ? length : 1));
+    for (int k = 0; k < length; k++)
+      (*values)[k] = (CompValue){source->u.list.elts.items[k], NULL, 0};
+    return;
+  }
+  if (!rewritable(source))
+    lower_error(L, iterable, "%s (an iterable with a call would be written again for each element)", form);
+  Node *tuple = lower_expr(L, node_copy_tree(&L->ctx->arena, source));
+  if (!tuple->type || tuple->type->kind != VAL_TUPLE || tuple->type->count < 0)
+    lower_error(L, iterable, "%s, not %s", form, type_describe(L->ctx, tuple->type));
+  int length = tuple->type->count;
+  if (length > C2T_MAX_STATIC_TUPLE)
+    lower_limit(L, iterable, "elements of a tuple comprehension", C2T_MAX_STATIC_TUPLE);
+  *count = length;
+  *values = arena_alloc(&L->ctx->arena, sizeof(CompValue) * (size_t)(length ? length : 1));
+  for (int k = 0; k < length; k++) {
+    Node *item = arena_alloc(&L->ctx->arena, sizeof(Node));
+    item->kind = N_SUBSCRIPT;
+    item->span = iterable->span;
+    item->u.subscript.value = node_copy_tree(&L->ctx->arena, source);
+    item->u.subscript.value->parenthesized = source->kind != N_NAME && source->kind != N_SUBSCRIPT &&
+                                             source->kind != N_ATTRIBUTE;
+    item->u.subscript.slice = new_int(L, k);
+    (*values)[k] = (CompValue){item, NULL, 0};
+  }
+}
+
+/* Binds the names of `target` to `value`: a name takes the whole value (the pair as a tuple),
+ * a tuple of names the parts of a pair, or the items of a tuple value. */
+static void bind_comp_target(Lowerer *L, CompNames *names, Node *target, CompValue value) {
+  if (target->kind == N_NAME) {
+    Node *whole = value.leaf;
+    if (!whole) {
+      whole = arena_alloc(&L->ctx->arena, sizeof(Node));
+      whole->kind = N_TUPLE;
+      whole->span = target->span;
+      for (int p = 0; p < value.count; p++) {
+        CompValue part = value.parts[p];
+        if (!part.leaf)
+          lower_error(L, target, "a tuple comprehension's name bound to a nested pair cannot be converted; unpack it");
+        node_list_push(&L->ctx->arena, &whole->u.list.elts, part.leaf);
+      }
+    }
+    if (names->count == C2T_MAX_COMP_NAMES)
+      lower_limit(L, target, "names bound by the loops of one tuple comprehension", C2T_MAX_COMP_NAMES);
+    names->names[names->count] = target->u.name.id;
+    names->values[names->count++] = whole;
+    return;
+  }
+  if (target->kind != N_TUPLE && target->kind != N_LIST)
+    lower_error(L, target, "a tuple comprehension's loop target must be names or tuples of names");
+  int wanted = target->u.list.elts.count;
+  if (!value.leaf) {
+    if (value.count != wanted)
+      lower_error(L, target, "cannot unpack %d values into %d names", value.count, wanted);
+    for (int p = 0; p < wanted; p++)
+      bind_comp_target(L, names, target->u.list.elts.items[p], value.parts[p]);
+    return;
+  }
+  Node *tuple = lower_expr(L, node_copy_tree(&L->ctx->arena, value.leaf));
+  if (!tuple->type || tuple->type->kind != VAL_TUPLE || tuple->type->count != wanted)
+    lower_error(L, target, "cannot unpack %s into %d names", type_describe(L->ctx, tuple->type), wanted);
+  for (int p = 0; p < wanted; p++) {
+    Node *item = arena_alloc(&L->ctx->arena, sizeof(Node));
+    item->kind = N_SUBSCRIPT;
+    item->span = target->span;
+    item->u.subscript.value = node_copy_tree(&L->ctx->arena, value.leaf);
+    item->u.subscript.slice = new_int(L, p);
+    bind_comp_target(L, names, target->u.list.elts.items[p], (CompValue){item, NULL, 0});
+  }
+}
+
+static bool condition_holds(Lowerer *L, Node *condition) {
+  Node *value = lower_expr(L, condition);
+  const TypeInfo *type = value->type;
+  if (!type || type->kind != VAL_CONST || type->dtype == DT_UNKNOWN)
+    lower_error(L, condition, "the `if` of a tuple comprehension must be known at conversion (the converter "
+                "unrolls it)");
+  return type->is_float ? type->float_value != 0 : type->int_value != 0;
+}
+
+/* The elements of loops g.. of `comp` under the names bound so far, appended to `tuple`. */
+static void unroll_loops(Lowerer *L, Node *comp, int g, CompNames *names, Node *tuple) {
+  if (g == comp->u.comp.generators.count) {
+    if (tuple->u.list.elts.count == C2T_MAX_STATIC_TUPLE)
+      lower_limit(L, comp, "elements of a tuple comprehension", C2T_MAX_STATIC_TUPLE);
+    node_list_push(&L->ctx->arena, &tuple->u.list.elts, with_values(names, comp->u.comp.elt));
+    return;
+  }
+  Node *loop = comp->u.comp.generators.items[g];
+  Node *iter = loop->u.comprehension.iter;
+  if (loop->u.comprehension.is_async || iter->kind != N_CALL || !is_ct_member(L->conv, iter->u.call.func, "static_iter") ||
+      iter->u.call.args.count != 1 || iter->u.call.keywords.count)
+    lower_error(L, loop, "tuple() of a generator converts where each `for` walks ct.static_iter(...)");
+  CompValue *values;
+  int count;
+  iterable_values(L, names, iter->u.call.args.items[0], &values, &count);
+  int bound = names->count;
+  for (int k = 0; k < count; k++) {
+    names->count = bound;
+    bind_comp_target(L, names, loop->u.comprehension.target, values[k]);
+    bool kept = true;
+    for (int c = 0; c < loop->u.comprehension.ifs.count && kept; c++)
+      kept = condition_holds(L, with_values(names, loop->u.comprehension.ifs.items[c]));
+    if (kept)
+      unroll_loops(L, comp, g + 1, names, tuple);
+  }
+  names->count = bound;
+}
+
+Node *lower_python_tuple(Lowerer *L, Node *call, const char *member) {
+  (void)member;
+  if (call->u.call.args.count != 1 || call->u.call.keywords.count)
+    lower_error(L, call, "tuple() in tile code takes one iterable");
+  Node *arg = call->u.call.args.items[0];
+  if (arg->kind != N_GENERATOR_EXP) {
+    Node *value = lower_expr(L, arg);
+    if (value->type && value->type->kind == VAL_TUPLE) {
+      value->rewritten = true; /* written as the tuple, not as the call of the source */
+      return value;
+    }
+    lower_error(L, arg, "tuple() of %s cannot be converted (tuple() of a tuple or of a generator over "
+                "ct.static_iter(...) can)", type_describe(L->ctx, value->type));
+  }
+  Node *tuple = arena_alloc(&L->ctx->arena, sizeof(Node));
+  tuple->kind = N_TUPLE;
+  tuple->span = call->span;
+  tuple->parenthesized = true;
+  CompNames names = {.L = L};
+  unroll_loops(L, arg, 0, &names, tuple);
+  return lower_expr(L, tuple);
+}
