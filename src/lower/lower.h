@@ -58,6 +58,8 @@ void lower_stmts(Lowerer *L, NodeList *stmts);
  * it, or indexed by the counter of a ct.static_iter(range(...))); `what` names the use in the
  * located error where the elements differ. */
 TypeInfo *lower_static_element_type(Lowerer *L, Node *at, const TypeInfo *tuple, const char *what);
+/* Whether `expr` calls the builtin `name` (not a local of that name). */
+bool lower_is_builtin_call(Lowerer *L, const Node *expr, const char *name);
 /* lower_pipeline.c: whether Triton may start the loads of this (source) loop
  * early, num_stages=_loop_stages */
 bool loop_may_pipeline(Lowerer *L, const Node *loop);

@@ -362,7 +362,6 @@ Node *lower_python_len(Lowerer *L, Node *call, const char *member) {
  * conversion once the names have their values. tuple(t) of a tuple is t. */
 
 #define C2T_MAX_COMP_NAMES 32 /* names bound by the loops of one tuple comprehension */
-#define C2T_MAX_COMP_ZIP 8    /* iterables of one zip() in a tuple comprehension */
 
 typedef struct CompNames {
   Lowerer *L;
@@ -439,8 +438,7 @@ static bool rewritable(const Node *node) {
 }
 
 static bool is_builtin_named(Lowerer *L, const Node *call, const char *name) {
-  return call->kind == N_CALL && call->u.call.func->kind == N_NAME && str_eq(call->u.call.func->u.name.id, name) &&
-         !scope_lookup(L, call->u.call.func->u.name.id) && !call->u.call.keywords.count;
+  return lower_is_builtin_call(L, call, name) && !call->u.call.keywords.count;
 }
 
 static long long known_int_of(Lowerer *L, Node *expr, const char *what) {
@@ -478,11 +476,11 @@ static void iterable_values(Lowerer *L, CompNames *names, Node *iterable, CompVa
   bool enumerated = is_builtin_named(L, iterable, "enumerate"), zipped = is_builtin_named(L, iterable, "zip");
   if (enumerated || zipped) {
     NodeList *args = &iterable->u.call.args;
-    if ((enumerated && (args->count < 1 || args->count > 2)) || (zipped && (args->count < 1 || args->count > C2T_MAX_COMP_ZIP)))
+    if ((enumerated && (args->count < 1 || args->count > 2)) || (zipped && (args->count < 1 || args->count > C2T_MAX_STATIC_ZIP)))
       lower_error(L, iterable, "%s", form);
     int parts = enumerated ? 2 : args->count, length = -1;
-    CompValue *columns[C2T_MAX_COMP_ZIP];
-    int lengths[C2T_MAX_COMP_ZIP];
+    CompValue *columns[C2T_MAX_STATIC_ZIP];
+    int lengths[C2T_MAX_STATIC_ZIP];
     long long start = enumerated && args->count == 2 ? known_int_of(L, with_values(names, args->items[1]),
                                                                     "enumerate()'s start") : 0;
     for (int p = 0; p < (enumerated ? 1 : parts); p++) {

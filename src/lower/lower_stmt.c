@@ -400,7 +400,9 @@ static void lower_while(Lowerer *L, Node *stmt, NodeList *out) {
 /* The type of the loop variable of a ct.static_iter over a tuple: one type
  * for every element (constants: their kind, the value varies). */
 TypeInfo *lower_static_element_type(Lowerer *L, Node *at, const TypeInfo *tuple, const char *what) {
-  if (tuple->count <= 0 || !tuple->elts)
+  if (tuple->count == 0)
+    lower_error(L, at, "%s over an empty tuple: it has no element to index", what);
+  if (tuple->count < 0 || !tuple->elts)
     lower_error(L, at, "%s over a tuple whose length is not known at conversion cannot be converted", what);
   const TypeInfo *first = tuple->elts[0];
   bool all_constants = true, any_float = false;
@@ -441,9 +443,7 @@ TypeInfo *lower_static_element_type(Lowerer *L, Node *at, const TypeInfo *tuple,
  *     for i_k in tl.static_range(n):
  *         i = i_k + start
  *         x = tiles[i_k]                                                     */
-#define C2T_MAX_STATIC_ZIP 8 /* tuples one zip() of a ct.static_iter loop takes */
-
-static bool is_builtin_call(Lowerer *L, const Node *expr, const char *name) {
+bool lower_is_builtin_call(Lowerer *L, const Node *expr, const char *name) {
   return expr->kind == N_CALL && expr->u.call.func->kind == N_NAME && str_eq(expr->u.call.func->u.name.id, name) &&
          !scope_lookup(L, expr->u.call.func->u.name.id);
 }
@@ -453,7 +453,7 @@ static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList
   Node *index = NULL, *start = NULL;
   int count = 0;
   Node *target = stmt->u.for_.target;
-  bool enumerated = is_builtin_call(L, iter, "enumerate"), zipped = is_builtin_call(L, iter, "zip");
+  bool enumerated = lower_is_builtin_call(L, iter, "enumerate"), zipped = lower_is_builtin_call(L, iter, "zip");
   if (enumerated || zipped) {
     NodeList *args = &iter->u.call.args;
     if (iter->u.call.keywords.count || (enumerated && (args->count < 1 || args->count > 2)) ||

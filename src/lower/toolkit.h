@@ -42,6 +42,8 @@
 /* Constexpr ifs around one access that lower_pipeline.c tells apart (an access
  * under more makes the loop stay as it is: no error). */
 #define C2T_MAX_PIPELINE_ARMS 8
+/* Tuples one zip() of a ct.static_iter loop or tuple comprehension takes. */
+#define C2T_MAX_STATIC_ZIP 8
 /* Elements of a tuple built by a comprehension over ct.static_iter(...), which the converter
  * unrolls (lower_pyvalue.c); a longer one is a located error. */
 #define C2T_MAX_STATIC_TUPLE 256
