@@ -1504,6 +1504,20 @@ static void push_twins_of(Lowerer *L, NodeList *out, const Node *stmt) {
   }
 }
 
+/* The constexpr twins of the members of the Enum class `stmt` defines that tile code reads. */
+static void push_enum_twins_of(Lowerer *L, NodeList *out, const Node *stmt) {
+  for (int i = 0; i < L->enum_member_count; i++) {
+    if (L->enum_classes[i] != stmt)
+      continue;
+    Str name = stmt->u.class_def.name, member = L->enum_members[i];
+    char *text = arena_printf(&L->ctx->arena, "%.*s_%.*s_TL = tl.constexpr(%.*s.%.*s)\n", name.len, name.text,
+                              member.len, member.text, name.len, name.text, member.len, member.text);
+    NodeList made = template_stmts(L->ctx, text, NULL, 0);
+    made.items[0]->note = "Triton kernels read only tl.constexpr globals";
+    push_all(L, out, made);
+  }
+}
+
 /* The launcher of the kernel `stmt` defines, after it; its _host_kernel
  * line goes to `registrations` while the helpers are still to come (they
  * are then written after the helpers), else right after the launcher. */
@@ -1752,6 +1766,7 @@ void finish_module(Lowerer *L) {
     } else if (!is_ct_type_alias(L, stmt)) {
       node_list_push(&L->ctx->arena, &out, stmt);
       push_twins_of(L, &out, stmt);
+      push_enum_twins_of(L, &out, stmt);
       push_launcher_of(L, &out, stmt, i < helpers_at ? &registrations : NULL);
       push_statement_launchers(L, stmt);
     }

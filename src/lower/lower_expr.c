@@ -144,6 +144,66 @@ static Node *lower_module_constant(Lowerer *L, Node *expr, const Binding *bindin
   return typed(new_name(L, arena_printf(&L->ctx->arena, "%.*s_TL", id.len, id.text)), type);
 }
 
+/* The module-level class statement `name` defines when it derives from enum's Enum, IntEnum,
+ * Flag, IntFlag or StrEnum (by name, or as enum.X), else NULL. */
+static const Node *enum_class(Lowerer *L, Str name) {
+  static const char *const BASES[] = {"Enum", "IntEnum", "Flag", "IntFlag", "StrEnum"};
+  NodeList *body = &L->conv->module->u.module.body;
+  for (int i = 0; i < body->count; i++) {
+    const Node *stmt = body->items[i];
+    if (stmt->kind != N_CLASS_DEF || !str_same(stmt->u.class_def.name, name))
+      continue;
+    for (int b = 0; b < stmt->u.class_def.bases.count; b++) {
+      const Node *base = stmt->u.class_def.bases.items[b];
+      Str base_name = base->kind == N_NAME ? base->u.name.id
+                      : base->kind == N_ATTRIBUTE && base->u.attribute.value->kind == N_NAME &&
+                              str_eq(base->u.attribute.value->u.name.id, "enum")
+                          ? base->u.attribute.attr
+                          : (Str){"", 0};
+      for (size_t k = 0; k < sizeof BASES / sizeof BASES[0]; k++)
+        if (str_eq(base_name, BASES[k]))
+          return stmt;
+    }
+    return NULL;
+  }
+  return NULL;
+}
+
+/* Whether the class body assigns `member` (RED = 0): a member of the enum, not a method. */
+static bool enum_has_member(const Node *cls, Str member) {
+  const NodeList *body = &cls->u.class_def.body;
+  for (int i = 0; i < body->count; i++) {
+    const Node *stmt = body->items[i];
+    if (stmt->kind == N_ASSIGN && stmt->u.assign.targets.count == 1 &&
+        stmt->u.assign.targets.items[0]->kind == N_NAME && str_same(stmt->u.assign.targets.items[0]->u.name.id, member))
+      return member.len < 2 || member.text[0] != '_' || member.text[1] != '_';
+  }
+  return false;
+}
+
+/* Color.RED of a module-level Enum in tile code: Triton reads only tl.constexpr globals, so
+ * the kernel reads its twin Color_RED_TL = tl.constexpr(Color.RED), written after the class;
+ * the member itself, compared and passed as cuTile does (a constexpr to Triton). */
+static Node *lower_enum_member(Lowerer *L, Node *expr, const Node *cls) {
+  Str name = cls->u.class_def.name, member = expr->u.attribute.attr;
+  if (!enum_has_member(cls, member))
+    lower_error(L, expr, "'%.*s' is not a member assigned in enum %.*s", member.len, member.text, name.len, name.text);
+  bool known = false;
+  for (int i = 0; i < L->enum_member_count && !known; i++)
+    known = L->enum_classes[i] == cls && str_same(L->enum_members[i], member);
+  if (!known) {
+    if (L->enum_member_count == C2T_MAX_ENUM_MEMBERS)
+      lower_limit(L, expr, "members of Enum classes read in tile code", C2T_MAX_ENUM_MEMBERS);
+    L->enum_classes[L->enum_member_count] = cls;
+    L->enum_members[L->enum_member_count++] = member;
+  }
+  TypeInfo *type = type_new(L->ctx, VAL_CONST);
+  type->rank = 0; /* its value only Python knows: Triton compares it while compiling */
+  type->python_object = true;
+  return typed(new_name(L, arena_printf(&L->ctx->arena, "%.*s_%.*s_TL", name.len, name.text, member.len,
+                                        member.text)), type);
+}
+
 static Node *lower_name(Lowerer *L, Node *expr) {
   Str id = expr->u.name.id;
   Variable *var = scope_lookup(L, id);
@@ -253,6 +313,12 @@ static Node *lower_attribute(Lowerer *L, Node *expr) {
   const char *python = python_name_here(L, expr);
   if (python)
     return lower_python_value(L, expr, python);
+  Node *owner = expr->u.attribute.value;
+  if (owner->kind == N_NAME && !scope_lookup(L, owner->u.name.id) && !find_function(L->conv, owner->u.name.id)) {
+    const Node *cls = enum_class(L, owner->u.name.id);
+    if (cls)
+      return lower_enum_member(L, expr, cls);
+  }
   Node *base = lower_expr(L, expr->u.attribute.value);
   Str attr = expr->u.attribute.attr;
   if (base->type && base->type->kind == VAL_ARRAY)

@@ -62,6 +62,15 @@ static void lower_assign(Lowerer *L, Node *stmt, NodeList *out) {
     return; /* an array view (x.slice(...)): its pieces are named already */
   if (value->type && value->type->kind == VAL_ENUM)
     return; /* `pad = ct.PaddingMode.ZERO`: the name's type holds the member, which its uses read */
+  if (value->type && value->type->python_object && stmt->u.assign.targets.count == 1 &&
+      stmt->u.assign.targets.items[0]->kind == N_NAME) {
+    /* `mode = Mode.MUL`: Triton makes a tensor of a plain local, which an Enum member cannot be */
+    NodeList made = template_stmts(L->ctx, "_1: tl.constexpr = _2\n",
+                                   TEMPLATE_NODES(stmt->u.assign.targets.items[0], value));
+    made.items[0]->span = stmt->span;
+    push_stmt(L, out, made.items[0]);
+    return;
+  }
   Node *chosen = stmt->u.assign.targets.count == 1 ? memory_choice_stmt(L, stmt->u.assign.targets.items[0], value) : NULL;
   if (chosen)
     chosen->span = stmt->span; /* the comments around the statement stay around its choice */

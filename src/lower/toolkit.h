@@ -42,6 +42,8 @@
 /* Constexpr ifs around one access that lower_pipeline.c tells apart (an access
  * under more makes the loop stay as it is: no error). */
 #define C2T_MAX_PIPELINE_ARMS 8
+/* Members of module-level Enum classes one module's tile code reads (each gets a constexpr twin). */
+#define C2T_MAX_ENUM_MEMBERS 256
 /* Tuples one zip() of a ct.static_iter loop or tuple comprehension takes. */
 #define C2T_MAX_STATIC_ZIP 8
 /* Elements of a tuple built by a comprehension over ct.static_iter(...), which the converter
@@ -136,6 +138,8 @@ struct TypeInfo {
   bool not_bfloat16;  /* dtype unknown at conversion, but never bfloat16 (a kernel's scalar
                          argument is int32, float32 or bool, and what is computed from those) */
   bool is_float;      /* constants: a float value */
+  bool python_object;  /* constants: a Python object Triton holds only as a constexpr (an Enum
+                          member): a local bound to it is a `tl.constexpr` local */
   bool static_counter; /* the variable of a `for ... in ct.static_iter(range(...))`: a constexpr
                           to Triton (tl.static_range), so a tuple may be indexed with it */
   bool opaque;        /* what a tile function imported from another module returns: a tile
@@ -264,6 +268,11 @@ typedef struct Lowerer {
   int helper_count;
   const Binding *twins[C2T_MAX_ALIASES]; /* module constants read in tile code */
   int twin_count;
+  /* members of module-level Enum classes read in tile code: class statement and member name
+   * (Color.RED -> the constexpr twin Color_RED_TL, written after the class) */
+  const Node *enum_classes[C2T_MAX_ENUM_MEMBERS];
+  Str enum_members[C2T_MAX_ENUM_MEMBERS];
+  int enum_member_count;
   Node *launchers[C2T_MAX_KERNELS];      /* per kernel, to place after it */
   Function *launcher_of[C2T_MAX_KERNELS];
   int launcher_count;

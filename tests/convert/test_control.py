@@ -65,6 +65,9 @@ module_spec = importlib.util.spec_from_file_location("generated", path)
 module = importlib.util.module_from_spec(module_spec)
 module_spec.loader.exec_module(module)
 jit = getattr(module, kernel)
+# "@Name.member": a value of the generated module (an Enum member given as a constexpr)
+spec["constexprs"] = {k: eval(v[1:], vars(module)) if isinstance(v, str) and v.startswith("@") else v
+                      for k, v in spec["constexprs"].items()}
 while not hasattr(jit, "arg_names") or not hasattr(jit, "src"):  # under @triton.autotune
     jit = jit.fn
 # constexpr parameters with defaults the launch does not set (_loop_stages, _use_tma)
