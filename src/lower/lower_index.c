@@ -3,6 +3,7 @@
  * ct.num_tiles, ct.cdiv.
  */
 #include "lower.h"
+#include "lower_math.h"
 
 /* An axis argument: a constant 0, 1 or 2. */
 static long long constant_axis(Lowerer *L, Node *call, Node *axis, const char *what) {
@@ -32,8 +33,8 @@ Node *lower_num_blocks(Lowerer *L, Node *call, const char *member) {
   return result;
 }
 
-/* ct.cdiv(x, y): folded for constants; tl.cdiv when both are known to be
- * non-negative; else the exact helper. */
+/* ct.cdiv(x, y): folded for constants; else the exact helper, whose result
+ * has the shape and dtype of x // y (a tile stays a tile). */
 Node *lower_cdiv(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
   bind_call(L, call, "ct.cdiv()", "x, y", &args);
@@ -55,7 +56,13 @@ Node *lower_cdiv(Lowerer *L, Node *call, const char *member) {
     folded->type->rank = 0;
     return folded;
   }
+  for (int side = 0; side < 2; side++) {
+    const TypeInfo *t = side ? y->type : x->type;
+    if (t && (math_is_number(t) ? t->is_float : math_dtype_is_float(t->dtype)))
+      lower_error(L, call, "ct.cdiv() takes integers, not %s", type_describe(L->ctx, t));
+  }
   Node *result = T(L, "_1(_2, _3)", use_helper(L, HELPER_ct_cdiv), x, y);
-  result->type = type_tile(L->ctx, DT_INT32, 0, NULL);
+  /* a tile operand keeps its shape: the result broadcasts as x // y does */
+  result->type = math_binary_type(L, call, "ct.cdiv()", AOP_FLOORDIV, x->type, y->type);
   return result;
 }

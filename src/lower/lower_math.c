@@ -419,6 +419,16 @@ static Node *lower_binary(Lowerer *L, Node *at, const char *what, AstOp op, Node
   return result;
 }
 
+/* The tile type cuTile gives `left op right`, for an operation lowered
+ * elsewhere that follows the operator's dtype and broadcast rules (ct.cdiv
+ * as //). */
+TypeInfo *math_binary_type(Lowerer *L, const Node *at, const char *what, AstOp op, const TypeInfo *lt,
+                           const TypeInfo *rt) {
+  require_operand(L, at, what, lt);
+  require_operand(L, at, what, rt);
+  return broadcast_type(L, lt, rt, operation_dtype(L, at, what, class_of(op), lt, rt));
+}
+
 /* a + b of two tuples of lengths known at conversion: Triton's tuples concatenate alike. */
 static Node *tuple_concatenation(Lowerer *L, Node *left, Node *right) {
   const TypeInfo *a = left->type, *b = right->type;

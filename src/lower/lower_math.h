@@ -48,6 +48,9 @@ Node *math_float8_e8m0fnu_fill(Lowerer *L, const Node *at, const Node *value, co
 
 /* ---- lower_math.c */
 DType math_promote(Lowerer *L, const Node *at, const char *what, DType a, DType b); /* cuTile's promotion of two dtypes */
+/* the type of `left op right` by the operator's dtype and broadcast rules */
+TypeInfo *math_binary_type(Lowerer *L, const Node *at, const char *what, AstOp op, const TypeInfo *lt,
+                           const TypeInfo *rt);
 
 /* ---- lower_matrix.c: x @ y and ct.matmul (operands lowered; the sources locate errors) */
 Node *lower_matrix_product(Lowerer *L, Node *at, const char *what, Node *x, Node *y, Node *x_source, Node *y_source);

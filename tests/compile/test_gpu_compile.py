@@ -325,18 +325,24 @@ def grouped_f16(m):  # a list of problems of different sizes: each item's tiles 
     Bs = [torch.randn(512, 256).half(), torch.randn(512, 128).half()]
     Cs = [torch.empty(256, 256).half(), torch.empty(384, 128).half()]
     m.launch_grouped_gemm_kernel(0, (4,), (As, Bs, Cs, 128, 128, 64, 4))
+def moe_up_f16(m):  # gathered token rows times an expert's gate and up weights, read transposed by order=
+    x, w = torch.randn(256, 512).half(), torch.randn(8, 1024, 512).half()
+    ids, experts = torch.arange(512, dtype=torch.int32), torch.arange(8, dtype=torch.int32)
+    h = torch.empty(512, 1024).half()
+    m.launch_expert_gemm_kernel(0, (64,), (x, w, w, h, ids, experts, torch.rand(512), 2, True, False,
+                                           64, 128, 64, 8))
 CALLS = {"gemm": [gemm_f16, gemm_f32_as_tf32, gemm_fp8], "attention_fwd": [attention_f16], "bmm": [bmm_f16],
-         "grouped_gemm": [grouped_f16]}
+         "grouped_gemm": [grouped_f16], "moe": [moe_up_f16]}
 """
 
 
 def test_matrix_products_use_wgmma_and_tma(tmp_path):
     """ct.mma at 128x128x64 float16 (and float32 as tfloat32, fp8, attention's two products and
-    a batched product of one batch per tile) compiles for sm_90 to wgmma fed by TMA loads,
-    within the H200's shared memory."""
+    a batched product of one batch per tile, a mixture-of-experts product of gathered rows)
+    compiles for sm_90 to wgmma fed by TMA loads, within the H200's shared memory."""
     mods = tmp_path / "mods"
     mods.mkdir()
-    for name in ("gemm", "attention_fwd", "bmm", "grouped_gemm"):
+    for name in ("gemm", "attention_fwd", "bmm", "grouped_gemm", "moe"):
         _convert(REPO / "corpus" / "cutile" / f"{name}.py", mods / f"{name}.py")
     out = tmp_path / "results.json"
     proc = _check_folder(mods, MATRIX_CALLS, tmp_path, "--targets", "90", "--json", str(out))
@@ -344,7 +350,7 @@ def test_matrix_products_use_wgmma_and_tma(tmp_path):
     results = json.loads(out.read_text())
     staging = [r for r in results if r["kernel"] == "_tf32_stage_kernel"]  # B's staged copy (below)
     results = [r for r in results if r["kernel"] != "_tf32_stage_kernel"]
-    assert len(staging) == 1 and not staging[0]["problems"] and len(results) == 6
+    assert len(staging) == 1 and not staging[0]["problems"] and len(results) == 7
     for r in results:
         assert r["tma_launch"] and r["ptx_wgmma"] > 0 and r["ptx_tma_loads"] > 0, r
         assert r["shared"] <= 232448 and not r["problems"], r

@@ -101,6 +101,26 @@ def test_integer_floordiv_mod_round_toward_negative_infinity(convert, device, ex
     assert_bits(run2(convert, expr, x, y, torch.int32), ref(x, y))
 
 
+def _ceil_div(x, y):
+    return -torch.div(-x, y, rounding_mode="floor")
+
+
+@pytest.mark.parametrize("expr,ref", [
+    ("ct.cdiv(a, b)", _ceil_div),
+    ("ct.cdiv(a, 4)", lambda x, y: _ceil_div(x, 4)),
+    # the quotient of tiles is a tile of their shape: a scan over it sees every element
+    ("ct.cumsum(ct.cdiv(a, 3), axis=0)", lambda x, y: torch.cumsum(_ceil_div(x, 3), 0).to(torch.int32)),
+])
+def test_cdiv_of_tiles_is_an_elementwise_ceiling(convert, device, expr, ref):
+    x, y = ints(device), ints(device, nonzero=True)
+    got = run2(convert, expr, x[:TILE], y[:TILE], torch.int32)  # one tile: the scan runs over all of it
+    assert_bits(got, ref(x[:TILE], y[:TILE]))
+
+
+def test_cdiv_of_floats_is_refused(convert_error):
+    assert "ct.cdiv() takes integers" in convert_error(KERNEL2.format(expr="ct.cdiv(a, 2.0)"))
+
+
 def test_divmod_is_floor_quotient_and_python_remainder(convert, device):
     mod = convert("""
 import cuda.tile as ct

@@ -20,6 +20,13 @@ def _ln_bwd_args(dtype):
     return (_f(37, 300, dtype=dtype), x, _f(300, dtype=dtype), _f(37), _f(37)), {}
 
 
+def _moe_args(dtype, *, experts, top_k, tokens=37, hidden=256, inter=384):
+    ids = torch.stack([torch.randperm(experts)[:top_k] for _ in range(tokens)]).to(torch.int32)
+    weights = torch.rand(tokens, top_k)
+    return (_f(tokens, hidden, dtype=dtype), _f(experts, inter, hidden, dtype=dtype),
+            _f(experts, inter, hidden, dtype=dtype), _f(experts, hidden, inter, dtype=dtype), weights, ids), {}
+
+
 COMPILE_CASES = {
     "vector_add_f32": ("vector_add", "vector_add", lambda: ((_f(1000), _f(1000)), {})),
     "vector_add_f16_strided": ("vector_add", "vector_add",
@@ -93,4 +100,7 @@ COMPILE_CASES = {
                                    [_f(64, 48, dtype=F16), _f(64, 20, dtype=F16)]), {"blocks": 4})),
     "grouped_gemm_f32_as_tf32": ("grouped_gemm", "grouped_gemm",
                                  lambda: (([_f(33, 128)], [_f(128, 72)]), {"blocks": 2})),
+    "moe_f16": ("moe", "moe_forward", lambda: _moe_args(F16, experts=5, top_k=3)),
+    "moe_bf16": ("moe", "moe_forward", lambda: _moe_args(BF16, experts=8, top_k=2)),
+    "moe_f32": ("moe", "moe_forward", lambda: _moe_args(F32, experts=4, top_k=2)),
 }
