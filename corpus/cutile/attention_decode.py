@@ -10,6 +10,13 @@ and stores its unnormalized output, row maximum and row sum.  The second
 kernel combines the SPLITS partial results of each (b, h): the weights
 exp2(m_i - max m) rescale each split's sum and output.  A split whose slice
 is empty keeps m = -inf and weight 0; the first split is never empty.
+
+The paged variant reads the cache as a serving engine keeps it: pages of PAGE
+positions, k_cache and v_cache [num_pages, Hkv, PAGE, D], and a block table
+[B, max_pages] naming the page of each position block of each sequence; each
+sequence has its own length (seq_lens).  A split walks its share of the table,
+loading the page number and then that page: an index known only at run time.
+Both partial kernels share the online-softmax step (a tile function).
 """
 
 import math
@@ -18,6 +25,21 @@ import torch
 import cuda.tile as ct
 
 LOG2E = math.log2(math.e)
+
+
+def attend(q, k, v, first_key, seq, scale, row_max, row_sum, acc):
+    """One step of the online softmax in base 2: the (G_PAD, TKV) scores of q against the keys
+    first_key, first_key + 1, ... (those at or past seq masked), folded into the running
+    maximum, sum and output."""
+    s = ct.mma(q, ct.transpose(k), ct.zeros((q.shape[0], k.shape[0]), dtype=ct.float32)) * (scale * LOG2E)
+    keys = first_key + ct.arange(k.shape[0], dtype=ct.int32)
+    s = ct.where(keys[None, :] < seq, s, -math.inf)
+    new_max = ct.maximum(row_max, ct.max(s, axis=1, keepdims=True))
+    p = ct.exp2(s - new_max)
+    correction = ct.exp2(row_max - new_max)
+    row_sum = row_sum * correction + ct.sum(p, axis=1, keepdims=True)
+    acc = ct.mma(p.astype(v.dtype), v, acc * correction)
+    return new_max, row_sum, acc
 
 
 @ct.kernel
@@ -39,17 +61,36 @@ def decode_partial_kernel(Q, K, V, O_part, M_part, L_part, scale: float, G_PAD: 
     for j in range(first, last):
         k = ct.load(K, index=(b, h, j, 0), shape=(1, 1, TKV, D), padding_mode=ct.PaddingMode.ZERO)
         v = ct.load(V, index=(b, h, j, 0), shape=(1, 1, TKV, D), padding_mode=ct.PaddingMode.ZERO)
-        k = k.reshape((TKV, D))
-        v = v.reshape((TKV, D))
-        s = ct.mma(q, ct.transpose(k), ct.zeros((G_PAD, TKV), dtype=ct.float32)) * (scale * LOG2E)
-        keys = j * TKV + ct.arange(TKV, dtype=ct.int32)
-        s = ct.where(keys[None, :] < seq, s, -math.inf)
-        new_max = ct.maximum(row_max, ct.max(s, axis=1, keepdims=True))
-        p = ct.exp2(s - new_max)
-        correction = ct.exp2(row_max - new_max)
-        row_sum = row_sum * correction + ct.sum(p, axis=1, keepdims=True)
-        acc = ct.mma(p.astype(v.dtype), v, acc * correction)
-        row_max = new_max
+        row_max, row_sum, acc = attend(q, k.reshape((TKV, D)), v.reshape((TKV, D)), j * TKV, seq, scale,
+                                       row_max, row_sum, acc)
+    ct.store(O_part, index=(bh, split, 0, 0), tile=acc.reshape((1, 1, G_PAD, D)))
+    ct.store(M_part, index=(bh, split, 0), tile=row_max.reshape((1, 1, G_PAD)))
+    ct.store(L_part, index=(bh, split, 0), tile=row_sum.reshape((1, 1, G_PAD)))
+
+
+@ct.kernel
+def paged_decode_partial_kernel(Q, K_cache, V_cache, block_table, seq_lens, O_part, M_part, L_part, scale: float,
+                                G_PAD: ct.Constant[int], D: ct.Constant[int], PAGE: ct.Constant[int],
+                                PAGES_PER_SPLIT: ct.Constant[int]):
+    bh = ct.bid(0)
+    split = ct.bid(1)
+    num_heads = K_cache.shape[1]
+    b = bh // num_heads
+    h = bh % num_heads
+    seq = ct.gather(seq_lens, b)
+    q = ct.load(Q, index=(b, h, 0, 0), shape=(1, 1, G_PAD, D), padding_mode=ct.PaddingMode.ZERO)
+    q = q.reshape((G_PAD, D))
+    row_max = ct.full((G_PAD, 1), -math.inf, dtype=ct.float32)
+    row_sum = ct.zeros((G_PAD, 1), dtype=ct.float32)
+    acc = ct.zeros((G_PAD, D), dtype=ct.float32)
+    first = split * PAGES_PER_SPLIT
+    last = min(first + PAGES_PER_SPLIT, ct.cdiv(seq, PAGE))
+    for j in range(first, last):
+        page = ct.gather(block_table, (b, j))
+        k = ct.load(K_cache, index=(page, h, 0, 0), shape=(1, 1, PAGE, D))
+        v = ct.load(V_cache, index=(page, h, 0, 0), shape=(1, 1, PAGE, D))
+        row_max, row_sum, acc = attend(q, k.reshape((PAGE, D)), v.reshape((PAGE, D)), j * PAGE, seq, scale,
+                                       row_max, row_sum, acc)
     ct.store(O_part, index=(bh, split, 0, 0), tile=acc.reshape((1, 1, G_PAD, D)))
     ct.store(M_part, index=(bh, split, 0), tile=row_max.reshape((1, 1, G_PAD)))
     ct.store(L_part, index=(bh, split, 0), tile=row_sum.reshape((1, 1, G_PAD)))
@@ -99,5 +140,33 @@ def attention_decode(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, split
     stream = torch.cuda.current_stream()
     ct.launch(stream, (bsz * hkv, splits, 1), decode_partial_kernel,
               (q4, k, v, o_part, m_part, l_part, 1.0 / math.sqrt(d), g_pad, d, tile_kv, per_split))
+    ct.launch(stream, (bsz * hkv, 1, 1), decode_combine_kernel, (o_part, m_part, l_part, out, splits, g_pad, d))
+    return out.reshape(bsz, hq, d)
+
+
+def attention_decode_paged(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, block_table: torch.Tensor,
+                           seq_lens: torch.Tensor, *, splits: int = 4) -> torch.Tensor:
+    """q: [B, Hq, D]; k_cache, v_cache: [num_pages, Hkv, PAGE, D]; block_table: [B, max_pages] int32, the
+    page of each block of PAGE positions of each sequence (entries past a sequence's length are not
+    read); seq_lens: [B] int32, each at least 1.  Returns [B, Hq, D]."""
+    bsz, hq, d = q.shape
+    _, hkv, page, _ = k_cache.shape
+    assert v_cache.shape == k_cache.shape and k_cache.shape[3] == d and hq % hkv == 0
+    assert block_table.shape[0] == bsz and seq_lens.shape == (bsz,)
+    assert splits > 0 and splits & (splits - 1) == 0, "splits must be a power of two"
+    group = hq // hkv
+    g_pad = max(next_power_of_2(group), 16)
+    max_pages = block_table.shape[1]
+    splits = min(splits, next_power_of_2(max_pages))
+    per_split = ct.cdiv(max_pages, splits)
+    q4 = q.reshape(bsz, hkv, group, d)
+    out = torch.empty((bsz, hkv, group, d), dtype=q.dtype, device=q.device)
+    o_part = torch.empty((bsz * hkv, splits, g_pad, d), dtype=torch.float32, device=q.device)
+    m_part = torch.empty((bsz * hkv, splits, g_pad), dtype=torch.float32, device=q.device)
+    l_part = torch.empty((bsz * hkv, splits, g_pad), dtype=torch.float32, device=q.device)
+    stream = torch.cuda.current_stream()
+    ct.launch(stream, (bsz * hkv, splits, 1), paged_decode_partial_kernel,
+              (q4, k_cache, v_cache, block_table, seq_lens, o_part, m_part, l_part, 1.0 / math.sqrt(d), g_pad, d,
+               page, per_split))
     ct.launch(stream, (bsz * hkv, 1, 1), decode_combine_kernel, (o_part, m_part, l_part, out, splits, g_pad, d))
     return out.reshape(bsz, hq, d)

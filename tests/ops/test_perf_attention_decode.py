@@ -40,3 +40,39 @@ def test_perf_attention_decode(load_op, perf_record, backend, cfg):
         fn = lambda: mod.attention_decode(q, k, v, splits=splits)  # noqa: E731
         check_close(backend, fn(), sdpa(), what="attention_decode", factor=2)
     measure(perf_record, config=config_id(cfg), backend=backend, fn=fn, gbytes=gbytes(q, k, v, q))
+
+
+# paged KV cache: (batch, q_heads, kv_heads, seq, head_dim, page, splits, dtype); every sequence
+# `seq` long, its pages scattered over the pool at random
+PAGED = sizes(gpu=[(32, 32, 8, 4096, 128, 64, 8, torch.bfloat16), (64, 32, 8, 2048, 128, 16, 8, torch.float16)],
+              smoke=[(2, 4, 2, 40, 16, 16, 2, torch.float16)])
+
+
+def paged_id(cfg):
+    b, hq, hk, s, d, page, splits, dtype = cfg
+    return f"b{b} h{hq}/{hk} s{s} d{d} page{page} split{splits} {dname(dtype)}"
+
+
+@pytest.mark.parametrize("backend", PERF_BACKENDS)
+@pytest.mark.parametrize("cfg", PAGED, ids=ids(paged_id))
+def test_perf_attention_decode_paged(load_op, perf_record, backend, cfg):
+    b, hq, hk, s, d, page, splits, dtype = cfg
+    mod = backend_module(load_op, "attention_decode", backend)
+    per_seq = -(-s // page)
+    k_cache, v_cache = randn((b * per_seq, hk, page, d), dtype), randn((b * per_seq, hk, page, d), dtype)
+    table = torch.randperm(b * per_seq, device=k_cache.device).to(torch.int32).reshape(b, per_seq)
+    seq_lens = torch.full((b,), s, dtype=torch.int32, device=k_cache.device)
+    q = randn((b, hq, d), dtype)
+
+    def gathered_sdpa():  # the pages copied into one contiguous [B, Hkv, S, D] cache, then SDPA
+        k = k_cache[table.long()].permute(0, 2, 1, 3, 4).reshape(b, hk, per_seq * page, d)[:, :, :s]
+        v = v_cache[table.long()].permute(0, 2, 1, 3, 4).reshape(b, hk, per_seq * page, d)[:, :, :s]
+        return torch.nn.functional.scaled_dot_product_attention(q[:, :, None, :], k, v, enable_gqa=True)[:, :, 0, :]
+
+    if mod is None:
+        fn = gathered_sdpa
+    else:
+        fn = lambda: mod.attention_decode_paged(q, k_cache, v_cache, table, seq_lens, splits=splits)  # noqa: E731
+        check_close(backend, fn(), gathered_sdpa(), what="attention_decode_paged", factor=2)
+    measure(perf_record, config=paged_id(cfg), backend=backend, fn=fn,
+            gbytes=gbytes(q, k_cache, v_cache, q))
