@@ -9,6 +9,18 @@ import torch
 
 from ops_common import BACKENDS, assert_close, pick
 
+# Real cuTile 1.7 stops with "CUDA error: misaligned address" on these kernels whenever they run
+# with 4 splits (H200, 2026-12-04: contiguous and paged, float16 and bfloat16, 16-64 sequences),
+# and the error ends every later test of the process: its cases with 4 splits are skipped for the
+# original; the converted kernels run them.
+CUTILE_FAULTS = "real cuTile 1.7 faults (misaligned address) on this kernel with 4 splits, measured on the H200"
+
+
+def effective_splits(splits, blocks):
+    """The split count the host code launches: at most the power of two at or above `blocks`."""
+    return min(splits, 1 << max(blocks - 1, 0).bit_length())
+
+
 # (batch, q_heads, kv_heads, seq, head_dim, splits)
 CASES = pick(cpu=[(1, 1, 1, 1, 16, 1), (2, 4, 2, 37, 16, 4), (1, 8, 1, 100, 32, 2), (2, 2, 2, 20, 16, 8)],
              cuda=[(1, 1, 1, 1, 64, 1), (8, 32, 8, 4096, 128, 8), (4, 64, 8, 1000, 64, 4),
@@ -27,12 +39,14 @@ def reference(q, k, v):
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["f16", "bf16"])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: "b{}hq{}hk{}s{}d{}x{}".format(*c))
 def test_op_attention_decode(load_op, device, backend, case, dtype):
-    mod = load_op("attention_decode", backend)
     bsz, hq, hkv, seq, d, splits = case
+    tiles = dict(tile_kv=16) if device == "cpu" else {}
+    if backend == "cutile" and effective_splits(splits, -(-seq // tiles.get("tile_kv", 64))) == 4:
+        pytest.skip(CUTILE_FAULTS)
+    mod = load_op("attention_decode", backend)
     q = torch.randn(bsz, hq, d).to(dtype).to(device)
     k = torch.randn(bsz, hkv, seq, d).to(dtype).to(device)
     v = torch.randn(bsz, hkv, seq, d).to(dtype).to(device)
-    tiles = dict(tile_kv=16) if device == "cpu" else {}
     o = mod.attention_decode(q, k, v, splits=splits, **tiles)
     assert o.shape == q.shape and o.dtype == dtype
     assert_close(o, reference(q, k, v), rtol=2e-2, atol=2e-2, what="attention_decode")
@@ -79,6 +93,8 @@ def paged_reference(q, k_cache, v_cache, table, seq_lens):
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["f16", "bf16"])
 @pytest.mark.parametrize("case", PAGED, ids=lambda c: "b{}hq{}hk{}p{}d{}pages{}x{}".format(*c))
 def test_op_attention_decode_paged(load_op, device, backend, case, dtype):
+    if backend == "cutile" and effective_splits(case[6], case[5]) == 4:
+        pytest.skip(CUTILE_FAULTS)
     mod = load_op("attention_decode", backend)
     gen = torch.Generator().manual_seed(1)
     q, k_cache, v_cache, table, seq_lens = paged_inputs(case, dtype, device, gen)
