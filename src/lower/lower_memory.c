@@ -29,19 +29,43 @@
 
 /* ------------------------------------------------------------ arguments */
 
-/* The elements of a tuple argument (or the argument itself: the 1-D
- * shorthand). */
-static int tuple_items(Lowerer *L, Node *arg, Node **items, int max) {
+/* The entries of a tuple argument: a tuple written in the call, or one kept
+ * in a local (`idx = (ct.bid(0), 0)`: its entries by constant subscripts,
+ * a constant entry by its value); any other argument is the 1-D shorthand,
+ * its own only entry. `what` names the entries for the limit's message. */
+int memory_tuple_items(Lowerer *L, Node *arg, Node **items, int max, const char *what) {
   if (arg->kind == N_TUPLE) {
     int count = arg->u.list.elts.count;
     if (count > max)
-      lower_limit(L, arg, "entries in an index, shape or order tuple of a memory operation", max);
+      lower_limit(L, arg, what, max);
     for (int i = 0; i < count; i++)
       items[i] = arg->u.list.elts.items[i];
     return count;
   }
+  if (arg->type && arg->type->kind == VAL_TUPLE) {
+    if (!arg->type->elts)
+      lower_error(L, arg, "a tuple whose entries are not known at conversion cannot index a memory operation "
+                          "(write the tuple in the call)");
+    int count = arg->type->count;
+    if (count > max)
+      lower_limit(L, arg, what, max);
+    for (int i = 0; i < count; i++) {
+      TypeInfo *entry = arg->type->elts[i];
+      if (entry && entry->kind == VAL_CONST && !entry->is_float && entry->dtype != DT_UNKNOWN) {
+        items[i] = new_int(L, entry->int_value);
+      } else {
+        items[i] = T(L, "_1[_2]", arg, new_int(L, i));
+        items[i]->type = entry;
+      }
+    }
+    return count;
+  }
   items[0] = arg;
   return 1;
+}
+
+static int tuple_items(Lowerer *L, Node *arg, Node **items, int max) {
+  return memory_tuple_items(L, arg, items, max, "entries in an index, shape or order tuple of a memory operation");
 }
 
 static bool is_constant_expr(const Node *node) { return node->type && node->type->kind == VAL_CONST; }

@@ -21,6 +21,13 @@
 /* Array.slice views of arrays whose rank is not known yet, per module. */
 #define MEMORY_MAX_VIEWS 64
 
+/* ------------------------------------------------------- lower_memory.c */
+
+/* The entries of an index, shape or indices argument: a tuple written in the
+ * call or kept in a local, else the 1-D shorthand (one entry); `what` names
+ * them for the limit's message. */
+int memory_tuple_items(Lowerer *L, Node *arg, Node **items, int max, const char *what);
+
 /* ------------------------------------------------ lower_memory_helpers.c */
 
 Node *load_helper(Lowerer *L, int rank);         /* ct_load_Nd */

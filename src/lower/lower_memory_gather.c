@@ -39,27 +39,7 @@ static Node *element_helper(Lowerer *L, int rank, bool inside) {
 /* ------------------------------------------------------------ arguments */
 
 static int index_items(Lowerer *L, Node *indices, Node **items, int max) {
-  if (indices->kind == N_TUPLE) {
-    int count = indices->u.list.elts.count;
-    if (count > max)
-      lower_limit(L, indices, "entries in the indices of a gather, scatter or atomic", max);
-    for (int i = 0; i < count; i++)
-      items[i] = indices->u.list.elts.items[i];
-    return count;
-  }
-  if (indices->type && indices->type->kind == VAL_TUPLE && indices->type->elts) {
-    /* a tuple kept in a local (`ij = (rows, cols)`): its entries by constant subscripts */
-    int count = indices->type->count;
-    if (count > max)
-      lower_limit(L, indices, "entries in the indices of a gather, scatter or atomic", max);
-    for (int i = 0; i < count; i++) {
-      items[i] = T(L, "_1[_2]", indices, new_int(L, i));
-      items[i]->type = indices->type->elts[i];
-    }
-    return count;
-  }
-  items[0] = indices;
-  return 1;
+  return memory_tuple_items(L, indices, items, max, "entries in the indices of a gather, scatter or atomic");
 }
 
 static bool is_integer_value(const TypeInfo *type) {

@@ -82,6 +82,32 @@ def test_copy_2d_generated_code_is_readable(convert_text):
     assert ".to(" not in text.split("def copy(")[1].split("def launch_copy")[0]  # tl.store casts
 
 
+INDEX_IN_LOCALS = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, v, w, BM: ct.Constant[int], BN: ct.Constant[int]):
+    at = (ct.bid(0), 1)  # a tile index kept in a local, a constant entry among run-time ones
+    shape = (BM, BN)
+    ct.store(y, index=at, tile=ct.load(x, index=at, shape=shape) + 1.0)
+    one = (ct.bid(0),)  # a 1-tuple: the 1-D array's only index
+    ct.store(w, index=one, tile=ct.load(v, index=one, shape=(BM,)) * 2.0)
+"""
+
+
+@pytest.mark.parametrize("shape", [(64, 48), (100, 70)])
+def test_tile_indices_kept_in_local_tuples(convert, shape):
+    # (64, 48) float32 takes descriptors, (100, 70) the pointer path; column block 1 of each row block
+    mod = convert(INDEX_IN_LOCALS)
+    x, v = torch.randn(shape), torch.randn(shape[0])
+    y, w = torch.zeros(shape), torch.zeros(shape[0])
+    mod.launch_k(0, (cdiv(shape[0], 16),), (x, y, v, w, 16, 16))
+    want = torch.zeros(shape)
+    want[:, 16:32] = x[:, 16:32] + 1.0
+    assert_same(y, want)
+    assert_same(w, v * 2.0)
+
+
 STREAM_ROWS = """
 import cuda.tile as ct
 
