@@ -1747,10 +1747,16 @@ void finish_module(Lowerer *L) {
   push_helpers(L, &helpers);
   int helpers_at = helpers_index(L, &helpers);
   NodeList out = {0}, registrations = {0};
+  /* the constexpr twins of constants bound before the converter's imports
+   * (`from .config import BLOCK` above `import cuda.tile`) follow them: they call tl */
+  NodeList early_twins = {0};
   bool imports_done = false;
   for (int i = 0; i <= body->count; i++) {
-    if (i == imports_at)
+    if (i == imports_at) {
       push_imports(L, &out, NULL, helpers_at);
+      imports_done = true;
+      push_all(L, &out, early_twins);
+    }
     if (i == helpers_at && helpers.count) {
       push_helpers_banner(L, &out);
       push_all(L, &out, helpers);
@@ -1760,13 +1766,15 @@ void finish_module(Lowerer *L) {
       break;
     Node *stmt = body->items[i];
     if (is_ct_import(L, stmt)) {
-      if (!imports_done)
+      if (!imports_done) {
         push_imports(L, &out, stmt, helpers_at);
+        push_all(L, &out, early_twins);
+      }
       imports_done = true;
     } else if (!is_ct_type_alias(L, stmt)) {
       node_list_push(&L->ctx->arena, &out, stmt);
-      push_twins_of(L, &out, stmt);
-      push_enum_twins_of(L, &out, stmt);
+      push_twins_of(L, imports_done ? &out : &early_twins, stmt);
+      push_enum_twins_of(L, imports_done ? &out : &early_twins, stmt);
       push_launcher_of(L, &out, stmt, i < helpers_at ? &registrations : NULL);
       push_statement_launchers(L, stmt);
     }

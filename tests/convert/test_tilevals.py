@@ -310,6 +310,25 @@ def test_constant_imported_from_a_sibling_module(tmp_path, monkeypatch):
     assert torch.equal(y, x * 0.5)
 
 
+@pytest.mark.parametrize("cutile_import", ["import cuda.tile as ct",
+                                           "try:\n    import cuda.tile as ct\nexcept ImportError:\n    ct = None"])
+def test_constant_bound_above_the_cuda_tile_import(convert, cutile_import):
+    # a constant the converter does not know (imported from outside the package: tarfile's 512)
+    # is read through its constexpr twin, which calls tl: the twin follows the imports
+    mod = convert(f"""
+from tarfile import BLOCKSIZE
+{cutile_import}
+
+@ct.kernel
+def k(x, y):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(16,)) * BLOCKSIZE)
+""")
+    x = torch.randn(N)
+    y = torch.empty(N)
+    mod.launch_k(0, (N // 16,), (x, y))
+    assert torch.equal(y, x * 512)
+
+
 ERRORS = [
     ("math.sqrt(-1.0)", "domain error"),
     ("math.log(0)", "out of range"),
