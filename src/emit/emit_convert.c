@@ -51,7 +51,8 @@ static int column_of(const Emitter *e, int line, size_t *start) {
 /* Copy an untouched statement from the source: from the first character of
  * its first line (decorators included) to its end. Only when it stands at
  * the column the output is at, so that its own continuation and block
- * lines keep a consistent indentation. */
+ * lines keep a consistent indentation, and starts its line (a statement
+ * after a `;` is not copied: the copy would start at the line's first). */
 bool emit_verbatim_stmt(Emitter *e, const Node *stmt, const Node *next) {
   if (stmt->rewritten || stmt->span.start.line <= 0 || !e->text)
     return false;
@@ -60,6 +61,9 @@ bool emit_verbatim_stmt(Emitter *e, const Node *stmt, const Node *next) {
     return false;
   size_t begin;
   if (column_of(e, first_line, &begin) != (e->indent + e->wrap_depth) * 4)
+    return false;
+  /* `a = 1; b = 2`: b does not start its line, and is written from the tree */
+  if (stmt->span.start.line == first_line && stmt->span.start.offset != begin)
     return false;
   size_t end = stmt->span.end.offset;
   if (end <= begin || end > e->text_len)

@@ -29,6 +29,25 @@ def copy(x):
     assert torch.equal(mod.copy(x), x)
 
 
+def test_statements_sharing_a_line_run_once(convert, convert_text, device):
+    # `a; b` on one line, at module level and in a host function that launches: each runs once,
+    # the launch converted (the second statement of a line was copied with the whole line before)
+    source = COPY_KERNEL + '''
+log = []; log.append("module")
+
+
+def copy(x):
+    y = torch.empty_like(x); log.append("copy")
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], TILE),), copy_kernel, (x, y, TILE)); log.append("launched")
+    return y
+'''
+    assert "ct." not in convert_text(source).split("def copy(")[1].split("\n\n\n")[0]
+    mod = convert(source)
+    x = torch.randn(37, device=device)
+    assert torch.equal(mod.copy(x), x)
+    assert mod.log == ["module", "copy", "launched"]
+
+
 def test_launch_with_arguments_built_in_a_loop(convert, device):
     mod = convert(COPY_KERNEL + '''
 def copy(x):
