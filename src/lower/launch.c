@@ -1654,6 +1654,10 @@ static bool calls_module_function(const ImportTimeUse *use, const Node *call) {
   for (int i = 0; i < body->count; i++)
     if (body->items[i]->kind == N_FUNCTION_DEF && str_same(body->items[i]->u.function_def.name, callee->u.name.id))
       return true;
+  /* a ct.launch at module level (a script), now a call of the kernel's launcher */
+  for (int i = 0; i < use->L->launcher_count; i++)
+    if (str_same(kernel_launcher_name(use->L, use->L->launcher_of[i]), callee->u.name.id))
+      return true;
   return false;
 }
 

@@ -48,6 +48,20 @@ def copy(x):
     assert mod.log == ["module", "copy", "launched"]
 
 
+def test_a_launch_at_module_level_runs_at_import(convert, device):
+    # a script: the launch runs while the module is imported, so the helpers come before it
+    torch.set_default_device(device)
+    try:
+        mod = convert(COPY_KERNEL + '''
+x = torch.arange(32.0)
+y = torch.zeros(32)
+ct.launch(torch.cuda.current_stream(), (2,), copy_kernel, (x, y, TILE))
+''')
+    finally:
+        torch.set_default_device("cpu")
+    assert torch.equal(mod.y, mod.x)
+
+
 def test_launch_with_arguments_built_in_a_loop(convert, device):
     mod = convert(COPY_KERNEL + '''
 def copy(x):
