@@ -174,6 +174,18 @@ Node *template_expr(Context *ctx, const char *text, Node **nodes, int count) {
     diag_error_code(&ctx->diag, C2T_CODE_INTERNAL, nowhere, "internal error: template '%s' is not one expression", text);
   }
   Node *value = body.items[0]->u.expr_stmt.value;
+  for (int i = 0; i < count; i++)
+    if (value == nodes[i]) {
+      /* "_1" alone: a node of its own (marked rewritten), so that a call
+       * lowered to one of its operands (an identity reshape, a reduction
+       * of a 0-d tile) does not leave its statement looking untouched,
+       * which the emitter would then copy from the source */
+      Node *copy = arena_alloc(&ctx->arena, sizeof(Node));
+      *copy = *value;
+      copy->rewritten = true;
+      value = copy;
+      break;
+    }
   value->parenthesized = false;
   return value;
 }

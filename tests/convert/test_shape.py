@@ -99,6 +99,30 @@ def test_item(convert):
                            x, (4,)), torch.arange(4, dtype=torch.int32) * 6)
 
 
+IDENTITY_OF_A_LOCAL = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y):
+    total = ct.sum(ct.load(x, index=(0,), shape=(16,)))
+    same = ct.reshape(total, ())
+    scalar = total.item()
+    reduced = ct.max(total)
+    ct.store(y, index=(0,), tile=ct.full((4,), 0, ct.int32) + same + scalar + reduced)
+"""
+
+
+def test_operations_that_give_back_a_local_unchanged(convert, convert_text):
+    # a 0-d local reshaped to (), .item() and reduced: each is the local itself, and the statement
+    # is written from the tree (it was copied from the source, ct.reshape and all)
+    body = convert_text(IDENTITY_OF_A_LOCAL).split("def k(")[1].split("def launch_k")[0]
+    assert "ct." not in body and "same = total\n" in body and "scalar = total\n" in body
+    mod = convert(IDENTITY_OF_A_LOCAL)
+    y = torch.zeros(4, dtype=torch.int32, device=ops_common.DEVICE)
+    mod.launch_k(0, (1,), (torch.arange(16, dtype=torch.int32, device=ops_common.DEVICE), y))
+    assert torch.equal(y.cpu(), torch.full((4,), 3 * 120, dtype=torch.int32))
+
+
 def test_permute_and_transpose(convert):
     x = ramp(2, 4, 8)
     assert torch.equal(run(convert, "ct.permute(t, (2, 0, 1))", x, (8, 2, 4)), x.permute(2, 0, 1))
