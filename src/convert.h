@@ -147,6 +147,7 @@ typedef struct Converter {
   Str ct_modules[C2T_MAX_CT_MODULE_NAMES]; /* names bound to the cuda.tile module (`ct`) */
   int ct_module_count;
   bool cuda_package_bound;/* `import cuda.tile`: cuda.tile.X chains */
+  bool ct_imported_in_functions; /* a host function imports cuda.tile (resolve.c hoists it) */
   Binding *bindings;      /* from-imports and module-level aliases/constants (arena, grows) */
   int binding_count, binding_capacity;
   Function *functions;    /* module-level functions (arena, grows; stable once resolved) */

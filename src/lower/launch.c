@@ -1745,8 +1745,10 @@ void finish_module(Lowerer *L) {
   bool top_level_import = false;
   for (int i = 0; i < body->count; i++)
     top_level_import |= is_ct_import(L, body->items[i]);
-  /* a guarded cuda.tile import left its block: the converter's imports go after the module's */
-  int imports_at = top_level_import ? -1 : import_block_end(L);
+  /* a guarded cuda.tile import left its block, or one in a host function left it (kernels
+   * defined in functions now stand before the module's own import): the converter's imports
+   * go after the module's leading imports */
+  int imports_at = top_level_import && !L->conv->ct_imported_in_functions ? -1 : import_block_end(L);
   NodeList helpers = {0};
   push_helpers(L, &helpers);
   int helpers_at = helpers_index(L, &helpers);
@@ -1756,7 +1758,7 @@ void finish_module(Lowerer *L) {
   NodeList early_twins = {0};
   bool imports_done = false;
   for (int i = 0; i <= body->count; i++) {
-    if (i == imports_at) {
+    if (i == imports_at && !imports_done) {
       push_imports(L, &out, NULL, helpers_at);
       imports_done = true;
       push_all(L, &out, early_twins);

@@ -1018,6 +1018,97 @@ static void hoist_block_kernels(NodeList *block, void *data) {
   }
 }
 
+/* ------------------------------------ cuda.tile imported in host functions */
+
+/* `def run(x): import cuda.tile as ct; ...`: an import of cuda.tile (or of its
+ * names) inside a function binds the same module wherever it is made, so it
+ * is taken as the module's own: its names resolve everywhere, the statement
+ * leaves the function (the converted module imports Triton at its top), and
+ * the block that held it is written from the tree (`pass` where it empties).
+ * A name it binds that the module binds to something else is a located
+ * error: tile code there would read another value. */
+typedef struct LocalImports {
+  Converter *conv;
+  NameSet *module_names; /* the names module-level statements bind */
+} LocalImports;
+
+static bool imports_cuda_tile(const Node *stmt) {
+  NodeList one = {.items = (Node **)&stmt, .count = 1};
+  return (stmt->kind == N_IMPORT || stmt->kind == N_IMPORT_FROM) && body_imports_cuda_tile(&one);
+}
+
+/* Whether the module binds `name` to a name of cuda.tile (from cuda.tile import launch). */
+static bool binds_ct_member(Converter *conv, Str name) {
+  const Binding *binding = find_binding(conv, name);
+  return binding && binding->member && !binding->value;
+}
+
+static void check_local_import_names(LocalImports *li, const Node *stmt) {
+  NameSet bound = {.conv = li->conv, .stores = true};
+  collect_names((Node *)stmt, &bound);
+  for (int i = 0; i < bound.count; i++)
+    if (name_set_has(li->module_names, bound.names[i]) && !is_ct_module_name(li->conv, bound.names[i]) &&
+        !(str_eq(bound.names[i], "cuda") && li->conv->cuda_package_bound) && !binds_ct_member(li->conv, bound.names[i]))
+      diag_error(&li->conv->ctx->diag, stmt->span.start,
+                 "this import of cuda.tile inside a function binds '%.*s', which the module binds to something "
+                 "else: import cuda.tile at module level, or under another name",
+                 bound.names[i].len, bound.names[i].text);
+}
+
+static void hoist_local_imports_in(LocalImports *li, NodeList *block, Node *owner);
+
+static void hoist_local_imports_block(NodeList *block, void *data) {
+  LocalImports *li = data;
+  hoist_local_imports_in(li, block, NULL);
+}
+
+static void hoist_local_imports_in(LocalImports *li, NodeList *block, Node *owner) {
+  int kept = 0;
+  for (int i = 0; i < block->count; i++) {
+    Node *stmt = block->items[i];
+    if (imports_cuda_tile(stmt)) {
+      check_local_import_names(li, stmt);
+      resolve_statement(li->conv, stmt, 0);
+      li->conv->ct_imported_in_functions = true;
+      continue;
+    }
+    if (stmt->kind == N_FUNCTION_DEF) {
+      hoist_local_imports_in(li, &stmt->u.function_def.body, stmt);
+    } else {
+      /* the blocks of an if, a loop, a with, a try: their statement is marked if one changes */
+      int before = li->conv->ct_imports.count;
+      each_block(stmt, hoist_local_imports_block, li);
+      if (li->conv->ct_imports.count != before)
+        stmt->rewritten = true;
+    }
+    block->items[kept++] = stmt;
+  }
+  if (kept == block->count)
+    return;
+  if (kept == 0) {
+    Node *placeholder = arena_alloc(&li->conv->ctx->arena, sizeof(Node));
+    placeholder->kind = N_PASS;
+    placeholder->span = block->items[0]->span;
+    placeholder->rewritten = true;
+    block->items[kept++] = placeholder;
+  }
+  block->count = kept;
+  if (owner)
+    owner->rewritten = true;
+}
+
+static void hoist_local_imports(Converter *conv) {
+  NodeList *body = &conv->module->u.module.body;
+  NameSet module_names = {.conv = conv, .stores = true};
+  for (int i = 0; i < body->count; i++)
+    if (!imports_cuda_tile(body->items[i]))
+      collect_names(body->items[i], &module_names);
+  LocalImports li = {conv, &module_names};
+  for (int i = 0; i < body->count; i++)
+    if (body->items[i]->kind == N_FUNCTION_DEF)
+      hoist_local_imports_in(&li, &body->items[i]->u.function_def.body, body->items[i]);
+}
+
 /* The kernels defined by statements of module-level host functions (in
  * their blocks too), moved before those functions (see above). */
 static void hoist_nested_kernels(Converter *conv) {
@@ -1264,6 +1355,7 @@ static void refuse_kernels_in_tile_code(Converter *conv) {
 void resolve_module(Converter *conv) {
   resolve_sibling_imports(conv);
   resolve_statements(conv, &conv->module->u.module.body, 0);
+  hoist_local_imports(conv);
   hoist_nested_kernels(conv);
   if (conv->ct_module_count == 0 && !conv->cuda_package_bound && conv->binding_count == 0)
     return;

@@ -2,6 +2,7 @@
 cuda.tile.tune.exhaustive_search, ct.compiler_timeout, launches of kernels
 defined in another module, and the hints that stay notes (C2T101, C2T102)."""
 
+import ast
 import os
 import subprocess
 import sys
@@ -677,3 +678,78 @@ def test_kernels_defined_in_module_level_blocks_get_their_launchers_there(conver
     x = torch.randn(20, device=device)
     torch.testing.assert_close(mod.run(mod.doubled, x), x * 2)
     torch.testing.assert_close(mod.run(mod.negated, x), -x)
+
+
+LOCAL_IMPORT = '''
+import torch
+
+
+def double(x):
+    import cuda.tile as ct
+
+    @ct.kernel
+    def double_kernel(x, y, T: ct.Constant[int]):
+        ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)) * 2)
+
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), double_kernel, (x, y, 16))
+    return y
+
+
+def triple(x):
+    if x.numel():
+        from cuda.tile import launch
+        from cuda import tile
+        y = torch.empty_like(x)
+        launch(torch.cuda.current_stream(), (tile.cdiv(x.shape[0], 16),), scale_kernel, (x, y, 3.0))
+        return y
+    return x
+
+
+def scale_kernel_defined_below():
+    pass
+'''
+
+
+def test_cuda_tile_imported_inside_host_functions(convert, convert_text, device):
+    # imported only where it is used (an optional dependency): the module's own, for every function
+    source = LOCAL_IMPORT.replace("def scale_kernel_defined_below():\n    pass\n", '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def scale_kernel(x, y, s, T: ct.Constant[int] = 16):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)) * s)
+''').replace("(x, y, 3.0)", "(x, y, 3.0, 16)")
+    text = convert_text(source)
+    tree = ast.parse(text)
+    for fn in (node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name in ("double", "triple")):
+        converted = ast.get_source_segment(text, fn)
+        assert "import cuda" not in converted and "from cuda" not in converted and "ct." not in converted
+    mod = convert(source)
+    x = torch.randn(37, device=device)
+    assert torch.equal(mod.double(x), x * 2)
+    assert torch.equal(mod.triple(x), x * 3)
+
+
+def test_cuda_tile_imported_only_inside_a_host_function(convert, device):
+    # no module-level import at all: the module still converts
+    mod = convert(LOCAL_IMPORT.split("def triple(")[0])
+    x = torch.randn(40, device=device)
+    assert torch.equal(mod.double(x), x * 2)
+
+
+def test_a_local_cuda_tile_import_under_a_module_name_is_refused(convert_error):
+    message = convert_error('''
+import torch
+ct = "not cuda.tile"
+
+
+def run(x):
+    import cuda.tile as ct
+
+    @ct.kernel
+    def k(x):
+        pass
+''')
+    assert "binds 'ct', which the module binds to something else" in message
