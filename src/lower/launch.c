@@ -947,7 +947,53 @@ static Node *type_alias_value(Lowerer *L, const Node *name) {
   for (int i = 0; i < body->count; i++)
     if (single_assigned_value(body->items[i]) == binding->value)
       return is_ct_type_alias(L, body->items[i]) ? binding->value : NULL;
+  for (int i = 0; i < L->block_aliases.count; i++)
+    if (single_assigned_value(L->block_aliases.items[i]) == binding->value)
+      return binding->value;
   return NULL;
+}
+
+/* Type aliases of cuTile types in the blocks of a module-level if or try
+ * (`try: import cuda.tile as ct; ConstInt = ct.Constant[int]; ... except
+ * ImportError: ...`) go away as module-level ones do, kept in
+ * L->block_aliases for the annotations that name them; a block left empty
+ * gets `pass`. */
+static bool drop_block_type_aliases(Lowerer *L, NodeList *block);
+
+static bool drop_type_aliases_in(Lowerer *L, Node *stmt) {
+  bool dropped = false;
+  if (stmt->kind == N_IF) {
+    dropped |= drop_block_type_aliases(L, &stmt->u.if_.body);
+    dropped |= drop_block_type_aliases(L, &stmt->u.if_.orelse);
+  } else if (stmt->kind == N_TRY) {
+    dropped |= drop_block_type_aliases(L, &stmt->u.try_.body);
+    for (int i = 0; i < stmt->u.try_.handlers.count; i++)
+      dropped |= drop_block_type_aliases(L, &stmt->u.try_.handlers.items[i]->u.except_handler.body);
+    dropped |= drop_block_type_aliases(L, &stmt->u.try_.orelse);
+    dropped |= drop_block_type_aliases(L, &stmt->u.try_.finalbody);
+  }
+  if (dropped)
+    stmt->rewritten = true; /* written from the tree, without the alias */
+  return dropped;
+}
+
+static bool drop_block_type_aliases(Lowerer *L, NodeList *block) {
+  bool dropped = false;
+  int kept = 0;
+  for (int i = 0; i < block->count; i++) {
+    Node *stmt = block->items[i];
+    if (is_ct_type_alias(L, stmt)) {
+      node_list_push(&L->ctx->arena, &L->block_aliases, stmt);
+      dropped = true;
+      continue;
+    }
+    dropped |= drop_type_aliases_in(L, stmt);
+    block->items[kept++] = stmt;
+  }
+  if (dropped && kept == 0)
+    block->items[kept++] = template_stmts(L->ctx, "pass\n", NULL, 0).items[0];
+  block->count = kept;
+  return dropped;
 }
 
 typedef struct AnnotationScan {
@@ -1320,6 +1366,7 @@ void lower_host_code(Lowerer *L) {
     /* module-level aliases of cuTile types (ConstInt = ct.Constant[int]) go away with the import */
     if (is_ct_type_alias(L, stmt))
       continue;
+    drop_type_aliases_in(L, stmt);
     const char *member = assigned_ct_member(L, stmt);
     if (member) {
       body->items[i] = dropped_self_binding(L, stmt, member, true);

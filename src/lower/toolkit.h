@@ -226,6 +226,7 @@ typedef struct Lowerer {
   bool needs_debug;   /* the function being lowered reaches ct.assert_: its kernel needs debug=True */
   unsigned host_enums; /* bit i: host code uses the cuTile enum HOST_ENUMS[i] (launch.c) */
   NodeList generated; /* launchers and helpers to append to the module */
+  NodeList block_aliases; /* type aliases taken out of module-level if/try blocks (launch.c) */
   bool uses_tma;      /* some kernel builds tensor descriptors: the module sets an allocator */
   bool uses_array_lists; /* a kernel takes a list of arrays: the launch helpers of lists */
   bool uses_list_tma;    /* a launch checks a list of arrays for TMA (_array_list_tma) */

@@ -145,6 +145,39 @@ def run(x):
     assert torch.equal(mod.run(x), x * 2)
 
 
+def test_a_type_alias_inside_the_guarded_import_block(convert, convert_text, device):
+    """`try: import cuda.tile as ct; ConstInt = ct.Constant[int]; <kernels and host code>
+    except ImportError:` (public code guards the whole cuTile part so): the alias goes as a
+    module-level one does, in the kernel's signature and in a host function's."""
+    source = '''
+import torch
+
+HAS_CUTILE = False
+try:
+    import cuda.tile as ct
+    ConstInt = ct.Constant[int]
+
+    @ct.kernel
+    def twice(x, y, T: ConstInt):
+        ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)) * 2)
+
+    def run(x, tile: ConstInt = 16):
+        y = torch.empty_like(x)
+        ct.launch(0, (ct.cdiv(x.shape[0], tile),), twice, (x, y, tile))
+        return y
+
+    HAS_CUTILE = True
+except ImportError:
+    pass
+'''
+    text = convert_text(source)
+    assert "Constant" not in text and "ConstInt" not in text.split("def run(")[1].split(":")[1]
+    mod = convert(source)
+    assert mod.HAS_CUTILE
+    x = torch.randn(40, device=device)
+    assert torch.equal(mod.run(x), x * 2)
+
+
 def test_aliases_chosen_by_the_flag_of_a_guarded_import(convert, convert_text, device):
     """`ConstInt = ct.Constant[int] if HAS_CUTILE else int` and `if HAS_CUTILE: PAD = ...`
     beside `try: import cuda.tile as ct; HAS_CUTILE = True`: the converted module runs the
