@@ -268,15 +268,24 @@ static bool is_choice(Lowerer *L, const Node *node) {
   return false;
 }
 
+/* One branch of a choice as a statement: `target = value`, `value` alone,
+ * or the if statement of a choice inside it (an order chosen by a constexpr,
+ * each order with its TMA and pointer paths). */
+static Node *choice_branch_stmt(Lowerer *L, Node *target, Node *value) {
+  Node *nested = memory_choice_stmt(L, target, value);
+  if (nested)
+    return nested;
+  return (target ? template_stmts(L->ctx, "_1 = _2\n", TEMPLATE_NODES(target, value))
+                 : template_stmts(L->ctx, "_1\n", TEMPLATE_NODES(value))).items[0];
+}
+
 Node *memory_choice_stmt(Lowerer *L, Node *target, Node *value) {
   if (!value || value->kind != N_IF_EXP || !is_choice(L, value))
     return NULL;
   Node *condition = value->u.if_exp.test, *by_tma = value->u.if_exp.body, *by_pointers = value->u.if_exp.orelse;
-  NodeList made = target ? template_stmts(L->ctx, "if _1:\n    _2 = _3\nelse:\n    _2 = _4\n",
-                                          TEMPLATE_NODES(condition, target, by_tma, by_pointers))
-                         : template_stmts(L->ctx, "if _1:\n    _2\nelse:\n    _3\n",
-                                          TEMPLATE_NODES(condition, by_tma, by_pointers));
-  Node *stmt = made.items[0];
+  Node *stmt = template_stmts(L->ctx, "if _1:\n    pass\nelse:\n    pass\n", TEMPLATE_NODES(condition)).items[0];
+  stmt->u.if_.body.items[0] = choice_branch_stmt(L, target, by_tma);
+  stmt->u.if_.orelse.items[0] = choice_branch_stmt(L, target, by_pointers);
   memory_choice(L, condition, by_tma, by_pointers); /* grows the table */
   L->memory->choices[L->memory->choice_count - 1] = stmt; /* the order pass treats it as one statement */
   return stmt;
@@ -649,6 +658,25 @@ static Node *load_by_tma(Lowerer *L, const TileAccess *access, Padding padding, 
 }
 
 /* ct.load(array, index, shape, *, order, padding_mode, check_bounds, latency, allow_tma, ...) */
+/* What one ct.load reads, whatever its order. */
+typedef struct LoadParts {
+  TypeInfo *array;
+  Padding padding;
+  Node *check;
+  Node *allow_tma;
+  Node *index_items[MAX_TILE_RANK], *shape_items[MAX_TILE_RANK];
+  int rank;
+} LoadParts;
+
+/* order="F" if TRANSPOSED else "C": a choice of orders by a condition known
+ * when Triton compiles (a constexpr). */
+static bool is_chosen_order(const Node *order) {
+  return order && order->kind == N_IF_EXP && order->u.if_exp.test->type &&
+         order->u.if_exp.test->type->kind == VAL_CONST;
+}
+
+static Node *load_tile(Lowerer *L, const LoadParts *parts, Node *order);
+
 Node *lower_load(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.load()";
   BoundArgs args;
@@ -666,13 +694,35 @@ Node *lower_load(Lowerer *L, Node *call, const char *member) {
   Node *check = memory_check_bounds(L, args.arg[LOAD_CHECK_BOUNDS], what);
   if (shape->kind == N_TUPLE && shape->u.list.elts.count == 0)
     return load_element(L, array, index, padding, check);
-  Node *index_items[MAX_TILE_RANK], *shape_items[MAX_TILE_RANK];
-  int rank = tuple_items(L, shape, shape_items, MAX_TILE_RANK);
-  if (tuple_items(L, index, index_items, MAX_TILE_RANK) != rank || (array->rank >= 0 && array->rank != rank))
+  LoadParts parts = {array, padding, check, args.arg[LOAD_ALLOW_TMA], {0}, {0}, 0};
+  parts.rank = tuple_items(L, shape, parts.shape_items, MAX_TILE_RANK);
+  if (tuple_items(L, index, parts.index_items, MAX_TILE_RANK) != parts.rank ||
+      (array->rank >= 0 && array->rank != parts.rank))
     lower_error(L, index, "ct.load(): index and shape must have one entry per array dimension");
-  TileAccess access = {.array = array->array, .rank = rank, .allow_tma = !memory_is_false(args.arg[LOAD_ALLOW_TMA]),
-                       .allow_when = allow_at_launch(args.arg[LOAD_ALLOW_TMA]), .check_bounds = !memory_is_false(check)};
-  read_order(L, args.arg[LOAD_ORDER], rank, access.perm);
+  return load_tile(L, &parts, args.arg[LOAD_ORDER]);
+}
+
+/* The tile load of `parts` in `order`; `order="F" if TRANSPOSED else "C"` (a
+ * condition known when Triton compiles) is one load per order, of which
+ * Triton keeps the one the condition picks. */
+static Node *load_tile(Lowerer *L, const LoadParts *parts, Node *order) {
+  if (is_chosen_order(order)) {
+    Node *when = load_tile(L, parts, order->u.if_exp.body);
+    LoadParts other = *parts; /* the other load's own index nodes: no node stands twice in the tree */
+    for (int d = 0; d < other.rank; d++)
+      other.index_items[d] = node_copy_tree(&L->ctx->arena, other.index_items[d]);
+    Node *chosen = memory_choice(L, order->u.if_exp.test, when, load_tile(L, &other, order->u.if_exp.orelse));
+    chosen->type = when->type;
+    return chosen;
+  }
+  TypeInfo *array = parts->array;
+  Padding padding = parts->padding;
+  Node *check = parts->check;
+  int rank = parts->rank;
+  Node *const *index_items = parts->index_items, *const *shape_items = parts->shape_items;
+  TileAccess access = {.array = array->array, .rank = rank, .allow_tma = !memory_is_false(parts->allow_tma),
+                       .allow_when = allow_at_launch(parts->allow_tma), .check_bounds = !memory_is_false(check)};
+  read_order(L, order, rank, access.perm);
   for (int d = 0; d < rank; d++) {
     long long size;
     if (!is_constant_expr(shape_items[d]))
@@ -741,6 +791,16 @@ static Node *store_element(Lowerer *L, TypeInfo *array, Node *index, Node *value
   return none_typed(L, stored);
 }
 
+/* What one ct.store writes, whatever its order. */
+typedef struct StoreParts {
+  TypeInfo *array;
+  Node *tile, *check, *allow_tma;
+  Node *index_items[MAX_TILE_RANK];
+  int rank;
+} StoreParts;
+
+static Node *store_tile(Lowerer *L, const StoreParts *parts, Node *order);
+
 /* ct.store(array, index, tile, *, order, check_bounds, latency, allow_tma, ...) */
 Node *lower_store(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.store()";
@@ -761,14 +821,31 @@ Node *lower_store(Lowerer *L, Node *call, const char *member) {
     return store_element(L, array, index, tile, check);
   if (tile->type->rank < 0)
     lower_error(L, args.source[STORE_TILE], "ct.store(): the rank of this tile is not known at conversion time");
-  Node *index_items[MAX_TILE_RANK];
-  int rank = tuple_items(L, index, index_items, MAX_TILE_RANK);
-  if (rank != tile->type->rank || rank > MAX_TILE_RANK || (array->rank >= 0 && array->rank != rank))
-    lower_error(L, index, "ct.store(): the index has %d entries for a %d-d tile", rank, tile->type->rank);
-  TileAccess access = {.array = array->array, .rank = rank, .allow_tma = !memory_is_false(args.arg[STORE_ALLOW_TMA]),
-                       .allow_when = allow_at_launch(args.arg[STORE_ALLOW_TMA]),
-                       .check_bounds = !memory_is_false(check)};
-  read_order(L, args.arg[STORE_ORDER], rank, access.perm);
+  StoreParts parts = {array, tile, check, args.arg[STORE_ALLOW_TMA], {0}, 0};
+  parts.rank = tuple_items(L, index, parts.index_items, MAX_TILE_RANK);
+  if (parts.rank != tile->type->rank || parts.rank > MAX_TILE_RANK || (array->rank >= 0 && array->rank != parts.rank))
+    lower_error(L, index, "ct.store(): the index has %d entries for a %d-d tile", parts.rank, tile->type->rank);
+  return store_tile(L, &parts, args.arg[STORE_ORDER]);
+}
+
+/* The tile store of `parts` in `order`; a choice of orders by a constexpr
+ * condition is one store per order, as for ct.load. */
+static Node *store_tile(Lowerer *L, const StoreParts *parts, Node *order) {
+  if (is_chosen_order(order)) {
+    Node *when = store_tile(L, parts, order->u.if_exp.body);
+    StoreParts other = *parts; /* the other store's own nodes: no node stands twice in the tree */
+    other.tile = node_copy_tree(&L->ctx->arena, other.tile);
+    for (int d = 0; d < other.rank; d++)
+      other.index_items[d] = node_copy_tree(&L->ctx->arena, other.index_items[d]);
+    return none_typed(L, memory_choice(L, order->u.if_exp.test, when, store_tile(L, &other, order->u.if_exp.orelse)));
+  }
+  TypeInfo *array = parts->array;
+  Node *tile = parts->tile, *check = parts->check;
+  int rank = parts->rank;
+  Node *const *index_items = parts->index_items;
+  TileAccess access = {.array = array->array, .rank = rank, .allow_tma = !memory_is_false(parts->allow_tma),
+                       .allow_when = allow_at_launch(parts->allow_tma), .check_bounds = !memory_is_false(check)};
+  read_order(L, order, rank, access.perm);
   bool sizes_known = true;
   for (int d = 0; d < rank; d++) {
     access.index[access.perm[d]] = index_items[d];

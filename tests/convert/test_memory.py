@@ -108,6 +108,31 @@ def test_tile_indices_kept_in_local_tuples(convert, shape):
     assert_same(w, v * 2.0)
 
 
+ORDER_BY_FLAG = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, B: ct.Constant[int], T_IN: ct.Constant[bool], T_OUT: ct.Constant[bool]):
+    t = ct.load(x, index=(ct.bid(0), ct.bid(1)), shape=(B, B), order="F" if T_IN else "C")
+    ct.store(y, index=(ct.bid(0), ct.bid(1)), tile=t + 1.0, order=(1, 0) if T_OUT else (0, 1))
+"""
+
+
+@pytest.mark.parametrize("shape", [(64, 64), (48, 80)])
+@pytest.mark.parametrize("t_in,t_out", [(False, False), (True, False), (False, True), (True, True)])
+def test_order_chosen_by_a_constexpr(convert, convert_text, shape, t_in, t_out):
+    # one load (store) per order, the flag picking one when Triton compiles; (64, 64) float32
+    # takes descriptors, (48, 80) (a 320-byte row) too, its transpose (a 192-byte row) as well
+    text = convert_text(ORDER_BY_FLAG)
+    assert "    if T_IN:\n" in text and "    if T_OUT:\n" in text
+    x = torch.randn(shape)
+    src = x.t() if t_in else x  # the tile (i, j) of the view the kernel reads
+    m, n = src.shape
+    y = torch.zeros((n, m) if t_out else (m, n))
+    convert(ORDER_BY_FLAG).launch_k(0, (m // 16, n // 16), (x, y, 16, t_in, t_out))
+    assert_same(y, (src + 1.0).t() if t_out else src + 1.0)
+
+
 STREAM_ROWS = """
 import cuda.tile as ct
 
