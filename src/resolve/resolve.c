@@ -1334,6 +1334,67 @@ static void scan_for_host_uses(Node *node, void *data) {
   node_children(node, scan_for_host_uses, data);
 }
 
+/* A plain function that no kernel calls, whose body is tile code (tile
+ * operations: it cannot run on the host) returning nothing, and that host code
+ * names, in a module whose host code calls ct.kernel(f): the kernel made of it
+ * there (`ct.kernel(fn)`, fn chosen at run time, as cuTile allows for any
+ * function), so it is converted as a kernel, whose function (_pyfunc)
+ * ct.kernel takes. Kept as written it would name cuda.tile, which the
+ * converted module does not import. */
+typedef struct KernelCallScan {
+  Converter *conv;
+  bool found;
+} KernelCallScan;
+
+/* ct.kernel(f, ...) in host code */
+static void find_host_kernel_call(Node *node, void *data) {
+  KernelCallScan *scan = data;
+  if (scan->found)
+    return;
+  if (node->kind == N_FUNCTION_DEF) {
+    Function *fn = find_function(scan->conv, node->u.function_def.name);
+    if (fn && fn->def == node && fn->role != ROLE_HOST)
+      return; /* tile code */
+  }
+  if (node->kind == N_CALL && node->u.call.args.count && is_ct_member(scan->conv, node->u.call.func, "kernel")) {
+    scan->found = true;
+    return;
+  }
+  node_children(node, find_host_kernel_call, data);
+}
+
+/* A `return` with a value in a function's own body (not in a nested def):
+ * a kernel returns nothing. */
+static void find_return_value(Node *node, void *data) {
+  bool *found = data;
+  if (*found || node->kind == N_FUNCTION_DEF || node->kind == N_LAMBDA || node->kind == N_CLASS_DEF)
+    return;
+  if (node->kind == N_RETURN && node->u.return_.value)
+    *found = true;
+  else
+    node_children(node, find_return_value, data);
+}
+
+static void kernels_made_on_the_host(Converter *conv) {
+  KernelCallScan scan = {conv, false};
+  find_host_kernel_call(conv->module, &scan);
+  if (!scan.found)
+    return;
+  for (int i = 0; i < conv->function_count; i++) {
+    Function *fn = &conv->functions[i];
+    bool returns = false;
+    NodeList *body = &fn->def->u.function_def.body;
+    for (int k = 0; k < body->count; k++)
+      find_return_value(body->items[k], &returns);
+    if (fn->role == ROLE_DEVICE && fn->tile_helper && fn->host_too && !fn->def->u.function_def.decorator_list.count &&
+        !fn->nested_in && !returns) {
+      fn->role = ROLE_KERNEL;
+      fn->host_too = false;
+      fn->tile_helper = false;
+    }
+  }
+}
+
 /* A kernel moved out of a function that turned out to be tile code (a
  * kernel calls it, or @ct.function): tile code defines no kernels. */
 static void refuse_kernels_in_tile_code(Converter *conv) {
@@ -1364,4 +1425,5 @@ void resolve_module(Converter *conv) {
   refuse_kernels_in_tile_code(conv);
   scan_for_launches(conv->module, conv);
   scan_for_host_uses(conv->module, conv);
+  kernels_made_on_the_host(conv);
 }

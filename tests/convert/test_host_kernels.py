@@ -753,3 +753,23 @@ def run(x):
         pass
 ''')
     assert "binds 'ct', which the module binds to something else" in message
+
+
+def test_a_function_made_a_kernel_on_the_host_at_run_time(convert, device):
+    # ct.kernel(fn) of a plain function chosen at run time: cuTile makes a kernel of any function;
+    # a function of tile operations that host code names is converted as that kernel
+    mod = convert('''
+import torch
+import cuda.tile as ct
+
+
+def fill(y, value, TILE: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.full((TILE,), value, dtype=y.dtype))
+
+
+def run(n, fn=None):
+    y = torch.zeros(n, device="cuda" if torch.cuda.is_available() else "cpu")
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(n, 16),), ct.kernel(fn or fill), (y, 3.0, 16))
+    return y
+''')
+    assert torch.equal(mod.run(32), torch.full((32,), 3.0, device=device))
