@@ -884,7 +884,23 @@ static Node *store_tile(Lowerer *L, const StoreParts *parts, Node *order) {
 /* ---------------------------------------------------------- ct.num_tiles */
 
 /* ct.num_tiles(array, axis, shape, order="C"): tiles along tile axis
- * `axis`, which walks array axis order[axis]: cdiv(extent, shape[axis]). */
+ * `axis`, which walks array axis order[axis]: cdiv(extent, shape[axis]);
+ * an order chosen by a constexpr condition, the count under each order. */
+static Node *tiles_along(Lowerer *L, TypeInfo *array, int rank, int axis, Node *size, Node *order) {
+  Node *result;
+  if (is_chosen_order(order)) {
+    Node *when = tiles_along(L, array, rank, axis, size, order->u.if_exp.body);
+    result = T(L, "_1 if _2 else _3", when, order->u.if_exp.test,
+               tiles_along(L, array, rank, axis, node_copy_tree(&L->ctx->arena, size), order->u.if_exp.orelse));
+  } else {
+    int perm[MAX_TILE_RANK];
+    read_order(L, order, rank, perm);
+    result = T(L, "tl.cdiv(_1[_2], _3)", array->array->shape, new_int(L, perm[axis]), size);
+  }
+  result->type = type_tile(L->ctx, DT_INT32, 0, NULL);
+  return result;
+}
+
 Node *lower_num_tiles(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.num_tiles()";
   BoundArgs args;
@@ -901,13 +917,9 @@ Node *lower_num_tiles(Lowerer *L, Node *call, const char *member) {
     axis += rank;
   if (axis < 0 || axis >= rank)
     lower_error(L, axis_arg, "%s: axis %lld is out of range for a %d-d tile", what, axis, rank);
-  int perm[MAX_TILE_RANK];
-  read_order(L, args.arg[3], rank, perm);
   if (!is_constant_expr(items[axis]))
     lower_error(L, items[axis], "%s: the tile shape must be constant", what);
-  Node *result = T(L, "tl.cdiv(_1[_2], _3)", array->array->shape, new_int(L, perm[axis]), items[axis]);
-  result->type = type_tile(L->ctx, DT_INT32, 0, NULL);
-  return result;
+  return tiles_along(L, array, rank, (int)axis, items[axis], args.arg[3]);
 }
 
 /* --------------------------------------------------------- Array.slice */
