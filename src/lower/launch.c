@@ -1641,10 +1641,15 @@ static void push_statement_launchers(Lowerer *L, Node *stmt) {
   }
 }
 
+/* A block of a module-level statement: each kernel's launcher after it, and
+ * each constant's (or Enum member's) constexpr twin after the statement that
+ * binds it (`try: import cuda.tile as ct; SCALE = ...`), as at module level. */
 static void push_block_launchers(Lowerer *L, NodeList *block) {
   NodeList out = {0};
   for (int i = 0; i < block->count; i++) {
     node_list_push(&L->ctx->arena, &out, block->items[i]);
+    push_twins_of(L, &out, block->items[i]);
+    push_enum_twins_of(L, &out, block->items[i]);
     push_statement_launchers(L, block->items[i]);
     push_launcher_of(L, &out, block->items[i], NULL);
   }

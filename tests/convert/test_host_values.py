@@ -148,8 +148,10 @@ def run(x):
 def test_a_type_alias_inside_the_guarded_import_block(convert, convert_text, device):
     """`try: import cuda.tile as ct; ConstInt = ct.Constant[int]; <kernels and host code>
     except ImportError:` (public code guards the whole cuTile part so): the alias goes as a
-    module-level one does, in the kernel's signature and in a host function's."""
+    module-level one does, in the kernel's signature and in a host function's, and a constant
+    bound in the block gets its constexpr twin there."""
     source = '''
+import math
 import torch
 
 HAS_CUTILE = False
@@ -157,9 +159,11 @@ try:
     import cuda.tile as ct
     ConstInt = ct.Constant[int]
 
+    SCALE = 2.0 * math.log(2) / math.log(2)  # a constant bound in the block, read by the kernel
+
     @ct.kernel
     def twice(x, y, T: ConstInt):
-        ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)) * 2)
+        ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)) * SCALE)
 
     def run(x, tile: ConstInt = 16):
         y = torch.empty_like(x)
