@@ -186,6 +186,19 @@ static TypeInfo *broadcast_type(Lowerer *L, const TypeInfo *left, const TypeInfo
   return type;
 }
 
+/* Whether two dimension expressions are written alike (BLOCK and BLOCK). */
+static bool same_dim(Lowerer *L, Node *a, Node *b) {
+  if (a->kind == N_NAME && b->kind == N_NAME)
+    return str_same(a->u.name.id, b->u.name.id);
+  Buf x = {0}, y = {0};
+  expr_text(L->ctx, a, &x);
+  expr_text(L->ctx, b, &y);
+  bool same = x.len == y.len && memcmp(x.data, y.data, x.len) == 0;
+  buf_free(&x);
+  buf_free(&y);
+  return same;
+}
+
 static TypeInfo *broadcast_shapes(Lowerer *L, const TypeInfo *left, const TypeInfo *right, DType dtype) {
   const TypeInfo *l = math_is_number(left) ? NULL : left;
   const TypeInfo *r = math_is_number(right) ? NULL : right;
@@ -207,6 +220,20 @@ static TypeInfo *broadcast_shapes(Lowerer *L, const TypeInfo *left, const TypeIn
     if (bigger->shape[d] == 1 && smaller->shape[s] != 1) {
       type->shape[d] = smaller->shape[s];
       type->dims[d] = smaller->dims[s];
+    } else if (bigger->shape[d] < 0 && smaller->shape[s] > 1) {
+      /* a dimension known only when Triton compiles is 1 or the other's */
+      type->shape[d] = smaller->shape[s];
+      type->dims[d] = smaller->dims[s];
+    } else if (L->function && L->function->role == ROLE_KERNEL && bigger->shape[d] < 0 && smaller->shape[s] < 0 &&
+               bigger->dims[d] && smaller->dims[s] && bigger->dims[d]->kind == N_NAME &&
+               smaller->dims[s]->kind == N_NAME && !same_dim(L, bigger->dims[d], smaller->dims[s])) {
+      /* (1, N) against (M, N) in a kernel, each a constexpr parameter: the larger, as numpy
+       * broadcasts (a tile function's dims stand for its caller's, and map back by name) */
+      Node *dim = T(L, "max(_1, _2)", node_copy_tree(&L->ctx->arena, bigger->dims[d]),
+                    node_copy_tree(&L->ctx->arena, smaller->dims[s]));
+      dim->type = type_new(L->ctx, VAL_CONST); /* a constexpr, its value known when Triton compiles */
+      dim->type->rank = 0;
+      type->dims[d] = dim;
     }
   }
   return type;

@@ -614,3 +614,27 @@ def test_int_float_bool_of_constant_parameters(convert, device, dtype, flip):
     expected = (x / float(TILE)) * 2
     assert out.dtype == dtype
     torch.testing.assert_close(out, -expected if flip else expected, rtol=0, atol=0)
+
+
+BROADCAST_CONSTEXPR_SHAPES = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(mask, x, z, MN: ct.Constant[int], MM: ct.Constant[int], XN: ct.Constant[int], XM: ct.Constant[int]):
+    tm = ct.load(mask, index=(0, 0), shape=(MN, MM))
+    tx = ct.load(x, index=(0, 0), shape=(XN, XM))
+    ct.store(z, index=(0, 0), tile=ct.where(tm, tx, 0.0) + tx * 0.0)
+"""
+
+
+@pytest.mark.parametrize("mask_shape", [(1, 32), (16, 1), (16, 32)])
+def test_broadcast_of_tiles_whose_shapes_are_separate_constexprs(convert, device, mask_shape):
+    # (1, N) against (M, N), each dimension its own constexpr: the result is (M, N), which the
+    # store's descriptor (TMA path: float32 rows of 128 bytes) and pointer twin must both take
+    mod = convert(BROADCAST_CONSTEXPR_SHAPES)
+    mask = (torch.arange(mask_shape[0] * mask_shape[1]) % 3 == 0).reshape(mask_shape).to(device)
+    x = torch.randn(16, 32, device=device)
+    z = torch.zeros(16, 32, device=device)
+    mod.launch_k(0, (1,), (mask, x, z, *mask_shape, 16, 32))
+    assert torch.equal(z, torch.where(mask, x, 0.0))
+
