@@ -1215,18 +1215,8 @@ static void scan_for_tile_use(Node *node, void *data) {
   node_children(node, scan_for_tile_use, data);
 }
 
-static bool annotated_constant(Converter *conv, Node *annotation) {
-  if (!annotation)
-    return false;
-  Node *base = annotation->kind == N_SUBSCRIPT ? annotation->u.subscript.value : annotation;
-  return is_ct_member(conv, base, "Constant");
-}
-
 static bool uses_tile_only_names(Converter *conv, Function *fn) {
-  NodeList *params = &fn->def->u.function_def.args->u.arguments.args;
-  for (int i = 0; i < params->count; i++)
-    if (annotated_constant(conv, params->items[i]->u.arg.annotation))
-      return true;
+  /* a ct.Constant annotation alone does not make tile code: host code may annotate so */
   TileUse scan = {conv, false};
   NodeList *body = &fn->def->u.function_def.body;
   for (int i = 0; i < body->count && !scan.found; i++)

@@ -62,6 +62,22 @@ ct.launch(torch.cuda.current_stream(), (2,), copy_kernel, (x, y, TILE))
     assert torch.equal(mod.y, mod.x)
 
 
+def test_a_host_function_annotated_with_ct_constant_stays_host_code(convert, convert_text):
+    # ct.Constant as a host annotation does not make tile code (it became @triton.jit, which the
+    # interpreter lets host code call but a GPU does not)
+    source = COPY_KERNEL + '''
+def double(x: ct.Constant[int]):
+    return 2 * x
+
+
+def run():
+    v: ct.Constant[int] = 21
+    return double(v)
+'''
+    assert "def double(x: int):" in convert_text(source)
+    assert convert(source).run() == 42
+
+
 def test_launch_with_arguments_built_in_a_loop(convert, device):
     mod = convert(COPY_KERNEL + '''
 def copy(x):
