@@ -1756,11 +1756,25 @@ static int import_block_end(Lowerer *L) {
   return end;
 }
 
+/* `if __name__ == "__main__":`: a script's code, which runs at import when
+ * the module is run (and may reach a launch through names it binds). */
+static bool is_main_block(const Node *stmt) {
+  if (stmt->kind != N_IF)
+    return false;
+  const Node *test = stmt->u.if_.test;
+  if (test->kind != N_COMPARE || test->u.compare.count != 1 || test->u.compare.ops[0] != AOP_EQ)
+    return false;
+  const Node *left = test->u.compare.left, *right = test->u.compare.comparators[0];
+  return left->kind == N_NAME && str_eq(left->u.name.id, "__name__") && right->kind == N_STRING;
+}
+
 /* Index of the statement the helpers go before (body->count: at the end).
  * Never inside the leading block of docstring and imports. */
 static int helpers_index(Lowerer *L, const NodeList *helpers) {
   NodeList *body = &L->conv->module->u.module.body;
   for (int i = import_block_end(L); i < body->count; i++) {
+    if (is_main_block(body->items[i]))
+      return i;
     ImportTimeUse use = {L, helpers, false};
     find_import_time_use(&body->items[i], &use);
     /* the launcher written after a kernel: its defaults run at import */

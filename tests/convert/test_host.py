@@ -78,6 +78,33 @@ def run():
     assert convert(source).run() == 42
 
 
+def test_a_main_block_reaching_a_launch_through_an_alias_runs_as_a_script(tmp_path):
+    # `if __name__ == "__main__": run = run_ct; print(run())`: the helpers come before the block
+    import subprocess
+    import sys
+
+    import ops_common
+
+    src = tmp_path / "script.py"
+    src.write_text(COPY_KERNEL + '''
+def run_copy():
+    x = torch.arange(32.0)
+    y = torch.zeros(32)
+    ct.launch(0, (2,), copy_kernel, (x, y, TILE))
+    return y
+
+
+if __name__ == "__main__":
+    run = run_copy
+    print("sum", float(run().sum()))
+''')
+    out = tmp_path / "script_triton.py"
+    subprocess.run([str(ops_common.CONVERTER), str(src), "-o", str(out)], check=True)
+    env = dict(__import__("os").environ, TRITON_INTERPRET="1")
+    proc = subprocess.run([sys.executable, str(out)], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0 and "sum 496.0" in proc.stdout, proc.stderr[-2000:]
+
+
 def test_launch_with_arguments_built_in_a_loop(convert, device):
     mod = convert(COPY_KERNEL + '''
 def copy(x):
