@@ -1107,8 +1107,11 @@ static void rewrite_host_annotations(Node *node, void *data) {
   Lowerer *L = ((HostRewrite *)data)->L;
   if (node->kind == N_FUNCTION_DEF) {
     Function *fn = find_function(L->conv, node->u.function_def.name);
-    if (fn && fn->def == node && fn->role != ROLE_HOST)
-      return; /* tile code: lowered already */
+    /* tile code is lowered already; a plain function host code uses too stays as written, but
+       for its annotations, which the module evaluates when it defines it */
+    if (fn && fn->def == node && fn->role != ROLE_HOST &&
+        !(fn->host_too && !node->u.function_def.decorator_list.count))
+      return;
     rewrite_host_annotation(L, &node->u.function_def.returns);
   } else if (node->kind == N_ARG) {
     rewrite_host_annotation(L, &node->u.arg.annotation);

@@ -105,6 +105,19 @@ if __name__ == "__main__":
     assert proc.returncode == 0 and "sum 496.0" in proc.stdout, proc.stderr[-2000:]
 
 
+def test_a_tile_function_host_code_names_keeps_host_annotations(convert):
+    # fill is tile code that host code only names (fill.__name__): it stays as written, but its
+    # ct.Constant annotation is evaluated when the module defines it, so it becomes the host type
+    mod = convert(COPY_KERNEL + '''
+def fill(y, TILE: ct.Constant[int]):
+    ct.store(y, index=(0,), tile=ct.full((TILE,), 3, dtype=y.dtype))
+
+
+NAMES = [fill.__name__]
+''')
+    assert mod.NAMES == ["fill"]
+
+
 def test_launch_with_arguments_built_in_a_loop(convert, device):
     mod = convert(COPY_KERNEL + '''
 def copy(x):
