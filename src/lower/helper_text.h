@@ -772,7 +772,10 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    values = [a.handle.data if isinstance(a, tl.tensor) else a for a in args]\n"
     "    with np.errstate(all=\"ignore\"):\n"
     "        result = np.asarray(getattr(np, name)(*values)).astype(like.handle.data.dtype)\n"
-    "    return tl.tensor(TensorHandle(result, like.handle.dtype), like.type)\n",
+    "    # the operands' broadcast shape (pow(scalar, tile) is a tile)\n"
+    "    scalar = like.type.scalar\n"
+    "    result_type = tl.block_type(scalar, list(result.shape)) if result.ndim else scalar\n"
+    "    return tl.tensor(TensorHandle(result, like.handle.dtype), result_type)\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER_ct_bf16_operand] = {"ct_bf16_operand",
     "@triton.jit\n"

@@ -463,6 +463,9 @@ def test_pow(convert, device):
     torch.testing.assert_close(run2(convert, "a ** b", x, y, torch.float32), torch.pow(x, y), rtol=1e-6, atol=0)
     torch.testing.assert_close(run2(convert, "ct.pow(b, 3)", x, y, torch.float32), torch.pow(y, 3), rtol=1e-6,
                                atol=1e-6)
+    # a scalar base: the result is a tile (under the interpreter it took the base's 0-d type)
+    torch.testing.assert_close(run2(convert, "ct.pow(2.0, b)", x, y, torch.float32), torch.pow(2.0, y), rtol=1e-6,
+                               atol=1e-6)
 
 
 def test_atan2(convert, device):

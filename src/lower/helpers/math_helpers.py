@@ -86,7 +86,10 @@ def interpreted_numpy(name, *args):
     values = [a.handle.data if isinstance(a, tl.tensor) else a for a in args]
     with np.errstate(all="ignore"):
         result = np.asarray(getattr(np, name)(*values)).astype(like.handle.data.dtype)
-    return tl.tensor(TensorHandle(result, like.handle.dtype), like.type)
+    # the operands' broadcast shape (pow(scalar, tile) is a tile)
+    scalar = like.type.scalar
+    result_type = tl.block_type(scalar, list(result.shape)) if result.ndim else scalar
+    return tl.tensor(TensorHandle(result, like.handle.dtype), result_type)
 
 
 # helper: ct_bf16_operand
