@@ -68,6 +68,18 @@ static int tuple_items(Lowerer *L, Node *arg, Node **items, int max) {
   return memory_tuple_items(L, arg, items, max, "entries in an index, shape or order tuple of a memory operation");
 }
 
+/* The entries of a tile shape: a shape kept in a local is read entry by entry
+ * only where each is a number known at conversion (a constexpr read back from
+ * a local tuple is no constexpr to Triton when it compiles for a GPU). */
+static int shape_items(Lowerer *L, Node *shape, Node **items, int max) {
+  int rank = tuple_items(L, shape, items, max);
+  for (int d = 0; shape->kind != N_TUPLE && d < rank; d++)
+    if (items[d]->kind == N_SUBSCRIPT)
+      lower_error(L, shape, "a tile shape kept in a local tuple must hold numbers known at conversion; "
+                            "write the shape in the call (shape=(BM, BN))");
+  return rank;
+}
+
 static bool is_constant_expr(const Node *node) { return node->type && node->type->kind == VAL_CONST; }
 
 /* A constant whose value the converter knows (a literal, not a constexpr parameter). */
@@ -695,7 +707,7 @@ Node *lower_load(Lowerer *L, Node *call, const char *member) {
   if (shape->kind == N_TUPLE && shape->u.list.elts.count == 0)
     return load_element(L, array, index, padding, check);
   LoadParts parts = {array, padding, check, args.arg[LOAD_ALLOW_TMA], {0}, {0}, 0};
-  parts.rank = tuple_items(L, shape, parts.shape_items, MAX_TILE_RANK);
+  parts.rank = shape_items(L, shape, parts.shape_items, MAX_TILE_RANK);
   if (tuple_items(L, index, parts.index_items, MAX_TILE_RANK) != parts.rank ||
       (array->rank >= 0 && array->rank != parts.rank))
     lower_error(L, index, "ct.load(): index and shape must have one entry per array dimension");

@@ -88,7 +88,7 @@ import cuda.tile as ct
 @ct.kernel
 def k(x, y, v, w, BM: ct.Constant[int], BN: ct.Constant[int]):
     at = (ct.bid(0), 1)  # a tile index kept in a local, a constant entry among run-time ones
-    shape = (BM, BN)
+    shape = (16, 16)
     ct.store(y, index=at, tile=ct.load(x, index=at, shape=shape) + 1.0)
     one = (ct.bid(0),)  # a 1-tuple: the 1-D array's only index
     ct.store(w, index=one, tile=ct.load(v, index=one, shape=(BM,)) * 2.0)
@@ -106,6 +106,12 @@ def test_tile_indices_kept_in_local_tuples(convert, shape):
     want[:, 16:32] = x[:, 16:32] + 1.0
     assert_same(y, want)
     assert_same(w, v * 2.0)
+
+
+def test_a_tile_shape_of_constexprs_kept_in_a_local_is_refused(convert_error):
+    # read back from a local tuple, BM is no constexpr to Triton when it compiles for a GPU
+    message = convert_error(INDEX_IN_LOCALS.replace("shape = (16, 16)", "shape = (BM, BN)"))
+    assert "a tile shape kept in a local tuple must hold numbers known at conversion" in message
 
 
 ORDER_BY_FLAG = """

@@ -312,7 +312,7 @@ def test_constant_imported_from_a_sibling_module(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("cutile_import", ["import cuda.tile as ct",
                                            "try:\n    import cuda.tile as ct\nexcept ImportError:\n    ct = None"])
-def test_constant_bound_above_the_cuda_tile_import(convert, cutile_import):
+def test_constant_bound_above_the_cuda_tile_import(convert, device, cutile_import):
     # a constant the converter does not know (imported from outside the package: tarfile's 512)
     # is read through its constexpr twin, which calls tl: the twin follows the imports
     mod = convert(f"""
@@ -323,8 +323,8 @@ from tarfile import BLOCKSIZE
 def k(x, y):
     ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(16,)) * BLOCKSIZE)
 """)
-    x = torch.randn(N)
-    y = torch.empty(N)
+    x = torch.randn(N, device=device)
+    y = torch.empty(N, device=device)
     mod.launch_k(0, (N // 16,), (x, y))
     assert torch.equal(y, x * 512)
 
