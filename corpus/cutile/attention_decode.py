@@ -127,20 +127,33 @@ def attention_decode(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, split
     hkv, seq = k.shape[1], k.shape[2]
     assert k.shape == v.shape == (bsz, hkv, seq, d) and hq % hkv == 0 and seq > 0
     assert splits > 0 and splits & (splits - 1) == 0, "splits must be a power of two"
-    group = hq // hkv
-    g_pad = max(next_power_of_2(group), 16)
     tiles = ct.cdiv(seq, tile_kv)
     splits = min(splits, next_power_of_2(tiles))
-    per_split = ct.cdiv(tiles, splits)
-    q4 = q.reshape(bsz, hkv, group, d)
-    out = torch.empty((bsz, hkv, group, d), dtype=q.dtype, device=q.device)
+    q4, g_pad, parts = split_workspace(q, hkv, splits)
+    ct.launch(torch.cuda.current_stream(), (bsz * hkv, splits, 1), decode_partial_kernel,
+              (q4, k, v, *parts, 1.0 / math.sqrt(d), g_pad, d, tile_kv, ct.cdiv(tiles, splits)))
+    return combine(q, parts, splits, g_pad)
+
+
+def split_workspace(q: torch.Tensor, hkv: int, splits: int):
+    """q seen as [B, Hkv, G, D], G_PAD, and the float32 partial results of each (b, h, split):
+    output [B * Hkv, SPLITS, G_PAD, D], row maximum and row sum [B * Hkv, SPLITS, G_PAD]."""
+    bsz, hq, d = q.shape
+    group = hq // hkv
+    g_pad = max(next_power_of_2(group), 16)
     o_part = torch.empty((bsz * hkv, splits, g_pad, d), dtype=torch.float32, device=q.device)
     m_part = torch.empty((bsz * hkv, splits, g_pad), dtype=torch.float32, device=q.device)
     l_part = torch.empty((bsz * hkv, splits, g_pad), dtype=torch.float32, device=q.device)
-    stream = torch.cuda.current_stream()
-    ct.launch(stream, (bsz * hkv, splits, 1), decode_partial_kernel,
-              (q4, k, v, o_part, m_part, l_part, 1.0 / math.sqrt(d), g_pad, d, tile_kv, per_split))
-    ct.launch(stream, (bsz * hkv, 1, 1), decode_combine_kernel, (o_part, m_part, l_part, out, splits, g_pad, d))
+    return q.reshape(bsz, hkv, group, d), g_pad, (o_part, m_part, l_part)
+
+
+def combine(q: torch.Tensor, parts, splits: int, g_pad: int) -> torch.Tensor:
+    """The partial results combined into the output, [B, Hq, D] like q."""
+    bsz, hq, d = q.shape
+    hkv = parts[0].shape[0] // bsz
+    out = torch.empty((bsz, hkv, hq // hkv, d), dtype=q.dtype, device=q.device)
+    ct.launch(torch.cuda.current_stream(), (bsz * hkv, 1, 1), decode_combine_kernel,
+              (*parts, out, splits, g_pad, d))
     return out.reshape(bsz, hq, d)
 
 
@@ -154,19 +167,10 @@ def attention_decode_paged(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torc
     assert v_cache.shape == k_cache.shape and k_cache.shape[3] == d and hq % hkv == 0
     assert block_table.shape[0] == bsz and seq_lens.shape == (bsz,)
     assert splits > 0 and splits & (splits - 1) == 0, "splits must be a power of two"
-    group = hq // hkv
-    g_pad = max(next_power_of_2(group), 16)
     max_pages = block_table.shape[1]
     splits = min(splits, next_power_of_2(max_pages))
-    per_split = ct.cdiv(max_pages, splits)
-    q4 = q.reshape(bsz, hkv, group, d)
-    out = torch.empty((bsz, hkv, group, d), dtype=q.dtype, device=q.device)
-    o_part = torch.empty((bsz * hkv, splits, g_pad, d), dtype=torch.float32, device=q.device)
-    m_part = torch.empty((bsz * hkv, splits, g_pad), dtype=torch.float32, device=q.device)
-    l_part = torch.empty((bsz * hkv, splits, g_pad), dtype=torch.float32, device=q.device)
-    stream = torch.cuda.current_stream()
-    ct.launch(stream, (bsz * hkv, splits, 1), paged_decode_partial_kernel,
-              (q4, k_cache, v_cache, block_table, seq_lens, o_part, m_part, l_part, 1.0 / math.sqrt(d), g_pad, d,
-               page, per_split))
-    ct.launch(stream, (bsz * hkv, 1, 1), decode_combine_kernel, (o_part, m_part, l_part, out, splits, g_pad, d))
-    return out.reshape(bsz, hq, d)
+    q4, g_pad, parts = split_workspace(q, hkv, splits)
+    ct.launch(torch.cuda.current_stream(), (bsz * hkv, splits, 1), paged_decode_partial_kernel,
+              (q4, k_cache, v_cache, block_table, seq_lens, *parts, 1.0 / math.sqrt(d), g_pad, d, page,
+               ct.cdiv(max_pages, splits)))
+    return combine(q, parts, splits, g_pad)
