@@ -665,6 +665,43 @@ static bool annotated_constexpr(Lowerer *L, const Node *annotation) {
   return yes;
 }
 
+/* Whether `target` (a name assigned once, not yet a constexpr) may become a
+ * constexpr local holding `value`. */
+static bool promotable(const ConstexprLocals *C, const Node *target, const Node *value) {
+  return target->kind == N_NAME && times_assigned(C, target->u.name.id) == 1 &&
+         !is_constexpr_name(C, target->u.name.id) && constexpr_value(C, value) && C->count < C2T_MAX_SCOPE_NAMES;
+}
+
+/* `g, d = t.shape[0], t.shape[1]`: each name its own constexpr local, in order
+ * (a value naming a target is no constexpr yet, so none reads another). */
+static bool promote_unpacked(ConstexprLocals *C, NodeList *stmts, int at) {
+  Node *stmt = stmts->items[at];
+  Node *target = stmt->u.assign.targets.items[0], *value = stmt->u.assign.value;
+  if (target->kind != N_TUPLE || value->kind != N_TUPLE || target->u.list.elts.count != value->u.list.elts.count ||
+      target->u.list.elts.count < 2)
+    return false;
+  int count = target->u.list.elts.count;
+  for (int k = 0; k < count; k++)
+    if (!promotable(C, target->u.list.elts.items[k], value->u.list.elts.items[k]) ||
+        C->count + count > C2T_MAX_SCOPE_NAMES)
+      return false;
+  for (int k = count - 1; k >= 0; k--) { /* inserted in front of the statement's successors */
+    Node *name = target->u.list.elts.items[k];
+    NodeList made = template_stmts(C->L->ctx, "_1: tl.constexpr = _2", TEMPLATE_NODES(name, value->u.list.elts.items[k]));
+    made.items[0]->span = stmt->span;
+    if (k == 0) {
+      stmts->items[at] = made.items[0];
+    } else {
+      node_list_push(&C->L->ctx->arena, stmts, NULL);
+      memmove(&stmts->items[at + 2], &stmts->items[at + 1], sizeof(Node *) * (size_t)(stmts->count - at - 2));
+      stmts->items[at + 1] = made.items[0];
+    }
+  }
+  for (int k = 0; k < count; k++)
+    add_constexpr_name(C, target->u.list.elts.items[k]->u.name.id);
+  return true;
+}
+
 /* Statements of one block, in order, and the branches of its `if`s (not loops). */
 static void promote_in(ConstexprLocals *C, NodeList *stmts) {
   for (int i = 0; i < stmts->count; i++) {
@@ -680,6 +717,8 @@ static void promote_in(ConstexprLocals *C, NodeList *stmts) {
       continue;
     }
     if (stmt->kind != N_ASSIGN || stmt->u.assign.targets.count != 1)
+      continue;
+    if (promote_unpacked(C, stmts, i))
       continue;
     Node *target = stmt->u.assign.targets.items[0];
     if (target->kind != N_NAME || times_assigned(C, target->u.name.id) != 1 || is_constexpr_name(C, target->u.name.id) ||

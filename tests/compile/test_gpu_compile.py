@@ -127,6 +127,31 @@ def test_constexpr_local_runs(tmp_path):
     assert same, output
 
 
+UNPACKED_CALLS = """
+import torch
+def one(m):
+    m.launch_unpacked_dims_kernel(0, (4,), (torch.randn(64, 32), torch.empty(64), 16))
+CALLS = {"unpacked_dims": [one]}
+"""
+
+
+def test_unpacked_dimension_locals_compile_and_run(tmp_path):
+    """`rows, cols = t.shape[0], t.shape[1]` in a tile function: each a constexpr local (as a
+    plain local, Triton compiling for a GPU refused the reshape); under the interpreter the
+    kernel gives the row sums."""
+    (tmp_path / "mods").mkdir()
+    module = tmp_path / "mods" / "unpacked_dims.py"
+    _convert(HERE / "cases" / "unpacked_dims.py", module)
+    assert "rows: tl.constexpr = t.shape[0]" in module.read_text()
+    proc = _check_folder(tmp_path / "mods", UNPACKED_CALLS, tmp_path, "--targets", "90")
+    assert proc.returncode == 0 and "1 compiles, 0 failed" in proc.stdout, proc.stdout + proc.stderr
+    same, output = _run_interpreted(module, "x = torch.randn(64, 32)\n"
+                                            "y = torch.empty(64)\n"
+                                            "m.launch_unpacked_dims_kernel(0, (4,), (x, y, 16))\n"
+                                            "torch.testing.assert_close(y, x.sum(1))\n")
+    assert same, output
+
+
 def test_checker_reports_invalid_triton_and_shared_limit(tmp_path):
     """The tool itself: a module that is not valid Triton fails with the cause; a
     kernel over the shared-memory limit fails."""
