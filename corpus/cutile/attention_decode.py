@@ -16,7 +16,8 @@ positions, k_cache and v_cache [num_pages, Hkv, PAGE, D], and a block table
 [B, max_pages] naming the page of each position block of each sequence; each
 sequence has its own length (seq_lens).  A split walks its share of the table,
 loading the page number and then that page: an index known only at run time.
-Both partial kernels share the online-softmax step (a tile function).
+Both partial kernels share the online-softmax step and the stores of their results (tile
+functions).
 """
 
 import math
@@ -42,6 +43,15 @@ def attend(q, k, v, first_key, seq, scale, row_max, row_sum, acc):
     return new_max, row_sum, acc
 
 
+def store_partial(O_part, M_part, L_part, bh, split, acc, row_max, row_sum):
+    """A split's unnormalized output, row maximum and row sum, at (bh, split) of the workspace."""
+    g_pad = acc.shape[0]
+    d = acc.shape[1]
+    ct.store(O_part, index=(bh, split, 0, 0), tile=acc.reshape((1, 1, g_pad, d)))
+    ct.store(M_part, index=(bh, split, 0), tile=row_max.reshape((1, 1, g_pad)))
+    ct.store(L_part, index=(bh, split, 0), tile=row_sum.reshape((1, 1, g_pad)))
+
+
 @ct.kernel
 def decode_partial_kernel(Q, K, V, O_part, M_part, L_part, scale: float, G_PAD: ct.Constant[int],
                           D: ct.Constant[int], TKV: ct.Constant[int], TILES_PER_SPLIT: ct.Constant[int]):
@@ -63,9 +73,7 @@ def decode_partial_kernel(Q, K, V, O_part, M_part, L_part, scale: float, G_PAD: 
         v = ct.load(V, index=(b, h, j, 0), shape=(1, 1, TKV, D), padding_mode=ct.PaddingMode.ZERO)
         row_max, row_sum, acc = attend(q, k.reshape((TKV, D)), v.reshape((TKV, D)), j * TKV, seq, scale,
                                        row_max, row_sum, acc)
-    ct.store(O_part, index=(bh, split, 0, 0), tile=acc.reshape((1, 1, G_PAD, D)))
-    ct.store(M_part, index=(bh, split, 0), tile=row_max.reshape((1, 1, G_PAD)))
-    ct.store(L_part, index=(bh, split, 0), tile=row_sum.reshape((1, 1, G_PAD)))
+    store_partial(O_part, M_part, L_part, bh, split, acc, row_max, row_sum)
 
 
 @ct.kernel
@@ -91,9 +99,7 @@ def paged_decode_partial_kernel(Q, K_cache, V_cache, block_table, seq_lens, O_pa
         v = ct.load(V_cache, index=(page, h, 0, 0), shape=(1, 1, PAGE, D))
         row_max, row_sum, acc = attend(q, k.reshape((PAGE, D)), v.reshape((PAGE, D)), j * PAGE, seq, scale,
                                        row_max, row_sum, acc)
-    ct.store(O_part, index=(bh, split, 0, 0), tile=acc.reshape((1, 1, G_PAD, D)))
-    ct.store(M_part, index=(bh, split, 0), tile=row_max.reshape((1, 1, G_PAD)))
-    ct.store(L_part, index=(bh, split, 0), tile=row_sum.reshape((1, 1, G_PAD)))
+    store_partial(O_part, M_part, L_part, bh, split, acc, row_max, row_sum)
 
 
 @ct.kernel
