@@ -149,3 +149,106 @@ def test_an_entry_keeps_its_kernel_alive_so_no_other_kernel_takes_its_id():
     del kernel
     gc.collect()
     assert alive() is not None  # a new kernel object cannot reuse the kept key's id
+
+
+class _ArrayKernel(_Kernel):
+    """A converted kernel's parameters: an array with its shape and strides, then (n, FLAG)."""
+
+    def __init__(self):
+        super().__init__()
+        self.params = [_Param("x", False), _Param("x_shape", False), _Param("x_strides", False),
+                       _Param("n", False), _Param("FLAG", True), _Param("_use_tma", True)]
+
+
+def _array_launch(kernel, x, n=8, flag=True, grid=(2,)):
+    h._launch(kernel, grid, x, tuple(x.shape), tuple(x.stride()), n, FLAG=flag)
+
+
+def test_a_kept_launch_passes_each_array_as_its_address():
+    kernel, x = _ArrayKernel(), torch.zeros(64)
+    _array_launch(kernel, x)
+    _array_launch(kernel, x)
+    assert len(kernel.dispatched) == 1
+    # the C launcher is given the address, not the tensor (it would call data_ptr() and ask the driver)
+    assert kernel.direct == [((2, 1, 1), (x.data_ptr(), (64,), (1,), 8, True, None), 1234)]
+
+
+@pytest.mark.parametrize("other, same", [
+    (lambda x: (x.clone(), 8, True), True),         # other memory, what Triton compiles for the same
+    (lambda x: (x.half(), 8, True), False),         # another dtype
+    (lambda x: (x[1:33], 8, True), False),          # an address that is not a multiple of 16 bytes
+    (lambda x: (x[:16], 8, True), False),           # another shape
+    (lambda x: (x[::2], 8, True), False),           # other strides
+    (lambda x: (x, True, True), False),             # True == 1 but Triton types it u1
+    (lambda x: (x, 8, False), False),               # another constexpr value
+])
+def test_the_key_of_a_converted_kernels_arrays_holds_what_triton_compiles_for(other, same):
+    kernel, x = _ArrayKernel(), torch.zeros(64)
+    _array_launch(kernel, x[:32])
+    tensor, n, flag = other(x[:32] if same else x)
+    _array_launch(kernel, tensor, n, flag)
+    assert len(kernel.dispatched) == (1 if same else 2)
+
+
+def test_a_parameter_tensor_is_an_array_and_a_tuple_in_its_place_is_keyed_by_its_items():
+    kernel, x = _ArrayKernel(), torch.nn.Parameter(torch.zeros(64))
+    for _ in range(2):
+        _array_launch(kernel, x)
+    assert len(kernel.dispatched) == 1 and kernel.direct[0][1][0] == x.data_ptr()
+    kernel, a = _ArrayKernel(), torch.zeros(64)
+    for pair in ((a, a), (a, torch.ones(64)), (a, a.half())):
+        h._launch(kernel, (1,), pair, ((64,), (64,)), ((1,), (1,)), 8, FLAG=True)
+    assert len(kernel.dispatched) == 2  # the third pair's dtype differs
+    assert len(kernel.direct) == 1 and kernel.direct[0][1][0][1].dtype == torch.float32
+
+
+class _Launcher:
+    """Triton 3.6's CudaLauncher as a kept launch uses it: the C launch and its fixed options."""
+    launch_cooperative_grid, launch_pdl, num_ctas = False, True, 1
+    global_scratch_align, profile_scratch_size = 128, 0
+
+    def __init__(self, calls, scratch_size):
+        self.calls, self.global_scratch_size = calls, scratch_size
+
+    def launch(self, *args):
+        self.calls.append(args)
+
+
+class _LauncherCompiled(_Compiled):
+    def __init__(self, direct, scratch_size):
+        super().__init__(direct)
+        self.launcher = _Launcher(direct, scratch_size)
+
+    @property
+    def run(self):
+        return self.launcher
+
+
+class _LauncherKernel(_ArrayKernel):
+    def __init__(self, scratch_size):
+        super().__init__()
+        self.scratch_size = scratch_size
+
+    def __getitem__(self, grid):
+        def run(*args, **constants):
+            self.dispatched.append((grid, args, constants))
+            return _LauncherCompiled(self.direct, self.scratch_size)
+        return run
+
+
+@pytest.mark.parametrize("scratch_size", [0, 64])
+def test_a_kept_launch_calls_the_c_launcher_with_the_scratch_memory_triton_would_allocate(scratch_size):
+    asked = []
+    allocator = lambda size, align, stream: asked.append((size, align, stream)) or "buffer"  # noqa: E731
+    before = h._SCRATCH._allocator.get()
+    triton.set_allocator(allocator)
+    try:
+        kernel, x = _LauncherKernel(scratch_size), torch.zeros(64)
+        _array_launch(kernel, x, grid=(3, 2))
+        _array_launch(kernel, x, grid=(3, 2))
+    finally:
+        triton.set_allocator(before)
+    assert asked == ([(3 * 2 * scratch_size, 128, 1234)] if scratch_size else [])
+    scratch = "buffer" if scratch_size else None
+    assert kernel.direct == [(3, 2, 1, 1234, "function", False, True, scratch, None, "metadata", None, None, None,
+                              x.data_ptr(), (64,), (1,), 8, True, None)]
