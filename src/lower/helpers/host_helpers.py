@@ -364,17 +364,17 @@ def _launch_plan(kernel, count):
     while function is not None and not hasattr(function, "params"):
         function = getattr(function, "fn", None)  # an autotuner's kernel (None: the interpreter's)
     names = [param.name for param in function.params[:count]] if function is not None else []
-    arrays = [i for i in range(len(names) - 2)
-              if names[i + 1] == names[i] + "_shape" and names[i + 2] == names[i] + "_strides"]
+    arrays = [at for at in range(len(names) - 2)
+              if names[at + 1] == names[at] + "_shape" and names[at + 2] == names[at] + "_strides"]
     if not arrays:
         return kernel, None, None, None, None, None
-    tuples = {j for i in arrays for j in (i + 1, i + 2)}
-    rest = [i for i in range(count) if i not in tuples and i not in arrays]
+    tuples = {at + 1 for at in arrays} | {at + 2 for at in arrays}
+    rest = [at for at in range(count) if at not in tuples and at not in arrays]
 
     def getter(positions):
         if len(positions) > 1:
             return operator.itemgetter(*positions)
-        return lambda values: tuple(values[i] for i in positions)
+        return lambda values: tuple(values[at] for at in positions)
 
     return kernel, getter(arrays), getter(sorted(tuples)), getter(rest), tuple(arrays), (torch.Tensor,) * len(arrays)
 
