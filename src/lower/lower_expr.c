@@ -370,10 +370,16 @@ static Node *lower_tuple_subscript(Lowerer *L, Node *expr, Node *base, Node *ind
   long long i;
   if (!constant_index(index, &i) && index->kind == N_NAME && index->type && index->type->static_counter)
     return counter_tuple_subscript(L, expr, base, index);
+  TypeInfo *tuple = base->type;
+  if (!constant_index(index, &i) && tuple->count < 0 && !tuple->array && tuple->not_bfloat16 && index->type &&
+      index->type->kind == VAL_CONST) { /* a tuple argument indexed with a constexpr (`t[len(t) - 1]`) */
+    TypeInfo *type = type_tile(L->ctx, DT_UNKNOWN, 0, NULL);
+    type->not_bfloat16 = true;
+    return typed(T(L, "_1[_2]", base, index), type);
+  }
   if (!constant_index(index, &i))
     lower_error(L, expr->u.subscript.slice, "a tuple index in tile code must be a constant (or the counter of a "
                 "ct.static_iter(range(...)) loop)");
-  TypeInfo *tuple = base->type;
   if (tuple->count >= 0 && i < 0)
     i += tuple->count;
   if (tuple->count >= 0 && (i < 0 || i >= tuple->count))
@@ -383,8 +389,25 @@ static Node *lower_tuple_subscript(Lowerer *L, Node *expr, Node *base, Node *ind
   if (tuple->array) /* an element of a tuple-of-arrays parameter: an array */
     return tuple_array_item(L, tuple->array, new_int(L, i));
   Node *item = T(L, "_1[_2]", base, new_int(L, i));
-  TypeInfo *type = tuple->count > i ? tuple->elts[i] : type_tile(L->ctx, DT_INT32, 0, NULL);
+  TypeInfo *type = tuple->count > i ? tuple->elts[i] : type_tile(L->ctx, DT_UNKNOWN, 0, NULL);
+  if (tuple->count <= i && tuple->not_bfloat16) /* a tuple argument of numbers: int32, float32 or bool */
+    type->not_bfloat16 = true;
+  else if (tuple->count <= i) /* an array's shape or strides */
+    type->dtype = DT_INT32;
   return typed(item, type);
+}
+
+/* c[i] of a Constant parameter holding a tuple (`shape: ct.Constant[tuple]`): Triton holds
+ * the tuple as a constexpr, and its items (tuples again, for a nested one) as constexprs. */
+static Node *lower_constant_tuple_item(Lowerer *L, Node *expr, Node *base) {
+  Node *index = lower_expr(L, expr->u.subscript.slice);
+  long long i;
+  if (!constant_index(index, &i))
+    lower_error(L, expr->u.subscript.slice, "an index of a Constant parameter's tuple must be a constant");
+  TypeInfo *type = type_new(L->ctx, VAL_CONST);
+  type->rank = 0;
+  type->dtype = DT_UNKNOWN; /* its value comes with each launch */
+  return typed(T(L, "_1[_2]", base, new_int(L, i)), type);
 }
 
 /* t[None, :], t[:, None], t[..., None]: expand_dims, same syntax in Triton. */
@@ -447,6 +470,8 @@ static Node *lower_subscript(Lowerer *L, Node *expr) {
     return lower_tile_subscript(L, expr, base);
   if (base->type && base->type->kind == VAL_ARRAY)
     lower_error(L, expr, "arrays cannot be indexed in tile code (use ct.load or ct.gather)");
+  if (base->type && base->type->kind == VAL_CONST && base->type->dtype == DT_UNKNOWN)
+    return lower_constant_tuple_item(L, expr, base);
   lower_error(L, expr, "%s cannot be indexed here", type_describe(L->ctx, base->type));
 }
 

@@ -30,7 +30,14 @@ static char *str_dup(Lowerer *L, Str s) { return arena_strndup(&L->ctx->arena, s
 
 /* ------------------------------------------------------------ parameters */
 
-typedef enum ParamKind { PARAM_RUNTIME, PARAM_ARRAY, PARAM_ARRAY_TUPLE, PARAM_ARRAY_LIST, PARAM_CONSTEXPR } ParamKind;
+typedef enum ParamKind {
+  PARAM_RUNTIME,
+  PARAM_ARRAY,
+  PARAM_ARRAY_TUPLE,
+  PARAM_ARRAY_LIST,
+  PARAM_SCALAR_TUPLE, /* a tuple of numbers given at launch: `addends[0]` */
+  PARAM_CONSTEXPR
+} ParamKind;
 
 static bool annotation_is(Lowerer *L, Node *annotation, const char *member, int depth);
 
@@ -89,6 +96,8 @@ typedef struct UseScan {
   int depth;      /* tile functions followed through calls */
   bool list_use;  /* `len(param)`, or `param[i]` with an index not known at conversion: a list (cuTile's
                      ListTy), not a tuple (whose length and indices are compile-time) */
+  bool item_use;  /* `param[i]` with an index known at conversion: a tuple */
+  bool dynamic_item; /* `param[i]` with an index not known at conversion */
 } UseScan;
 
 /* Tile functions followed through calls to find whether a parameter is used
@@ -137,7 +146,7 @@ static bool callee_param_is_array(Lowerer *L, Function *fn, int index, int depth
   Node *arg = params->items[index];
   if (annotation_is(L, arg->u.arg.annotation, "Array", 0) || annotation_is(L, arg->u.arg.annotation, "IndexedWithInt64", 0))
     return true;
-  UseScan scan = {L, arg->u.arg.arg, false, false, false, depth, false};
+  UseScan scan = {L, arg->u.arg.arg, false, false, false, depth, false, false, false};
   NodeList *body = &fn->def->u.function_def.body;
   for (int i = 0; i < body->count && !scan.is_array; i++)
     scan_array_use(body->items[i], &scan);
@@ -159,6 +168,11 @@ static bool static_index(Lowerer *L, const Node *index) {
     return true;
   if (index->kind == N_UNARY_OP && index->u.unary_op.op == AOP_USUB)
     return static_index(L, index->u.unary_op.operand);
+  if (index->kind == N_BIN_OP) /* `len(t) - 1`, `N + 1`: arithmetic on known values */
+    return static_index(L, index->u.bin_op.left) && static_index(L, index->u.bin_op.right);
+  if (index->kind == N_CALL && index->u.call.func->kind == N_NAME && str_eq(index->u.call.func->u.name.id, "len") &&
+      !scope_lookup(L, index->u.call.func->u.name.id)) /* len() of a tuple: known when Triton compiles */
+    return true;
   if (index->kind != N_NAME)
     return false;
   Node *def = L->function->def;
@@ -202,7 +216,8 @@ static bool item_alias_is_array(UseScan *scan, const Node *node) {
   if (node->kind != N_ASSIGN || node->u.assign.targets.count != 1 || node->u.assign.targets.items[0]->kind != N_NAME ||
       !names_param_item(node->u.assign.value, scan->param) || scan->depth >= C2T_MAX_PARAM_SCAN_DEPTH)
     return false;
-  UseScan alias = {scan->L, node->u.assign.targets.items[0]->u.name.id, false, false, true, scan->depth + 1, false};
+  UseScan alias = {scan->L, node->u.assign.targets.items[0]->u.name.id, false, false, true, scan->depth + 1, false,
+                   false, false};
   NodeList *body = &scan->L->function->def->u.function_def.body;
   for (int i = 0; i < body->count && !alias.is_array; i++)
     scan_array_use(body->items[i], &alias);
@@ -225,8 +240,12 @@ static void scan_array_use(Node *node, void *data) {
       str_eq(node->u.call.func->u.name.id, "len") && !scope_lookup(scan->L, node->u.call.func->u.name.id) &&
       node->u.call.args.count == 1 && names_param(node->u.call.args.items[0], scan->param))
     scan->list_use = true;
-  if (scan->in_kernel && names_param_item(node, scan->param) && !static_index(scan->L, node->u.subscript.slice))
-    scan->list_use = true;
+  if (scan->in_kernel && names_param_item(node, scan->param)) {
+    if (static_index(scan->L, node->u.subscript.slice))
+      scan->item_use = true;
+    else
+      scan->list_use = scan->dynamic_item = true;
+  }
   if (scan->in_kernel && item_alias_is_array(scan, node))
     scan->is_array_tuple = true;
   if (node->kind == N_ATTRIBUTE && scan->in_kernel && names_param_item(node->u.attribute.value, scan->param)) {
@@ -274,13 +293,23 @@ static void scan_array_use(Node *node, void *data) {
   node_children(node, scan_array_use, data);
 }
 
+/* `ct.Constant[tuple]`, `ct.Constant[tuple[int, int]]`: a Constant parameter holding a tuple. */
+static bool annotation_is_tuple_constant(const Node *annotation) {
+  if (!annotation || annotation->kind != N_SUBSCRIPT)
+    return false;
+  const Node *held = annotation->u.subscript.slice;
+  if (held->kind == N_SUBSCRIPT)
+    held = held->u.subscript.value;
+  return held->kind == N_NAME && str_eq(held->u.name.id, "tuple");
+}
+
 static ParamKind kernel_param_kind(Lowerer *L, Node *arg) {
   Node *annotation = arg->u.arg.annotation;
   if (annotation_is(L, annotation, "Constant", 0))
     return PARAM_CONSTEXPR;
   if (annotation_is(L, annotation, "Array", 0) || annotation_is(L, annotation, "IndexedWithInt64", 0))
     return PARAM_ARRAY;
-  UseScan scan = {L, arg->u.arg.arg, false, false, L->function->role == ROLE_KERNEL, 0, false};
+  UseScan scan = {L, arg->u.arg.arg, false, false, L->function->role == ROLE_KERNEL, 0, false, false, false};
   NodeList *body = &L->function->def->u.function_def.body;
   for (int i = 0; i < body->count; i++)
     scan_array_use(body->items[i], &scan);
@@ -288,6 +317,9 @@ static ParamKind kernel_param_kind(Lowerer *L, Node *arg) {
     return PARAM_ARRAY;
   if (scan.is_array_tuple && scan.in_kernel)
     return scan.list_use ? PARAM_ARRAY_LIST : PARAM_ARRAY_TUPLE;
+  /* indexed with constants, its items not arrays: a tuple of numbers (cuTile's tuple arguments) */
+  if (scan.item_use && !scan.dynamic_item && scan.in_kernel)
+    return PARAM_SCALAR_TUPLE;
   return PARAM_RUNTIME;
 }
 
@@ -395,6 +427,17 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
       TypeInfo *type = type_new(L->ctx, VAL_CONST);
       type->rank = 0;
       type->dtype = DT_UNKNOWN; /* its value comes with each launch */
+      type->const_tuple = annotation_is_tuple_constant(arg->u.arg.annotation);
+      scope_bind(L, name, type);
+      break;
+    }
+    case PARAM_SCALAR_TUPLE: {
+      /* Triton takes a tuple argument as it is, its length and items' types part of the
+       * compiled signature; its items are scalars as a kernel's scalar arguments are */
+      node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
+      TypeInfo *type = type_new(L->ctx, VAL_TUPLE);
+      type->count = -1;
+      type->not_bfloat16 = true; /* marks its items as a kernel's scalars (lower_tuple_subscript) */
       scope_bind(L, name, type);
       break;
     }

@@ -707,7 +707,16 @@ Node *lower_load(Lowerer *L, Node *call, const char *member) {
   if (shape->kind == N_TUPLE && shape->u.list.elts.count == 0)
     return load_element(L, array, index, padding, check);
   LoadParts parts = {array, padding, check, args.arg[LOAD_ALLOW_TMA], {0}, {0}, 0};
-  parts.rank = shape_items(L, shape, parts.shape_items, MAX_TILE_RANK);
+  if (shape->kind != N_TUPLE && shape->type && shape->type->kind == VAL_CONST && shape->type->const_tuple) {
+    /* shape=TILES, a Constant parameter's tuple: one constexpr item per index entry */
+    parts.rank = tuple_items(L, index, parts.index_items, MAX_TILE_RANK);
+    for (int d = 0; d < parts.rank; d++) {
+      parts.shape_items[d] = T(L, "_1[_2]", d ? node_copy_tree(&L->ctx->arena, shape) : shape, new_int(L, d));
+      parts.shape_items[d]->type = type_new(L->ctx, VAL_CONST);
+      parts.shape_items[d]->type->dtype = DT_UNKNOWN;
+    }
+  } else
+    parts.rank = shape_items(L, shape, parts.shape_items, MAX_TILE_RANK);
   if (tuple_items(L, index, parts.index_items, MAX_TILE_RANK) != parts.rank ||
       (array->rank >= 0 && array->rank != parts.rank))
     lower_error(L, index, "ct.load(): index and shape must have one entry per array dimension");

@@ -346,6 +346,12 @@ Node *lower_python_len(Lowerer *L, Node *call, const char *member) {
     length->type = type_new(L->ctx, VAL_CONST);
     return length;
   }
+  if (type && type->kind == VAL_CONST && type->dtype == DT_UNKNOWN) {
+    /* a Constant parameter holding a tuple: Triton's len() of it is a constexpr */
+    Node *length = T(L, "len(_1)", obj);
+    length->type = type_new(L->ctx, VAL_CONST);
+    return length;
+  }
   lower_error(L, call, "len() of %s cannot be converted (len() of a tuple known at conversion can)",
               type_describe(L->ctx, type));
 }

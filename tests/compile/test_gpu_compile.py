@@ -127,6 +127,39 @@ def test_constexpr_local_runs(tmp_path):
     assert same, output
 
 
+TUPLE_CALLS = """
+import torch
+def floats(m):
+    m.launch_tuple_params_kernel(0, (4,), (torch.randn(64, 32), torch.empty(64, 32), (2.0, 1.0, 4.0), (16, 32), (0, (1,))))
+def ints(m):
+    m.launch_tuple_params_kernel(0, (4,), (torch.randn(64, 32), torch.empty(64, 32), (3, 1, 4), (16, 32), (0, (1,))))
+CALLS = {"tuple_params": [floats, ints]}
+"""
+
+
+def test_tuple_parameters_compile_and_run(tmp_path):
+    """A tuple of numbers passed at launch is a Triton tuple argument, indexed as it is; a
+    Constant parameter's tuple is a constexpr whose items (nested too) and len() are constexprs,
+    so it can be a tile's shape. Both compile for the GPU and compute what cuTile does: the numbers
+    as int32 or float32 scalars (3 / 4 is a true division)."""
+    (tmp_path / "mods").mkdir()
+    module = tmp_path / "mods" / "tuple_params.py"
+    _convert(HERE / "cases" / "tuple_params.py", module)
+    text = module.read_text()
+    assert "offsets[0]" in text and "tiles: tl.constexpr" in text
+    proc = _check_folder(tmp_path / "mods", TUPLE_CALLS, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 launches, 4 compiles, 0 failed" in proc.stdout
+    same, output = _run_interpreted(module,
+                                    "x = torch.randn(64, 32)\n"
+                                    "for offsets in ((2.0, 1.0, 4.0), (3, 1, 4)):\n"
+                                    "    y = torch.empty(64, 32)\n"
+                                    "    m.launch_tuple_params_kernel(0, (4,), (x, y, offsets, (16, 32), (0, (3,))))\n"
+                                    "    want = x * offsets[0] + offsets[1] / offsets[2] + 2 * 3\n"
+                                    "    torch.testing.assert_close(y, want)\n")
+    assert same, output
+
+
 UNPACKED_CALLS = """
 import torch
 def one(m):

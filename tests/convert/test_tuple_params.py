@@ -1,0 +1,60 @@
+"""cuTile's tuple arguments (cuda-tile 1.7): a tuple of numbers given at launch, indexed with
+constants, and a Constant parameter holding a tuple (ct.Constant[tuple]), whose items size tiles.
+Run under the interpreter here; tests/compile compiles the same forms for the GPU."""
+import torch
+
+SOURCE = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def shifted(x, y, coeffs, TILE: ct.Constant[int]):
+    pid = ct.bid(0)
+    t = ct.load(x, index=(pid,), shape=(TILE,))
+    ct.store(y, index=(pid,), tile=t * coeffs[0] + coeffs[1] // coeffs[2] + coeffs[len(coeffs) - 1])
+
+
+@ct.kernel
+def blocked(x, y, tile: ct.Constant[tuple[int, int]], nested: ct.Constant[tuple]):
+    pid = ct.bid(0)
+    t = ct.load(x, index=(pid, 0), shape=tile)
+    u = ct.load(x, index=(pid, 0), shape=(nested[1][0], nested[1][1]))
+    ct.store(y, index=(pid, 0), tile=t + u * len(nested[1]))
+
+
+def run(x, coeffs):
+    y = x.new_empty(x.shape)
+    ct.launch(0, (x.shape[0] // 8,), shifted, (x, y, coeffs, 8))
+    return y
+'''
+
+
+def test_a_tuple_of_numbers_is_indexed_as_cutile_does(convert):
+    mod = convert(SOURCE)
+    x = torch.arange(32, dtype=torch.int32)
+    # int32 items: floor division of ints stays an int; a negative index counts from the end
+    torch.testing.assert_close(mod.run(x, (3, 7, 2, 5)), x * 3 + 7 // 2 + 5)
+    xf = torch.randn(32)
+    torch.testing.assert_close(mod.run(xf, (0.5, 7.0, 2.0, -1.0)), xf * 0.5 + 3.0 - 1.0)
+
+
+def test_a_constant_tuples_items_size_tiles(convert):
+    mod = convert(SOURCE)
+    x = torch.randn(4, 16)
+    y = torch.empty_like(x)
+    mod.launch_blocked(0, (4,), (x, y, (1, 16), (0, (1, 16))))
+    torch.testing.assert_close(y, x * 3)
+
+
+def test_a_constant_tuple_takes_constant_indices_only(convert_error):
+    message = convert_error('''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, tiles: ct.Constant[tuple]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(0,), shape=(tiles[i],))
+    ct.store(x, index=(0,), tile=t)
+''')
+    assert "index of a Constant parameter's tuple must be a constant" in message
