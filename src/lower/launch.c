@@ -241,6 +241,7 @@ static const char *first_array_param(Lowerer *L, const Function *kernel) {
 typedef struct TileProduct {
   long long factor;           /* the product of the known dimensions */
   Str names[C2T_MAX_RANK];    /* the dimensions that are constexpr parameters */
+  long long items[C2T_MAX_RANK]; /* of each, the item when it is a Constant tuple's (`tiles[0]`), else -1 */
   int count;
 } TileProduct;
 
@@ -266,9 +267,21 @@ static bool same_product(const TileProduct *a, const TileProduct *b) {
   if (a->factor != b->factor || a->count != b->count)
     return false;
   for (int i = 0; i < a->count; i++)
-    if (!str_same(a->names[i], b->names[i]))
+    if (!str_same(a->names[i], b->names[i]) || a->items[i] != b->items[i])
       return false;
   return true;
+}
+
+/* `tiles[i]`, a constant item of a Constant parameter's tuple: its parameter and item. */
+static bool constant_tuple_dim(const Node *def, const Node *dim, Str *param, long long *item) {
+  if (!dim || dim->kind != N_SUBSCRIPT || dim->u.subscript.value->kind != N_NAME)
+    return false;
+  const Node *index = dim->u.subscript.slice;
+  if (index->kind != N_CONSTANT || index->u.constant.kind != CONST_NUMBER || !is_decimal(index))
+    return false;
+  *param = dim->u.subscript.value->u.name.id;
+  *item = strtoll(index->u.constant.text.text, NULL, 10);
+  return is_constexpr_param(def, *param);
 }
 
 /* Each tile the lowered kernel computes: its element count, known or as a
@@ -277,14 +290,20 @@ static void collect_tile_sizes(Node *node, void *data) {
   TileSizes *sizes = data;
   const TypeInfo *type = node->type;
   if (type && type->kind == VAL_TILE && type->rank > 0 && type->rank <= C2T_MAX_RANK) {
-    TileProduct product = {1, {{0}}, 0};
+    TileProduct product = {1, {{0}}, {0}, 0};
     bool usable = true;
     for (int d = 0; d < type->rank && usable; d++) {
+      Str param;
+      long long item;
       if (type->shape[d] >= 0)
         product.factor = product.factor > (1LL << 40) ? product.factor : product.factor * (type->shape[d] ? type->shape[d] : 1);
-      else if (type->dims[d] && type->dims[d]->kind == N_NAME && is_constexpr_param(sizes->def, type->dims[d]->u.name.id))
+      else if (type->dims[d] && type->dims[d]->kind == N_NAME && is_constexpr_param(sizes->def, type->dims[d]->u.name.id)) {
+        product.items[product.count] = -1;
         product.names[product.count++] = type->dims[d]->u.name.id;
-      else
+      } else if (constant_tuple_dim(sizes->def, type->dims[d], &param, &item)) {
+        product.items[product.count] = item;
+        product.names[product.count++] = param;
+      } else
         usable = false;
     }
     if (usable && product.count == 0 && product.factor > sizes->known)
@@ -324,6 +343,8 @@ static const char *tile_elements(Lowerer *L, const TileSizes *sizes, const char 
         if (k)
           buf_puts(&text, " * ");
         buf_printf(&text, format, product->names[k].len, product->names[k].text);
+        if (product->items[k] >= 0) /* an item of a Constant tuple */
+          buf_printf(&text, "[%lld]", product->items[k]);
       }
       if (product->factor != 1)
         buf_printf(&text, " * %lld", product->factor);
