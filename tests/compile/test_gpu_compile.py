@@ -147,6 +147,8 @@ def test_tuple_parameters_compile_and_run(tmp_path):
     _convert(HERE / "cases" / "tuple_params.py", module)
     text = module.read_text()
     assert "offsets[0]" in text and "tiles: tl.constexpr" in text
+    # the autotuner's hand pick counts the tile's elements from the tuple's items
+    assert 'nargs["tiles"][0] * nargs["tiles"][1]' in text
     proc = _check_folder(tmp_path / "mods", TUPLE_CALLS, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "2 launches, 4 compiles, 0 failed" in proc.stdout
