@@ -54,6 +54,9 @@ typedef struct Function {
   bool *param_is_array_tuple; /* kernels: a parameter that is a tuple of arrays */
   bool *param_is_dtype;       /* kernels: a ct.Constant[ct.DType] parameter */
   bool *param_is_array_list;  /* kernels: a parameter that is a list of arrays (len() and index at run time) */
+  const char **param_constant_items; /* kernels: of a tuple parameter annotated with ct.Constant items
+                                        (`tuple[ct.Constant[int], int]`), which items are constants, as a
+                                        Python tuple literal (`(True, False)`, nested for nested tuples) */
   /* kernels: per array parameter, the first source line where the kernel reads one of its tiles, of a dtype
    * known only at launch, as numbers (astype, arithmetic, a math function); 0: none seen. The launcher
    * refuses an array of torch.float8_e8m0fnu there, which the kernel gets as its uint8 bits (lower_call.c) */

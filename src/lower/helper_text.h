@@ -29,6 +29,7 @@ typedef enum HelperId {
   HELPER__torch_stream, /* host_helpers.py */
   HELPER__kernel_stream, /* host_helpers.py */
   HELPER__tl_dtype, /* host_helpers.py */
+  HELPER__constant_items, /* host_helpers.py */
   HELPER__tma_compatible, /* host_helpers.py */
   HELPER__tma_workspace, /* host_helpers.py */
   HELPER__launch_key, /* host_helpers.py */
@@ -414,6 +415,23 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    if not isinstance(triton_dtype, tl.dtype):\n"
     "        raise TypeError(f\"kernel argument {name!r}: {dtype!r} is not a dtype cuTile kernels take\")\n"
     "    return triton_dtype\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER__constant_items] = {"_constant_items",
+    "def _constant_items(value, constant):\n"
+    "    \"\"\"A tuple argument whose annotation marks items ct.Constant (tuple[ct.Constant[int], int]):\n"
+    "    those items as tl.constexpr, which Triton compiles into the kernel as cuTile did, the others\n"
+    "    as they are. `constant` holds True for each such item, a tuple of them for a nested tuple.\"\"\"\n"
+    "    if not isinstance(value, (tuple, list)) or len(value) != len(constant):\n"
+    "        raise TypeError(f\"expected a tuple of {len(constant)} items for a {constant} tuple annotation, \"\n"
+    "                        f\"got {value!r}\")\n"
+    "    items = []\n"
+    "    for item, fixed in zip(value, constant):\n"
+    "        if isinstance(fixed, tuple):\n"
+    "            item = _constant_items(item, fixed)\n"
+    "        elif fixed:\n"
+    "            item = tl.constexpr(item)\n"
+    "        items.append(item)\n"
+    "    return tuple(items)\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER__tma_compatible] = {"_tma_compatible",
     "def _tma_compatible(tensor):\n"

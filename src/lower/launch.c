@@ -167,6 +167,11 @@ static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *cal
       /* a ct.DType constexpr: torch, numpy or cuTile's dtype as Triton's */
       buf_printf(call, "            _tl_dtype(%.*s, \"%.*s\"),\n", param.len, param.text, param.len, param.text);
       use_helper(L, HELPER__tl_dtype);
+    } else if (kernel->param_constant_items && kernel->param_constant_items[i]) {
+      /* a tuple with items annotated ct.Constant: those items as tl.constexpr */
+      Node *helper = use_helper(L, HELPER__constant_items);
+      buf_printf(call, "            %.*s(%.*s, %s),\n", helper->u.name.id.len, helper->u.name.id.text, param.len,
+                 param.text, kernel->param_constant_items[i]);
     } else
       buf_printf(call, "            %.*s,\n", param.len, param.text);
   }

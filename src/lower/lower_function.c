@@ -303,6 +303,47 @@ static bool annotation_is_tuple_constant(const Node *annotation) {
   return held->kind == N_NAME && str_eq(held->u.name.id, "tuple");
 }
 
+/* The type of a tuple parameter from its annotation (`tuple[ct.Constant[int], int]`,
+ * nested `tuple[tuple[ct.Constant[int], int], int]`): Constant items are constexprs,
+ * others scalars as a kernel's scalar arguments are. `mask` gets which items are
+ * constants as a Python tuple literal, and *constants whether any is. NULL when the
+ * annotation is no `tuple[...]` of known length. */
+static TypeInfo *annotated_tuple_type(Lowerer *L, Node *annotation, Buf *mask, bool *constants, int depth) {
+  if (!annotation || annotation->kind != N_SUBSCRIPT || annotation->u.subscript.value->kind != N_NAME ||
+      !str_eq(annotation->u.subscript.value->u.name.id, "tuple") || depth > C2T_MAX_PARAM_SCAN_DEPTH)
+    return NULL;
+  Node *held = annotation->u.subscript.slice;
+  int count = held->kind == N_TUPLE ? held->u.list.elts.count : 1;
+  Node **items = held->kind == N_TUPLE ? held->u.list.elts.items : &held;
+  for (int i = 0; i < count; i++)
+    if (items[i]->kind == N_CONSTANT && items[i]->u.constant.kind == CONST_ELLIPSIS)
+      return NULL; /* tuple[int, ...]: any length */
+  TypeInfo *type = type_new(L->ctx, VAL_TUPLE);
+  type->count = count;
+  type->not_bfloat16 = true;
+  type->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)count);
+  buf_puts(mask, "(");
+  for (int i = 0; i < count; i++) {
+    buf_puts(mask, i ? ", " : "");
+    TypeInfo *item = annotated_tuple_type(L, items[i], mask, constants, depth + 1);
+    if (item)
+      type->elts[i] = item;
+    else if (annotation_is(L, items[i], "Constant", 0)) {
+      item = type->elts[i] = type_new(L->ctx, VAL_CONST);
+      item->dtype = DT_UNKNOWN; /* its value comes with each launch */
+      item->const_tuple = annotation_is_tuple_constant(items[i]);
+      buf_puts(mask, "True");
+      *constants = true;
+    } else {
+      item = type->elts[i] = type_tile(L->ctx, DT_UNKNOWN, 0, NULL);
+      item->not_bfloat16 = true;
+      buf_puts(mask, "False");
+    }
+  }
+  buf_puts(mask, count == 1 ? ",)" : ")");
+  return type;
+}
+
 static ParamKind kernel_param_kind(Lowerer *L, Node *arg) {
   Node *annotation = arg->u.arg.annotation;
   if (annotation_is(L, annotation, "Constant", 0))
@@ -368,6 +409,7 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
   fn->param_is_dtype = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
   fn->param_is_array_list = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
   fn->param_read_line = arena_alloc(&L->ctx->arena, sizeof(int) * (size_t)(original->count + 1));
+  fn->param_constant_items = arena_alloc(&L->ctx->arena, sizeof(const char *) * (size_t)(original->count + 1));
   for (int i = 0; i < original->count; i++) {
     Node *arg = original->items[i];
     Str name = arg->u.arg.arg;
@@ -433,11 +475,20 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
     }
     case PARAM_SCALAR_TUPLE: {
       /* Triton takes a tuple argument as it is, its length and items' types part of the
-       * compiled signature; its items are scalars as a kernel's scalar arguments are */
+       * compiled signature; its items are scalars as a kernel's scalar arguments are, but
+       * for those annotated ct.Constant, which the launcher gives as tl.constexpr items */
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
-      TypeInfo *type = type_new(L->ctx, VAL_TUPLE);
-      type->count = -1;
-      type->not_bfloat16 = true; /* marks its items as a kernel's scalars (lower_tuple_subscript) */
+      Buf mask = {0};
+      bool constants = false;
+      TypeInfo *type = annotated_tuple_type(L, arg->u.arg.annotation, &mask, &constants, 0);
+      if (constants)
+        fn->param_constant_items[i] = arena_strndup(&L->ctx->arena, mask.data, mask.len);
+      buf_free(&mask);
+      if (!type) {
+        type = type_new(L->ctx, VAL_TUPLE);
+        type->count = -1;
+        type->not_bfloat16 = true; /* marks its items as a kernel's scalars (lower_tuple_subscript) */
+      }
       scope_bind(L, name, type);
       break;
     }

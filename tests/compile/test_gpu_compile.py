@@ -133,14 +133,17 @@ def floats(m):
     m.launch_tuple_params_kernel(0, (4,), (torch.randn(64, 32), torch.empty(64, 32), (2.0, 1.0, 4.0), (16, 32), (0, (1,))))
 def ints(m):
     m.launch_tuple_params_kernel(0, (4,), (torch.randn(64, 32), torch.empty(64, 32), (3, 1, 4), (16, 32), (0, (1,))))
-CALLS = {"tuple_params": [floats, ints]}
+def partly(m):
+    m.launch_partly_constant_kernel(0, (4,), (torch.randn(64), torch.empty(64), ((16, 2), 0.5)))
+CALLS = {"tuple_params": [floats, ints, partly]}
 """
 
 
 def test_tuple_parameters_compile_and_run(tmp_path):
     """A tuple of numbers passed at launch is a Triton tuple argument, indexed as it is; a
     Constant parameter's tuple is a constexpr whose items (nested too) and len() are constexprs,
-    so it can be a tile's shape. Both compile for the GPU and compute what cuTile does: the numbers
+    so it can be a tile's shape; a tuple annotated with ct.Constant items gets those items as
+    constexprs (the launcher passes them as tl.constexpr), the others at run time. Both compile for the GPU and compute what cuTile does: the numbers
     as int32 or float32 scalars (3 / 4 is a true division)."""
     (tmp_path / "mods").mkdir()
     module = tmp_path / "mods" / "tuple_params.py"
@@ -151,14 +154,18 @@ def test_tuple_parameters_compile_and_run(tmp_path):
     assert 'nargs["tiles"][0] * nargs["tiles"][1]' in text
     proc = _check_folder(tmp_path / "mods", TUPLE_CALLS, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "2 launches, 4 compiles, 0 failed" in proc.stdout
+    assert "3 launches, 6 compiles, 0 failed" in proc.stdout
     same, output = _run_interpreted(module,
                                     "x = torch.randn(64, 32)\n"
                                     "for offsets in ((2.0, 1.0, 4.0), (3, 1, 4)):\n"
                                     "    y = torch.empty(64, 32)\n"
                                     "    m.launch_tuple_params_kernel(0, (4,), (x, y, offsets, (16, 32), (0, (3,))))\n"
                                     "    want = x * offsets[0] + offsets[1] / offsets[2] + 2 * 3\n"
-                                    "    torch.testing.assert_close(y, want)\n")
+                                    "    torch.testing.assert_close(y, want)\n"
+                                    "x = torch.randn(64)\n"
+                                    "y = torch.empty(64)\n"
+                                    "m.launch_partly_constant_kernel(0, (4,), (x, y, ((16, 2), 0.5)))\n"
+                                    "torch.testing.assert_close(y, x * 0.5 + 2)\n")
     assert same, output
 
 

@@ -58,3 +58,29 @@ def k(x, tiles: ct.Constant[tuple]):
     ct.store(x, index=(0,), tile=t)
 ''')
     assert "index of a Constant parameter's tuple must be a constant" in message
+
+
+PARTLY = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, cfg: tuple[ct.Constant[int], int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(cfg[0],))
+    ct.store(y, index=(ct.bid(0),), tile=t + cfg[1])
+'''
+
+
+def test_items_annotated_constant_are_constexprs_and_the_others_run_time_values(convert):
+    mod = convert(PARTLY)
+    x = torch.randn(32)
+    for cfg in ((8, 3), (16, -2)):
+        y = torch.empty_like(x)
+        mod.launch_k(0, (32 // cfg[0],), (x, y, cfg))
+        torch.testing.assert_close(y, x + cfg[1])
+    try:
+        mod.launch_k(0, (1,), (x, x.clone(), (8,)))
+    except TypeError as error:  # the annotation's shape is checked at launch
+        assert "tuple of 2 items" in str(error)
+    else:
+        raise AssertionError("a tuple of the wrong length was launched")

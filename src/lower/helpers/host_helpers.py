@@ -272,6 +272,24 @@ def _tl_dtype(dtype, name):
     return triton_dtype
 
 
+# helper: _constant_items
+def _constant_items(value, constant):
+    """A tuple argument whose annotation marks items ct.Constant (tuple[ct.Constant[int], int]):
+    those items as tl.constexpr, which Triton compiles into the kernel as cuTile did, the others
+    as they are. `constant` holds True for each such item, a tuple of them for a nested tuple."""
+    if not isinstance(value, (tuple, list)) or len(value) != len(constant):
+        raise TypeError(f"expected a tuple of {len(constant)} items for a {constant} tuple annotation, "
+                        f"got {value!r}")
+    items = []
+    for item, fixed in zip(value, constant):
+        if isinstance(fixed, tuple):
+            item = _constant_items(item, fixed)
+        elif fixed:
+            item = tl.constexpr(item)
+        items.append(item)
+    return tuple(items)
+
+
 # helper: _tma_compatible
 def _tma_compatible(tensor):
     """Whether a tensor descriptor (TMA) can address `tensor`: the last stride is 1, and the

@@ -10,3 +10,10 @@ def tuple_params_kernel(x, y, offsets, tiles: ct.Constant[tuple], nested: ct.Con
     t = ct.load(x, index=(pid, 0), shape=tiles)
     scaled = t * offsets[0] + offsets[1] / offsets[2]
     ct.store(y, index=(pid, 0), tile=scaled + len(tiles) * nested[1][0])
+
+
+@ct.kernel
+def partly_constant_kernel(x, y, cfg: tuple[tuple[ct.Constant[int], int], float]):
+    # cfg[0][0] sizes the tile: a constant item, compiled into the kernel as cuTile does
+    t = ct.load(x, index=(ct.bid(0),), shape=(cfg[0][0],))
+    ct.store(y, index=(ct.bid(0),), tile=t * cfg[1] + cfg[0][1])
