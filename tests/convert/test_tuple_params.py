@@ -1,7 +1,10 @@
 """cuTile's tuple arguments (cuda-tile 1.7): a tuple of numbers given at launch, indexed with
 constants, and a Constant parameter holding a tuple (ct.Constant[tuple]), whose items size tiles.
 Run under the interpreter here; tests/compile compiles the same forms for the GPU."""
+import ops_common
 import torch
+
+DEVICE = ops_common.DEVICE
 
 SOURCE = '''
 import cuda.tile as ct
@@ -31,16 +34,16 @@ def run(x, coeffs):
 
 def test_a_tuple_of_numbers_is_indexed_as_cutile_does(convert):
     mod = convert(SOURCE)
-    x = torch.arange(32, dtype=torch.int32)
+    x = torch.arange(32, dtype=torch.int32, device=DEVICE)
     # int32 items: floor division of ints stays an int; a negative index counts from the end
     torch.testing.assert_close(mod.run(x, (3, 7, 2, 5)), x * 3 + 7 // 2 + 5)
-    xf = torch.randn(32)
+    xf = torch.randn(32, device=DEVICE)
     torch.testing.assert_close(mod.run(xf, (0.5, 7.0, 2.0, -1.0)), xf * 0.5 + 3.0 - 1.0)
 
 
 def test_a_constant_tuples_items_size_tiles(convert):
     mod = convert(SOURCE)
-    x = torch.randn(4, 16)
+    x = torch.randn(4, 16, device=DEVICE)
     y = torch.empty_like(x)
     mod.launch_blocked(0, (4,), (x, y, (1, 16), (0, (1, 16))))
     torch.testing.assert_close(y, x * 3)
@@ -73,7 +76,7 @@ def k(x, y, cfg: tuple[ct.Constant[int], int]):
 
 def test_items_annotated_constant_are_constexprs_and_the_others_run_time_values(convert):
     mod = convert(PARTLY)
-    x = torch.randn(32)
+    x = torch.randn(32, device=DEVICE)
     for cfg in ((8, 3), (16, -2)):
         y = torch.empty_like(x)
         mod.launch_k(0, (32 // cfg[0],), (x, y, cfg))
