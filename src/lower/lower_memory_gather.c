@@ -94,9 +94,6 @@ typedef struct ElementAccess {
 static ElementAccess element_access(Lowerer *L, TypeInfo *array, Node *indices, const char *what) {
   Node *items[MAX_TILE_RANK];
   int rank = index_items(L, indices, items, MAX_TILE_RANK);
-  if (rank == 0) /* a 0-d array: no element index to gather at */
-    lower_error(L, indices, "%s: the indices are empty; a 0-d array is read and written with ct.load and "
-                "ct.store (index=(), shape=())", what);
   if (array->rank >= 0 && array->rank != rank)
     lower_error(L, indices, "%s: the indices need one entry per array dimension", what);
   for (int i = 0; i < rank; i++)
@@ -105,6 +102,8 @@ static ElementAccess element_access(Lowerer *L, TypeInfo *array, Node *indices, 
                   type_describe(L->ctx, items[i]->type));
   if (array->rank < 0)
     array->rank = rank;
+  if (rank == 0) /* a 0-d array's one element: at its base, never out of bounds */
+    return (ElementAccess){array, NULL, NULL, broadcast_shape(L, items, 0, indices)};
   ArrayRef *ref = array->array;
   Node *offsets = T(L, "_1(_2)", element_helper(L, rank, false), ref->strides);
   Node *inside = T(L, "_1(_2)", element_helper(L, rank, true), ref->shape);
@@ -113,6 +112,12 @@ static ElementAccess element_access(Lowerer *L, TypeInfo *array, Node *indices, 
     node_list_push(&L->ctx->arena, &inside->u.call.args, items[i]);
   }
   return (ElementAccess){array, offsets, inside, broadcast_shape(L, items, rank, indices)};
+}
+
+/* The pointers of the access: the base plus the offsets (the base of a 0-d array). */
+static Node *access_pointers(Lowerer *L, const ElementAccess *access) {
+  Node *base = access->array->array->pointer;
+  return access->offsets ? T(L, "_1 + _2", base, access->offsets) : T(L, "_1", base);
 }
 
 static TypeInfo *result_type(Lowerer *L, const ElementAccess *access) {
@@ -132,6 +137,8 @@ static void check_mask(Lowerer *L, Node *mask, const char *what) {
  * constexpr flag chooses at Triton's compile time:
  *     mask=(inside & m if FLAG else m)     mask=(inside if FLAG else None) */
 static Node *effective_mask(Lowerer *L, const ElementAccess *access, Node *check, Node *mask) {
+  if (!access->inside) /* nothing to check */
+    return mask;
   Node *checked = mask ? T(L, "_1 & _2", access->inside, mask) : access->inside;
   if (!check)
     return checked;
@@ -157,7 +164,7 @@ Node *memory_lower_gather(Lowerer *L, Node *call, const char *member) {
   if (padding)
     memory_check_store_cast(L, args.source[3], padding->type, array->type, "ct.gather() padding_value");
   ElementAccess access = element_access(L, array->type, indices, what);
-  Node *pointers = T(L, "_1 + _2", array->type->array->pointer, access.offsets);
+  Node *pointers = access_pointers(L, &access);
   Node *effective = effective_mask(L, &access, check, mask);
   Node *loaded;
   /* a float: Triton casts it to every element dtype, fp8 too, an int constant not to fp8 */
@@ -192,7 +199,7 @@ Node *memory_lower_scatter(Lowerer *L, Node *call, const char *member) {
   memory_check_latency(L, args.arg[5], what);
   memory_check_store_cast(L, args.source[2], value->type, array->type, what);
   ElementAccess access = element_access(L, array->type, indices, what);
-  Node *pointers = T(L, "_1 + _2", array->type->array->pointer, access.offsets);
+  Node *pointers = access_pointers(L, &access);
   Node *effective = effective_mask(L, &access, check, mask);
   Node *stored = effective ? T(L, "tl.store(_1, _2, mask=_3)", pointers, value, effective)
                            : T(L, "tl.store(_1, _2)", pointers, value);
@@ -303,9 +310,9 @@ Node *memory_lower_atomic_rmw(Lowerer *L, Node *call, const char *member) {
   const char *scope = memory_scope_text(L, args.arg[5], what);
   check_atomic_dtypes(L, spec, array->type, update, args.source[2], what);
   ElementAccess access = element_access(L, array->type, indices, what);
-  Node *pointers = T(L, "_1 + _2", array->type->array->pointer, access.offsets);
+  Node *pointers = access_pointers(L, &access);
   Node *op = new_name(L, spec->triton);
-  Node *result = check_bounds ? T(L, "_1(_2, _3, mask=_4)", op, pointers, update, access.inside)
+  Node *result = check_bounds && access.inside ? T(L, "_1(_2, _3, mask=_4)", op, pointers, update, access.inside)
                               : T(L, "_1(_2, _3)", op, pointers, update);
   push_sem_scope(L, result, sem, scope);
   result->type = result_type(L, &access);
@@ -331,11 +338,12 @@ Node *memory_lower_atomic_cas(Lowerer *L, Node *call, const char *member) {
   check_atomic_dtypes(L, &cas, array->type, expected, args.source[2], what);
   check_atomic_dtypes(L, &cas, array->type, desired, args.source[3], what);
   ElementAccess access = element_access(L, array->type, indices, what);
-  Node *inside = check_bounds ? access.inside : T0(L, "True");
+  Node *inside = check_bounds && access.inside ? access.inside : T0(L, "True");
+  Node *offsets = access.offsets ? access.offsets : new_int(L, 0);
   Node *sem_text = T0(L, arena_printf(&L->ctx->arena, "\"%s\"", sem ? sem : "acq_rel"));
   Node *scope_text = T0(L, arena_printf(&L->ctx->arena, "\"%s\"", scope ? scope : "gpu"));
   Node *result = T(L, "_1(_2, _3, _4, _5, _6, _7, _8)", use_helper(L, HELPER_ct_atomic_cas),
-                   array->type->array->pointer, access.offsets, inside, expected, desired, sem_text, scope_text);
+                   array->type->array->pointer, offsets, inside, expected, desired, sem_text, scope_text);
   result->type = result_type(L, &access);
   memory_note_access(L, result, array->type->array, effects);
   return result;
