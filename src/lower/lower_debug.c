@@ -184,13 +184,28 @@ static void emit_print(Printer *P, Node *value) {
   P->printed++;
 }
 
-/* A value to print: constants known now join the text (as cuTile formats
- * constant segments as text); tiles are printed by Triton. */
-static void print_value(Printer *P, Node *source) {
+/* A lowered value to print (print_value); a tuple known at conversion is printed
+ * as Python writes it, its items one by one: `(nx, ny)` as "(", nx, ", ", ny, ")". */
+static void print_lowered(Printer *P, Node *source, Node *value, int depth) {
   Lowerer *L = P->L;
-  Node *value = lower_expr(L, source);
-  refuse_coded(L, source, "print()", value->type, 0);
   const TypeInfo *type = value->type;
+  if (type && type->kind == VAL_TUPLE && type->count >= 0 && type->elts && !type->array) {
+    if (depth >= C2T_MAX_RANK * 2)
+      lower_limit(L, source, "levels of tuples inside a printed tuple", C2T_MAX_RANK * 2);
+    buf_puts(P->text, "(");
+    for (int i = 0; i < type->count; i++) {
+      buf_puts(P->text, i ? ", " : "");
+      Node *item = value->kind == N_TUPLE && i < value->u.list.elts.count
+                       ? value->u.list.elts.items[i]
+                       : T(L, "_1[_2]", node_copy_tree(&L->ctx->arena, value), new_int(L, i));
+      if (!item->type)
+        item->type = type->elts[i];
+      print_lowered(P, source, item, depth + 1);
+    }
+    buf_puts(P->text, type->count == 1 ? ",)" : ")");
+    return;
+  }
+  refuse_coded(L, source, "print()", type, 0);
   if (is_known_constant(type) && type->loose) {
     char number[64];
     if (type->dtype == DT_BOOL)
@@ -203,9 +218,14 @@ static void print_value(Printer *P, Node *source) {
     return;
   }
   if (!type || (type->kind != VAL_TILE && type->kind != VAL_CONST))
-    lower_error(L, source, "only tiles and constants can be printed in tile code, not %s", type_describe(L->ctx, type));
+    lower_error(L, source, "only tiles, constants and tuples of them can be printed in tile code, not %s",
+                type_describe(L->ctx, type));
   emit_print(P, value);
 }
+
+/* A value to print: constants known now join the text (as cuTile formats
+ * constant segments as text); tiles are printed by Triton. */
+static void print_value(Printer *P, Node *source) { print_lowered(P, source, lower_expr(P->L, source), 0); }
 
 /* An f-string: its text parts join the text, its values are printed. */
 static void print_fstring(Printer *P, const Node *fstring) {

@@ -105,6 +105,21 @@ def test_print_fstring(convert, convert_text, capfd, call):
     assert printed(out, "and") == [7], out
 
 
+def test_print_a_tuple_item_by_item(convert, convert_text, capfd):
+    """cuTile's documentation prints f"{(nx, ny, nz)}": a tuple known at conversion is printed
+    as Python writes it, each item by Triton."""
+    source = kernel('print(f"grid {(n, TILE)} one {(n,)}")')
+    text = convert_text(source)
+    assert 'tl.device_print("grid (", n)' in text and 'tl.device_print(",", TILE)' in text
+    assert 'tl.device_print(") one (", n)' in text and 'tl.device_print(",)")' in text
+    mod = convert(source)
+    y = torch.zeros(4, dtype=torch.int32)
+    mod.launch_k(0, (1,), (y, 7, 4))
+    sync()
+    out = capfd.readouterr().out
+    assert printed(out, "grid (") == [7] and printed(out, ",") == [4], out
+
+
 def test_printf_count_mismatch_is_an_error(convert_error):
     assert "conversions" in convert_error(kernel('ct.printf("%d %d", t)'))
 
