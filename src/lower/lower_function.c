@@ -224,6 +224,22 @@ static bool item_alias_is_array(UseScan *scan, const Node *node) {
   return alias.is_array;
 }
 
+/* `X = param` in a kernel, X then used as an array: param is an array (the local
+ * is another name of it). */
+static bool alias_is_array(UseScan *scan, const Node *node) {
+  if (node->kind != N_ASSIGN || node->u.assign.targets.count != 1 || node->u.assign.targets.items[0]->kind != N_NAME ||
+      !names_param(node->u.assign.value, scan->param) || scan->depth >= C2T_MAX_PARAM_SCAN_DEPTH)
+    return false;
+  Str alias_name = node->u.assign.targets.items[0]->u.name.id;
+  if (str_same(alias_name, scan->param))
+    return false;
+  UseScan alias = {scan->L, alias_name, false, false, scan->in_kernel, scan->depth + 1, false, false, false};
+  NodeList *body = &scan->L->function->def->u.function_def.body;
+  for (int i = 0; i < body->count && !alias.is_array; i++)
+    scan_array_use(body->items[i], &alias);
+  return alias.is_array;
+}
+
 static void scan_array_use(Node *node, void *data) {
   UseScan *scan = data;
   if (scan->is_array)
@@ -248,6 +264,8 @@ static void scan_array_use(Node *node, void *data) {
   }
   if (scan->in_kernel && item_alias_is_array(scan, node))
     scan->is_array_tuple = true;
+  if (alias_is_array(scan, node))
+    scan->is_array = true;
   if (node->kind == N_ATTRIBUTE && scan->in_kernel && names_param_item(node->u.attribute.value, scan->param)) {
     char *attr = str_dup(scan->L, node->u.attribute.attr);
     if (in_list(ARRAY_ONLY_ATTRIBUTES, attr) || strcmp(attr, "shape") == 0 || strcmp(attr, "dtype") == 0)

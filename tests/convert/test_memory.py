@@ -805,3 +805,27 @@ def k(x):
     t = ct.load(x, (0,), (16,), latency=11)
 """)
     assert "latency" in message
+
+
+ALIASED = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    src = x
+    dst = y
+    out = dst
+    t = ct.load(src, index=(ct.bid(0),), shape=(TILE,))
+    ct.store(out, index=(ct.bid(0),), tile=t * 2)
+'''
+
+
+def test_an_array_parameter_given_another_name_is_that_array(convert, device):
+    """`src = x` then ct.load(src, ...): x is an array (it was taken for a scalar, and the load
+    of `src` refused), through a chain of names too."""
+    mod = convert(ALIASED)
+    x = torch.randn(64, device=device)
+    y = torch.empty_like(x)
+    mod.launch_k(0, (4,), (x, y, 16))
+    torch.testing.assert_close(y, x * 2)
