@@ -169,9 +169,23 @@ static Node *lower_method_call(Lowerer *L, Node *call) {
   const OpRow *row = op_find_method(member, on_array);
   if (!row)
     row = op_find_method(member, !on_array); /* the object's kind is known only once lowered */
+  /* load, store, num_tiles of a tiled view (x.tiled_view(...)): the TiledView rows */
+  bool on_view = object->kind == N_CALL && object->u.call.func->kind == N_ATTRIBUTE &&
+                 str_eq(object->u.call.func->u.attribute.attr, "tiled_view");
+  if (object->kind == N_NAME) {
+    Variable *var = scope_lookup(L, object->u.name.id);
+    on_view = var && var->type && var->type->tiled;
+  }
+  if (on_view || (row && strncmp(row->name, "TiledView.", 10) == 0)) {
+    const OpRow *method = op_row_named(arena_printf(&L->ctx->arena, "TiledView.%s", member));
+    if (method)
+      row = method;
+  }
   if (!row)
     lower_error(L, call, "method '%s' cannot be converted", member);
-  const char *prefix = row->flags & OPF_ARRAY_METHOD ? "Array." : "Tile.";
+  const char *prefix = strncmp(row->name, "TiledView.", 10) == 0 ? "TiledView."
+                       : row->flags & OPF_ARRAY_METHOD              ? "Array."
+                                                                    : "Tile.";
   stats_op(L->conv, prefix, member);
   Node *as_function = arena_alloc(&L->ctx->arena, sizeof(Node));
   *as_function = *call;

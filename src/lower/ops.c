@@ -158,6 +158,13 @@ const OpRow *op_row(const char *name) {
   return NULL;
 }
 
+const OpRow *op_row_named(const char *full_name) {
+  for (int i = 0; i < c2t_op_row_count; i++)
+    if (strcmp(c2t_op_rows[i].name, full_name) == 0)
+      return &c2t_op_rows[i];
+  return NULL;
+}
+
 const OpRow *op_find_method(const char *name, bool on_array) {
   unsigned flag = on_array ? OPF_ARRAY_METHOD : OPF_TILE_METHOD;
   for (int i = 0; i < c2t_op_row_count; i++) {

@@ -100,6 +100,7 @@ bool op_is_public_name(const char *name); /* hasattr(ct, name) in cuda.tile 1.7 
 const OpRow *op_row(const char *name);
 /* The row that `object.name(...)` calls for a tile or array object, NULL if none. */
 const OpRow *op_find_method(const char *name, bool on_array);
+const OpRow *op_row_named(const char *full_name); /* by its full name: "TiledView.load" */
 /* The row a Python builtin in tile code stands for ("min" -> minimum), NULL if none. */
 const OpRow *op_find_builtin(const char *python_name);
 /* Whether `name` is a row with every flag of `flags`. */

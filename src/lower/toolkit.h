@@ -126,6 +126,13 @@ typedef struct ArrayRef {
                         a descriptor made there checks the rank at compile time */
 } ArrayRef;
 
+/* A tiled view (x.tiled_view(tile_shape, padding_mode=...)): its tile shape and padding
+ * mode as written (copies made before lowering, each lowered again where the view is used). */
+typedef struct TiledViewInfo {
+  Node *shape;
+  Node *padding; /* NULL: the default */
+} TiledViewInfo;
+
 typedef struct TypeInfo TypeInfo;
 struct TypeInfo {
   ValueKind kind;
@@ -158,6 +165,7 @@ struct TypeInfo {
   long long int_value;
   double float_value;
   ArrayRef *array;    /* arrays */
+  const TiledViewInfo *tiled; /* arrays: the array seen as a tiled view, or NULL */
   TypeInfo **elts;    /* tuples */
   int count;
   const char *member; /* enums: "PaddingMode.ZERO"; functions: the name */

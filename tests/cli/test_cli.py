@@ -186,7 +186,7 @@ def query_prints_translation_and_a_converted_example():
 @test
 def every_query_example_converts():
     names = run("--query", "no.such.op").stderr.decode().split()
-    names = [n for n in names if n.startswith(("ct.", "Tile.", "Array."))]
+    names = [n for n in names if n.startswith(("ct.", "Tile.", "Array.", "TiledView."))]
     assert len(names) >= 20, names
     for name in names:
         r = run("--query", name)
@@ -248,11 +248,12 @@ def list_ops_names_every_public_name_of_cuda_tile_1_7():
     for name in ("Tile.astype", "Tile.reshape", "Tile.item", "Array.slice", "Array.tiled_view"):
         assert name in names, name
     for row in rows:
-        assert len(row) == 3 and row[1] and row[0].startswith(("ct.", "Tile.", "Array.")), row
+        assert len(row) == 3 and row[1] and row[0].startswith(("ct.", "Tile.", "Array.", "TiledView.")), row
         status = row[2]
         assert status == "converted" or status.startswith(("converted with a note: ", "not supported: ")), row
     status = dict((row[0], row[2]) for row in rows)
     assert status["ct.load"] == "converted" and status["Array.slice"] == "converted"
+    assert status["Array.tiled_view"] == "converted" and status["TiledView.load"] == "converted"
     assert status["ct.load_advanced_indexing"] == "converted", status["ct.load_advanced_indexing"]
     assert status["ct.unpack_from_bytes"] == "converted", status["ct.unpack_from_bytes"]
     assert status["ct.static_exception"].startswith("not supported: "), status["ct.static_exception"]
@@ -277,7 +278,7 @@ def docs_ops_md_is_generated_from_the_table():
 @test
 def a_listed_name_without_a_lowering_is_a_located_error_with_its_reason():
     head = b"import cuda.tile as ct\n\n@ct.kernel\ndef k(x, B: ct.Constant[int]):\n"
-    cases = [(b"    t = x.tiled_view((B,))\n", "Array.tiled_view", "use ct.load/ct.store with a tile index"),
+    cases = [(b"    t = x.get_raw_memory()\n", "Array.get_raw_memory", "use ct.gather/ct.scatter"),
              (b"    ct.grid_dependency_control_wait()\n", "ct.grid_dependency_control_wait",
               "programmatic dependent launch"),
              (b"    t = ct.float8_e5m3fnu(x)\n", "ct.float8_e5m3fnu", "not converted yet")]
