@@ -43,6 +43,16 @@ static void bind_target(Lowerer *L, Node *target, TypeInfo *type) {
       }
       return;
     }
+    if (type && type->kind == VAL_TUPLE && type->count < 0 && !type->array) {
+      /* `m, n = view.shape` of a rank known only when Triton compiles (or a tuple argument):
+         Triton unpacks the tuple then, refusing another length; shape entries are int32 */
+      for (int i = 0; i < elts->count; i++) {
+        TypeInfo *item = type_tile(L->ctx, type->not_bfloat16 ? DT_UNKNOWN : DT_INT32, 0, NULL);
+        item->not_bfloat16 = type->not_bfloat16;
+        bind_target(L, elts->items[i], item);
+      }
+      return;
+    }
     if (!type || type->kind != VAL_TUPLE || type->count != elts->count)
       lower_error(L, target, "cannot unpack %s into %d names", type_describe(L->ctx, type), elts->count);
     for (int i = 0; i < elts->count; i++)

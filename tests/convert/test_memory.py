@@ -829,3 +829,30 @@ def test_an_array_parameter_given_another_name_is_that_array(convert, device):
     y = torch.empty_like(x)
     mod.launch_k(0, (4,), (x, y, 16))
     torch.testing.assert_close(y, x * 2)
+
+
+UNPACKED_VIEW_SHAPE = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, start, stop, TM: ct.Constant[int], TN: ct.Constant[int]):
+    sub_x = x.slice(axis=1, start=start, stop=stop)
+    sub_y = y.slice(axis=1, start=start, stop=stop)
+    m, n = sub_x.shape
+    for i in range(ct.cdiv(m, TM)):
+        for j in range(ct.cdiv(n, TN)):
+            ct.store(sub_y, index=(i, j), tile=ct.load(sub_x, index=(i, j), shape=(TM, TN)) + 1)
+'''
+
+
+def test_the_shape_of_a_view_of_unknown_rank_unpacks(convert, device):
+    """`m, n = view.shape` before any load tells the view's rank: Triton unpacks the shape
+    tuple when it compiles (cuTile's test of 2-D slices does so)."""
+    mod = convert(UNPACKED_VIEW_SHAPE)
+    x = torch.randn(20, 50, device=device)
+    y = torch.zeros_like(x)
+    mod.launch_k(0, (1,), (x, y, 5, 37, 8, 16))
+    want = torch.zeros_like(x)
+    want[:, 5:37] = x[:, 5:37] + 1
+    torch.testing.assert_close(y, want)
