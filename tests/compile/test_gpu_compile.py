@@ -169,6 +169,32 @@ def test_tuple_parameters_compile_and_run(tmp_path):
     assert same, output
 
 
+VIEW_CALLS = """
+import torch
+def views(m):
+    m.launch_tiled_views_kernel(0, (4,), (torch.randn(64, 96), torch.empty(64, 96), 16, 32))
+CALLS = {"tiled_views": [views]}
+"""
+
+
+def test_tiled_views_compile_with_their_descriptor_paths(tmp_path):
+    """A tiled view's load and store are the array's: they compile for the GPU with the TMA
+    path of ct.load and ct.store, and compute the same under the interpreter."""
+    (tmp_path / "mods").mkdir()
+    module = tmp_path / "mods" / "tiled_views.py"
+    _convert(HERE / "cases" / "tiled_views.py", module)
+    proc = _check_folder(tmp_path / "mods", VIEW_CALLS, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # the PTX holds a TMA load and a TMA store (cp.async.bulk.tensor)
+    assert "1 launches, 2 compiles, 0 failed" in proc.stdout and "tma=1/1" in proc.stdout, proc.stdout
+    same, output = _run_interpreted(module,
+                                    "x = torch.randn(64, 96)\n"
+                                    "y = torch.empty(64, 96)\n"
+                                    "m.launch_tiled_views_kernel(0, (4,), (x, y, 16, 32))\n"
+                                    "torch.testing.assert_close(y, x * 2)\n")
+    assert same, output
+
+
 UNPACKED_CALLS = """
 import torch
 def one(m):
