@@ -252,3 +252,13 @@ def test_a_kept_launch_calls_the_c_launcher_with_the_scratch_memory_triton_would
     scratch = "buffer" if scratch_size else None
     assert kernel.direct == [(3, 2, 1, 1234, "function", False, True, scratch, None, "metadata", None, None, None,
                               x.data_ptr(), (64,), (1,), 8, True, None)]
+
+
+def test_a_kept_launch_is_reused_on_its_own_device_only(monkeypatch):
+    kernel, x = _ArrayKernel(), torch.zeros(64)
+    _array_launch(kernel, x)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 1)  # torch.cuda.set_device(1)
+    _array_launch(kernel, x)
+    assert len(kernel.dispatched) == 2 and not kernel.direct  # Triton launches on device 1
+    _array_launch(kernel, x)
+    assert len(kernel.dispatched) == 2 and len(kernel.direct) == 1

@@ -422,13 +422,14 @@ def _launch(kernel, grid, *args, **constants):
     kernels take. The compiled kernel a launch ran is kept under a key of its arguments and
     options that holds all Triton compiles for and the autotuner's key (the same key gives
     the same kernel and configuration), and is launched directly the next time, on the
-    current stream. The key of an array (_launch_plan) is its dtype, device and whether its
-    address is a multiple of 16 bytes, with its shape and strides; of anything else,
-    _launch_key's. A kept launch calls the C launcher itself (_direct_launch) and gives it
-    each array's address as an int: for a tensor the launcher calls data_ptr() and asks the
-    driver about the address (on the H200's host, 9.8 us for a launch of eight arrays given
-    as tensors, 7.4 given as addresses). Under TRITON_INTERPRET=1 every launch goes through
-    Triton.
+    current stream, when the current device is the one it was kept on (Triton loads a
+    kernel per device; on another the launch goes through Triton again). The key of an
+    array (_launch_plan) is its dtype, device and whether its address is a multiple of 16
+    bytes, with its shape and strides; of anything else, _launch_key's. A kept launch calls
+    the C launcher itself (_direct_launch) and gives it each array's address as an int: for
+    a tensor the launcher calls data_ptr() and asks the driver about the address (on the
+    H200's host, 9.8 us for a launch of eight arrays given as tensors, 7.4 given as
+    addresses). Under TRITON_INTERPRET=1 every launch goes through Triton.
     Every kernel is compiled with enable_reflect_ftz=False: Triton's default flushes float32
     subnormal inputs and results of its math functions to zero (sin, ceil, rsqrt, exp2, ...:
     the .ftz forms of the PTX), where cuTile keeps them unless flush_to_zero=True (measured
@@ -454,10 +455,11 @@ def _launch(kernel, grid, *args, **constants):
         kept = _LAUNCHED.get(key)
     except TypeError:  # an unhashable argument: Triton's own dispatch
         return kernel[grid](*args, **constants)
-    if kept is not None:
-        compiled, names, padding, direct, _ = kept
+    device = torch.cuda.current_device() if kept is not None else None
+    if kept is not None and kept[5] == device:  # Triton launches on the current device
+        compiled, names, padding, direct, _, _ = kept
         grid = (*grid, 1, 1)
-        stream = torch._C._cuda_getCurrentRawStream(torch.cuda.current_device())
+        stream = torch._C._cuda_getCurrentRawStream(device)
         runtime = triton.knobs.runtime
         extra = [constants[name] for name in names]
         if runtime.launch_enter_hook.calls or runtime.launch_exit_hook.calls:  # a profiler's hooks
@@ -496,7 +498,7 @@ def _launch(kernel, grid, *args, **constants):
             _LAUNCHED.clear()
         direct = _direct_launch(compiled) if _SCRATCH is not None else None
         # the kernel too: while the entry lives, no other kernel object can take its id
-        _LAUNCHED[key] = (compiled, names, (None,) * len(rest), direct, kernel)
+        _LAUNCHED[key] = (compiled, names, (None,) * len(rest), direct, kernel, torch.cuda.current_device())
 
 
 # helper: _by_target
