@@ -628,8 +628,14 @@ Node *lower_conditional_expr(Lowerer *L, Node *expr) {
       L->split_name_count || L->split_alias_count ? node_copy_tree(&L->ctx->arena, expr->u.if_exp.test) : NULL;
   Node *test = lower_condition(L, expr->u.if_exp.test);
   bool value;
-  if (known_condition(test, &value)) /* only the live operand is converted, as cuTile compiles only it */
-    return lower_expr(L, value ? expr->u.if_exp.body : expr->u.if_exp.orelse);
+  if (known_condition(test, &value)) { /* only the live operand is converted, as cuTile compiles only it */
+    Node *live = lower_expr(L, value ? expr->u.if_exp.body : expr->u.if_exp.orelse);
+    /* a fresh node in the expression's place: an operand left as written (`t`) would let the
+       emitter take the statement for untouched and copy the whole conditional from the source */
+    Node *made = T(L, "_1", live);
+    made->type = live->type;
+    return made;
+  }
   expr->u.if_exp.test = test;
   expr->u.if_exp.body = lower_expr(L, expr->u.if_exp.body);
   expr->u.if_exp.orelse = lower_expr(L, expr->u.if_exp.orelse);

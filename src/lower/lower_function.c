@@ -1218,6 +1218,34 @@ static TypeInfo *param_type_from_argument(Lowerer *L, const TypeInfo *given, Nod
   return type;
 }
 
+/* A tile function's positional-only and keyword-only parameters (`def f(t, /, s, *, bias=1.0)`,
+ * which cuTile takes) made plain ones, in their order: calls are bound to the signature here
+ * and pass every argument by position, so the converted function needs no other kind. The
+ * defaults, which may no longer trail, go one per parameter in kw_defaults (NULL: none). */
+static void flatten_parameters(Lowerer *L, Node *def) {
+  Node *arguments = def->u.function_def.args;
+  NodeList *posonly = &arguments->u.arguments.posonlyargs, *args = &arguments->u.arguments.args;
+  NodeList *kwonly = &arguments->u.arguments.kwonlyargs;
+  if (!posonly->count && !kwonly->count)
+    return;
+  NodeList params = {0}, defaults = {0};
+  int positional = posonly->count + args->count;
+  int first_default = positional - arguments->u.arguments.defaults.count;
+  for (int i = 0; i < positional; i++) {
+    node_list_push(&L->ctx->arena, &params, i < posonly->count ? posonly->items[i] : args->items[i - posonly->count]);
+    node_list_push(&L->ctx->arena, &defaults,
+                   i >= first_default ? arguments->u.arguments.defaults.items[i - first_default] : NULL);
+  }
+  for (int i = 0; i < kwonly->count; i++) {
+    node_list_push(&L->ctx->arena, &params, kwonly->items[i]);
+    node_list_push(&L->ctx->arena, &defaults,
+                   i < arguments->u.arguments.kw_defaults.count ? arguments->u.arguments.kw_defaults.items[i] : NULL);
+  }
+  *args = params;
+  *posonly = *kwonly = arguments->u.arguments.defaults = (NodeList){0};
+  arguments->u.arguments.kw_defaults = defaults;
+}
+
 /* The parameters and defaults of a tile function as written, before its
  * lowering rewrites them (calls bind their arguments to these). */
 static void capture_signature(Lowerer *L, Function *fn) {
@@ -1225,19 +1253,26 @@ static void capture_signature(Lowerer *L, Function *fn) {
     return;
   Node *def = fn->def;
   Node *arguments = def->u.function_def.args;
-  if (arguments->u.arguments.vararg || arguments->u.arguments.kwarg || arguments->u.arguments.kwonlyargs.count ||
-      arguments->u.arguments.posonlyargs.count)
-    lower_error(L, def, "tile function '%.*s': *args, **kwargs, keyword-only and positional-only parameters cannot "
-                "be converted", def->u.function_def.name.len, def->u.function_def.name.text);
+  bool special = arguments->u.arguments.kwonlyargs.count || arguments->u.arguments.posonlyargs.count;
+  if (arguments->u.arguments.vararg || arguments->u.arguments.kwarg || (special && fn->host_too))
+    lower_error(L, def, "tile function '%.*s': *args and **kwargs parameters cannot be converted, nor keyword-only "
+                "or positional-only ones of a function host code calls too", def->u.function_def.name.len,
+                def->u.function_def.name.text);
+  flatten_parameters(L, def);
   NodeList *params = &arguments->u.arguments.args;
   NodeList *defaults = &arguments->u.arguments.defaults;
+  NodeList *each = &arguments->u.arguments.kw_defaults; /* one per parameter once flattened */
+  bool flattened = each->count == params->count && !arguments->u.arguments.kwonlyargs.count;
   fn->signature_count = params->count;
   fn->signature_names = arena_alloc(&L->ctx->arena, sizeof(Str) * (size_t)(params->count + 1));
   fn->signature_defaults = arena_alloc(&L->ctx->arena, sizeof(Node *) * (size_t)(params->count + 1));
   int first_default = params->count - defaults->count;
   for (int i = 0; i < params->count; i++) {
     fn->signature_names[i] = params->items[i]->u.arg.arg;
-    fn->signature_defaults[i] = i >= first_default ? defaults->items[i - first_default] : NULL;
+    if (flattened)
+      fn->signature_defaults[i] = each->items[i];
+    else
+      fn->signature_defaults[i] = i >= first_default ? defaults->items[i - first_default] : NULL;
   }
 }
 
@@ -1347,6 +1382,7 @@ static void lower_device_version(Lowerer *L, Function *fn, TypeInfo **arg_types,
   memcpy(fn->alias_dims, L->split_alias_dims, sizeof(int) * (size_t)fn->alias_count);
   arguments->u.arguments.args = params;
   arguments->u.arguments.defaults = kept_defaults(L, fn);
+  arguments->u.arguments.kw_defaults = (NodeList){0}; /* flatten_parameters' */
   arguments->rewritten = true;
   bool caller_needs_debug = L->needs_debug;
   L->needs_debug = false;
@@ -1582,9 +1618,9 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
   save_versions(L, caller);
   L->assumptions = NULL;
   L->assumption_count = L->split_name_count = L->version_count = 0;
+  capture_signature(L, fn); /* before the copy: it flattens the parameters */
   if (!fn->pristine)
     fn->pristine = node_copy_tree(&L->ctx->arena, fn->def);
-  capture_signature(L, fn);
   fn->needs_debug = false;
   fn->version_count = 0;
   Node *module_def = fn->def; /* a second version is lowered in a copy of its own */

@@ -613,3 +613,36 @@ def test_a_tile_function_called_in_a_loop_takes_pointers(convert_text, convert, 
     y = torch.zeros_like(x)
     mod.launch_rows_kernel(0, (2,), (x, y, 8, 16))
     torch.testing.assert_close(y, x + 1)
+
+
+KEYWORD_ONLY = '''
+import cuda.tile as ct
+
+
+@ct.function
+def affine(t, /, scale=2.0, *, bias, clamp=None):
+    out = t * scale + bias
+    return out if clamp is None else ct.minimum(out, clamp)
+
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i,), shape=(TILE,))
+    ct.store(y, index=(i,), tile=affine(t, bias=0.5) + affine(t, 3.0, bias=1.0, clamp=0.0))
+'''
+
+
+def test_positional_only_and_keyword_only_parameters_of_a_tile_function(convert, convert_text, device):
+    """cuTile takes them (real cuTile 1.7 compiles such a function): the converted function has
+    plain parameters in their order, every call binding its arguments to them."""
+    text = convert_text(KEYWORD_ONLY)
+    assert "def affine(t, scale: tl.constexpr, bias: tl.constexpr, clamp=None):" in text, text
+    # the version without clamp has only the live operand of `out if clamp is None else ...`
+    # (it was copied from the source whole, ct.minimum included, when that operand was a name)
+    assert "ct.minimum" not in text and "    return out\n" in text, text
+    mod = convert(KEYWORD_ONLY)
+    x = torch.randn(64, device=device)
+    y = torch.empty_like(x)
+    mod.launch_k(0, (4,), (x, y, 16))
+    torch.testing.assert_close(y, (x * 2.0 + 0.5) + torch.clamp(x * 3.0 + 1.0, max=0.0))
