@@ -52,6 +52,8 @@ typedef struct Function {
   bool *param_is_array; /* per original positional parameter */
   Str *param_names;     /* the original positional parameters (kernels) */
   bool *param_is_array_tuple; /* kernels: a parameter that is a tuple of arrays */
+  unsigned long long *param_array_items; /* kernels: of a tuple of arrays and numbers, its arrays
+                                            (bit k for item k); 0: arrays only, or no such tuple */
   bool *param_is_dtype;       /* kernels: a ct.Constant[ct.DType] parameter */
   bool *param_is_array_list;  /* kernels: a parameter that is a list of arrays (len() and index at run time) */
   const char **param_constant_items; /* kernels: of a tuple parameter annotated with ct.Constant items

@@ -29,6 +29,7 @@ typedef enum HelperId {
   HELPER__torch_stream, /* host_helpers.py */
   HELPER__kernel_stream, /* host_helpers.py */
   HELPER__tl_dtype, /* host_helpers.py */
+  HELPER__tensor_items, /* host_helpers.py */
   HELPER__constant_items, /* host_helpers.py */
   HELPER__tma_compatible, /* host_helpers.py */
   HELPER__tma_workspace, /* host_helpers.py */
@@ -374,10 +375,10 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    if stream is None:\n"
     "        raise TypeError(\"Stream is required, got None\")\n"
     "    for array in arrays:\n"
-    "        if isinstance(array, tuple):\n"
-    "            if not array:\n"
+    "        if isinstance(array, tuple):  # a tuple of arrays (and numbers): its first array\n"
+    "            array = next((item for item in array if isinstance(item, torch.Tensor)), None)\n"
+    "            if array is None:\n"
     "                continue\n"
-    "            array = array[0]\n"
     "        if array.device.type != \"cuda\":\n"
     "            return contextlib.nullcontext()\n"
     "        device = array.device\n"
@@ -416,6 +417,15 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        raise TypeError(f\"kernel argument {name!r}: {dtype!r} is not a dtype cuTile kernels take\")\n"
     "    return triton_dtype\n",
     {-1, -1, -1, -1}, false, false},
+  [HELPER__tensor_items] = {"_tensor_items",
+    "def _tensor_items(items, name, arrays):\n"
+    "    \"\"\"A tuple argument of arrays and numbers ((x, 5)) as the tuple the kernel is given: the\n"
+    "    items `arrays` marks True as torch tensors (each as _tensor makes it), the others as they\n"
+    "    are (numbers; items past `arrays` too).\"\"\"\n"
+    "    items = tuple(items)\n"
+    "    return tuple(_tensor(item, f\"{name}[{k}]\") if k < len(arrays) and arrays[k] else item\n"
+    "                 for k, item in enumerate(items))\n",
+    {HELPER__tensor, -1, -1, -1}, false, false},
   [HELPER__constant_items] = {"_constant_items",
     "def _constant_items(value, constant):\n"
     "    \"\"\"A tuple argument whose annotation marks items ct.Constant (tuple[ct.Constant[int], int]):\n"

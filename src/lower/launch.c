@@ -157,6 +157,13 @@ static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *cal
       /* a list of arrays: its first array (the dtype), the device table, the length, the rank */
       buf_printf(call, "            %.*s[0], _array_list_table(%.*s), len(%.*s), %.*s[0].dim(),\n", param.len, param.text,
                  param.len, param.text, param.len, param.text, param.len, param.text);
+    else if (kernel->param_is_array_tuple[i] && kernel->param_array_items && kernel->param_array_items[i])
+      /* a tuple of arrays and numbers: None for a number's shape and strides */
+      buf_printf(call,
+                 "            %.*s,\n"
+                 "            tuple(tuple(item.shape) if isinstance(item, torch.Tensor) else None for item in %.*s),\n"
+                 "            tuple(tuple(item.stride()) if isinstance(item, torch.Tensor) else None for item in %.*s),\n",
+                 param.len, param.text, param.len, param.text, param.len, param.text);
     else if (kernel->param_is_array_tuple[i])
       buf_printf(call,
                  "            %.*s,\n"
@@ -201,6 +208,19 @@ static const char *first_array_param(Lowerer *L, const Function *kernel) {
                                                                                             : NULL;
     /* an array whose tiles the kernel reads as numbers: its float8_e8m0fnu arrays are refused (_tensor) */
     int read_line = kernel->param_is_array[i] && kernel->param_read_line ? kernel->param_read_line[i] : 0;
+    unsigned long long items = kernel->param_array_items ? kernel->param_array_items[i] : 0;
+    if (convert && kernel->param_is_array_tuple[i] && items) { /* arrays and numbers: which are arrays */
+      Node *helper = use_helper(L, HELPER__tensor_items);
+      buf_printf(&text, "%s%.*s := %.*s(%.*s, \"%.*s\", (", text.len ? ", " : "", param.len, param.text,
+                 helper->u.name.id.len, helper->u.name.id.text, param.len, param.text, param.len, param.text);
+      int last = 63;
+      while (last > 0 && !(items >> last & 1))
+        last--;
+      for (int k = 0; k <= last; k++)
+        buf_printf(&text, "%s%s", k ? ", " : "", items >> k & 1 ? "True" : "False");
+      buf_puts(&text, last == 0 ? ",))" : "))");
+      continue;
+    }
     if (convert)
       buf_printf(&text, "%s%.*s := %s(%.*s, \"%.*s\"%s)", text.len ? ", " : "", param.len, param.text, convert,
                  param.len, param.text, param.len, param.text,

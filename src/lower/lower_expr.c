@@ -388,6 +388,12 @@ static Node *lower_tuple_subscript(Lowerer *L, Node *expr, Node *base, Node *ind
     lower_error(L, expr, "tuple index %lld out of range for %d elements", i, tuple->count);
   if (base->kind == N_TUPLE && !base->parenthesized && i < base->u.list.elts.count)
     return base->u.list.elts.items[i];
+  if (tuple->array && tuple->array_items && (i < 0 || i >= 64 || !(tuple->array_items >> i & 1))) {
+    /* a number of a tuple of arrays and numbers: a kernel scalar */
+    TypeInfo *number = type_tile(L->ctx, DT_UNKNOWN, 0, NULL);
+    number->not_bfloat16 = true;
+    return typed(T(L, "_1[_2]", base, new_int(L, i)), number);
+  }
   if (tuple->array) /* an element of a tuple-of-arrays parameter: an array */
     return tuple_array_item(L, tuple->array, new_int(L, i));
   Node *item = T(L, "_1[_2]", base, new_int(L, i));

@@ -98,7 +98,34 @@ typedef struct UseScan {
                      ListTy), not a tuple (whose length and indices are compile-time) */
   bool item_use;  /* `param[i]` with an index known at conversion: a tuple */
   bool dynamic_item; /* `param[i]` with an index not known at conversion */
+  unsigned long long used_items;  /* the items `param[k]` read with a number k < 64, bit k */
+  unsigned long long array_items; /* those of them used as arrays */
+  bool other_array_item;          /* an item used as an array at another index (a name, k >= 64) */
 } UseScan;
+
+/* k of a subscript `[k]` written as a decimal number below 64, else -1. */
+static int small_item_index(const Node *index) {
+  if (index->kind != N_CONSTANT || index->u.constant.kind != CONST_NUMBER)
+    return -1;
+  Str text = index->u.constant.text;
+  int k = 0;
+  for (int i = 0; i < text.len; i++) {
+    if (text.text[i] < '0' || text.text[i] > '9' || k >= 64)
+      return -1;
+    k = k * 10 + (text.text[i] - '0');
+  }
+  return text.len && k < 64 ? k : -1;
+}
+
+/* The item `param[k]` (an N_SUBSCRIPT of the parameter) is used as an array. */
+static void note_array_item(UseScan *scan, const Node *item) {
+  int k = small_item_index(item->u.subscript.slice);
+  if (k >= 0)
+    scan->array_items |= 1ULL << k;
+  else
+    scan->other_array_item = true;
+  scan->is_array_tuple = true;
+}
 
 /* Tile functions followed through calls to find whether a parameter is used
  * as an array. */
@@ -146,7 +173,7 @@ static bool callee_param_is_array(Lowerer *L, Function *fn, int index, int depth
   Node *arg = params->items[index];
   if (annotation_is(L, arg->u.arg.annotation, "Array", 0) || annotation_is(L, arg->u.arg.annotation, "IndexedWithInt64", 0))
     return true;
-  UseScan scan = {L, arg->u.arg.arg, false, false, false, depth, false, false, false};
+  UseScan scan = {L, arg->u.arg.arg, false, false, false, depth, false, false, false, 0, 0, false};
   NodeList *body = &fn->def->u.function_def.body;
   for (int i = 0; i < body->count && !scan.is_array; i++)
     scan_array_use(body->items[i], &scan);
@@ -217,7 +244,7 @@ static bool item_alias_is_array(UseScan *scan, const Node *node) {
       !names_param_item(node->u.assign.value, scan->param) || scan->depth >= C2T_MAX_PARAM_SCAN_DEPTH)
     return false;
   UseScan alias = {scan->L, node->u.assign.targets.items[0]->u.name.id, false, false, true, scan->depth + 1, false,
-                   false, false};
+                   false, false, 0, 0, false};
   NodeList *body = &scan->L->function->def->u.function_def.body;
   for (int i = 0; i < body->count && !alias.is_array; i++)
     scan_array_use(body->items[i], &alias);
@@ -233,7 +260,8 @@ static bool alias_is_array(UseScan *scan, const Node *node) {
   Str alias_name = node->u.assign.targets.items[0]->u.name.id;
   if (str_same(alias_name, scan->param))
     return false;
-  UseScan alias = {scan->L, alias_name, false, false, scan->in_kernel, scan->depth + 1, false, false, false};
+  UseScan alias = {scan->L, alias_name, false, false, scan->in_kernel, scan->depth + 1, false, false, false, 0, 0,
+                   false};
   NodeList *body = &scan->L->function->def->u.function_def.body;
   for (int i = 0; i < body->count && !alias.is_array; i++)
     scan_array_use(body->items[i], &alias);
@@ -250,26 +278,29 @@ static void scan_array_use(Node *node, void *data) {
     if (member && op_has_flags(member, OPF_ARRAY_FIRST) && names_param(first, scan->param))
       scan->is_array = true;
     if (member && op_has_flags(member, OPF_ARRAY_FIRST) && names_param_item(first, scan->param))
-      scan->is_array_tuple = true;
+      note_array_item(scan, first);
   }
   if (scan->in_kernel && node->kind == N_CALL && node->u.call.func->kind == N_NAME &&
       str_eq(node->u.call.func->u.name.id, "len") && !scope_lookup(scan->L, node->u.call.func->u.name.id) &&
       node->u.call.args.count == 1 && names_param(node->u.call.args.items[0], scan->param))
     scan->list_use = true;
   if (scan->in_kernel && names_param_item(node, scan->param)) {
+    int k = small_item_index(node->u.subscript.slice);
+    if (k >= 0)
+      scan->used_items |= 1ULL << k;
     if (static_index(scan->L, node->u.subscript.slice))
       scan->item_use = true;
     else
       scan->list_use = scan->dynamic_item = true;
   }
   if (scan->in_kernel && item_alias_is_array(scan, node))
-    scan->is_array_tuple = true;
+    note_array_item(scan, node->u.assign.value);
   if (alias_is_array(scan, node))
     scan->is_array = true;
   if (node->kind == N_ATTRIBUTE && scan->in_kernel && names_param_item(node->u.attribute.value, scan->param)) {
     char *attr = str_dup(scan->L, node->u.attribute.attr);
     if (in_list(ARRAY_ONLY_ATTRIBUTES, attr) || strcmp(attr, "shape") == 0 || strcmp(attr, "dtype") == 0)
-      scan->is_array_tuple = true;
+      note_array_item(scan, node->u.attribute.value);
   }
   /* passed to a tile function that uses that parameter as an array */
   if (node->kind == N_CALL && node->u.call.func->kind == N_NAME) {
@@ -285,7 +316,7 @@ static void scan_array_use(Node *node, void *data) {
         lower_limit(scan->L, node, "levels of tile-function calls followed to find array parameters", C2T_MAX_PARAM_SCAN_DEPTH);
       if (callee_param_is_array(scan->L, fn, i, scan->depth + 1)) {
         if (item) /* `f(param[i])`: an item is the array */
-          scan->is_array_tuple = true;
+          note_array_item(scan, args->items[i]);
         else
           scan->is_array = true;
       }
@@ -362,20 +393,35 @@ static TypeInfo *annotated_tuple_type(Lowerer *L, Node *annotation, Buf *mask, b
   return type;
 }
 
+static ParamKind kernel_param_kind_items(Lowerer *L, Node *arg, unsigned long long *array_items);
+
 static ParamKind kernel_param_kind(Lowerer *L, Node *arg) {
+  unsigned long long array_items = 0;
+  return kernel_param_kind_items(L, arg, &array_items);
+}
+
+/* kernel_param_kind, and of a tuple of arrays and numbers which items are its arrays
+ * (*array_items, bit k for item k; left 0 for other parameters). */
+static ParamKind kernel_param_kind_items(Lowerer *L, Node *arg, unsigned long long *array_items) {
   Node *annotation = arg->u.arg.annotation;
   if (annotation_is(L, annotation, "Constant", 0))
     return PARAM_CONSTEXPR;
   if (annotation_is(L, annotation, "Array", 0) || annotation_is(L, annotation, "IndexedWithInt64", 0))
     return PARAM_ARRAY;
-  UseScan scan = {L, arg->u.arg.arg, false, false, L->function->role == ROLE_KERNEL, 0, false, false, false};
+  UseScan scan = {L, arg->u.arg.arg, false, false, L->function->role == ROLE_KERNEL, 0, false, false, false, 0, 0, false};
   NodeList *body = &L->function->def->u.function_def.body;
   for (int i = 0; i < body->count; i++)
     scan_array_use(body->items[i], &scan);
   if (scan.is_array)
     return PARAM_ARRAY;
-  if (scan.is_array_tuple && scan.in_kernel)
+  if (scan.is_array_tuple && scan.in_kernel) {
+    /* items read with numbers, some as arrays and others not: a tuple of arrays and numbers */
+    if (!scan.list_use && !scan.other_array_item && (scan.used_items & ~scan.array_items)) {
+      *array_items = scan.array_items;
+      return PARAM_ARRAY_TUPLE;
+    }
     return scan.list_use ? PARAM_ARRAY_LIST : PARAM_ARRAY_TUPLE;
+  }
   /* indexed with constants, its items not arrays: a tuple of numbers (cuTile's tuple arguments) */
   if (scan.item_use && !scan.dynamic_item && scan.in_kernel)
     return PARAM_SCALAR_TUPLE;
@@ -428,11 +474,14 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
   fn->param_is_array_list = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
   fn->param_read_line = arena_alloc(&L->ctx->arena, sizeof(int) * (size_t)(original->count + 1));
   fn->param_constant_items = arena_alloc(&L->ctx->arena, sizeof(const char *) * (size_t)(original->count + 1));
+  fn->param_array_items = arena_alloc(&L->ctx->arena, sizeof(unsigned long long) * (size_t)(original->count + 1));
   for (int i = 0; i < original->count; i++) {
     Node *arg = original->items[i];
     Str name = arg->u.arg.arg;
-    ParamKind kind = kernel_param_kind(L, arg);
+    unsigned long long array_items = 0;
+    ParamKind kind = kernel_param_kind_items(L, arg, &array_items);
     fn->param_names[i] = name;
+    fn->param_array_items[i] = array_items;
     fn->param_is_array[i] = kind == PARAM_ARRAY;
     fn->param_is_array_tuple[i] = kind == PARAM_ARRAY_TUPLE;
     fn->param_is_array_list[i] = kind == PARAM_ARRAY_LIST;
@@ -462,6 +511,7 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
       type->kind = VAL_TUPLE;
       type->count = -1;
       type->array->param = (Str){NULL, 0}; /* its elements are no kernel parameters: no TMA flag */
+      type->array_items = array_items; /* numbers among its items: (x, 5) */
       scope_bind(L, name, type);
       break;
     }

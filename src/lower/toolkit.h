@@ -167,6 +167,8 @@ struct TypeInfo {
   ArrayRef *array;    /* arrays */
   const TiledViewInfo *tiled; /* arrays: the array seen as a tiled view, or NULL */
   TypeInfo **elts;    /* tuples */
+  unsigned long long array_items; /* a tuple parameter of arrays and numbers: its arrays (bit k
+                                     for item k); 0 for one of arrays only */
   int count;
   const char *member; /* enums: "PaddingMode.ZERO"; functions: the name */
 };

@@ -135,7 +135,9 @@ def ints(m):
     m.launch_tuple_params_kernel(0, (4,), (torch.randn(64, 32), torch.empty(64, 32), (3, 1, 4), (16, 32), (0, (1,))))
 def partly(m):
     m.launch_partly_constant_kernel(0, (4,), (torch.randn(64), torch.empty(64), ((16, 2), 0.5)))
-CALLS = {"tuple_params": [floats, ints, partly]}
+def mixed(m):
+    m.launch_mixed_tuple_kernel(0, (4,), ((torch.randn(64), 3.0), torch.empty(64), 16))
+CALLS = {"tuple_params": [floats, ints, partly, mixed]}
 """
 
 
@@ -143,7 +145,8 @@ def test_tuple_parameters_compile_and_run(tmp_path):
     """A tuple of numbers passed at launch is a Triton tuple argument, indexed as it is; a
     Constant parameter's tuple is a constexpr whose items (nested too) and len() are constexprs,
     so it can be a tile's shape; a tuple annotated with ct.Constant items gets those items as
-    constexprs (the launcher passes them as tl.constexpr), the others at run time. Both compile for the GPU and compute what cuTile does: the numbers
+    constexprs (the launcher passes them as tl.constexpr), the others at run time; a tuple of
+    an array and a number passes both, None for the number's shape and strides. Both compile for the GPU and compute what cuTile does: the numbers
     as int32 or float32 scalars (3 / 4 is a true division)."""
     (tmp_path / "mods").mkdir()
     module = tmp_path / "mods" / "tuple_params.py"
@@ -154,7 +157,7 @@ def test_tuple_parameters_compile_and_run(tmp_path):
     assert 'nargs["tiles"][0] * nargs["tiles"][1]' in text
     proc = _check_folder(tmp_path / "mods", TUPLE_CALLS, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "3 launches, 6 compiles, 0 failed" in proc.stdout
+    assert "4 launches, 8 compiles, 0 failed" in proc.stdout
     same, output = _run_interpreted(module,
                                     "x = torch.randn(64, 32)\n"
                                     "for offsets in ((2.0, 1.0, 4.0), (3, 1, 4)):\n"
@@ -165,7 +168,9 @@ def test_tuple_parameters_compile_and_run(tmp_path):
                                     "x = torch.randn(64)\n"
                                     "y = torch.empty(64)\n"
                                     "m.launch_partly_constant_kernel(0, (4,), (x, y, ((16, 2), 0.5)))\n"
-                                    "torch.testing.assert_close(y, x * 0.5 + 2)\n")
+                                    "torch.testing.assert_close(y, x * 0.5 + 2)\n"
+                                    "m.launch_mixed_tuple_kernel(0, (4,), ((x, 3.0), y, 16))\n"
+                                    "torch.testing.assert_close(y, x * 3.0)\n")
     assert same, output
 
 

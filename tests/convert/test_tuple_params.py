@@ -87,3 +87,23 @@ def test_items_annotated_constant_are_constexprs_and_the_others_run_time_values(
         assert "tuple of 2 items" in str(error)
     else:
         raise AssertionError("a tuple of the wrong length was launched")
+
+
+MIXED = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(pair, out, TILE: ct.Constant[int]):
+    t = ct.load(pair[0], index=(ct.bid(0),), shape=(TILE,))
+    ct.store(out, index=(ct.bid(0),), tile=t + pair[1] * pair[2].shape[0])
+'''
+
+
+def test_a_tuple_of_arrays_and_numbers(convert, device):
+    """cuTile 1.7 takes (tensor, 5): the items used as arrays are arrays, the others numbers."""
+    mod = convert(MIXED)
+    x = torch.arange(32, dtype=torch.int32, device=device)
+    out = torch.zeros_like(x)
+    mod.launch_k(0, (2,), ((x, 5, torch.empty(3, device=device)), out, 16))
+    torch.testing.assert_close(out, x + 15)

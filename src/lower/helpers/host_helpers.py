@@ -228,10 +228,10 @@ def _kernel_stream(stream, *arrays):
     if stream is None:
         raise TypeError("Stream is required, got None")
     for array in arrays:
-        if isinstance(array, tuple):
-            if not array:
+        if isinstance(array, tuple):  # a tuple of arrays (and numbers): its first array
+            array = next((item for item in array if isinstance(item, torch.Tensor)), None)
+            if array is None:
                 continue
-            array = array[0]
         if array.device.type != "cuda":
             return contextlib.nullcontext()
         device = array.device
@@ -270,6 +270,16 @@ def _tl_dtype(dtype, name):
     if not isinstance(triton_dtype, tl.dtype):
         raise TypeError(f"kernel argument {name!r}: {dtype!r} is not a dtype cuTile kernels take")
     return triton_dtype
+
+
+# helper: _tensor_items needs _tensor
+def _tensor_items(items, name, arrays):
+    """A tuple argument of arrays and numbers ((x, 5)) as the tuple the kernel is given: the
+    items `arrays` marks True as torch tensors (each as _tensor makes it), the others as they
+    are (numbers; items past `arrays` too)."""
+    items = tuple(items)
+    return tuple(_tensor(item, f"{name}[{k}]") if k < len(arrays) and arrays[k] else item
+                 for k, item in enumerate(items))
 
 
 # helper: _constant_items

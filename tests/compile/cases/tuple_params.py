@@ -17,3 +17,10 @@ def partly_constant_kernel(x, y, cfg: tuple[tuple[ct.Constant[int], int], float]
     # cfg[0][0] sizes the tile: a constant item, compiled into the kernel as cuTile does
     t = ct.load(x, index=(ct.bid(0),), shape=(cfg[0][0],))
     ct.store(y, index=(ct.bid(0),), tile=t * cfg[1] + cfg[0][1])
+
+
+@ct.kernel
+def mixed_tuple_kernel(pair, y, TILE: ct.Constant[int]):
+    # pair[0] an array, pair[1] a number: a tuple of arrays and numbers
+    t = ct.load(pair[0], index=(ct.bid(0),), shape=(TILE,))
+    ct.store(y, index=(ct.bid(0),), tile=t * pair[1])
