@@ -415,6 +415,7 @@ static Node *lower_constant_tuple_item(Lowerer *L, Node *expr, Node *base) {
   TypeInfo *type = type_new(L->ctx, VAL_CONST);
   type->rank = 0;
   type->dtype = DT_UNKNOWN; /* its value comes with each launch */
+  type->const_tuple = true; /* an item may be a tuple again (nested) */
   return typed(T(L, "_1[_2]", base, new_int(L, i)), type);
 }
 
@@ -478,7 +479,7 @@ static Node *lower_subscript(Lowerer *L, Node *expr) {
     return lower_tile_subscript(L, expr, base);
   if (base->type && base->type->kind == VAL_ARRAY)
     lower_error(L, expr, "arrays cannot be indexed in tile code (use ct.load or ct.gather)");
-  if (base->type && base->type->kind == VAL_CONST && base->type->dtype == DT_UNKNOWN)
+  if (base->type && base->type->kind == VAL_CONST && base->type->dtype == DT_UNKNOWN && base->type->const_tuple)
     return lower_constant_tuple_item(L, expr, base);
   lower_error(L, expr, "%s cannot be indexed here", type_describe(L->ctx, base->type));
 }

@@ -346,7 +346,7 @@ Node *lower_python_len(Lowerer *L, Node *call, const char *member) {
     length->type = type_new(L->ctx, VAL_CONST);
     return length;
   }
-  if (type && type->kind == VAL_CONST && type->dtype == DT_UNKNOWN) {
+  if (type && type->kind == VAL_CONST && type->dtype == DT_UNKNOWN && type->const_tuple) {
     /* a Constant parameter holding a tuple: Triton's len() of it is a constexpr */
     Node *length = T(L, "len(_1)", obj);
     length->type = type_new(L->ctx, VAL_CONST);

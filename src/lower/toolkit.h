@@ -145,7 +145,8 @@ struct TypeInfo {
   bool not_bfloat16;  /* dtype unknown at conversion, but never bfloat16 (a kernel's scalar
                          argument is int32, float32 or bool, and what is computed from those) */
   bool is_float;      /* constants: a float value */
-  bool const_tuple;   /* constants: a Constant parameter annotated as a tuple (ct.Constant[tuple]) */
+  bool const_tuple;   /* constants: a Constant parameter annotated as a tuple (ct.Constant[tuple]),
+                         or an item of one: indexed and measured (len) as a constexpr tuple */
   bool python_object;  /* constants: a Python object Triton holds only as a constexpr (an Enum
                           member): a local bound to it is a `tl.constexpr` local */
   bool static_counter; /* the variable of a `for ... in ct.static_iter(range(...))`: a constexpr
