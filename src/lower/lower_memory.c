@@ -1231,6 +1231,13 @@ static bool is_constant_true(const Node *expr) {
 TypeInfo *memory_merge_arrays(Lowerer *L, Node *at, Str name, TypeInfo *body, TypeInfo *orelse, bool constexpr_if,
                               NodeList *body_out, NodeList *else_out) {
   ArrayRef *a = body->array, *b = orelse->array;
+  const TiledViewInfo *va = body->tiled, *vb = orelse->tiled;
+  bool same_view = va == vb || (va && vb && va->shape && vb->shape && same_text(L, va->shape, vb->shape) &&
+                                (va->padding == vb->padding ||
+                                 (va->padding && vb->padding && same_text(L, va->padding, vb->padding))));
+  if (!same_view) /* the view's shape and padding are read where it is used: one per name */
+    lower_error(L, at, "'%.*s' is a tiled view in one branch and another view or an array in the other: use it in "
+                "each branch", name.len, name.text);
   if (a == b || (same_text(L, a->pointer, b->pointer) && same_text(L, a->shape, b->shape)))
     return orelse;
   bool mergeable = a->param.len && str_same(a->param, b->param) && !a->descriptor_slots && !b->descriptor_slots &&

@@ -59,3 +59,10 @@ def test_what_a_tiled_view_cannot_do_is_a_located_error(convert_error):
     assert "works on a tiled view" in convert_error(plain)
     atomic = _kernel("y.tiled_view((B,)).atomic_store_add((i,), ct.ones((B,), dtype=ct.float32))")
     assert "not supported" in convert_error(atomic)
+    # a name bound to two views by a condition: each use would read one view's shape
+    chosen = _kernel("if B > 8:\n"
+                     "        tv = x.tiled_view((B, 2 * B))\n"
+                     "    else:\n"
+                     "        tv = x.tiled_view((2 * B, B))\n"
+                     "    ct.store(y, (i, 0), tv.load((i, 0)))")
+    assert "a tiled view in one branch and another view" in convert_error(chosen)
