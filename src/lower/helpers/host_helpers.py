@@ -453,11 +453,11 @@ def _launch(kernel, grid, *args, **constants):
     arrays = plan[1](args) if plan[1] else ()
     try:
         # map() of C functions over the arrays, not a loop: host time of every launch
-        dtype, device, address = _ARRAY_KEY
+        dtype_of, device_of, address_of = _ARRAY_KEY
         if arrays and all(map(isinstance, arrays, plan[5])):
-            pointers = list(map(address, arrays))
+            pointers = list(map(address_of, arrays))
             aligned = tuple([pointer & 15 for pointer in pointers])
-            key = (id(kernel), tuple(map(dtype, arrays)), tuple(map(device, arrays)), aligned, plan[2](args),
+            key = (id(kernel), tuple(map(dtype_of, arrays)), tuple(map(device_of, arrays)), aligned, plan[2](args),
                    _launch_key((*plan[3](args), *constants.values())), tuple(constants))
         else:
             pointers = None
