@@ -238,30 +238,23 @@ static bool is_static_target(Lowerer *L, NodeList *body, Str name, int depth) {
   return false;
 }
 
-/* `X = param[i]` in a kernel, X then used as an array: param holds arrays. */
-static bool item_alias_is_array(UseScan *scan, const Node *node) {
-  if (node->kind != N_ASSIGN || node->u.assign.targets.count != 1 || node->u.assign.targets.items[0]->kind != N_NAME ||
-      !names_param_item(node->u.assign.value, scan->param) || scan->depth >= C2T_MAX_PARAM_SCAN_DEPTH)
-    return false;
-  UseScan alias = {scan->L, node->u.assign.targets.items[0]->u.name.id, false, false, true, scan->depth + 1, false,
-                   false, false, 0, 0, false};
-  NodeList *body = &scan->L->function->def->u.function_def.body;
-  for (int i = 0; i < body->count && !alias.is_array; i++)
-    scan_array_use(body->items[i], &alias);
-  return alias.is_array;
+/* The local an assignment `X = <value>` binds, when `value` names the parameter
+ * (and X is another name) or, with `item`, an item of it (`param[i]`); else a zero Str. */
+static Str alias_of(const UseScan *scan, const Node *node, bool item) {
+  if (node->kind != N_ASSIGN || node->u.assign.targets.count != 1 || node->u.assign.targets.items[0]->kind != N_NAME)
+    return (Str){NULL, 0};
+  const Node *value = node->u.assign.value;
+  Str local = node->u.assign.targets.items[0]->u.name.id;
+  if (item ? !names_param_item(value, scan->param) : !names_param(value, scan->param) || str_same(local, scan->param))
+    return (Str){NULL, 0};
+  return local;
 }
 
-/* `X = param` in a kernel, X then used as an array: param is an array (the local
- * is another name of it). */
-static bool alias_is_array(UseScan *scan, const Node *node) {
-  if (node->kind != N_ASSIGN || node->u.assign.targets.count != 1 || node->u.assign.targets.items[0]->kind != N_NAME ||
-      !names_param(node->u.assign.value, scan->param) || scan->depth >= C2T_MAX_PARAM_SCAN_DEPTH)
+/* Whether the local `alias` of the parameter (or of an item of it) is used as an array. */
+static bool alias_used_as_array(UseScan *scan, Str alias_name, bool in_kernel) {
+  if (!alias_name.len || scan->depth >= C2T_MAX_PARAM_SCAN_DEPTH)
     return false;
-  Str alias_name = node->u.assign.targets.items[0]->u.name.id;
-  if (str_same(alias_name, scan->param))
-    return false;
-  UseScan alias = {scan->L, alias_name, false, false, scan->in_kernel, scan->depth + 1, false, false, false, 0, 0,
-                   false};
+  UseScan alias = {scan->L, alias_name, false, false, in_kernel, scan->depth + 1, false, false, false, 0, 0, false};
   NodeList *body = &scan->L->function->def->u.function_def.body;
   for (int i = 0; i < body->count && !alias.is_array; i++)
     scan_array_use(body->items[i], &alias);
@@ -293,9 +286,11 @@ static void scan_array_use(Node *node, void *data) {
     else
       scan->list_use = scan->dynamic_item = true;
   }
-  if (scan->in_kernel && item_alias_is_array(scan, node))
+  /* `X = param[i]` in a kernel, X then used as an array: param holds arrays */
+  if (scan->in_kernel && alias_used_as_array(scan, alias_of(scan, node, true), true))
     note_array_item(scan, node->u.assign.value);
-  if (alias_is_array(scan, node))
+  /* `X = param`, X then used as an array: param is an array (X another name of it) */
+  if (alias_used_as_array(scan, alias_of(scan, node, false), scan->in_kernel))
     scan->is_array = true;
   if (node->kind == N_ATTRIBUTE && scan->in_kernel && names_param_item(node->u.attribute.value, scan->param)) {
     char *attr = str_dup(scan->L, node->u.attribute.attr);

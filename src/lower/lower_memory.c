@@ -1010,10 +1010,11 @@ Node *lower_slice(Lowerer *L, Node *call, const char *member) {
 
 static bool same_text(Lowerer *L, const Node *a, const Node *b);
 
-/* The argument of `call` at `position` or given as `keyword`, as written; NULL when absent. */
+/* The argument of `call` at `position` (-1: keyword only) or given as `keyword`, as written;
+ * NULL when absent. */
 static Node *call_source(const Node *call, int position, const char *keyword) {
   const NodeList *args = &call->u.call.args;
-  if (position < args->count && args->items[position]->kind != N_STARRED)
+  if (position >= 0 && position < args->count && args->items[position]->kind != N_STARRED)
     return args->items[position];
   const NodeList *keywords = &call->u.call.keywords;
   for (int k = 0; k < keywords->count; k++)
@@ -1035,14 +1036,19 @@ static Node *new_keyword(Lowerer *L, const char *name, Node *value) {
  * tiles of tile_shape. Nothing is computed: the view's load, store and num_tiles are
  * ct.load, ct.store and ct.num_tiles of x with that shape and padding mode. Steps
  * other than the tile shape (overlapping or gapped tiles) are a located error. */
+/* The tile shape and padding mode of a tiled_view call as written (copies: the call's own
+ * arguments are lowered in place); `shape_at`: the tile shape's position among its arguments. */
+static TiledViewInfo *view_as_written(Lowerer *L, const Node *call, int shape_at) {
+  TiledViewInfo *view = arena_alloc(&L->ctx->arena, sizeof(TiledViewInfo));
+  Node *shape = call_source(call, shape_at, "tile_shape"), *padding = call_source(call, -1, "padding_mode");
+  view->shape = shape ? node_copy_tree(&L->ctx->arena, shape) : NULL;
+  view->padding = padding ? node_copy_tree(&L->ctx->arena, padding) : NULL;
+  return view;
+}
+
 Node *lower_tiled_view(Lowerer *L, Node *call, const char *member) {
   const char *what = "Array.tiled_view()";
-  TiledViewInfo *view = arena_alloc(&L->ctx->arena, sizeof(TiledViewInfo));
-  Node *shape_source = call_source(call, 1, "tile_shape"), *padding_source = call_source(call, 99, "padding_mode");
-  if (shape_source) /* as written: the arguments are lowered below, in place */
-    view->shape = node_copy_tree(&L->ctx->arena, shape_source);
-  if (padding_source)
-    view->padding = node_copy_tree(&L->ctx->arena, padding_source);
+  TiledViewInfo *view = view_as_written(L, call, 1); /* the array is the method call's first argument */
   BoundArgs args;
   bind_call(L, call, what, "array, tile_shape, /, *, padding_mode, traversal_steps", &args);
   TypeInfo *array = array_arg(L, call, &args, what);
@@ -1084,13 +1090,8 @@ static const TiledViewInfo *view_of(Lowerer *L, Node *receiver, const char *what
       return var->type->tiled;
   }
   Node *callee = receiver->kind == N_CALL ? receiver->u.call.func : NULL;
-  if (callee && callee->kind == N_ATTRIBUTE && str_eq(callee->u.attribute.attr, "tiled_view")) {
-    TiledViewInfo *view = arena_alloc(&L->ctx->arena, sizeof(TiledViewInfo));
-    Node *shape = call_source(receiver, 0, "tile_shape"), *padding = call_source(receiver, 99, "padding_mode");
-    view->shape = shape ? node_copy_tree(&L->ctx->arena, shape) : NULL;
-    view->padding = padding ? node_copy_tree(&L->ctx->arena, padding) : NULL;
-    return view;
-  }
+  if (callee && callee->kind == N_ATTRIBUTE && str_eq(callee->u.attribute.attr, "tiled_view"))
+    return view_as_written(L, receiver, 0); /* x.tiled_view(...): the array is its callee's object */
   lower_error(L, receiver, "%s works on a tiled view (x.tiled_view(tile_shape)), not on an array or tile", what);
 }
 
