@@ -194,6 +194,11 @@ Node *lower_list_item(Lowerer *L, Node *expr, TypeInfo *list, Node *index);
 /* lower_memory.c: the descriptor slots of list items that no descriptor took, dropped from a function body */
 void drop_list_item_slots(Lowerer *L, NodeList *body);
 void defer_list_descriptors(Lowerer *L, NodeList *body);
+/* lower_memory_view.c: tv.traversal_steps of a tiled view (`array`, whose type has
+ * `tiled`): its steps, else its tile shape ((1, ...) for a 0-d tile shape) */
+Node *lower_view_steps(Lowerer *L, const TypeInfo *array);
+/* lower_memory_view.c: tv.tile_shape, a tuple (the 1-D shorthand too) */
+Node *lower_view_tile_shape(Lowerer *L, const TypeInfo *array);
 /* lower_memory_order.c: tl.debug_barrier() where cuTile's block-wide memory
  * order needs one (a store then a load of the same array, lock hand-offs). */
 void insert_memory_barriers(Lowerer *L, NodeList *body);

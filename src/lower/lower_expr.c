@@ -240,8 +240,10 @@ static Node *tuple_of_pieces(Lowerer *L, Node *tuple_expr, int count) {
 }
 
 static Node *lower_array_attribute(Lowerer *L, Node *expr, TypeInfo *array, Str attr) {
-  if (array->tiled && array->tiled->shape && (str_eq(attr, "tile_shape") || str_eq(attr, "traversal_steps")))
-    return lower_expr(L, node_copy_tree(&L->ctx->arena, array->tiled->shape)); /* steps: the tile shape */
+  if (array->tiled && array->tiled->shape && str_eq(attr, "traversal_steps"))
+    return lower_view_steps(L, array);
+  if (array->tiled && array->tiled->shape && str_eq(attr, "tile_shape"))
+    return lower_view_tile_shape(L, array);
   if (str_eq(attr, "shape"))
     return tuple_of_pieces(L, array->array->shape, array->rank);
   if (str_eq(attr, "strides"))

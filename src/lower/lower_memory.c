@@ -90,6 +90,10 @@ static bool known_int(const Node *node, long long *value) {
   return true;
 }
 
+bool memory_known_int(const Node *node, long long *value) { return known_int(node, value); }
+
+bool memory_is_constant(const Node *node) { return is_constant_expr(node); }
+
 bool memory_is_false(const Node *flag) {
   return flag && flag->type && flag->type->kind == VAL_CONST && flag->type->dtype == DT_BOOL && !flag->type->int_value;
 }
@@ -1006,186 +1010,8 @@ Node *lower_slice(Lowerer *L, Node *call, const char *member) {
   return result;
 }
 
-/* ------------------------------------------------------ Array.tiled_view */
-
-static bool same_text(Lowerer *L, const Node *a, const Node *b);
-
-/* The argument of `call` at `position` (-1: keyword only) or given as `keyword`, as written;
- * NULL when absent. */
-static Node *call_source(const Node *call, int position, const char *keyword) {
-  const NodeList *args = &call->u.call.args;
-  if (position >= 0 && position < args->count && args->items[position]->kind != N_STARRED)
-    return args->items[position];
-  const NodeList *keywords = &call->u.call.keywords;
-  for (int k = 0; k < keywords->count; k++)
-    if (str_eq(keywords->items[k]->u.keyword.arg, keyword))
-      return keywords->items[k]->u.keyword.value;
-  return NULL;
-}
-
-static Node *new_keyword(Lowerer *L, const char *name, Node *value) {
-  Node *kw = arena_alloc(&L->ctx->arena, sizeof(Node));
-  kw->kind = N_KEYWORD;
-  kw->span = value->span;
-  kw->u.keyword.arg = (Str){name, (int)strlen(name)};
-  kw->u.keyword.value = value;
-  return kw;
-}
-
-/* x.tiled_view(tile_shape, *, padding_mode, traversal_steps): x seen as its grid of
- * tiles of tile_shape. Nothing is computed: the view's load, store and num_tiles are
- * ct.load, ct.store and ct.num_tiles of x with that shape and padding mode. Steps
- * other than the tile shape (overlapping or gapped tiles) are a located error. */
-/* The tile shape and padding mode of a tiled_view call as written (copies: the call's own
- * arguments are lowered in place); `shape_at`: the tile shape's position among its arguments. */
-static TiledViewInfo *view_as_written(Lowerer *L, const Node *call, int shape_at) {
-  TiledViewInfo *view = arena_alloc(&L->ctx->arena, sizeof(TiledViewInfo));
-  Node *shape = call_source(call, shape_at, "tile_shape"), *padding = call_source(call, -1, "padding_mode");
-  view->shape = shape ? node_copy_tree(&L->ctx->arena, shape) : NULL;
-  view->padding = padding ? node_copy_tree(&L->ctx->arena, padding) : NULL;
-  return view;
-}
-
-Node *lower_tiled_view(Lowerer *L, Node *call, const char *member) {
-  const char *what = "Array.tiled_view()";
-  TiledViewInfo *view = view_as_written(L, call, 1); /* the array is the method call's first argument */
-  BoundArgs args;
-  bind_call(L, call, what, "array, tile_shape, /, *, padding_mode, traversal_steps", &args);
-  TypeInfo *array = array_arg(L, call, &args, what);
-  Node *shape = require_arg(L, call, &args, 1, what, "tile_shape");
-  Node *items[MAX_TILE_RANK], *steps[MAX_TILE_RANK];
-  int rank = tuple_items(L, shape, items, MAX_TILE_RANK);
-  for (int d = 0; d < rank; d++)
-    if (!is_constant_expr(items[d]))
-      lower_error(L, args.source[1], "%s: the tile shape must be constant", what);
-  if (array->rank >= 0 && rank != array->rank)
-    lower_error(L, args.source[1], "%s: tile_shape needs one entry per array dimension", what);
-  if (args.arg[2])
-    read_padding(L, args.arg[2]);
-  if (args.arg[3] && !(args.arg[3]->type && args.arg[3]->type->kind == VAL_NONE)) {
-    if (tuple_items(L, args.arg[3], steps, MAX_TILE_RANK) != rank)
-      lower_error(L, args.source[3], "%s: traversal_steps needs one entry per tile dimension", what);
-    for (int d = 0; d < rank; d++) {
-      long long step, size;
-      bool same = known_int(steps[d], &step) && known_int(items[d], &size) ? step == size : same_text(L, steps[d], items[d]);
-      if (!same)
-        lower_error(L, args.source[3], "%s: traversal_steps other than the tile shape (overlapping or gapped "
-                    "tiles) cannot be converted", what);
-    }
-  }
-  TypeInfo *type = type_new(L->ctx, VAL_ARRAY);
-  *type = *array;
-  type->tiled = view;
-  Node *result = node_copy_tree(&L->ctx->arena, array->array->pointer);
-  result->type = type;
-  return result;
-}
-
-/* The view a tiled-view method is called on (`tv` bound to x.tiled_view(...), or the
- * call itself): its tile shape and padding as written. */
-static const TiledViewInfo *view_of(Lowerer *L, Node *receiver, const char *what) {
-  if (receiver->kind == N_NAME) {
-    Variable *var = scope_lookup(L, receiver->u.name.id);
-    if (var && var->type && var->type->tiled)
-      return var->type->tiled;
-  }
-  Node *callee = receiver->kind == N_CALL ? receiver->u.call.func : NULL;
-  if (callee && callee->kind == N_ATTRIBUTE && str_eq(callee->u.attribute.attr, "tiled_view"))
-    return view_as_written(L, receiver, 0); /* x.tiled_view(...): the array is its callee's object */
-  lower_error(L, receiver, "%s works on a tiled view (x.tiled_view(tile_shape)), not on an array or tile", what);
-}
-
-/* ct.<op>(receiver, ARGS..., shape=tile shape, padding_mode=...) as a call to lower: the
- * method's own arguments and keywords after the receiver. */
-static Node *view_call(Lowerer *L, Node *call, const TiledViewInfo *view, bool shape_keyword, bool padding) {
-  Node *made = arena_alloc(&L->ctx->arena, sizeof(Node));
-  *made = *call;
-  made->u.call.args = (NodeList){0};
-  made->u.call.keywords = (NodeList){0};
-  for (int i = 0; i < call->u.call.args.count; i++)
-    node_list_push(&L->ctx->arena, &made->u.call.args, call->u.call.args.items[i]);
-  if (!view->shape)
-    lower_error(L, call, "a tiled view needs its tile_shape");
-  Node *shape = node_copy_tree(&L->ctx->arena, view->shape);
-  if (shape_keyword)
-    node_list_push(&L->ctx->arena, &made->u.call.keywords, new_keyword(L, "shape", shape));
-  else
-    node_list_push(&L->ctx->arena, &made->u.call.args, shape);
-  for (int k = 0; k < call->u.call.keywords.count; k++)
-    node_list_push(&L->ctx->arena, &made->u.call.keywords, call->u.call.keywords.items[k]);
-  if (padding && view->padding)
-    node_list_push(&L->ctx->arena, &made->u.call.keywords,
-                   new_keyword(L, "padding_mode", node_copy_tree(&L->ctx->arena, view->padding)));
-  return made;
-}
-
-/* tv.load(index, *, check_bounds, latency, allow_tma): ct.load(x, index, tile_shape,
- * padding_mode=the view's, ...). */
-Node *lower_tiled_load(Lowerer *L, Node *call, const char *member) {
-  const char *what = "TiledView.load()";
-  if (call->u.call.args.count != 2)
-    lower_error(L, call, "%s takes one index tuple (and keywords)", what);
-  const TiledViewInfo *view = view_of(L, call->u.call.args.items[0], what);
-  return lower_load(L, view_call(L, call, view, false, true), "load");
-}
-
-/* tv.store(index, tile, *, check_bounds, latency, allow_tma): ct.store(x, index, tile, ...),
- * the tile of the view's tile shape. */
-Node *lower_tiled_store(Lowerer *L, Node *call, const char *member) {
-  const char *what = "TiledView.store()";
-  if (call->u.call.args.count != 3)
-    lower_error(L, call, "%s takes an index tuple and a tile (and keywords)", what);
-  const TiledViewInfo *view = view_of(L, call->u.call.args.items[0], what);
-  Node *tile_source = call->u.call.args.items[2];
-  Node *tile = lower_expr(L, tile_source);
-  Node *shape = lower_expr(L, node_copy_tree(&L->ctx->arena, view->shape));
-  Node *items[MAX_TILE_RANK];
-  int rank = tuple_items(L, shape, items, MAX_TILE_RANK);
-  const TypeInfo *type = tile->type;
-  bool same = type && type->kind == VAL_TILE && type->rank == rank;
-  for (int d = 0; same && d < rank; d++) {
-    long long size;
-    same = known_int(items[d], &size) ? type->shape[d] == size : type->dims[d] && same_text(L, type->dims[d], items[d]);
-  }
-  if (!same)
-    lower_error(L, tile_source, "%s: the tile must have the view's tile shape (ct.broadcast_to it first), not %s",
-                what, type_describe(L->ctx, type));
-  /* the lowered tile, under a name ct.store lowers again */
-  Node *name;
-  if (tile->kind == N_NAME && scope_lookup(L, tile->u.name.id))
-    name = new_name(L, arena_strndup(&L->ctx->arena, tile->u.name.id.text, (size_t)tile->u.name.id.len));
-  else {
-    Str temp = memory_temp(L, (Str){"tile", 4}, "view");
-    char *text = arena_printf(&L->ctx->arena, "%.*s = _1\n", temp.len, temp.text);
-    NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(tile));
-    for (int i = 0; i < made.count; i++)
-      node_list_push(&L->ctx->arena, L->pending, made.items[i]);
-    TypeInfo *bound = type_new(L->ctx, VAL_TILE);
-    *bound = *type;
-    scope_bind(L, temp, bound);
-    name = new_name(L, arena_strndup(&L->ctx->arena, temp.text, (size_t)temp.len));
-  }
-  name->span = tile_source->span;
-  Node *made = arena_alloc(&L->ctx->arena, sizeof(Node));
-  *made = *call;
-  made->u.call.args = (NodeList){0};
-  for (int i = 0; i < 2; i++)
-    node_list_push(&L->ctx->arena, &made->u.call.args, call->u.call.args.items[i]);
-  node_list_push(&L->ctx->arena, &made->u.call.args, name);
-  return lower_store(L, made, "store");
-}
-
-/* tv.num_tiles(axis): ct.num_tiles(x, axis, shape=tile_shape). */
-Node *lower_tiled_num_tiles(Lowerer *L, Node *call, const char *member) {
-  const char *what = "TiledView.num_tiles()";
-  if (call->u.call.args.count != 2)
-    lower_error(L, call, "%s takes one axis", what);
-  const TiledViewInfo *view = view_of(L, call->u.call.args.items[0], what);
-  return lower_num_tiles(L, view_call(L, call, view, true, false), "num_tiles");
-}
-
 /* Whether two expressions are written the same. */
-static bool same_text(Lowerer *L, const Node *a, const Node *b) {
+bool memory_same_text(Lowerer *L, const Node *a, const Node *b) {
   Buf x = {0}, y = {0};
   expr_text(L->ctx, a, &x);
   expr_text(L->ctx, b, &y);
@@ -1233,16 +1059,18 @@ TypeInfo *memory_merge_arrays(Lowerer *L, Node *at, Str name, TypeInfo *body, Ty
                               NodeList *body_out, NodeList *else_out) {
   ArrayRef *a = body->array, *b = orelse->array;
   const TiledViewInfo *va = body->tiled, *vb = orelse->tiled;
-  bool same_view = va == vb || (va && vb && va->shape && vb->shape && same_text(L, va->shape, vb->shape) &&
+  bool same_view = va == vb || (va && vb && va->shape && vb->shape && memory_same_text(L, va->shape, vb->shape) &&
                                 (va->padding == vb->padding ||
-                                 (va->padding && vb->padding && same_text(L, va->padding, vb->padding))));
-  if (!same_view) /* the view's shape and padding are read where it is used: one per name */
+                                 (va->padding && vb->padding && memory_same_text(L, va->padding, vb->padding))) &&
+                                (va->steps == vb->steps ||
+                                 (va->steps && vb->steps && memory_same_text(L, va->steps, vb->steps))));
+  if (!same_view) /* the view's shape, padding and steps are read where it is used: one per name */
     lower_error(L, at, "'%.*s' is a tiled view in one branch and another view or an array in the other: use it in "
                 "each branch", name.len, name.text);
-  if (a == b || (same_text(L, a->pointer, b->pointer) && same_text(L, a->shape, b->shape)))
+  if (a == b || (memory_same_text(L, a->pointer, b->pointer) && memory_same_text(L, a->shape, b->shape)))
     return orelse;
   bool mergeable = a->param.len && str_same(a->param, b->param) && !a->descriptor_slots && !b->descriptor_slots &&
-                   a->int64_index == b->int64_index && same_text(L, a->strides, b->strides);
+                   a->int64_index == b->int64_index && memory_same_text(L, a->strides, b->strides);
   if (!mergeable)
     lower_error(L, at, "`%.*s` is a different array in each branch of this `if`: an array is not a run-time value "
                 "in the converted kernel; bind it in one place (or load in each branch)", name.len, name.text);

@@ -6,6 +6,7 @@
  *   lower_memory_helpers.c  the pointer-path runtime helpers (Python text)
  *   lower_memory_gather.c   ct.gather, ct.scatter, ct.atomic_*
  *   lower_memory_advidx.c   ct.load_advanced_indexing, ct.store_advanced_indexing, ct.Slice
+ *   lower_memory_view.c     Array.tiled_view and the tiled view's methods
  *   lower_memory_order.c    which array each lowered operation touches, and
  *                           the tl.debug_barrier() pass that restores
  *                           cuTile's block-wide memory order
@@ -35,6 +36,9 @@ Node *store_helper(Lowerer *L, int rank);        /* ct_store_Nd */
 Node *tile_mask_helper(Lowerer *L, int rank);    /* ct_tile_mask_Nd */
 Node *load_element_helper(Lowerer *L, int rank); /* ct_load_element_Nd: shape=() */
 Node *store_element_helper(Lowerer *L, int rank);/* ct_store_element_Nd: a scalar tile */
+Node *load_view_helper(Lowerer *L, int rank);    /* ct_load_view_Nd: a view with traversal steps */
+Node *store_view_helper(Lowerer *L, int rank);   /* ct_store_view_Nd */
+Node *atomic_view_helper(Lowerer *L, int rank);  /* ct_atomic_view_Nd: TiledView.atomic_store_* */
 
 /* -------------------------------------------------- lower_memory_order.c */
 
@@ -90,6 +94,10 @@ TypeInfo *memory_merge_arrays(Lowerer *L, Node *at, Str name, TypeInfo *body, Ty
 /* The name of a fresh local for a memory operation (`x_slice_1`). */
 Str memory_temp(Lowerer *L, Str base, const char *what);
 bool memory_is_false(const Node *flag);
+/* A constant the converter knows the integer value of (a literal, not a constexpr parameter). */
+bool memory_known_int(const Node *node, long long *value);
+/* A constant: a literal or a constexpr (a parameter, an expression of them). */
+bool memory_is_constant(const Node *node);
 /* check_bounds=: NULL when bounds are always checked (absent, True); else
  * what the pointer helpers take as their constexpr check_bounds: the False
  * constant, or a constexpr parameter or expression (`not NO_PADDING`) that
@@ -110,12 +118,21 @@ const char *memory_scope_text(Lowerer *L, Node *scope, const char *what);
  * widening implicit casts): errors where both dtypes are known. */
 void memory_check_store_cast(Lowerer *L, Node *at, const TypeInfo *value, const TypeInfo *array, const char *what);
 
+/* Whether two expressions are written the same. */
+bool memory_same_text(Lowerer *L, const Node *a, const Node *b);
+/* The table's ct.load, ct.store and ct.num_tiles (a tiled view's methods lower to them). */
+Node *lower_load(Lowerer *L, Node *call, const char *member);
+Node *lower_store(Lowerer *L, Node *call, const char *member);
+Node *lower_num_tiles(Lowerer *L, Node *call, const char *member);
 /* -------------------------------------------------- lower_memory_gather.c */
 
 Node *memory_lower_gather(Lowerer *L, Node *call, const char *member);
 Node *memory_lower_scatter(Lowerer *L, Node *call, const char *member);
 Node *memory_lower_atomic_rmw(Lowerer *L, Node *call, const char *member); /* add max min and or xor xchg */
 Node *memory_lower_atomic_cas(Lowerer *L, Node *call, const char *member);
+/* The dtype checks of ct.atomic_<op> (`op`: "add", "max", ...) for an update of `array`
+ * (`at`: where an error points). */
+void memory_check_atomic(Lowerer *L, const char *op, TypeInfo *array, Node *update, Node *at, const char *what);
 
 /* -------------------------------------------------- lower_memory_advidx.c */
 

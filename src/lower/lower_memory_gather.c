@@ -291,6 +291,12 @@ static void check_atomic_dtypes(Lowerer *L, const AtomicSpec *spec, TypeInfo *ar
   memory_check_store_cast(L, at, update->type, array, what);
 }
 
+void memory_check_atomic(Lowerer *L, const char *op, TypeInfo *array, Node *update, Node *at, const char *what) {
+  for (size_t i = 0; i < sizeof ATOMICS / sizeof ATOMICS[0]; i++)
+    if (strcmp(ATOMICS[i].member + strlen("atomic_"), op) == 0)
+      check_atomic_dtypes(L, &ATOMICS[i], array, update, at, what);
+}
+
 /* ct.atomic_OP(array, indices, update, /, *, check_bounds, memory_order, memory_scope) */
 Node *memory_lower_atomic_rmw(Lowerer *L, Node *call, const char *member) {
   const AtomicSpec *spec = NULL;

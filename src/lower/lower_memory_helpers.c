@@ -35,3 +35,9 @@ Node *store_element_helper(Lowerer *L, int rank) {
   return rank == 0 ? use_helper(L, HELPER_ct_store_element_0d)
                    : use_template(L, TEMPLATE_ct_store_element_RANKd, rank);
 }
+
+Node *load_view_helper(Lowerer *L, int rank) { return use_template(L, TEMPLATE_ct_load_view_RANKd, rank); }
+
+Node *store_view_helper(Lowerer *L, int rank) { return use_template(L, TEMPLATE_ct_store_view_RANKd, rank); }
+
+Node *atomic_view_helper(Lowerer *L, int rank) { return use_template(L, TEMPLATE_ct_atomic_view_RANKd, rank); }

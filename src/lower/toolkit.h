@@ -131,6 +131,7 @@ typedef struct ArrayRef {
 typedef struct TiledViewInfo {
   Node *shape;
   Node *padding; /* NULL: the default */
+  Node *steps;   /* traversal_steps, NULL where they are the tile shape */
 } TiledViewInfo;
 
 typedef struct TypeInfo TypeInfo;

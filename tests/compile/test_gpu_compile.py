@@ -178,25 +178,38 @@ VIEW_CALLS = """
 import torch
 def views(m):
     m.launch_tiled_views_kernel(0, (4,), (torch.randn(64, 96), torch.empty(64, 96), 16, 32))
-CALLS = {"tiled_views": [views]}
+def strided(m):
+    m.launch_strided_views_kernel(0, (8,), (torch.randn(64, 96), torch.zeros(64, 96), 16, 8))
+CALLS = {"tiled_views": [views, strided]}
 """
 
 
 def test_tiled_views_compile_with_their_descriptor_paths(tmp_path):
     """A tiled view's load and store are the array's: they compile for the GPU with the TMA
-    path of ct.load and ct.store, and compute the same under the interpreter."""
+    path of ct.load and ct.store, and compute the same under the interpreter; a view with
+    traversal steps and its atomic stores compile and add each window once."""
     (tmp_path / "mods").mkdir()
     module = tmp_path / "mods" / "tiled_views.py"
     _convert(HERE / "cases" / "tiled_views.py", module)
     proc = _check_folder(tmp_path / "mods", VIEW_CALLS, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     # the PTX holds a TMA load and a TMA store (cp.async.bulk.tensor)
-    assert "1 launches, 2 compiles, 0 failed" in proc.stdout and "tma=1/1" in proc.stdout, proc.stdout
+    assert "2 launches, 4 compiles, 0 failed" in proc.stdout, proc.stdout
+    assert proc.stdout.count("tiled_views_kernel shared=4104 tma=1/1") == 2, proc.stdout
+    assert proc.stdout.count("strided_views_kernel") == 2, proc.stdout  # steps: pointers and atomics
     same, output = _run_interpreted(module,
                                     "x = torch.randn(64, 96)\n"
                                     "y = torch.empty(64, 96)\n"
                                     "m.launch_tiled_views_kernel(0, (4,), (x, y, 16, 32))\n"
-                                    "torch.testing.assert_close(y, x * 2)\n")
+                                    "torch.testing.assert_close(y, x * 2)\n"
+                                    "y = torch.zeros(20, 30)\n"
+                                    "x = torch.randn(20, 30)\n"
+                                    "m.launch_strided_views_kernel(0, (3,), (x, y, 16, 8))\n"
+                                    "covers = torch.zeros(20, 30)\n"
+                                    "for r in range(0, 20, 8):\n"
+                                    "    for c in range(0, 30, 8):\n"
+                                    "        covers[r:r + 16, c:c + 16] += 1\n"
+                                    "torch.testing.assert_close(y, x * covers)\n")
     assert same, output
 
 

@@ -54,6 +54,24 @@ def test_each_candidate_pipelines_its_loops_with_its_own_stage_count(convert):
     assert "_loop_stages" not in mod._launch_candidates(mod.row_sums.configs, 64, tma=True)[0].kwargs
 
 
+def test_small_tiles_in_pipelined_loops_also_try_four_stages(convert):
+    """Small loads need more of them in flight: a kernel whose loops Triton pipelines tries
+    the hand pick at 4 stages too when its tiles have at most 8192 elements; larger tiles,
+    kernels without such loops and matrix products keep their candidates."""
+    mod = convert(ROWS)
+    configs = mod.row_sums.configs
+
+    def picks(elements, **flags):
+        return [(c.num_warps, c.num_stages) for c in mod._launch_candidates(configs, elements, **flags)]
+
+    small = picks(64, loops=True)
+    assert small == [(4, 3), (8, 3), (16, 3), (4, 4), (4, 2), (4, 1)]
+    assert picks(8192, loops=True).count((16, 4)) == 1
+    assert all(stages != 4 for _, stages in picks(16384, loops=True))
+    assert all(stages != 4 for _, stages in picks(64))
+    assert picks(64, tma=True, loops=True)[4] == (4, 4)
+
+
 def test_a_fixed_launch_gives_the_loops_its_stage_count(tmp_path):
     src = tmp_path / "rows.py"
     src.write_text(ROWS)

@@ -161,3 +161,84 @@ def ct_store_advanced_RANKd(base, shape, strides, AXES, value):
     OFFSETS
     ptrs = POINTERS
     tl.store(ptrs, value, mask=INSIDE)
+
+
+# template: ct_load_view_RANKd from rank 1
+#   INDEX = {i$|, }
+#   SIZE = {S$|, }
+#   STEP = {T$|, }
+#   SIZE_PARAMS = {S$: tl.constexpr|, }
+#   STEP_PARAMS = {T$: tl.constexpr|, }
+#   OFFSETS = o$ = tl.cast(i$, tl.int64) * T$ + tl.arange(0, S$)
+#   POINTERS = base{ + o$[^] * strides[$]}
+#   INSIDE = {((o$ >= 0) & (o$ < shape[$]))[^]| & }
+@triton.jit
+def ct_load_view_RANKd(base, shape, strides, INDEX, SIZE_PARAMS, STEP_PARAMS, other,
+                       check_bounds: tl.constexpr = True):
+    """TiledView.load of a view with traversal steps (STEP): the tile of shape (SIZE) at
+    tile index (INDEX), whose origin is the index times the steps (tiles overlap where a
+    step is smaller than the tile, leave gaps where it is larger). Elements outside the
+    array read `other` (the view's padding value)."""
+    OFFSETS
+    ptrs = POINTERS
+    if check_bounds:
+        tile = tl.load(ptrs, mask=INSIDE, other=other)
+    else:
+        tile = tl.load(ptrs)
+    return tile
+
+
+# template: ct_store_view_RANKd from rank 1
+#   INDEX = {i$|, }
+#   STEP = {T$|, }
+#   STEP_PARAMS = {T$: tl.constexpr|, }
+#   SIZES = S$: tl.constexpr = value.shape[$]
+#   OFFSETS = o$ = tl.cast(i$, tl.int64) * T$ + tl.arange(0, S$)
+#   POINTERS = base{ + o$[^] * strides[$]}
+#   INSIDE = {((o$ >= 0) & (o$ < shape[$]))[^]| & }
+@triton.jit
+def ct_store_view_RANKd(base, shape, strides, INDEX, STEP_PARAMS, value, check_bounds: tl.constexpr = True):
+    """TiledView.store of a view with traversal steps (STEP): `value` as the tile at tile
+    index (INDEX), whose origin is the index times the steps. Elements outside the array
+    are not written; tl.store casts to the array's dtype."""
+    SIZES
+    OFFSETS
+    ptrs = POINTERS
+    if check_bounds:
+        tl.store(ptrs, value, mask=INSIDE)
+    else:
+        tl.store(ptrs, value)
+
+
+# template: ct_atomic_view_RANKd from rank 1
+#   INDEX = {i$|, }
+#   SIZE = {S$|, }
+#   STEP = {T$|, }
+#   SIZE_PARAMS = {S$: tl.constexpr|, }
+#   STEP_PARAMS = {T$: tl.constexpr|, }
+#   OFFSETS = o$ = tl.cast(i$, tl.int64) * T$ + tl.arange(0, S$)
+#   POINTERS = base{ + o$[^] * strides[$]}
+#   INSIDE = {((o$ >= 0) & (o$ < shape[$]))[^]| & }
+@triton.jit
+def ct_atomic_view_RANKd(base, shape, strides, INDEX, SIZE_PARAMS, STEP_PARAMS, update, OP: tl.constexpr):
+    """TiledView.atomic_store_OP: `update`, broadcast to the tile shape (SIZE), combined
+    element by element and atomically (OP: "add", "max", "min", "and", "or" or "xor")
+    into the tile at tile index (INDEX), whose origin is the index times the steps (STEP).
+    Elements outside the array are not touched; the old values are not returned. Triton's
+    atomics cast the update to the array's dtype."""
+    OFFSETS
+    ptrs = POINTERS
+    inside = INSIDE
+    update = tl.broadcast_to(update, SIZE)
+    if OP == "add":
+        tl.atomic_add(ptrs, update, mask=inside)
+    elif OP == "max":
+        tl.atomic_max(ptrs, update, mask=inside)
+    elif OP == "min":
+        tl.atomic_min(ptrs, update, mask=inside)
+    elif OP == "and":
+        tl.atomic_and(ptrs, update, mask=inside)
+    elif OP == "or":
+        tl.atomic_or(ptrs, update, mask=inside)
+    else:
+        tl.atomic_xor(ptrs, update, mask=inside)
