@@ -21,6 +21,7 @@
 #define C2T_MAX_KERNELS      4096   /* @ct.kernel functions in one module (launch.c) */
 #define C2T_MAX_FUNCTIONS    16384  /* module-level functions, any role (resolve.c) */
 #define C2T_MAX_CAPTURED     32     /* locals of its host function one nested kernel reads (resolve.c) */
+#define C2T_MAX_HELPER_DEPTH 8      /* functions of a host function calling one another, moved with its kernel */
 #define C2T_MAX_ALIASES      16384  /* module-level names: imports from cuda.tile, aliases, constants */
 #define C2T_MAX_CT_MODULE_NAMES 64  /* names bound to the cuda.tile module itself (`import cuda.tile as ct`) */
 

@@ -914,11 +914,163 @@ static void add_captured_param(Converter *conv, Node *def, Node *kernel_callee, 
 
 static bool is_kernel_def(Converter *conv, const Node *stmt) { return is_ct_def(conv, stmt, false); }
 
+/* The plain functions of one host function moved to module level with its kernels (see
+ * move_helper): each one's name there, and the placeholder left where its def stood. */
+typedef struct HelperMoves {
+  Str from[C2T_MAX_CAPTURED], to[C2T_MAX_CAPTURED];
+  Node *placeholder[C2T_MAX_CAPTURED];
+  int count;
+} HelperMoves;
+
+typedef struct DefFind {
+  Str name;
+  Node **slot; /* the def's place in its block */
+  int count;   /* defs of that name found */
+} DefFind;
+
+static void find_def_block(NodeList *block, void *data) {
+  DefFind *find = data;
+  for (int i = 0; i < block->count; i++) {
+    Node *stmt = block->items[i];
+    if (stmt->kind == N_FUNCTION_DEF && str_same(stmt->u.function_def.name, find->name)) {
+      find->slot = &block->items[i];
+      find->count++;
+    } else if (stmt->kind != N_FUNCTION_DEF && stmt->kind != N_CLASS_DEF)
+      each_block(stmt, find_def_block, data);
+  }
+}
+
+/* Reads of `from` in `node` (a moved kernel or function) renamed `to`. */
+typedef struct Rename {
+  Str from, to;
+} Rename;
+
+static void rename_reads(Node *node, void *data) {
+  Rename *rename = data;
+  if (node->kind == N_NAME && node->u.name.ctx == CTX_LOAD && str_same(node->u.name.id, rename->from))
+    node->u.name.id = rename->to;
+  node_children(node, rename_reads, data);
+}
+
+/* `name`, read by a kernel (or by a function moved with it) defined in host function
+ * `host`, when it is a plain function that `host` defines once (`def helper(t): ...`):
+ * tile code that cuTile compiles with the kernel. Its def moves to module level beside the
+ * kernel (under `HOST_NAME` where the module has the name), the plain functions it reads
+ * of `host` with it; `*to` is the name it has there. False when `name` is no such function
+ * (a value, a class, a decorated or twice-defined function); a located error when it reads
+ * another local of `host` (a closure: its values are not constants of the kernel) or the
+ * module name it would take is taken. Host code of `host` reading it is checked after all
+ * of `host`'s kernels moved (check_moved_helpers). */
+static bool move_helper(Converter *conv, Node *host, Str name, const NameSet *locals, NameSet *module_names,
+                        NodeList *hoisted, HelperMoves *moves, int depth, Str *to) {
+  for (int i = 0; i < moves->count; i++)
+    if (str_same(moves->from[i], name)) {
+      *to = moves->to[i];
+      return true;
+    }
+  DefFind find = {name, NULL, 0};
+  find_def_block(&host->u.function_def.body, &find);
+  Node *def = find.count == 1 ? *find.slot : NULL;
+  if (!def || def->u.function_def.decorator_list.count)
+    return false;
+  if (depth == C2T_MAX_HELPER_DEPTH)
+    diag_limit(&conv->ctx->diag, def->span.start, "plain functions of a host function calling one another, moved "
+               "with its kernel", C2T_MAX_HELPER_DEPTH);
+  Str host_name = host->u.function_def.name;
+  if (moves->count == C2T_MAX_CAPTURED)
+    diag_limit(&conv->ctx->diag, def->span.start, "functions of a host function moved with its kernels",
+               C2T_MAX_CAPTURED);
+  Str moved = name;
+  if (name_set_has(module_names, name)) {
+    char *renamed = arena_printf(&conv->ctx->arena, "%.*s_%.*s", host_name.len, host_name.text, name.len, name.text);
+    moved = (Str){renamed, (int)strlen(renamed)};
+    if (name_set_has(module_names, moved))
+      diag_error_code(&conv->ctx->diag, C2T_CODE_HOST, def->span.start,
+                      "the function '%.*s' defined inside '%.*s', which a kernel there calls, has the name of a "
+                      "module-level name, and so has '%.*s': it becomes a module-level tile function; rename one "
+                      "of them", name.len, name.text, host_name.len, host_name.text, moved.len, moved.text);
+  }
+  name_set_add(module_names, moved);
+  Node *placeholder = arena_alloc(&conv->ctx->arena, sizeof(Node));
+  placeholder->kind = N_PASS;
+  placeholder->span = def->span;
+  placeholder->rewritten = true;
+  int at = moves->count++;
+  moves->from[at] = name;
+  moves->to[at] = moved;
+  moves->placeholder[at] = placeholder;
+  *find.slot = placeholder;
+  def->u.function_def.name = moved;
+  /* what it reads of the host function: other plain functions, moved too; nothing else */
+  Str reads[C2T_MAX_CAPTURED];
+  const Node *first = NULL;
+  int count = closure_reads(conv, def, locals, reads, C2T_MAX_CAPTURED, &first);
+  for (int i = 0; i < count && i < C2T_MAX_CAPTURED; i++) {
+    Str callee;
+    if (move_helper(conv, host, reads[i], locals, module_names, hoisted, moves, depth + 1, &callee)) {
+      Rename rename = {reads[i], callee};
+      if (!str_same(callee, reads[i]))
+        node_children(def, rename_reads, &rename);
+      continue;
+    }
+    NameSearch search = {reads[i], NULL};
+    node_children(def, find_read, &search);
+    diag_error_code(&conv->ctx->diag, C2T_CODE_HOST, (search.found ? search.found : def)->span.start,
+                    "the function '%.*s' defined inside '%.*s', which a kernel there calls, reads '%.*s', a local "
+                    "of '%.*s': it becomes a module-level tile function, which reads no local of a host function; "
+                    "pass it as a parameter", name.len, name.text, host_name.len, host_name.text, reads[i].len,
+                    reads[i].text, host_name.len, host_name.text);
+  }
+  push_node(conv, hoisted, def);
+  resolve_function_def(conv, def);
+  *to = moved;
+  return true;
+}
+
+static void drop_placeholders_block(NodeList *block, void *data) {
+  const HelperMoves *moves = data;
+  int kept = 0;
+  for (int i = 0; i < block->count; i++) {
+    bool moved = false;
+    for (int m = 0; m < moves->count; m++)
+      moved = moved || block->items[i] == moves->placeholder[m];
+    if (!moved)
+      block->items[kept++] = block->items[i];
+  }
+  if (kept == 0 && block->count > 0) /* a block keeps one statement: a placeholder is `pass` */
+    kept = 1;
+  block->count = kept;
+  for (int i = 0; i < block->count; i++)
+    each_block(block->items[i], drop_placeholders_block, data);
+}
+
+/* After `host`'s kernels moved: the defs of the functions moved with them leave its body
+ * (a block they empty keeps a `pass`), and host code of `host` that still reads one of
+ * them (calls it, passes it on) is a located error: the function is tile code now. */
+static void check_moved_helpers(Converter *conv, Node *host, HelperMoves *moves) {
+  if (!moves->count)
+    return;
+  drop_placeholders_block(&host->u.function_def.body, moves);
+  Str host_name = host->u.function_def.name;
+  for (int m = 0; m < moves->count; m++) {
+    NameSearch search = {moves->from[m], NULL};
+    NodeList *body = &host->u.function_def.body;
+    for (int i = 0; i < body->count && !search.found; i++)
+      find_read(body->items[i], &search);
+    if (search.found)
+      diag_error_code(&conv->ctx->diag, C2T_CODE_HOST, search.found->span.start,
+                      "'%.*s' is a function of '%.*s' that a kernel defined there calls, which makes it tile code "
+                      "(a module-level tile function in the converted module); host code cannot use it too: "
+                      "define a host copy under another name", moves->from[m].len, moves->from[m].text,
+                      host_name.len, host_name.text);
+  }
+}
+
 /* Move the kernel at `slot`, a statement of host function `host`'s body
  * (whose names are `locals`), to `hoisted`; a placeholder takes its place.
  * `module_names` holds the names the module binds, the moved kernels' too. */
 static void hoist_kernel(Converter *conv, Node *host, Node **slot, const NameSet *locals, NameSet *module_names,
-                         NodeList *hoisted) {
+                         NodeList *hoisted, HelperMoves *moves) {
   Node *inner = *slot;
   Str name = inner->u.function_def.name, host_name = host->u.function_def.name;
   NodeList *decorators = &inner->u.function_def.decorator_list;
@@ -935,8 +1087,17 @@ static void hoist_kernel(Converter *conv, Node *host, Node **slot, const NameSet
   NameSet defined = {.conv = conv, .stores = true};
   collect_definitions(&host->u.function_def.body, &defined);
   Node *callee = decorator_callee(innermost);
+  int values = 0; /* the captured names that are values (constexpr parameters), after the functions moved */
   for (int i = 0; i < count && i < C2T_MAX_CAPTURED; i++) {
-    Str read = captured[i];
+    Str read = captured[i], to;
+    if (name_set_has(&defined, read) && callee->kind == N_ATTRIBUTE &&
+        move_helper(conv, host, read, locals, module_names, hoisted, moves, 0, &to)) {
+      Rename rename = {read, to};
+      if (!str_same(to, read))
+        node_children(inner, rename_reads, &rename);
+      continue;
+    }
+    captured[values++] = read;
     NameSearch search = {read, NULL};
     node_children(inner, find_read, &search);
     Pos at = (search.found ? search.found : inner)->span.start;
@@ -952,6 +1113,7 @@ static void hoist_kernel(Converter *conv, Node *host, Node **slot, const NameSet
   if (count > C2T_MAX_CAPTURED)
     diag_limit(&conv->ctx->diag, first->span.start, "locals of its host function a nested kernel reads",
                C2T_MAX_CAPTURED);
+  count = values;
   for (int i = 0; i < count; i++) {
     DtypeUse use = {conv, captured[i], false};
     NodeList *inner_body = &inner->u.function_def.body;
@@ -1006,13 +1168,14 @@ typedef struct Hoisting {
   const NameSet *locals;
   NameSet *module_names;
   NodeList *hoisted;
+  HelperMoves *moves;
 } Hoisting;
 
 static void hoist_block_kernels(NodeList *block, void *data) {
   Hoisting *h = data;
   for (int k = 0; k < block->count; k++) {
     if (is_kernel_def(h->conv, block->items[k]))
-      hoist_kernel(h->conv, h->host, &block->items[k], h->locals, h->module_names, h->hoisted);
+      hoist_kernel(h->conv, h->host, &block->items[k], h->locals, h->module_names, h->hoisted, h->moves);
     else
       each_block(block->items[k], hoist_block_kernels, h);
   }
@@ -1128,8 +1291,10 @@ static void hoist_nested_kernels(Converter *conv) {
       collect_parameters(&locals, stmt->u.function_def.args);
       for (int k = 0; k < inner->count; k++)
         collect_names(inner->items[k], &locals);
-      Hoisting hoisting = {conv, stmt, &locals, &module_names, &out};
+      HelperMoves *moves = arena_alloc(&conv->ctx->arena, sizeof(HelperMoves));
+      Hoisting hoisting = {conv, stmt, &locals, &module_names, &out, moves};
       hoist_block_kernels(inner, &hoisting);
+      check_moved_helpers(conv, stmt, moves);
     }
     push_node(conv, &out, stmt);
   }

@@ -402,8 +402,60 @@ def factory(TILE):
     torch.testing.assert_close(y, torch.full((8,), 2.0, device=device))
 
 
-def test_a_closure_over_a_function_of_the_host_function_is_a_located_error(convert_error):
-    message = convert_error(SCALE_KERNEL + '''
+def test_functions_a_nested_kernel_calls_move_to_module_level_with_it(convert, convert_text, device):
+    """A plain function the factory defines and its kernel calls is tile code, as cuTile
+    compiles it with the kernel: it moves to module level (under FACTORY_NAME where the
+    module has its name; the functions it calls move too) and the kernel calls it there."""
+    source = SCALE_KERNEL + '''
+
+def helper(t):
+    return t  # the module's own helper: the factory's takes factory_helper
+
+
+def factory(n):
+    def helper(t):
+        return twice(t) + 1.0
+
+    def twice(t):
+        return t * 2
+
+    @ct.kernel
+    def inner(x, T: ct.Constant[int]):
+        ct.store(x, index=(0,), tile=helper(ct.load(x, index=(0,), shape=(T,))))
+
+    @ct.kernel
+    def other(x, T: ct.Constant[int]):
+        ct.store(x, index=(0,), tile=twice(ct.load(x, index=(0,), shape=(T,))))
+
+    return inner if n else other
+'''
+    text = convert_text(source)
+    assert "def factory_helper(t):" in text and "\ndef twice(t):" in text and "def helper(t):" in text
+    factory = text[text.index("def factory(n):"):]
+    assert "def " not in factory[len("def factory(n):"):factory.index("return inner")]  # the defs left it
+    mod = convert(source)
+    x = torch.ones(16, device=device)
+    mod.factory(1).launch_tile_kernel(0, (1, 1, 1), (x, 16))
+    torch.testing.assert_close(x, torch.full((16,), 3.0, device=device))
+    mod.factory(0).launch_tile_kernel(0, (1, 1, 1), (x, 16))
+    torch.testing.assert_close(x, torch.full((16,), 6.0, device=device))
+    assert mod.helper(5) == 5  # the module's own helper is untouched
+
+
+def test_a_function_moved_with_a_kernel_that_reads_a_local_or_serves_host_code_is_a_located_error(convert_error):
+    closure = convert_error(SCALE_KERNEL + '''
+def factory(n):
+    def helper(t):
+        return t * n
+
+    @ct.kernel
+    def inner(x):
+        ct.store(x, index=(0,), tile=helper(ct.load(x, index=(0,), shape=(16,))))
+
+    return inner
+''')
+    assert "the function 'helper' defined inside 'factory', which a kernel there calls, reads 'n'" in closure
+    host = convert_error(SCALE_KERNEL + '''
 def factory(n):
     def helper(t):
         return t * 2
@@ -412,10 +464,9 @@ def factory(n):
     def inner(x):
         ct.store(x, index=(0,), tile=helper(ct.load(x, index=(0,), shape=(16,))))
 
-    return inner
+    return inner, helper(n)
 ''')
-    assert "the kernel 'inner' defined inside 'factory' reads 'helper', a function, class or module defined" \
-        in message
+    assert "'helper' is a function of 'factory' that a kernel defined there calls" in host
 
 
 def test_ct_launch_as_a_value_is_the_launch_of_any_converted_kernel(convert, device):

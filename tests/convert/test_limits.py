@@ -171,3 +171,24 @@ def test_every_limit_of_the_sources_is_in_the_readme_table():
     limits -= {"C2T_MAX_SOURCE_BYTES"}  # the library's name for C2T_MAX_INPUT_BYTES (in the table)
     missing = sorted(limits - set(readme_rows()))
     assert not missing, f"limits missing from README's table: {missing}"
+
+
+MAX_HELPER_DEPTH = 8
+
+
+def chain_factory(depth):
+    """A factory whose kernel calls f0, which calls f1, ... f{depth}: depth + 1 functions
+    moved with the kernel, the last at chain depth `depth`."""
+    helpers = "".join(f"    def f{i}(t):\n        return f{i + 1}(t) + 1\n\n" for i in range(depth))
+    helpers += f"    def f{depth}(t):\n        return t\n\n"
+    return ("import cuda.tile as ct\n\n\ndef factory():\n" + helpers +
+            "    @ct.kernel\n    def k(x):\n"
+            "        ct.store(x, index=(0,), tile=f0(ct.load(x, index=(0,), shape=(16,))))\n\n"
+            "    return k\n")
+
+
+def test_functions_moved_with_a_nested_kernel_in_a_chain_up_to_the_limit(convert_text, convert_error):
+    assert "def f7(t):" in convert_text(chain_factory(MAX_HELPER_DEPTH - 1))
+    found = convert_error(chain_factory(MAX_HELPER_DEPTH))
+    assert found == ("C2T002: too many plain functions of a host function calling one another, moved with its "
+                     f"kernel (limit is {MAX_HELPER_DEPTH})"), found
