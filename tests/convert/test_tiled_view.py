@@ -84,7 +84,7 @@ def window(x, out, TILE: ConstInt, STEP: ConstInt):
 
 @ct.kernel
 def box_sums(x, out, KH: ConstInt, KW: ConstInt, SH: ConstInt, SW: ConstInt, OW: ConstInt):
-    patches = x.tiled_view((KH, KW), traversal_steps=(SH, SW))
+    patches = x.tiled_view((KH, KW), padding_mode=ct.PaddingMode.ZERO, traversal_steps=(SH, SW))
     sums = out.tiled_view(())
     i = ct.bid(0)
     for j in range(OW):
