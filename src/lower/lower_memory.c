@@ -574,7 +574,7 @@ static void push_arg(Lowerer *L, Node *call, Node *arg) { node_list_push(&L->ctx
 
 /* check_bounds= to a helper call: nothing when always checked, else
  * `check_bounds=False` or `check_bounds=FLAG` (the helpers' constexpr). */
-static void push_unchecked(Lowerer *L, Node *call, Node *check) {
+void memory_push_unchecked(Lowerer *L, Node *call, Node *check) {
   if (!check)
     return;
   Node *keyword = T0(L, "f(check_bounds=False)")->u.call.keywords.items[0];
@@ -637,7 +637,7 @@ static Node *load_element(Lowerer *L, TypeInfo *array, Node *index, Padding padd
   stats_memory(L->conv, "scalar element (shape=())");
   Node *loaded = pointer_call(L, load_element_helper(L, rank), array->array, items, rank);
   push_arg(L, loaded, padding_value(L, padding));
-  push_unchecked(L, loaded, check);
+  memory_push_unchecked(L, loaded, check);
   loaded->type = type_tile(L->ctx, array->dtype, 0, NULL);
   loaded->type->dtype_expr = array->dtype_expr;
   memory_note_access(L, loaded, array->array, MEM_READ);
@@ -763,7 +763,7 @@ static Node *load_tile(Lowerer *L, const LoadParts *parts, Node *order) {
   for (int a = 0; a < rank; a++)
     push_arg(L, loaded, access.size[a]);
   push_arg(L, loaded, padding_value(L, padding));
-  push_unchecked(L, loaded, check);
+  memory_push_unchecked(L, loaded, check);
   memory_note_access(L, loaded, access.array, MEM_READ);
   stats_memory(L->conv, tma_refusal(L, &access));
   Node *ok = NULL, *by_tma = tma_possible(L, &access) ? load_by_tma(L, &access, padding, &ok) : NULL;
@@ -811,7 +811,7 @@ static Node *store_element(Lowerer *L, TypeInfo *array, Node *index, Node *value
   stats_memory(L->conv, "scalar element (shape=())");
   Node *stored = pointer_call(L, store_element_helper(L, rank), array->array, items, rank);
   push_arg(L, stored, value);
-  push_unchecked(L, stored, check);
+  memory_push_unchecked(L, stored, check);
   memory_note_access(L, stored, array->array, MEM_WRITE);
   return none_typed(L, stored);
 }
@@ -888,7 +888,7 @@ static Node *store_tile(Lowerer *L, const StoreParts *parts, Node *order) {
   }
   Node *stored = pointer_call(L, store_helper(L, rank), access.array, access.index, rank);
   push_arg(L, stored, value);
-  push_unchecked(L, stored, check);
+  memory_push_unchecked(L, stored, check);
   memory_note_access(L, stored, access.array, MEM_WRITE);
   stats_memory(L->conv, sizes_known ? tma_refusal(L, &access) : "tile dims unknown");
   if (sizes_known && tma_possible(L, &access)) {

@@ -103,6 +103,9 @@ bool memory_is_constant(const Node *node);
  * constant, or a constexpr parameter or expression (`not NO_PADDING`) that
  * Triton decides at compile time. A run-time value is a located error. */
 Node *memory_check_bounds(Lowerer *L, Node *flag, const char *what);
+/* memory_check_bounds's flag given to a pointer helper's call: nothing when always checked,
+ * else `check_bounds=False` or `check_bounds=FLAG` (the helpers' constexpr). */
+void memory_push_unchecked(Lowerer *L, Node *call, Node *check);
 /* latency=: None, a constant from 1 to 10 or a constexpr (a hint, dropped). */
 void memory_check_latency(Lowerer *L, Node *latency, const char *what);
 /* padding_mode= of a pointer-path load (a ct.PaddingMode member or absent): the

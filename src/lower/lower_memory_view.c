@@ -205,14 +205,6 @@ static void element_indices(Lowerer *L, StridedTile *tile) {
     tile->index[d] = T(L, "tl.cast(_1, tl.int64) * _2", tile->index[d], tile->step[d]);
 }
 
-static void push_check(Lowerer *L, Node *call, Node *check) {
-  if (!check)
-    return;
-  Node *keyword = T0(L, "f(check_bounds=False)")->u.call.keywords.items[0];
-  keyword->u.keyword.value = check;
-  node_list_push(&L->ctx->arena, &call->u.call.keywords, keyword);
-}
-
 /* ------------------------------------------------------------- methods */
 
 /* tv.load(index) of a view with steps: ct_load_view_Nd (ct_load_element_Nd for a 0-d tile). */
@@ -242,7 +234,7 @@ static Node *strided_load(Lowerer *L, Node *call, const TiledViewInfo *view, con
     }
   }
   node_list_push(&L->ctx->arena, &loaded->u.call.args, other);
-  push_check(L, loaded, check);
+  memory_push_unchecked(L, loaded, check);
   loaded->type = type;
   memory_note_access(L, loaded, array->array, MEM_READ);
   return loaded;
@@ -284,7 +276,7 @@ static Node *strided_store(Lowerer *L, Node *call, const TiledViewInfo *view, No
   } else
     stored = strided_call(L, store_view_helper(L, tile.rank), array->array, &tile, false, true);
   node_list_push(&L->ctx->arena, &stored->u.call.args, value);
-  push_check(L, stored, check);
+  memory_push_unchecked(L, stored, check);
   stored->type = type_new(L->ctx, VAL_NONE);
   memory_note_access(L, stored, array->array, MEM_WRITE);
   return stored;
