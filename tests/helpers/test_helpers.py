@@ -233,6 +233,10 @@ def probe_module(rank):
         gather = "(" + "g, " * rank + ")" if rank > 1 else "g"
         lines += [f"    t = ct.load(x, {index}, shape={shape}, padding_mode=ct.PaddingMode.NEG_ZERO)",
                   f"    ct.store(y, {index}, t)", f"    ct.scatter(y, {gather}, ct.gather(x, {gather}))"]
+        steps = "(" + "1, " * rank + ")"  # tiles that overlap: the strided view helpers
+        lines += [f"    v = x.tiled_view({shape}, traversal_steps={steps})",
+                  f"    w = y.tiled_view({shape}, traversal_steps={steps})",
+                  f"    w.store({index}, v.load({index}))", f"    w.atomic_store_add({index}, v.load({index}))"]
     if rank >= 2:  # advanced indexing: an index tile on axis 0, ct.Slice on the others
         entries = "(ct.arange(2, dtype=ct.int32), " + "ct.Slice(i, 2), " * (rank - 1) + ")"
         lines += [f"    a = ct.load_advanced_indexing(x, {entries})", f"    ct.store_advanced_indexing(y, {entries}, a)"]
