@@ -184,13 +184,11 @@ static Padding read_padding(Lowerer *L, Node *mode) {
 /* -0.0, NaN and infinities exist in float arrays only (cuTile leaves them
  * undefined for integers): an error where the dtype is known, else a
  * static assertion that Triton checks when it compiles the kernel. */
-static void require_float_padding(Lowerer *L, Node *at, const TypeInfo *array, Padding padding) {
-  if (padding <= PAD_ZERO)
-    return;
+void memory_require_float_array(Lowerer *L, Node *at, const TypeInfo *array, const char *what,
+                                const char *assertion) {
   char category = dtype_info(array->dtype)->category;
   if (array->dtype != DT_UNKNOWN && category != 'f')
-    lower_error(L, at, "padding_mode=%s needs a float array, not %s", PADDING_NAMES[padding],
-                dtype_info(array->dtype)->cutile);
+    lower_error(L, at, "%s needs a float array, not %s", what, dtype_info(array->dtype)->cutile);
   if (array->dtype != DT_UNKNOWN || !L->prologue)
     return;
   const ArrayRef *ref = array->array;
@@ -198,16 +196,24 @@ static void require_float_padding(Lowerer *L, Node *at, const TypeInfo *array, P
                             : ref->pointer; /* a view's dtype is its parent's, a parameter of the kernel */
   Buf pointer = {0};
   expr_text(L->ctx, root, &pointer);
-  const char *key = arena_printf(&L->ctx->arena, "float-padding|%s|%s", pointer.data, PADDING_NAMES[padding]);
+  const char *message = arena_printf(&L->ctx->arena, assertion, pointer.data);
+  const char *key = arena_printf(&L->ctx->arena, "float-array|%s", message);
   if (memory_first_time(L, key)) {
-    const char *text = arena_printf(&L->ctx->arena,
-                                    "tl.static_assert(_1.dtype.element_ty.is_floating(), \"ct.load(%s, "
-                                    "padding_mode=%s): this padding needs a float array\")\n",
-                                    pointer.data, PADDING_NAMES[padding]);
+    const char *text = arena_printf(&L->ctx->arena, "tl.static_assert(_1.dtype.element_ty.is_floating(), \"%s\")\n",
+                                    message);
     NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(root));
     node_list_push(&L->ctx->arena, L->prologue, made.items[0]);
   }
   buf_free(&pointer);
+}
+
+static void require_float_padding(Lowerer *L, Node *at, const TypeInfo *array, Padding padding) {
+  if (padding <= PAD_ZERO)
+    return;
+  const char *mode = PADDING_NAMES[padding];
+  memory_require_float_array(L, at, array, arena_printf(&L->ctx->arena, "padding_mode=%s", mode),
+                             arena_printf(&L->ctx->arena, "ct.load(%%s, padding_mode=%s): this padding needs a "
+                                                          "float array", mode));
 }
 
 Node *memory_padding_other(Lowerer *L, Node *mode, Node *at, const TypeInfo *array) {

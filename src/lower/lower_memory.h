@@ -112,6 +112,11 @@ void memory_check_latency(Lowerer *L, Node *latency, const char *what);
  * `other` value of its tl.load (`None` for UNDETERMINED); -0.0, NaN and the
  * infinities need a float array (an error at `at`, or a static assertion). */
 Node *memory_padding_other(Lowerer *L, Node *mode, Node *at, const TypeInfo *array);
+/* `what` (what asks for it) needs a float array: an error at `at` where the array's dtype is
+ * known, else a static assertion in the kernel's prologue that Triton checks when it compiles
+ * it, whose message is `assertion` with the array's pointer for its %s. */
+void memory_require_float_array(Lowerer *L, Node *at, const TypeInfo *array, const char *what,
+                                const char *assertion);
 /* The bound argument 0 of `call`, which must be an array (`what` `verb` an array, not ...). */
 Node *memory_require_array(Lowerer *L, Node *call, const BoundArgs *args, const char *what, const char *verb);
 /* "sem"/"scope" text for an atomic's memory_order / memory_scope argument. */

@@ -459,6 +459,13 @@ Node *lower_tiled_atomic(Lowerer *L, Node *call, const char *member) {
       lower_error(L, args.source[2], "%s: an update of %s does not broadcast to the view's tile shape", what,
                   type_describe(L->ctx, type));
   }
+  if (type->kind == VAL_CONST && type->is_float) { /* a float number casts only to a float array */
+    if (strcmp(op, "and") == 0 || strcmp(op, "or") == 0 || strcmp(op, "xor") == 0)
+      lower_error(L, args.source[2], "%s: the update must have the array's integer dtype, not a float", what);
+    const char *by = arena_printf(&L->ctx->arena, "%s of a float number", what);
+    memory_require_float_array(L, args.source[2], array, by,
+                               arena_printf(&L->ctx->arena, "%s (%%s) needs a float array", by));
+  }
   if (type->kind == VAL_CONST) /* a tile of the array's dtype, as Triton's atomics take one */
     update = T(L, "tl.full((), _1, _2.dtype.element_ty)", update, node_copy_tree(&L->ctx->arena, array->array->pointer));
   stats_memory(L->conv, "atomic (no TMA form)");

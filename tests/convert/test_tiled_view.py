@@ -1,6 +1,7 @@
 """Array.tiled_view (cuda-tile 1.7): a view of an array as its grid of tiles of one shape,
 whose load, store and num_tiles are ct.load, ct.store and ct.num_tiles of the array with that
 tile shape and padding mode (real cuTile compiles these kernels: checked with export_kernel)."""
+import pytest
 import torch
 
 VIEWS = '''
@@ -209,6 +210,20 @@ def test_what_a_tiled_view_atomic_takes(convert_error):
     wide = kernel("x.tiled_view((16,)).atomic_store_add((i,), ct.full((32,), 1.0, dtype=ct.float32))")
     assert "does not broadcast to the view's tile shape" in convert_error(wide)
     assert "takes an index and an update" in convert_error(kernel("x.tiled_view((B,)).atomic_store_add((i,))"))
+    # a float number: never a bitwise update; an arithmetic one needs a float array
+    assert "the update must have the array's integer dtype" in convert_error(
+        kernel("x.tiled_view((B,)).atomic_store_xor((i,), 1.5)"))
+
+
+def test_a_float_number_added_through_a_view_needs_a_float_array(convert, convert_text, device):
+    source = _kernel("x.tiled_view((B,)).atomic_store_add((i,), 1.5)")
+    assert "atomic_store_add() of a float number (x) needs a float array" in convert_text(source)
+    mod = convert(source)
+    x = torch.zeros(8, device=device)
+    mod.launch_k(0, (1,), (x, x, 8))
+    torch.testing.assert_close(x, torch.full((8,), 1.5, device=device))
+    with pytest.raises(Exception, match="needs a float array"):
+        mod.launch_k(0, (1,), (torch.zeros(8, dtype=torch.int32, device=device), x, 8))
 
 
 def test_the_strided_view_kernels_here_are_valid_cutile(cutile_export):
