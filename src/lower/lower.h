@@ -199,6 +199,15 @@ void defer_list_descriptors(Lowerer *L, NodeList *body);
 Node *lower_view_steps(Lowerer *L, const TypeInfo *array);
 /* lower_memory_view.c: tv.tile_shape, a tuple (the 1-D shorthand too) */
 Node *lower_view_tile_shape(Lowerer *L, const TypeInfo *array);
+/* lower_memory_view.c: a tiled view passed to a tile function. At the call, the argument's
+ * type made a copy whose view holds its tile-shape items and steps lowered in the caller
+ * (view_arguments; `at` where an error points); in the tile function, the view of parameter
+ * `name`, whose items are its constexpr parameters NAME_tile_D and NAME_step_D, appended to
+ * `params` and bound (view_parameters); whether one lowering of the function takes both views
+ * (views_alike: as many items, steps or none, the same padding). */
+TypeInfo *view_arguments(Lowerer *L, TypeInfo *array, Node *at);
+TiledViewInfo *view_parameters(Lowerer *L, Str name, const TiledViewInfo *given, NodeList *params);
+bool views_alike(Lowerer *L, const TiledViewInfo *a, const TiledViewInfo *b);
 /* lower_memory_order.c: tl.debug_barrier() where cuTile's block-wide memory
  * order needs one (a store then a load of the same array, lock hand-offs). */
 void insert_memory_barriers(Lowerer *L, NodeList *body);

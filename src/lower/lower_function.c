@@ -1393,6 +1393,8 @@ static void lower_device_version(Lowerer *L, Function *fn, TypeInfo **arg_types,
         type->rank = given->rank;
         type->dtype = given->dtype;
       }
+      if (given && given->tiled) /* a tiled view: its tile shape and steps as constexpr parameters */
+        type->tiled = view_parameters(L, name, given->tiled, &params);
       scope_bind(L, name, type);
     } else if (annotation_is(L, arg->u.arg.annotation, "Constant", 0)) {
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, "tl.constexpr"));
@@ -1835,7 +1837,7 @@ static Node *copy_node(Lowerer *L, Node *node) {
  * on must be the same at every call that shares a lowering: the kind, rank,
  * the dtype and sizes the body knew, constant values it folded. NULL when
  * this call's types fit `fn`'s lowering; else why not (and *which). */
-static const char *param_mismatch(Function *fn, TypeInfo **types, int count, int *which) {
+static const char *param_mismatch(Lowerer *L, Function *fn, TypeInfo **types, int count, int *which) {
   if (!fn->param_types)
     return NULL; /* lowered without a call: for any argument types */
   for (int i = 0; i < count && i < fn->param_count; i++) {
@@ -1853,6 +1855,8 @@ static const char *param_mismatch(Function *fn, TypeInfo **types, int count, int
       why = "a different rank";
     else if (seen->kind == VAL_ARRAY && seen->rank >= 0 && now->rank >= 0 && seen->rank != now->rank)
       why = "a different rank"; /* an array's rank may be learnt from its first use */
+    else if (seen->kind == VAL_ARRAY && !views_alike(L, seen->tiled, now->tiled))
+      why = "a different tiled view";
     else if (seen->kind == VAL_TILE && seen->dtype != DT_UNKNOWN && seen->dtype != now->dtype)
       why = "a different dtype";
     else if (seen->kind == VAL_ARRAY && seen->dtype != DT_UNKNOWN && now->dtype != DT_UNKNOWN &&
@@ -1922,7 +1926,7 @@ static Function *specialization_for(Lowerer *L, Node *call, Function *fn, TypeIn
        variant = variant->next_variant, made++) {
     if (variant->lowering)
       lower_error(L, call, "recursive tile functions cannot be converted");
-    const char *mismatch = param_mismatch(variant, types, count, &which);
+    const char *mismatch = param_mismatch(L, variant, types, count, &which);
     if (!mismatch)
       return variant;
     if (!why)
@@ -2026,6 +2030,29 @@ static Node *alias_at_call(Lowerer *L, Function *fn, int alias, TypeInfo **types
   return NULL;
 }
 
+/* `P_tile_D` (`P_step_D`), the constexpr parameter of item D of the tile shape (steps) of a
+ * tiled view passed as parameter P: that item as this call passed it; else NULL. */
+static Node *view_item_at_call(Lowerer *L, Function *fn, Str id, Node **args, TypeInfo **types, int count) {
+  for (int k = id.len - 1; k > 0; k--) {
+    bool tile = k + 6 <= id.len && memcmp(id.text + k, "_tile_", 6) == 0;
+    bool step = k + 6 <= id.len && memcmp(id.text + k, "_step_", 6) == 0;
+    if (!tile && !step)
+      continue;
+    int d = 0, digits = 0;
+    for (int j = k + 6; j < id.len && id.text[j] >= '0' && id.text[j] <= '9' && digits < 3; j++, digits++)
+      d = d * 10 + (id.text[j] - '0');
+    if (!digits || k + 6 + digits != id.len)
+      return NULL;
+    Node *param = new_name(L, arena_strndup(&L->ctx->arena, id.text, (size_t)k));
+    TypeInfo *type = argument_type_of(fn, param, args, types, count, NULL);
+    const TiledViewInfo *view = type && type->kind == VAL_ARRAY ? type->tiled : NULL;
+    if (!view || !view->lowered || d >= (tile ? view->items : view->step_items))
+      return NULL;
+    return node_copy_tree(&L->ctx->arena, view->lowered[tile ? d : view->items + d]);
+  }
+  return NULL;
+}
+
 /* A dimension expression of the tile function, in the caller's terms: its
  * `p.shape[d]` and constant parameters become what this call passed,
  * module constants stay; NULL when it names the function's locals. */
@@ -2055,6 +2082,9 @@ static Node *dim_at_call(Lowerer *L, Function *fn, Node *dim, Node **args, TypeI
     for (int a = 0; a < fn->alias_count; a++) /* `D` of `N, D = t.shape` */
       if (str_same(fn->alias_names[a], dim->u.name.id))
         return alias_at_call(L, fn, a, types, count);
+    Node *item = view_item_at_call(L, fn, dim->u.name.id, args, types, count);
+    if (item)
+      return item;
     Str id = dim->u.name.id;
     if (id.len > 3 && memcmp(id.text + id.len - 3, "_TL", 3) == 0 &&
         find_binding(L->conv, (Str){id.text, id.len - 3}))
@@ -2294,6 +2324,8 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
                   "pass its items, As[g])");
     /* whether it is tfloat32 is a condition on the caller's names (`ct.tfloat32 if A.dtype ==
        ct.float32 else A.dtype`), which the tile function's body cannot read */
+    if (types[i] && types[i]->kind == VAL_ARRAY && types[i]->tiled)
+      types[i] = args->items[i]->type = view_arguments(L, types[i], args->items[i]);
     if (types[i] && types[i]->kind == VAL_TILE && types[i]->tf32_when)
       lower_error(L, args->items[i], "a tile that is tfloat32 only for some dtypes of the launch (astype to a dtype "
                   "chosen by a condition) cannot be passed to a tile function (not converted yet: call ct.mma or "
@@ -2326,6 +2358,9 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
       node_list_push(&L->ctx->arena, &expanded, copy_node(L, array->pointer));
       node_list_push(&L->ctx->arena, &expanded, copy_node(L, array->shape));
       node_list_push(&L->ctx->arena, &expanded, copy_node(L, array->strides));
+      const TiledViewInfo *view = types[i]->tiled;
+      for (int d = 0; view && d < view->items + view->step_items; d++)
+        node_list_push(&L->ctx->arena, &expanded, view->lowered[d]);
     } else {
       node_list_push(&L->ctx->arena, &expanded, args->items[i]);
     }

@@ -22,6 +22,7 @@
  * broadcast to the array's rank): its loads and stores are element ones, at the
  * element index times the steps.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "lower_memory.h"
@@ -294,11 +295,11 @@ static Node *broadcast_to_tile(Lowerer *L, Node *call, Node *tile, Node **items,
   for (int d = 0; fits && type->kind == VAL_TILE && d < type->rank; d++) {
     long long size;
     int axis = d + rank - type->rank;
-    bool equal = memory_known_int(items[axis], &size)
-                     ? type->shape[d] == size
-                     : type->dims[d] && memory_same_text(L, type->dims[d], items[axis]);
+    bool known = memory_known_int(items[axis], &size) && type->shape[d] >= 0;
+    bool equal = known ? type->shape[d] == size : type->dims[d] && memory_same_text(L, type->dims[d], items[axis]);
     same = same && equal;
-    fits = equal || type->shape[d] == 1;
+    /* sizes not both known here (constexprs, a tile function's result): Triton checks the broadcast */
+    fits = equal || type->shape[d] == 1 || !known;
   }
   if (same || (fits && rank == 0))
     return tile;
@@ -475,4 +476,64 @@ Node *lower_tiled_atomic(Lowerer *L, Node *call, const char *member) {
   result->type = type_new(L->ctx, VAL_NONE);
   memory_note_access(L, result, array->array, MEM_READ | MEM_WRITE | MEM_ATOMIC | MEM_ACQUIRE | MEM_RELEASE);
   return result;
+}
+
+/* ------------------------------------------------ views and tile functions */
+
+TypeInfo *view_arguments(Lowerer *L, TypeInfo *array, Node *at) {
+  const TiledViewInfo *view = array->tiled;
+  TiledViewInfo *copy = arena_alloc(&L->ctx->arena, sizeof(TiledViewInfo));
+  *copy = *view;
+  Node *shape[MAX_TILE_RANK], *steps[MAX_TILE_RANK];
+  copy->items = memory_tuple_items(L, lower_view_tile_shape(L, array), shape, MAX_TILE_RANK, "tile dimensions");
+  copy->step_items = view->steps ? memory_tuple_items(L, lower_expr(L, tuple_source(L, view->steps)), steps,
+                                                      MAX_TILE_RANK, "traversal steps")
+                                 : 0;
+  copy->lowered = arena_alloc(&L->ctx->arena, sizeof(Node *) * (size_t)(copy->items + copy->step_items + 1));
+  for (int d = 0; d < copy->items + copy->step_items; d++) {
+    Node *item = d < copy->items ? shape[d] : steps[d - copy->items];
+    if (!memory_is_constant(item))
+      lower_error(L, at, "a tiled view passed to a tile function needs a constant tile shape and steps");
+    copy->lowered[d] = item;
+  }
+  TypeInfo *type = type_new(L->ctx, VAL_ARRAY);
+  *type = *array;
+  type->tiled = copy;
+  return type;
+}
+
+/* `NAME_tile_0, NAME_tile_1` (or `_step_`) as a tuple of names to lower in the tile function,
+ * each a constexpr parameter appended to `params` and bound. */
+static Node *item_parameters(Lowerer *L, Str name, const char *what, int count, NodeList *params) {
+  Node *tuple = T0(L, "()");
+  for (int d = 0; d < count; d++) {
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, "_%s_%d", what, d);
+    Str param = suffixed(L, name, suffix);
+    node_list_push(&L->ctx->arena, params, new_arg(L, param, "tl.constexpr"));
+    TypeInfo *type = type_new(L->ctx, VAL_CONST);
+    type->dtype = DT_UNKNOWN;
+    scope_bind(L, param, type);
+    node_list_push(&L->ctx->arena, &tuple->u.list.elts,
+                   new_name(L, arena_strndup(&L->ctx->arena, param.text, (size_t)param.len)));
+  }
+  return tuple;
+}
+
+TiledViewInfo *view_parameters(Lowerer *L, Str name, const TiledViewInfo *given, NodeList *params) {
+  TiledViewInfo *view = arena_alloc(&L->ctx->arena, sizeof(TiledViewInfo));
+  view->shape = item_parameters(L, name, "tile", given->items, params);
+  view->steps = given->step_items ? item_parameters(L, name, "step", given->step_items, params) : NULL;
+  view->padding = given->padding ? node_copy_tree(&L->ctx->arena, given->padding) : NULL;
+  view->items = given->items;
+  view->step_items = given->step_items;
+  return view;
+}
+
+bool views_alike(Lowerer *L, const TiledViewInfo *a, const TiledViewInfo *b) {
+  if (!a || !b)
+    return a == b;
+  if (a->items != b->items || a->step_items != b->step_items || (a->padding == NULL) != (b->padding == NULL))
+    return false;
+  return !a->padding || memory_same_text(L, a->padding, b->padding);
 }

@@ -132,6 +132,10 @@ typedef struct TiledViewInfo {
   Node *shape;
   Node *padding; /* NULL: the default */
   Node *steps;   /* traversal_steps, NULL where they are the tile shape */
+  /* a view passed to a tile function: its tile-shape items and steps (0: none), lowered in
+     the caller (view_arguments), which the call passes after the array */
+  int items, step_items;
+  Node **lowered;
 } TiledViewInfo;
 
 typedef struct TypeInfo TypeInfo;

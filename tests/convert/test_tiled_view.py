@@ -52,7 +52,7 @@ def k(x, y, B: ct.Constant[int]):
 
 
 def test_what_a_tiled_view_cannot_do_is_a_located_error(convert_error):
-    wider = _kernel("y.tiled_view((B, B)).store((i, 0), ct.zeros((2 * B,), dtype=ct.float32))")
+    wider = _kernel("y.tiled_view((16, 16)).store((i, 0), ct.zeros((32,), dtype=ct.float32))")
     assert "does not broadcast to the view's tile shape" in convert_error(wider)
     plain = _kernel("t = x.load((i,))")
     assert "works on a tiled view" in convert_error(plain)
@@ -247,3 +247,46 @@ def test_the_strided_view_kernels_here_are_valid_cutile(cutile_export):
         assert cutile_export.cubin_size(source, [array(dtype, 2), array(dtype, 2), 8, 8, 5, 6]) > 0
     source = named_k(ATOMICS.replace("atomic_store_OP", "atomic_store_add"), "broadcast")
     assert cutile_export.cubin_size(source, [array(ct.float32, 2), array(ct.float32, 2), 8]) > 0
+    f32_2d = array(ct.float32, 2)
+    assert cutile_export.cubin_size(VIEW_ARGUMENTS, [f32_2d, array(ct.float32, 2), array(ct.float32, 2), 8, 4]) > 0
+
+
+VIEW_ARGUMENTS = """
+import cuda.tile as ct
+
+
+def scaled_tile(tv, i, s):
+    return tv.load((i, 0)) * s + tv.tile_shape[1]
+
+
+def through(tv, out, i):
+    out.store((i, 0), scaled_tile(tv, i, 2.0))
+
+
+@ct.kernel
+def k(x, y, z, BM: ct.Constant[int], BN: ct.Constant[int]):
+    i = ct.bid(0)
+    through(x.tiled_view((BM, BN), padding_mode=ct.PaddingMode.ZERO), y.tiled_view((BM, BN)), i)
+    windows = x.tiled_view((BM, 2 * BN), padding_mode=ct.PaddingMode.ZERO, traversal_steps=(BM // 2, BN))
+    z.tiled_view((BM, 2 * BN), traversal_steps=(BM // 2, BN)).store((i, 0), scaled_tile(windows, i, 1.0))
+"""
+
+
+def test_a_tiled_view_passed_to_tile_functions_keeps_its_shape_padding_and_steps(convert, convert_text, device):
+    """A view is the array with its tile shape and steps as constexpr parameters of the tile
+    function (one lowering per kind of view: these two views take two), passed on as given."""
+    text = convert_text(VIEW_ARGUMENTS)
+    assert "tv_tile_0: tl.constexpr," in text and "tv_tile_1: tl.constexpr," in text
+    assert "def scaled_tile_2(" in text and "tv_step_1: tl.constexpr," in text  # the strided view's own lowering
+    mod = convert(VIEW_ARGUMENTS)
+    x = torch.randn(20, 12, device=device)
+    y = torch.zeros(20, 12, device=device)
+    z = torch.zeros(20, 12, device=device)
+    mod.launch_k(0, (5,), (x, y, z, 8, 4))
+    want_y = torch.zeros(20, 12, device=device)
+    want_y[:, :4] = x[:, :4] * 2.0 + 4
+    torch.testing.assert_close(y, want_y)
+    want_z = torch.zeros(20, 12, device=device)
+    for i in range(5):  # windows of 8 rows every 4 rows: later windows overwrite the overlap
+        want_z[4 * i:4 * i + 8, :8] = x[4 * i:4 * i + 8, :8] + 8
+    torch.testing.assert_close(z, want_z)
