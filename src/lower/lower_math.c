@@ -647,9 +647,62 @@ static Node *compare_contained(Lowerer *L, Node *expr, AstOp op, Node *left, Nod
   return lower_unary_operator(L, expr, AOP_NOT, result);
 }
 
+/* Item `i` of a lowered tuple: the item written in it, else `t[i]`. */
+static Node *tuple_item(Lowerer *L, Node *tuple, int i) {
+  if (tuple->kind == N_TUPLE)
+    return tuple->u.list.elts.items[i];
+  Node *item = T(L, "_1[_2]", node_copy_tree(&L->ctx->arena, tuple), new_int(L, i));
+  item->type = tuple->type->elts[i];
+  return item;
+}
+
+/* `t == u`, `t != u` of tuples (`a.shape == b.shape`): item by item as Python compares them;
+ * tuples of different lengths are unequal. Items known at conversion fold; the others are
+ * ANDed, a constexpr where they all are (ct.static_assert takes it). A tuple with anything
+ * but a tuple, and the orderings of tuples, are located errors. */
+static Node *compare_tuples(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right) {
+  const TypeInfo *lt = left->type, *rt = right->type;
+  if (op != AOP_EQ && op != AOP_NOTEQ)
+    lower_error(L, expr, "tuples can be compared with == and != only in tile code");
+  if (!lt || !rt || lt->kind != VAL_TUPLE || rt->kind != VAL_TUPLE)
+    lower_error(L, expr, "a comparison of %s with %s cannot be converted", type_describe(L->ctx, lt),
+                type_describe(L->ctx, rt));
+  Node *all = NULL;
+  bool unequal = lt->count != rt->count;
+  for (int i = 0; !unequal && i < lt->count; i++) {
+    Node *a = tuple_item(L, left, i), *b = tuple_item(L, right, i);
+    if (a->type && b->type && a->type->kind == VAL_CONST && b->type->kind == VAL_CONST && !a->type->is_float &&
+        same_dim(L, a, b))
+      continue; /* one constexpr int written the same on both sides (`B` and `B`): equal */
+    Node *item = lower_comparison(L, expr, AOP_EQ, a, b);
+    if (item->type && item->type->kind == VAL_TILE && item->type->rank != 0)
+      lower_error(L, expr, "a comparison of tuples holding tiles cannot be converted (compare their items)");
+    if (is_known_number(item->type)) { /* known here: true adds nothing, false decides */
+      unequal = !item->type->int_value;
+      continue;
+    }
+    if (!all) {
+      all = item;
+      continue;
+    }
+    bool both_constant = all->type->kind == VAL_CONST && item->type->kind == VAL_CONST;
+    TypeInfo *type = both_constant ? launch_bool(L) : type_tile(L->ctx, DT_BOOL, 0, NULL);
+    all = both_constant ? T(L, "_1 and _2", all, item) : T(L, "_1 & _2", all, item);
+    all->type = type;
+  }
+  Node *result = unequal ? known_bool(L, false) : all ? all : known_bool(L, true);
+  if (op == AOP_EQ)
+    return result;
+  if (is_known_number(result->type))
+    return known_bool(L, result->type->int_value == 0);
+  return lower_unary_operator(L, expr, AOP_NOT, result);
+}
+
 Node *lower_comparison(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right) {
   if (op == AOP_IN || op == AOP_NOTIN)
     return compare_contained(L, expr, op, left, right);
+  if ((left->type && left->type->kind == VAL_TUPLE) || (right->type && right->type->kind == VAL_TUPLE))
+    return compare_tuples(L, expr, op, left, right);
   if (is_dtype_or_none(left->type) || is_dtype_or_none(right->type))
     return compare_compile_time(L, expr, op, left, right);
   if (op == AOP_IS || op == AOP_ISNOT)

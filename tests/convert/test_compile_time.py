@@ -567,3 +567,43 @@ def test_a_branch_calling_a_name_cutile_lacks_fails_only_when_compiled(convert, 
 def test_a_run_time_branch_calling_a_name_cutile_lacks_is_refused(convert_error):
     error = convert_error(UNKNOWN_IN_BRANCH.replace("if IS_SWISH:", "if ct.bid(0) == 0:"))
     assert "ct.sigmoid is not a name of cuda.tile" in error
+
+
+# ---------------------------------------------------------- tuple comparisons
+
+TUPLE_COMPARISONS = """
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, B: ct.Constant[int]):
+    a = ct.load(x, (0,), (B,))
+    b = ct.load(y, (0,), (B,))
+    ct.static_assert(a.shape == b.shape)
+    ct.static_assert(a.shape != (B, B))
+    if a.shape == (16,) and (B, 2) != (B, 3):
+        a = a * 2
+    if (B, 1) == (8, 1):
+        a = a + 1
+    ct.store(x, (0,), a + b)
+"""
+
+
+def test_tuples_compare_item_by_item(convert, convert_text, convert_error):
+    """`a.shape == b.shape` (shape checks) and comparisons with tuples written out: item by
+    item, folded where the items are known, constexprs otherwise (ct.static_assert and a
+    branch decided at launch take them); tuples of different lengths are unequal."""
+    text = convert_text(TUPLE_COMPARISONS)
+    kernel = text[text.index("def k("):text.index("def launch_k")]
+    assert "static_assert" not in kernel  # both decided here: (B,) == (B,), and lengths 1 and 2
+    assert "if B == 16" in kernel and "if B == 8:" in kernel
+    failed = convert_error(TUPLE_COMPARISONS.replace("a.shape != (B, B)", "a.shape == (B, B)"))
+    assert "static assertion failed" in failed or "static_assert" in failed
+    mod = convert(TUPLE_COMPARISONS)
+    for size, want in ((16, lambda x, y: x * 2 + y), (8, lambda x, y: x + 1 + y), (4, lambda x, y: x + y)):
+        x, y = torch.randn(size), torch.randn(size)
+        expected = want(x, y)
+        mod.launch_k(0, (1,), (x, y, size))
+        torch.testing.assert_close(x, expected)
+    ordering = convert_error(TUPLE_COMPARISONS.replace("a.shape != (B, B)", "a.shape < (B, B)"))
+    assert "tuples can be compared with == and != only" in ordering
