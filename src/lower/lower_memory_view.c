@@ -202,8 +202,14 @@ static Node *strided_call(Lowerer *L, Node *helper, const ArrayRef *array, const
 
 /* A 0-d tile's element: the element index times the steps (64-bit). */
 static void element_indices(Lowerer *L, StridedTile *tile) {
-  for (int d = 0; d < tile->rank; d++)
-    tile->index[d] = T(L, "tl.cast(_1, tl.int64) * _2", tile->index[d], tile->step[d]);
+  for (int d = 0; d < tile->rank; d++) {
+    long long index, step;
+    if (memory_known_int(tile->index[d], &index) && memory_known_int(tile->step[d], &step) &&
+        (index == 0 || (index > 0 && step > 0 && index <= (1LL << 31) && step <= (1LL << 31))))
+      tile->index[d] = new_int(L, index * step); /* known here: the product itself */
+    else
+      tile->index[d] = T(L, "tl.cast(_1, tl.int64) * _2", tile->index[d], tile->step[d]);
+  }
 }
 
 /* ------------------------------------------------------------- methods */
