@@ -108,6 +108,7 @@ typedef enum HelperId {
   HELPER_ct_pack_float4_e2m1fn, /* shape_helpers.py */
   HELPER_ct_unpack_from_bytes, /* shape_helpers.py */
   HELPER_ct_unpack_float4_e2m1fn, /* shape_helpers.py */
+  HELPER_ct_same_tuple, /* shape_helpers.py */
   HELPER__TuningResult, /* tune_helpers.py */
   HELPER__launch_time_us, /* tune_helpers.py */
   HELPER__exhaustive_search, /* tune_helpers.py */
@@ -1722,6 +1723,13 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    tl.static_assert(x.dtype == tl.uint8, \"unpack_from_bytes takes a uint8 tile\")\n"
     "    COUNT: tl.constexpr = x.shape[0]\n"
     "    return tl.reshape(tl.join(x & 0xF, x >> 4), (COUNT * 2,)).to(tl.uint8)\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_same_tuple] = {"ct_same_tuple",
+    "@triton.constexpr_function\n"
+    "def ct_same_tuple(a, b):\n"
+    "    \"\"\"a == b for tuples known when Triton compiles (a ct.Constant tuple parameter compared\n"
+    "    with a tuple): Python's comparison, item by item, lengths included.\"\"\"\n"
+    "    return tuple(a) == tuple(b)\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER__TuningResult] = {"_TuningResult",
     "class _Measurement:\n"

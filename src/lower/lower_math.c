@@ -664,6 +664,13 @@ static Node *compare_tuples(Lowerer *L, Node *expr, AstOp op, Node *left, Node *
   const TypeInfo *lt = left->type, *rt = right->type;
   if (op != AOP_EQ && op != AOP_NOTEQ)
     lower_error(L, expr, "tuples can be compared with == and != only in tile code");
+  bool lc = lt && lt->kind == VAL_CONST && lt->const_tuple, rc = rt && rt->kind == VAL_CONST && rt->const_tuple;
+  if ((lc || rc) && (lc || lt->kind == VAL_TUPLE) && (rc || rt->kind == VAL_TUPLE)) {
+    /* a ct.Constant tuple parameter, whose length Triton knows: compared whole when it compiles */
+    Node *same = T(L, "_1(_2, _3)", use_helper(L, HELPER_ct_same_tuple), left, right);
+    same->type = launch_bool(L);
+    return op == AOP_EQ ? same : lower_unary_operator(L, expr, AOP_NOT, same);
+  }
   if (!lt || !rt || lt->kind != VAL_TUPLE || rt->kind != VAL_TUPLE)
     lower_error(L, expr, "a comparison of %s with %s cannot be converted", type_describe(L->ctx, lt),
                 type_describe(L->ctx, rt));
@@ -701,7 +708,10 @@ static Node *compare_tuples(Lowerer *L, Node *expr, AstOp op, Node *left, Node *
 Node *lower_comparison(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right) {
   if (op == AOP_IN || op == AOP_NOTIN)
     return compare_contained(L, expr, op, left, right);
-  if ((left->type && left->type->kind == VAL_TUPLE) || (right->type && right->type->kind == VAL_TUPLE))
+  bool constant_tuple = (left->type && left->type->kind == VAL_CONST && left->type->const_tuple) ||
+                        (right->type && right->type->kind == VAL_CONST && right->type->const_tuple);
+  if ((left->type && left->type->kind == VAL_TUPLE) || (right->type && right->type->kind == VAL_TUPLE) ||
+      constant_tuple)
     return compare_tuples(L, expr, op, left, right);
   if (is_dtype_or_none(left->type) || is_dtype_or_none(right->type))
     return compare_compile_time(L, expr, op, left, right);

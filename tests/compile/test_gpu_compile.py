@@ -137,7 +137,10 @@ def partly(m):
     m.launch_partly_constant_kernel(0, (4,), (torch.randn(64), torch.empty(64), ((16, 2), 0.5)))
 def mixed(m):
     m.launch_mixed_tuple_kernel(0, (4,), ((torch.randn(64), 3.0), torch.empty(64), 16))
-CALLS = {"tuple_params": [floats, ints, partly, mixed]}
+def compared(m):
+    m.launch_compared_tuple_kernel(0, (1,), (torch.randn(16), 16, (16,)))
+    m.launch_compared_tuple_kernel(0, (1,), (torch.randn(16), 16, (16, 2)))
+CALLS = {"tuple_params": [floats, ints, partly, mixed, compared]}
 """
 
 
@@ -157,7 +160,7 @@ def test_tuple_parameters_compile_and_run(tmp_path):
     assert 'nargs["tiles"][0] * nargs["tiles"][1]' in text
     proc = _check_folder(tmp_path / "mods", TUPLE_CALLS, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "4 launches, 8 compiles, 0 failed" in proc.stdout
+    assert "6 launches, 12 compiles, 0 failed" in proc.stdout
     same, output = _run_interpreted(module,
                                     "x = torch.randn(64, 32)\n"
                                     "for offsets in ((2.0, 1.0, 4.0), (3, 1, 4)):\n"

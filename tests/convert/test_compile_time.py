@@ -607,3 +607,30 @@ def test_tuples_compare_item_by_item(convert, convert_text, convert_error):
         torch.testing.assert_close(x, expected)
     ordering = convert_error(TUPLE_COMPARISONS.replace("a.shape != (B, B)", "a.shape < (B, B)"))
     assert "tuples can be compared with == and != only" in ordering
+
+
+CONSTANT_TUPLE = """
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, B: ct.Constant[int], SHAPE: ct.Constant[tuple]):
+    a = ct.load(x, (0,), (B,))
+    if SHAPE == (B,):
+        a = a + 1
+    if SHAPE != (B, 2):
+        a = a * 2
+    ct.store(x, (0,), a)
+"""
+
+
+def test_a_constant_tuple_parameter_compares_whole_when_triton_compiles(convert, convert_text):
+    """A ct.Constant tuple parameter's length is known only at launch: the comparison is
+    Python's, made when Triton compiles the kernel (ct_same_tuple)."""
+    assert "if ct_same_tuple(SHAPE, (B,)):" in convert_text(CONSTANT_TUPLE)
+    mod = convert(CONSTANT_TUPLE)
+    for shape, want in (((8,), lambda x: (x + 1) * 2), ((8, 2), lambda x: x), ((4, 4), lambda x: x * 2)):
+        x = torch.randn(8)
+        expected = want(x)
+        mod.launch_k(0, (1,), (x, 8, shape))
+        torch.testing.assert_close(x, expected)

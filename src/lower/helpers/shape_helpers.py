@@ -77,3 +77,11 @@ def ct_unpack_float4_e2m1fn(x):
     tl.static_assert(x.dtype == tl.uint8, "unpack_from_bytes takes a uint8 tile")
     COUNT: tl.constexpr = x.shape[0]
     return tl.reshape(tl.join(x & 0xF, x >> 4), (COUNT * 2,)).to(tl.uint8)
+
+
+# helper: ct_same_tuple
+@triton.constexpr_function
+def ct_same_tuple(a, b):
+    """a == b for tuples known when Triton compiles (a ct.Constant tuple parameter compared
+    with a tuple): Python's comparison, item by item, lengths included."""
+    return tuple(a) == tuple(b)

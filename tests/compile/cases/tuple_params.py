@@ -24,3 +24,12 @@ def mixed_tuple_kernel(pair, y, TILE: ct.Constant[int]):
     # pair[0] an array, pair[1] a number: a tuple of arrays and numbers
     t = ct.load(pair[0], index=(ct.bid(0),), shape=(TILE,))
     ct.store(y, index=(ct.bid(0),), tile=t * pair[1])
+
+
+@ct.kernel
+def compared_tuple_kernel(x, B: ct.Constant[int], SHAPE: ct.Constant[tuple]):
+    # a Constant tuple compared whole (its length is known when the kernel compiles)
+    t = ct.load(x, index=(0,), shape=(B,))
+    if SHAPE == (B,):
+        t = t + 1
+    ct.store(x, index=(0,), tile=t)
