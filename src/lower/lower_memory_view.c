@@ -20,7 +20,9 @@
  *
  * A 0-d tile shape, (), is the array's elements one by one (a tile of ones,
  * broadcast to the array's rank): its loads and stores are element ones, at the
- * element index times the steps.
+ * element index times the steps. A view passed to a tile function travels as its
+ * array followed by its tile-shape items and steps, constexpr parameters of the
+ * function (view_arguments at the call, view_parameters in the function).
  */
 #include <stdio.h>
 #include <string.h>
