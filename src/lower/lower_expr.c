@@ -500,17 +500,53 @@ static Node *lower_tuple(Lowerer *L, Node *expr) {
   return typed(expr, type);
 }
 
-/* a and b and c: Triton takes two operands at a time. */
+static bool is_scalar_value(const TypeInfo *type) {
+  return type && (type->kind == VAL_CONST || (type->kind == VAL_TILE && type->rank == 0));
+}
+
+/* a and b and c: Triton takes two operands at a time. Where every operand is a scalar, a
+ * bool known here decides as a condition reads it: True drops out of an `and` (False out
+ * of an `or`), False decides an `and` (True an `or`) — `t.shape == (16,) and (B, 2) !=
+ * (B, 3)` is `B == 16`, not `B == 16 and True`. Of constexprs it is a constexpr, so that
+ * an `if` on it is one Triton decides when it compiles: each branch then learns the ranks
+ * of its own arrays (`if A.ndim == 1 and MODE == 0:` must not fix A's rank for the rest). */
 static Node *lower_bool_op(Lowerer *L, Node *expr) {
   NodeList *values = &expr->u.bool_op.values;
   check_short_circuit(L, expr);
-  Node *result = lower_expr(L, values->items[0]);
-  refuse_coded(L, values->items[0], expr->u.bool_op.op == AOP_AND ? "`and`" : "`or`", result->type, 0);
-  for (int i = 1; i < values->count; i++) {
-    Node *right = lower_expr(L, values->items[i]);
-    refuse_coded(L, values->items[i], expr->u.bool_op.op == AOP_AND ? "`and`" : "`or`", right->type, 0);
-    result = expr->u.bool_op.op == AOP_AND ? T(L, "_1 and _2", result, right) : T(L, "_1 or _2", result, right);
-    result->type = type_tile(L->ctx, DT_BOOL, 0, NULL);
+  bool is_and = expr->u.bool_op.op == AOP_AND, all_scalar = true;
+  Node **lowered = values->items; /* each operand lowered in its place */
+  for (int i = 0; i < values->count; i++) {
+    Node *source = values->items[i];
+    lowered[i] = lower_expr(L, source);
+    refuse_coded(L, source, is_and ? "`and`" : "`or`", lowered[i]->type, 0);
+    all_scalar = all_scalar && is_scalar_value(lowered[i]->type);
+  }
+  Node *result = NULL;
+  for (int i = 0; i < values->count; i++) {
+    const TypeInfo *type = lowered[i]->type;
+    if (all_scalar && type->kind == VAL_CONST && type->dtype == DT_BOOL) {
+      if ((type->int_value != 0) == is_and)
+        continue; /* True in an `and`, False in an `or`: no effect */
+      Node *decided = T0(L, is_and ? "False" : "True");
+      decided->type = type_const_bool(L->ctx, !is_and);
+      return decided;
+    }
+    if (!result) {
+      result = lowered[i];
+      continue;
+    }
+    bool constant = result->type && result->type->kind == VAL_CONST && lowered[i]->type->kind == VAL_CONST;
+    result = is_and ? T(L, "_1 and _2", result, lowered[i]) : T(L, "_1 or _2", result, lowered[i]);
+    if (constant) { /* constexprs: a constexpr, which Triton decides when it compiles (an `if` on it too) */
+      result->type = type_new(L->ctx, VAL_CONST);
+      result->type->dtype = DT_UNKNOWN;
+      result->type->loose = true;
+    } else
+      result->type = type_tile(L->ctx, DT_BOOL, 0, NULL);
+  }
+  if (!result) { /* every operand known and without effect */
+    result = T0(L, is_and ? "True" : "False");
+    result->type = type_const_bool(L->ctx, is_and);
   }
   return result;
 }

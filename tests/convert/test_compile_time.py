@@ -634,3 +634,38 @@ def test_a_constant_tuple_parameter_compares_whole_when_triton_compiles(convert,
         expected = want(x)
         mod.launch_k(0, (1,), (x, 8, shape))
         torch.testing.assert_close(x, expected)
+
+
+RANK_AND_MODE = """
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(A, C, T: ct.Constant[int], MODE: ct.Constant[int]):
+    if A.ndim == 1 and MODE == 0:
+        ct.store(C, (0,), ct.load(A, (0,), (T,)) + 1)
+    if A.ndim == 2 and MODE == 0:
+        ct.store(C, (0,), ct.reshape(ct.load(A, (0, 0), (1, T)), (T,)) + 2)
+    if A.ndim == 2:
+        ct.store(C, (1,), ct.reshape(ct.load(A, (1, 0), (1, T)), (T,)) * 3)
+"""
+
+
+def test_an_and_of_constexprs_is_decided_when_triton_compiles(convert, convert_text):
+    """`if A.ndim == 1 and MODE == 0:` is a constexpr condition: the rank its branch learns
+    holds only there (it fixed A's rank for the rest, and the 2-D branches after it were
+    dropped as dead: a 2-D A then ran nothing)."""
+    text = convert_text(RANK_AND_MODE)
+    assert "if len(A_shape) == 2 and MODE == 0:" in text and "if len(A_shape) == 2:" in text
+    mod = convert(RANK_AND_MODE)
+    a1 = torch.randn(8)
+    c = torch.zeros(16)  # tile 0: the first two branches, tile 1: the third
+    mod.launch_k(0, (1,), (a1, c, 8, 0))
+    torch.testing.assert_close(c, torch.cat([a1 + 1, torch.zeros(8)]))
+    a2 = torch.randn(2, 8)
+    c = torch.zeros(16)
+    mod.launch_k(0, (1,), (a2, c, 8, 0))
+    torch.testing.assert_close(c, torch.cat([a2[0] + 2, a2[1] * 3]))
+    c = torch.zeros(16)
+    mod.launch_k(0, (1,), (a2, c, 8, 1))
+    torch.testing.assert_close(c, torch.cat([torch.zeros(8), a2[1] * 3]))
