@@ -548,6 +548,10 @@ static bool same_type(const TypeInfo *a, const TypeInfo *b) {
     return false;
   if (a->dtype == DT_UNKNOWN && (a->kind == VAL_TILE || a->kind == VAL_DTYPE) && a->dtype_expr != b->dtype_expr)
     return false;
+  /* constants known here are the same only with the same value (`1 if FLAG else 0` is not 1) */
+  if (a->kind == VAL_CONST && a->dtype != DT_UNKNOWN &&
+      (a->is_float != b->is_float || (a->is_float ? a->float_value != b->float_value : a->int_value != b->int_value)))
+    return false;
   for (int d = 0; d < a->rank && d < C2T_MAX_RANK; d++)
     if (a->shape[d] != b->shape[d] || (a->shape[d] < 0 && a->dims[d] != b->dims[d]))
       return false;

@@ -669,3 +669,31 @@ def test_an_and_of_constexprs_is_decided_when_triton_compiles(convert, convert_t
     c = torch.zeros(16)
     mod.launch_k(0, (1,), (a2, c, 8, 1))
     torch.testing.assert_close(c, torch.cat([torch.zeros(8), a2[1] * 3]))
+
+
+CHOSEN_CONSTANT = """
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(A, T: ct.Constant[int], FLAG: ct.Constant[int]):
+    x = 1 if FLAG == 1 else 0
+    t = ct.load(A, index=(0,), shape=(T,))
+    if x == 1:
+        t = t + 1
+    ct.store(A, index=(0,), tile=t * (2.5 if FLAG == 1 else 2.5))
+"""
+
+
+def test_a_constant_chosen_by_a_constexpr_is_not_either_operand(convert, convert_text):
+    """`1 if FLAG == 1 else 0` is known only when Triton compiles: an `if x == 1:` on it stays
+    (the two constants were taken as one type, the first: x was 1 and the `if` dropped, so
+    FLAG == 0 added 1 too); operands of one value stay that value (2.5)."""
+    text = convert_text(CHOSEN_CONSTANT)
+    assert "if x == 1:" in text
+    mod = convert(CHOSEN_CONSTANT)
+    for flag, added in ((1, 1.0), (0, 0.0)):
+        a = torch.randn(8)
+        expected = (a + added) * 2.5
+        mod.launch_k(0, (1,), (a, 8, flag))
+        torch.testing.assert_close(a, expected)
