@@ -1200,9 +1200,49 @@ void lower_kernel(Lowerer *L, Function *fn) {
 
 /* ----------------------------------------------------- tile functions */
 
+/* The type two `return` statements of one function give together: what they agree on.
+ * Known constants of different values (`return 1` and `return 0` under a constexpr `if`)
+ * make a constant known only when Triton compiles; tiles keep the dtype and dimensions they
+ * share; a number and a scalar tile, a scalar tile. Other mixes keep the first (the
+ * function's callers see that type). */
+static TypeInfo *joined_returns(Lowerer *L, TypeInfo *a, TypeInfo *b) {
+  if (!a || !b || a == b)
+    return a ? a : b;
+  if (a->kind == VAL_CONST && b->kind == VAL_CONST) {
+    bool same = a->dtype != DT_UNKNOWN && a->dtype == b->dtype && a->is_float == b->is_float &&
+                (a->is_float ? a->float_value == b->float_value : a->int_value == b->int_value);
+    if (same || (a->dtype == DT_UNKNOWN && b->dtype == DT_UNKNOWN && !a->const_tuple && !b->const_tuple))
+      return a;
+    TypeInfo *type = type_new(L->ctx, VAL_CONST);
+    type->rank = 0;
+    type->dtype = DT_UNKNOWN;
+    type->is_float = a->is_float || b->is_float;
+    type->loose = a->loose && b->loose;
+    return type;
+  }
+  if ((a->kind == VAL_CONST && b->kind == VAL_TILE && b->rank == 0) ||
+      (b->kind == VAL_CONST && a->kind == VAL_TILE && a->rank == 0))
+    return type_tile(L->ctx, DT_UNKNOWN, 0, NULL);
+  if (a->kind == VAL_TILE && b->kind == VAL_TILE && a->rank == b->rank) {
+    TypeInfo *type = type_new(L->ctx, VAL_TILE);
+    *type = *a;
+    if (a->dtype != b->dtype || a->dtype_expr != b->dtype_expr) {
+      type->dtype = DT_UNKNOWN;
+      type->dtype_expr = NULL;
+      type->not_bfloat16 = false;
+    }
+    for (int d = 0; d < a->rank && d < C2T_MAX_RANK; d++)
+      if (a->shape[d] != b->shape[d] || (a->shape[d] < 0 && a->dims[d] != b->dims[d])) {
+        type->shape[d] = -1;
+        type->dims[d] = NULL;
+      }
+    return type;
+  }
+  return a;
+}
+
 void note_return_type(Lowerer *L, TypeInfo *type) {
-  if (!L->return_type)
-    L->return_type = type;
+  L->return_type = L->return_type ? joined_returns(L, L->return_type, type) : type;
 }
 
 typedef struct SavedState {

@@ -697,3 +697,44 @@ def test_a_constant_chosen_by_a_constexpr_is_not_either_operand(convert, convert
         expected = (a + added) * 2.5
         mod.launch_k(0, (1,), (a, 8, flag))
         torch.testing.assert_close(a, expected)
+
+
+RETURNED_CONSTANTS = """
+import cuda.tile as ct
+
+
+def pick(F):
+    if F == 1:
+        return 1
+    return 0
+
+
+def pick_else(F):
+    if F == 1:
+        return 1
+    else:
+        return 0
+
+
+@ct.kernel
+def k(A, T: ct.Constant[int], F: ct.Constant[int]):
+    t = ct.load(A, index=(0,), shape=(T,))
+    if pick(F) == 1:
+        t = t + 1
+    if pick_else(F) == 0:
+        t = t * 5
+    ct.store(A, index=(0,), tile=t)
+"""
+
+
+def test_constants_returned_under_a_constexpr_are_known_only_when_triton_compiles(convert, convert_text):
+    """A tile function returning 1 or 0 by a constexpr: its callers saw the first return's
+    type, value included, so `pick(F) == 1` was folded true and `pick_else(F) == 0` false."""
+    text = convert_text(RETURNED_CONSTANTS)
+    assert "if pick(F) == 1:" in text and "if pick_else(F) == 0:" in text
+    mod = convert(RETURNED_CONSTANTS)
+    for flag, want in ((1, lambda a: a + 1), (0, lambda a: a * 5)):
+        a = torch.randn(8)
+        expected = want(a)
+        mod.launch_k(0, (1,), (a, 8, flag))
+        torch.testing.assert_close(a, expected)
