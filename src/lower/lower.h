@@ -96,7 +96,7 @@ void lower_kernel(Lowerer *L, Function *kernel); /* parameters, decorator, body,
 TypeInfo *array_param_type(Lowerer *L, Str name, bool int64_index);
 Node *lower_device_call(Lowerer *L, Node *call, Function *fn);
 void lower_unused_device_function(Lowerer *L, Function *fn);
-void note_return_type(Lowerer *L, TypeInfo *type);
+void note_return_type(Lowerer *L, Node *at, TypeInfo *type);
 
 /* ---- lower_expr.c, lower_call.c */
 Node *lower_ct_value(Lowerer *L, Node *expr, const char *member);

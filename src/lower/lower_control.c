@@ -548,6 +548,13 @@ static bool same_type(const TypeInfo *a, const TypeInfo *b) {
     return false;
   if (a->dtype == DT_UNKNOWN && (a->kind == VAL_TILE || a->kind == VAL_DTYPE) && a->dtype_expr != b->dtype_expr)
     return false;
+  if (a->kind == VAL_TUPLE) { /* item by item (`(16,) if F else (32,)` is not (16,)) */
+    if (a->count != b->count || !a->elts || !b->elts)
+      return false;
+    for (int i = 0; i < a->count; i++)
+      if (!same_type(a->elts[i], b->elts[i]))
+        return false;
+  }
   /* constants known here are the same only with the same value (`1 if FLAG else 0` is not 1) */
   if (a->kind == VAL_CONST && a->dtype != DT_UNKNOWN &&
       (a->is_float != b->is_float || (a->is_float ? a->float_value != b->float_value : a->int_value != b->int_value)))
@@ -591,6 +598,15 @@ static TypeInfo *either_type(Lowerer *L, const Node *expr, TypeInfo *a, TypeInfo
     type->dtype = DT_UNKNOWN;
     type->is_float = a->is_float || b->is_float;
     type->loose = a->loose && b->loose;
+    return type;
+  }
+  if (a && b && a->kind == VAL_TUPLE && b->kind == VAL_TUPLE && a->count == b->count && a->elts && b->elts &&
+      !a->array_items && !b->array_items) { /* a tuple of what the items agree on */
+    TypeInfo *type = type_new(L->ctx, VAL_TUPLE);
+    type->count = a->count;
+    type->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(a->count + 1));
+    for (int i = 0; i < a->count; i++)
+      type->elts[i] = either_type(L, expr, a->elts[i], b->elts[i]);
     return type;
   }
   if (a && b && ((a->kind == VAL_CONST && b->kind == VAL_TILE && b->rank == 0) ||

@@ -1205,9 +1205,20 @@ void lower_kernel(Lowerer *L, Function *fn) {
  * make a constant known only when Triton compiles; tiles keep the dtype and dimensions they
  * share; a number and a scalar tile, a scalar tile. Other mixes keep the first (the
  * function's callers see that type). */
-static TypeInfo *joined_returns(Lowerer *L, TypeInfo *a, TypeInfo *b) {
+static TypeInfo *joined_returns(Lowerer *L, Node *at, TypeInfo *a, TypeInfo *b) {
   if (!a || !b || a == b)
     return a ? a : b;
+  if (a->kind == VAL_TUPLE || b->kind == VAL_TUPLE) { /* item by item; tuples of one length */
+    if (a->kind != b->kind || a->count != b->count || !a->elts || !b->elts || a->array_items || b->array_items)
+      lower_error(L, at, "this return gives %s where another return of the function gives %s: a tile function "
+                  "returns tuples of one length", type_describe(L->ctx, b), type_describe(L->ctx, a));
+    TypeInfo *type = type_new(L->ctx, VAL_TUPLE);
+    *type = *a;
+    type->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(a->count + 1));
+    for (int i = 0; i < a->count; i++)
+      type->elts[i] = joined_returns(L, at, a->elts[i], b->elts[i]);
+    return type;
+  }
   if (a->kind == VAL_CONST && b->kind == VAL_CONST) {
     bool same = a->dtype != DT_UNKNOWN && a->dtype == b->dtype && a->is_float == b->is_float &&
                 (a->is_float ? a->float_value == b->float_value : a->int_value == b->int_value);
@@ -1241,8 +1252,8 @@ static TypeInfo *joined_returns(Lowerer *L, TypeInfo *a, TypeInfo *b) {
   return a;
 }
 
-void note_return_type(Lowerer *L, TypeInfo *type) {
-  L->return_type = L->return_type ? joined_returns(L, L->return_type, type) : type;
+void note_return_type(Lowerer *L, Node *at, TypeInfo *type) {
+  L->return_type = L->return_type ? joined_returns(L, at, L->return_type, type) : type;
 }
 
 typedef struct SavedState {

@@ -602,7 +602,7 @@ static void lower_return(Lowerer *L, Node *stmt, NodeList *out) {
     if (L->function->role == ROLE_KERNEL)
       lower_error(L, stmt, "a kernel cannot return a value");
     stmt->u.return_.value = lower_expr(L, stmt->u.return_.value);
-    note_return_type(L, stmt->u.return_.value->type);
+    note_return_type(L, stmt, stmt->u.return_.value->type);
   }
   push_stmt(L, out, stmt);
 }

@@ -738,3 +738,35 @@ def test_constants_returned_under_a_constexpr_are_known_only_when_triton_compile
         expected = want(a)
         mod.launch_k(0, (1,), (a, 8, flag))
         torch.testing.assert_close(a, expected)
+
+
+CHOSEN_TUPLE = """
+import cuda.tile as ct
+
+
+def pick(F):
+    if F == 1:
+        return (1, 2)
+    return (3, 4)
+
+
+@ct.kernel
+def k(A, T: ct.Constant[int], F: ct.Constant[int]):
+    offsets = (10, 20) if F == 1 else (30, 40)
+    t = ct.load(A, index=(0,), shape=(T,))
+    ct.store(A, index=(0,), tile=t + offsets[1] + pick(F)[0])
+"""
+
+
+def test_tuples_chosen_by_a_constexpr_keep_both_choices(convert, convert_error):
+    """`(10, 20) if F == 1 else (30, 40)` and a tile function returning one of two tuples:
+    their items are known only when Triton compiles (the first tuple stood for both; as a
+    tile shape such a tuple is a located error, not the first shape)."""
+    mod = convert(CHOSEN_TUPLE)
+    for flag, added in ((1, 20 + 1), (0, 40 + 3)):
+        a = torch.randn(8)
+        expected = a + added
+        mod.launch_k(0, (1,), (a, 8, flag))
+        torch.testing.assert_close(a, expected)
+    shape = CHOSEN_TUPLE.replace("shape=(T,)", "shape=(8,) if F == 1 else (16,)")
+    assert "a tile shape kept in a local tuple must hold numbers known" in convert_error(shape)
