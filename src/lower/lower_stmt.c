@@ -217,6 +217,14 @@ static void save_assigned(Lowerer *L, Assigned *A) {
  * loop int32, and the operations on it stay dtype-generic; it is never
  * bfloat16, so an integer beside it needs no bfloat16 conversion. */
 static TypeInfo *concretized(Lowerer *L, TypeInfo *type) {
+  if (type && type->kind == VAL_TUPLE && type->elts && !type->array_items) { /* item by item */
+    TypeInfo *tuple = type_new(L->ctx, VAL_TUPLE);
+    *tuple = *type;
+    tuple->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(type->count + 1));
+    for (int i = 0; i < type->count; i++)
+      tuple->elts[i] = concretized(L, type->elts[i]);
+    return tuple;
+  }
   if (!type || type->kind != VAL_CONST)
     return type;
   TypeInfo *scalar = type_tile(L->ctx, DT_UNKNOWN, 0, NULL);
@@ -235,7 +243,7 @@ static void concretize_assigned(Lowerer *L, const NodeList *body, const Node *ta
     if (target && target->kind == N_NAME && str_same(target->u.name.id, A->names[i]))
       continue;
     Variable *var = scope_lookup(L, A->names[i]);
-    if (var && var->type && var->type->kind == VAL_CONST)
+    if (var && var->type && (var->type->kind == VAL_CONST || var->type->kind == VAL_TUPLE))
       var->type = concretized(L, var->type);
   }
 }
@@ -276,6 +284,29 @@ TypeInfo *merged_tile(Lowerer *L, TypeInfo *a, TypeInfo *b) {
         type->dims[d] = NULL;
     }
   return type;
+}
+
+/* A value after an `if` whose branches give it different values: what both agree on,
+ * item by item for tuples (`shape = (16,)` / `shape = (32,)`: each item a run-time number,
+ * not the else branch's); tuples of different lengths are a located error at the `if`. */
+static TypeInfo *merged_value(Lowerer *L, Node *at, Str name, TypeInfo *a, TypeInfo *b) {
+  if (!a || !b || same_constant(a, b))
+    return a ? a : b;
+  if (a->kind == VAL_CONST || b->kind == VAL_CONST)
+    return a->kind == VAL_CONST && b->kind == VAL_CONST ? concretized(L, a)
+                                                        : merged_tile(L, concretized(L, a), concretized(L, b));
+  if (a->kind == VAL_TUPLE && b->kind == VAL_TUPLE && a->elts && b->elts && !a->array_items && !b->array_items) {
+    if (a->count != b->count)
+      lower_error(L, at, "'%.*s' is a tuple of %d items in one branch of this `if` and of %d in the other: "
+                  "it must have one length after it", name.len, name.text, a->count, b->count);
+    TypeInfo *tuple = type_new(L->ctx, VAL_TUPLE);
+    *tuple = *a;
+    tuple->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(a->count + 1));
+    for (int i = 0; i < a->count; i++)
+      tuple->elts[i] = merged_value(L, at, name, a->elts[i], b->elts[i]);
+    return tuple;
+  }
+  return merged_tile(L, a, b);
 }
 
 /* The first call in `block` of a name cuda.tile does not have (ct.sigmoid). */
@@ -380,6 +411,8 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
       merged = memory_merge_arrays(L, stmt, A->names[i], from_body, from_else,
                                    test->type && test->type->kind == VAL_CONST, &stmt->u.if_.body,
                                    &stmt->u.if_.orelse);
+    else if (from_body->kind == VAL_TUPLE && from_else->kind == VAL_TUPLE)
+      merged = merged_value(L, stmt, A->names[i], from_body, from_else);
     else
       merged = merged_tile(L, from_body, from_else);
     if (test->type && test->type->kind == VAL_CONST && from_body && from_else)

@@ -770,3 +770,36 @@ def test_tuples_chosen_by_a_constexpr_keep_both_choices(convert, convert_error):
         torch.testing.assert_close(a, expected)
     shape = CHOSEN_TUPLE.replace("shape=(T,)", "shape=(8,) if F == 1 else (16,)")
     assert "a tile shape kept in a local tuple must hold numbers known" in convert_error(shape)
+
+
+BRANCH_TUPLES = """
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(A, T: ct.Constant[int], F: ct.Constant[int], N: int):
+    if F == 1:
+        offsets = (10, 20)
+    else:
+        offsets = (30, 40)
+    steps = (0, 1)
+    for i in range(N):
+        steps = (i, i + 1)
+    t = ct.load(A, index=(0,), shape=(T,))
+    ct.store(A, index=(0,), tile=t + offsets[1] + steps[1])
+"""
+
+
+def test_tuples_assigned_in_branches_and_loops_keep_every_value(convert, convert_error):
+    """A tuple that each branch of an `if` (or a loop) assigns differently: its items after
+    it are what the run gives (the else branch's tuple stood for both, the loop's first)."""
+    mod = convert(BRANCH_TUPLES)
+    for flag, n, added in ((1, 3, 20 + 3), (0, 0, 40 + 1)):
+        a = torch.randn(8)
+        expected = a + added
+        mod.launch_k(0, (1,), (a, 8, flag, n))
+        torch.testing.assert_close(a, expected)
+    as_shape = BRANCH_TUPLES.replace("shape=(T,)", "shape=(offsets[0] // 10 * 8,)")
+    assert "the tile shape must be constant" in convert_error(as_shape)
+    lengths = BRANCH_TUPLES.replace("offsets = (30, 40)", "offsets = (30, 40, 50)")
+    assert "'offsets' is a tuple of 2 items in one branch of this `if` and of 3 in the other" in convert_error(lengths)
