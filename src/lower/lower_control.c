@@ -548,6 +548,8 @@ static bool same_type(const TypeInfo *a, const TypeInfo *b) {
     return false;
   if (a->dtype == DT_UNKNOWN && (a->kind == VAL_TILE || a->kind == VAL_DTYPE) && a->dtype_expr != b->dtype_expr)
     return false;
+  if (a->kind == VAL_ENUM && (!a->member || !b->member || strcmp(a->member, b->member) != 0))
+    return false; /* PaddingMode.ZERO if F else PaddingMode.NEG_INF: two values */
   if (a->kind == VAL_TUPLE) { /* item by item (`(16,) if F else (32,)` is not (16,)) */
     if (a->count != b->count || !a->elts || !b->elts)
       return false;

@@ -306,6 +306,24 @@ static TypeInfo *merged_value(Lowerer *L, Node *at, Str name, TypeInfo *a, TypeI
       tuple->elts[i] = merged_value(L, at, name, a->elts[i], b->elts[i]);
     return tuple;
   }
+  if (a->kind == VAL_ENUM && b->kind == VAL_ENUM) { /* a padding mode, a rounding mode: chosen here */
+    if (a->member && b->member && strcmp(a->member, b->member) == 0)
+      return a;
+    lower_error(L, at, "'%.*s' is %s in one branch of this `if` and %s in the other: the converter needs one "
+                "value (choose the operation in each branch)", name.len, name.text, a->member ? a->member : "?",
+                b->member ? b->member : "?");
+  }
+  if (a->kind == VAL_DTYPE && b->kind == VAL_DTYPE) {
+    if (a->dtype == b->dtype && a->dtype != DT_UNKNOWN && !a->tf32_when && !b->tf32_when)
+      return a;
+    if (a->dtype == DT_TFLOAT32 || b->dtype == DT_TFLOAT32 || a->tf32_when || b->tf32_when)
+      lower_error(L, at, "'%.*s' is tfloat32 in only one branch of this `if`: write it as a conditional "
+                  "expression (ct.tfloat32 if ... else ...)", name.len, name.text);
+    TypeInfo *type = type_new(L->ctx, VAL_DTYPE); /* the name's value when Triton compiles */
+    type->dtype = DT_UNKNOWN;
+    type->dtype_expr = new_name(L, arena_strndup(&L->ctx->arena, name.text, (size_t)name.len));
+    return type;
+  }
   return merged_tile(L, a, b);
 }
 
@@ -411,7 +429,8 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
       merged = memory_merge_arrays(L, stmt, A->names[i], from_body, from_else,
                                    test->type && test->type->kind == VAL_CONST, &stmt->u.if_.body,
                                    &stmt->u.if_.orelse);
-    else if (from_body->kind == VAL_TUPLE && from_else->kind == VAL_TUPLE)
+    else if (from_body->kind == from_else->kind &&
+             (from_body->kind == VAL_TUPLE || from_body->kind == VAL_ENUM || from_body->kind == VAL_DTYPE))
       merged = merged_value(L, stmt, A->names[i], from_body, from_else);
     else
       merged = merged_tile(L, from_body, from_else);

@@ -803,3 +803,22 @@ def test_tuples_assigned_in_branches_and_loops_keep_every_value(convert, convert
     assert "the tile shape must be constant" in convert_error(as_shape)
     lengths = BRANCH_TUPLES.replace("offsets = (30, 40)", "offsets = (30, 40, 50)")
     assert "'offsets' is a tuple of 2 items in one branch of this `if` and of 3 in the other" in convert_error(lengths)
+
+
+def test_an_enum_chosen_by_a_constexpr_is_a_located_error(convert_error):
+    """A padding mode chosen by a condition known at launch selects code here: one value is
+    needed (the first operand, or the else branch's, stood for both)."""
+    chosen = """
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(A, B, T: ct.Constant[int], F: ct.Constant[int]):
+    mode = ct.PaddingMode.ZERO if F == 1 else ct.PaddingMode.NEG_INF
+    ct.store(B, index=(0,), tile=ct.load(A, index=(0,), shape=(T,), padding_mode=mode))
+"""
+    assert "the two operands of this conditional expression have different types" in convert_error(chosen)
+    branches = chosen.replace("    mode = ct.PaddingMode.ZERO if F == 1 else ct.PaddingMode.NEG_INF\n",
+                              "    if F == 1:\n        mode = ct.PaddingMode.ZERO\n    else:\n"
+                              "        mode = ct.PaddingMode.NEG_INF\n")
+    assert "'mode' is PaddingMode.ZERO in one branch of this `if` and PaddingMode.NEG_INF" in convert_error(branches)
