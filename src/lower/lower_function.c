@@ -1910,6 +1910,10 @@ static const char *param_mismatch(Lowerer *L, Function *fn, TypeInfo **types, in
       why = "a different tiled view";
     else if (seen->kind == VAL_TILE && seen->dtype != DT_UNKNOWN && seen->dtype != now->dtype)
       why = "a different dtype";
+    else if (seen->kind == VAL_DTYPE && seen->dtype != now->dtype)
+      why = "a different dtype"; /* ct.float16 and ct.bfloat16: the body was typed for one */
+    else if (seen->kind == VAL_ENUM && (!seen->member || !now->member || strcmp(seen->member, now->member) != 0))
+      why = "a different constant value"; /* PaddingMode.ZERO and NEG_INF: the body was lowered for one */
     else if (seen->kind == VAL_ARRAY && seen->dtype != DT_UNKNOWN && now->dtype != DT_UNKNOWN &&
              seen->dtype != now->dtype)
       why = "a different dtype";
@@ -2412,6 +2416,9 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
       const TiledViewInfo *view = types[i]->tiled;
       for (int d = 0; view && d < view->items + view->step_items; d++)
         node_list_push(&L->ctx->arena, &expanded, view->lowered[d]);
+    } else if (types[i] && types[i]->kind == VAL_ENUM) {
+      /* a padding or rounding mode: its lowering of the function took it in (one per member) */
+      node_list_push(&L->ctx->arena, &expanded, T0(L, "None"));
     } else {
       node_list_push(&L->ctx->arena, &expanded, args->items[i]);
     }

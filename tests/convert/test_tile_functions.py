@@ -646,3 +646,39 @@ def test_positional_only_and_keyword_only_parameters_of_a_tile_function(convert,
     y = torch.empty_like(x)
     mod.launch_k(0, (4,), (x, y, 16))
     torch.testing.assert_close(y, (x * 2.0 + 0.5) + torch.clamp(x * 3.0 + 1.0, max=0.0))
+
+
+ENUM_AND_DTYPE_ARGUMENTS = """
+import cuda.tile as ct
+
+
+def load_with(A, mode, T):
+    return ct.load(A, index=(0,), shape=(T,), padding_mode=mode)
+
+
+def cast_to(t, dt):
+    return ct.astype(t, dt)
+
+
+@ct.kernel
+def k(A, B, C, T: ct.Constant[int]):
+    a = load_with(A, ct.PaddingMode.ZERO, T)
+    b = load_with(A, ct.PaddingMode.NEG_INF, T)
+    ct.store(B, index=(0,), tile=ct.cat((ct.reshape(ct.max(a, axis=0), (1,)), ct.reshape(ct.max(b, axis=0), (1,))), 0))
+    ct.store(C, index=(0,), tile=cast_to(a, ct.float16).astype(ct.float32) + cast_to(a, ct.int32))
+"""
+
+
+def test_a_tile_function_given_other_modes_or_dtypes_is_lowered_for_each(convert, convert_text):
+    """A padding mode argument is taken in where the function is lowered: each mode its own
+    lowering (the first call's mode served both, and `ct.PaddingMode.ZERO` was passed on
+    into Triton code, which has no `ct`); a dtype argument types each call as given."""
+    text = convert_text(ENUM_AND_DTYPE_ARGUMENTS)
+    assert "ct.PaddingMode" not in text[:text.index("def launch_k")]
+    assert "def load_with_2(" in text and "def cast_to_2(" in text
+    mod = convert(ENUM_AND_DTYPE_ARGUMENTS)
+    a = torch.tensor([-1.5, -2.25, -3.0])
+    b, c = torch.zeros(2), torch.zeros(3)
+    mod.launch_k(0, (1,), (a, b, c, 4))  # the 4th element pads: 0, then -inf
+    torch.testing.assert_close(b, torch.tensor([0.0, -1.5]))
+    torch.testing.assert_close(c, a + a.to(torch.int32).to(torch.float32))
