@@ -32,6 +32,8 @@ typedef struct Binding {
   const char *member; /* cuda.tile member it stands for ("load", "PaddingMode.ZERO"), or NULL */
   const char *python; /* a Python module of values (math, numpy, torch) or one of its names it
                          stands for ("math", "numpy.float32", "math.inf"), or NULL */
+  bool varies;        /* bound in a branch of a module-level `if` on a condition known only at
+                         import (the GPU's capability): which value holds is known then */
 } Binding;
 
 typedef enum FunctionRole {
@@ -156,6 +158,7 @@ typedef struct Converter {
   bool ct_imported_in_functions; /* a host function imports cuda.tile (resolve.c hoists it) */
   Binding *bindings;      /* from-imports and module-level aliases/constants (arena, grows) */
   int binding_count, binding_capacity;
+  int binding_depth; /* module-level `if`s whose condition is known only at import, around the statement resolved */
   Function *functions;    /* module-level functions (arena, grows; stable once resolved) */
   int function_count, function_capacity;
   NodeList launch_sites;  /* N_CALL nodes of ct.launch in host code */

@@ -1585,10 +1585,53 @@ static bool binds_value(const Node *stmt, const Node *value) {
   return false;
 }
 
-static void push_twins_of(Lowerer *L, NodeList *out, const Node *stmt) {
+/* Whether module-level statement `stmt` assigns `name`, itself or in the blocks of its
+ * `if`s and `try`s, where the resolver finds module-level bindings (not in the functions and
+ * classes it defines). */
+static bool assigns_name(const Node *stmt, Str name);
+
+static bool block_assigns_name(const NodeList *block, Str name) {
+  for (int i = 0; i < block->count; i++)
+    if (assigns_name(block->items[i], name))
+      return true;
+  return false;
+}
+
+static bool assigns_name(const Node *stmt, Str name) {
+  if (stmt->kind == N_ASSIGN) {
+    for (int t = 0; t < stmt->u.assign.targets.count; t++) {
+      const Node *target = stmt->u.assign.targets.items[t];
+      if (target->kind == N_NAME && str_same(target->u.name.id, name))
+        return true;
+      if (target->kind == N_TUPLE || target->kind == N_LIST)
+        for (int e = 0; e < target->u.list.elts.count; e++)
+          if (target->u.list.elts.items[e]->kind == N_NAME && str_same(target->u.list.elts.items[e]->u.name.id, name))
+            return true;
+    }
+    return false;
+  }
+  if (stmt->kind == N_ANN_ASSIGN)
+    return stmt->u.ann_assign.target->kind == N_NAME && str_same(stmt->u.ann_assign.target->u.name.id, name);
+  if (stmt->kind == N_IF)
+    return block_assigns_name(&stmt->u.if_.body, name) || block_assigns_name(&stmt->u.if_.orelse, name);
+  if (stmt->kind == N_TRY) {
+    for (int h = 0; h < stmt->u.try_.handlers.count; h++)
+      if (block_assigns_name(&stmt->u.try_.handlers.items[h]->u.except_handler.body, name))
+        return true;
+    return block_assigns_name(&stmt->u.try_.body, name) || block_assigns_name(&stmt->u.try_.orelse, name) ||
+           block_assigns_name(&stmt->u.try_.finalbody, name);
+  }
+  return false;
+}
+
+/* The constexpr twins of the constants `stmt` binds: after the statement that binds one;
+ * for one bound in a branch of an `if` decided at import, after that module-level
+ * statement (`top_level`), so that the twin holds the branch taken. */
+static void push_twins_of(Lowerer *L, NodeList *out, const Node *stmt, bool top_level) {
   for (int i = 0; i < L->twin_count; i++) {
     const Binding *binding = L->twins[i];
-    bool defined_here = binds_value(stmt, binding->value);
+    bool defined_here = binding->varies ? top_level && assigns_name(stmt, binding->name)
+                                        : binds_value(stmt, binding->value);
     if (!defined_here)
       continue;
     Str name = binding->name;
@@ -1697,7 +1740,7 @@ static void push_block_launchers(Lowerer *L, NodeList *block) {
   NodeList out = {0};
   for (int i = 0; i < block->count; i++) {
     node_list_push(&L->ctx->arena, &out, block->items[i]);
-    push_twins_of(L, &out, block->items[i]);
+    push_twins_of(L, &out, block->items[i], false);
     push_enum_twins_of(L, &out, block->items[i]);
     push_statement_launchers(L, block->items[i]);
     push_launcher_of(L, &out, block->items[i], NULL);
@@ -1894,7 +1937,7 @@ void finish_module(Lowerer *L) {
       imports_done = true;
     } else if (!is_ct_type_alias(L, stmt)) {
       node_list_push(&L->ctx->arena, &out, stmt);
-      push_twins_of(L, imports_done ? &out : &early_twins, stmt);
+      push_twins_of(L, imports_done ? &out : &early_twins, stmt, true);
       push_enum_twins_of(L, imports_done ? &out : &early_twins, stmt);
       push_launcher_of(L, &out, stmt, i < helpers_at ? &registrations : NULL);
       push_statement_launchers(L, stmt);

@@ -99,14 +99,21 @@ static Node *arena_dup_node(Lowerer *L, const Node *node) {
 
 /* A module-level constant read in tile code: Triton only reads globals that
  * are tl.constexpr, so kernels read a constexpr twin NAME_TL (emitted next
- * to the original by launch.c). */
+ * to the original by launch.c). One bound in a branch of an `if` decided at
+ * import (`BLOCK = 128` on Hopper, else 64) is not folded: its twin, written
+ * after that `if`, holds the value the import chose. */
 static Node *lower_module_constant(Lowerer *L, Node *expr, const Binding *binding) {
   Node *value = binding->value;
   const char *member = resolve_ct_member(L->conv, value);
+  if (member && binding->varies)
+    lower_error(L, expr, "'%.*s' is bound in a branch of a module-level `if` decided at import, and stands for a "
+                "cuda.tile value that selects code here: bind it once", expr->u.name.id.len, expr->u.name.id.text);
   if (member)
     return lower_ct_value(L, expr, member);
   TypeInfo *type = NULL;
-  if (value->kind == N_CONSTANT)
+  if (binding->varies)
+    ; /* which branch binds it is known at import: its twin's value, not folded here */
+  else if (value->kind == N_CONSTANT)
     type = lower_constant(L, value)->type;
   else if (value->kind == N_UNARY_OP && value->u.unary_op.op == AOP_USUB && value->u.unary_op.operand->kind == N_CONSTANT) {
     type = lower_constant(L, value->u.unary_op.operand)->type;

@@ -60,7 +60,7 @@ static void add_binding_python(Converter *conv, Node *at, Str name, Node *value,
   if (conv->binding_count == C2T_MAX_ALIASES)
     diag_limit(&conv->ctx->diag, at->span.start, "module-level names", C2T_MAX_ALIASES);
   conv->bindings = grown(conv, conv->bindings, conv->binding_count, &conv->binding_capacity, sizeof(Binding));
-  conv->bindings[conv->binding_count++] = (Binding){name, value, member, python};
+  conv->bindings[conv->binding_count++] = (Binding){name, value, member, python, conv->binding_depth > 0};
 }
 
 static void add_binding(Converter *conv, Node *at, Str name, Node *value, const char *member) {
@@ -90,11 +90,20 @@ static const char *resolve_name(Converter *conv, Str id, int depth) {
   const Binding *binding = find_binding(conv, id);
   if (!binding)
     return NULL;
-  if (binding->member)
-    return binding->member;
-  if (binding->value)
-    return resolve_depth(conv, binding->value, depth + 1);
-  return NULL;
+  const char *member = binding->member ? binding->member
+                       : binding->value ? resolve_depth(conv, binding->value, depth + 1)
+                                        : NULL;
+  /* bound in a branch of an `if` decided at import: the name stands for a cuda.tile value only
+     where every binding of it gives that value (else tile code reading it is a located error) */
+  for (int i = 0; member && binding->varies && i < conv->binding_count; i++) {
+    const Binding *other = &conv->bindings[i];
+    if (other == binding || !str_same(other->name, id))
+      continue;
+    const char *its = other->member ? other->member : other->value ? resolve_depth(conv, other->value, depth + 1) : NULL;
+    if (!its || strcmp(its, member) != 0)
+      return NULL;
+  }
+  return member;
 }
 
 static const char *resolve_attribute(Converter *conv, const Node *expr, int depth) {
@@ -616,8 +625,11 @@ static void resolve_statement(Converter *conv, Node *stmt, int depth) {
       }
       stmt->rewritten = true;
     }
+    /* a branch decided here binds as the module level does; another binds what the import decides */
+    conv->binding_depth += flag < 0;
     resolve_statements(conv, &stmt->u.if_.body, depth + 1);
     resolve_statements(conv, &stmt->u.if_.orelse, depth + 1);
+    conv->binding_depth -= flag < 0;
     break;
   }
   case N_TRY: {

@@ -361,3 +361,47 @@ def emb(indices, weight):
     weight = torch.randn(50, 16, device=device)
     indices = torch.randint(0, 50, (24,), dtype=torch.int32, device=device)
     torch.testing.assert_close(mod.emb(indices, weight), weight[indices.long()])
+
+
+IMPORT_CHOSEN_CONSTANTS = """
+import cuda.tile as ct
+import os
+
+if os.environ.get("C2T_TEST_WIDE") == "1":  # decided when the module is imported (a GPU's capability)
+    SCALE = 2.0
+    BLOCK = 16
+else:
+    SCALE = 3.0
+    BLOCK = 8
+
+
+@ct.kernel
+def k(A):
+    t = ct.load(A, index=(0,), shape=(BLOCK,))
+    if BLOCK == 8:
+        t = t + 1
+    ct.store(A, index=(0,), tile=t * SCALE)
+"""
+
+
+def test_module_constants_an_import_time_if_chooses_are_read_as_chosen(convert, convert_text, convert_error,
+                                                                       monkeypatch, device):
+    """`BLOCK = 16` on one machine and 8 on another (an `if` decided at import): kernels read
+    the twin written after the `if`, not the last branch's value folded in (the twins were
+    written in the else branch only: the other branch left them undefined)."""
+    text = convert_text(IMPORT_CHOSEN_CONSTANTS)
+    after_if = text.index("    BLOCK = 8\n") + len("    BLOCK = 8\n")
+    assert text[after_if:].startswith("BLOCK_TL = tl.constexpr(BLOCK)") and "if BLOCK_TL == 8:" in text
+    for wide, want in (("0", lambda a: (a + 1) * 3.0), ("1", lambda a: a * 2.0)):
+        monkeypatch.setenv("C2T_TEST_WIDE", wide)
+        mod = convert(IMPORT_CHOSEN_CONSTANTS)
+        a = torch.randn(16, device=device)
+        n = 8 if wide == "0" else 16
+        expected = a.clone()
+        expected[:n] = want(a[:n])
+        mod.launch_k(0, (1,), (a,))
+        torch.testing.assert_close(a, expected)
+    modes = IMPORT_CHOSEN_CONSTANTS.replace("    SCALE = 3.0\n", "    SCALE = 3.0\n    PAD = ct.PaddingMode.ZERO\n")
+    modes = modes.replace("    SCALE = 2.0\n", "    SCALE = 2.0\n    PAD = ct.PaddingMode.NAN\n")
+    modes = modes.replace("shape=(BLOCK,))", "shape=(BLOCK,), padding_mode=PAD)")
+    assert "'PAD' is bound in a branch of a module-level `if` decided at import" in convert_error(modes)
