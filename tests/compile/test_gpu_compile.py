@@ -704,3 +704,29 @@ def test_block_scaled_gemm_compiles_for_hopper_and_blackwell_and_runs(tmp_path):
         assert r["target"] != "sm_90" or r["ptx_wgmma"] > 0, r
     same, output = _run_interpreted(module, MXFP8_RUN)
     assert same, output
+
+
+RANK_CALLS = """
+import torch
+def ranks(m):
+    for a, mode in ((torch.randn(8), 0), (torch.randn(2, 8), 0), (torch.randn(2, 8), 1)):
+        m.launch_rank_conditions_kernel(0, (1,), (a, torch.zeros(16), 8, mode))
+CALLS = {"rank_conditions": [ranks]}
+"""
+
+
+def test_rank_conditions_joined_with_constexprs_compile_per_launch(tmp_path):
+    """`if A.ndim == 1 and MODE == 0:` is decided when Triton compiles (an and of constexprs is
+    one): the 1-D launch does not compile the 2-D branches, and the 2-D launches run them."""
+    (tmp_path / "mods").mkdir()
+    module = tmp_path / "mods" / "rank_conditions.py"
+    _convert(HERE / "cases" / "rank_conditions.py", module)
+    proc = _check_folder(tmp_path / "mods", RANK_CALLS, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "3 launches, 6 compiles, 0 failed" in proc.stdout, proc.stdout
+    same, output = _run_interpreted(module,
+                                    "a = torch.randn(2, 8)\n"
+                                    "c = torch.zeros(16)\n"
+                                    "m.launch_rank_conditions_kernel(0, (1,), (a, c, 8, 0))\n"
+                                    "torch.testing.assert_close(c, torch.cat([a[0] + 2, a[1] * 3]))\n")
+    assert same, output
