@@ -669,6 +669,12 @@ Node *lower_conditional_expr(Lowerer *L, Node *expr) {
       note_version_split(L, source_test, test, body->kind != orelse->kind ? 2 : disagreement);
     expr->type = either_type(L, expr, body, orelse);
   }
+  else if (body && orelse && !same_type(body, orelse) &&
+           ((body->kind == VAL_CONST && orelse->kind == VAL_CONST) ||
+            (body->kind == VAL_CONST && orelse->kind == VAL_TILE && orelse->rank == 0) ||
+            (orelse->kind == VAL_CONST && body->kind == VAL_TILE && body->rank == 0)))
+    /* a run-time condition choosing numbers (`1 if s > 0 else 0`): a run-time scalar, neither number */
+    expr->type = type_tile(L->ctx, DT_UNKNOWN, 0, NULL);
   else
     expr->type = body; /* a run-time condition: cuTile requires both operands' types to agree */
   return expr;

@@ -822,3 +822,30 @@ def k(A, B, T: ct.Constant[int], F: ct.Constant[int]):
                               "    if F == 1:\n        mode = ct.PaddingMode.ZERO\n    else:\n"
                               "        mode = ct.PaddingMode.NEG_INF\n")
     assert "'mode' is PaddingMode.ZERO in one branch of this `if` and PaddingMode.NEG_INF" in convert_error(branches)
+
+
+RUN_TIME_CHOICE = """
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(A, S, T: ct.Constant[int]):
+    s = ct.load(S, (0,), ())
+    x = 1 if s > 0 else 0
+    t = ct.load(A, (0,), (T,))
+    if x == 1:
+        t = t + 1
+    ct.store(A, (0,), t)
+"""
+
+
+def test_numbers_chosen_by_a_run_time_condition_are_a_run_time_scalar(convert, convert_text):
+    """`1 if s > 0 else 0` with s loaded: neither number (the first stood for both, and
+    `if x == 1:` was folded true)."""
+    assert "if x == 1:" in convert_text(RUN_TIME_CHOICE)
+    mod = convert(RUN_TIME_CHOICE)
+    for sign, added in ((1.0, 1.0), (-1.0, 0.0)):
+        a = torch.randn(8)
+        expected = a + added
+        mod.launch_k(0, (1,), (a, torch.tensor([sign]), 8))
+        torch.testing.assert_close(a, expected)
