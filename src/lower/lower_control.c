@@ -645,6 +645,28 @@ static TypeInfo *either_type(Lowerer *L, const Node *expr, TypeInfo *a, TypeInfo
               type_describe(L->ctx, a), type_describe(L->ctx, b));
 }
 
+/* The type of `a if cond else b` with cond a run-time value: cuTile requires the operands'
+ * types to agree, and where they are numbers (or a number and a scalar) the result is a
+ * run-time scalar, neither number; tuples item by item (`(0, j) if s > 0 else (1, j)`). */
+static TypeInfo *run_time_choice(Lowerer *L, TypeInfo *a, TypeInfo *b) {
+  if (!a || !b || same_type(a, b))
+    return a;
+  bool scalar_a = a->kind == VAL_CONST || (a->kind == VAL_TILE && a->rank == 0);
+  bool scalar_b = b->kind == VAL_CONST || (b->kind == VAL_TILE && b->rank == 0);
+  if (scalar_a && scalar_b && (a->kind == VAL_CONST || b->kind == VAL_CONST))
+    return type_tile(L->ctx, DT_UNKNOWN, 0, NULL);
+  if (a->kind == VAL_TUPLE && b->kind == VAL_TUPLE && a->count == b->count && a->elts && b->elts &&
+      !a->array_items && !b->array_items) {
+    TypeInfo *tuple = type_new(L->ctx, VAL_TUPLE);
+    *tuple = *a;
+    tuple->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(a->count + 1));
+    for (int i = 0; i < a->count; i++)
+      tuple->elts[i] = run_time_choice(L, a->elts[i], b->elts[i]);
+    return tuple;
+  }
+  return a;
+}
+
 Node *lower_conditional_expr(Lowerer *L, Node *expr) {
   Node *source_test =
       L->split_name_count || L->split_alias_count ? node_copy_tree(&L->ctx->arena, expr->u.if_exp.test) : NULL;
@@ -669,14 +691,8 @@ Node *lower_conditional_expr(Lowerer *L, Node *expr) {
       note_version_split(L, source_test, test, body->kind != orelse->kind ? 2 : disagreement);
     expr->type = either_type(L, expr, body, orelse);
   }
-  else if (body && orelse && !same_type(body, orelse) &&
-           ((body->kind == VAL_CONST && orelse->kind == VAL_CONST) ||
-            (body->kind == VAL_CONST && orelse->kind == VAL_TILE && orelse->rank == 0) ||
-            (orelse->kind == VAL_CONST && body->kind == VAL_TILE && body->rank == 0)))
-    /* a run-time condition choosing numbers (`1 if s > 0 else 0`): a run-time scalar, neither number */
-    expr->type = type_tile(L->ctx, DT_UNKNOWN, 0, NULL);
   else
-    expr->type = body; /* a run-time condition: cuTile requires both operands' types to agree */
+    expr->type = run_time_choice(L, body, orelse);
   return expr;
 }
 

@@ -849,3 +849,26 @@ def test_numbers_chosen_by_a_run_time_condition_are_a_run_time_scalar(convert, c
         expected = a + added
         mod.launch_k(0, (1,), (a, torch.tensor([sign]), 8))
         torch.testing.assert_close(a, expected)
+
+
+RUN_TIME_TUPLE = """
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(A, B, S, T: ct.Constant[int]):
+    s = ct.load(S, (0,), ())
+    idx = (0, 0) if s > 0 else (1, 0)
+    ct.store(B, (0, 0), ct.load(A, idx, (1, T)))
+"""
+
+
+def test_tuples_chosen_by_a_run_time_condition_keep_both_choices(convert):
+    """`(0, 0) if s > 0 else (1, 0)`: each item is what the run chooses (the first tuple stood
+    for both: row 0 was read either way)."""
+    mod = convert(RUN_TIME_TUPLE)
+    a = torch.randn(2, 16)
+    for sign, row in ((1.0, 0), (-1.0, 1)):
+        b = torch.zeros(1, 16)
+        mod.launch_k(0, (1,), (a, b, torch.tensor([sign]), 16))
+        torch.testing.assert_close(b[0], a[row])
