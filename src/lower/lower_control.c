@@ -667,6 +667,31 @@ static TypeInfo *run_time_choice(Lowerer *L, TypeInfo *a, TypeInfo *b) {
   return a;
 }
 
+/* Item `i` of a lowered tuple operand: as written in it, else `t[i]`. */
+static Node *choice_item(Lowerer *L, Node *tuple, int i) {
+  if (tuple->kind == N_TUPLE && i < tuple->u.list.elts.count)
+    return tuple->u.list.elts.items[i];
+  Node *item = T(L, "_1[_2]", node_copy_tree(&L->ctx->arena, tuple), new_int(L, i));
+  item->type = tuple->type->elts[i];
+  return item;
+}
+
+/* `(a0 if c else b0, a1 if c else b1)` for `(a0, a1) if c else (b0, b1)` on a run-time c:
+ * Triton 3.6 compiles a conditional of scalars on a run-time value, not of tuples. */
+static Node *tuple_of_choices(Lowerer *L, Node *expr, TypeInfo *type) {
+  Node *tuple = T0(L, "()");
+  for (int i = 0; i < type->count; i++) {
+    Node *a = choice_item(L, expr->u.if_exp.body, i), *b = choice_item(L, expr->u.if_exp.orelse, i);
+    bool one = a->type && a->type->kind == VAL_CONST && a->type->dtype != DT_UNKNOWN && same_type(a->type, b->type);
+    Node *item = one ? a /* the same number either way */
+                     : T(L, "(_1 if _2 else _3)", a, node_copy_tree(&L->ctx->arena, expr->u.if_exp.test), b);
+    item->type = type->elts[i];
+    node_list_push(&L->ctx->arena, &tuple->u.list.elts, item);
+  }
+  tuple->type = type;
+  return tuple;
+}
+
 Node *lower_conditional_expr(Lowerer *L, Node *expr) {
   Node *source_test =
       L->split_name_count || L->split_alias_count ? node_copy_tree(&L->ctx->arena, expr->u.if_exp.test) : NULL;
@@ -691,6 +716,9 @@ Node *lower_conditional_expr(Lowerer *L, Node *expr) {
       note_version_split(L, source_test, test, body->kind != orelse->kind ? 2 : disagreement);
     expr->type = either_type(L, expr, body, orelse);
   }
+  else if (body && orelse && body->kind == VAL_TUPLE && orelse->kind == VAL_TUPLE && !same_type(body, orelse) &&
+           body->count == orelse->count && body->elts && orelse->elts && !body->array_items && !orelse->array_items)
+    return tuple_of_choices(L, expr, run_time_choice(L, body, orelse));
   else
     expr->type = run_time_choice(L, body, orelse);
   return expr;

@@ -730,3 +730,29 @@ def test_rank_conditions_joined_with_constexprs_compile_per_launch(tmp_path):
                                     "m.launch_rank_conditions_kernel(0, (1,), (a, c, 8, 0))\n"
                                     "torch.testing.assert_close(c, torch.cat([a[0] + 2, a[1] * 3]))\n")
     assert same, output
+
+
+CHOICE_CALLS = """
+import torch
+def choices(m):
+    m.launch_run_time_choices_kernel(0, (1,), (torch.randn(2, 16), torch.zeros(1, 16), torch.tensor([1.0]), 16))
+CALLS = {"run_time_choices": [choices]}
+"""
+
+
+def test_values_chosen_at_run_time_compile_and_run(tmp_path):
+    """A tuple chosen by a run-time condition becomes a tuple of scalar choices (Triton 3.6
+    compiles no tuple-valued conditional on a run-time value); both choices run."""
+    (tmp_path / "mods").mkdir()
+    module = tmp_path / "mods" / "run_time_choices.py"
+    _convert(HERE / "cases" / "run_time_choices.py", module)
+    proc = _check_folder(tmp_path / "mods", CHOICE_CALLS, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 launches, 2 compiles, 0 failed" in proc.stdout, proc.stdout
+    same, output = _run_interpreted(module,
+                                    "a = torch.randn(2, 16)\n"
+                                    "for sign, row, added in ((1.0, 0, 1.0), (-1.0, 1, 0.0)):\n"
+                                    "    b = torch.zeros(1, 16)\n"
+                                    "    m.launch_run_time_choices_kernel(0, (1,), (a, b, torch.tensor([sign]), 16))\n"
+                                    "    torch.testing.assert_close(b[0], a[row] + added)\n")
+    assert same, output
