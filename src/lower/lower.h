@@ -66,6 +66,11 @@ bool loop_may_pipeline(Lowerer *L, const Node *loop);
 /* A tile two branches give different types: what both agree on (a rank,
  * dimension or dtype they disagree on becomes unknown); b when either is no tile. */
 TypeInfo *merged_tile(Lowerer *L, TypeInfo *a, TypeInfo *b);
+/* lower_control.c: what two values one of which Triton picks when it compiles agree on: two
+ * constants, a constant known then (either_constant); two tiles of one rank, their dtype and
+ * dimensions where the same (either_tile). */
+TypeInfo *either_constant(Lowerer *L, const TypeInfo *a, const TypeInfo *b);
+TypeInfo *either_tile(Lowerer *L, const TypeInfo *a, const TypeInfo *b);
 /* lower_loop_locals.c: names set afresh in each iteration and not read after the loop get names of their own there */
 void rename_loop_locals(Lowerer *L, Node *def);
 

@@ -587,6 +587,31 @@ static Node *either_tf32(Lowerer *L, const Node *expr, const TypeInfo *a, const 
   return T(L, "(_1 if _2 else _3)", when_a, test, when_b);
 }
 
+TypeInfo *either_constant(Lowerer *L, const TypeInfo *a, const TypeInfo *b) {
+  TypeInfo *type = type_new(L->ctx, VAL_CONST);
+  type->rank = 0;
+  type->dtype = DT_UNKNOWN;
+  type->is_float = a->is_float || b->is_float;
+  type->loose = a->loose && b->loose;
+  return type;
+}
+
+TypeInfo *either_tile(Lowerer *L, const TypeInfo *a, const TypeInfo *b) {
+  TypeInfo *type = type_new(L->ctx, VAL_TILE);
+  *type = *a;
+  if (a->dtype != b->dtype || a->dtype_expr != b->dtype_expr) {
+    type->dtype = DT_UNKNOWN;
+    type->dtype_expr = NULL; /* read from the value: `name.dtype` */
+    type->not_bfloat16 = false;
+  }
+  for (int d = 0; d < a->rank && d < C2T_MAX_RANK; d++)
+    if (a->shape[d] != b->shape[d] || (a->shape[d] < 0 && a->dims[d] != b->dims[d])) {
+      type->shape[d] = -1;
+      type->dims[d] = NULL;
+    }
+  return type;
+}
+
 /* The type of `a if cond else b` with cond a constexpr: Triton keeps one
  * operand at compile time, so the two may differ in dtype (cuTile's
  * `ct.astype(t, ct.tfloat32) if t.dtype == ct.float32 else t`); the dtype
@@ -594,14 +619,8 @@ static Node *either_tf32(Lowerer *L, const Node *expr, const TypeInfo *a, const 
 static TypeInfo *either_type(Lowerer *L, const Node *expr, TypeInfo *a, TypeInfo *b) {
   if (same_type(a, b))
     return a;
-  if (a && b && a->kind == VAL_CONST && b->kind == VAL_CONST) {
-    TypeInfo *type = type_new(L->ctx, VAL_CONST);
-    type->rank = 0;
-    type->dtype = DT_UNKNOWN;
-    type->is_float = a->is_float || b->is_float;
-    type->loose = a->loose && b->loose;
-    return type;
-  }
+  if (a && b && a->kind == VAL_CONST && b->kind == VAL_CONST)
+    return either_constant(L, a, b);
   if (a && b && a->kind == VAL_TUPLE && b->kind == VAL_TUPLE && a->count == b->count && a->elts && b->elts &&
       !a->array_items && !b->array_items) { /* a tuple of what the items agree on */
     TypeInfo *type = type_new(L->ctx, VAL_TUPLE);
@@ -625,19 +644,9 @@ static TypeInfo *either_type(Lowerer *L, const Node *expr, TypeInfo *a, TypeInfo
     return type;
   }
   if (a && b && a->kind == VAL_TILE && b->kind == VAL_TILE && a->rank == b->rank) {
-    TypeInfo *type = type_new(L->ctx, VAL_TILE);
-    *type = *a;
-    if (a->dtype != b->dtype || a->dtype_expr != b->dtype_expr) {
-      type->dtype = DT_UNKNOWN;
-      type->dtype_expr = NULL; /* read from the value: `name.dtype` */
-      type->not_bfloat16 = false;
+    TypeInfo *type = either_tile(L, a, b);
+    if (type->dtype == DT_UNKNOWN && (a->dtype != b->dtype || a->dtype_expr != b->dtype_expr))
       type->tf32_when = either_tf32(L, expr, a, b);
-    }
-    for (int d = 0; d < a->rank && d < C2T_MAX_RANK; d++)
-      if (a->shape[d] != b->shape[d] || (a->shape[d] < 0 && a->dims[d] != b->dims[d])) {
-        type->shape[d] = -1;
-        type->dims[d] = NULL;
-      }
     return type;
   }
   lower_error(L, expr, "the two operands of this conditional expression have different types (%s and %s): only "

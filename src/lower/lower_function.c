@@ -1224,31 +1224,13 @@ static TypeInfo *joined_returns(Lowerer *L, Node *at, TypeInfo *a, TypeInfo *b) 
                 (a->is_float ? a->float_value == b->float_value : a->int_value == b->int_value);
     if (same || (a->dtype == DT_UNKNOWN && b->dtype == DT_UNKNOWN && !a->const_tuple && !b->const_tuple))
       return a;
-    TypeInfo *type = type_new(L->ctx, VAL_CONST);
-    type->rank = 0;
-    type->dtype = DT_UNKNOWN;
-    type->is_float = a->is_float || b->is_float;
-    type->loose = a->loose && b->loose;
-    return type;
+    return either_constant(L, a, b);
   }
   if ((a->kind == VAL_CONST && b->kind == VAL_TILE && b->rank == 0) ||
       (b->kind == VAL_CONST && a->kind == VAL_TILE && a->rank == 0))
     return type_tile(L->ctx, DT_UNKNOWN, 0, NULL);
-  if (a->kind == VAL_TILE && b->kind == VAL_TILE && a->rank == b->rank) {
-    TypeInfo *type = type_new(L->ctx, VAL_TILE);
-    *type = *a;
-    if (a->dtype != b->dtype || a->dtype_expr != b->dtype_expr) {
-      type->dtype = DT_UNKNOWN;
-      type->dtype_expr = NULL;
-      type->not_bfloat16 = false;
-    }
-    for (int d = 0; d < a->rank && d < C2T_MAX_RANK; d++)
-      if (a->shape[d] != b->shape[d] || (a->shape[d] < 0 && a->dims[d] != b->dims[d])) {
-        type->shape[d] = -1;
-        type->dims[d] = NULL;
-      }
-    return type;
-  }
+  if (a->kind == VAL_TILE && b->kind == VAL_TILE && a->rank == b->rank)
+    return either_tile(L, a, b);
   return a;
 }
 
