@@ -242,7 +242,7 @@ static const char *first_array_param(Lowerer *L, const Function *kernel) {
  *                      restore_value=[the arrays it reads and writes], do_bench=... _time_launch ...)
  *
  * above its @triton.jit: at the first launch of each key Triton times at
- * most 7 candidates, ordered by the size of the kernel's largest tile (the
+ * most 8 candidates, ordered by the size of the kernel's largest tile (the
  * first is the pick by hand: more warps for bigger tiles; tune_helpers.py)
  * and keeps the fastest. Timing runs the kernel several times, so every
  * array it stores into (store, scatter, atomics) and also reads is in
@@ -423,6 +423,8 @@ typedef struct Tuning {
   bool fixed;          /* fixed launch options, no @triton.autotune */
   const char *why;     /* a comment in the launcher on why they are fixed, or NULL */
   int worker_warps;    /* num_worker_warps=N of the decorator, else 0 */
+  bool searched;       /* fixed options that exhaustive_search may replace (_searched_launch) */
+  const char *candidates; /* out, when searched: `lambda configs: _launch_candidates(configs, ...)` */
 } Tuning;
 
 static void find_device_call(Node *node, void *data) {
@@ -590,7 +592,7 @@ static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, c
  * written into `call` (the launch's keyword arguments; then the launcher
  * takes num_worker_warps, a host variant's hint, as its num_warps).
  * Returns whether they are fixed. */
-static bool launch_configuration(Lowerer *L, Function *kernel, const Tuning *tuning, Buf *call, Buf *notes) {
+static bool launch_configuration(Lowerer *L, Function *kernel, Tuning *tuning, Buf *call, Buf *notes) {
   TileSizes sizes = {.def = kernel->def};
   for (int i = 0; i < kernel->def->u.function_def.body.count; i++)
     collect_tile_sizes(kernel->def->u.function_def.body.items[i], &sizes);
@@ -610,25 +612,44 @@ static bool launch_configuration(Lowerer *L, Function *kernel, const Tuning *tun
   buf_free(&written);
   if (why)
     buf_printf(notes, "    # fixed launch options, not autotuned: %s\n", why);
+  /* a searched launch takes the search's num_warps first (_searched_launch) */
+  const char *chosen = tuning->searched ? "num_warps or " : "";
+  bool constant;
+  const char *elements = tile_elements(L, &sizes, "%.*s", &constant);
   if (tuning->worker_warps)
-    buf_printf(call, "            num_warps=num_worker_warps or %d,\n", tuning->worker_warps);
-  else {
-    bool constant;
-    const char *elements = tile_elements(L, &sizes, "%.*s", &constant);
-    if (constant) { /* _launch_warps, decided here */
-      long long count = sizes.known ? sizes.known : 1;
-      int warps = L->kernel_has_dot ? (count >= 128 * 128 ? 8 : 4) : count < 2048 ? 4 : count < 8192 ? 8 : 16;
-      buf_printf(call, "            num_warps=num_worker_warps or %d,\n", warps);
-    } else {
-      Node *warps = use_helper(L, HELPER__launch_warps);
-      buf_printf(call, "            num_warps=num_worker_warps or %.*s(%s%s),\n", warps->u.name.id.len,
-                 warps->u.name.id.text, elements, L->kernel_has_dot ? ", dot=True" : "");
-    }
+    buf_printf(call, "            num_warps=%snum_worker_warps or %d,\n", chosen, tuning->worker_warps);
+  else if (constant) { /* _launch_warps, decided here */
+    long long count = sizes.known ? sizes.known : 1;
+    int warps = L->kernel_has_dot ? (count >= 128 * 128 ? 8 : 4) : count < 2048 ? 4 : count < 8192 ? 8 : 16;
+    buf_printf(call, "            num_warps=%snum_worker_warps or %d,\n", chosen, warps);
+  } else {
+    Node *warps = use_helper(L, HELPER__launch_warps);
+    buf_printf(call, "            num_warps=%snum_worker_warps or %.*s(%s%s),\n", chosen, warps->u.name.id.len,
+               warps->u.name.id.text, elements, L->kernel_has_dot ? ", dot=True" : "");
   }
   if (L->kernel_pipelines_loops) /* its loops take as many stages (lower_pipeline.c) */
     buf_puts(call, "            _loop_stages=num_stages,\n");
   buf_puts(call, "            num_stages=num_stages,\n"); /* _fitting_stages: 3 or what fits */
+  if (tuning->searched) {
+    buf_puts(call, "            **choice,\n");
+    Node *candidates = use_helper(L, HELPER__launch_candidates);
+    tuning->candidates =
+        arena_printf(&L->ctx->arena, "lambda configs: %.*s(configs, %s%s%s%s)", candidates->u.name.id.len,
+                     candidates->u.name.id.text, elements,
+                     L->kernel_has_dot ? ", dot=True" : L->tma_array_count > 0 ? ", tma=True" : "",
+                     L->kernel_pipelines_loops ? ", loops=True" : "", L->kernel_store_choice ? ", stores=True" : "");
+  }
   return true;
+}
+
+/* `(x.shape, y.shape)`: the arrays' shapes, with the fitting key the key of a searched launch's options. */
+static void array_shapes(Function *kernel, Buf *shapes) {
+  int count = 0;
+  buf_puts(shapes, "(");
+  for (int i = 0; i < kernel->param_count; i++)
+    if (kernel->param_is_array[i])
+      buf_printf(shapes, "%s%.*s.shape", count++ ? ", " : "", kernel->param_names[i].len, kernel->param_names[i].text);
+  buf_puts(shapes, count == 1 ? ",)" : ")");
 }
 
 /* `(BM, BN, x.dtype, y.dtype)`: what decides a fixed-option launch's shared memory,
@@ -654,19 +675,27 @@ void lower_launcher(Lowerer *L, Function *kernel) {
   launch_arguments(L, kernel, unpack, call);
   LaunchOptions options = {lower_buf(L), 0};
   collect_launch_options(L, kernel, &options);
-  Tuning tuning = {L->conv->no_autotune, NULL, options.worker_warps};
+  Tuning tuning = {L->conv->no_autotune, NULL, options.worker_warps, false, NULL};
   if (!L->launcher_count) /* once per module, before the host code is rewritten */
     L->tunes_itself = module_tunes_itself(L);
-  if (L->tunes_itself) /* timed with these launches: no second tuning inside */
+  if (L->tunes_itself) /* timed with these launches: options searched there, no second tuning inside */
     tuning = (Tuning){true, "the module times its kernels (cuda.tile.tune.exhaustive_search)",
-                      options.worker_warps};
+                      options.worker_warps, !L->conv->no_autotune, NULL};
   bool fixed = launch_configuration(L, kernel, &tuning, call, options.notes);
-  Buf fitting = {0}; /* a fixed stage count takes fewer stages where it does not fit */
+  Buf fitting = {0}, after = {0}; /* a fixed stage count takes fewer stages where it does not fit */
   if (fixed) {
-    Node *helper = use_helper(L, HELPER__fitting_stages);
+    Node *helper = use_helper(L, tuning.searched ? HELPER__searched_launch : HELPER__fitting_stages);
     buf_printf(&fitting, "        %.*s(%.*s, ", helper->u.name.id.len, helper->u.name.id.text, name.len, name.text);
     fitting_key(L, kernel, &fitting);
-    buf_puts(&fitting, ", lambda num_stages: ");
+    buf_puts(&fitting, tuning.searched ? ", lambda num_stages, num_warps=None, **choice: " : ", lambda num_stages: ");
+    if (tuning.searched) {
+      buf_puts(&after, ", shapes=lambda: ");
+      array_shapes(kernel, &after);
+      buf_printf(&after, ", candidates=%s, warps=num_worker_warps", tuning.candidates);
+      if (tuning.worker_warps)
+        buf_printf(&after, " or %d", tuning.worker_warps);
+    }
+    buf_puts(&after, ")");
   }
   Node *launch = use_helper(L, HELPER__launch); /* kernel[grid](...), with Triton's dispatch once per key */
   /* the docstring on one line, or broken before ct.launch where that runs past the line limit */
@@ -689,13 +718,14 @@ void lower_launcher(Lowerer *L, Function *kernel) {
                                 : "",
              first_array_param(L, kernel), fixed ? fitting.data : "        ", launch->u.name.id.len,
              launch->u.name.id.text, name.len, name.text,
-             call->data ? call->data : "", fixed ? ")" : "");
+             call->data ? call->data : "", after.data ? after.data : "");
   NodeList made = template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), NULL, 0);
   use_helper(L, HELPER__host_kernel);
   for (int i = 0; kernel->param_is_array_list && i < kernel->param_count; i++)
     L->uses_array_lists |= kernel->param_is_array_list[i];
   buf_free(options.notes);
   buf_free(&fitting);
+  buf_free(&after);
   buf_free(&text);
   buf_free(unpack);
   buf_free(call);

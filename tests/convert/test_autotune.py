@@ -343,8 +343,65 @@ def tune(x):
 
 def test_a_module_that_tunes_itself_keeps_fixed_options(convert_text):
     text = convert_text(EXHAUSTIVE)
-    assert "triton.autotune" not in text
+    assert "@triton.autotune(" not in text
     assert "fixed launch options, not autotuned: the module times its kernels" in text
+    # ... which its search may replace (_searched_launch), unless --no-autotune
+    assert "_searched_launch(" in text and "candidates=lambda configs: _launch_candidates(" in text
+
+
+SEARCHED_TILES = '''
+import cuda.tile as ct
+from cuda.tile.tune import exhaustive_search
+
+
+@ct.kernel
+def scale(x, y, TILE: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)) * 2)
+
+
+def run(x, y):
+    result = exhaustive_search([16, 32], 0, lambda t: (ct.cdiv(x.shape[0], t),), scale,
+                               lambda t: (x, y, t), quiet=True)
+    best = result.best.config
+    ct.launch(0, (ct.cdiv(x.shape[0], best),), scale, (x, y, best))
+    return result
+'''
+
+
+def test_the_search_also_times_launch_options_and_keeps_the_fastest(convert):
+    """On the GPU exhaustive_search times each configuration with the kernel's fixed options,
+    then those within 25% of the fastest with the kernel's other launch candidates; the launch
+    after it takes the options that won, for the same shapes only. The GPU's timing is
+    simulated: candidates with 1 stage run fastest, TILE=32 is slow whatever its options."""
+    mod = convert(SEARCHED_TILES)
+    spy = _LaunchSpy(mod.scale)
+    mod.scale = spy
+    mod.INTERPRETED = False
+    timed = []
+
+    def launch_time_us(stream, grid, kernel, get_args, flush_l2):
+        args = get_args()
+        mod.launch_kernel(stream, grid, kernel, args)
+        options = spy.options[-1]
+        timed.append((args[2], options["num_warps"], options["num_stages"]))
+        return 100.0 if args[2] == 32 else 5.0 if options["num_stages"] == 1 else 10.0
+
+    mod._launch_time_us = launch_time_us
+    x = torch.randn(64)
+    y = torch.zeros(64)
+    result = mod.run(x, y)
+    assert torch.equal(y, x * 2)
+    candidates = mod._launch_candidates([triton.Config({}, num_warps=w) for w in (4, 8, 16)], 16)
+    assert len(candidates) > 2
+    # TILE=16 with its fixed options, TILE=32 (slow: no other options), then TILE=16's other candidates
+    assert timed[:2] == [(16, 4, 3), (32, 4, 3)]
+    assert timed[2:] == [(16, c.num_warps, c.num_stages) for c in candidates[1:]]
+    assert result.best.config == 16 and result.best.mean_us == 5.0
+    assert spy.options[-1] == {"num_warps": candidates[-1].num_warps, "num_stages": 1}  # the launch after it
+    x2 = torch.randn(128)
+    y2 = torch.zeros(128)
+    mod.launch_scale(0, (8,), (x2, y2, 16))  # other shapes: the fixed options
+    assert spy.options[-1] == {"num_warps": 4, "num_stages": 3} and torch.equal(y2, x2 * 2)
 
 
 WORKER_WARPS = '''
@@ -496,8 +553,8 @@ def test_a_kernel_that_multiplies_matrices_tunes_as_a_gemm(convert):
     assert small == [(4, 3), (8, 3), (4, 4), (4, 6), (4, 2), (4, 1)]  # small stages: a deep pipeline too
     stores = [(c.num_warps, c.num_stages, c.kwargs.get("_store_tma", True))
               for c in mod._launch_candidates(mod.bump.configs, 128 * 128, dot=True, stores=True)]
-    assert stores == [(8, 3, True), (4, 3, True), (8, 4, True), (8, 3, False), (8, 2, False), (8, 2, True),
-                      (8, 1, True)]
+    assert stores == [(8, 3, True), (4, 3, True), (8, 4, True), (8, 3, False), (4, 4, False), (8, 2, False),
+                      (8, 2, True), (8, 1, True)]
     hinted = [triton.Config({}, num_warps=8, num_stages=s) for s in (2, 3, 4)]  # num_worker_warps=8
     assert [(c.num_warps, c.num_stages) for c in mod._launch_candidates(hinted, 64 * 64, dot=True)] == [
         (8, 3), (8, 4), (8, 6), (8, 2), (8, 1)]  # one warp count: no repeats
