@@ -66,6 +66,7 @@ bool loop_may_pipeline(Lowerer *L, const Node *loop);
 /* A tile two branches give different types: what both agree on (a rank,
  * dimension or dtype they disagree on becomes unknown); b when either is no tile. */
 TypeInfo *merged_tile(Lowerer *L, TypeInfo *a, TypeInfo *b);
+TypeInfo *merged_constexpr_tile(Lowerer *L, TypeInfo *a, TypeInfo *b);
 /* lower_control.c: what two values one of which Triton picks when it compiles agree on: two
  * constants, a constant known then (either_constant); two tiles of one rank, their dtype and
  * dimensions where the same (either_tile). */
@@ -156,7 +157,7 @@ Node *lower_condition(Lowerer *L, Node *expr);
  * `lowered`) whose branches disagree on a type (priority: 3 rank, 2 shape,
  * 1 dtype; type_disagreement says which): the function may be split on it. */
 void note_version_split(Lowerer *L, Node *source, Node *lowered, int priority);
-int type_disagreement(const TypeInfo *a, const TypeInfo *b);
+int type_disagreement(Lowerer *L, const TypeInfo *a, const TypeInfo *b);
 /* Whether a condition as written is built of literals and the constexpr parameters no statement
  * of the function assigns (one value in the whole body, and the launcher's value too). */
 bool constexpr_param_condition(Lowerer *L, const Node *e);

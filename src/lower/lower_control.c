@@ -720,7 +720,7 @@ Node *lower_conditional_expr(Lowerer *L, Node *expr) {
   TypeInfo *body = expr->u.if_exp.body->type, *orelse = expr->u.if_exp.orelse->type;
   if (test->type && test->type->kind == VAL_CONST) {
     /* another rank or kind per outcome: a version of the function per outcome */
-    int disagreement = type_disagreement(body, orelse);
+    int disagreement = type_disagreement(L, body, orelse);
     if (body && orelse && (body->kind != orelse->kind || disagreement))
       note_version_split(L, source_test, test, body->kind != orelse->kind ? 2 : disagreement);
     expr->type = either_type(L, expr, body, orelse);

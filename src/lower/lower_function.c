@@ -2308,7 +2308,7 @@ static TypeInfo *version_return_at_call(Lowerer *L, Function *fn, Node **written
     return fn->return_type;
   int priority = 0;
   for (int v = 1; v < fn->version_count; v++) {
-    int disagreement = type_disagreement(fn->versions[0].return_type, fn->versions[v].return_type);
+    int disagreement = type_disagreement(L, fn->versions[0].return_type, fn->versions[v].return_type);
     priority = disagreement > priority ? disagreement : priority;
   }
   if (fn->versions[0].return_type->kind != fn->versions[1].return_type->kind)

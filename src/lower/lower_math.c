@@ -186,8 +186,11 @@ static TypeInfo *broadcast_type(Lowerer *L, const TypeInfo *left, const TypeInfo
   return type;
 }
 
-/* Whether two dimension expressions are written alike (BLOCK and BLOCK). */
-static bool same_dim(Lowerer *L, Node *a, Node *b) {
+/* Whether two dimension expressions are written alike (BLOCK and BLOCK, x.shape[0] and
+ * x.shape[0]); two unknown ones (NULL) are alike, an unknown and a known one not. */
+bool math_same_dim(Lowerer *L, const Node *a, const Node *b) {
+  if (!a || !b)
+    return a == b;
   if (a->kind == N_NAME && b->kind == N_NAME)
     return str_same(a->u.name.id, b->u.name.id);
   Buf x = {0}, y = {0};
@@ -226,7 +229,7 @@ static TypeInfo *broadcast_shapes(Lowerer *L, const TypeInfo *left, const TypeIn
       type->dims[d] = smaller->dims[s];
     } else if (L->function && L->function->role == ROLE_KERNEL && bigger->shape[d] < 0 && smaller->shape[s] < 0 &&
                bigger->dims[d] && smaller->dims[s] && bigger->dims[d]->kind == N_NAME &&
-               smaller->dims[s]->kind == N_NAME && !same_dim(L, bigger->dims[d], smaller->dims[s])) {
+               smaller->dims[s]->kind == N_NAME && !math_same_dim(L, bigger->dims[d], smaller->dims[s])) {
       /* (1, N) against (M, N) in a kernel, each a constexpr parameter: the larger, as numpy
        * broadcasts (a tile function's dims stand for its caller's, and map back by name) */
       Node *dim = T(L, "max(_1, _2)", node_copy_tree(&L->ctx->arena, bigger->dims[d]),
@@ -679,7 +682,7 @@ static Node *compare_tuples(Lowerer *L, Node *expr, AstOp op, Node *left, Node *
   for (int i = 0; !unequal && i < lt->count; i++) {
     Node *a = tuple_item(L, left, i), *b = tuple_item(L, right, i);
     if (a->type && b->type && a->type->kind == VAL_CONST && b->type->kind == VAL_CONST && !a->type->is_float &&
-        same_dim(L, a, b))
+        math_same_dim(L, a, b))
       continue; /* one constexpr int written the same on both sides (`B` and `B`): equal */
     Node *item = lower_comparison(L, expr, AOP_EQ, a, b);
     if (item->type && item->type->kind == VAL_TILE && item->type->rank != 0)

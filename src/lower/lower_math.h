@@ -55,6 +55,9 @@ TypeInfo *math_binary_type(Lowerer *L, const Node *at, const char *what, AstOp o
 /* ---- lower_matrix.c: x @ y and ct.matmul (operands lowered; the sources locate errors) */
 Node *lower_matrix_product(Lowerer *L, Node *at, const char *what, Node *x, Node *y, Node *x_source, Node *y_source);
 
+/* Whether two dimension expressions are written alike (NULL: unknown). */
+bool math_same_dim(Lowerer *L, const Node *a, const Node *b);
+
 /* ---- lower_math_runtime.c: helpers of the generated module */
 Node *math_unary_helper(Lowerer *L, const char *name, const char *gpu_expr, const char *interpreted_expr,
                         const char *doc, bool float32_only); /* ct_<name>(x) for a float math function */

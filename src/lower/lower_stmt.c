@@ -286,6 +286,20 @@ TypeInfo *merged_tile(Lowerer *L, TypeInfo *a, TypeInfo *b) {
   return type;
 }
 
+/* merged_tile for branches a constexpr chooses between: also a dimension they write
+ * differently (BM in one, BN in the other) is unknown here (`x.shape[d]` in Triton), where
+ * after a run-time `if` both branches' dimensions must be the same (cuTile and Triton
+ * require it), whatever they are called. */
+TypeInfo *merged_constexpr_tile(Lowerer *L, TypeInfo *a, TypeInfo *b) {
+  TypeInfo *type = merged_tile(L, a, b);
+  if (type == b || type->rank != a->rank || a->rank != b->rank)
+    return type;
+  for (int d = 0; d < b->rank && d < C2T_MAX_RANK; d++)
+    if (a->shape[d] < 0 && b->shape[d] < 0 && !math_same_dim(L, a->dims[d], b->dims[d]))
+      type->dims[d] = NULL;
+  return type;
+}
+
 /* A value after an `if` whose branches give it different values: what both agree on,
  * item by item for tuples (`shape = (16,)` / `shape = (32,)`: each item a run-time number,
  * not the else branch's); tuples of different lengths are a located error at the `if`. */
@@ -432,12 +446,14 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
     else if (from_body->kind == from_else->kind &&
              (from_body->kind == VAL_TUPLE || from_body->kind == VAL_ENUM || from_body->kind == VAL_DTYPE))
       merged = merged_value(L, stmt, A->names[i], from_body, from_else);
+    else if (test->type && test->type->kind == VAL_CONST)
+      merged = merged_constexpr_tile(L, from_body, from_else);
     else
       merged = merged_tile(L, from_body, from_else);
     if (test->type && test->type->kind == VAL_CONST && from_body && from_else)
       tf32_join(L, stmt, merged, from_body, from_else); /* the constexpr decides: one branch runs */
     if (test->type && test->type->kind == VAL_CONST && from_body && from_else)
-      note_version_split(L, source_test, test, type_disagreement(from_body, from_else));
+      note_version_split(L, source_test, test, type_disagreement(L, from_body, from_else));
     if (merged)
       scope_bind(L, A->names[i], merged);
   }

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "lower.h"
+#include "lower_math.h"
 
 /* ------------------------------------------------ comparing conditions */
 
@@ -276,7 +277,7 @@ void note_version_split(Lowerer *L, Node *source, Node *lowered, int priority) {
   L->split_priority = priority;
 }
 
-int type_disagreement(const TypeInfo *a, const TypeInfo *b) {
+int type_disagreement(Lowerer *L, const TypeInfo *a, const TypeInfo *b) {
   if (!a || !b || a == b)
     return 0;
   /* `q_pe = None` then `if BLOCK_R > 0: q_pe = ct.load(...)`: a tile in one version only */
@@ -287,8 +288,8 @@ int type_disagreement(const TypeInfo *a, const TypeInfo *b) {
   if (a->rank != b->rank)
     return 3;
   for (int d = 0; d < a->rank && d < C2T_MAX_RANK; d++)
-    if (a->shape[d] != b->shape[d])
-      return 2;
+    if (a->shape[d] != b->shape[d] || (a->shape[d] < 0 && !math_same_dim(L, a->dims[d], b->dims[d])))
+      return 2; /* 16 and 32, or BM and BN */
   return a->dtype != b->dtype ? 1 : 0;
 }
 
@@ -359,7 +360,7 @@ TypeInfo *joined_return_type(Lowerer *L, Node *split, TypeInfo *with, TypeInfo *
   bool agree = with->kind == without->kind;
   switch (agree ? with->kind : VAL_UNKNOWN) {
   case VAL_NONE: return with;
-  case VAL_TILE: return merged_tile(L, with, without);
+  case VAL_TILE: return merged_constexpr_tile(L, with, without);
   case VAL_CONST:
     return same_constant_value(with, without) ? with : type_tile(L->ctx, DT_UNKNOWN, 0, NULL);
   case VAL_DTYPE: agree = with->dtype != DT_UNKNOWN && with->dtype == without->dtype; break;

@@ -606,3 +606,67 @@ def totals(x, y, R: ct.Constant[int], C: ct.Constant[int]):
     y = torch.empty(8, device=device)
     mod.launch_totals(0, (2,), (x, y, 4, 16))
     torch.testing.assert_close(y, x.sum(-1))
+
+
+SIZE_PER_OUTCOME = '''
+import cuda.tile as ct
+
+
+@ct.function
+def first_block(x, FLAG, BM, BN):
+    if FLAG == 1:
+        return ct.load(x, index=(ct.bid(0),), shape=(BM,))
+    return ct.load(x, index=(ct.bid(0),), shape=(BN,))
+
+
+@ct.kernel
+def k(x, y, FLAG: ct.Constant[int], BM: ct.Constant[int], BN: ct.Constant[int]):
+    {body}
+    z = ct.full(t.shape, 3.0, dtype=ct.float32)
+    ct.store(y, index=(ct.bid(0),), tile=z + t)
+'''
+SIZE_BODIES = {
+    "if": """if FLAG == 1:
+        t = ct.load(x, index=(ct.bid(0),), shape=(BM,))
+    else:
+        t = ct.load(x, index=(ct.bid(0),), shape=(BN,))""",
+    "function": "t = first_block(x, FLAG, BM, BN)",
+}
+
+
+@pytest.mark.parametrize("how", sorted(SIZE_BODIES))
+def test_a_size_chosen_by_a_constexpr_is_the_chosen_one(convert, convert_text, how):
+    """After a constexpr `if` (or a tile function's versions) giving a tile BM elements in
+    one outcome and BN in the other, its size is neither name: `ct.full(t.shape, ...)` was
+    written with BN, so FLAG == 1 stored BN elements at bid * BN (a silent wrong result)."""
+    source = SIZE_PER_OUTCOME.format(body=SIZE_BODIES[how])
+    assert "tl.full((BN,)" not in convert_text(source)
+    mod = convert(source)
+    x = torch.randn(64)
+    for flag, tiles in ((1, 4), (0, 2)):
+        y = torch.zeros(64)
+        mod.launch_k(0, (tiles,), (x, y, flag, 16, 32))
+        torch.testing.assert_close(y, x + 3.0)
+
+
+RUN_TIME_BRANCHES = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, BM: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(BM,))
+    if ct.sum(t) > 0:
+        u = t * 2
+    else:
+        u = ct.full((BM,), 0.0, dtype=ct.float32)
+    ct.store(y, index=(ct.bid(0), 0), tile=ct.reshape(u, (1, BM)))
+'''
+
+
+def test_a_run_time_if_keeps_the_sizes_its_branches_share(convert):
+    mod = convert(RUN_TIME_BRANCHES)
+    x = torch.tensor([1.0, 2.0, -5.0, 1.0])
+    y = torch.zeros(2, 2)
+    mod.launch_k(0, (2,), (x, y, 2))
+    torch.testing.assert_close(y, torch.tensor([[2.0, 4.0], [0.0, 0.0]]))
