@@ -737,15 +737,51 @@ static Node *cat_helper(Lowerer *L, int rank, int axis) {
   return use_runtime(L, name, source);
 }
 
+/* ct_cat_<r>d: ct.cat((a, b), axis) with an axis known only when Triton compiles (a
+ * ct.Constant parameter): the helper of that axis, chosen there. */
+static Node *cat_any_axis_helper(Lowerer *L, int rank) {
+  const char *name = arena_printf(&L->ctx->arena, "ct_cat_%dd", rank);
+  Buf text = {0};
+  buf_printf(&text,
+             "@triton.jit\n"
+             "def %s(a, b, axis: tl.constexpr):\n"
+             "    \"\"\"ct.cat((a, b), axis) with the axis a constexpr: the helper of that axis.\"\"\"\n"
+             "    tl.static_assert(-%d <= axis and axis < %d, \"ct.cat(): the axis is out of range for a %d-d tile\")\n",
+             name, rank, rank, rank);
+  for (int d = 0; d < rank; d++) {
+    Node *helper = cat_helper(L, rank, d);
+    if (d < rank - 1)
+      buf_printf(&text, "    %s axis %% %d == %d:\n", d ? "elif" : "if", rank, d);
+    else
+      buf_printf(&text, "    else:\n");
+    buf_printf(&text, "        return %.*s(a, b)\n", helper->u.name.id.len, helper->u.name.id.text);
+  }
+  char *source = arena_strndup(&L->ctx->arena, text.data, text.len);
+  buf_free(&text);
+  return use_runtime(L, name, source);
+}
+
 Node *lower_cat(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.cat()";
   BoundArgs args;
   bind_call(L, call, what, "tiles, /, axis", &args);
   Node *tiles = require_arg(L, call, &args, 0, what, "tiles");
   Node *axis_arg = require_arg(L, call, &args, 1, what, "axis");
-  if (!tiles->type || tiles->type->kind != VAL_TUPLE || tiles->type->count != 2 || tiles->kind != N_TUPLE)
-    lower_error(L, args.source[0], "%s concatenates a tuple of exactly two tiles written in the call", what);
-  Node *a = tiles->u.list.elts.items[0], *b = tiles->u.list.elts.items[1];
+  if (!tiles->type || tiles->type->kind != VAL_TUPLE || tiles->kind != N_TUPLE || tiles->type->count < 1 ||
+      tiles->type->count > 2)
+    lower_error(L, args.source[0], "%s concatenates a tuple of one or two tiles written in the call", what);
+  Node *a = tiles->u.list.elts.items[0];
+  if (tiles->type->count == 1) { /* one tile: itself (cuTile checks the axis all the same) */
+    if (a->type->kind != VAL_TILE || a->type->rank < 1)
+      lower_error(L, args.source[0], "%s needs tiles of at least 1 dimension", what);
+    long long known;
+    if (shape_known_int(axis_arg, &known))
+      shape_axis(L, axis_arg, args.source[1], a->type->rank, what);
+    Node *same = T(L, "_1", a); /* a new node: the statement is written from the tree */
+    same->type = a->type;
+    return same;
+  }
+  Node *b = tiles->u.list.elts.items[1];
   if (a->type->kind != VAL_TILE || b->type->kind != VAL_TILE || a->type->rank < 1 || a->type->rank != b->type->rank)
     lower_error(L, args.source[0], "%s needs two tiles of the same rank (at least 1)", what);
   if (a->type->dtype != b->type->dtype || (a->type->dtype == DT_UNKNOWN && a->type->dtype_expr != b->type->dtype_expr))
@@ -753,7 +789,11 @@ Node *lower_cat(Lowerer *L, Node *call, const char *member) {
       lower_error(L, args.source[0], "%s: the two tiles have different dtypes (%s, %s)", what,
                   dtype_info(a->type->dtype)->cutile, dtype_info(b->type->dtype)->cutile);
   int rank = a->type->rank;
-  int axis = shape_axis(L, axis_arg, args.source[1], rank, what);
+  long long known;
+  /* an axis Triton knows when it compiles: each dimension doubles where it is the axis */
+  bool at_compile = !shape_known_int(axis_arg, &known) && axis_arg->type && axis_arg->type->kind == VAL_CONST &&
+                    !axis_arg->type->is_float;
+  int axis = at_compile ? 0 : shape_axis(L, axis_arg, args.source[1], rank, what);
   Node *dims[C2T_MAX_RANK], *other[C2T_MAX_RANK];
   shape_require_dims(L, args.source[0], a->type, what, dims);
   shape_require_dims(L, args.source[0], b->type, what, other);
@@ -762,6 +802,16 @@ Node *lower_cat(Lowerer *L, Node *call, const char *member) {
     if (shape_known_int(dims[d], &x) && shape_known_int(other[d], &y) && x != y)
       lower_error(L, args.source[0], "%s: the two tiles must have the same shape (dimension %d: %lld and %lld)", what,
                   d, x, y);
+  }
+  if (at_compile) {
+    Node *result = T(L, "_1(_2, _3, _4)", cat_any_axis_helper(L, rank), a, b, axis_arg);
+    for (int d = 0; d < rank; d++) {
+      Node *factor = T(L, arena_printf(&L->ctx->arena, "(2 if _1 %% %d == %d else 1)", rank, d),
+                       node_copy_tree(&L->ctx->arena, axis_arg));
+      dims[d] = shape_product(L, (Node *[]){factor, dims[d]}, 2);
+    }
+    result->type = shape_tile_type(L, a->type->dtype, a->type->dtype_expr, rank, dims);
+    return result;
   }
   Node *result = T(L, "_1(_2, _3)", cat_helper(L, rank, axis), a, b);
   dims[axis] = shape_product(L, (Node *[]){new_int(L, 2), dims[axis]}, 2);

@@ -756,3 +756,39 @@ def test_values_chosen_at_run_time_compile_and_run(tmp_path):
                                     "    m.launch_run_time_choices_kernel(0, (1,), (a, b, torch.tensor([sign]), 16))\n"
                                     "    torch.testing.assert_close(b[0], a[row] + added)\n")
     assert same, output
+
+
+CONSTEXPR_CALLS = """
+import torch
+def cats(m):
+    for axis in (0, 1, -1):
+        m.launch_cat_kernel(0, (1,), (torch.randn(2, 4), torch.zeros(16), axis))
+def sizes(m):
+    for flag in (0, 1):
+        m.launch_sized_kernel(0, (2,), (torch.randn(64), torch.zeros(64), flag, 16, 32))
+CALLS = {"constexpr_choices": [cats, sizes]}
+"""
+
+
+def test_choices_of_constexprs_compile_for_sm90_and_run(tmp_path):
+    """ct.cat along a ct.Constant axis (ct_cat_2d picks the axis's helper when Triton
+    compiles) and a tile whose size a constexpr chooses (neither name's size after the
+    choice): each launch compiles and gives what cuTile gives."""
+    (tmp_path / "mods").mkdir()
+    module = tmp_path / "mods" / "constexpr_choices.py"
+    _convert(HERE / "cases" / "constexpr_choices.py", module)
+    proc = _check_folder(tmp_path / "mods", CONSTEXPR_CALLS, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "5 launches, 10 compiles, 0 failed" in proc.stdout, proc.stdout
+    same, output = _run_interpreted(module,
+                                    "x = torch.randn(2, 4)\n"
+                                    "for axis in (0, 1, -1, -2):\n"
+                                    "    out = torch.zeros(16)\n"
+                                    "    m.launch_cat_kernel(0, (1,), (x, out, axis))\n"
+                                    "    torch.testing.assert_close(out, torch.cat((x, x * 10), axis).reshape(16))\n"
+                                    "v = torch.randn(64)\n"
+                                    "for flag, tiles in ((1, 4), (0, 2)):\n"
+                                    "    y = torch.zeros(64)\n"
+                                    "    m.launch_sized_kernel(0, (tiles,), (v, y, flag, 16, 32))\n"
+                                    "    torch.testing.assert_close(y, v + 3.0)\n")
+    assert same, output

@@ -149,6 +149,31 @@ def test_cat(convert):
     assert torch.equal(run(convert, "ct.cat((t, t + 100), -1)", x, (2, 8)), torch.cat((x, x + 100), 1))
     y = ramp(4)
     assert torch.equal(run(convert, "ct.cat((t + 100, t), 0)", y, (8,)), torch.cat((y + 100, y)))
+    assert torch.equal(run(convert, "ct.cat((t,), 1)", x, (2, 4)), x)  # one tile: itself
+
+
+CAT_AXIS_AT_LAUNCH = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, out, AXIS: ct.Constant[int]):
+    t = ct.load(x, index=(0, 0), shape=(2, 4))
+    both = ct.cat((t, t * 10), AXIS)
+    ct.store(out, (0,), tile=both.reshape((16,)))
+'''
+
+
+def test_cat_along_an_axis_given_at_launch(convert, convert_text):
+    """A ct.Constant axis: ct_cat_2d picks the helper of that axis when Triton compiles, and
+    each dimension of the result doubles where it is the axis."""
+    assert "ct_cat_2d(t, t * 10, AXIS)" in convert_text(CAT_AXIS_AT_LAUNCH)
+    mod = convert(CAT_AXIS_AT_LAUNCH)
+    x = ramp(2, 4)
+    for axis in (0, 1, -1, -2):
+        out = torch.zeros(16, dtype=x.dtype)
+        mod.launch_k(0, (1,), (x, out, axis))
+        assert torch.equal(out, torch.cat((x, x * 10), axis).reshape(16)), axis
 
 
 def test_extract_constant_index(convert):
@@ -207,6 +232,8 @@ def test_insert(convert):
     ("ct.extract(t, (2,), shape=(4,))", "out of range"),
     ("ct.extract(t, (0,), shape=(3,))", "power of two"),
     ("ct.cat((t.astype(ct.int32), t.astype(ct.float32)), 0)", "different dtypes"),
+    ("ct.cat((t, t, t), 0)", "one or two tiles"),
+    ("ct.cat((t,), 1)", "out of range"),
     ("ct.broadcast_to(t, (4, 4))", "cannot be broadcast"),
     ("ct.full((2, 2), t, ct.int32)", "scalar"),
 ])

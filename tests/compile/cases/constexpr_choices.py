@@ -1,0 +1,19 @@
+import cuda.tile as ct
+
+
+@ct.kernel
+def cat_kernel(x, out, axis: ct.Constant[int]):
+    """ct.cat along an axis given at launch: both halves, flattened."""
+    tx = ct.load(x, index=(0, 0), shape=(2, 4))
+    tz = ct.cat((tx, tx * 10), axis).reshape((16,))
+    ct.store(out, (0,), tile=tz)
+
+
+@ct.kernel
+def sized_kernel(x, y, FLAG: ct.Constant[int], BM: ct.Constant[int], BN: ct.Constant[int]):
+    """A tile of BM or BN elements, chosen by FLAG; a tile of its size after it."""
+    if FLAG == 1:
+        t = ct.load(x, index=(ct.bid(0),), shape=(BM,))
+    else:
+        t = ct.load(x, index=(ct.bid(0),), shape=(BN,))
+    ct.store(y, index=(ct.bid(0),), tile=ct.full(t.shape, 3.0, dtype=ct.float32) + t)
