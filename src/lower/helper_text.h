@@ -1819,13 +1819,18 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return made[self.index] if 0 < self.index < len(made) else None\n"
     "\n"
     "    def keep(self, index):\n"
-    "        \"\"\"The launches after the search take candidate `index` under the trial's keys.\"\"\"\n"
+    "        \"\"\"The launches after the search take candidate `index` under the trial's keys;\n"
+    "        returns what they take, as text (for TRITON_PRINT_AUTOTUNING=1).\"\"\"\n"
+    "        taken = []\n"
     "        for (kernel, key), made in self.launched.items():\n"
     "            chosen = kernel.__dict__.setdefault(\"_c2t_chosen\", {})\n"
     "            if 0 < index < len(made):\n"
     "                chosen[key] = made[index]\n"
+    "                taken.append(f\"{getattr(kernel, '__name__', kernel)}: {made[index]}\")\n"
     "            else:\n"
-    "                chosen.pop(key, None)\n",
+    "                chosen.pop(key, None)\n"
+    "                taken.append(f\"{getattr(kernel, '__name__', kernel)}: its fixed options\")\n"
+    "        return \"; \".join(taken)\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER__exhaustive_search] = {"_exhaustive_search",
     "def _exhaustive_search(\n"
@@ -1898,7 +1903,9 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "                continue\n"
     "            if time_us < fastest:\n"
     "                fastest, chosen = time_us, index\n"
-    "        trial.keep(chosen)\n"
+    "        taken = trial.keep(chosen)\n"
+    "        if os.environ.get(\"TRITON_PRINT_AUTOTUNING\") == \"1\":\n"
+    "            print(f\"exhaustive_search: {measure.config!r} {fastest:.1f} us with {taken}\")\n"
     "        measure.mean_us = fastest\n"
     "    for measure in successes:\n"
     "        if measure.mean_us < best.mean_us:\n"

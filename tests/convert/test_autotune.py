@@ -368,7 +368,7 @@ def run(x, y):
 '''
 
 
-def test_the_search_also_times_launch_options_and_keeps_the_fastest(convert):
+def test_the_search_also_times_launch_options_and_keeps_the_fastest(convert, monkeypatch, capsys):
     """On the GPU exhaustive_search times each configuration with the kernel's fixed options,
     then those within 25% of the fastest with the kernel's other launch candidates; the launch
     after it takes the options that won, for the same shapes only. The GPU's timing is
@@ -387,9 +387,11 @@ def test_the_search_also_times_launch_options_and_keeps_the_fastest(convert):
         return 100.0 if args[2] == 32 else 5.0 if options["num_stages"] == 1 else 10.0
 
     mod._launch_time_us = launch_time_us
+    monkeypatch.setenv("TRITON_PRINT_AUTOTUNING", "1")
     x = torch.randn(64)
     y = torch.zeros(64)
     result = mod.run(x, y)
+    assert "exhaustive_search: 16 5.0 us with " in capsys.readouterr().out  # the winner of TILE=16
     assert torch.equal(y, x * 2)
     candidates = mod._launch_candidates([triton.Config({}, num_warps=w) for w in (4, 8, 16)], 16)
     assert len(candidates) > 2

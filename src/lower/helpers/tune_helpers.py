@@ -109,13 +109,18 @@ class _OptionTrial:
         return made[self.index] if 0 < self.index < len(made) else None
 
     def keep(self, index):
-        """The launches after the search take candidate `index` under the trial's keys."""
+        """The launches after the search take candidate `index` under the trial's keys;
+        returns what they take, as text (for TRITON_PRINT_AUTOTUNING=1)."""
+        taken = []
         for (kernel, key), made in self.launched.items():
             chosen = kernel.__dict__.setdefault("_c2t_chosen", {})
             if 0 < index < len(made):
                 chosen[key] = made[index]
+                taken.append(f"{getattr(kernel, '__name__', kernel)}: {made[index]}")
             else:
                 chosen.pop(key, None)
+                taken.append(f"{getattr(kernel, '__name__', kernel)}: its fixed options")
+        return "; ".join(taken)
 
 
 # helper: _exhaustive_search needs _TuningResult _launch_time_us _OptionTrial
@@ -189,7 +194,9 @@ def _exhaustive_search(
                 continue
             if time_us < fastest:
                 fastest, chosen = time_us, index
-        trial.keep(chosen)
+        taken = trial.keep(chosen)
+        if os.environ.get("TRITON_PRINT_AUTOTUNING") == "1":
+            print(f"exhaustive_search: {measure.config!r} {fastest:.1f} us with {taken}")
         measure.mean_us = fastest
     for measure in successes:
         if measure.mean_us < best.mean_us:
