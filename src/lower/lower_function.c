@@ -859,6 +859,74 @@ static bool promote_unpacked(ConstexprLocals *C, NodeList *stmts, int at) {
   return true;
 }
 
+/* The one statement of `block` (not nested) that assigns `name` a constexpr value (`name =
+ * VALUE`, or `name: tl.constexpr = VALUE` already), else -1; into *count the statements
+ * of the whole `if` chain (elif) that do. */
+static int branch_assignment(ConstexprLocals *C, NodeList *block, Str name, int *count) {
+  int found = -1;
+  for (int i = 0; i < block->count; i++) {
+    Node *stmt = block->items[i];
+    if (stmt->kind == N_IF && i == block->count - 1 && block->count == 1 && constexpr_value(C, stmt->u.if_.test)) {
+      /* an elif: assigned in each of its branches */
+      int body = branch_assignment(C, &stmt->u.if_.body, name, count);
+      int orelse = branch_assignment(C, &stmt->u.if_.orelse, name, count);
+      return body >= 0 && orelse >= 0 ? i : -1;
+    }
+    Node *target = stmt->kind == N_ASSIGN && stmt->u.assign.targets.count == 1 ? stmt->u.assign.targets.items[0]
+                   : stmt->kind == N_ANN_ASSIGN                               ? stmt->u.ann_assign.target
+                                                                              : NULL;
+    if (!target || target->kind != N_NAME || !str_same(target->u.name.id, name))
+      continue;
+    Node *value = stmt->kind == N_ASSIGN ? stmt->u.assign.value : stmt->u.ann_assign.value;
+    if (found >= 0 || !value || !constexpr_value(C, value))
+      return -1;
+    found = i;
+    (*count)++;
+  }
+  return found;
+}
+
+/* `name: tl.constexpr = VALUE` in place of `name = VALUE` in each branch of the chain. */
+static void annotate_branches(ConstexprLocals *C, NodeList *block, Str name) {
+  for (int i = 0; i < block->count; i++) {
+    Node *stmt = block->items[i];
+    if (stmt->kind == N_IF && block->count == 1) {
+      annotate_branches(C, &stmt->u.if_.body, name);
+      annotate_branches(C, &stmt->u.if_.orelse, name);
+      return;
+    }
+    if (stmt->kind != N_ASSIGN || stmt->u.assign.targets.count != 1)
+      continue;
+    Node *target = stmt->u.assign.targets.items[0];
+    if (target->kind != N_NAME || !str_same(target->u.name.id, name))
+      continue;
+    NodeList made = template_stmts(C->L->ctx, "_1: tl.constexpr = _2", TEMPLATE_NODES(target, stmt->u.assign.value));
+    made.items[0]->span = stmt->span;
+    block->items[i] = made.items[0];
+  }
+}
+
+/* A name an `if` on a constexpr assigns once in each branch (and nowhere else), each time a
+ * constexpr value (lower_if typed it a constant: static_choice_names): a constexpr local in
+ * each branch, which Triton compiles one of. */
+static void promote_static_choices(ConstexprLocals *C, Node *stmt) {
+  Lowerer *L = C->L;
+  if (!stmt->u.if_.orelse.count || !constexpr_value(C, stmt->u.if_.test))
+    return;
+  for (int k = 0; k < L->static_choice_count; k++) {
+    if (L->static_choice_at[k] != stmt || is_constexpr_name(C, L->static_choice_names[k]))
+      continue;
+    Str name = L->static_choice_names[k];
+    int count = 0;
+    if (branch_assignment(C, &stmt->u.if_.body, name, &count) < 0 ||
+        branch_assignment(C, &stmt->u.if_.orelse, name, &count) < 0 || count != times_assigned(C, name))
+      continue;
+    annotate_branches(C, &stmt->u.if_.body, name);
+    annotate_branches(C, &stmt->u.if_.orelse, name);
+    add_constexpr_name(C, name);
+  }
+}
+
 /* Statements of one block, in order, and the branches of its `if`s (not loops). */
 static void promote_in(ConstexprLocals *C, NodeList *stmts) {
   for (int i = 0; i < stmts->count; i++) {
@@ -866,6 +934,7 @@ static void promote_in(ConstexprLocals *C, NodeList *stmts) {
     if (stmt->kind == N_IF) {
       promote_in(C, &stmt->u.if_.body);
       promote_in(C, &stmt->u.if_.orelse);
+      promote_static_choices(C, stmt);
       continue;
     }
     if (stmt->kind == N_ANN_ASSIGN && stmt->u.ann_assign.target->kind == N_NAME &&
@@ -905,6 +974,14 @@ static void promote_constexpr_locals(Lowerer *L, Node *def) {
   if (C->overflow)
     lower_limit(L, def, "names assigned in one function", C2T_MAX_SCOPE_NAMES);
   promote_in(C, &def->u.function_def.body);
+  for (int k = 0; k < L->static_choice_count; k++)
+    if (!is_constexpr_name(C, L->static_choice_names[k])) {
+      Str name = L->static_choice_names[k];
+      lower_error(L, L->static_choice_at[k],
+                  "'%.*s' is a constant chosen by this `if` on a value known at launch, which Triton "
+                  "keeps a constant only when each branch assigns it once (and nothing else does), "
+                  "from constants: assign it so, or use `x if cond else y`", name.len, name.text);
+    }
 }
 
 /* The @triton.jit decorator replace_decorators put last. */
@@ -915,6 +992,7 @@ static Node **jit_slot(Node *def) {
 
 static void lower_function_body(Lowerer *L, Node *def) {
   NodeList prologue = {0};
+  L->static_choice_count = 0;
   L->prologue = &prologue;
   L->loop_depth = 0; /* also after an attempt that stopped inside a loop */
   rename_loop_locals(L, def);

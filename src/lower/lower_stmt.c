@@ -435,9 +435,17 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   save_assigned(L, A);
   for (int i = 0; i < A->count; i++) {
     TypeInfo *from_body = after_body[i], *from_else = A->types[i], *merged;
+    bool static_test = test->type && test->type->kind == VAL_CONST;
     if (!from_body || !from_else || same_constant(from_body, from_else))
       merged = from_body ? from_body : from_else;
-    else if (from_body->kind == VAL_CONST || from_else->kind == VAL_CONST)
+    else if (static_test && from_body->kind == VAL_CONST && from_else->kind == VAL_CONST && from_body != before[i] &&
+             from_else != before[i] && L->static_choice_count < C2T_MAX_STATIC_CHOICES) {
+      /* `if F: S = BM` / `else: S = BN`: a constant Triton knows when it compiles, a constexpr
+         local there (promote_constexpr_locals checks that it becomes one) */
+      merged = either_constant(L, from_body, from_else);
+      L->static_choice_names[L->static_choice_count] = A->names[i];
+      L->static_choice_at[L->static_choice_count++] = stmt;
+    } else if (from_body->kind == VAL_CONST || from_else->kind == VAL_CONST)
       merged = concretized(L, from_body->kind == VAL_CONST ? from_body : from_else);
     else if (from_body->kind == VAL_ARRAY && from_else->kind == VAL_ARRAY && from_body->array && from_else->array)
       merged = memory_merge_arrays(L, stmt, A->names[i], from_body, from_else,

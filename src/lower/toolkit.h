@@ -22,6 +22,7 @@
 /* Limits of the lowering; past each, a located C2T002 error (lower_limit). */
 #define C2T_MAX_RANK 8             /* dimensions of a tile or shape (TypeInfo.shape) */
 #define C2T_MAX_SCOPE_NAMES 1024   /* local names of one tile function (Scope) */
+#define C2T_MAX_STATIC_CHOICES 64  /* names a constexpr `if` chooses a constant for, per function (more: run-time values) */
 #define C2T_MAX_CALL_ARGS 16       /* parameters of a cuTile signature (BoundArgs, bind_call) */
 #define C2T_MAX_TMA_ARRAYS 64      /* arrays with a TMA flag parameter, per kernel (Lowerer.tma_arrays) */
 #define C2T_MAX_TF32_SITES 64      /* loads given a staged tfloat32 tile, per kernel version (more: rounded in the kernel) */
@@ -264,6 +265,11 @@ typedef struct Lowerer {
   int tf32_when_depth;
   struct Tf32Site *tf32_sites; /* the loads given a staged tile in the version lowered now */
   bool in_while_test;          /* lowering a while condition: L->pending must stay empty */
+  /* names a constexpr `if` gave a constant in each branch (lower_if), with the `if`: constexpr
+     locals in Triton, which promote_constexpr_locals (lower_function.c) must make them */
+  Str static_choice_names[C2T_MAX_STATIC_CHOICES];
+  const Node *static_choice_at[C2T_MAX_STATIC_CHOICES];
+  int static_choice_count;
   int tf32_site_count;
   bool kernel_has_dot; /* the kernel lowered now multiplies matrices (tl.dot): its launch candidates differ */
   bool kernel_pipelines_loops; /* a loop of the kernel is tl.range(..., num_stages=_loop_stages) */

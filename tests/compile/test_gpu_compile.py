@@ -766,20 +766,24 @@ def cats(m):
 def sizes(m):
     for flag in (0, 1):
         m.launch_sized_kernel(0, (2,), (torch.randn(64), torch.zeros(64), flag, 16, 32))
-CALLS = {"constexpr_choices": [cats, sizes]}
+def chosen(m):
+    for mode in (0, 1, 2):
+        m.launch_chosen_kernel(0, (1,), (torch.randn(64), torch.zeros(64), mode, 16, 32))
+CALLS = {"constexpr_choices": [cats, sizes, chosen]}
 """
 
 
 def test_choices_of_constexprs_compile_for_sm90_and_run(tmp_path):
     """ct.cat along a ct.Constant axis (ct_cat_2d picks the axis's helper when Triton
-    compiles) and a tile whose size a constexpr chooses (neither name's size after the
-    choice): each launch compiles and gives what cuTile gives."""
+    compiles), a tile whose size a constexpr chooses (neither name's size after the
+    choice) and a size an if/elif/else on a constexpr assigns (a constexpr local in each
+    branch): each launch compiles and gives what cuTile gives."""
     (tmp_path / "mods").mkdir()
     module = tmp_path / "mods" / "constexpr_choices.py"
     _convert(HERE / "cases" / "constexpr_choices.py", module)
     proc = _check_folder(tmp_path / "mods", CONSTEXPR_CALLS, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "5 launches, 10 compiles, 0 failed" in proc.stdout, proc.stdout
+    assert "8 launches, 16 compiles, 0 failed" in proc.stdout, proc.stdout
     same, output = _run_interpreted(module,
                                     "x = torch.randn(2, 4)\n"
                                     "for axis in (0, 1, -1, -2):\n"
@@ -790,5 +794,9 @@ def test_choices_of_constexprs_compile_for_sm90_and_run(tmp_path):
                                     "for flag, tiles in ((1, 4), (0, 2)):\n"
                                     "    y = torch.zeros(64)\n"
                                     "    m.launch_sized_kernel(0, (tiles,), (v, y, flag, 16, 32))\n"
-                                    "    torch.testing.assert_close(y, v + 3.0)\n")
+                                    "    torch.testing.assert_close(y, v + 3.0)\n"
+                                    "for mode, tiles in ((0, 4), (1, 2), (2, 1)):\n"
+                                    "    y = torch.zeros(64)\n"
+                                    "    m.launch_chosen_kernel(0, (tiles,), (v, y, mode, 16, 32))\n"
+                                    "    torch.testing.assert_close(y, v + 1.0)\n")
     assert same, output

@@ -775,3 +775,40 @@ def k(x):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and not (tmp_path / "out.py").exists()
     assert f"{src}:5:5: error: C2T402: the step of range() in tile code must be positive" in proc.stderr
+
+
+STATIC_CHOICE = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, FLAG: ct.Constant[int], BM: ct.Constant[int], BN: ct.Constant[int]):
+{choice}
+    t = ct.load(x, index=(ct.bid(0),), shape=(S,))
+    ct.store(y, index=(ct.bid(0),), tile=t + ct.full((S,), 1.0, dtype=ct.float32))
+'''
+
+
+def test_a_size_each_branch_of_a_constexpr_if_assigns_is_a_constexpr_local(convert, convert_text):
+    """`if FLAG == 1: S = BM` / `else: S = BN` is a constant when Triton compiles (cuTile
+    knows it when it compiles): each branch's assignment is `S: tl.constexpr = ...`."""
+    source = STATIC_CHOICE.format(choice="    if FLAG == 1:\n        S = BM\n    else:\n        S = BN")
+    text = convert_text(source)
+    assert "S: tl.constexpr = BM" in text and "S: tl.constexpr = BN" in text
+    mod = convert(source)
+    x = torch.randn(64)
+    for flag, tiles in ((1, 4), (0, 2)):
+        y = torch.zeros(64)
+        mod.launch_k(0, (tiles,), (x, y, flag, 16, 32))
+        torch.testing.assert_close(y, x + 1.0)
+
+
+@pytest.mark.parametrize("choice, message", [
+    # one branch assigns twice: Triton cannot keep it a constant
+    ("    if FLAG == 1:\n        S = BM\n        S = S * 2\n    else:\n        S = BN",
+     "'S' is a constant chosen by this `if`"),
+    # assigned before and in one branch: a run-time value, as before
+    ("    S = BN\n    if FLAG == 1:\n        S = BM", "the tile shape must be constant"),
+])
+def test_a_constant_chosen_by_a_constexpr_if_otherwise_is_a_located_error(convert_error, choice, message):
+    assert message in convert_error(STATIC_CHOICE.format(choice=choice))

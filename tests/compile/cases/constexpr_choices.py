@@ -17,3 +17,16 @@ def sized_kernel(x, y, FLAG: ct.Constant[int], BM: ct.Constant[int], BN: ct.Cons
     else:
         t = ct.load(x, index=(ct.bid(0),), shape=(BN,))
     ct.store(y, index=(ct.bid(0),), tile=ct.full(t.shape, 3.0, dtype=ct.float32) + t)
+
+
+@ct.kernel
+def chosen_kernel(x, y, MODE: ct.Constant[int], BM: ct.Constant[int], BN: ct.Constant[int]):
+    """A tile size chosen by an if/elif/else on a constexpr."""
+    if MODE == 0:
+        S = BM
+    elif MODE == 1:
+        S = BN
+    else:
+        S = 2 * BN
+    t = ct.load(x, index=(ct.bid(0),), shape=(S,))
+    ct.store(y, index=(ct.bid(0),), tile=t + ct.full((S,), 1.0, dtype=ct.float32))
