@@ -685,6 +685,7 @@ typedef struct ConstexprLocals {
   int times[C2T_MAX_SCOPE_NAMES];
   int assigned_count;
   bool overflow;
+  bool tuples; /* a tuple of constexpr values is one (for a local the lowering requires to be one) */
 } ConstexprLocals;
 
 static void count_target(ConstexprLocals *C, Node *target) {
@@ -796,6 +797,13 @@ static bool constexpr_value(const ConstexprLocals *C, const Node *e) {
   case N_IF_EXP:
     return constexpr_value(C, e->u.if_exp.test) && constexpr_value(C, e->u.if_exp.body) &&
            constexpr_value(C, e->u.if_exp.orelse);
+  case N_TUPLE:
+    if (!C->tuples)
+      return false;
+    for (int i = 0; i < e->u.list.elts.count; i++)
+      if (!constexpr_value(C, e->u.list.elts.items[i]))
+        return false;
+    return true;
   default: return false;
   }
 }
@@ -918,13 +926,24 @@ static void promote_static_choices(ConstexprLocals *C, Node *stmt) {
       continue;
     Str name = L->static_choice_names[k];
     int count = 0;
-    if (branch_assignment(C, &stmt->u.if_.body, name, &count) < 0 ||
-        branch_assignment(C, &stmt->u.if_.orelse, name, &count) < 0 || count != times_assigned(C, name))
+    C->tuples = true;
+    bool each = branch_assignment(C, &stmt->u.if_.body, name, &count) >= 0 &&
+                branch_assignment(C, &stmt->u.if_.orelse, name, &count) >= 0;
+    C->tuples = false;
+    if (!each || count != times_assigned(C, name))
       continue;
     annotate_branches(C, &stmt->u.if_.body, name);
     annotate_branches(C, &stmt->u.if_.orelse, name);
     add_constexpr_name(C, name);
   }
+}
+
+/* Whether the lowering requires `name` to be a constexpr local (static_choice_names). */
+static bool required_constexpr(const Lowerer *L, Str name) {
+  for (int k = 0; k < L->static_choice_count; k++)
+    if (str_same(L->static_choice_names[k], name))
+      return true;
+  return false;
 }
 
 /* Statements of one block, in order, and the branches of its `if`s (not loops). */
@@ -948,7 +967,12 @@ static void promote_in(ConstexprLocals *C, NodeList *stmts) {
       continue;
     Node *target = stmt->u.assign.targets.items[0];
     if (target->kind != N_NAME || times_assigned(C, target->u.name.id) != 1 || is_constexpr_name(C, target->u.name.id) ||
-        !constexpr_value(C, stmt->u.assign.value) || C->count == C2T_MAX_SCOPE_NAMES)
+        C->count == C2T_MAX_SCOPE_NAMES)
+      continue;
+    C->tuples = required_constexpr(C->L, target->u.name.id); /* (BM, BK) as a tile shape */
+    bool constant = constexpr_value(C, stmt->u.assign.value);
+    C->tuples = false;
+    if (!constant)
       continue;
     NodeList made = template_stmts(C->L->ctx, "_1: tl.constexpr = _2", TEMPLATE_NODES(target, stmt->u.assign.value));
     made.items[0]->span = stmt->span;
@@ -977,10 +1001,15 @@ static void promote_constexpr_locals(Lowerer *L, Node *def) {
   for (int k = 0; k < L->static_choice_count; k++)
     if (!is_constexpr_name(C, L->static_choice_names[k])) {
       Str name = L->static_choice_names[k];
+      if (L->static_choice_at[k]->kind == N_IF)
+        lower_error(L, L->static_choice_at[k],
+                    "'%.*s' is a constant chosen by this `if` on a value known at launch, which Triton "
+                    "keeps a constant only when each branch assigns it once (and nothing else does), "
+                    "from constants: assign it so, or use `x if cond else y`", name.len, name.text);
       lower_error(L, L->static_choice_at[k],
-                  "'%.*s' is a constant chosen by this `if` on a value known at launch, which Triton "
-                  "keeps a constant only when each branch assigns it once (and nothing else does), "
-                  "from constants: assign it so, or use `x if cond else y`", name.len, name.text);
+                  "'%.*s' sizes a tile here, which Triton allows only for a tuple of constants assigned "
+                  "once (a tl.constexpr local): assign it once, or write the shape in the call "
+                  "(shape=(BM, BN))", name.len, name.text);
     }
 }
 

@@ -68,15 +68,16 @@ static int tuple_items(Lowerer *L, Node *arg, Node **items, int max) {
   return memory_tuple_items(L, arg, items, max, "entries in an index, shape or order tuple of a memory operation");
 }
 
-/* The entries of a tile shape: a shape kept in a local is read entry by entry
- * only where each is a number known at conversion (a constexpr read back from
- * a local tuple is no constexpr to Triton when it compiles for a GPU). */
+/* The entries of a tile shape: a shape kept in a local is read entry by entry; an entry
+ * only Triton knows (BM) is read from the local, which must then be a constexpr local (a
+ * constexpr read back from a plain local tuple is no constexpr to Triton when it compiles
+ * for a GPU: shape_constexpr_item). */
 static int shape_items(Lowerer *L, Node *shape, Node **items, int max) {
   int rank = tuple_items(L, shape, items, max);
   for (int d = 0; shape->kind != N_TUPLE && d < rank; d++)
-    if (items[d]->kind == N_SUBSCRIPT)
-      lower_error(L, shape, "a tile shape kept in a local tuple must hold numbers known at conversion; "
-                            "write the shape in the call (shape=(BM, BN))");
+    if (items[d]->kind == N_SUBSCRIPT && !(items[d] = shape_constexpr_item(L, shape, d, shape)))
+      lower_error(L, shape, "a tile shape kept in a local tuple must hold constants, assigned once "
+                            "(or write the shape in the call: shape=(BM, BN))");
   return rank;
 }
 

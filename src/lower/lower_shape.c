@@ -148,6 +148,28 @@ Node *shape_reshape(Lowerer *L, Node *x, Node **dims, int rank) {
 
 static bool is_power_of_two(long long value) { return value > 0 && (value & (value - 1)) == 0; }
 
+Node *shape_constexpr_item(Lowerer *L, Node *tuple, int i, const Node *at) {
+  if (tuple->kind != N_NAME || !tuple->type || tuple->type->kind != VAL_TUPLE || !tuple->type->elts ||
+      i >= tuple->type->count)
+    return NULL;
+  const TypeInfo *elt = tuple->type->elts[i];
+  if (!elt || elt->kind != VAL_CONST || elt->is_float)
+    return NULL;
+  Str name = tuple->u.name.id;
+  bool listed = false;
+  for (int k = 0; k < L->static_choice_count && !listed; k++)
+    listed = str_same(L->static_choice_names[k], name);
+  if (!listed) {
+    if (L->static_choice_count == C2T_MAX_STATIC_CHOICES)
+      return NULL;
+    L->static_choice_names[L->static_choice_count] = name;
+    L->static_choice_at[L->static_choice_count++] = at;
+  }
+  Node *item = T(L, "_1[_2]", node_copy_tree(&L->ctx->arena, tuple), new_int(L, i));
+  item->type = (TypeInfo *)elt;
+  return item;
+}
+
 /* A constant shape argument: a tuple of constant ints or one int. With
  * allow_infer, one entry may be -1 (its index goes to *inferred). */
 static int read_shape(Lowerer *L, Node *shape, Node *at, const char *what, Node **dims, bool allow_infer,
@@ -170,9 +192,10 @@ static int read_shape(Lowerer *L, Node *shape, Node *at, const char *what, Node 
       lower_limit(L, at, arena_printf(&L->ctx->arena, "dimensions in the shape of %s", what), C2T_MAX_RANK);
     for (int d = 0; d < rank; d++) {
       const TypeInfo *elt = shape->type->elts[d];
-      if (!elt || elt->kind != VAL_CONST || elt->dtype == DT_UNKNOWN || elt->is_float)
+      if (elt && elt->kind == VAL_CONST && elt->dtype != DT_UNKNOWN && !elt->is_float)
+        dims[d] = new_int(L, elt->int_value);
+      else if (!(dims[d] = shape_constexpr_item(L, shape, d, at))) /* (BM, BK) kept in a local */
         lower_error(L, at, "%s: the shape must be a tuple of constant integers", what);
-      dims[d] = new_int(L, elt->int_value);
     }
   } else {
     lower_error(L, at, "%s: the shape must be a constant integer or a tuple of them", what);

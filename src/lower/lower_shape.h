@@ -40,4 +40,9 @@ Node *shape_dtype_node(Lowerer *L, Node *tile);
 /* tl.reshape(x, dims) typed. */
 Node *shape_reshape(Lowerer *L, Node *x, Node **dims, int rank);
 
+/* Item `i` of `tuple`, a local tuple of constants some of which only Triton knows ((BM, BK)),
+ * as `tuple[i]`, the local then required to be a constexpr local (promote_constexpr_locals);
+ * NULL where `tuple` is no such local (or C2T_MAX_STATIC_CHOICES names are required already). */
+Node *shape_constexpr_item(Lowerer *L, Node *tuple, int i, const Node *at);
+
 #endif /* C2T_LOWER_SHAPE_H */

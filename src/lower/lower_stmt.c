@@ -382,6 +382,19 @@ static bool invalid_branch_to_static_assert(Lowerer *L, NodeList *block) {
   return true;
 }
 
+/* Two tuples of one length whose items are all integer constants (known or not). */
+static bool constant_tuples(const TypeInfo *a, const TypeInfo *b) {
+  if (a->kind != VAL_TUPLE || b->kind != VAL_TUPLE || a->count != b->count || a->count < 1 || !a->elts || !b->elts ||
+      a->array_items || b->array_items)
+    return false;
+  for (int k = 0; k < a->count; k++) {
+    const TypeInfo *x = a->elts[k], *y = b->elts[k];
+    if (!x || !y || x->kind != VAL_CONST || y->kind != VAL_CONST || x->is_float || y->is_float)
+      return false;
+  }
+  return true;
+}
+
 static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   /* as written, for a version split on it (lower_version.c) */
   Node *source_test =
@@ -443,6 +456,18 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
       /* `if F: S = BM` / `else: S = BN`: a constant Triton knows when it compiles, a constexpr
          local there (promote_constexpr_locals checks that it becomes one) */
       merged = either_constant(L, from_body, from_else);
+      L->static_choice_names[L->static_choice_count] = A->names[i];
+      L->static_choice_at[L->static_choice_count++] = stmt;
+    } else if (static_test && constant_tuples(from_body, from_else) && from_body != before[i] &&
+               from_else != before[i] && L->static_choice_count < C2T_MAX_STATIC_CHOICES) {
+      /* `if T: s = (BM, BK)` / `else: s = (BK, BM)`: a tuple of such constants, item by item */
+      merged = type_new(L->ctx, VAL_TUPLE);
+      *merged = *from_body;
+      merged->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(from_body->count + 1));
+      for (int k = 0; k < from_body->count; k++)
+        merged->elts[k] = same_constant(from_body->elts[k], from_else->elts[k])
+                              ? from_body->elts[k]
+                              : either_constant(L, from_body->elts[k], from_else->elts[k]);
       L->static_choice_names[L->static_choice_count] = A->names[i];
       L->static_choice_at[L->static_choice_count++] = stmt;
     } else if (from_body->kind == VAL_CONST || from_else->kind == VAL_CONST)

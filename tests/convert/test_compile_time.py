@@ -769,7 +769,7 @@ def test_tuples_chosen_by_a_constexpr_keep_both_choices(convert, convert_error):
         mod.launch_k(0, (1,), (a, 8, flag))
         torch.testing.assert_close(a, expected)
     shape = CHOSEN_TUPLE.replace("shape=(T,)", "shape=(8,) if F == 1 else (16,)")
-    assert "a tile shape kept in a local tuple must hold numbers known" in convert_error(shape)
+    assert "a tile shape kept in a local tuple must hold constants, assigned once" in convert_error(shape)
 
 
 BRANCH_TUPLES = """
@@ -799,8 +799,14 @@ def test_tuples_assigned_in_branches_and_loops_keep_every_value(convert, convert
         expected = a + added
         mod.launch_k(0, (1,), (a, 8, flag, n))
         torch.testing.assert_close(a, expected)
-    as_shape = BRANCH_TUPLES.replace("shape=(T,)", "shape=(offsets[0] // 10 * 8,)")
-    assert "the tile shape must be constant" in convert_error(as_shape)
+    # each branch assigns it once from constants: a constexpr local there, so it may size a tile
+    as_shape = convert(BRANCH_TUPLES.replace("shape=(T,)", "shape=(offsets[0] // 10 * 8,)"))
+    a = torch.randn(8)
+    expected = a + 20 + 3
+    as_shape.launch_k(0, (1,), (a, 8, 1, 3))
+    torch.testing.assert_close(a, expected)
+    looped = BRANCH_TUPLES.replace("shape=(T,)", "shape=(steps[0] * 8,)")
+    assert "the tile shape must be constant" in convert_error(looped)
     lengths = BRANCH_TUPLES.replace("offsets = (30, 40)", "offsets = (30, 40, 50)")
     assert "'offsets' is a tuple of 2 items in one branch of this `if` and of 3 in the other" in convert_error(lengths)
 

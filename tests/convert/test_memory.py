@@ -108,10 +108,29 @@ def test_tile_indices_kept_in_local_tuples(convert, shape):
     assert_same(w, v * 2.0)
 
 
-def test_a_tile_shape_of_constexprs_kept_in_a_local_is_refused(convert_error):
-    # read back from a local tuple, BM is no constexpr to Triton when it compiles for a GPU
-    message = convert_error(INDEX_IN_LOCALS.replace("shape = (16, 16)", "shape = (BM, BN)"))
-    assert "a tile shape kept in a local tuple must hold numbers known at conversion" in message
+@pytest.mark.parametrize("shape", [(64, 48), (100, 70)])
+def test_a_tile_shape_of_constexprs_kept_in_a_local(convert, convert_text, shape):
+    """Read back from a plain local tuple, BM is no constexpr to Triton when it compiles for a
+    GPU: the local becomes `shape: tl.constexpr = (BM, BN)`, read item by item."""
+    source = INDEX_IN_LOCALS.replace("shape = (16, 16)", "shape = (BM, BN)")
+    assert "shape: tl.constexpr = (BM, BN)" in convert_text(source)
+    mod = convert(source)
+    x, v = torch.randn(shape), torch.randn(shape[0])
+    y, w = torch.zeros(shape), torch.zeros(shape[0])
+    mod.launch_k(0, (cdiv(shape[0], 16),), (x, y, v, w, 16, 16))
+    want = torch.zeros(shape)
+    want[:, 16:32] = x[:, 16:32] + 1.0
+    assert_same(y, want)
+    assert_same(w, v * 2.0)
+
+
+@pytest.mark.parametrize("assigned", [
+    "shape = (BM, BN)\n    shape = (BN, BM)",  # twice: no constexpr local
+    "shape = (BM, BN)\n    for _ in range(2):\n        shape = (BN, BM)",
+])
+def test_a_tile_shape_of_constexprs_assigned_more_than_once_is_refused(convert_error, assigned):
+    message = convert_error(INDEX_IN_LOCALS.replace("shape = (16, 16)", assigned))
+    assert "'shape' sizes a tile here" in message or "must hold constants, assigned once" in message
 
 
 ORDER_BY_FLAG = """

@@ -30,3 +30,17 @@ def chosen_kernel(x, y, MODE: ct.Constant[int], BM: ct.Constant[int], BN: ct.Con
         S = 2 * BN
     t = ct.load(x, index=(ct.bid(0),), shape=(S,))
     ct.store(y, index=(ct.bid(0),), tile=t + ct.full((S,), 1.0, dtype=ct.float32))
+
+
+@ct.kernel
+def tuple_shape_kernel(x, y, BM: ct.Constant[int], BK: ct.Constant[int], TRANS: ct.Constant[bool]):
+    """Tile shapes kept in local tuples: one assigned once, one chosen by a constexpr if."""
+    block = (BM, BK) if TRANS else (BK, BM)
+    if TRANS:
+        acc_shape = (BM, BK)
+    else:
+        acc_shape = (BK, BM)
+    acc = ct.zeros(acc_shape, dtype=ct.float32)
+    for i in range(4):
+        acc += ct.load(x, index=(i, 0), shape=block)
+    ct.store(y, index=(0, 0), tile=acc)
