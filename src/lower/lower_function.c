@@ -1352,19 +1352,29 @@ typedef struct SavedState {
   NodeList *pending;
   TypeInfo *return_type;
   int temp_counter;
+  /* the caller's names that must become constexpr locals (a callee's lowering starts afresh) */
+  Str static_choice_names[C2T_MAX_STATIC_CHOICES];
+  const Node *static_choice_at[C2T_MAX_STATIC_CHOICES];
+  int static_choice_count;
 } SavedState;
 
-static SavedState save_state(Lowerer *L) {
-  return (SavedState){L->function, L->scope, L->prologue, L->pending, L->return_type, L->temp_counter};
+static void save_state(Lowerer *L, SavedState *saved) {
+  *saved = (SavedState){L->function, L->scope, L->prologue, L->pending, L->return_type, L->temp_counter, {{0}}, {0},
+                        L->static_choice_count};
+  memcpy(saved->static_choice_names, L->static_choice_names, sizeof saved->static_choice_names);
+  memcpy(saved->static_choice_at, L->static_choice_at, sizeof saved->static_choice_at);
 }
 
-static void restore_state(Lowerer *L, SavedState saved) {
-  L->function = saved.function;
-  L->scope = saved.scope;
-  L->prologue = saved.prologue;
-  L->pending = saved.pending;
-  L->return_type = saved.return_type;
-  L->temp_counter = saved.temp_counter;
+static void restore_state(Lowerer *L, const SavedState *saved) {
+  L->function = saved->function;
+  L->scope = saved->scope;
+  L->prologue = saved->prologue;
+  L->pending = saved->pending;
+  L->return_type = saved->return_type;
+  L->temp_counter = saved->temp_counter;
+  memcpy(L->static_choice_names, saved->static_choice_names, sizeof L->static_choice_names);
+  memcpy(L->static_choice_at, saved->static_choice_at, sizeof L->static_choice_at);
+  L->static_choice_count = saved->static_choice_count;
 }
 
 /* Tuples nested in one argument of a tile function call (each level is
@@ -1497,7 +1507,8 @@ static Node *fresh_def(Lowerer *L, Function *fn) {
  * return type in fn->return_type. */
 static void lower_device_version(Lowerer *L, Function *fn, TypeInfo **arg_types, int arg_count,
                                  const Assumption *assumptions, int assumption_count) {
-  SavedState saved = save_state(L);
+  SavedState saved;
+  save_state(L, &saved);
   fn->lowering = true;
   L->function = fn;
   L->scope = arena_alloc(&L->ctx->arena, sizeof(Scope));
@@ -1589,7 +1600,7 @@ static void lower_device_version(Lowerer *L, Function *fn, TypeInfo **arg_types,
   fn->return_type = L->return_type ? L->return_type : type_new(L->ctx, VAL_NONE);
   fn->lowering = false;
   fn->lowered = true;
-  restore_state(L, saved);
+  restore_state(L, &saved);
 }
 
 /* Whether a returned value is (or holds) a tile of a rank not known here. */
@@ -1616,7 +1627,8 @@ static void lower_device_versions(Lowerer *L, Function *fn, TypeInfo **arg_types
                                   const Assumption *assumptions, int count) {
   Diag *diag = &L->ctx->diag;
   Attempt attempt = attempt_begin(L);
-  SavedState saved = save_state(L);
+  SavedState saved;
+  save_state(L, &saved);
   bool needs_debug = L->needs_debug;
   jmp_buf outer;
   memcpy(&outer, &diag->on_error, sizeof outer);
@@ -1638,7 +1650,7 @@ static void lower_device_versions(Lowerer *L, Function *fn, TypeInfo **arg_types
   }
   memcpy(&diag->on_error, &outer, sizeof outer);
   fn->lowering = false;
-  restore_state(L, saved);
+  restore_state(L, &saved);
   L->needs_debug = needs_debug;
   Node *source = L->split_source, *split = L->split_lowered;
   if (!split)
@@ -1795,7 +1807,8 @@ static void add_tma_params(Lowerer *L, Function *fn) {
 }
 
 static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types, int arg_count) {
-  SavedState saved = save_state(L);
+  SavedState saved;
+  save_state(L, &saved);
   bool needs_debug = L->needs_debug;
   NodeList runtime_scalars = L->runtime_scalars;
   /* a caller's assumptions and splits are about its own parameters: the
@@ -1820,7 +1833,7 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
     memcpy(&diag->on_error, &outer, sizeof outer);
     fn->def = module_def;
     discard_lowering(L, fn);
-    restore_state(L, saved);
+    restore_state(L, &saved);
     restore_caller_tma(L, tma);
     L->needs_debug = needs_debug;
     L->runtime_scalars = runtime_scalars;

@@ -19,16 +19,21 @@ def sized_kernel(x, y, FLAG: ct.Constant[int], BM: ct.Constant[int], BN: ct.Cons
     ct.store(y, index=(ct.bid(0),), tile=ct.full(t.shape, 3.0, dtype=ct.float32) + t)
 
 
+def plus_zero(t):
+    return t + 0.0
+
+
 @ct.kernel
 def chosen_kernel(x, y, MODE: ct.Constant[int], BM: ct.Constant[int], BN: ct.Constant[int]):
-    """A tile size chosen by an if/elif/else on a constexpr."""
+    """A tile size chosen by an if/elif/else on a constexpr (a tile function lowered between
+    the choice and its use keeps it a constexpr local)."""
     if MODE == 0:
         S = BM
     elif MODE == 1:
         S = BN
     else:
         S = 2 * BN
-    t = ct.load(x, index=(ct.bid(0),), shape=(S,))
+    t = plus_zero(ct.load(x, index=(ct.bid(0),), shape=(S,)))
     ct.store(y, index=(ct.bid(0),), tile=t + ct.full((S,), 1.0, dtype=ct.float32))
 
 
