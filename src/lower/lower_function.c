@@ -1345,6 +1345,17 @@ void note_return_type(Lowerer *L, Node *at, TypeInfo *type) {
   L->return_type = L->return_type ? joined_returns(L, at, L->return_type, type) : type;
 }
 
+/* A tuple of integer constants (known or not: (BM, BK)), which a tile function takes as a
+ * tl.constexpr parameter, so that its items may size tiles there. */
+static bool constant_tuple(const TypeInfo *type) {
+  if (type->kind != VAL_TUPLE || type->count < 1 || !type->elts || type->array_items)
+    return false;
+  for (int k = 0; k < type->count; k++)
+    if (!type->elts[k] || type->elts[k]->kind != VAL_CONST || type->elts[k]->is_float)
+      return false;
+  return true;
+}
+
 typedef struct SavedState {
   Function *function;
   Scope *scope;
@@ -1557,9 +1568,10 @@ static void lower_device_version(Lowerer *L, Function *fn, TypeInfo **arg_types,
       /* a constant argument (a kernel's constexpr, a literal) stays one in the
        * tile function, as in cuTile: `n: tl.constexpr`, so that locals computed
        * from it are constexprs too (shapes, `x if FLAG else None`) */
-      if (given && given->kind == VAL_CONST && !assigned)
+      bool constant_given = given && (given->kind == VAL_CONST || constant_tuple(given));
+      if (constant_given && !assigned)
         assigned = body_assignments(L, def);
-      bool constant = given && given->kind == VAL_CONST && !body_assigns(assigned, name);
+      bool constant = constant_given && !body_assigns(assigned, name);
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, constant ? "tl.constexpr" : NULL));
       scope_bind(L, name, given ? param_type_from_argument(L, given, new_name(L, str_dup(L, name)), 0)
                                 : type_tile(L->ctx, DT_UNKNOWN, -1, NULL));
@@ -2461,6 +2473,24 @@ static TypeInfo *version_return_at_call(Lowerer *L, Function *fn, Node **written
   return fn->return_type;
 }
 
+/* A local tuple passed where the tile function takes a tl.constexpr (block = (BM, BK);
+ * f(x, block)): the caller's local must be a constexpr local too (Triton passes no plain
+ * local to a constexpr parameter). */
+static void require_constexpr_arguments(Lowerer *L, Function *fn, NodeList *args) {
+  const NodeList *params = &fn->def->u.function_def.args->u.arguments.args;
+  for (int i = 0; i < args->count && i < fn->signature_count; i++) {
+    Node *arg = args->items[i];
+    if (arg->kind != N_NAME || !arg->type || !constant_tuple(arg->type))
+      continue;
+    for (int p = 0; p < params->count; p++) {
+      const Node *param = params->items[p];
+      if (str_same(param->u.arg.arg, fn->signature_names[i]) && annotated_constexpr(L, param->u.arg.annotation) &&
+          !shape_constexpr_item(L, arg, 0, arg))
+        lower_limit(L, arg, "names that must be constexpr locals in one function", C2T_MAX_STATIC_CHOICES);
+    }
+  }
+}
+
 Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
   if (fn->stub_reason) /* only tile functions no kernel calls call it */
     lower_error(L, call, "tile function '%.*s' cannot be converted without a call from a kernel: it stops at %s",
@@ -2502,6 +2532,7 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
     lower_device_function(L, fn, types, args->count);
   if (fn->needs_debug)
     L->needs_debug = true;
+  require_constexpr_arguments(L, fn, args);
   TypeInfo *return_type = return_type_at_call(L, fn, version_return_at_call(L, fn, written, types, args->count), args->items,
                                               types, args->count, 0);
   NodeList expanded = {0};

@@ -772,7 +772,9 @@ def chosen(m):
 def tuples(m):
     for trans in (True, False):
         m.launch_tuple_shape_kernel(0, (1,), (torch.randn(64, 64), torch.zeros(64, 64), 16, 8, trans))
-CALLS = {"constexpr_choices": [cats, sizes, chosen, tuples]}
+def arguments(m):
+    m.launch_tuple_argument_kernel(0, (4,), (torch.randn(64, 8), torch.zeros(64, 8), 16, 8))
+CALLS = {"constexpr_choices": [cats, sizes, chosen, tuples, arguments]}
 """
 
 
@@ -780,14 +782,15 @@ def test_choices_of_constexprs_compile_for_sm90_and_run(tmp_path):
     """ct.cat along a ct.Constant axis (ct_cat_2d picks the axis's helper when Triton
     compiles), a tile whose size a constexpr chooses (neither name's size after the
     choice), a size an if/elif/else on a constexpr assigns (a constexpr local in each
-    branch) and tile shapes kept in local tuples (constexpr locals, read item by item):
-    each launch compiles and gives what cuTile gives."""
+    branch), tile shapes kept in local tuples (constexpr locals, read item by item) and
+    passed to a tile function (a constexpr parameter): each launch compiles and gives what
+    cuTile gives."""
     (tmp_path / "mods").mkdir()
     module = tmp_path / "mods" / "constexpr_choices.py"
     _convert(HERE / "cases" / "constexpr_choices.py", module)
     proc = _check_folder(tmp_path / "mods", CONSTEXPR_CALLS, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "10 launches, 20 compiles, 0 failed" in proc.stdout, proc.stdout
+    assert "11 launches, 22 compiles, 0 failed" in proc.stdout, proc.stdout
     same, output = _run_interpreted(module,
                                     "x = torch.randn(2, 4)\n"
                                     "for axis in (0, 1, -1, -2):\n"
@@ -808,5 +811,9 @@ def test_choices_of_constexprs_compile_for_sm90_and_run(tmp_path):
                                     "    y = torch.zeros(64, 64)\n"
                                     "    m.launch_tuple_shape_kernel(0, (1,), (x, y, 16, 8, trans))\n"
                                     "    want = sum(x[i * r:(i + 1) * r, :c] for i in range(4))\n"
-                                    "    torch.testing.assert_close(y[:r, :c], want)\n")
+                                    "    torch.testing.assert_close(y[:r, :c], want)\n"
+                                    "x = torch.randn(64, 8)\n"
+                                    "y = torch.zeros(64, 8)\n"
+                                    "m.launch_tuple_argument_kernel(0, (4,), (x, y, 16, 8))\n"
+                                    "torch.testing.assert_close(y, 2 * x)\n")
     assert same, output

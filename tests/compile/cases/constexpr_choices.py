@@ -49,3 +49,15 @@ def tuple_shape_kernel(x, y, BM: ct.Constant[int], BK: ct.Constant[int], TRANS: 
     for i in range(4):
         acc += ct.load(x, index=(i, 0), shape=block)
     ct.store(y, index=(0, 0), tile=acc)
+
+
+def load_block(x, i, shape):
+    return ct.load(x, index=(i, 0), shape=shape)
+
+
+@ct.kernel
+def tuple_argument_kernel(x, y, BM: ct.Constant[int], BK: ct.Constant[int]):
+    """A tile shape passed to a tile function, kept in a local and written in the call."""
+    block = (BM, BK)
+    t = load_block(x, ct.bid(0), block)
+    ct.store(y, index=(ct.bid(0), 0), tile=t + load_block(x, ct.bid(0), (BM, BK)))
