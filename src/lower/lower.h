@@ -217,6 +217,9 @@ bool views_alike(Lowerer *L, const TiledViewInfo *a, const TiledViewInfo *b);
 /* lower_memory_order.c: tl.debug_barrier() where cuTile's block-wide memory
  * order needs one (a store then a load of the same array, lock hand-offs). */
 void insert_memory_barriers(Lowerer *L, NodeList *body);
+/* Tensor descriptors made at their use inside a loop (a block shape that reads a local, a
+ * view's) that read nothing the loop assigns: made once, before the loop (lower_memory.c). */
+void hoist_loop_descriptors(Lowerer *L, NodeList *body);
 
 /* Operators written with Python syntax (a + b, a // b, -a, a < b) on tiles:
  * lower_math.c applies cuTile's semantics to operands already lowered. */

@@ -1030,6 +1030,7 @@ static void lower_function_body(Lowerer *L, Node *def) {
   drop_list_item_slots(L, &def->u.function_def.body);
   insert_memory_barriers(L, &def->u.function_def.body);
   promote_constexpr_locals(L, def);
+  hoist_loop_descriptors(L, &def->u.function_def.body);
   if (prologue.count) {
     NodeList body = {0};
     NodeList *old = &def->u.function_def.body;

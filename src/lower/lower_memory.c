@@ -1326,3 +1326,143 @@ void defer_list_descriptors(Lowerer *L, NodeList *body) {
     i--;
   }
 }
+
+/* ------------------------------------------------ descriptors out of loops
+ *
+ * A descriptor whose block shape reads a local, or a view's, is made next to
+ * its use (tma_descriptor): inside a loop, once per iteration, which costs a
+ * descriptor write per iteration and keeps Triton from pipelining the loads.
+ * Where the two statements (`X_desc_N_ok: tl.constexpr = ...` and `if
+ * X_desc_N_ok: X_desc_N = tl.make_tensor_descriptor(...)`) read no name the
+ * loop assigns (its target included), they move before the loop, innermost
+ * loops first; never out of an `if` (its condition may be what keeps a
+ * descriptor valid). */
+
+typedef struct NameSet {
+  Str names[C2T_MAX_HOISTED_NAMES];
+  int count;
+  bool overflow;
+} NameSet;
+
+static void name_set_add(NameSet *set, Str name) {
+  for (int i = 0; i < set->count; i++)
+    if (str_same(set->names[i], name))
+      return;
+  if (set->count == C2T_MAX_HOISTED_NAMES)
+    set->overflow = true;
+  else
+    set->names[set->count++] = name;
+}
+
+static void target_names(Node *target, NameSet *set) {
+  if (!target)
+    return;
+  if (target->kind == N_NAME)
+    name_set_add(set, target->u.name.id);
+  else if (target->kind == N_TUPLE || target->kind == N_LIST)
+    for (int i = 0; i < target->u.list.elts.count; i++)
+      target_names(target->u.list.elts.items[i], set);
+  else if (target->kind == N_STARRED)
+    target_names(target->u.starred.value, set);
+}
+
+static void assigned_names(Node *node, void *data) {
+  NameSet *set = data;
+  if (!node)
+    return;
+  switch (node->kind) {
+  case N_ASSIGN:
+    for (int i = 0; i < node->u.assign.targets.count; i++)
+      target_names(node->u.assign.targets.items[i], set);
+    break;
+  case N_AUG_ASSIGN: target_names(node->u.aug_assign.target, set); break;
+  case N_ANN_ASSIGN: target_names(node->u.ann_assign.target, set); break;
+  case N_FOR: target_names(node->u.for_.target, set); break;
+  case N_NAMED_EXPR: target_names(node->u.named_expr.target, set); break;
+  default: break;
+  }
+  node_children(node, assigned_names, data);
+}
+
+typedef struct ReadScan {
+  const NameSet *assigned;
+  bool reads_assigned;
+} ReadScan;
+
+static void reads_assigned(Node *node, void *data) {
+  ReadScan *scan = data;
+  if (!node || scan->reads_assigned)
+    return;
+  if (node->kind == N_NAME)
+    for (int i = 0; i < scan->assigned->count && !scan->reads_assigned; i++)
+      scan->reads_assigned = str_same(scan->assigned->names[i], node->u.name.id);
+  node_children(node, reads_assigned, data);
+}
+
+/* `X_ok: tl.constexpr = ...` then `if X_ok: X = tl.make_tensor_descriptor(...)`. */
+static bool descriptor_pair(const Node *condition, const Node *made) {
+  if (condition->kind != N_ANN_ASSIGN || condition->u.ann_assign.target->kind != N_NAME || made->kind != N_IF ||
+      made->u.if_.test->kind != N_NAME || made->u.if_.orelse.count || made->u.if_.body.count != 1 ||
+      !str_same(made->u.if_.test->u.name.id, condition->u.ann_assign.target->u.name.id))
+    return false;
+  const Node *assign = made->u.if_.body.items[0];
+  if (assign->kind != N_ASSIGN || !assign->u.assign.value || assign->u.assign.value->kind != N_CALL)
+    return false;
+  const Node *func = assign->u.assign.value->u.call.func;
+  return func->kind == N_ATTRIBUTE && str_eq(func->u.attribute.attr, "make_tensor_descriptor");
+}
+
+static void hoist_in(Lowerer *L, NodeList *stmts);
+
+/* The descriptor pairs of `loop`'s body that read nothing it assigns, out into `before`. */
+static void hoist_from_loop(Lowerer *L, Node *loop, NodeList *before) {
+  NodeList *body = loop->kind == N_FOR ? &loop->u.for_.body : &loop->u.while_.body;
+  hoist_in(L, body);
+  NameSet *assigned = arena_alloc(&L->ctx->arena, sizeof(NameSet));
+  memset(assigned, 0, sizeof *assigned);
+  assigned_names(loop, assigned);
+  if (assigned->overflow)
+    return;
+  NodeList kept = {0};
+  for (int i = 0; i < body->count; i++) {
+    Node *stmt = body->items[i];
+    if (i + 1 < body->count && descriptor_pair(stmt, body->items[i + 1])) {
+      ReadScan scan = {assigned, false}; /* the pair's own names aside: its condition and the call */
+      reads_assigned(stmt->u.ann_assign.value, &scan);
+      reads_assigned(body->items[i + 1]->u.if_.body.items[0]->u.assign.value, &scan);
+      if (!scan.reads_assigned) {
+        node_list_push(&L->ctx->arena, before, stmt);
+        node_list_push(&L->ctx->arena, before, body->items[i + 1]);
+        i++;
+        continue;
+      }
+    }
+    node_list_push(&L->ctx->arena, &kept, stmt);
+  }
+  if (!kept.count)
+    kept = template_stmts(L->ctx, "pass\n", NULL, 0);
+  *body = kept;
+}
+
+static void hoist_in(Lowerer *L, NodeList *stmts) {
+  NodeList out = {0};
+  bool moved = false;
+  for (int i = 0; i < stmts->count; i++) {
+    Node *stmt = stmts->items[i];
+    if (stmt->kind == N_FOR || stmt->kind == N_WHILE) {
+      int at = out.count;
+      hoist_from_loop(L, stmt, &out);
+      moved |= out.count > at;
+    } else if (stmt->kind == N_IF) {
+      hoist_in(L, &stmt->u.if_.body);
+      hoist_in(L, &stmt->u.if_.orelse);
+    } else if (stmt->kind == N_WITH) {
+      hoist_in(L, &stmt->u.with.body);
+    }
+    node_list_push(&L->ctx->arena, &out, stmt);
+  }
+  if (moved)
+    *stmts = out;
+}
+
+void hoist_loop_descriptors(Lowerer *L, NodeList *body) { hoist_in(L, body); }

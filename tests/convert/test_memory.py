@@ -554,6 +554,38 @@ def test_descriptor_whose_shape_reads_a_local_constant(convert, convert_text):
     assert_same(y, (r / r.sum(2, keepdim=True)).view(3, 16))
 
 
+LOOP_SHAPES_KERNEL = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, N: ct.Constant[int], STEPS: ct.Constant[int]):
+    width = N * 2
+    acc = ct.zeros((N, width), dtype=ct.float32)
+    for i in range(STEPS):
+        acc += ct.load(x, index=(i, 0), shape=(N, width))
+        part = x.slice(axis=0, start=i * N, stop=i * N + N)
+        acc += ct.load(part, index=(0, 0), shape=(N, width))
+    ct.store(y, index=(0, 0), tile=acc)
+"""
+
+
+def test_a_descriptor_made_at_its_use_in_a_loop_is_made_before_the_loop(convert, convert_text):
+    """A block shape reading a local (`width`) makes its descriptor next to its use; in a loop
+    that is once per iteration, so the descriptor moves before the loop when it reads nothing
+    the loop assigns. A view made in the loop (`part`) keeps its descriptor there."""
+    text = convert_text(LOOP_SHAPES_KERNEL)
+    body = text[text.index("def k("):text.index("def launch_k")]
+    loop = body.index("for i in")
+    assert body.index("x_desc_1 = tl.make_tensor_descriptor") < loop, body
+    assert body.index("x_desc_2 = tl.make_tensor_descriptor(\n                x_slice_1") > loop, body
+    mod = convert(LOOP_SHAPES_KERNEL)
+    x = torch.randn(12, 8)
+    y = torch.zeros(4, 8)
+    mod.launch_k(0, (1,), (x, y, 4, 3))
+    want = 2 * sum(x[i * 4:(i + 1) * 4] for i in range(3))
+    torch.testing.assert_close(y, want)
+
+
 # ------------------------------------------------------- gather / scatter
 
 GATHER_KERNEL = """
