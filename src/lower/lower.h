@@ -220,6 +220,10 @@ void insert_memory_barriers(Lowerer *L, NodeList *body);
 /* Tensor descriptors made at their use inside a loop (a block shape that reads a local, a
  * view's) that read nothing the loop assigns: made once, before the loop (lower_memory.c). */
 void hoist_loop_descriptors(Lowerer *L, NodeList *body);
+/* `name` must become a constexpr local of the function being lowered (checked after its
+ * lowering, a located error at `at` where it cannot: an `if` choosing it, or its use); false
+ * when C2T_MAX_STATIC_CHOICES names are required already. */
+bool require_constexpr_local(Lowerer *L, Str name, const Node *at);
 
 /* Operators written with Python syntax (a + b, a // b, -a, a < b) on tiles:
  * lower_math.c applies cuTile's semantics to operands already lowered. */

@@ -946,6 +946,18 @@ static bool required_constexpr(const Lowerer *L, Str name) {
   return false;
 }
 
+bool require_constexpr_local(Lowerer *L, Str name, const Node *at) {
+  /* once per name, and per `if` that chooses it (each if of an elif chain promotes its own) */
+  for (int k = 0; k < L->static_choice_count; k++)
+    if (str_same(L->static_choice_names[k], name) && (at->kind != N_IF || L->static_choice_at[k] == at))
+      return true;
+  if (L->static_choice_count == C2T_MAX_STATIC_CHOICES)
+    return false;
+  L->static_choice_names[L->static_choice_count] = name;
+  L->static_choice_at[L->static_choice_count++] = at;
+  return true;
+}
+
 /* Statements of one block, in order, and the branches of its `if`s (not loops). */
 static void promote_in(ConstexprLocals *C, NodeList *stmts) {
   for (int i = 0; i < stmts->count; i++) {
@@ -2486,7 +2498,7 @@ static void require_constexpr_arguments(Lowerer *L, Function *fn, NodeList *args
     for (int p = 0; p < params->count; p++) {
       const Node *param = params->items[p];
       if (str_same(param->u.arg.arg, fn->signature_names[i]) && annotated_constexpr(L, param->u.arg.annotation) &&
-          !shape_constexpr_item(L, arg, 0, arg))
+          !require_constexpr_local(L, arg->u.name.id, arg))
         lower_limit(L, arg, "names that must be constexpr locals in one function", C2T_MAX_STATIC_CHOICES);
     }
   }

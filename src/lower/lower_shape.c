@@ -155,16 +155,8 @@ Node *shape_constexpr_item(Lowerer *L, Node *tuple, int i, const Node *at) {
   const TypeInfo *elt = tuple->type->elts[i];
   if (!elt || elt->kind != VAL_CONST || elt->is_float)
     return NULL;
-  Str name = tuple->u.name.id;
-  bool listed = false;
-  for (int k = 0; k < L->static_choice_count && !listed; k++)
-    listed = str_same(L->static_choice_names[k], name);
-  if (!listed) {
-    if (L->static_choice_count == C2T_MAX_STATIC_CHOICES)
-      return NULL;
-    L->static_choice_names[L->static_choice_count] = name;
-    L->static_choice_at[L->static_choice_count++] = at;
-  }
+  if (!require_constexpr_local(L, tuple->u.name.id, at))
+    return NULL;
   Node *item = T(L, "_1[_2]", node_copy_tree(&L->ctx->arena, tuple), new_int(L, i));
   item->type = (TypeInfo *)elt;
   return item;

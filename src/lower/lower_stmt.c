@@ -395,6 +395,17 @@ static bool constant_tuples(const TypeInfo *a, const TypeInfo *b) {
   return true;
 }
 
+/* The tuple after such a choice: item by item, a constant where both agree, else one only
+ * Triton knows. */
+static TypeInfo *constant_tuple_choice(Lowerer *L, const TypeInfo *a, const TypeInfo *b) {
+  TypeInfo *tuple = type_new(L->ctx, VAL_TUPLE);
+  *tuple = *a;
+  tuple->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(a->count + 1));
+  for (int k = 0; k < a->count; k++)
+    tuple->elts[k] = same_constant(a->elts[k], b->elts[k]) ? a->elts[k] : either_constant(L, a->elts[k], b->elts[k]);
+  return tuple;
+}
+
 static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   /* as written, for a version split on it (lower_version.c) */
   Node *source_test =
@@ -451,26 +462,15 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
     bool static_test = test->type && test->type->kind == VAL_CONST;
     if (!from_body || !from_else || same_constant(from_body, from_else))
       merged = from_body ? from_body : from_else;
-    else if (static_test && from_body->kind == VAL_CONST && from_else->kind == VAL_CONST && from_body != before[i] &&
-             from_else != before[i] && L->static_choice_count < C2T_MAX_STATIC_CHOICES) {
-      /* `if F: S = BM` / `else: S = BN`: a constant Triton knows when it compiles, a constexpr
-         local there (promote_constexpr_locals checks that it becomes one) */
-      merged = either_constant(L, from_body, from_else);
-      L->static_choice_names[L->static_choice_count] = A->names[i];
-      L->static_choice_at[L->static_choice_count++] = stmt;
-    } else if (static_test && constant_tuples(from_body, from_else) && from_body != before[i] &&
-               from_else != before[i] && L->static_choice_count < C2T_MAX_STATIC_CHOICES) {
-      /* `if T: s = (BM, BK)` / `else: s = (BK, BM)`: a tuple of such constants, item by item */
-      merged = type_new(L->ctx, VAL_TUPLE);
-      *merged = *from_body;
-      merged->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(from_body->count + 1));
-      for (int k = 0; k < from_body->count; k++)
-        merged->elts[k] = same_constant(from_body->elts[k], from_else->elts[k])
-                              ? from_body->elts[k]
-                              : either_constant(L, from_body->elts[k], from_else->elts[k]);
-      L->static_choice_names[L->static_choice_count] = A->names[i];
-      L->static_choice_at[L->static_choice_count++] = stmt;
-    } else if (from_body->kind == VAL_CONST || from_else->kind == VAL_CONST)
+    /* `if F: S = BM` / `else: S = BN` (or tuples of such constants, `s = (BM, BK)` / `(BK,
+       BM)`): a constant Triton knows when it compiles, a constexpr local assigned in each branch
+       (promote_constexpr_locals checks that it becomes one; noted here only where it fits) */
+    else if (static_test && from_body != before[i] && from_else != before[i] &&
+             ((from_body->kind == VAL_CONST && from_else->kind == VAL_CONST) || constant_tuples(from_body, from_else)) &&
+             require_constexpr_local(L, A->names[i], stmt))
+      merged = from_body->kind == VAL_CONST ? either_constant(L, from_body, from_else)
+                                            : constant_tuple_choice(L, from_body, from_else);
+    else if (from_body->kind == VAL_CONST || from_else->kind == VAL_CONST)
       merged = concretized(L, from_body->kind == VAL_CONST ? from_body : from_else);
     else if (from_body->kind == VAL_ARRAY && from_else->kind == VAL_ARRAY && from_body->array && from_else->array)
       merged = memory_merge_arrays(L, stmt, A->names[i], from_body, from_else,
@@ -479,13 +479,13 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
     else if (from_body->kind == from_else->kind &&
              (from_body->kind == VAL_TUPLE || from_body->kind == VAL_ENUM || from_body->kind == VAL_DTYPE))
       merged = merged_value(L, stmt, A->names[i], from_body, from_else);
-    else if (test->type && test->type->kind == VAL_CONST)
+    else if (static_test)
       merged = merged_constexpr_tile(L, from_body, from_else);
     else
       merged = merged_tile(L, from_body, from_else);
-    if (test->type && test->type->kind == VAL_CONST && from_body && from_else)
+    if (static_test && from_body && from_else)
       tf32_join(L, stmt, merged, from_body, from_else); /* the constexpr decides: one branch runs */
-    if (test->type && test->type->kind == VAL_CONST && from_body && from_else)
+    if (static_test && from_body && from_else)
       note_version_split(L, source_test, test, type_disagreement(L, from_body, from_else));
     if (merged)
       scope_bind(L, A->names[i], merged);
