@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "lower.h"
+#include "lower_math.h"
 
 enum { JUMP_BREAK = 1, JUMP_CONTINUE = 2, JUMP_RETURN = 4 };
 
@@ -541,7 +542,7 @@ bool prune_known_if(Lowerer *L, Node *stmt, NodeList *out) {
   return true;
 }
 
-static bool same_type(const TypeInfo *a, const TypeInfo *b) {
+static bool same_type(Lowerer *L, const TypeInfo *a, const TypeInfo *b) {
   if (a == b)
     return true;
   if (!a || !b || a->kind != b->kind || a->dtype != b->dtype || a->rank != b->rank)
@@ -554,7 +555,7 @@ static bool same_type(const TypeInfo *a, const TypeInfo *b) {
     if (a->count != b->count || !a->elts || !b->elts)
       return false;
     for (int i = 0; i < a->count; i++)
-      if (!same_type(a->elts[i], b->elts[i]))
+      if (!same_type(L, a->elts[i], b->elts[i]))
         return false;
   }
   /* constants known here are the same only with the same value (`1 if FLAG else 0` is not 1) */
@@ -562,7 +563,7 @@ static bool same_type(const TypeInfo *a, const TypeInfo *b) {
       (a->is_float != b->is_float || (a->is_float ? a->float_value != b->float_value : a->int_value != b->int_value)))
     return false;
   for (int d = 0; d < a->rank && d < C2T_MAX_RANK; d++)
-    if (a->shape[d] != b->shape[d] || (a->shape[d] < 0 && a->dims[d] != b->dims[d]))
+    if (a->shape[d] != b->shape[d] || (a->shape[d] < 0 && !math_same_dim(L, a->dims[d], b->dims[d])))
       return false;
   return true;
 }
@@ -605,7 +606,7 @@ TypeInfo *either_tile(Lowerer *L, const TypeInfo *a, const TypeInfo *b) {
     type->not_bfloat16 = false;
   }
   for (int d = 0; d < a->rank && d < C2T_MAX_RANK; d++)
-    if (a->shape[d] != b->shape[d] || (a->shape[d] < 0 && a->dims[d] != b->dims[d])) {
+    if (a->shape[d] != b->shape[d] || (a->shape[d] < 0 && !math_same_dim(L, a->dims[d], b->dims[d]))) {
       type->shape[d] = -1;
       type->dims[d] = NULL;
     }
@@ -617,7 +618,7 @@ TypeInfo *either_tile(Lowerer *L, const TypeInfo *a, const TypeInfo *b) {
  * `ct.astype(t, ct.tfloat32) if t.dtype == ct.float32 else t`); the dtype
  * is then known only at launch. */
 static TypeInfo *either_type(Lowerer *L, const Node *expr, TypeInfo *a, TypeInfo *b) {
-  if (same_type(a, b))
+  if (same_type(L, a, b))
     return a;
   if (a && b && a->kind == VAL_CONST && b->kind == VAL_CONST)
     return either_constant(L, a, b);
@@ -658,7 +659,7 @@ static TypeInfo *either_type(Lowerer *L, const Node *expr, TypeInfo *a, TypeInfo
  * types to agree, and where they are numbers (or a number and a scalar) the result is a
  * run-time scalar, neither number; tuples item by item (`(0, j) if s > 0 else (1, j)`). */
 static TypeInfo *run_time_choice(Lowerer *L, TypeInfo *a, TypeInfo *b) {
-  if (!a || !b || same_type(a, b))
+  if (!a || !b || same_type(L, a, b))
     return a;
   bool scalar_a = a->kind == VAL_CONST || (a->kind == VAL_TILE && a->rank == 0);
   bool scalar_b = b->kind == VAL_CONST || (b->kind == VAL_TILE && b->rank == 0);
@@ -691,7 +692,7 @@ static Node *tuple_of_choices(Lowerer *L, Node *expr, TypeInfo *type) {
   Node *tuple = T0(L, "()");
   for (int i = 0; i < type->count; i++) {
     Node *a = choice_item(L, expr->u.if_exp.body, i), *b = choice_item(L, expr->u.if_exp.orelse, i);
-    bool one = a->type && a->type->kind == VAL_CONST && a->type->dtype != DT_UNKNOWN && same_type(a->type, b->type);
+    bool one = a->type && a->type->kind == VAL_CONST && a->type->dtype != DT_UNKNOWN && same_type(L, a->type, b->type);
     Node *item = one ? a /* the same number either way */
                      : T(L, "(_1 if _2 else _3)", a, node_copy_tree(&L->ctx->arena, expr->u.if_exp.test), b);
     item->type = type->elts[i];
@@ -725,7 +726,7 @@ Node *lower_conditional_expr(Lowerer *L, Node *expr) {
       note_version_split(L, source_test, test, body->kind != orelse->kind ? 2 : disagreement);
     expr->type = either_type(L, expr, body, orelse);
   }
-  else if (body && orelse && body->kind == VAL_TUPLE && orelse->kind == VAL_TUPLE && !same_type(body, orelse) &&
+  else if (body && orelse && body->kind == VAL_TUPLE && orelse->kind == VAL_TUPLE && !same_type(L, body, orelse) &&
            body->count == orelse->count && body->elts && orelse->elts && !body->array_items && !orelse->array_items)
     return tuple_of_choices(L, expr, run_time_choice(L, body, orelse));
   else

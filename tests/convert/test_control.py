@@ -812,3 +812,27 @@ def test_a_size_each_branch_of_a_constexpr_if_assigns_is_a_constexpr_local(conve
 ])
 def test_a_constant_chosen_by_a_constexpr_if_otherwise_is_a_located_error(convert_error, choice, message):
     assert message in convert_error(STATIC_CHOICE.format(choice=choice))
+
+
+SAME_SIZES_CHOSEN = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, out, FLAG: ct.Constant[int], BM: ct.Constant[int], BN: ct.Constant[int]):
+    a = ct.load(x, index=(ct.bid(0), 0), shape=(BM, BN))
+    b = ct.load(y, index=(ct.bid(0), 0), shape=(BM, BN))
+    t = a if FLAG == 1 else b
+    ct.store(out, index=(ct.bid(0),), tile=ct.reshape(t, (BM * BN,)))
+'''
+
+
+def test_tiles_of_sizes_written_alike_chosen_by_a_constexpr_keep_their_sizes(convert):
+    """`a if FLAG == 1 else b`, both (BM, BN) tiles: the sizes are the same names, so the
+    choice keeps them (a reshape needs them; they were compared as distinct expressions)."""
+    mod = convert(SAME_SIZES_CHOSEN)
+    x, y = torch.randn(8, 4), torch.randn(8, 4)
+    for flag, chosen in ((1, x), (0, y)):
+        out = torch.zeros(32)
+        mod.launch_k(0, (2,), (x, y, out, flag, 4, 4))
+        assert torch.equal(out, chosen.reshape(32))
