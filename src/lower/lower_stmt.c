@@ -544,7 +544,7 @@ TypeInfo *lower_static_element_type(Lowerer *L, Node *at, const TypeInfo *tuple,
     bool same = e && first && e->kind == VAL_TILE && first->kind == VAL_TILE && e->dtype == first->dtype &&
                 e->rank == first->rank;
     for (int d = 0; same && d < first->rank && d < C2T_MAX_RANK; d++)
-      same = e->shape[d] == first->shape[d] && (e->shape[d] >= 0 || e->dims[d] == first->dims[d]);
+      same = e->shape[d] == first->shape[d] && (e->shape[d] >= 0 || math_same_dim(L, e->dims[d], first->dims[d]));
     if (!same)
       lower_error(L, at, "%s over a tuple whose elements differ in kind, dtype or shape cannot be "
                          "converted (the loop body is not unrolled by the converter)", what);

@@ -836,3 +836,27 @@ def test_tiles_of_sizes_written_alike_chosen_by_a_constexpr_keep_their_sizes(con
         out = torch.zeros(32)
         mod.launch_k(0, (2,), (x, y, out, flag, 4, 4))
         assert torch.equal(out, chosen.reshape(32))
+
+
+STATIC_ITER_SAME_SIZES = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, out, B: ct.Constant[int]):
+    tiles = (ct.load(x, index=(ct.bid(0),), shape=(B,)), ct.load(y, index=(ct.bid(0),), shape=(B,)))
+    acc = ct.zeros((B,), dtype=ct.float32)
+    for t in ct.static_iter(tiles):
+        acc += t
+    ct.store(out, index=(ct.bid(0),), tile=acc)
+'''
+
+
+def test_static_iter_over_tiles_whose_sizes_are_written_alike(convert):
+    """Two (B,) tiles loaded separately are one kind of element for ct.static_iter (their
+    sizes were compared as distinct expressions: refused)."""
+    mod = convert(STATIC_ITER_SAME_SIZES)
+    x, y = torch.randn(16), torch.randn(16)
+    out = torch.zeros(16)
+    mod.launch_k(0, (2,), (x, y, out, 8))
+    torch.testing.assert_close(out, x + y)
