@@ -761,6 +761,13 @@ static bool is_constexpr_name(const ConstexprLocals *C, Str id) {
          find_binding(C->L->conv, (Str){id.text, id.len - 3});
 }
 
+static int times_assigned(const ConstexprLocals *C, Str id) {
+  for (int i = 0; i < C->assigned_count; i++)
+    if (str_same(C->assigned[i], id))
+      return C->times[i];
+  return 0;
+}
+
 static bool constexpr_value(const ConstexprLocals *C, const Node *e) {
   switch (e->kind) {
   case N_CONSTANT: return e->u.constant.kind != CONST_NONE && e->u.constant.kind != CONST_ELLIPSIS;
@@ -797,6 +804,18 @@ static bool constexpr_value(const ConstexprLocals *C, const Node *e) {
   case N_IF_EXP:
     return constexpr_value(C, e->u.if_exp.test) && constexpr_value(C, e->u.if_exp.body) &&
            constexpr_value(C, e->u.if_exp.orelse);
+  case N_CALL: {
+    /* min(BM, BN), max(...), abs(...) of constexprs: Triton evaluates them when it compiles */
+    const Node *func = e->u.call.func;
+    if (func->kind != N_NAME || e->u.call.keywords.count || !e->u.call.args.count ||
+        !(str_eq(func->u.name.id, "min") || str_eq(func->u.name.id, "max") || str_eq(func->u.name.id, "abs")) ||
+        is_constexpr_name(C, func->u.name.id) || times_assigned(C, func->u.name.id))
+      return false;
+    for (int i = 0; i < e->u.call.args.count; i++)
+      if (!constexpr_value(C, e->u.call.args.items[i]))
+        return false;
+    return true;
+  }
   case N_TUPLE:
     if (!C->tuples)
       return false;
@@ -813,12 +832,6 @@ static void add_constexpr_name(ConstexprLocals *C, Str id) {
     C->names[C->count++] = id;
 }
 
-static int times_assigned(const ConstexprLocals *C, Str id) {
-  for (int i = 0; i < C->assigned_count; i++)
-    if (str_same(C->assigned[i], id))
-      return C->times[i];
-  return 0;
-}
 
 static bool annotated_constexpr(Lowerer *L, const Node *annotation) {
   if (!annotation)

@@ -774,7 +774,9 @@ def tuples(m):
         m.launch_tuple_shape_kernel(0, (1,), (torch.randn(64, 64), torch.zeros(64, 64), 16, 8, trans))
 def arguments(m):
     m.launch_tuple_argument_kernel(0, (4,), (torch.randn(64, 8), torch.zeros(64, 8), 16, 8))
-CALLS = {"constexpr_choices": [cats, sizes, chosen, tuples, arguments]}
+def minmax(m):
+    m.launch_minmax_kernel(0, (4,), (torch.randn(64), torch.zeros(64), 16, 8))
+CALLS = {"constexpr_choices": [cats, sizes, chosen, tuples, arguments, minmax]}
 """
 
 
@@ -783,14 +785,14 @@ def test_choices_of_constexprs_compile_for_sm90_and_run(tmp_path):
     compiles), a tile whose size a constexpr chooses (neither name's size after the
     choice), a size an if/elif/else on a constexpr assigns (a constexpr local in each
     branch), tile shapes kept in local tuples (constexpr locals, read item by item) and
-    passed to a tile function (a constexpr parameter): each launch compiles and gives what
-    cuTile gives."""
+    passed to a tile function (a constexpr parameter), and sizes computed with min()/max():
+    each launch compiles and gives what cuTile gives."""
     (tmp_path / "mods").mkdir()
     module = tmp_path / "mods" / "constexpr_choices.py"
     _convert(HERE / "cases" / "constexpr_choices.py", module)
     proc = _check_folder(tmp_path / "mods", CONSTEXPR_CALLS, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "11 launches, 22 compiles, 0 failed" in proc.stdout, proc.stdout
+    assert "12 launches, 24 compiles, 0 failed" in proc.stdout, proc.stdout
     same, output = _run_interpreted(module,
                                     "x = torch.randn(2, 4)\n"
                                     "for axis in (0, 1, -1, -2):\n"
@@ -815,5 +817,9 @@ def test_choices_of_constexprs_compile_for_sm90_and_run(tmp_path):
                                     "x = torch.randn(64, 8)\n"
                                     "y = torch.zeros(64, 8)\n"
                                     "m.launch_tuple_argument_kernel(0, (4,), (x, y, 16, 8))\n"
-                                    "torch.testing.assert_close(y, 2 * x)\n")
+                                    "torch.testing.assert_close(y, 2 * x)\n"
+                                    "v = torch.randn(64)\n"
+                                    "y = torch.zeros(64)\n"
+                                    "m.launch_minmax_kernel(0, (4,), (v, y, 16, 8))\n"
+                                    "torch.testing.assert_close(y, v)\n")
     assert same, output

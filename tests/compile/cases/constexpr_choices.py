@@ -61,3 +61,12 @@ def tuple_argument_kernel(x, y, BM: ct.Constant[int], BK: ct.Constant[int]):
     block = (BM, BK)
     t = load_block(x, ct.bid(0), block)
     ct.store(y, index=(ct.bid(0), 0), tile=t + load_block(x, ct.bid(0), (BM, BK)))
+
+
+@ct.kernel
+def minmax_kernel(x, y, BM: ct.Constant[int], BN: ct.Constant[int]):
+    """Tile sizes computed with min() and max() of constexprs (constexpr locals in Triton)."""
+    S = max(BM, BN)
+    T = min(BM, BN) * 2
+    t = ct.load(x, index=(ct.bid(0),), shape=(S,))
+    ct.store(y, index=(ct.bid(0),), tile=t + ct.zeros((T,), dtype=ct.float32))
