@@ -850,7 +850,30 @@ static bool promotable(const ConstexprLocals *C, const Node *target, const Node 
          !is_constexpr_name(C, target->u.name.id) && constexpr_value(C, value) && C->count < C2T_MAX_SCOPE_NAMES;
 }
 
-/* `g, d = t.shape[0], t.shape[1]`: each name its own constexpr local, in order
+typedef struct NameRead {
+  const Node *targets;
+  bool found;
+} NameRead;
+
+static void find_target_read(Node *node, void *data) {
+  NameRead *scan = data;
+  if (!node || scan->found)
+    return;
+  if (node->kind == N_NAME)
+    for (int i = 0; i < scan->targets->u.list.elts.count && !scan->found; i++)
+      scan->found = str_same(scan->targets->u.list.elts.items[i]->u.name.id, node->u.name.id);
+  node_children(node, find_target_read, data);
+}
+
+/* Whether `value` reads a name of the tuple `targets` (all names). */
+static bool reads_any_name(Node *value, const Node *targets) {
+  NameRead scan = {targets, false};
+  find_target_read(value, &scan);
+  return scan.found;
+}
+
+/* `g, d = t.shape[0], t.shape[1]`: each name its own constexpr local (one that cannot be,
+ * its own plain assignment), in order
  * (a value naming a target is no constexpr yet, so none reads another). */
 static bool promote_unpacked(ConstexprLocals *C, NodeList *stmts, int at) {
   Node *stmt = stmts->items[at];
@@ -859,14 +882,29 @@ static bool promote_unpacked(ConstexprLocals *C, NodeList *stmts, int at) {
       target->u.list.elts.count < 2)
     return false;
   int count = target->u.list.elts.count;
-  for (int k = 0; k < count; k++)
-    if (!promotable(C, target->u.list.elts.items[k], value->u.list.elts.items[k]) ||
-        C->count + count > C2T_MAX_SCOPE_NAMES)
+  if (C->count + count > C2T_MAX_SCOPE_NAMES)
+    return false;
+  /* `m0, k0, _, _ = t.shape[0], t.shape[1], 32, 16`: the names that may be constexpr
+     locals are, the others (`_`, assigned twice) plain assignments, in order; only where no
+     value reads a target (`a, b = b, a` assigns both at once) and some name is promotable */
+  bool promote[C2T_MAX_RANK * 2], any = false;
+  if (count > C2T_MAX_RANK * 2)
+    return false;
+  for (int k = 0; k < count; k++) {
+    Node *name = target->u.list.elts.items[k];
+    if (name->kind != N_NAME)
       return false;
+    promote[k] = promotable(C, name, value->u.list.elts.items[k]);
+    any |= promote[k];
+  }
+  if (!any || reads_any_name(value, target))
+    return false;
   for (int k = count - 1; k >= 0; k--) { /* inserted in front of the statement's successors */
     Node *name = target->u.list.elts.items[k];
-    NodeList made = template_stmts(C->L->ctx, "_1: tl.constexpr = _2", TEMPLATE_NODES(name, value->u.list.elts.items[k]));
+    NodeList made = template_stmts(C->L->ctx, promote[k] ? "_1: tl.constexpr = _2" : "_1 = _2",
+                                   TEMPLATE_NODES(name, value->u.list.elts.items[k]));
     made.items[0]->span = stmt->span;
+    made.items[0]->rewritten = true; /* written from the tree, not the source line it stands for */
     if (k == 0) {
       stmts->items[at] = made.items[0];
     } else {
@@ -876,7 +914,8 @@ static bool promote_unpacked(ConstexprLocals *C, NodeList *stmts, int at) {
     }
   }
   for (int k = 0; k < count; k++)
-    add_constexpr_name(C, target->u.list.elts.items[k]->u.name.id);
+    if (promote[k])
+      add_constexpr_name(C, target->u.list.elts.items[k]->u.name.id);
   return true;
 }
 
@@ -1026,15 +1065,20 @@ static void promote_constexpr_locals(Lowerer *L, Node *def) {
   for (int k = 0; k < L->static_choice_count; k++)
     if (!is_constexpr_name(C, L->static_choice_names[k])) {
       Str name = L->static_choice_names[k];
+      bool parameter = false; /* one the body never assigns holds what its caller decided */
+      for (int i = 0; i < params->count && !parameter; i++)
+        parameter = str_same(params->items[i]->u.arg.arg, name);
+      if (parameter && times_assigned(C, name) == 1)
+        continue;
       if (L->static_choice_at[k]->kind == N_IF)
         lower_error(L, L->static_choice_at[k],
                     "'%.*s' is a constant chosen by this `if` on a value known at launch, which Triton "
                     "keeps a constant only when each branch assigns it once (and nothing else does), "
                     "from constants: assign it so, or use `x if cond else y`", name.len, name.text);
       lower_error(L, L->static_choice_at[k],
-                  "'%.*s' sizes a tile here, which Triton allows only for a tuple of constants assigned "
-                  "once (a tl.constexpr local): assign it once, or write the shape in the call "
-                  "(shape=(BM, BN))", name.len, name.text);
+                  "'%.*s' sizes a tile here, which Triton allows only for a constant (or a tuple of them) "
+                  "assigned once from literals and constexpr parameters (a tl.constexpr local): assign it "
+                  "once so, or write the size in the call (shape=(BM, BN))", name.len, name.text);
     }
 }
 

@@ -78,6 +78,8 @@ static int shape_items(Lowerer *L, Node *shape, Node **items, int max) {
     if (items[d]->kind == N_SUBSCRIPT && !(items[d] = shape_constexpr_item(L, shape, d, shape)))
       lower_error(L, shape, "a tile shape kept in a local tuple must hold constants, assigned once "
                             "(or write the shape in the call: shape=(BM, BN))");
+  for (int d = 0; d < rank; d++)
+    shape_require_constexpr_names(L, items[d], shape);
   return rank;
 }
 

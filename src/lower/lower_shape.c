@@ -148,6 +148,31 @@ Node *shape_reshape(Lowerer *L, Node *x, Node **dims, int rank) {
 
 static bool is_power_of_two(long long value) { return value > 0 && (value & (value - 1)) == 0; }
 
+typedef struct ConstexprNames {
+  Lowerer *L;
+  const Node *at;
+} ConstexprNames;
+
+static void require_names(Node *node, void *data) {
+  ConstexprNames *scan = data;
+  if (!node)
+    return;
+  if (node->kind == N_ATTRIBUTE && str_eq(node->u.attribute.attr, "shape"))
+    return; /* t.shape[d]: a constexpr in Triton */
+  if (node->kind == N_NAME) {
+    Variable *var = scope_lookup(scan->L, node->u.name.id);
+    if (var && !(var->type && var->type->static_counter))
+      require_constexpr_local(scan->L, node->u.name.id, scan->at);
+    return;
+  }
+  node_children(node, require_names, data);
+}
+
+void shape_require_constexpr_names(Lowerer *L, Node *dim, const Node *at) {
+  ConstexprNames scan = {L, at};
+  require_names(dim, &scan);
+}
+
 Node *shape_constexpr_item(Lowerer *L, Node *tuple, int i, const Node *at) {
   if (tuple->kind != N_NAME || !tuple->type || tuple->type->kind != VAL_TUPLE || !tuple->type->elts ||
       i >= tuple->type->count)
@@ -196,8 +221,10 @@ static int read_shape(Lowerer *L, Node *shape, Node *at, const char *what, Node 
     long long value;
     if (!dims[d]->type || dims[d]->type->kind != VAL_CONST || dims[d]->type->is_float)
       lower_error(L, at, "%s: the shape must be a tuple of constant integers", what);
-    if (!shape_known_int(dims[d], &value))
+    if (!shape_known_int(dims[d], &value)) {
+      shape_require_constexpr_names(L, dims[d], at);
       continue;
+    }
     if (value == -1 && allow_infer) {
       if (*inferred >= 0)
         lower_error(L, at, "%s: only one dimension can be -1", what);

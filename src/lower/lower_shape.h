@@ -45,4 +45,10 @@ Node *shape_reshape(Lowerer *L, Node *x, Node **dims, int rank);
  * NULL where `tuple` is no such local (or C2T_MAX_STATIC_CHOICES names are required already). */
 Node *shape_constexpr_item(Lowerer *L, Node *tuple, int i, const Node *at);
 
+/* The locals (and parameters) a tile size reads (`(S,)`, `(S * 2, BK)`) must be constexprs in
+ * Triton, where a plain local is a run-time value: each is noted (require_constexpr_local), and
+ * one that cannot become a constexpr local is a located error at `at`. A tile's own shape
+ * (`t.shape[0]`) and a ct.static_iter counter are constexprs already. */
+void shape_require_constexpr_names(Lowerer *L, Node *dim, const Node *at);
+
 #endif /* C2T_LOWER_SHAPE_H */

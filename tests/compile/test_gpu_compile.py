@@ -776,7 +776,9 @@ def arguments(m):
     m.launch_tuple_argument_kernel(0, (4,), (torch.randn(64, 8), torch.zeros(64, 8), 16, 8))
 def minmax(m):
     m.launch_minmax_kernel(0, (4,), (torch.randn(64), torch.zeros(64), 16, 8))
-CALLS = {"constexpr_choices": [cats, sizes, chosen, tuples, arguments, minmax]}
+def unpacked(m):
+    m.launch_unpack_kernel(0, (2,), (torch.randn(2, 8, 4), torch.zeros(16, 4), 8, 4))
+CALLS = {"constexpr_choices": [cats, sizes, chosen, tuples, arguments, minmax, unpacked]}
 """
 
 
@@ -785,14 +787,15 @@ def test_choices_of_constexprs_compile_for_sm90_and_run(tmp_path):
     compiles), a tile whose size a constexpr chooses (neither name's size after the
     choice), a size an if/elif/else on a constexpr assigns (a constexpr local in each
     branch), tile shapes kept in local tuples (constexpr locals, read item by item) and
-    passed to a tile function (a constexpr parameter), and sizes computed with min()/max():
-    each launch compiles and gives what cuTile gives."""
+    passed to a tile function (a constexpr parameter), sizes computed with min()/max() and
+    unpacked from a tile's shape beside `_`: each launch compiles and gives what cuTile
+    gives."""
     (tmp_path / "mods").mkdir()
     module = tmp_path / "mods" / "constexpr_choices.py"
     _convert(HERE / "cases" / "constexpr_choices.py", module)
     proc = _check_folder(tmp_path / "mods", CONSTEXPR_CALLS, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "12 launches, 24 compiles, 0 failed" in proc.stdout, proc.stdout
+    assert "13 launches, 26 compiles, 0 failed" in proc.stdout, proc.stdout
     same, output = _run_interpreted(module,
                                     "x = torch.randn(2, 4)\n"
                                     "for axis in (0, 1, -1, -2):\n"
@@ -821,5 +824,9 @@ def test_choices_of_constexprs_compile_for_sm90_and_run(tmp_path):
                                     "v = torch.randn(64)\n"
                                     "y = torch.zeros(64)\n"
                                     "m.launch_minmax_kernel(0, (4,), (v, y, 16, 8))\n"
-                                    "torch.testing.assert_close(y, v)\n")
+                                    "torch.testing.assert_close(y, v)\n"
+                                    "x = torch.randn(2, 8, 4)\n"
+                                    "y = torch.zeros(16, 4)\n"
+                                    "m.launch_unpack_kernel(0, (2,), (x, y, 8, 4))\n"
+                                    "torch.testing.assert_close(y, x.reshape(16, 4))\n")
     assert same, output

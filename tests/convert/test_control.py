@@ -860,3 +860,24 @@ def test_static_iter_over_tiles_whose_sizes_are_written_alike(convert):
     out = torch.zeros(16)
     mod.launch_k(0, (2,), (x, y, out, 8))
     torch.testing.assert_close(out, x + y)
+
+
+REASSIGNED_SIZE_PARAMETER = '''
+import cuda.tile as ct
+
+
+def twice_zeros(n):
+    n = n * 2
+    return ct.zeros((n,), dtype=ct.float32)
+
+
+@ct.kernel
+def k(y, B: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=twice_zeros(B))
+'''
+
+
+def test_a_tile_size_Triton_would_see_as_a_run_time_value_is_a_located_error(convert_error):
+    """A tile function's parameter reassigned (`n = n * 2`) is a plain local in Triton: a tile it
+    sizes converted with exit 0 and did not compile for a GPU; now it is a located error."""
+    assert "'n' sizes a tile here" in convert_error(REASSIGNED_SIZE_PARAMETER)

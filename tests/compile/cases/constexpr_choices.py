@@ -70,3 +70,11 @@ def minmax_kernel(x, y, BM: ct.Constant[int], BN: ct.Constant[int]):
     T = min(BM, BN) * 2
     t = ct.load(x, index=(ct.bid(0),), shape=(S,))
     ct.store(y, index=(ct.bid(0),), tile=t + ct.zeros((T,), dtype=ct.float32))
+
+
+@ct.kernel
+def unpack_kernel(x, y, BM: ct.Constant[int], BN: ct.Constant[int]):
+    """Sizes unpacked from a tile's shape with `_` for the ones not needed."""
+    t = ct.load(x, index=(ct.bid(0), 0, 0), shape=(1, BM, BN))
+    _, rows, _ = t.shape
+    ct.store(y, index=(ct.bid(0), 0), tile=ct.reshape(t, (rows, BN)) + ct.zeros((rows, BN), dtype=ct.float32))
