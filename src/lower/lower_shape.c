@@ -300,6 +300,8 @@ Node *lower_arange(Lowerer *L, Node *call, const char *member) {
     lower_error(L, args.source[0], "%s: the size must be a constant integer", what);
   if (shape_known_int(size, &count) && !is_power_of_two(count))
     lower_error(L, args.source[0], "%s: the size %lld is not a power of two", what, count);
+  if (!shape_known_int(size, &count))
+    shape_require_constexpr_names(L, size, args.source[0]);
   Node *start = args.arg[2], *step = args.arg[3];
   long long value;
   Node *result = T(L, "tl.arange(0, _1)", size);

@@ -881,3 +881,17 @@ def test_a_tile_size_Triton_would_see_as_a_run_time_value_is_a_located_error(con
     """A tile function's parameter reassigned (`n = n * 2`) is a plain local in Triton: a tile it
     sizes converted with exit 0 and did not compile for a GPU; now it is a located error."""
     assert "'n' sizes a tile here" in convert_error(REASSIGNED_SIZE_PARAMETER)
+
+
+def test_an_arange_of_a_reassigned_local_is_a_located_error(convert_error):
+    source = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(y, B: ct.Constant[int]):
+    n = B
+    n = n * 2
+    ct.store(y, index=(ct.bid(0),), tile=ct.arange(n, dtype=ct.float32))
+'''
+    assert "'n' sizes a tile here" in convert_error(source)
