@@ -65,6 +65,17 @@ bool lower_is_builtin_call(Lowerer *L, const Node *expr, const char *name);
 bool loop_may_pipeline(Lowerer *L, const Node *loop);
 /* A tile two branches give different types: what both agree on (a rank,
  * dimension or dtype they disagree on becomes unknown); b when either is no tile. */
+/* The names a block assigns, nested blocks included (lower_stmt.c): `names[0..count)`. */
+typedef struct Assigned {
+  Lowerer *L;
+  Str *names;
+  TypeInfo **types; /* saved types (NULL: not bound), one per name (save_assigned) */
+  int count, capacity;
+} Assigned;
+Assigned *new_assigned(Lowerer *L);
+void add_assigned_target(Assigned *A, const Node *target);
+void collect_assigned(Assigned *A, const NodeList *stmts, int depth);
+
 TypeInfo *merged_tile(Lowerer *L, TypeInfo *a, TypeInfo *b);
 TypeInfo *merged_constexpr_tile(Lowerer *L, TypeInfo *a, TypeInfo *b);
 /* lower_control.c: what two values one of which Triton picks when it compiles agree on: two

@@ -1338,56 +1338,10 @@ void defer_list_descriptors(Lowerer *L, NodeList *body) {
  * X_desc_N_ok: X_desc_N = tl.make_tensor_descriptor(...)`) read no name the
  * loop assigns (its target included), they move before the loop, innermost
  * loops first; never out of an `if` (its condition may be what keeps a
- * descriptor valid). */
-
-typedef struct NameSet {
-  Str names[C2T_MAX_HOISTED_NAMES];
-  int count;
-  bool overflow;
-} NameSet;
-
-static void name_set_add(NameSet *set, Str name) {
-  for (int i = 0; i < set->count; i++)
-    if (str_same(set->names[i], name))
-      return;
-  if (set->count == C2T_MAX_HOISTED_NAMES)
-    set->overflow = true;
-  else
-    set->names[set->count++] = name;
-}
-
-static void target_names(Node *target, NameSet *set) {
-  if (!target)
-    return;
-  if (target->kind == N_NAME)
-    name_set_add(set, target->u.name.id);
-  else if (target->kind == N_TUPLE || target->kind == N_LIST)
-    for (int i = 0; i < target->u.list.elts.count; i++)
-      target_names(target->u.list.elts.items[i], set);
-  else if (target->kind == N_STARRED)
-    target_names(target->u.starred.value, set);
-}
-
-static void assigned_names(Node *node, void *data) {
-  NameSet *set = data;
-  if (!node)
-    return;
-  switch (node->kind) {
-  case N_ASSIGN:
-    for (int i = 0; i < node->u.assign.targets.count; i++)
-      target_names(node->u.assign.targets.items[i], set);
-    break;
-  case N_AUG_ASSIGN: target_names(node->u.aug_assign.target, set); break;
-  case N_ANN_ASSIGN: target_names(node->u.ann_assign.target, set); break;
-  case N_FOR: target_names(node->u.for_.target, set); break;
-  case N_NAMED_EXPR: target_names(node->u.named_expr.target, set); break;
-  default: break;
-  }
-  node_children(node, assigned_names, data);
-}
+ * descriptor valid). What the loop assigns is collect_assigned's. */
 
 typedef struct ReadScan {
-  const NameSet *assigned;
+  const Assigned *assigned;
   bool reads_assigned;
 } ReadScan;
 
@@ -1420,11 +1374,10 @@ static void hoist_in(Lowerer *L, NodeList *stmts);
 static void hoist_from_loop(Lowerer *L, Node *loop, NodeList *before) {
   NodeList *body = loop->kind == N_FOR ? &loop->u.for_.body : &loop->u.while_.body;
   hoist_in(L, body);
-  NameSet *assigned = arena_alloc(&L->ctx->arena, sizeof(NameSet));
-  memset(assigned, 0, sizeof *assigned);
-  assigned_names(loop, assigned);
-  if (assigned->overflow)
-    return;
+  Assigned *assigned = new_assigned(L);
+  if (loop->kind == N_FOR)
+    add_assigned_target(assigned, loop->u.for_.target);
+  collect_assigned(assigned, body, 0);
   NodeList kept = {0};
   for (int i = 0; i < body->count; i++) {
     Node *stmt = body->items[i];

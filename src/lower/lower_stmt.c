@@ -137,20 +137,13 @@ static void lower_expr_stmt(Lowerer *L, Node *stmt, NodeList *out) {
 
 /* No limit of its own: the arrays grow in the arena (names past 256 used
  * to be dropped, their constants then kept across a loop that changes them). */
-typedef struct Assigned {
-  Lowerer *L;
-  Str *names;
-  TypeInfo **types; /* saved types (NULL: not bound), one per name (save_assigned) */
-  int count, capacity;
-} Assigned;
-
-static Assigned *new_assigned(Lowerer *L) {
+Assigned *new_assigned(Lowerer *L) {
   Assigned *A = arena_alloc(&L->ctx->arena, sizeof(Assigned));
   A->L = L;
   return A;
 }
 
-static void add_assigned_target(Assigned *A, const Node *target) {
+void add_assigned_target(Assigned *A, const Node *target) {
   if (!target)
     return;
   if (target->kind == N_NAME) {
@@ -174,7 +167,7 @@ static void add_assigned_target(Assigned *A, const Node *target) {
 /* The names a block assigns (nested blocks included), before lowering.
  * The recursion is as deep as the blocks nest: the tokenizer bounds that
  * (C2T_MAX_INDENT_LEVELS), so no depth is cut off here. */
-static void collect_assigned(Assigned *A, const NodeList *stmts, int depth) {
+void collect_assigned(Assigned *A, const NodeList *stmts, int depth) {
   for (int i = 0; i < stmts->count; i++) {
     const Node *stmt = stmts->items[i];
     switch (stmt->kind) {

@@ -36,7 +36,6 @@
 #define C2T_MAX_SPLIT_NAMES 64 /* constexpr parameters a version split may test, per function */
 #define C2T_LIST_ITEM_SLOTS 4      /* descriptors of one list item made where it is read (more: at each use) */
 #define C2T_MAX_DESCRIPTORS 64     /* tensor descriptors made in one kernel (Lowerer.descriptor_keys) */
-#define C2T_MAX_HOISTED_NAMES 256  /* names one loop assigns that hoisting its descriptors tracks; past it none leaves that loop */
 #define C2T_MAX_RUNTIME_HELPERS 64 /* runtime helpers of one module (Lowerer.helpers) */
 /* Arrays loaded, and arrays stored, that lower_pipeline.c tracks in one loop; a
  * loop with more is left as it is (not pipelined: an optimization, no error). */
