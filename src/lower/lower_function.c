@@ -850,28 +850,6 @@ static bool promotable(const ConstexprLocals *C, const Node *target, const Node 
          !is_constexpr_name(C, target->u.name.id) && constexpr_value(C, value) && C->count < C2T_MAX_SCOPE_NAMES;
 }
 
-typedef struct NameRead {
-  const Node *targets;
-  bool found;
-} NameRead;
-
-static void find_target_read(Node *node, void *data) {
-  NameRead *scan = data;
-  if (!node || scan->found)
-    return;
-  if (node->kind == N_NAME)
-    for (int i = 0; i < scan->targets->u.list.elts.count && !scan->found; i++)
-      scan->found = str_same(scan->targets->u.list.elts.items[i]->u.name.id, node->u.name.id);
-  node_children(node, find_target_read, data);
-}
-
-/* Whether `value` reads a name of the tuple `targets` (all names). */
-static bool reads_any_name(Node *value, const Node *targets) {
-  NameRead scan = {targets, false};
-  find_target_read(value, &scan);
-  return scan.found;
-}
-
 /* `g, d = t.shape[0], t.shape[1]`: each name its own constexpr local (one that cannot be,
  * its own plain assignment), in order
  * (a value naming a target is no constexpr yet, so none reads another). */
@@ -897,7 +875,10 @@ static bool promote_unpacked(ConstexprLocals *C, NodeList *stmts, int at) {
     promote[k] = promotable(C, name, value->u.list.elts.items[k]);
     any |= promote[k];
   }
-  if (!any || reads_any_name(value, target))
+  Str names[C2T_MAX_RANK * 2];
+  for (int k = 0; k < count; k++)
+    names[k] = target->u.list.elts.items[k]->u.name.id;
+  if (!any || node_reads_any(value, names, count))
     return false;
   for (int k = count - 1; k >= 0; k--) { /* inserted in front of the statement's successors */
     Node *name = target->u.list.elts.items[k];

@@ -1340,21 +1340,6 @@ void defer_list_descriptors(Lowerer *L, NodeList *body) {
  * loops first; never out of an `if` (its condition may be what keeps a
  * descriptor valid). What the loop assigns is collect_assigned's. */
 
-typedef struct ReadScan {
-  const Assigned *assigned;
-  bool reads_assigned;
-} ReadScan;
-
-static void reads_assigned(Node *node, void *data) {
-  ReadScan *scan = data;
-  if (!node || scan->reads_assigned)
-    return;
-  if (node->kind == N_NAME)
-    for (int i = 0; i < scan->assigned->count && !scan->reads_assigned; i++)
-      scan->reads_assigned = str_same(scan->assigned->names[i], node->u.name.id);
-  node_children(node, reads_assigned, data);
-}
-
 /* `X_ok: tl.constexpr = ...` then `if X_ok: X = tl.make_tensor_descriptor(...)`. */
 static bool descriptor_pair(const Node *condition, const Node *made) {
   if (condition->kind != N_ANN_ASSIGN || condition->u.ann_assign.target->kind != N_NAME || made->kind != N_IF ||
@@ -1382,10 +1367,10 @@ static void hoist_from_loop(Lowerer *L, Node *loop, NodeList *before) {
   for (int i = 0; i < body->count; i++) {
     Node *stmt = body->items[i];
     if (i + 1 < body->count && descriptor_pair(stmt, body->items[i + 1])) {
-      ReadScan scan = {assigned, false}; /* the pair's own names aside: its condition and the call */
-      reads_assigned(stmt->u.ann_assign.value, &scan);
-      reads_assigned(body->items[i + 1]->u.if_.body.items[0]->u.assign.value, &scan);
-      if (!scan.reads_assigned) {
+      /* the pair's own names aside: its condition and the call */
+      Node *call = body->items[i + 1]->u.if_.body.items[0]->u.assign.value;
+      if (!node_reads_any(stmt->u.ann_assign.value, assigned->names, assigned->count) &&
+          !node_reads_any(call, assigned->names, assigned->count)) {
         node_list_push(&L->ctx->arena, before, stmt);
         node_list_push(&L->ctx->arena, before, body->items[i + 1]);
         i++;

@@ -180,6 +180,28 @@ Str new_temp_name(Lowerer *L, const char *hint) {
 
 /* --------------------------------------------------------------- scope */
 
+typedef struct NamesRead {
+  const Str *names;
+  int count;
+  bool found;
+} NamesRead;
+
+static void find_names_read(Node *node, void *data) {
+  NamesRead *scan = data;
+  if (!node || scan->found)
+    return;
+  if (node->kind == N_NAME)
+    for (int i = 0; i < scan->count && !scan->found; i++)
+      scan->found = str_same(scan->names[i], node->u.name.id);
+  node_children(node, find_names_read, data);
+}
+
+bool node_reads_any(Node *node, const Str *names, int count) {
+  NamesRead scan = {names, count, false};
+  find_names_read(node, &scan);
+  return scan.found;
+}
+
 Variable *scope_lookup(Lowerer *L, Str name) {
   if (!L->scope)
     return NULL;

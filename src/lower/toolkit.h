@@ -323,6 +323,8 @@ typedef struct Lowerer {
 
 /* ---- toolkit.c */
 Variable *scope_lookup(Lowerer *L, Str name);
+/* Whether `node` (any expression or statement) reads a name among names[0..count). */
+bool node_reads_any(Node *node, const Str *names, int count);
 void scope_bind(Lowerer *L, Str name, TypeInfo *type);
 Node *new_name(Lowerer *L, const char *text);
 Node *new_int(Lowerer *L, long long value);
