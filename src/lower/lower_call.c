@@ -183,9 +183,11 @@ static Node *lower_method_call(Lowerer *L, Node *call) {
   }
   if (!row)
     lower_error(L, call, "method '%s' cannot be converted", member);
-  const char *prefix = strncmp(row->name, "TiledView.", 10) == 0 ? "TiledView."
-                       : row->flags & OPF_ARRAY_METHOD              ? "Array."
-                                                                    : "Tile.";
+  /* a method-only row names its class (TiledView., RawArrayMemory.); the others are ct.* ops */
+  const char *dot = strchr(row->name, '.');
+  const char *prefix = dot ? arena_strndup(&L->ctx->arena, row->name, (size_t)(dot - row->name + 1))
+                       : row->flags & OPF_ARRAY_METHOD ? "Array."
+                                                       : "Tile.";
   stats_op(L->conv, prefix, member);
   Node *as_function = arena_alloc(&L->ctx->arena, sizeof(Node));
   *as_function = *call;

@@ -247,6 +247,9 @@ static Node *tuple_of_pieces(Lowerer *L, Node *tuple_expr, int count) {
 }
 
 static Node *lower_array_attribute(Lowerer *L, Node *expr, TypeInfo *array, Str attr) {
+  if (array->raw_memory && !str_eq(attr, "dtype"))
+    lower_error(L, expr, "the raw memory of an array (x.get_raw_memory()) has no attribute '%.*s' (only dtype and "
+                "its methods)", attr.len, attr.text);
   if (array->tiled && array->tiled->shape && str_eq(attr, "traversal_steps"))
     return lower_view_steps(L, array);
   if (array->tiled && array->tiled->shape && str_eq(attr, "tile_shape"))

@@ -1608,6 +1608,7 @@ static void lower_device_version(Lowerer *L, Function *fn, TypeInfo **arg_types,
       }
       if (given && given->tiled) /* a tiled view: its tile shape and steps as constexpr parameters */
         type->tiled = view_parameters(L, name, given->tiled, &params);
+      type->raw_memory = given && given->raw_memory; /* its raw memory: the same pieces */
       scope_bind(L, name, type);
     } else if (annotation_is(L, arg->u.arg.annotation, "Constant", 0)) {
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, "tl.constexpr"));
@@ -2073,6 +2074,8 @@ static const char *param_mismatch(Lowerer *L, Function *fn, TypeInfo **types, in
       why = "a different rank"; /* an array's rank may be learnt from its first use */
     else if (seen->kind == VAL_ARRAY && !views_alike(L, seen->tiled, now->tiled))
       why = "a different tiled view";
+    else if (seen->kind == VAL_ARRAY && seen->raw_memory != now->raw_memory)
+      why = "an array in one call and raw memory (x.get_raw_memory()) in the other";
     else if (seen->kind == VAL_TILE && seen->dtype != DT_UNKNOWN && seen->dtype != now->dtype)
       why = "a different dtype";
     else if (seen->kind == VAL_DTYPE && seen->dtype != now->dtype)

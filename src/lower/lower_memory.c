@@ -629,10 +629,7 @@ Node *memory_check_bounds(Lowerer *L, Node *flag, const char *what) {
 
 /* The array argument, checked. */
 static TypeInfo *array_arg(Lowerer *L, Node *call, const BoundArgs *args, const char *what) {
-  Node *array = require_arg(L, call, args, 0, what, "array");
-  if (array->type->kind != VAL_ARRAY)
-    lower_error(L, args->source[0], "%s works on an array, not %s", what, type_describe(L->ctx, array->type));
-  return array->type;
+  return memory_require_array(L, call, args, what, "works on")->type;
 }
 
 /* shape=(): one element at element index `index`, a 0-d tile. */
@@ -1073,6 +1070,9 @@ TypeInfo *memory_merge_arrays(Lowerer *L, Node *at, Str name, TypeInfo *body, Ty
                                  (va->padding && vb->padding && memory_same_text(L, va->padding, vb->padding))) &&
                                 (va->steps == vb->steps ||
                                  (va->steps && vb->steps && memory_same_text(L, va->steps, vb->steps))));
+  if (body->raw_memory != orelse->raw_memory)
+    lower_error(L, at, "'%.*s' is the raw memory of an array (x.get_raw_memory()) in one branch and an array in the "
+                "other: use it in each branch", name.len, name.text);
   if (!same_view) /* the view's shape, padding and steps are read where it is used: one per name */
     lower_error(L, at, "'%.*s' is a tiled view in one branch and another view or an array in the other: use it in "
                 "each branch", name.len, name.text);

@@ -138,9 +138,26 @@ Node *memory_lower_gather(Lowerer *L, Node *call, const char *member);
 Node *memory_lower_scatter(Lowerer *L, Node *call, const char *member);
 Node *memory_lower_atomic_rmw(Lowerer *L, Node *call, const char *member); /* add max min and or xor xchg */
 Node *memory_lower_atomic_cas(Lowerer *L, Node *call, const char *member);
-/* The dtype checks of ct.atomic_<op> (`op`: "add", "max", ...) for an update of `array`
+/* An integer tile or scalar (an index or offset). */
+bool memory_is_integer(const TypeInfo *type);
+/* mask=: a bool tile or scalar (an error at `mask` otherwise). */
+void memory_check_mask(Lowerer *L, Node *mask, const char *what);
+/* The `other` of a masked element load that reads padding value `padding` (NULL: 0). */
+Node *memory_gather_other(Lowerer *L, Node *padding);
+/* Adds `sem=` and `scope=` to an atomic's call where they are not Triton's defaults (NULL). */
+void memory_push_sem_scope(Lowerer *L, Node *call, const char *sem, const char *scope);
+/* The dtype checks of ct.atomic_<op> (`op`: "add", "max", ..., "cas") for an update of `array`
  * (`at`: where an error points). */
 void memory_check_atomic(Lowerer *L, const char *op, TypeInfo *array, Node *update, Node *at, const char *what);
+
+/* ----------------------------------------------------- lower_memory_raw.c */
+
+/* Array.get_raw_memory and RawArrayMemory's methods: element offsets from the base pointer. */
+Node *memory_lower_get_raw_memory(Lowerer *L, Node *call, const char *member);
+Node *memory_lower_raw_load(Lowerer *L, Node *call, const char *member);
+Node *memory_lower_raw_store(Lowerer *L, Node *call, const char *member);
+Node *memory_lower_raw_atomic(Lowerer *L, Node *call, const char *member); /* add max min and or xor xchg */
+Node *memory_lower_raw_atomic_cas(Lowerer *L, Node *call, const char *member);
 
 /* -------------------------------------------------- lower_memory_advidx.c */
 

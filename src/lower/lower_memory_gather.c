@@ -42,7 +42,7 @@ static int index_items(Lowerer *L, Node *indices, Node **items, int max) {
   return memory_tuple_items(L, indices, items, max, "entries in the indices of a gather, scatter or atomic");
 }
 
-static bool is_integer_value(const TypeInfo *type) {
+bool memory_is_integer(const TypeInfo *type) {
   if (!type || (type->kind != VAL_TILE && type->kind != VAL_CONST))
     return false;
   if (type->kind == VAL_CONST && type->is_float)
@@ -97,7 +97,7 @@ static ElementAccess element_access(Lowerer *L, TypeInfo *array, Node *indices, 
   if (array->rank >= 0 && array->rank != rank)
     lower_error(L, indices, "%s: the indices need one entry per array dimension", what);
   for (int i = 0; i < rank; i++)
-    if (!is_integer_value(items[i]->type))
+    if (!memory_is_integer(items[i]->type))
       lower_error(L, items[i], "%s: indices must be integer tiles or scalars, not %s", what,
                   type_describe(L->ctx, items[i]->type));
   if (array->rank < 0)
@@ -127,7 +127,7 @@ static TypeInfo *result_type(Lowerer *L, const ElementAccess *access) {
   return type;
 }
 
-static void check_mask(Lowerer *L, Node *mask, const char *what) {
+void memory_check_mask(Lowerer *L, Node *mask, const char *what) {
   if (mask && !(mask->type && (mask->type->kind == VAL_TILE || mask->type->kind == VAL_CONST)))
     lower_error(L, mask, "%s: mask must be a bool tile or scalar", what);
 }
@@ -149,6 +149,18 @@ static Node *effective_mask(Lowerer *L, const ElementAccess *access, Node *check
 
 /* ------------------------------------------------------- gather, scatter */
 
+/* The `other` of a masked element load reading `padding` (NULL: 0). A float: Triton
+ * casts it to every element dtype, fp8 too, an int constant not to fp8. */
+Node *memory_gather_other(Lowerer *L, Node *padding) {
+  long long small = 1LL << 24; /* integers up to 2^24 are exact in float32 */
+  if (!padding)
+    return T0(L, "0.0");
+  if (padding->type && padding->type->kind == VAL_CONST && padding->type->loose && !padding->type->is_float &&
+      padding->type->int_value > -small && padding->type->int_value < small)
+    return T0(L, arena_printf(&L->ctx->arena, "%lld.0", padding->type->int_value));
+  return padding;
+}
+
 /* ct.gather(array, indices, /, *, mask=None, padding_value=0, check_bounds=True, latency=None) */
 Node *memory_lower_gather(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.gather()";
@@ -158,7 +170,7 @@ Node *memory_lower_gather(Lowerer *L, Node *call, const char *member) {
   Node *indices = require_arg(L, call, &args, 1, what, "indices");
   stats_memory(L->conv, "gather/scatter (no TMA form)");
   Node *mask = args.arg[2], *padding = args.arg[3];
-  check_mask(L, mask, what);
+  memory_check_mask(L, mask, what);
   Node *check = memory_check_bounds(L, args.arg[4], what);
   memory_check_latency(L, args.arg[5], what);
   if (padding)
@@ -167,12 +179,7 @@ Node *memory_lower_gather(Lowerer *L, Node *call, const char *member) {
   Node *pointers = access_pointers(L, &access);
   Node *effective = effective_mask(L, &access, check, mask);
   Node *loaded;
-  /* a float: Triton casts it to every element dtype, fp8 too, an int constant not to fp8 */
-  Node *other = padding ? padding : T0(L, "0.0");
-  long long small = 1LL << 24; /* integers up to 2^24 are exact in float32 */
-  if (padding && padding->type && padding->type->kind == VAL_CONST && padding->type->loose && !padding->type->is_float &&
-      padding->type->int_value > -small && padding->type->int_value < small)
-    other = T0(L, arena_printf(&L->ctx->arena, "%lld.0", padding->type->int_value));
+  Node *other = memory_gather_other(L, padding);
   if (effective && check && !mask && !memory_is_false(check)) /* Triton refuses `other` without a mask */
     loaded = T(L, "tl.load(_1, mask=_2, other=(_3 if _4 else None))", pointers, effective, other, check);
   else if (effective)
@@ -194,7 +201,7 @@ Node *memory_lower_scatter(Lowerer *L, Node *call, const char *member) {
   stats_memory(L->conv, "gather/scatter (no TMA form)");
   Node *value = require_arg(L, call, &args, 2, what, "value");
   Node *mask = args.arg[3];
-  check_mask(L, mask, what);
+  memory_check_mask(L, mask, what);
   Node *check = memory_check_bounds(L, args.arg[4], what);
   memory_check_latency(L, args.arg[5], what);
   memory_check_store_cast(L, args.source[2], value->type, array->type, what);
@@ -247,7 +254,7 @@ const char *memory_scope_text(Lowerer *L, Node *scope, const char *what) {
 }
 
 /* `, sem="acquire", scope="cta"` for the non-default ones. */
-static void push_sem_scope(Lowerer *L, Node *call, const char *sem, const char *scope) {
+void memory_push_sem_scope(Lowerer *L, Node *call, const char *sem, const char *scope) {
   const char *text = arena_printf(&L->ctx->arena, "f(sem=\"%s\", scope=\"%s\")", sem ? sem : "acq_rel",
                                   scope ? scope : "gpu");
   Node *keywords = T0(L, text);
@@ -291,7 +298,11 @@ static void check_atomic_dtypes(Lowerer *L, const AtomicSpec *spec, TypeInfo *ar
   memory_check_store_cast(L, at, update->type, array, what);
 }
 
+static const AtomicSpec CAS = {"atomic_cas", "tl.atomic_cas", true, false};
+
 void memory_check_atomic(Lowerer *L, const char *op, TypeInfo *array, Node *update, Node *at, const char *what) {
+  if (strcmp(op, "cas") == 0)
+    check_atomic_dtypes(L, &CAS, array, update, at, what);
   for (size_t i = 0; i < sizeof ATOMICS / sizeof ATOMICS[0]; i++)
     if (strcmp(ATOMICS[i].member + strlen("atomic_"), op) == 0)
       check_atomic_dtypes(L, &ATOMICS[i], array, update, at, what);
@@ -320,7 +331,7 @@ Node *memory_lower_atomic_rmw(Lowerer *L, Node *call, const char *member) {
   Node *op = new_name(L, spec->triton);
   Node *result = check_bounds && access.inside ? T(L, "_1(_2, _3, mask=_4)", op, pointers, update, access.inside)
                               : T(L, "_1(_2, _3)", op, pointers, update);
-  push_sem_scope(L, result, sem, scope);
+  memory_push_sem_scope(L, result, sem, scope);
   result->type = result_type(L, &access);
   memory_note_access(L, result, array->type->array, effects);
   return result;
@@ -340,9 +351,8 @@ Node *memory_lower_atomic_cas(Lowerer *L, Node *call, const char *member) {
   unsigned effects = MEM_READ | MEM_WRITE | MEM_ATOMIC;
   const char *sem = memory_order_sem(L, args.arg[5], what, &effects);
   const char *scope = memory_scope_text(L, args.arg[6], what);
-  static const AtomicSpec cas = {"atomic_cas", "tl.atomic_cas", true, false};
-  check_atomic_dtypes(L, &cas, array->type, expected, args.source[2], what);
-  check_atomic_dtypes(L, &cas, array->type, desired, args.source[3], what);
+  check_atomic_dtypes(L, &CAS, array->type, expected, args.source[2], what);
+  check_atomic_dtypes(L, &CAS, array->type, desired, args.source[3], what);
   ElementAccess access = element_access(L, array->type, indices, what);
   Node *inside = check_bounds && access.inside ? access.inside : T0(L, "True");
   Node *offsets = access.offsets ? access.offsets : new_int(L, 0);

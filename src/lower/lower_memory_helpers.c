@@ -19,6 +19,9 @@ Node *memory_require_array(Lowerer *L, Node *call, const BoundArgs *args, const 
   Node *array = require_arg(L, call, args, 0, what, "array");
   if (array->type->kind != VAL_ARRAY)
     lower_error(L, args->source[0], "%s %s an array, not %s", what, verb, type_describe(L->ctx, array->type));
+  if (array->type->raw_memory)
+    lower_error(L, args->source[0], "%s %s an array, not its raw memory (x.get_raw_memory()): use the raw memory's "
+                "load_offset, store_offset and atomic_*_offset, or the array itself", what, verb);
   return array;
 }
 
