@@ -372,3 +372,37 @@ def test_a_tma_kernel_launched_from_another_thread(convert):
     thread.join()
     assert not errors, errors
     assert torch.equal(x, y)
+
+
+KINDS_OF_PARAMETERS = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, /, y, *, scale: ct.Constant[float], TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(y, (i,), ct.load(x, (i,), (TILE,)) * scale)
+
+
+def run(x, y):
+    ct.launch(0, (2,), k, (x, y, 3.0, 8))
+'''
+
+
+def test_positional_only_and_keyword_only_kernel_parameters_take_arguments_by_position(convert, device):
+    """ct.launch gives a kernel its arguments by position, whatever the parameters' kinds."""
+    mod = convert(KINDS_OF_PARAMETERS)
+    x = torch.randn(16, device=device)
+    y = torch.empty_like(x)
+    mod.run(x, y)
+    torch.testing.assert_close(y, x * 3.0)
+
+
+def test_a_keyword_only_kernel_parameter_with_a_default_is_a_located_error(convert_error):
+    source = KINDS_OF_PARAMETERS.replace("TILE: ct.Constant[int])", "TILE: ct.Constant[int] = 8)")
+    assert "only plain positional parameters can be converted" in convert_error(source)
+
+
+def test_the_kinds_of_parameters_kernel_is_valid_cutile(cutile_export):
+    ct, array = cutile_export.ct, cutile_export.array
+    assert cutile_export.cubin_size(KINDS_OF_PARAMETERS, [array(ct.float32, 1), array(ct.float32, 1), 3.0, 8]) > 0
