@@ -256,6 +256,9 @@ def compile_one(job):
     problems, counts = tma_findings(compiled.asm["ttir"], compiled.asm["ptx"], facts, kernel, tma_launch)
     result["problems"] += problems
     result.update(counts)
+    # programmatic dependent launch: its waits and signals, and whether the launch asks for it
+    result["ptx_griddepcontrol"] = compiled.asm["ptx"].count("griddepcontrol.")
+    result["launch_pdl"] = bool(getattr(options, "launch_pdl", False))
     return result
 
 

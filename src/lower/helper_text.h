@@ -85,6 +85,8 @@ typedef enum HelperId {
   HELPER_ct_load_element_0d, /* memory_helpers.py */
   HELPER_ct_store_element_0d, /* memory_helpers.py */
   HELPER_ct_list_item, /* memory_helpers.py */
+  HELPER_ct_grid_dependency_control_wait, /* memory_helpers.py */
+  HELPER_ct_grid_dependency_control_launch_dependents, /* memory_helpers.py */
   HELPER_ct_multiply, /* reduce_helpers.py */
   HELPER_ct_sum, /* reduce_helpers.py */
   HELPER_ct_prod, /* reduce_helpers.py */
@@ -1477,6 +1479,25 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        strides = strides + (tl.load(row + 1 + RANK + axis).to(tl.int32),)\n"
     "    return tl.load(row).to(first.dtype), shape, strides\n",
     {-1, -1, -1, -1}, false, false},
+  [HELPER_ct_grid_dependency_control_wait] = {"ct_grid_dependency_control_wait",
+    "@triton.jit\n"
+    "def ct_grid_dependency_control_wait():\n"
+    "    \"\"\"ct.grid_dependency_control_wait: waits until the kernel this launch depends on\n"
+    "    (programmatic dependent launch, launch_pdl=True) is done and its writes are visible;\n"
+    "    returns at once in a launch that depends on none (PTX griddepcontrol.wait). Triton's\n"
+    "    interpreter runs launches one after the other: nothing to wait for there.\"\"\"\n"
+    "    if not INTERPRETED:\n"
+    "        tl.extra.cuda.gdc_wait()\n",
+    {-1, -1, -1, -1}, false, true},
+  [HELPER_ct_grid_dependency_control_launch_dependents] = {"ct_grid_dependency_control_launch_dependents",
+    "@triton.jit\n"
+    "def ct_grid_dependency_control_launch_dependents():\n"
+    "    \"\"\"ct.grid_dependency_control_launch_dependents: lets the next kernel, launched as\n"
+    "    depending on this one (launch_pdl=True), start before this one is done (PTX\n"
+    "    griddepcontrol.launch_dependents; no effect otherwise, nor under the interpreter).\"\"\"\n"
+    "    if not INTERPRETED:\n"
+    "        tl.extra.cuda.gdc_launch_dependents()\n",
+    {-1, -1, -1, -1}, false, true},
   [HELPER_ct_multiply] = {"ct_multiply",
     "@triton.jit\n"
     "def ct_multiply(a, b):\n"

@@ -397,6 +397,32 @@ static void find_exhaustive_search(Node *node, void *data) {
   node_children(node, find_exhaustive_search, data);
 }
 
+static const char PDL_KEYWORD[] = "programmatic_dependent_launch";
+
+static void find_dependent_launch(Node *node, void *data) {
+  bool *found = ((void **)data)[1];
+  Lowerer *L = ((void **)data)[0];
+  if (*found)
+    return;
+  if (node->kind == N_CALL) {
+    const char *member = resolve_ct_member(L->conv, node->u.call.func);
+    for (int k = 0; member && strcmp(member, "launch") == 0 && k < node->u.call.keywords.count; k++)
+      if (str_eq(node->u.call.keywords.items[k]->u.keyword.arg, PDL_KEYWORD))
+        *found = true;
+  }
+  node_children(node, find_dependent_launch, data);
+}
+
+/* Whether a ct.launch of the module passes programmatic_dependent_launch=. */
+static bool module_launches_dependent(Lowerer *L) {
+  bool found = false;
+  void *data[2] = {L, &found};
+  NodeList *body = &L->conv->module->u.module.body;
+  for (int i = 0; i < body->count && !found; i++)
+    find_dependent_launch(body->items[i], data);
+  return found;
+}
+
 /* Whether the module times its kernels itself (cuda.tile.tune.exhaustive_search). */
 static bool module_tunes_itself(Lowerer *L) {
   bool found = false;
@@ -676,12 +702,16 @@ void lower_launcher(Lowerer *L, Function *kernel) {
   LaunchOptions options = {lower_buf(L), 0};
   collect_launch_options(L, kernel, &options);
   Tuning tuning = {L->conv->no_autotune, NULL, options.worker_warps, false, NULL};
-  if (!L->launcher_count) /* once per module, before the host code is rewritten */
+  if (!L->launcher_count) { /* once per module, before the host code is rewritten */
     L->tunes_itself = module_tunes_itself(L);
+    L->launches_dependent = module_launches_dependent(L);
+  }
   if (L->tunes_itself) /* timed with these launches: options searched there, no second tuning inside */
     tuning = (Tuning){true, "the module times its kernels (cuda.tile.tune.exhaustive_search)",
                       options.worker_warps, !L->conv->no_autotune, NULL};
   bool fixed = launch_configuration(L, kernel, &tuning, call, options.notes);
+  if (L->launches_dependent) /* Triton's launch option of a programmatic dependent launch */
+    buf_printf(call, "            launch_pdl=%s,\n", PDL_KEYWORD);
   Buf fitting = {0}, after = {0}; /* a fixed stage count takes fewer stages where it does not fit */
   if (fixed) {
     Node *helper = use_helper(L, tuning.searched ? HELPER__searched_launch : HELPER__fitting_stages);
@@ -701,14 +731,15 @@ void lower_launcher(Lowerer *L, Function *kernel) {
   /* the docstring on one line, or broken before ct.launch where that runs past the line limit */
   const char *docstring_break = 4 + 53 + 2 * name.len > EMIT_LINE_LIMIT ? "\n    " : " ";
   buf_printf(&text,
-             "def %.*s(stream, grid, args%s):\n"
+             "def %.*s(stream, grid, args%s%s):\n"
              "    \"\"\"Launch %.*s as%sct.launch(stream, grid, %.*s, args) did.\"\"\"\n"
              "%s"
              "    %s%s = args\n"
              "%s"
              "    with _kernel_stream(stream, %s):\n"
              "%s%.*s(\n            %.*s,\n            grid,\n%s        )%s\n",
-             launcher_name.len, launcher_name.text, fixed ? ", num_worker_warps=None" : "", name.len,
+             launcher_name.len, launcher_name.text, fixed ? ", num_worker_warps=None" : "",
+             L->launches_dependent ? ", programmatic_dependent_launch=False" : "", name.len,
              name.text, docstring_break, name.len,
              name.text, options.notes->data ? options.notes->data : "", unpack->data ? unpack->data : "_",
              kernel->param_count == 1 ? "," : "",
@@ -858,19 +889,29 @@ static Function *kernel_named(HostRewrite *rw, const Node *expr) {
 }
 
 /* ct.launch(stream, grid, k, args) -> launch_k(stream, grid, args) for a kernel
- * of this module named directly, else launch_kernel(stream, grid, kernel, args) */
+ * of this module named directly, else launch_kernel(stream, grid, kernel, args);
+ * programmatic_dependent_launch=X (a kernel of this module only) -> the launcher's
+ * keyword of that name (launch_pdl=X to Triton) */
 static Node *rewrite_launch(HostRewrite *rw, Node *call) {
   Lowerer *L = rw->L;
-  NodeList *args = &call->u.call.args;
-  if (args->count != 4 || call->u.call.keywords.count)
-    lower_error(L, call, "ct.launch takes (stream, grid, kernel, args) as four positional arguments");
+  NodeList *args = &call->u.call.args, *keywords = &call->u.call.keywords;
+  bool dependent = keywords->count == 1 && str_eq(keywords->items[0]->u.keyword.arg, PDL_KEYWORD);
+  if (args->count != 4 || (keywords->count && !dependent))
+    lower_error(L, call, "ct.launch takes (stream, grid, kernel, args) as four positional arguments, and "
+                "programmatic_dependent_launch= alone as a keyword");
   Function *kernel = kernel_named(rw, args->items[2]);
+  if (!kernel && dependent)
+    lower_error(L, keywords->items[0], "ct.launch(..., programmatic_dependent_launch=) of a kernel chosen at run "
+                "time or imported cannot be converted: launch a kernel of this module by its name");
   if (!kernel) /* a kernel chosen at run time, a variant, or one of another module: its own launch */
     return T(L, "_1(_2, _3, _4, _5)", use_helper(L, HELPER_launch_kernel), args->items[0], args->items[1],
              args->items[2], args->items[3]);
   Str name = kernel_launcher_name(L, kernel);
   Node *launcher = new_name(L, arena_strndup(&L->ctx->arena, name.text, (size_t)name.len));
-  return T(L, "_1(_2, _3, _4)", launcher, args->items[0], args->items[1], args->items[3]);
+  Node *result = T(L, "_1(_2, _3, _4)", launcher, args->items[0], args->items[1], args->items[3]);
+  if (dependent)
+    node_list_push(&L->ctx->arena, &result->u.call.keywords, keywords->items[0]);
+  return result;
 }
 
 /* ct.kernel(f, **hints) on the host -> _ct_kernel(f, **hints): f is a

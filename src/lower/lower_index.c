@@ -1,7 +1,10 @@
 /*
  * lower_index.c — block indices and tile counts: ct.bid, ct.num_blocks,
- * ct.num_tiles, ct.cdiv.
+ * ct.num_tiles, ct.cdiv; and the grid's dependency control (programmatic
+ * dependent launch): ct.grid_dependency_control_wait and _launch_dependents.
  */
+#include <string.h>
+
 #include "lower.h"
 #include "lower_math.h"
 
@@ -64,5 +67,18 @@ Node *lower_cdiv(Lowerer *L, Node *call, const char *member) {
   Node *result = T(L, "_1(_2, _3)", use_helper(L, HELPER_ct_cdiv), x, y);
   /* a tile operand keeps its shape: the result broadcasts as x // y does */
   result->type = math_binary_type(L, call, "ct.cdiv()", AOP_FLOORDIV, x->type, y->type);
+  return result;
+}
+
+/* ct.grid_dependency_control_wait() and ct.grid_dependency_control_launch_dependents():
+ * their helpers (memory_helpers.py), Triton's gdc_wait and gdc_launch_dependents */
+Node *lower_grid_dependency(Lowerer *L, Node *call, const char *member) {
+  const char *what = arena_printf(&L->ctx->arena, "ct.%s()", member);
+  BoundArgs args;
+  bind_call(L, call, what, "", &args);
+  bool wait = strcmp(member, "grid_dependency_control_wait") == 0;
+  Node *result = T(L, "_1()", use_helper(L, wait ? HELPER_ct_grid_dependency_control_wait
+                                                 : HELPER_ct_grid_dependency_control_launch_dependents));
+  result->type = type_new(L->ctx, VAL_NONE);
   return result;
 }

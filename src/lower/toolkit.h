@@ -319,6 +319,8 @@ typedef struct Lowerer {
   int version_count;   /* versions made so far */
   int kernel_accesses_from; /* launch.c: the first MemoryState access of the kernel being lowered */
   bool tunes_itself;         /* launch.c: the module calls exhaustive_search (found before host code is rewritten) */
+  bool launches_dependent;   /* launch.c: a ct.launch of the module passes programmatic_dependent_launch= (found
+                                then too): its launchers take it */
   const struct OpRow *op_row; /* the op table row being lowered (lower_row) and its call: bind_call */
   const Node *op_call;        /* lets coded arguments through for that call only (OPF_FP4, OPF_E8M0) */
 } Lowerer;

@@ -212,6 +212,39 @@ def test_raw_memory_compiles_and_computes(tmp_path):
     assert same, output
 
 
+DEPENDENT_CALLS = """
+import torch
+def run(m):
+    x, y = torch.randn(256), torch.randn(256)
+    m.run(0, x, y, torch.empty(256), torch.empty(256))
+CALLS = {"dependent_launch": [run]}
+"""
+
+
+def test_programmatic_dependent_launch_compiles_with_its_waits(tmp_path):
+    """ct.grid_dependency_control_wait / _launch_dependents are PTX griddepcontrol
+    instructions (sm_90 and sm_100), the consumer's launch asks Triton for launch_pdl; under
+    the interpreter, which runs launches in order, both kernels compute as without it."""
+    (tmp_path / "mods").mkdir()
+    module = tmp_path / "mods" / "dependent_launch.py"
+    _convert(HERE / "cases" / "dependent_launch.py", module)
+    results = tmp_path / "results.json"
+    proc = _check_folder(tmp_path / "mods", DEPENDENT_CALLS, tmp_path, "--json", str(results))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 launches, 4 compiles, 0 failed" in proc.stdout, proc.stdout
+    by_kernel = {(r["kernel"], r["target"]): r for r in json.loads(results.read_text())}
+    for target in ("sm_90", "sm_100"):
+        producer, consumer = by_kernel["producer_kernel", target], by_kernel["consumer_kernel", target]
+        assert producer["ptx_griddepcontrol"] == 1 and not producer["launch_pdl"], producer
+        assert consumer["ptx_griddepcontrol"] == 1 and consumer["launch_pdl"], consumer
+    same, output = _run_interpreted(module,
+                                    "x, y = torch.randn(256), torch.randn(256)\n"
+                                    "mid, out = torch.empty(256), torch.empty(256)\n"
+                                    "m.run(0, x, y, mid, out)\n"
+                                    "torch.testing.assert_close(out, x * 2 + y)\n")
+    assert same, output
+
+
 VIEW_CALLS = """
 import torch
 def views(m):

@@ -406,3 +406,41 @@ def test_a_keyword_only_kernel_parameter_with_a_default_is_a_located_error(conve
 def test_the_kinds_of_parameters_kernel_is_valid_cutile(cutile_export):
     ct, array = cutile_export.ct, cutile_export.array
     assert cutile_export.cubin_size(KINDS_OF_PARAMETERS, [array(ct.float32, 1), array(ct.float32, 1), 3.0, 8]) > 0
+
+
+DEPENDENT = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    ct.grid_dependency_control_wait()
+    t = ct.load(x, (ct.bid(0),), (TILE,))
+    ct.grid_dependency_control_launch_dependents()
+    ct.store(y, (ct.bid(0),), t + 1)
+
+
+def run(x, y, dependent):
+    ct.launch(0, (2,), k, (x, y, 8), programmatic_dependent_launch=dependent)
+'''
+
+
+def test_a_programmatic_dependent_launch_is_tritons_launch_pdl(convert, convert_text, device):
+    text = convert_text(DEPENDENT)
+    assert "def launch_k(stream, grid, args, programmatic_dependent_launch=False):" in text, text
+    assert "launch_pdl=programmatic_dependent_launch," in text
+    assert "launch_k(0, (2,), (x, y, 8), programmatic_dependent_launch=dependent)" in text
+    assert "tl.extra.cuda.gdc_wait()" in text and "tl.extra.cuda.gdc_launch_dependents()" in text
+    mod = convert(DEPENDENT)
+    x = torch.randn(16, device=device)
+    for dependent in (True, False):
+        y = torch.empty_like(x)
+        mod.run(x, y, dependent)
+        torch.testing.assert_close(y, x + 1)
+
+
+def test_a_dependent_launch_of_a_kernel_chosen_at_run_time_is_a_located_error(convert_error):
+    source = DEPENDENT.replace("ct.launch(0, (2,), k,", "kernel = k\n    ct.launch(0, (2,), kernel,")
+    assert "programmatic_dependent_launch=) of a kernel chosen at run time" in convert_error(source)
+    source = DEPENDENT.replace("programmatic_dependent_launch=dependent", "occupancy=2")
+    assert "programmatic_dependent_launch= alone as a keyword" in convert_error(source)

@@ -1,11 +1,16 @@
 """Runtime helpers of the memory family (src/lower/lower_memory*.c): padding
-values, and ct.atomic_cas with cuTile's out-of-bounds behaviour.
+values, ct.atomic_cas with cuTile's out-of-bounds behaviour, and the waits and
+signals of programmatic dependent launch (src/lower/lower_index.c).
 
 The lines above the first `# helper:` marker are not generated; they make the
 file importable (tests/helpers). See tools/gen_helpers.py for the format.
 """
+import os
+
 import triton
 import triton.language as tl
+
+INTERPRETED = tl.constexpr(os.environ.get("TRITON_INTERPRET", "0") == "1")  # as host_helpers.py's INTERPRETED
 
 
 # helper: ct_negative_zero
@@ -71,3 +76,24 @@ def ct_list_item(first, table, index, RANK: tl.constexpr):
         shape = shape + (tl.load(row + 1 + axis).to(tl.int32),)
         strides = strides + (tl.load(row + 1 + RANK + axis).to(tl.int32),)
     return tl.load(row).to(first.dtype), shape, strides
+
+
+# helper: ct_grid_dependency_control_wait
+@triton.jit
+def ct_grid_dependency_control_wait():
+    """ct.grid_dependency_control_wait: waits until the kernel this launch depends on
+    (programmatic dependent launch, launch_pdl=True) is done and its writes are visible;
+    returns at once in a launch that depends on none (PTX griddepcontrol.wait). Triton's
+    interpreter runs launches one after the other: nothing to wait for there."""
+    if not INTERPRETED:
+        tl.extra.cuda.gdc_wait()
+
+
+# helper: ct_grid_dependency_control_launch_dependents
+@triton.jit
+def ct_grid_dependency_control_launch_dependents():
+    """ct.grid_dependency_control_launch_dependents: lets the next kernel, launched as
+    depending on this one (launch_pdl=True), start before this one is done (PTX
+    griddepcontrol.launch_dependents; no effect otherwise, nor under the interpreter)."""
+    if not INTERPRETED:
+        tl.extra.cuda.gdc_launch_dependents()
