@@ -1466,17 +1466,19 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     {-1, -1, -1, -1}, false, false},
   [HELPER_ct_list_item] = {"ct_list_item",
     "@triton.jit\n"
-    "def ct_list_item(first, table, index, RANK: tl.constexpr):\n"
+    "def ct_list_item(first, table, index, RANK: tl.constexpr, INT64: tl.constexpr = False):\n"
     "    \"\"\"Element `index` of a list-of-arrays parameter (cuTile's As[g]) as an array's pieces:\n"
     "    its base pointer (typed as the list's first array, `first`: one dtype for the list),\n"
-    "    shape and strides tuples (int32, as cuTile indexes arrays). `table` holds one int64 row\n"
-    "    per array, written by the launcher: pointer, shape..., strides...\"\"\"\n"
+    "    shape and strides tuples (int32, as cuTile indexes arrays; int64 with INT64, a list of\n"
+    "    arrays indexed with int64). `table` holds one int64 row per array, written by the\n"
+    "    launcher: pointer, shape..., strides...\"\"\"\n"
+    "    index_dtype: tl.constexpr = tl.int64 if INT64 else tl.int32\n"
     "    row = table + tl.cast(index, tl.int64) * (1 + 2 * RANK)\n"
     "    shape = ()\n"
     "    strides = ()\n"
     "    for axis in tl.static_range(RANK):\n"
-    "        shape = shape + (tl.load(row + 1 + axis).to(tl.int32),)\n"
-    "        strides = strides + (tl.load(row + 1 + RANK + axis).to(tl.int32),)\n"
+    "        shape = shape + (tl.load(row + 1 + axis).to(index_dtype),)\n"
+    "        strides = strides + (tl.load(row + 1 + RANK + axis).to(index_dtype),)\n"
     "    return tl.load(row).to(first.dtype), shape, strides\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER_ct_grid_dependency_control_wait] = {"ct_grid_dependency_control_wait",

@@ -1042,15 +1042,45 @@ static const Node *single_assigned_value(const Node *stmt) {
   return NULL;
 }
 
+static void find_ct_name(Node *node, void *data) {
+  void **scan = data;
+  Lowerer *L = scan[0];
+  if (scan[1])
+    return;
+  if ((node->kind == N_NAME || node->kind == N_ATTRIBUTE) && resolve_ct_member(L->conv, node)) {
+    scan[1] = node;
+    return;
+  }
+  node_children(node, find_ct_name, data);
+}
+
+/* The parameter annotations of cuTile that a type alias may stand for, written bare. */
+static const char *const CT_PARAMETER_TYPES[] = {"Constant", "Array", "IndexedWithInt64", "Scalar", "ScalarInt64",
+                                                 NULL};
+
+/* Whether `NAME = value` defines a cuTile type alias: `ct.Constant[int]` (a cuTile name
+ * subscripted), a bare parameter type (`ct.Constant`, `ct.IndexedWithInt64`), or
+ * `Annotated[T, ...]` whose pieces name cuda.tile (`Annotated[ct.Array,
+ * ct.ArrayAnnotation(index_dtype=ct.int64)]`, `Annotated[list, ct.ListAnnotation(...)]`). */
 static bool is_ct_type_alias(Lowerer *L, const Node *stmt) {
   const Node *value = single_assigned_value(stmt);
   if (!value)
     return false;
-  if (value->kind == N_SUBSCRIPT && resolve_ct_member(L->conv, value) == NULL)
-    value = value->u.subscript.value;
-  else if (!is_ct_member(L->conv, value, "Constant"))
-    return false;
-  return resolve_ct_member(L->conv, value) != NULL;
+  if (value->kind == N_SUBSCRIPT && resolve_ct_member(L->conv, value) == NULL) {
+    const Node *base = value->u.subscript.value;
+    bool annotated = (base->kind == N_NAME && str_eq(base->u.name.id, "Annotated")) ||
+                     (base->kind == N_ATTRIBUTE && str_eq(base->u.attribute.attr, "Annotated"));
+    if (annotated) {
+      void *scan[2] = {L, NULL};
+      find_ct_name(value->u.subscript.slice, scan);
+      return scan[1] != NULL;
+    }
+    return resolve_ct_member(L->conv, base) != NULL;
+  }
+  for (int i = 0; CT_PARAMETER_TYPES[i]; i++)
+    if (is_ct_member(L->conv, value, CT_PARAMETER_TYPES[i]))
+      return true;
+  return false;
 }
 
 /* The module-level type alias a name stands for (ConstInt), else NULL. */

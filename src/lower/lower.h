@@ -57,6 +57,8 @@ void lower_stmts(Lowerer *L, NodeList *stmts);
 /* The one type of the elements of a tuple that a constexpr counter walks (ct.static_iter over
  * it, or indexed by the counter of a ct.static_iter(range(...))); `what` names the use in the
  * located error where the elements differ. */
+/* (tl.cast(t[0], tl.int64), ...): the `rank` items of an int64-indexed array's shape or strides `t`. */
+Node *lower_int64_pieces(Lowerer *L, Node *tuple_expr, int rank);
 TypeInfo *lower_static_element_type(Lowerer *L, Node *at, const TypeInfo *tuple, const char *what);
 /* Whether `expr` calls the builtin `name` (not a local of that name). */
 bool lower_is_builtin_call(Lowerer *L, const Node *expr, const char *name);

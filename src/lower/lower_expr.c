@@ -246,7 +246,31 @@ static Node *tuple_of_pieces(Lowerer *L, Node *tuple_expr, int count) {
   return typed(tuple_expr, type);
 }
 
+/* The shape or strides of an array indexed with int64 (ct.IndexedWithInt64): int64 numbers, as
+ * cuTile's, where Triton holds the launcher's ints that fit as int32 (x.shape[0] * x.shape[1]
+ * would wrap): `(tl.cast(x_shape[0], tl.int64), ...)`. */
+Node *lower_int64_pieces(Lowerer *L, Node *tuple_expr, int rank) {
+  Node *tuple = T0(L, "()");
+  TypeInfo *type = type_new(L->ctx, VAL_TUPLE);
+  type->count = rank;
+  type->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(rank > 0 ? rank : 1));
+  for (int i = 0; i < rank; i++) {
+    Node *item = T(L, "tl.cast(_1[_2], tl.int64)", node_copy_tree(&L->ctx->arena, tuple_expr), new_int(L, i));
+    item->type = type->elts[i] = type_tile(L->ctx, DT_INT64, 0, NULL);
+    node_list_push(&L->ctx->arena, &tuple->u.list.elts, item);
+  }
+  return typed(tuple, type);
+}
+
 static Node *lower_array_attribute(Lowerer *L, Node *expr, TypeInfo *array, Str attr) {
+  if (array->array->int64_index && (str_eq(attr, "shape") || str_eq(attr, "strides"))) {
+    Node *pieces = str_eq(attr, "shape") ? array->array->shape : array->array->strides;
+    if (array->rank >= 0)
+      return lower_int64_pieces(L, pieces, array->rank);
+    Node *tuple = tuple_of_pieces(L, pieces, array->rank);
+    tuple->type->dtype = DT_INT64; /* of a rank not known yet: each item cast where it is read */
+    return tuple;
+  }
   if (array->raw_memory && !str_eq(attr, "dtype"))
     lower_error(L, expr, "the raw memory of an array (x.get_raw_memory()) has no attribute '%.*s' (only dtype and "
                 "its methods)", attr.len, attr.text);
@@ -412,7 +436,10 @@ static Node *lower_tuple_subscript(Lowerer *L, Node *expr, Node *base, Node *ind
   TypeInfo *type = tuple->count > i ? tuple->elts[i] : type_tile(L->ctx, DT_UNKNOWN, 0, NULL);
   if (tuple->count <= i && tuple->not_bfloat16) /* a tuple argument of numbers: int32, float32 or bool */
     type->not_bfloat16 = true;
-  else if (tuple->count <= i) /* an array's shape or strides */
+  else if (tuple->count <= i && tuple->dtype == DT_INT64) { /* an int64-indexed array's (int64_pieces) */
+    item = T(L, "tl.cast(_1, tl.int64)", item);
+    type->dtype = DT_INT64;
+  } else if (tuple->count <= i) /* an array's shape or strides */
     type->dtype = DT_INT32;
   return typed(item, type);
 }

@@ -72,6 +72,77 @@ static bool annotation_is(Lowerer *L, Node *annotation, const char *member, int 
   return false;
 }
 
+/* Whether a parameter's annotation asks for 64-bit integers: `alias` (ct.IndexedWithInt64,
+ * ct.ScalarInt64, `alias[int]`, a name bound to one), or `Annotated[..., ct.CLASS(KEYWORD=ct.int64)]`
+ * (ct.ArrayAnnotation(index_dtype=...), ct.ScalarAnnotation(dtype=...)), or a name bound to that. */
+static bool annotation_asks_int64(Lowerer *L, Node *annotation, const char *alias, const char *class_name,
+                                  const char *keyword, int depth) {
+  if (!annotation || depth > 8)
+    return false;
+  if (annotation_is(L, annotation, alias, 0))
+    return true;
+  if (annotation->kind == N_NAME) {
+    const Binding *binding = find_binding(L->conv, annotation->u.name.id);
+    return binding && binding->value && annotation_asks_int64(L, binding->value, alias, class_name, keyword, depth + 1);
+  }
+  Node *base = annotation->kind == N_SUBSCRIPT ? annotation->u.subscript.value : NULL;
+  if (!base || base->kind != N_NAME || !str_eq(base->u.name.id, "Annotated") ||
+      annotation->u.subscript.slice->kind != N_TUPLE)
+    return false;
+  NodeList *parts = &annotation->u.subscript.slice->u.list.elts;
+  for (int i = 1; i < parts->count; i++) {
+    Node *part = parts->items[i];
+    if (part->kind != N_CALL || !is_ct_member(L->conv, part->u.call.func, class_name))
+      continue;
+    for (int k = 0; k < part->u.call.keywords.count; k++) {
+      Node *kw = part->u.call.keywords.items[k];
+      if (str_eq(kw->u.keyword.arg, keyword) && is_ct_member(L->conv, kw->u.keyword.value, "int64"))
+        return true;
+    }
+  }
+  return false;
+}
+
+/* ct.IndexedWithInt64 or Annotated[ct.Array, ct.ArrayAnnotation(index_dtype=ct.int64)]. */
+static bool indexed_with_int64(Lowerer *L, Node *annotation) {
+  return annotation_asks_int64(L, annotation, "IndexedWithInt64", "ArrayAnnotation", "index_dtype", 0);
+}
+
+/* Annotated[list, ct.ListAnnotation(element=E)] (or a name bound to it) whose arrays E are
+ * indexed with int64 (ct.IndexedWithInt64, ct.ArrayAnnotation(index_dtype=ct.int64)). */
+static bool list_indexed_with_int64(Lowerer *L, Node *annotation, int depth) {
+  if (!annotation || depth > 8)
+    return false;
+  if (annotation->kind == N_NAME) {
+    const Binding *binding = find_binding(L->conv, annotation->u.name.id);
+    return binding && binding->value && list_indexed_with_int64(L, binding->value, depth + 1);
+  }
+  Node *base = annotation->kind == N_SUBSCRIPT ? annotation->u.subscript.value : NULL;
+  if (!base || base->kind != N_NAME || !str_eq(base->u.name.id, "Annotated") ||
+      annotation->u.subscript.slice->kind != N_TUPLE)
+    return false;
+  NodeList *parts = &annotation->u.subscript.slice->u.list.elts;
+  for (int i = 1; i < parts->count; i++) {
+    Node *part = parts->items[i];
+    if (part->kind != N_CALL || !is_ct_member(L->conv, part->u.call.func, "ListAnnotation"))
+      continue;
+    for (int k = 0; k < part->u.call.keywords.count; k++) {
+      Node *kw = part->u.call.keywords.items[k];
+      Node *element = kw->u.keyword.value;
+      if (!str_eq(kw->u.keyword.arg, "element"))
+        continue;
+      if (indexed_with_int64(L, element))
+        return true;
+      if (element->kind == N_CALL && is_ct_member(L->conv, element->u.call.func, "ArrayAnnotation"))
+        for (int e = 0; e < element->u.call.keywords.count; e++)
+          if (str_eq(element->u.call.keywords.items[e]->u.keyword.arg, "index_dtype") &&
+              is_ct_member(L->conv, element->u.call.keywords.items[e]->u.keyword.value, "int64"))
+            return true;
+    }
+  }
+  return false;
+}
+
 /* `ct.Constant[ct.DType]`, or an alias of it: a constexpr that is a dtype. */
 static bool annotation_is_dtype_constant(Lowerer *L, Node *annotation, int depth) {
   if (!annotation || depth > 8)
@@ -492,7 +563,7 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
       node_list_push(&L->ctx->arena, &params, new_arg(L, length, NULL));
       node_list_push(&L->ctx->arena, &params, new_arg(L, suffixed(L, name, "_rank"), "tl.constexpr"));
       node_list_push(&L->ctx->arena, &L->runtime_scalars, new_name(L, str_dup(L, length)));
-      TypeInfo *type = array_param_type(L, name, false);
+      TypeInfo *type = array_param_type(L, name, list_indexed_with_int64(L, arg->u.arg.annotation, 0));
       type->kind = VAL_LIST;
       scope_bind(L, name, type);
       break;
@@ -511,7 +582,7 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
       break;
     }
     case PARAM_ARRAY: {
-      bool int64_index = annotation_is(L, arg->u.arg.annotation, "IndexedWithInt64", 0);
+      bool int64_index = indexed_with_int64(L, arg->u.arg.annotation);
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
       node_list_push(&L->ctx->arena, &params, new_arg(L, suffixed(L, name, "_shape"), NULL));
       node_list_push(&L->ctx->arena, &params, new_arg(L, suffixed(L, name, "_strides"), NULL));
@@ -559,6 +630,13 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
       TypeInfo *scalar = type_tile(L->ctx, DT_UNKNOWN, 0, NULL);
       scalar->not_bfloat16 = true; /* cuTile passes Python numbers as int32, float32 or bool */
+      if (annotation_asks_int64(L, arg->u.arg.annotation, "ScalarInt64", "ScalarAnnotation", "dtype", 0)) {
+        /* ct.ScalarInt64: an int64 scalar in cuTile, where Triton takes an int that fits as int32 */
+        scalar->dtype = DT_INT64;
+        node_list_push(&L->ctx->arena, &L->param_prologue,
+                       template_stmts(L->ctx, arena_printf(&L->ctx->arena, "%.*s = tl.cast(%.*s, tl.int64)\n",
+                                                           name.len, name.text, name.len, name.text), NULL, 0).items[0]);
+      }
       scope_bind(L, name, scalar);
       node_list_push(&L->ctx->arena, &L->runtime_scalars, new_name(L, str_dup(L, name)));
       break;
@@ -1070,7 +1148,8 @@ static Node **jit_slot(Node *def) {
 }
 
 static void lower_function_body(Lowerer *L, Node *def) {
-  NodeList prologue = {0};
+  NodeList prologue = L->param_prologue; /* a kernel's parameters made wider first (ct.ScalarInt64) */
+  L->param_prologue = (NodeList){0};
   L->static_choice_count = 0;
   L->prologue = &prologue;
   L->loop_depth = 0; /* also after an attempt that stopped inside a loop */
@@ -1252,6 +1331,7 @@ static void lower_kernel_version(Lowerer *L, Node *def, const Assumption *assump
   L->in_while_test = false;
   L->tf32_when_depth = 0; /* the constexpr branches around the statement (an error may leave some) */
   L->runtime_scalars = (NodeList){0};
+  L->param_prologue = (NodeList){0};
   L->needs_debug = false;
   L->assumptions = assumptions;
   L->assumption_count = count;

@@ -1151,9 +1151,10 @@ Node *lower_list_item(Lowerer *L, Node *expr, TypeInfo *list, Node *index) {
   Str param = list->array->param;
   Str base = memory_temp(L, param, "item");
   char *pointer = arena_strndup(&L->ctx->arena, base.text, (size_t)base.len);
-  const char *text = arena_printf(&L->ctx->arena, "%s, %s_shape, %s_strides = _1(%.*s, %.*s_table, _2, %.*s_rank)\n",
+  bool int64_index = list->array->int64_index;
+  const char *text = arena_printf(&L->ctx->arena, "%s, %s_shape, %s_strides = _1(%.*s, %.*s_table, _2, %.*s_rank%s)\n",
                                   pointer, pointer, pointer, param.len, param.text, param.len, param.text, param.len,
-                                  param.text);
+                                  param.text, int64_index ? ", INT64=True" : "");
   NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(use_helper(L, HELPER_ct_list_item), index));
   for (int i = 0; i < made.count; i++)
     node_list_push(&L->ctx->arena, L->pending, made.items[i]);
@@ -1163,7 +1164,7 @@ Node *lower_list_item(Lowerer *L, Node *expr, TypeInfo *list, Node *index) {
     slots[i]->note = LIST_ITEM_SLOT;
     node_list_push(&L->ctx->arena, L->pending, slots[i]);
   }
-  TypeInfo *type = array_param_type(L, param, false);
+  TypeInfo *type = array_param_type(L, param, int64_index);
   ArrayRef *view = type->array;
   view->pointer = new_name(L, pointer);
   view->shape = new_name(L, arena_printf(&L->ctx->arena, "%s_shape", pointer));

@@ -64,6 +64,10 @@ static void bind_target(Lowerer *L, Node *target, TypeInfo *type) {
 
 static void lower_assign(Lowerer *L, Node *stmt, NodeList *out) {
   Node *value = lower_expr(L, stmt->u.assign.value);
+  Node *first = stmt->u.assign.targets.items[0];
+  if (value->type && value->type->kind == VAL_TUPLE && value->type->count < 0 && value->type->dtype == DT_INT64 &&
+      (first->kind == N_TUPLE || first->kind == N_LIST)) /* `m, n = x.shape` of an int64-indexed array */
+    value = lower_int64_pieces(L, value, first->u.list.elts.count);
   stmt->u.assign.value = value;
   for (int i = 0; i < stmt->u.assign.targets.count; i++)
     bind_target(L, stmt->u.assign.targets.items[i], value->type);

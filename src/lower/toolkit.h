@@ -287,6 +287,7 @@ typedef struct Lowerer {
   Node *list_descriptors[C2T_MAX_DESCRIPTORS]; /* the `if X_ok: X = make...` a list item's slot took */
   int list_descriptor_count;
   NodeList runtime_scalars; /* kernel parameters passed as run-time scalars */
+  NodeList param_prologue;  /* statements the kernel being lowered starts with (`n = tl.cast(n, tl.int64)`) */
   const char *statement_note; /* a `# C2Tnnn: ...` comment for the statement being lowered (lower_stmt.c) */
   const Node *statement;      /* the tile statement being lowered: lower_error's location when its node has none */
   struct MemoryState *memory; /* lower_memory*.c: memory accesses, path choices, barriers */

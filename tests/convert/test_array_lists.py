@@ -492,3 +492,48 @@ def test_a_new_tables_upload_does_not_wait_for_the_kernels_queued_before_it(conv
     rows = [value for a in As for value in (a.data_ptr(), *a.shape, *a.stride())]
     assert table.tolist() == rows
     assert mod._array_list_table(mod._array_list(list(As), "As")) is table  # kept for that content
+
+
+WIDE_LISTS = '''
+from typing import Annotated
+
+import cuda.tile as ct
+
+# type aliases of cuTile annotations: gone with cuda.tile in the converted module
+WideArrays = Annotated[list, ct.ListAnnotation(element=ct.IndexedWithInt64)]
+Wide = Annotated[ct.Array, ct.ArrayAnnotation(index_dtype=ct.int64)]
+ConstInt = Annotated[int, ct.ConstantAnnotation()]
+
+
+@ct.kernel
+def k(xs: WideArrays, y: Wide, out, T: ConstInt):
+    total = ct.zeros((T,), dtype=ct.float32)
+    for g in range(len(xs)):
+        x = xs[g]
+        total += ct.load(x, (0,), (T,), padding_mode=ct.PaddingMode.ZERO)
+        # int64 extents: no wrap at 2**31
+        ct.store(out, (g,), x.shape[0] * 1000000000)
+    ct.store(y, (0,), total)
+'''
+
+
+def test_lists_and_arrays_annotated_as_int64_indexed(convert, convert_text, device):
+    text = convert_text(WIDE_LISTS)
+    assert "INT64=True" in text and "ListAnnotation" not in text and "ct." not in text.split("def k(")[0], text
+    mod = convert(WIDE_LISTS)
+    xs = [torch.randn(n, device=device) for n in (3, 8, 5)]
+    y = torch.zeros(8, device=device)
+    out = torch.zeros(3, dtype=torch.int64, device=device)
+    mod.launch_k(0, (1,), (xs, y, out, 8))
+    want = sum(torch.nn.functional.pad(x, (0, 8 - x.shape[0])) for x in xs)
+    torch.testing.assert_close(y, want)
+    assert out.tolist() == [3 * 10**9, 8 * 10**9, 5 * 10**9]
+
+
+def test_the_wide_lists_kernel_is_valid_cutile(cutile_export):
+    ct, compilation = cutile_export.ct, cutile_export.compilation
+    wide = compilation.ArrayConstraint(ct.float32, 1, index_dtype=ct.int64, stride_lower_bound_incl=0,
+                                       alias_groups=[], may_alias_internally=False, stride_constant=[1],
+                                       stride_divisible_by=[1], shape_divisible_by=[1], base_addr_divisible_by=16)
+    wide_list = compilation.ListConstraint(wide, alias_groups=[], elements_may_alias=False)
+    assert cutile_export.cubin_size(WIDE_LISTS, [wide_list, wide, cutile_export.array(ct.int64, 1), 8]) > 0

@@ -412,6 +412,46 @@ def test_int64_indexed_arrays(convert, convert_text):
     assert_same(y, x)
 
 
+WIDE_NUMBERS = """
+import cuda.tile as ct
+from typing import Annotated
+
+
+@ct.kernel
+def k(x: ct.IndexedWithInt64, y: Annotated[ct.Array, ct.ArrayAnnotation(index_dtype=ct.int64)], out,
+      m: ct.ScalarInt64, n: ct.ScalarInt64[int]):
+    # int64 numbers in cuTile: none of these products wraps at 2**31
+    rows, cols = x.shape
+    ct.store(out, (0,), rows * 1000000000 + cols)
+    ct.store(out, (1,), y.shape[0] * y.strides[0] * 1000000000)
+    ct.store(out, (2,), m * 100000)
+    ct.store(out, (3,), n * 100000)
+"""
+
+
+def test_int64_arrays_and_scalars_compute_in_64_bits(convert, convert_text):
+    text = convert_text(WIDE_NUMBERS)
+    assert "m = tl.cast(m, tl.int64)" in text and "n = tl.cast(n, tl.int64)" in text, text
+    mod = convert(WIDE_NUMBERS)
+    out = torch.zeros(4, dtype=torch.int64)
+    mod.launch_k(0, (1,), (torch.zeros(3, 5), torch.zeros(4, 6), out, 100000, 70000))
+    assert out.tolist() == [3 * 10**9 + 5, 4 * 6 * 10**9, 10**10, 7 * 10**9]
+
+
+def test_the_wide_numbers_kernel_is_valid_cutile(cutile_export):
+    ct, array = cutile_export.ct, cutile_export.array
+    compilation = cutile_export.compilation
+    wide = compilation.ArrayConstraint(ct.float32, 2, index_dtype=ct.int64, stride_lower_bound_incl=0, alias_groups=[],
+                                       may_alias_internally=False, stride_constant=[None, 1],
+                                       stride_divisible_by=[16, 1], shape_divisible_by=[1, 1],
+                                       base_addr_divisible_by=16)
+    wide_1d = compilation.ArrayConstraint(ct.float32, 1, index_dtype=ct.int64, stride_lower_bound_incl=0,
+                                          alias_groups=[], may_alias_internally=False, stride_constant=[1],
+                                          stride_divisible_by=[1], shape_divisible_by=[1], base_addr_divisible_by=16)
+    i64 = compilation.ScalarConstraint(ct.int64)
+    assert cutile_export.cubin_size(WIDE_NUMBERS, [wide, wide, array(ct.int64, 1), i64, i64]) > 0
+
+
 NUM_TILES_KERNEL = """
 import cuda.tile as ct
 

@@ -64,17 +64,19 @@ def ct_store_element_0d(base, shape, strides, value, check_bounds: tl.constexpr 
 
 # helper: ct_list_item
 @triton.jit
-def ct_list_item(first, table, index, RANK: tl.constexpr):
+def ct_list_item(first, table, index, RANK: tl.constexpr, INT64: tl.constexpr = False):
     """Element `index` of a list-of-arrays parameter (cuTile's As[g]) as an array's pieces:
     its base pointer (typed as the list's first array, `first`: one dtype for the list),
-    shape and strides tuples (int32, as cuTile indexes arrays). `table` holds one int64 row
-    per array, written by the launcher: pointer, shape..., strides..."""
+    shape and strides tuples (int32, as cuTile indexes arrays; int64 with INT64, a list of
+    arrays indexed with int64). `table` holds one int64 row per array, written by the
+    launcher: pointer, shape..., strides..."""
+    index_dtype: tl.constexpr = tl.int64 if INT64 else tl.int32
     row = table + tl.cast(index, tl.int64) * (1 + 2 * RANK)
     shape = ()
     strides = ()
     for axis in tl.static_range(RANK):
-        shape = shape + (tl.load(row + 1 + axis).to(tl.int32),)
-        strides = strides + (tl.load(row + 1 + RANK + axis).to(tl.int32),)
+        shape = shape + (tl.load(row + 1 + axis).to(index_dtype),)
+        strides = strides + (tl.load(row + 1 + RANK + axis).to(index_dtype),)
     return tl.load(row).to(first.dtype), shape, strides
 
 
