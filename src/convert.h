@@ -169,6 +169,10 @@ typedef struct Converter {
 void resolve_module(Converter *conv);
 /* ---- resolve/resolve_siblings.c: tile functions imported from a sibling module, copied in */
 void resolve_sibling_imports(Converter *conv);
+/* resolve_nested.c: functions defined in a kernel's or tile function's body, moved to module level */
+void resolve_nested_functions(Converter *conv);
+/* a module-level def made by the resolver, registered as the module's own are (resolve.c) */
+void resolve_register_function(Converter *conv, Node *def);
 /* The cuda.tile member an expression names ("load", "float16",
  * "PaddingMode.ZERO", "Constant"), following imports and module-level
  * aliases; NULL when it names something else. */

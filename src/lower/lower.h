@@ -54,6 +54,8 @@ void lower_module(Converter *conv);
 /* ---- lower_expr.c, lower_stmt.c: the recursion every family may call */
 Node *lower_expr(Lowerer *L, Node *expr);
 void lower_stmts(Lowerer *L, NodeList *stmts);
+/* `raise ct.static_exception(E)` as `tl.static_assert(False, ...)` (lower_debug.c) */
+Node *lower_raise_statement(Lowerer *L, Node *stmt);
 /* The one type of the elements of a tuple that a constexpr counter walks (ct.static_iter over
  * it, or indexed by the counter of a ct.static_iter(range(...))); `what` names the use in the
  * located error where the elements differ. */

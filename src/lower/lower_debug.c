@@ -482,3 +482,38 @@ Node *lower_assume_divisible_by(Lowerer *L, Node *call, const char *member) {
   hinted->type = x->type;
   return hinted;
 }
+
+/* ct.static_exception(...) anywhere but in `raise`: nothing to convert it to. */
+Node *lower_static_exception(Lowerer *L, Node *call, const char *member) {
+  lower_error(L, call, "ct.static_exception() is converted only as `raise ct.static_exception(...)`");
+}
+
+/* `raise ct.static_exception(E)`: cuTile fails the kernel's compile where it compiles this
+ * statement (a branch of a constexpr `if` not taken is not compiled); so does Triton's
+ * tl.static_assert(False, message). The message is E's type and literal text where E is
+ * written `Name("...")`, else the statement's line. Any other `raise` is a located error. */
+Node *lower_raise_statement(Lowerer *L, Node *stmt) {
+  Node *exc = stmt->u.raise.exc;
+  bool static_exception = exc && exc->kind == N_CALL && is_ct_member(L->conv, exc->u.call.func, "static_exception");
+  if (!static_exception || stmt->u.raise.cause)
+    lower_error(L, stmt, "`raise` in tile code is converted only as `raise ct.static_exception(...)` (a "
+                "compile-time error)");
+  if (exc->u.call.args.count != 1 || exc->u.call.keywords.count)
+    lower_error(L, exc, "ct.static_exception() takes one argument, the exception");
+  stats_op(L->conv, "ct.", "static_exception");
+  Node *raised = exc->u.call.args.items[0];
+  const char *message = NULL;
+  if (raised->kind == N_CALL && raised->u.call.func->kind == N_NAME && raised->u.call.args.count >= 1) {
+    const char *text = literal_text(L, raised->u.call.args.items[0]);
+    Str type = raised->u.call.func->u.name.id;
+    if (text)
+      message = arena_printf(&L->ctx->arena, "%.*s: %s", type.len, type.text, text);
+  }
+  if (!message)
+    message = arena_printf(&L->ctx->arena, "ct.static_exception raised at line %d of the cuTile source",
+                           stmt->span.start.line);
+  Node *failed = T(L, "tl.static_assert(False, _1)", string_node(L, message));
+  NodeList made = template_stmts(L->ctx, "_1\n", TEMPLATE_NODES(failed));
+  made.items[0]->span = stmt->span;
+  return made.items[0];
+}

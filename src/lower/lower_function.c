@@ -736,6 +736,8 @@ static void replace_decorators(Lowerer *L, Node *def) {
   }
   if (!cutile_seen && decorators->count)
     jit->span = decorators->items[0]->span;
+  else if (!cutile_seen) /* a plain function: the comments above its def stay above the decorator */
+    jit->span = (Span){def->span.start, def->span.start};
   node_list_push(&L->ctx->arena, &kept, jit);
   def->u.function_def.decorator_list = kept;
   def->u.function_def.returns = NULL;

@@ -726,6 +726,13 @@ static void lower_stmt(Lowerer *L, Node *stmt, NodeList *out) {
   case N_PASS:
   case N_BREAK:
   case N_CONTINUE: push_stmt(L, &lowered, stmt); break;
+  case N_RAISE: push_stmt(L, &lowered, lower_raise_statement(L, stmt)); break;
+  case N_FUNCTION_DEF:
+    lower_error(L, stmt, "the function '%.*s' defined here cannot be converted: a function defined in tile code "
+                "moves to module level only when defined once, directly in the kernel's (or tile function's) body, "
+                "with no decorator, *args or **kwargs, defaults that read none of its names, and no def, lambda, "
+                "nonlocal or global of its own; and, where it reads the kernel's names, only called (not returned "
+                "or passed)", stmt->u.function_def.name.len, stmt->u.function_def.name.text);
   default: lower_error(L, stmt, "this statement is not valid in tile code");
   }
   L->pending = outer_pending;

@@ -390,6 +390,8 @@ static void resolve_function_def(Converter *conv, Node *def) {
   }
 }
 
+void resolve_register_function(Converter *conv, Node *def) { resolve_function_def(conv, def); }
+
 /* The name NAME of `hasattr(ct, "NAME")`, ct the cuda.tile module and NAME a
  * plain public name (no leading underscore), as a NUL-terminated copy; else NULL. */
 static const char *hasattr_of_cutile_name(Converter *conv, const Node *call) {
@@ -1585,6 +1587,7 @@ void resolve_module(Converter *conv) {
   resolve_statements(conv, &conv->module->u.module.body, 0);
   hoist_local_imports(conv);
   hoist_nested_kernels(conv);
+  resolve_nested_functions(conv);
   if (conv->ct_module_count == 0 && !conv->cuda_package_bound && conv->binding_count == 0)
     return;
   resolve_reachable(conv);

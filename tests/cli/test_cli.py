@@ -257,7 +257,7 @@ def list_ops_names_every_public_name_of_cuda_tile_1_7():
     assert status["Array.tiled_view"] == "converted" and status["TiledView.load"] == "converted"
     assert status["ct.load_advanced_indexing"] == "converted", status["ct.load_advanced_indexing"]
     assert status["ct.unpack_from_bytes"] == "converted", status["ct.unpack_from_bytes"]
-    assert status["ct.static_exception"].startswith("not supported: "), status["ct.static_exception"]
+    assert status["ct.compilation"].startswith("not supported: "), status["ct.compilation"]
     assert status["ct.matmul"].startswith("converted with a note: ")
     assert status["ct.mma_scaled"].startswith("converted with a note: "), status["ct.mma_scaled"]
     assert status["ct.float8_e8m0fnu"].startswith("converted with a note: "), status["ct.float8_e8m0fnu"]
@@ -279,8 +279,7 @@ def docs_ops_md_is_generated_from_the_table():
 @test
 def a_listed_name_without_a_lowering_is_a_located_error_with_its_reason():
     head = b"import cuda.tile as ct\n\n@ct.kernel\ndef k(x, B: ct.Constant[int]):\n"
-    cases = [(b"    t = ct.static_exception(ValueError('no'))\n", "ct.static_exception", "not converted yet"),
-             (b"    t = ct.float8_e5m3fnu(x)\n", "ct.float8_e5m3fnu", "not converted yet")]
+    cases = [(b"    t = ct.float8_e5m3fnu(x)\n", "ct.float8_e5m3fnu", "not converted yet")]
     for line, name, reason in cases:
         r = run("-", stdin=head + line)
         assert r.returncode == 1 and r.stdout == b"", r

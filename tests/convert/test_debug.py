@@ -234,3 +234,47 @@ def test_assume_divisible_by(convert):
 
 def test_assume_divisible_by_needs_positive_constant(convert_error):
     assert "divisor" in convert_error(kernel('t = t + ct.assume_divisible_by(n, 0)'))
+
+
+STATIC_EXCEPTION = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, MODE: ct.Constant[int], T: ct.Constant[int]):
+    t = ct.load(x, (ct.bid(0),), (T,))
+    if MODE == 0:
+        r = t * 2
+    elif MODE == 1:
+        r = t + 1
+    else:
+        raise ct.static_exception(ValueError("MODE must be 0 or 1"))
+    ct.store(y, (ct.bid(0),), r)
+'''
+
+
+def test_a_static_exception_fails_the_compile_of_the_branch_taken_only(convert, convert_text, device):
+    assert 'tl.static_assert(False, "ValueError: MODE must be 0 or 1")' in convert_text(STATIC_EXCEPTION)
+    mod = convert(STATIC_EXCEPTION)
+    x = torch.randn(16, device=device)
+    for mode, want in ((0, x * 2), (1, x + 1)):
+        y = torch.empty_like(x)
+        mod.launch_k(0, (1,), (x, y, mode, 16))
+        torch.testing.assert_close(y, want)
+    with pytest.raises(Exception, match="MODE must be 0 or 1"):
+        mod.launch_k(0, (1,), (x, torch.empty_like(x), 2, 16))
+
+
+def test_raise_other_than_a_static_exception_is_a_located_error(convert_error):
+    plain = STATIC_EXCEPTION.replace("raise ct.static_exception(ValueError(", "raise ValueError((")
+    assert "converted only as `raise ct.static_exception(...)`" in convert_error(plain)
+    value = STATIC_EXCEPTION.replace("raise ct.static_exception(", "e = ct.static_exception(")
+    assert "converted only as `raise ct.static_exception(...)`" in convert_error(value)
+
+
+def test_the_static_exception_kernel_is_valid_cutile(cutile_export):
+    ct, array = cutile_export.ct, cutile_export.array
+    f32 = array(ct.float32, 1)
+    assert cutile_export.cubin_size(STATIC_EXCEPTION, [f32, f32, 0, 16]) > 0
+    with pytest.raises(Exception, match="MODE must be 0 or 1"):
+        cutile_export.cubin_size(STATIC_EXCEPTION, [f32, f32, 2, 16])

@@ -682,3 +682,65 @@ def test_a_tile_function_given_other_modes_or_dtypes_is_lowered_for_each(convert
     mod.launch_k(0, (1,), (a, b, c, 4))  # the 4th element pads: 0, then -inf
     torch.testing.assert_close(b, torch.tensor([0.0, -1.5]))
     torch.testing.assert_close(c, a + a.to(torch.int32).to(torch.float32))
+
+
+# ----------------------------------------------- functions defined in a kernel
+
+NESTED = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, out, scale, T: ct.Constant[int]):
+    # a helper of the kernel's own, reading the kernel's parameters and locals
+    def shifted(t, by=1.0):
+        return t * scale + by + offset
+
+    def twice(t):
+        return shifted(shifted(t))  # what shifted reads, twice reads too
+
+    def add(a, b):  # reads nothing of the kernel: also a value (a combine function)
+        return a + b
+
+    square = lambda t: t * t  # noqa: E731
+    i = ct.bid(0)
+    t = ct.load(x, (i,), (T,))
+    offset = 10.0
+    first = shifted(t)
+    offset = 20.0  # read when called, as Python reads a closure's variables
+    ct.store(y, (i,), first + twice(t) + square(t))
+    ct.store(out, (i,), ct.reduce(t, 0, add, 0.0))
+'''
+
+
+def test_functions_defined_in_a_kernel_move_to_module_level(convert, convert_text, device):
+    text = convert_text(NESTED)
+    assert "def k_shifted(" in text and "def k_twice(" in text and "def k_square(" in text, text
+    kernel = text.split("def k(")[1].split("def launch_k(")[0]
+    assert "def shifted" not in kernel and "lambda" not in kernel, kernel
+    mod = convert(NESTED)
+    x = torch.randn(32, device=device)
+    y = torch.empty_like(x)
+    out = torch.empty(2, device=device)
+    mod.launch_k(0, (2,), (x, y, out, 3.0, 16))
+
+    def shifted(t, offset, by=1.0):
+        return t * 3.0 + by + offset
+
+    want = shifted(x, 10.0) + shifted(shifted(x, 20.0), 20.0) + x * x
+    torch.testing.assert_close(y, want)
+    torch.testing.assert_close(out, x.reshape(2, 16).sum(1))
+
+
+def test_a_closure_factory_in_a_kernel_is_a_located_error(convert_error):
+    source = NESTED.replace("    def add(a, b):", "    def make(c):\n        def f(t):\n            return t + c\n"
+                            "        return f\n\n    def add(a, b):")
+    assert "the function 'make' defined here cannot be converted" in convert_error(source)
+    passed = NESTED.replace("ct.reduce(t, 0, add, 0.0)", "ct.reduce(t, 0, shifted, 0.0)")
+    assert "the function 'shifted' defined here cannot be converted" in convert_error(passed)
+
+
+def test_the_nested_functions_kernel_is_valid_cutile(cutile_export):
+    ct, array = cutile_export.ct, cutile_export.array
+    f32 = array(ct.float32, 1)
+    assert cutile_export.cubin_size(NESTED, [f32, f32, f32, 3.0, 16]) > 0

@@ -1,0 +1,435 @@
+/*
+ * resolve_nested.c — functions defined inside a kernel or a @ct.function,
+ * moved to module level (Triton has no nested @triton.jit functions).
+ *
+ * A def (or a lambda bound to a name) among the statements of a kernel's body
+ * is tile code cuTile compiles with the kernel: it becomes a module-level
+ * function named KERNEL_NAME, placed before the kernel, and each call of it
+ * passes what it reads of the kernel's names (its parameters and locals) as
+ * keyword arguments, at the call, as Python reads a closure's variables when it
+ * runs (cuTile's closures do too):
+ *
+ *     @ct.kernel                          def k_foo(t, *, n):
+ *     def k(x, n):                            return t + n
+ *         def foo(t):
+ *             return t + n      ->        @ct.kernel
+ *         ...                             def k(x, n):
+ *         y = foo(t)                          ...
+ *                                             y = k_foo(t, n=n)
+ *
+ * A nested function that calls another one reads what that one reads too. One
+ * that reads no name of the kernel may also be used as a value (a combine
+ * function: ct.reduce(t, 0, add)); one that does may only be called. Defined
+ * once, directly in the body (not under `if` or in a loop), with no decorator,
+ * *args, **kwargs, nested def, lambda, nonlocal or global of its own, and with
+ * defaults that read no name of the kernel; any other stays where it is (and
+ * the lowering refuses it, located).
+ */
+#include <string.h>
+
+#include "../convert.h"
+
+/* Nested functions of one kernel or tile function moved out. */
+#define C2T_MAX_NESTED_FUNCTIONS 32
+/* Names of its enclosing function one nested function reads. */
+#define C2T_MAX_NESTED_CAPTURES 32
+
+typedef struct Names {
+  Converter *conv;
+  Str *items;
+  int count, capacity;
+} Names;
+
+static bool names_has(const Names *set, Str name) {
+  for (int i = 0; i < set->count; i++)
+    if (str_same(set->items[i], name))
+      return true;
+  return false;
+}
+
+static void names_add(Names *set, Str name) {
+  if (names_has(set, name))
+    return;
+  if (set->count == set->capacity) {
+    int capacity = set->capacity ? 2 * set->capacity : 16;
+    Str *items = arena_alloc(&set->conv->ctx->arena, sizeof(Str) * (size_t)capacity);
+    if (set->count)
+      memcpy(items, set->items, sizeof(Str) * (size_t)set->count);
+    set->items = items;
+    set->capacity = capacity;
+  }
+  set->items[set->count++] = name;
+}
+
+typedef struct Walk {
+  Names *names;
+  bool stores;      /* the names bound (else the names read) */
+  bool blocked;     /* a nested def or lambda, nonlocal, global, yield: not movable */
+  Str counted;      /* count the bindings of this name */
+  int bindings;
+} Walk;
+
+static void walk_names(Node *node, void *data) {
+  Walk *walk = data;
+  switch (node->kind) {
+  case N_NAME:
+    if ((node->u.name.ctx != CTX_LOAD) == walk->stores)
+      names_add(walk->names, node->u.name.id);
+    if (node->u.name.ctx != CTX_LOAD && walk->counted.len && str_same(node->u.name.id, walk->counted))
+      walk->bindings++;
+    return;
+  case N_FUNCTION_DEF:
+  case N_CLASS_DEF: {
+    Str name = node->kind == N_FUNCTION_DEF ? node->u.function_def.name : node->u.class_def.name;
+    if (walk->stores)
+      names_add(walk->names, name);
+    if (walk->counted.len && str_same(name, walk->counted))
+      walk->bindings++;
+    walk->blocked = true;
+    return;
+  }
+  case N_LAMBDA:
+  case N_GLOBAL:
+  case N_NONLOCAL:
+  case N_YIELD:
+  case N_YIELD_FROM:
+  case N_IMPORT:
+  case N_IMPORT_FROM:
+    walk->blocked = true;
+    return;
+  default: break;
+  }
+  node_children(node, walk_names, data);
+}
+
+/* The parameters of a def or lambda. */
+static void add_parameters(Names *set, const Node *args) {
+  const NodeList *lists[] = {&args->u.arguments.posonlyargs, &args->u.arguments.args, &args->u.arguments.kwonlyargs};
+  for (int l = 0; l < 3; l++)
+    for (int i = 0; i < lists[l]->count; i++)
+      names_add(set, lists[l]->items[i]->u.arg.arg);
+}
+
+/* ------------------------------------------------------------ the candidates */
+
+typedef struct Nested {
+  Node **slot;     /* its statement in the enclosing body */
+  Node *def;       /* the def (a lambda's made into one) */
+  Str name, lifted;
+  Names captures;  /* names of the enclosing function it reads (with those of the ones it calls) */
+  Names calls;     /* the other nested functions it reads */
+  bool movable;
+} Nested;
+
+static Node *new_node(Converter *conv, NodeKind kind, Span span) {
+  Node *node = arena_alloc(&conv->ctx->arena, sizeof(Node));
+  node->kind = kind;
+  node->span = span;
+  return node;
+}
+
+static Node *new_name(Converter *conv, Str id, ExprContext ctx, Span span) {
+  Node *node = new_node(conv, N_NAME, span);
+  node->u.name.id = id;
+  node->u.name.ctx = ctx;
+  return node;
+}
+
+/* `f = lambda t: ...` as `def f(t): return ...`; NULL for any other statement. */
+static Node *lambda_as_def(Converter *conv, Node *stmt) {
+  if (stmt->kind != N_ASSIGN || stmt->u.assign.targets.count != 1 || stmt->u.assign.targets.items[0]->kind != N_NAME ||
+      stmt->u.assign.value->kind != N_LAMBDA)
+    return NULL;
+  Node *lambda = stmt->u.assign.value;
+  Node *def = new_node(conv, N_FUNCTION_DEF, stmt->span);
+  def->u.function_def.name = stmt->u.assign.targets.items[0]->u.name.id;
+  def->u.function_def.args = lambda->u.lambda.args;
+  Node *ret = new_node(conv, N_RETURN, lambda->u.lambda.body->span);
+  ret->u.return_.value = lambda->u.lambda.body;
+  node_list_push(&conv->ctx->arena, &def->u.function_def.body, ret);
+  def->rewritten = true;
+  return def;
+}
+
+/* Whether a def's own form allows moving it: no decorator, *args, **kwargs; defaults and
+ * annotations that read none of `outer`. */
+static bool plain_signature(Converter *conv, const Node *def, const Names *outer) {
+  const Node *args = def->u.function_def.args;
+  if (def->u.function_def.decorator_list.count || args->u.arguments.vararg || args->u.arguments.kwarg ||
+      def->u.function_def.type_params.count)
+    return false;
+  Names read = {.conv = conv};
+  Walk walk = {&read, false, false, {0}, 0};
+  node_children((Node *)args, walk_names, &walk);
+  if (def->u.function_def.returns)
+    walk_names(def->u.function_def.returns, &walk);
+  for (int i = 0; i < read.count; i++)
+    if (names_has(outer, read.items[i]))
+      return false;
+  return !walk.blocked;
+}
+
+/* ------------------------------------------------------------ the rewrite */
+
+typedef struct Rewrite {
+  Converter *conv;
+  Nested *nested;
+  int count;
+  bool only_calls_ok; /* out: every read of a nested function with captures is a call's callee */
+} Rewrite;
+
+static Nested *nested_named(Rewrite *rw, Str name) {
+  for (int i = 0; i < rw->count; i++)
+    if (rw->nested[i].movable && str_same(rw->nested[i].name, name))
+      return &rw->nested[i];
+  return NULL;
+}
+
+/* Whether each read of a movable nested function with captures is the callee of a call. */
+static void check_reads(Node *node, void *data) {
+  Rewrite *rw = data;
+  if (node->kind == N_CALL && node->u.call.func->kind == N_NAME) {
+    for (int i = 0; i < node->u.call.args.count; i++)
+      check_reads(node->u.call.args.items[i], data);
+    for (int i = 0; i < node->u.call.keywords.count; i++)
+      check_reads(node->u.call.keywords.items[i], data);
+    return;
+  }
+  if (node->kind == N_NAME && node->u.name.ctx == CTX_LOAD) {
+    Nested *n = nested_named(rw, node->u.name.id);
+    if (n && n->captures.count)
+      n->movable = false;
+    return;
+  }
+  node_children(node, check_reads, data);
+}
+
+/* Calls of moved functions: the new name, and their captures as keywords `n=n`. */
+static void rewrite_calls(Node *node, void *data) {
+  Rewrite *rw = data;
+  if (node->kind == N_NAME && node->u.name.ctx == CTX_LOAD) {
+    Nested *n = nested_named(rw, node->u.name.id);
+    if (n)
+      node->u.name.id = n->lifted;
+    return;
+  }
+  node_children(node, rewrite_calls, data);
+  if (node->kind != N_CALL || node->u.call.func->kind != N_NAME)
+    return;
+  for (int i = 0; i < rw->count; i++) {
+    Nested *n = &rw->nested[i];
+    if (!n->movable || !str_same(node->u.call.func->u.name.id, n->lifted))
+      continue;
+    for (int c = 0; c < n->captures.count; c++) {
+      Node *keyword = new_node(rw->conv, N_KEYWORD, node->span);
+      keyword->u.keyword.arg = n->captures.items[c];
+      keyword->u.keyword.value = new_name(rw->conv, n->captures.items[c], CTX_LOAD, node->span);
+      node_list_push(&rw->conv->ctx->arena, &node->u.call.keywords, keyword);
+    }
+    node->rewritten = true;
+  }
+}
+
+static bool is_tile_def(Converter *conv, const Node *stmt) {
+  if (stmt->kind != N_FUNCTION_DEF)
+    return false;
+  const NodeList *decorators = &stmt->u.function_def.decorator_list;
+  for (int i = 0; i < decorators->count; i++) {
+    const Node *decorator = decorators->items[i];
+    const char *member = resolve_ct_member(conv, decorator->kind == N_CALL ? decorator->u.call.func : decorator);
+    if (member && (strcmp(member, "kernel") == 0 || strcmp(member, "function") == 0))
+      return true;
+  }
+  return false;
+}
+
+/* A name no module-level statement binds: OUTER_NAME, then OUTER_NAME_2, ... */
+static Str fresh_name(Converter *conv, Names *module, Str outer, Str name) {
+  for (int k = 1; k < 1000; k++) {
+    char *text = k == 1 ? arena_printf(&conv->ctx->arena, "%.*s_%.*s", outer.len, outer.text, name.len, name.text)
+                        : arena_printf(&conv->ctx->arena, "%.*s_%.*s_%d", outer.len, outer.text, name.len, name.text, k);
+    Str made = {text, (int)strlen(text)};
+    if (!names_has(module, made) && !find_binding(conv, made)) {
+      names_add(module, made);
+      return made;
+    }
+  }
+  return (Str){0};
+}
+
+/* The nested functions of `outer` moved out, into `lifted` (defs to put before it). */
+static void lift_from(Converter *conv, Node *outer, Names *module, NodeList *lifted) {
+  NodeList *body = &outer->u.function_def.body;
+  Nested *nested = arena_alloc(&conv->ctx->arena, sizeof(Nested) * C2T_MAX_NESTED_FUNCTIONS);
+  int count = 0;
+  for (int i = 0; i < body->count; i++) {
+    Node *stmt = body->items[i];
+    Node *def = stmt->kind == N_FUNCTION_DEF ? stmt : lambda_as_def(conv, stmt);
+    if (def && count == C2T_MAX_NESTED_FUNCTIONS)
+      diag_limit(&conv->ctx->diag, stmt->span.start, "functions defined in one kernel or tile function",
+                 C2T_MAX_NESTED_FUNCTIONS);
+    if (def)
+      nested[count++] = (Nested){.slot = &body->items[i], .def = def, .name = def->u.function_def.name,
+                                 .captures = {.conv = conv}, .calls = {.conv = conv}};
+  }
+  if (!count)
+    return;
+  /* the names the enclosing function binds: its parameters, its statements' targets */
+  Names bound = {.conv = conv};
+  add_parameters(&bound, outer->u.function_def.args);
+  for (int i = 0; i < body->count; i++) {
+    Walk walk = {&bound, true, false, {0}, 0};
+    walk_names(body->items[i], &walk);
+  }
+  for (int i = 0; i < count; i++)
+    names_add(&bound, nested[i].name);
+  for (int i = 0; i < count; i++) {
+    Nested *n = &nested[i];
+    Node *def = n->def;
+    /* bound once in the enclosing function: by this statement */
+    Names ignored = {.conv = conv};
+    Walk once = {&ignored, true, false, n->name, 0};
+    for (int s = 0; s < body->count; s++)
+      if (&body->items[s] != n->slot)
+        walk_names(body->items[s], &once);
+    Names own = {.conv = conv}, read = {.conv = conv};
+    add_parameters(&own, def->u.function_def.args);
+    Walk stores = {&own, true, false, {0}, 0}, reads = {&read, false, false, {0}, 0};
+    for (int s = 0; s < def->u.function_def.body.count; s++) {
+      walk_names(def->u.function_def.body.items[s], &stores);
+      walk_names(def->u.function_def.body.items[s], &reads);
+    }
+    n->movable = !once.bindings && !stores.blocked && !reads.blocked &&
+                 !names_has(&own, n->name) && plain_signature(conv, def, &bound);
+    for (int r = 0; n->movable && r < read.count; r++) {
+      Str name = read.items[r];
+      if (names_has(&own, name) || !names_has(&bound, name))
+        continue;
+      bool is_nested = false;
+      for (int k = 0; k < count; k++)
+        is_nested |= str_same(nested[k].name, name);
+      if (str_same(name, n->name))
+        n->movable = false; /* recursive */
+      else if (is_nested)
+        names_add(&n->calls, name);
+      else
+        names_add(&n->captures, name);
+    }
+  }
+  /* what the functions it calls read, it passes on: to a fixed point */
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (int i = 0; i < count; i++)
+      for (int c = 0; c < nested[i].calls.count; c++)
+        for (int k = 0; k < count; k++) {
+          if (!str_same(nested[k].name, nested[i].calls.items[c]))
+            continue;
+          if (!nested[k].movable && nested[i].movable) {
+            nested[i].movable = false; /* it calls one that stays: it stays too */
+            grew = true;
+          }
+          for (int x = 0; x < nested[k].captures.count; x++)
+            if (!names_has(&nested[i].captures, nested[k].captures.items[x])) {
+              names_add(&nested[i].captures, nested[k].captures.items[x]);
+              grew = true;
+            }
+        }
+  }
+  Rewrite rw = {conv, nested, count, true};
+  for (int i = 0; i < count; i++)
+    if (nested[i].movable && nested[i].captures.count > C2T_MAX_NESTED_CAPTURES)
+      diag_limit(&conv->ctx->diag, nested[i].def->span.start, "names of its enclosing function a nested function "
+                 "reads", C2T_MAX_NESTED_CAPTURES);
+  for (int s = 0; s < body->count; s++)
+    check_reads(body->items[s], &rw);
+  /* a function reading one that cannot move cannot move either (it would read a name
+     the module does not have); repeat until nothing changes */
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int i = 0; i < count; i++)
+      for (int c = 0; nested[i].movable && c < nested[i].calls.count; c++)
+        if (!nested_named(&rw, nested[i].calls.items[c])) {
+          nested[i].movable = false;
+          changed = true;
+        }
+  }
+  bool any = false;
+  for (int i = 0; i < count; i++) {
+    Nested *n = &nested[i];
+    if (!n->movable)
+      continue;
+    n->lifted = fresh_name(conv, module, outer->u.function_def.name, n->name);
+    if (!n->lifted.len)
+      n->movable = false;
+    any |= n->movable;
+  }
+  if (!any)
+    return;
+  for (int s = 0; s < body->count; s++)
+    rewrite_calls(body->items[s], &rw);
+  NodeList kept = {0};
+  for (int s = 0; s < body->count; s++) {
+    bool moved = false;
+    for (int i = 0; i < count; i++)
+      moved |= nested[i].movable && nested[i].slot == &body->items[s];
+    if (!moved)
+      node_list_push(&conv->ctx->arena, &kept, body->items[s]);
+  }
+  for (int i = 0; i < count; i++) {
+    Nested *n = &nested[i];
+    if (!n->movable)
+      continue;
+    Node *def = n->def;
+    def->u.function_def.name = n->lifted;
+    for (int c = 0; c < n->captures.count; c++) { /* keyword-only: after any defaults */
+      Node *arg = new_node(conv, N_ARG, def->span);
+      arg->u.arg.arg = n->captures.items[c];
+      node_list_push(&conv->ctx->arena, &def->u.function_def.args->u.arguments.kwonlyargs, arg);
+      node_list_push(&conv->ctx->arena, &def->u.function_def.args->u.arguments.kw_defaults, NULL);
+    }
+    def->rewritten = true;
+    node_list_push(&conv->ctx->arena, lifted, def);
+  }
+  if (!kept.count) { /* a body of nested functions only */
+    Node *pass = new_node(conv, N_PASS, outer->span);
+    pass->rewritten = true;
+    node_list_push(&conv->ctx->arena, &kept, pass);
+  }
+  *body = kept;
+  outer->rewritten = true;
+}
+
+void resolve_nested_functions(Converter *conv) {
+  NodeList *body = &conv->module->u.module.body;
+  Names module = {.conv = conv};
+  for (int i = 0; i < body->count; i++) {
+    Node *stmt = body->items[i];
+    NodeList *aliases = stmt->kind == N_IMPORT ? &stmt->u.import.names
+                        : stmt->kind == N_IMPORT_FROM ? &stmt->u.import_from.names
+                                                      : NULL;
+    for (int k = 0; aliases && k < aliases->count; k++) {
+      Node *alias = aliases->items[k];
+      names_add(&module, alias->u.alias.asname.len ? alias->u.alias.asname : alias->u.alias.name);
+    }
+    Walk walk = {&module, true, false, {0}, 0};
+    if (!aliases)
+      walk_names(stmt, &walk);
+  }
+  NodeList out = {0};
+  bool changed = false;
+  for (int i = 0; i < body->count; i++) {
+    Node *stmt = body->items[i];
+    if (is_tile_def(conv, stmt)) {
+      NodeList lifted = {0};
+      lift_from(conv, stmt, &module, &lifted);
+      for (int k = 0; k < lifted.count; k++) {
+        node_list_push(&conv->ctx->arena, &out, lifted.items[k]);
+        resolve_register_function(conv, lifted.items[k]);
+      }
+      changed |= lifted.count > 0;
+    }
+    node_list_push(&conv->ctx->arena, &out, stmt);
+  }
+  if (changed)
+    *body = out;
+}
