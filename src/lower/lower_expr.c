@@ -514,6 +514,17 @@ static Node *lower_subscript(Lowerer *L, Node *expr) {
   }
   if (base->type && base->type->kind == VAL_LIST)
     return lower_list_item(L, expr, base->type, lower_expr(L, expr->u.subscript.slice));
+  Node *slice = expr->u.subscript.slice;
+  if (base->type && base->type->kind == VAL_TILE && base->type->rank == 0 && base->type->not_bfloat16 &&
+      base->kind == N_SUBSCRIPT && slice->kind == N_CONSTANT && slice->u.constant.kind == CONST_NUMBER) {
+    /* cfg[0][1] of a tuple argument: its item cfg[0] is a tuple again (nested), as Triton
+       takes the argument; a scalar there fails Triton's compile, as cuTile's */
+    TypeInfo *tuple = type_new(L->ctx, VAL_TUPLE);
+    tuple->count = -1;
+    tuple->not_bfloat16 = true;
+    base->type = tuple;
+    return lower_tuple_subscript(L, expr, base, lower_expr(L, slice));
+  }
   if (base->type && base->type->kind == VAL_TILE)
     return lower_tile_subscript(L, expr, base);
   if (base->type && base->type->kind == VAL_ARRAY)

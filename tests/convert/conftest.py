@@ -125,7 +125,7 @@ class CutileExport:
             may_alias_internally=False, stride_constant=[None] * (rank - 1) + [1],
             stride_divisible_by=[16] * (rank - 1) + [1], shape_divisible_by=divisible, base_addr_divisible_by=16)
 
-    def cubin_size(self, source, args, gpu="sm_100"):
+    def cubin_size(self, source, args, gpu="sm_100", convention="cutile_python_v1"):
         import importlib.util
         import io
         path = self.tmp_path / f"cutile_kernel_{len(list(self.tmp_path.iterdir()))}.py"
@@ -134,7 +134,8 @@ class CutileExport:
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         out = io.BytesIO()
-        signature = self.compilation.KernelSignature(args, self.compilation.CallingConvention.cutile_python_v1())
+        calling = getattr(self.compilation.CallingConvention, convention)()  # v2: tuple parameters
+        signature = self.compilation.KernelSignature(args, calling)
         self.compilation.export_kernel(module.k, [signature], out, gpu_code=gpu, output_format="cubin")
         return len(out.getvalue())
 

@@ -107,3 +107,32 @@ def test_a_tuple_of_arrays_and_numbers(convert, device):
     out = torch.zeros_like(x)
     mod.launch_k(0, (2,), ((x, 5, torch.empty(3, device=device)), out, 16))
     torch.testing.assert_close(out, x + 15)
+
+
+NESTED_TUPLES = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(pair, out, cfg):
+    # cfg = ((scale, shift), bias) and pair = (array, (a, b)): tuples inside tuple arguments
+    t = ct.load(pair[0], (0,), (8,))
+    ct.store(out, (0,), t * cfg[0][0] + cfg[0][1] + cfg[1] + pair[1][0] * pair[1][1])
+'''
+
+
+def test_items_of_tuples_nested_in_a_tuple_argument(convert, device):
+    mod = convert(NESTED_TUPLES)
+    x = torch.arange(8, dtype=torch.int32, device=device)
+    out = torch.zeros(8, dtype=torch.int32, device=device)
+    mod.launch_k(0, (1,), ((x, (3, 7)), out, ((2, 5), 100)))
+    torch.testing.assert_close(out, x * 2 + 5 + 100 + 21)
+
+
+def test_the_nested_tuples_kernel_is_valid_cutile(cutile_export):
+    ct, compilation = cutile_export.ct, cutile_export.compilation
+    i32 = cutile_export.array(ct.int32, 1)
+    scalar = compilation.ScalarConstraint(ct.int32)
+    pair = compilation.TupleConstraint((i32, compilation.TupleConstraint((scalar, scalar))))
+    cfg = compilation.TupleConstraint((compilation.TupleConstraint((scalar, scalar)), scalar))
+    assert cutile_export.cubin_size(NESTED_TUPLES, [pair, i32, cfg], convention="cutile_python_v2") > 0
