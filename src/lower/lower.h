@@ -54,6 +54,14 @@ void lower_module(Converter *conv);
 /* ---- lower_expr.c, lower_stmt.c: the recursion every family may call */
 Node *lower_expr(Lowerer *L, Node *expr);
 void lower_stmts(Lowerer *L, NodeList *stmts);
+/* lower_dataclass.c: frozen dataclasses in tile code, held as tuples of their fields */
+#define C2T_MAX_DATACLASS_FIELDS 64 /* fields of one dataclass used in tile code */
+const Node *lower_dataclass_named(Lowerer *L, Str name); /* the module's @dataclass class `name`, else NULL */
+Node *lower_dataclass_construct(Lowerer *L, Node *call, const Node *cls);
+Node *lower_dataclass_replace(Lowerer *L, Node *call); /* dataclasses.replace(instance, field=value) */
+Node *lower_dataclass_field(Lowerer *L, Node *expr, Node *base, Str attr);
+/* item `index` of the lowered tuple `base` (`expr`: where an error points) (lower_expr.c) */
+Node *lower_tuple_item(Lowerer *L, Node *expr, Node *base, int index);
 /* `raise ct.static_exception(E)` as `tl.static_assert(False, ...)` (lower_debug.c) */
 Node *lower_raise_statement(Lowerer *L, Node *stmt);
 /* The one type of the elements of a tuple that a constexpr counter walks (ct.static_iter over

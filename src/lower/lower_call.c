@@ -303,6 +303,29 @@ static Node *lower_imported_call(Lowerer *L, Node *call) {
 
 /* math.sqrt, or sqrt after `from math import sqrt`: the Python name of a
  * callee from math, numpy or torch that no local hides. */
+/* `dataclasses.replace`, or `replace` imported from dataclasses at module level. */
+static bool is_dataclasses_replace(Lowerer *L, const Node *callee) {
+  if (callee->kind == N_ATTRIBUTE)
+    return str_eq(callee->u.attribute.attr, "replace") && callee->u.attribute.value->kind == N_NAME &&
+           str_eq(callee->u.attribute.value->u.name.id, "dataclasses") &&
+           !scope_lookup(L, callee->u.attribute.value->u.name.id);
+  if (callee->kind != N_NAME || scope_lookup(L, callee->u.name.id))
+    return false;
+  NodeList *body = &L->conv->module->u.module.body;
+  for (int i = 0; i < body->count; i++) {
+    const Node *stmt = body->items[i];
+    if (stmt->kind != N_IMPORT_FROM || !str_eq(stmt->u.import_from.module, "dataclasses"))
+      continue;
+    for (int k = 0; k < stmt->u.import_from.names.count; k++) {
+      const Node *alias = stmt->u.import_from.names.items[k];
+      Str bound = alias->u.alias.asname.len ? alias->u.alias.asname : alias->u.alias.name;
+      if (str_eq(alias->u.alias.name, "replace") && str_same(bound, callee->u.name.id))
+        return true;
+    }
+  }
+  return false;
+}
+
 static const char *python_callee(Lowerer *L, Node *callee) {
   const Node *base = callee;
   while (base->kind == N_ATTRIBUTE)
@@ -324,6 +347,8 @@ Node *lower_call(Lowerer *L, Node *call) {
   }
   if (is_method_call(L, call))
     return lower_method_call(L, call);
+  if (is_dataclasses_replace(L, callee))
+    return lower_dataclass_replace(L, call);
   const char *python = python_callee(L, callee);
   if (python)
     return lower_python_call(L, call, python);
@@ -331,6 +356,9 @@ Node *lower_call(Lowerer *L, Node *call) {
     Function *fn = find_function(L->conv, callee->u.name.id);
     if (fn)
       return lower_device_call(L, call, fn);
+    const Node *cls = lower_dataclass_named(L, callee->u.name.id);
+    if (cls)
+      return lower_dataclass_construct(L, call, cls);
     if (!scope_lookup(L, callee->u.name.id) && imports_name(&L->conv->module->u.module.body, callee->u.name.id, 0))
       return lower_imported_call(L, call);
     if (!scope_lookup(L, callee->u.name.id))

@@ -363,6 +363,8 @@ static Node *lower_attribute(Lowerer *L, Node *expr) {
     return lower_array_attribute(L, expr, base->type, attr);
   if (base->type && (base->type->kind == VAL_TILE || base->type->kind == VAL_CONST))
     return lower_tile_attribute(L, expr, base, attr);
+  if (base->type && base->type->kind == VAL_TUPLE && base->type->dataclass)
+    return lower_dataclass_field(L, expr, base, attr);
   expr->u.attribute.value = base;
   return typed(expr, type_new(L->ctx, VAL_UNKNOWN));
 }
@@ -442,6 +444,18 @@ static Node *lower_tuple_subscript(Lowerer *L, Node *expr, Node *base, Node *ind
   } else if (tuple->count <= i) /* an array's shape or strides */
     type->dtype = DT_INT32;
   return typed(item, type);
+}
+
+Node *lower_tuple_item(Lowerer *L, Node *expr, Node *base, int index) {
+  if (base->kind == N_TUPLE && index < base->u.list.elts.count) /* written here: the item itself */
+    return base->u.list.elts.items[index];
+  Node *subscript = arena_alloc(&L->ctx->arena, sizeof(Node));
+  subscript->kind = N_SUBSCRIPT;
+  subscript->span = expr->span;
+  subscript->u.subscript.value = base;
+  subscript->u.subscript.slice = new_int(L, index);
+  subscript->u.subscript.ctx = CTX_LOAD;
+  return lower_tuple_subscript(L, subscript, base, new_int(L, index));
 }
 
 /* c[i] of a Constant parameter holding a tuple (`shape: ct.Constant[tuple]`): Triton holds

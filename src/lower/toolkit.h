@@ -178,6 +178,8 @@ struct TypeInfo {
   TypeInfo **elts;    /* tuples */
   unsigned long long array_items; /* a tuple parameter of arrays and numbers: its arrays (bit k
                                      for item k); 0 for one of arrays only */
+  const Node *dataclass; /* tuples: an instance of this frozen dataclass (its class def), whose fields
+                            are the items in order (lower_dataclass.c); NULL for a plain tuple */
   int count;
   const char *member; /* enums: "PaddingMode.ZERO"; functions: the name */
 };

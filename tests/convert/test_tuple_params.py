@@ -136,3 +136,86 @@ def test_the_nested_tuples_kernel_is_valid_cutile(cutile_export):
     pair = compilation.TupleConstraint((i32, compilation.TupleConstraint((scalar, scalar))))
     cfg = compilation.TupleConstraint((compilation.TupleConstraint((scalar, scalar)), scalar))
     assert cutile_export.cubin_size(NESTED_TUPLES, [pair, i32, cfg], convention="cutile_python_v2") > 0
+
+
+DATACLASSES = '''
+import dataclasses
+from dataclasses import dataclass
+
+import cuda.tile as ct
+
+
+@dataclass(frozen=True)
+class Window:
+    lo: int
+    hi: int
+    scale: float = 1.0
+
+
+@dataclass(frozen=True)
+class Job:
+    window: Window
+    bias: float
+
+
+def apply(job, t):
+    return t * job.window.scale + job.bias
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int]):
+    i = ct.bid(0)
+    w = Window(i * T, hi=i * T + T)
+    job = Job(w, 0.5)
+    t = ct.load(x, (i,), (T,))
+    wider = dataclasses.replace(w, scale=3.0)
+    ct.store(y, (i,), apply(job, t) + apply(Job(wider, bias=1.0), t) + (job.window.hi - job.window.lo))
+'''
+
+
+def test_frozen_dataclasses_in_tile_code_are_tuples_of_their_fields(convert, convert_text, device):
+    text = convert_text(DATACLASSES)
+    kernel = text.split("def k(")[1].split("def launch_k(")[0]
+    assert "Window(" not in kernel and "Job(" not in kernel and "dataclasses" not in kernel, kernel
+    mod = convert(DATACLASSES)
+    x = torch.randn(32, device=device)
+    y = torch.empty_like(x)
+    mod.launch_k(0, (2,), (x, y, 16))
+    torch.testing.assert_close(y, (x * 1.0 + 0.5) + (x * 3.0 + 1.0) + 16)
+
+
+def _dataclass_kernel(body, fields="    lo: int\n    hi: int = 4\n", decorator="@dataclass(frozen=True)"):
+    return f'''
+from dataclasses import dataclass, field
+
+import cuda.tile as ct
+
+
+{decorator}
+class Window:
+{fields}
+
+@ct.kernel
+def k(x, T: ct.Constant[int]):
+    {body}
+'''
+
+
+def test_what_a_dataclass_in_tile_code_cannot_do_is_a_located_error(convert_error):
+    store = "ct.store(x, (0,), ct.full((T,), w.lo, dtype=ct.int32))"
+    assert "is not frozen" in convert_error(_dataclass_kernel(f"w = Window(1)\n    {store}", decorator="@dataclass"))
+    assert "is missing field 'lo'" in convert_error(_dataclass_kernel(f"w = Window(hi=1)\n    {store}"))
+    assert "has no field 'width'" in convert_error(_dataclass_kernel(f"w = Window(1, width=2)\n    {store}"))
+    assert "takes 2 fields, 3 given" in convert_error(_dataclass_kernel(f"w = Window(1, 2, 3)\n    {store}"))
+    assert "'size' is not a field of the dataclass 'Window'" in convert_error(
+        _dataclass_kernel("w = Window(1)\n    ct.store(x, (0,), ct.full((T,), w.size, dtype=ct.int32))",
+                          fields="    lo: int\n    hi: int = 4\n\n    @property\n    def size(self):\n"
+                                 "        return self.hi - self.lo\n"))
+    assert "given by a call (field(...))" in convert_error(
+        _dataclass_kernel(f"w = Window(1)\n    {store}", fields="    lo: int\n    hi: int = field(default=4)\n"))
+
+
+def test_the_dataclasses_kernel_is_valid_cutile(cutile_export):
+    ct = cutile_export.ct
+    f32 = cutile_export.array(ct.float32, 1)
+    assert cutile_export.cubin_size(DATACLASSES, [f32, f32, 16]) > 0
