@@ -382,56 +382,45 @@ static const char *tile_elements(Lowerer *L, const TileSizes *sizes, const char 
   return made;
 }
 
-static void find_exhaustive_search(Node *node, void *data) {
-  bool *found = ((void **)data)[1];
-  Lowerer *L = ((void **)data)[0];
-  if (*found)
+/* A search of the module for a call of cuda.tile's `member` (with keyword `keyword`, where
+ * one is given). */
+typedef struct CtCallSearch {
+  Lowerer *L;
+  const char *member;
+  const char *keyword;
+  bool found;
+} CtCallSearch;
+
+static void find_ct_call(Node *node, void *data) {
+  CtCallSearch *search = data;
+  if (search->found)
     return;
   if (node->kind == N_CALL) {
-    const char *member = resolve_ct_member(L->conv, node->u.call.func);
-    if (member && strcmp(member, "tune.exhaustive_search") == 0) {
-      *found = true;
-      return;
-    }
+    const char *member = resolve_ct_member(search->L->conv, node->u.call.func);
+    bool named = member && strcmp(member, search->member) == 0;
+    for (int k = 0; named && search->keyword && k < node->u.call.keywords.count; k++)
+      search->found |= str_eq(node->u.call.keywords.items[k]->u.keyword.arg, search->keyword);
+    if (named && !search->keyword)
+      search->found = true;
   }
-  node_children(node, find_exhaustive_search, data);
+  node_children(node, find_ct_call, data);
+}
+
+static bool module_calls(Lowerer *L, const char *member, const char *keyword) {
+  CtCallSearch search = {L, member, keyword, false};
+  NodeList *body = &L->conv->module->u.module.body;
+  for (int i = 0; i < body->count && !search.found; i++)
+    find_ct_call(body->items[i], &search);
+  return search.found;
 }
 
 static const char PDL_KEYWORD[] = "programmatic_dependent_launch";
 
-static void find_dependent_launch(Node *node, void *data) {
-  bool *found = ((void **)data)[1];
-  Lowerer *L = ((void **)data)[0];
-  if (*found)
-    return;
-  if (node->kind == N_CALL) {
-    const char *member = resolve_ct_member(L->conv, node->u.call.func);
-    for (int k = 0; member && strcmp(member, "launch") == 0 && k < node->u.call.keywords.count; k++)
-      if (str_eq(node->u.call.keywords.items[k]->u.keyword.arg, PDL_KEYWORD))
-        *found = true;
-  }
-  node_children(node, find_dependent_launch, data);
-}
+/* Whether the module times its kernels itself (cuda.tile.tune.exhaustive_search). */
+static bool module_tunes_itself(Lowerer *L) { return module_calls(L, "tune.exhaustive_search", NULL); }
 
 /* Whether a ct.launch of the module passes programmatic_dependent_launch=. */
-static bool module_launches_dependent(Lowerer *L) {
-  bool found = false;
-  void *data[2] = {L, &found};
-  NodeList *body = &L->conv->module->u.module.body;
-  for (int i = 0; i < body->count && !found; i++)
-    find_dependent_launch(body->items[i], data);
-  return found;
-}
-
-/* Whether the module times its kernels itself (cuda.tile.tune.exhaustive_search). */
-static bool module_tunes_itself(Lowerer *L) {
-  bool found = false;
-  void *data[2] = {L, &found};
-  NodeList *body = &L->conv->module->u.module.body;
-  for (int i = 0; i < body->count && !found; i++)
-    find_exhaustive_search(body->items[i], data);
-  return found;
-}
+static bool module_launches_dependent(Lowerer *L) { return module_calls(L, "launch", PDL_KEYWORD); }
 
 static bool is_device_param(Lowerer *L, Str name) {
   for (int i = 0; i < L->conv->function_count; i++) {

@@ -72,75 +72,64 @@ static bool annotation_is(Lowerer *L, Node *annotation, const char *member, int 
   return false;
 }
 
+/* The call `ct.CLASS(...)` among the metadata of `Annotated[T, ...]` (or of a name bound to
+ * that), else NULL. */
+static const Node *annotated_call(Lowerer *L, const Node *annotation, const char *class_name, int depth) {
+  if (!annotation || depth > 8)
+    return NULL;
+  if (annotation->kind == N_NAME) {
+    const Binding *binding = find_binding(L->conv, annotation->u.name.id);
+    return binding && binding->value ? annotated_call(L, binding->value, class_name, depth + 1) : NULL;
+  }
+  const Node *base = annotation->kind == N_SUBSCRIPT ? annotation->u.subscript.value : NULL;
+  if (!base || base->kind != N_NAME || !str_eq(base->u.name.id, "Annotated") ||
+      annotation->u.subscript.slice->kind != N_TUPLE)
+    return NULL;
+  const NodeList *parts = &annotation->u.subscript.slice->u.list.elts;
+  for (int i = 1; i < parts->count; i++) {
+    const Node *part = parts->items[i];
+    if (part->kind == N_CALL && is_ct_member(L->conv, part->u.call.func, class_name))
+      return part;
+  }
+  return NULL;
+}
+
+/* The value of keyword `name` of a call, else NULL. */
+static Node *keyword_value(const Node *call, const char *name) {
+  for (int k = 0; call && k < call->u.call.keywords.count; k++)
+    if (str_eq(call->u.call.keywords.items[k]->u.keyword.arg, name))
+      return call->u.call.keywords.items[k]->u.keyword.value;
+  return NULL;
+}
+
 /* Whether a parameter's annotation asks for 64-bit integers: `alias` (ct.IndexedWithInt64,
  * ct.ScalarInt64, `alias[int]`, a name bound to one), or `Annotated[..., ct.CLASS(KEYWORD=ct.int64)]`
  * (ct.ArrayAnnotation(index_dtype=...), ct.ScalarAnnotation(dtype=...)), or a name bound to that. */
 static bool annotation_asks_int64(Lowerer *L, Node *annotation, const char *alias, const char *class_name,
-                                  const char *keyword, int depth) {
-  if (!annotation || depth > 8)
-    return false;
+                                  const char *keyword) {
   if (annotation_is(L, annotation, alias, 0))
     return true;
-  if (annotation->kind == N_NAME) {
-    const Binding *binding = find_binding(L->conv, annotation->u.name.id);
-    return binding && binding->value && annotation_asks_int64(L, binding->value, alias, class_name, keyword, depth + 1);
-  }
-  Node *base = annotation->kind == N_SUBSCRIPT ? annotation->u.subscript.value : NULL;
-  if (!base || base->kind != N_NAME || !str_eq(base->u.name.id, "Annotated") ||
-      annotation->u.subscript.slice->kind != N_TUPLE)
-    return false;
-  NodeList *parts = &annotation->u.subscript.slice->u.list.elts;
-  for (int i = 1; i < parts->count; i++) {
-    Node *part = parts->items[i];
-    if (part->kind != N_CALL || !is_ct_member(L->conv, part->u.call.func, class_name))
-      continue;
-    for (int k = 0; k < part->u.call.keywords.count; k++) {
-      Node *kw = part->u.call.keywords.items[k];
-      if (str_eq(kw->u.keyword.arg, keyword) && is_ct_member(L->conv, kw->u.keyword.value, "int64"))
-        return true;
-    }
-  }
-  return false;
+  Node *value = keyword_value(annotated_call(L, annotation, class_name, 0), keyword);
+  return value && is_ct_member(L->conv, value, "int64");
 }
 
 /* ct.IndexedWithInt64 or Annotated[ct.Array, ct.ArrayAnnotation(index_dtype=ct.int64)]. */
 static bool indexed_with_int64(Lowerer *L, Node *annotation) {
-  return annotation_asks_int64(L, annotation, "IndexedWithInt64", "ArrayAnnotation", "index_dtype", 0);
+  return annotation_asks_int64(L, annotation, "IndexedWithInt64", "ArrayAnnotation", "index_dtype");
 }
 
 /* Annotated[list, ct.ListAnnotation(element=E)] (or a name bound to it) whose arrays E are
  * indexed with int64 (ct.IndexedWithInt64, ct.ArrayAnnotation(index_dtype=ct.int64)). */
-static bool list_indexed_with_int64(Lowerer *L, Node *annotation, int depth) {
-  if (!annotation || depth > 8)
+static bool list_indexed_with_int64(Lowerer *L, Node *annotation) {
+  Node *element = keyword_value(annotated_call(L, annotation, "ListAnnotation", 0), "element");
+  if (!element)
     return false;
-  if (annotation->kind == N_NAME) {
-    const Binding *binding = find_binding(L->conv, annotation->u.name.id);
-    return binding && binding->value && list_indexed_with_int64(L, binding->value, depth + 1);
-  }
-  Node *base = annotation->kind == N_SUBSCRIPT ? annotation->u.subscript.value : NULL;
-  if (!base || base->kind != N_NAME || !str_eq(base->u.name.id, "Annotated") ||
-      annotation->u.subscript.slice->kind != N_TUPLE)
-    return false;
-  NodeList *parts = &annotation->u.subscript.slice->u.list.elts;
-  for (int i = 1; i < parts->count; i++) {
-    Node *part = parts->items[i];
-    if (part->kind != N_CALL || !is_ct_member(L->conv, part->u.call.func, "ListAnnotation"))
-      continue;
-    for (int k = 0; k < part->u.call.keywords.count; k++) {
-      Node *kw = part->u.call.keywords.items[k];
-      Node *element = kw->u.keyword.value;
-      if (!str_eq(kw->u.keyword.arg, "element"))
-        continue;
-      if (indexed_with_int64(L, element))
-        return true;
-      if (element->kind == N_CALL && is_ct_member(L->conv, element->u.call.func, "ArrayAnnotation"))
-        for (int e = 0; e < element->u.call.keywords.count; e++)
-          if (str_eq(element->u.call.keywords.items[e]->u.keyword.arg, "index_dtype") &&
-              is_ct_member(L->conv, element->u.call.keywords.items[e]->u.keyword.value, "int64"))
-            return true;
-    }
-  }
-  return false;
+  if (indexed_with_int64(L, element))
+    return true;
+  Node *index_dtype = element->kind == N_CALL && is_ct_member(L->conv, element->u.call.func, "ArrayAnnotation")
+                          ? keyword_value(element, "index_dtype")
+                          : NULL;
+  return index_dtype && is_ct_member(L->conv, index_dtype, "int64");
 }
 
 /* `ct.Constant[ct.DType]`, or an alias of it: a constexpr that is a dtype. */
@@ -563,7 +552,7 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
       node_list_push(&L->ctx->arena, &params, new_arg(L, length, NULL));
       node_list_push(&L->ctx->arena, &params, new_arg(L, suffixed(L, name, "_rank"), "tl.constexpr"));
       node_list_push(&L->ctx->arena, &L->runtime_scalars, new_name(L, str_dup(L, length)));
-      TypeInfo *type = array_param_type(L, name, list_indexed_with_int64(L, arg->u.arg.annotation, 0));
+      TypeInfo *type = array_param_type(L, name, list_indexed_with_int64(L, arg->u.arg.annotation));
       type->kind = VAL_LIST;
       scope_bind(L, name, type);
       break;
@@ -630,7 +619,7 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
       TypeInfo *scalar = type_tile(L->ctx, DT_UNKNOWN, 0, NULL);
       scalar->not_bfloat16 = true; /* cuTile passes Python numbers as int32, float32 or bool */
-      if (annotation_asks_int64(L, arg->u.arg.annotation, "ScalarInt64", "ScalarAnnotation", "dtype", 0)) {
+      if (annotation_asks_int64(L, arg->u.arg.annotation, "ScalarInt64", "ScalarAnnotation", "dtype")) {
         /* ct.ScalarInt64: an int64 scalar in cuTile, where Triton takes an int that fits as int32 */
         scalar->dtype = DT_INT64;
         node_list_push(&L->ctx->arena, &L->param_prologue,
