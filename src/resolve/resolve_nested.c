@@ -237,8 +237,14 @@ static bool is_tile_def(Converter *conv, const Node *stmt) {
   for (int i = 0; i < decorators->count; i++) {
     const Node *decorator = decorators->items[i];
     const char *member = resolve_ct_member(conv, decorator->kind == N_CALL ? decorator->u.call.func : decorator);
+    bool host_too = false; /* @ct.function(host=True): host code calls it as written */
+    for (int k = 0; decorator->kind == N_CALL && k < decorator->u.call.keywords.count; k++) {
+      const Node *kw = decorator->u.call.keywords.items[k];
+      host_too |= str_eq(kw->u.keyword.arg, "host") && !(kw->u.keyword.value->kind == N_CONSTANT &&
+                                                          kw->u.keyword.value->u.constant.kind == CONST_FALSE);
+    }
     if (member && (strcmp(member, "kernel") == 0 || strcmp(member, "function") == 0))
-      return true;
+      return !host_too;
   }
   return false;
 }

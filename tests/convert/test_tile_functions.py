@@ -744,3 +744,33 @@ def test_the_nested_functions_kernel_is_valid_cutile(cutile_export):
     ct, array = cutile_export.ct, cutile_export.array
     f32 = array(ct.float32, 1)
     assert cutile_export.cubin_size(NESTED, [f32, f32, f32, 3.0, 16]) > 0
+
+
+IN_TILE_FUNCTION = '''
+import cuda.tile as ct
+
+
+@ct.function
+def scaled(t, n):
+    def times(v):
+        return v * n
+    return times(t) + 1
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int]):
+    ct.store(y, (ct.bid(0),), scaled(ct.load(x, (ct.bid(0),), (T,)), 3))
+'''
+
+
+def test_a_function_defined_in_a_tile_function_moves_too(convert, device):
+    mod = convert(IN_TILE_FUNCTION)
+    x = torch.randn(16, device=device)
+    y = torch.empty_like(x)
+    mod.launch_k(0, (1,), (x, y, 16))
+    torch.testing.assert_close(y, x * 3 + 1)
+
+
+def test_a_function_defined_in_a_host_callable_tile_function_is_a_located_error(convert_error):
+    host = IN_TILE_FUNCTION.replace("@ct.function\n", "@ct.function(host=True)\n")
+    assert "never in a @ct.function(host=True)" in convert_error(host)
