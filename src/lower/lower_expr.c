@@ -262,7 +262,31 @@ Node *lower_int64_pieces(Lowerer *L, Node *tuple_expr, int rank) {
   return typed(tuple, type);
 }
 
+/* The shape or strides of an array whose ct.ArrayAnnotation makes them static: the
+ * parameter is a tl.constexpr tuple, each item a launch constant. */
+static Node *static_pieces(Lowerer *L, Node *tuple_expr, int rank) {
+  Node *node = node_copy_tree(&L->ctx->arena, tuple_expr);
+  if (rank < 0) { /* indexed as a constant tuple (a ct.Constant[tuple] parameter's) */
+    TypeInfo *type = type_new(L->ctx, VAL_CONST);
+    type->rank = 0;
+    type->dtype = DT_UNKNOWN;
+    type->const_tuple = true;
+    return typed(node, type);
+  }
+  TypeInfo *type = type_new(L->ctx, VAL_TUPLE);
+  type->count = rank;
+  type->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(rank > 0 ? rank : 1));
+  for (int i = 0; i < rank; i++) {
+    type->elts[i] = type_new(L->ctx, VAL_CONST);
+    type->elts[i]->rank = 0;
+    type->elts[i]->dtype = DT_UNKNOWN; /* its value comes with each launch */
+  }
+  return typed(node, type);
+}
+
 static Node *lower_array_attribute(Lowerer *L, Node *expr, TypeInfo *array, Str attr) {
+  if ((str_eq(attr, "shape") && array->array->static_shape) || (str_eq(attr, "strides") && array->array->static_strides))
+    return static_pieces(L, str_eq(attr, "shape") ? array->array->shape : array->array->strides, array->rank);
   if (array->array->int64_index && (str_eq(attr, "shape") || str_eq(attr, "strides"))) {
     Node *pieces = str_eq(attr, "shape") ? array->array->shape : array->array->strides;
     if (array->rank >= 0)

@@ -118,6 +118,25 @@ static bool indexed_with_int64(Lowerer *L, Node *annotation) {
   return annotation_asks_int64(L, annotation, "IndexedWithInt64", "ArrayAnnotation", "index_dtype");
 }
 
+/* static_shape_dims= / static_stride_dims= of a ct.ArrayAnnotation: a tuple of constant
+ * dimensions (negative ones count from the last). cuTile makes those dimensions compile-time
+ * constants; the converted kernel takes the whole shape (strides) as a tl.constexpr tuple,
+ * which specializes it on the other dimensions too (more compiles, the same values). */
+static bool static_dims(Lowerer *L, const Node *dims) {
+  if (!dims || (dims->kind == N_CONSTANT && dims->u.constant.kind == CONST_NONE))
+    return false;
+  if (dims->kind != N_TUPLE && dims->kind != N_LIST)
+    lower_error(L, dims, "ct.ArrayAnnotation: the static dimensions must be a tuple of constant integers");
+  for (int i = 0; i < dims->u.list.elts.count; i++) {
+    const Node *dim = dims->u.list.elts.items[i];
+    if (dim->kind == N_UNARY_OP && dim->u.unary_op.op == AOP_USUB)
+      dim = dim->u.unary_op.operand;
+    if (dim->kind != N_CONSTANT || dim->u.constant.kind != CONST_NUMBER)
+      lower_error(L, dim, "ct.ArrayAnnotation: the static dimensions must be constant integers");
+  }
+  return dims->u.list.elts.count > 0;
+}
+
 /* Annotated[list, ct.ListAnnotation(element=E)] (or a name bound to it) whose arrays E are
  * indexed with int64 (ct.IndexedWithInt64, ct.ArrayAnnotation(index_dtype=ct.int64)). */
 static bool list_indexed_with_int64(Lowerer *L, Node *annotation) {
@@ -572,10 +591,18 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
     }
     case PARAM_ARRAY: {
       bool int64_index = indexed_with_int64(L, arg->u.arg.annotation);
+      const Node *annotation = annotated_call(L, arg->u.arg.annotation, "ArrayAnnotation", 0);
+      bool static_shape = static_dims(L, keyword_value(annotation, "static_shape_dims"));
+      bool static_strides = static_dims(L, keyword_value(annotation, "static_stride_dims"));
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
-      node_list_push(&L->ctx->arena, &params, new_arg(L, suffixed(L, name, "_shape"), NULL));
-      node_list_push(&L->ctx->arena, &params, new_arg(L, suffixed(L, name, "_strides"), NULL));
-      scope_bind(L, name, array_param_type(L, name, int64_index));
+      node_list_push(&L->ctx->arena, &params,
+                     new_arg(L, suffixed(L, name, "_shape"), static_shape ? "tl.constexpr" : NULL));
+      node_list_push(&L->ctx->arena, &params,
+                     new_arg(L, suffixed(L, name, "_strides"), static_strides ? "tl.constexpr" : NULL));
+      TypeInfo *type = array_param_type(L, name, int64_index);
+      type->array->static_shape = static_shape;
+      type->array->static_strides = static_strides;
+      scope_bind(L, name, type);
       break;
     }
     case PARAM_CONSTEXPR: {
@@ -845,6 +872,10 @@ static bool constexpr_value(const ConstexprLocals *C, const Node *e) {
     /* `t.shape[0]` of a tile: a constexpr in Triton (an array's dimensions are its
      * NAME_shape parameter, a descriptor's shape is its NAME_desc_N.shape, neither here) */
     const Node *v = e->u.subscript.value, *k = e->u.subscript.slice;
+    if (k->kind == N_UNARY_OP && k->u.unary_op.op == AOP_USUB)
+      k = k->u.unary_op.operand;
+    if (v->kind == N_NAME && is_constexpr_name(C, v->u.name.id)) /* an item of a constexpr tuple: x_shape[-1] */
+      return k->kind == N_CONSTANT && k->u.constant.kind == CONST_NUMBER;
     if (v->kind != N_ATTRIBUTE || !str_eq(v->u.attribute.attr, "shape") || v->u.attribute.value->kind != N_NAME ||
         k->kind != N_CONSTANT || k->u.constant.kind != CONST_NUMBER)
       return false;
@@ -1677,6 +1708,10 @@ static void lower_device_version(Lowerer *L, Function *fn, TypeInfo **arg_types,
         type->rank = given->rank;
         type->dtype = given->dtype;
       }
+      if (given && given->array) { /* a static shape or strides: constexpr tuples in this function too */
+        type->array->static_shape = given->array->static_shape;
+        type->array->static_strides = given->array->static_strides;
+      }
       if (given && given->tiled) /* a tiled view: its tile shape and steps as constexpr parameters */
         type->tiled = view_parameters(L, name, given->tiled, &params);
       type->raw_memory = given && given->raw_memory; /* its raw memory: the same pieces */
@@ -2147,6 +2182,10 @@ static const char *param_mismatch(Lowerer *L, Function *fn, TypeInfo **types, in
       why = "a different tiled view";
     else if (seen->kind == VAL_ARRAY && seen->raw_memory != now->raw_memory)
       why = "an array in one call and raw memory (x.get_raw_memory()) in the other";
+    else if (seen->kind == VAL_ARRAY && seen->array && now->array &&
+             (seen->array->static_shape != now->array->static_shape ||
+              seen->array->static_strides != now->array->static_strides))
+      why = "an array with a static shape or strides (ct.ArrayAnnotation) in one call only";
     else if (seen->kind == VAL_TILE && seen->dtype != DT_UNKNOWN && seen->dtype != now->dtype)
       why = "a different dtype";
     else if (seen->kind == VAL_DTYPE && seen->dtype != now->dtype)

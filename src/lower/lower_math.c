@@ -711,8 +711,19 @@ static Node *compare_tuples(Lowerer *L, Node *expr, AstOp op, Node *left, Node *
 Node *lower_comparison(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right) {
   if (op == AOP_IN || op == AOP_NOTIN)
     return compare_contained(L, expr, op, left, right);
-  bool constant_tuple = (left->type && left->type->kind == VAL_CONST && left->type->const_tuple) ||
-                        (right->type && right->type->kind == VAL_CONST && right->type->const_tuple);
+  bool left_item = left->type && left->type->kind == VAL_CONST && left->type->const_tuple;
+  bool right_item = right->type && right->type->kind == VAL_CONST && right->type->const_tuple;
+  bool left_number = left->type && left->type->kind == VAL_CONST && !left->type->const_tuple;
+  bool right_number = right->type && right->type->kind == VAL_CONST && !right->type->const_tuple;
+  if ((left_item && right_number) || (left_number && right_item)) {
+    /* `S[0] == 4`: an item of a constant tuple (a number or a tuple again, which Triton knows when it
+       compiles) with a number: compared then */
+    Node *result = T(L, "_1 == _2", left, right);
+    result->u.compare.ops[0] = op;
+    result->type = launch_bool(L);
+    return result;
+  }
+  bool constant_tuple = left_item || right_item;
   if ((left->type && left->type->kind == VAL_TUPLE) || (right->type && right->type->kind == VAL_TUPLE) ||
       constant_tuple)
     return compare_tuples(L, expr, op, left, right);

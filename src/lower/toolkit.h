@@ -117,6 +117,8 @@ typedef struct ArrayRef {
   Node *strides;   /* expression of the strides tuple, e.g. `x_strides` */
   Str param;       /* the kernel parameter it comes from (for TMA flags), len 0 if none */
   bool int64_index;/* ct.IndexedWithInt64 */
+  bool static_shape;   /* ct.ArrayAnnotation(static_shape_dims=...): its shape a tl.constexpr tuple, each dimension */
+  bool static_strides; /* a launch constant (static_stride_dims: its strides); every dimension, not only those named */
   bool is_view;    /* made in tile code (Array.slice): its pieces are locals, descriptors go next to their use */
   bool tma_unsafe; /* its base may break TMA's 16-byte alignment (Array.slice on the last axis) */
   Node *tma_when;  /* a constexpr name, True where the view suits TMA: the view of a constexpr `if`

@@ -245,6 +245,24 @@ def test_programmatic_dependent_launch_compiles_with_its_waits(tmp_path):
     assert same, output
 
 
+STATIC_CALLS = """
+import torch
+def rows(m):
+    m.launch_static_dims_kernel(0, (4,), (torch.randn(4, 64), torch.empty(4)))
+CALLS = {"static_dims": [rows]}
+"""
+
+
+def test_static_dimensions_compile_as_constexpr_tuples(tmp_path):
+    """A static shape and strides (ct.ArrayAnnotation) are tl.constexpr tuples: the tile sized
+    by one compiles for the GPU, with its descriptor path."""
+    (tmp_path / "mods").mkdir()
+    _convert(HERE / "cases" / "static_dims.py", tmp_path / "mods" / "static_dims.py")
+    proc = _check_folder(tmp_path / "mods", STATIC_CALLS, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 launches, 2 compiles, 0 failed" in proc.stdout, proc.stdout
+
+
 VIEW_CALLS = """
 import torch
 def views(m):

@@ -452,6 +452,49 @@ def test_the_wide_numbers_kernel_is_valid_cutile(cutile_export):
     assert cutile_export.cubin_size(WIDE_NUMBERS, [wide, wide, array(ct.int64, 1), i64, i64]) > 0
 
 
+STATIC_DIMS = """
+from typing import Annotated
+
+import cuda.tile as ct
+
+Rows = Annotated[ct.Array, ct.ArrayAnnotation(static_shape_dims=(-1,), static_stride_dims=(1,))]
+
+
+def row_sums(x, i):
+    return ct.sum(ct.load(x, (i, 0), (1, x.shape[1])), axis=1)
+
+
+@ct.kernel
+def k(x: Rows, y):
+    # static dimensions are compile-time constants: assertions, tile sizes
+    ct.static_assert(x.strides[1] == 1)
+    n = x.shape[-1]
+    t = ct.load(x, (ct.bid(0), 0), (1, n))
+    ct.store(y, (ct.bid(0),), ct.sum(t, axis=1) + row_sums(x, ct.bid(0)))
+"""
+
+
+def test_static_dimensions_of_an_array_annotation_are_constants(convert, convert_text):
+    text = convert_text(STATIC_DIMS)
+    assert "x_shape: tl.constexpr," in text and "n: tl.constexpr = x_shape[-1]" in text, text
+    mod = convert(STATIC_DIMS)
+    for cols in (16, 32):  # another shape: another compile, as with cuTile
+        x = torch.randn(3, cols)
+        y = torch.empty(3)
+        mod.launch_k(0, (3,), (x, y))
+        torch.testing.assert_close(y, 2 * x.sum(1))
+
+
+def test_the_static_dimensions_kernel_is_valid_cutile(cutile_export):
+    ct, compilation = cutile_export.ct, cutile_export.compilation
+    rows = compilation.ArrayConstraint(ct.float32, 2, index_dtype=ct.int32, stride_lower_bound_incl=0,
+                                       alias_groups=[], may_alias_internally=False, stride_constant=[None, 1],
+                                       shape_constant=[None, 16], stride_divisible_by=[16, 1],
+                                       shape_divisible_by=[1, 16], base_addr_divisible_by=16)
+    assert cutile_export.cubin_size(STATIC_DIMS, [rows, cutile_export.array(ct.float32, 1)],
+                                    convention="cutile_python_v2") > 0
+
+
 NUM_TILES_KERNEL = """
 import cuda.tile as ct
 
