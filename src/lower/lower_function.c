@@ -952,10 +952,31 @@ static bool promotable(const ConstexprLocals *C, const Node *target, const Node 
 
 /* `g, d = t.shape[0], t.shape[1]`: each name its own constexpr local (one that cannot be,
  * its own plain assignment), in order
- * (a value naming a target is no constexpr yet, so none reads another). */
+ * (a value naming a target is no constexpr yet, so none reads another); `a, b = S` of a
+ * constexpr tuple S as `a, b = S[0], S[1]`, after a compile-time check of its length. */
 static bool promote_unpacked(ConstexprLocals *C, NodeList *stmts, int at) {
   Node *stmt = stmts->items[at];
   Node *target = stmt->u.assign.targets.items[0], *value = stmt->u.assign.value;
+  Node *whole = NULL; /* a constexpr tuple unpacked: its length checked when Triton compiles */
+  if (target->kind == N_TUPLE && value->kind == N_NAME && is_constexpr_name(C, value->u.name.id) &&
+      target->u.list.elts.count >= 2 && target->u.list.elts.count <= C2T_MAX_RANK * 2) {
+    /* `a, b = S` of a constexpr tuple (a ct.Constant[tuple], a static shape): `a, b = S[0], S[1]` */
+    Node *items = arena_alloc(&C->L->ctx->arena, sizeof(Node));
+    *items = *target;
+    items->u.list.elts = (NodeList){0};
+    items->u.list.ctx = CTX_LOAD;
+    for (int k = 0; k < target->u.list.elts.count; k++) {
+      Node *item = arena_alloc(&C->L->ctx->arena, sizeof(Node));
+      item->kind = N_SUBSCRIPT;
+      item->span = value->span;
+      item->u.subscript.value = node_copy_tree(&C->L->ctx->arena, value);
+      item->u.subscript.slice = new_int(C->L, k);
+      item->u.subscript.ctx = CTX_LOAD;
+      node_list_push(&C->L->ctx->arena, &items->u.list.elts, item);
+    }
+    whole = value;
+    value = items;
+  }
   if (target->kind != N_TUPLE || value->kind != N_TUPLE || target->u.list.elts.count != value->u.list.elts.count ||
       target->u.list.elts.count < 2)
     return false;
@@ -997,6 +1018,16 @@ static bool promote_unpacked(ConstexprLocals *C, NodeList *stmts, int at) {
   for (int k = 0; k < count; k++)
     if (promote[k])
       add_constexpr_name(C, target->u.list.elts.items[k]->u.name.id);
+  if (whole) { /* Python refuses to unpack a tuple of another length; so does Triton's compile then */
+    char *check = arena_printf(&C->L->ctx->arena, "tl.static_assert(len(_1) == %d, \"cannot unpack into %d names\")\n",
+                               count, count);
+    NodeList made = template_stmts(C->L->ctx, check, TEMPLATE_NODES(whole));
+    made.items[0]->span = stmt->span;
+    made.items[0]->rewritten = true;
+    node_list_push(&C->L->ctx->arena, stmts, NULL);
+    memmove(&stmts->items[at + 1], &stmts->items[at], sizeof(Node *) * (size_t)(stmts->count - at - 1));
+    stmts->items[at] = made.items[0];
+  }
   return true;
 }
 

@@ -53,6 +53,18 @@ static void bind_target(Lowerer *L, Node *target, TypeInfo *type) {
       }
       return;
     }
+    if (type && type->kind == VAL_CONST && type->const_tuple && type->dtype == DT_UNKNOWN) {
+      /* `a, b = S` of a constant tuple (ct.Constant[tuple], a static shape): its items are
+         constants known when Triton compiles (which checks the length) */
+      for (int i = 0; i < elts->count; i++) {
+        TypeInfo *item = type_new(L->ctx, VAL_CONST);
+        item->rank = 0;
+        item->dtype = DT_UNKNOWN;
+        item->const_tuple = true; /* a tuple again, for a nested one */
+        bind_target(L, elts->items[i], item);
+      }
+      return;
+    }
     if (!type || type->kind != VAL_TUPLE || type->count != elts->count)
       lower_error(L, target, "cannot unpack %s into %d names", type_describe(L->ctx, type), elts->count);
     for (int i = 0; i < elts->count; i++)

@@ -2,6 +2,7 @@
 constants, and a Constant parameter holding a tuple (ct.Constant[tuple]), whose items size tiles.
 Run under the interpreter here; tests/compile compiles the same forms for the GPU."""
 import ops_common
+import pytest
 import torch
 
 DEVICE = ops_common.DEVICE
@@ -219,3 +220,40 @@ def test_the_dataclasses_kernel_is_valid_cutile(cutile_export):
     ct = cutile_export.ct
     f32 = cutile_export.array(ct.float32, 1)
     assert cutile_export.cubin_size(DATACLASSES, [f32, f32, 16]) > 0
+
+
+UNPACKED_CONSTANTS = '''
+from typing import Annotated
+
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x: Annotated[ct.Array, ct.ArrayAnnotation(static_shape_dims=(0, 1))], y, S: ct.Constant[tuple]):
+    rows, cols = x.shape  # static: constants
+    a, b = S
+    ct.static_assert(S[0] == 2)
+    t = ct.load(x, (0, 0), (rows, cols))
+    ct.store(y, (0, 0), ct.reshape(t, (a, b)))
+'''
+
+
+def test_unpacked_constant_tuples_size_tiles(convert, convert_text, device):
+    text = convert_text(UNPACKED_CONSTANTS)
+    assert "a: tl.constexpr = S[0]" in text and "rows: tl.constexpr = x_shape[0]" in text, text
+    mod = convert(UNPACKED_CONSTANTS)
+    x = torch.randn(4, 8, device=device)
+    y = torch.empty(2, 16, device=device)
+    mod.launch_k(0, (1,), (x, y, (2, 16)))
+    torch.testing.assert_close(y, x.reshape(2, 16))
+    with pytest.raises(Exception, match="cannot unpack into 2 names"):
+        mod.launch_k(0, (1,), (x, y, (2, 16, 1)))
+
+
+def test_the_unpacked_constants_kernel_is_valid_cutile(cutile_export):
+    ct, compilation = cutile_export.ct, cutile_export.compilation
+    x = compilation.ArrayConstraint(ct.float32, 2, index_dtype=ct.int32, stride_lower_bound_incl=0, alias_groups=[],
+                                    may_alias_internally=False, stride_constant=[None, 1], shape_constant=[4, 8],
+                                    stride_divisible_by=[8, 1], shape_divisible_by=[4, 8], base_addr_divisible_by=16)
+    y = cutile_export.array(ct.float32, 2)
+    assert cutile_export.cubin_size(UNPACKED_CONSTANTS, [x, y, (2, 16)], convention="cutile_python_v2") > 0
