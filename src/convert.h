@@ -171,6 +171,8 @@ void resolve_module(Converter *conv);
 void resolve_sibling_imports(Converter *conv);
 /* resolve_nested.c: functions defined in a kernel's or tile function's body, moved to module level */
 void resolve_nested_functions(Converter *conv);
+/* the same for plain functions that tile code calls (and host code does not), once those are known */
+void resolve_nested_in_helpers(Converter *conv);
 /* a module-level def made by the resolver, registered as the module's own are (resolve.c) */
 void resolve_register_function(Converter *conv, Node *def);
 /* The cuda.tile member an expression names ("load", "float16",

@@ -744,7 +744,8 @@ static void lower_stmt(Lowerer *L, Node *stmt, NodeList *out) {
                 "moves to module level only when defined once, directly in the kernel's (or tile function's) body, "
                 "with no decorator, *args or **kwargs, defaults that read none of its names, and no def, lambda, "
                 "nonlocal or global of its own; and, where it reads the kernel's names, only called (not returned "
-                "or passed); never in a @ct.function(host=True), which host code calls as written",
+                "or passed); never in a function host code calls too (@ct.function(host=True), or a plain "
+                "function host code names), which runs there as written",
                 stmt->u.function_def.name.len, stmt->u.function_def.name.text);
   default: lower_error(L, stmt, "this statement is not valid in tile code");
   }

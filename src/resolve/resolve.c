@@ -1596,4 +1596,5 @@ void resolve_module(Converter *conv) {
   scan_for_launches(conv->module, conv);
   scan_for_host_uses(conv->module, conv);
   kernels_made_on_the_host(conv);
+  resolve_nested_in_helpers(conv);
 }

@@ -405,7 +405,17 @@ static void lift_from(Converter *conv, Node *outer, Names *module, NodeList *lif
   outer->rewritten = true;
 }
 
-void resolve_nested_functions(Converter *conv) {
+/* A plain module-level function that tile code calls (and host code does not): tile code. */
+static bool is_plain_helper(Converter *conv, const Node *stmt) {
+  if (stmt->kind != N_FUNCTION_DEF || stmt->u.function_def.decorator_list.count)
+    return false;
+  Function *fn = find_function(conv, stmt->u.function_def.name);
+  return fn && fn->def == stmt && fn->role == ROLE_DEVICE && !fn->host_too && !fn->nested_in;
+}
+
+/* The nested functions of the module-level defs `chosen` picks moved out, before each; the
+ * moved ones registered with `role`. */
+static void lift_in_module(Converter *conv, bool (*chosen)(Converter *, const Node *), FunctionRole role) {
   NodeList *body = &conv->module->u.module.body;
   Names module = {.conv = conv};
   for (int i = 0; i < body->count; i++) {
@@ -425,12 +435,13 @@ void resolve_nested_functions(Converter *conv) {
   bool changed = false;
   for (int i = 0; i < body->count; i++) {
     Node *stmt = body->items[i];
-    if (is_tile_def(conv, stmt)) {
+    if (chosen(conv, stmt)) {
       NodeList lifted = {0};
       lift_from(conv, stmt, &module, &lifted);
       for (int k = 0; k < lifted.count; k++) {
         node_list_push(&conv->ctx->arena, &out, lifted.items[k]);
         resolve_register_function(conv, lifted.items[k]);
+        conv->functions[conv->function_count - 1].role = role;
       }
       changed |= lifted.count > 0;
     }
@@ -439,3 +450,7 @@ void resolve_nested_functions(Converter *conv) {
   if (changed)
     *body = out;
 }
+
+void resolve_nested_functions(Converter *conv) { lift_in_module(conv, is_tile_def, ROLE_HOST); }
+
+void resolve_nested_in_helpers(Converter *conv) { lift_in_module(conv, is_plain_helper, ROLE_DEVICE); }

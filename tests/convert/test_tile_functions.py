@@ -763,8 +763,11 @@ def k(x, y, T: ct.Constant[int]):
 '''
 
 
-def test_a_function_defined_in_a_tile_function_moves_too(convert, device):
-    mod = convert(IN_TILE_FUNCTION)
+@pytest.mark.parametrize("decorator", ["@ct.function\n", ""])
+def test_a_function_defined_in_a_tile_function_moves_too(convert, convert_text, device, decorator):
+    source = IN_TILE_FUNCTION.replace("@ct.function\n", decorator)  # a plain helper a kernel calls too
+    assert "def scaled_times(v, n" in convert_text(source)
+    mod = convert(source)
     x = torch.randn(16, device=device)
     y = torch.empty_like(x)
     mod.launch_k(0, (1,), (x, y, 16))
@@ -773,4 +776,4 @@ def test_a_function_defined_in_a_tile_function_moves_too(convert, device):
 
 def test_a_function_defined_in_a_host_callable_tile_function_is_a_located_error(convert_error):
     host = IN_TILE_FUNCTION.replace("@ct.function\n", "@ct.function(host=True)\n")
-    assert "never in a @ct.function(host=True)" in convert_error(host)
+    assert "never in a function host code calls too" in convert_error(host)
