@@ -544,8 +544,64 @@ static Node *lower_tile_subscript(Lowerer *L, Node *expr, Node *base) {
   return typed(expr, type);
 }
 
+/* A bound of a tuple slice: absent (None), or an integer known at conversion. */
+static bool slice_bound(Lowerer *L, Node *bound, long long *value, bool *given) {
+  *given = false;
+  if (!bound || (bound->kind == N_CONSTANT && bound->u.constant.kind == CONST_NONE))
+    return true;
+  Node *lowered = lower_expr(L, bound);
+  if (!constant_index(lowered, value))
+    return false;
+  *given = true;
+  return true;
+}
+
+/* t[a:b:c] of a tuple (`x.shape[:2]`), bounds known at conversion: the tuple of the items it
+ * selects, as Python selects them; of a tuple whose length is known only when Triton compiles
+ * (an array of a rank not known yet), the same slice there. */
+static Node *lower_tuple_slice(Lowerer *L, Node *expr, Node *base) {
+  Node *slice = expr->u.subscript.slice;
+  long long bounds[3];
+  bool given[3];
+  Node *parts[3] = {slice->u.slice.lower, slice->u.slice.upper, slice->u.slice.step};
+  for (int i = 0; i < 3; i++)
+    if (!slice_bound(L, parts[i], &bounds[i], &given[i]))
+      lower_error(L, parts[i], "a tuple is sliced in tile code only with integers known at conversion");
+  long long step = given[2] ? bounds[2] : 1;
+  if (step == 0)
+    lower_error(L, slice, "slice step cannot be zero");
+  TypeInfo *tuple = base->type;
+  if (tuple->count < 0 || tuple->array) { /* sliced when Triton compiles */
+    if (tuple->array)
+      lower_error(L, expr, "a tuple of arrays cannot be sliced in tile code");
+    expr->u.subscript.value = base;
+    TypeInfo *type = type_new(L->ctx, VAL_TUPLE);
+    *type = *tuple;
+    return typed(expr, type);
+  }
+  long long n = tuple->count, start, stop;
+  if (step > 0) {
+    start = !given[0] ? 0 : bounds[0] < 0 ? (bounds[0] + n < 0 ? 0 : bounds[0] + n) : (bounds[0] > n ? n : bounds[0]);
+    stop = !given[1] ? n : bounds[1] < 0 ? (bounds[1] + n < 0 ? 0 : bounds[1] + n) : (bounds[1] > n ? n : bounds[1]);
+  } else {
+    start = !given[0] ? n - 1 : bounds[0] < 0 ? (bounds[0] + n < 0 ? -1 : bounds[0] + n) : (bounds[0] >= n ? n - 1 : bounds[0]);
+    stop = !given[1] ? -1 : bounds[1] < 0 ? (bounds[1] + n < 0 ? -1 : bounds[1] + n) : (bounds[1] >= n ? n - 1 : bounds[1]);
+  }
+  Node *result = T0(L, "()");
+  TypeInfo *type = type_new(L->ctx, VAL_TUPLE);
+  type->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(n + 1));
+  for (long long i = start; step > 0 ? i < stop : i > stop; i += step) {
+    Node *item = lower_tuple_item(L, expr, node_copy_tree(&L->ctx->arena, base), (int)i);
+    type->elts[type->count++] = item->type;
+    node_list_push(&L->ctx->arena, &result->u.list.elts, item);
+  }
+  return typed(result, type);
+}
+
 static Node *lower_subscript(Lowerer *L, Node *expr) {
   Node *base = lower_expr(L, expr->u.subscript.value);
+  if (base->type && base->type->kind == VAL_TUPLE && expr->u.subscript.slice->kind == N_SLICE)
+    return lower_tuple_slice(L, expr, base);
   if (base->type && base->type->kind == VAL_TUPLE) {
     Node *index = lower_expr(L, expr->u.subscript.slice);
     return lower_tuple_subscript(L, expr, base, index);

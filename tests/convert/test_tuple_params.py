@@ -257,3 +257,34 @@ def test_the_unpacked_constants_kernel_is_valid_cutile(cutile_export):
                                     stride_divisible_by=[8, 1], shape_divisible_by=[4, 8], base_addr_divisible_by=16)
     y = cutile_export.array(ct.float32, 2)
     assert cutile_export.cubin_size(UNPACKED_CONSTANTS, [x, y, (2, 16)], convention="cutile_python_v2") > 0
+
+
+TUPLE_SLICES = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(A, y, T: ct.Constant[int]):
+    lead = A.shape[:2]            # an array of a rank known only when Triton compiles
+    sizes = (T, 2 * T, 3 * T, 4 * T)
+    odd = sizes[1::2]             # known here: (2T, 4T)
+    back = sizes[::-1][:2]        # (4T, 3T)
+    tail = sizes[-2:]             # (3T, 4T)
+    total = lead[0] * 1000 + lead[1] * 100 + odd[0] + odd[1] + back[0] * back[1] + tail[0] - tail[1]
+    ct.store(y, (0,), ct.full((T,), total, dtype=ct.int32))
+'''
+
+
+def test_tuples_are_sliced_as_python_slices_them(convert, device):
+    mod = convert(TUPLE_SLICES)
+    y = torch.zeros(4, dtype=torch.int32, device=device)
+    mod.launch_k(0, (1,), (torch.randn(3, 5, 7, device=device), y, 4))
+    T = 4
+    want = 3 * 1000 + 5 * 100 + 2 * T + 4 * T + 4 * T * 3 * T + 3 * T - 4 * T
+    assert y.tolist() == [want] * 4
+
+
+def test_the_tuple_slices_kernel_is_valid_cutile(cutile_export):
+    ct = cutile_export.ct
+    assert cutile_export.cubin_size(TUPLE_SLICES, [cutile_export.array(ct.float32, 3),
+                                                   cutile_export.array(ct.int32, 1), 4]) > 0
