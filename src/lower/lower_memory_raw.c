@@ -111,49 +111,64 @@ static TypeInfo *result_type(Lowerer *L, const TypeInfo *raw, const Node *offset
   return type;
 }
 
+/* A method call's common part: its arguments bound, the raw memory, the offset, and
+ * mask= after the `values` operands (the operands at 2, 3, ...). */
+typedef struct RawCall {
+  BoundArgs args;
+  TypeInfo *raw;
+  Node *offset, *mask;
+} RawCall;
+
+static RawCall raw_call(Lowerer *L, Node *call, const char *what, const char *signature, int values) {
+  RawCall rc;
+  bind_call(L, call, what, signature, &rc.args);
+  rc.raw = require_raw(L, call, &rc.args, what);
+  rc.offset = require_offset(L, call, &rc.args, what);
+  rc.mask = optional_mask(L, &rc.args, 2 + values, rc.offset, what);
+  stats_memory(L->conv, STATS_REASON);
+  return rc;
+}
+
+/* An operand at `at` that broadcasts to the offset's shape. */
+static Node *raw_operand(Lowerer *L, Node *call, const RawCall *rc, int at, const char *what, const char *name) {
+  Node *operand = require_arg(L, call, &rc->args, at, what, name);
+  require_fits(L, rc->args.source[at], operand->type, rc->offset->type, what, name);
+  return operand;
+}
+
 /* ------------------------------------------------------- loads, stores */
 
 /* raw.load_offset(offset, /, *, mask=None, padding_value=0, latency=None) */
 Node *memory_lower_raw_load(Lowerer *L, Node *call, const char *member) {
   const char *what = "RawArrayMemory.load_offset()";
-  BoundArgs args;
-  bind_call(L, call, what, "self, offset, /, *, mask, padding_value, latency", &args);
-  TypeInfo *raw = require_raw(L, call, &args, what);
-  Node *offset = require_offset(L, call, &args, what);
-  Node *mask = optional_mask(L, &args, 2, offset, what);
-  Node *padding = args.arg[3];
+  RawCall rc = raw_call(L, call, what, "self, offset, /, *, mask, padding_value, latency", 0);
+  Node *padding = rc.args.arg[3];
   if (padding) {
-    memory_check_store_cast(L, args.source[3], padding->type, raw, "RawArrayMemory.load_offset() padding_value");
-    require_fits(L, args.source[3], padding->type, offset->type, what, "padding_value");
+    memory_check_store_cast(L, rc.args.source[3], padding->type, rc.raw, "RawArrayMemory.load_offset() padding_value");
+    require_fits(L, rc.args.source[3], padding->type, rc.offset->type, what, "padding_value");
   }
-  memory_check_latency(L, args.arg[4], what);
-  stats_memory(L->conv, STATS_REASON);
-  Node *pointers = raw_pointers(L, raw, offset);
+  memory_check_latency(L, rc.args.arg[4], what);
+  Node *pointers = raw_pointers(L, rc.raw, rc.offset);
   /* without a mask every lane is read: the padding value is never used (Triton refuses `other` there) */
-  Node *loaded = mask ? T(L, "tl.load(_1, mask=_2, other=_3)", pointers, mask, memory_gather_other(L, padding))
-                      : T(L, "tl.load(_1)", pointers);
-  loaded->type = result_type(L, raw, offset);
-  memory_note_access(L, loaded, raw->array, MEM_READ);
+  Node *loaded = rc.mask ? T(L, "tl.load(_1, mask=_2, other=_3)", pointers, rc.mask, memory_gather_other(L, padding))
+                         : T(L, "tl.load(_1)", pointers);
+  loaded->type = result_type(L, rc.raw, rc.offset);
+  memory_note_access(L, loaded, rc.raw->array, MEM_READ);
   return loaded;
 }
 
 /* raw.store_offset(offset, value, /, *, mask=None, latency=None) */
 Node *memory_lower_raw_store(Lowerer *L, Node *call, const char *member) {
   const char *what = "RawArrayMemory.store_offset()";
-  BoundArgs args;
-  bind_call(L, call, what, "self, offset, value, /, *, mask, latency", &args);
-  TypeInfo *raw = require_raw(L, call, &args, what);
-  Node *offset = require_offset(L, call, &args, what);
-  Node *value = require_arg(L, call, &args, 2, what, "value");
-  memory_check_store_cast(L, args.source[2], value->type, raw, what);
-  require_fits(L, args.source[2], value->type, offset->type, what, "value");
-  Node *mask = optional_mask(L, &args, 3, offset, what);
-  memory_check_latency(L, args.arg[4], what);
-  stats_memory(L->conv, STATS_REASON);
-  Node *pointers = raw_pointers(L, raw, offset);
-  Node *stored = mask ? T(L, "tl.store(_1, _2, mask=_3)", pointers, value, mask) : T(L, "tl.store(_1, _2)", pointers, value);
+  RawCall rc = raw_call(L, call, what, "self, offset, value, /, *, mask, latency", 1);
+  Node *value = raw_operand(L, call, &rc, 2, what, "value");
+  memory_check_store_cast(L, rc.args.source[2], value->type, rc.raw, what);
+  memory_check_latency(L, rc.args.arg[4], what);
+  Node *pointers = raw_pointers(L, rc.raw, rc.offset);
+  Node *stored = rc.mask ? T(L, "tl.store(_1, _2, mask=_3)", pointers, value, rc.mask)
+                         : T(L, "tl.store(_1, _2)", pointers, value);
   stored->type = type_new(L->ctx, VAL_NONE);
-  memory_note_access(L, stored, raw->array, MEM_WRITE);
+  memory_note_access(L, stored, rc.raw->array, MEM_WRITE);
   return stored;
 }
 
@@ -165,52 +180,39 @@ Node *memory_lower_raw_atomic(Lowerer *L, Node *call, const char *member) {
   const char *what = arena_printf(&L->ctx->arena, "RawArrayMemory.%s()", member);
   size_t op_len = strlen(member) - strlen("atomic_") - strlen("_offset");
   const char *op = arena_strndup(&L->ctx->arena, member + strlen("atomic_"), op_len);
-  BoundArgs args;
-  bind_call(L, call, what, "self, offset, update, /, *, mask, memory_order, memory_scope", &args);
-  TypeInfo *raw = require_raw(L, call, &args, what);
-  Node *offset = require_offset(L, call, &args, what);
-  Node *update = require_arg(L, call, &args, 2, what, "update");
-  memory_check_atomic(L, op, raw, update, args.source[2], what);
-  require_fits(L, args.source[2], update->type, offset->type, what, "update");
-  Node *mask = optional_mask(L, &args, 3, offset, what);
+  RawCall rc = raw_call(L, call, what, "self, offset, update, /, *, mask, memory_order, memory_scope", 1);
+  Node *update = raw_operand(L, call, &rc, 2, what, "update");
+  memory_check_atomic(L, op, rc.raw, update, rc.args.source[2], what);
   unsigned effects = MEM_READ | MEM_WRITE | MEM_ATOMIC;
-  const char *sem = memory_order_sem(L, args.arg[4], what, &effects);
-  const char *scope = memory_scope_text(L, args.arg[5], what);
-  stats_memory(L->conv, STATS_REASON);
-  Node *pointers = raw_pointers(L, raw, offset);
+  const char *sem = memory_order_sem(L, rc.args.arg[4], what, &effects);
+  const char *scope = memory_scope_text(L, rc.args.arg[5], what);
+  Node *pointers = raw_pointers(L, rc.raw, rc.offset);
   Node *function = new_name(L, arena_printf(&L->ctx->arena, "tl.atomic_%s", op));
-  Node *result = mask ? T(L, "_1(_2, _3, mask=_4)", function, pointers, update, mask)
-                      : T(L, "_1(_2, _3)", function, pointers, update);
+  Node *result = rc.mask ? T(L, "_1(_2, _3, mask=_4)", function, pointers, update, rc.mask)
+                         : T(L, "_1(_2, _3)", function, pointers, update);
   memory_push_sem_scope(L, result, sem, scope);
-  result->type = result_type(L, raw, offset);
-  memory_note_access(L, result, raw->array, effects);
+  result->type = result_type(L, rc.raw, rc.offset);
+  memory_note_access(L, result, rc.raw->array, effects);
   return result;
 }
 
 /* raw.atomic_cas_offset(offset, expected, desired, /, *, mask, memory_order, memory_scope) */
 Node *memory_lower_raw_atomic_cas(Lowerer *L, Node *call, const char *member) {
   const char *what = "RawArrayMemory.atomic_cas_offset()";
-  BoundArgs args;
-  bind_call(L, call, what, "self, offset, expected, desired, /, *, mask, memory_order, memory_scope", &args);
-  TypeInfo *raw = require_raw(L, call, &args, what);
-  Node *offset = require_offset(L, call, &args, what);
-  Node *expected = require_arg(L, call, &args, 2, what, "expected");
-  Node *desired = require_arg(L, call, &args, 3, what, "desired");
-  memory_check_atomic(L, "cas", raw, expected, args.source[2], what);
-  memory_check_atomic(L, "cas", raw, desired, args.source[3], what);
-  require_fits(L, args.source[2], expected->type, offset->type, what, "expected value");
-  require_fits(L, args.source[3], desired->type, offset->type, what, "desired value");
-  Node *mask = optional_mask(L, &args, 4, offset, what);
+  RawCall rc = raw_call(L, call, what, "self, offset, expected, desired, /, *, mask, memory_order, memory_scope", 2);
+  Node *expected = raw_operand(L, call, &rc, 2, what, "expected");
+  Node *desired = raw_operand(L, call, &rc, 3, what, "desired");
+  memory_check_atomic(L, "cas", rc.raw, expected, rc.args.source[2], what);
+  memory_check_atomic(L, "cas", rc.raw, desired, rc.args.source[3], what);
   unsigned effects = MEM_READ | MEM_WRITE | MEM_ATOMIC;
-  const char *sem = memory_order_sem(L, args.arg[5], what, &effects);
-  const char *scope = memory_scope_text(L, args.arg[6], what);
-  stats_memory(L->conv, STATS_REASON);
+  const char *sem = memory_order_sem(L, rc.args.arg[5], what, &effects);
+  const char *scope = memory_scope_text(L, rc.args.arg[6], what);
   Node *sem_text = T0(L, arena_printf(&L->ctx->arena, "\"%s\"", sem ? sem : "acq_rel"));
   Node *scope_text = T0(L, arena_printf(&L->ctx->arena, "\"%s\"", scope ? scope : "gpu"));
   Node *result = T(L, "_1(_2, _3, _4, _5, _6, _7, _8)", use_helper(L, HELPER_ct_atomic_cas),
-                   node_copy_tree(&L->ctx->arena, raw->array->pointer), offset, mask ? mask : T0(L, "True"), expected,
-                   desired, sem_text, scope_text);
-  result->type = result_type(L, raw, offset);
-  memory_note_access(L, result, raw->array, effects);
+                   node_copy_tree(&L->ctx->arena, rc.raw->array->pointer), rc.offset,
+                   rc.mask ? rc.mask : T0(L, "True"), expected, desired, sem_text, scope_text);
+  result->type = result_type(L, rc.raw, rc.offset);
+  memory_note_access(L, result, rc.raw->array, effects);
   return result;
 }
