@@ -46,6 +46,9 @@ typedef enum HelperId {
   HELPER__RoundingMode, /* host_helpers.py */
   HELPER__MemoryOrder, /* host_helpers.py */
   HELPER__MemoryScope, /* host_helpers.py */
+  HELPER__BytecodeVersion, /* host_helpers.py */
+  HELPER__max_bytecode_version, /* host_helpers.py */
+  HELPER__dev_features_enabled, /* host_helpers.py */
   HELPER__tf32_stage_kernel, /* host_helpers.py */
   HELPER__tf32_stage, /* host_helpers.py */
   HELPER_ct_common_dtype, /* math_helpers.py */
@@ -797,6 +800,25 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    \"MemoryScope\",\n"
     "    [(\"NONE\", \"none\"), (\"BLOCK\", \"block\"), (\"CLUSTER\", \"cluster\"), (\"DEVICE\", \"device\"), (\"SYS\", \"sys\")],\n"
     ")\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER__BytecodeVersion] = {"_BytecodeVersion",
+    "_BytecodeVersion = enum.IntEnum(\n"
+    "    \"BytecodeVersion\",\n"
+    "    [(\"V_13_1\", 130100), (\"V_13_2\", 130200), (\"V_13_3\", 130300), (\"V_13_4\", 130400), (\"V_13_5\", 130500)],\n"
+    ")\n",
+    {-1, -1, -1, -1}, false, false},
+  [HELPER__max_bytecode_version] = {"_max_bytecode_version",
+    "def _max_bytecode_version(temp_dir=None, allow_dev=False):\n"
+    "    \"\"\"cuTile's _get_max_supported_bytecode_version: the newest Tile IR its compiler\n"
+    "    (tileiras) takes, which host code tests before using a feature. The converted module\n"
+    "    compiles with Triton, which takes every feature the conversion kept: the newest.\"\"\"\n"
+    "    return max(_BytecodeVersion)\n",
+    {HELPER__BytecodeVersion, -1, -1, -1}, false, false},
+  [HELPER__dev_features_enabled] = {"_dev_features_enabled",
+    "def _dev_features_enabled():\n"
+    "    \"\"\"cuTile's dev_features_enabled(): whether its features in development are on. The\n"
+    "    converted module runs no cuTile: off.\"\"\"\n"
+    "    return False\n",
     {-1, -1, -1, -1}, false, false},
   [HELPER__tf32_stage_kernel] = {"_tf32_stage_kernel",
     "@triton.jit\n"

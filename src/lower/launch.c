@@ -1004,6 +1004,25 @@ static Node *rewrite_host_member(Lowerer *L, Node *node, const char *member) {
     return use_helper(L, HELPER__CUTILE_VERSION);
   if (strcmp(member, "launch") == 0) /* ct.launch as a value (passed to a timer): the same signature */
     return use_helper(L, HELPER_launch_kernel);
+  /* what host code asks cuTile's internals about the machine and its compiler */
+  if (strcmp(member, "_cext.get_compute_capability") == 0)
+    return T0(L, "torch.cuda.get_device_capability");
+  if (strcmp(member, "_cext.dev_features_enabled") == 0)
+    return use_helper(L, HELPER__dev_features_enabled);
+  if (strcmp(member, "_compile._get_max_supported_bytecode_version") == 0) {
+    L->needs_enum = true;
+    return use_helper(L, HELPER__max_bytecode_version);
+  }
+  static const char *const BYTECODE_VERSION[] = {"_bytecode.version.BytecodeVersion", "_bytecode.BytecodeVersion"};
+  for (int i = 0; i < 2; i++) { /* the Tile IR versions it compares with: a helper enum of the same members */
+    size_t length = strlen(BYTECODE_VERSION[i]);
+    if (strncmp(member, BYTECODE_VERSION[i], length) == 0 && (!member[length] || member[length] == '.')) {
+      L->needs_enum = true;
+      Node *versions = use_helper(L, HELPER__BytecodeVersion);
+      return T0(L, arena_printf(&L->ctx->arena, "%.*s%s", versions->u.name.id.len, versions->u.name.id.text,
+                                member + length));
+    }
+  }
   Node *value = host_enum_value(L, member);
   if (value)
     return value;
@@ -1558,7 +1577,7 @@ static void push_imports(Lowerer *L, NodeList *out, const Node *replaced, int he
   Buf text = {0};
   if (!module_imports(L, "contextlib", helpers_at))
     buf_puts(&text, "import contextlib\n");
-  if (L->host_enums && !module_imports(L, "enum", helpers_at))
+  if ((L->host_enums || L->needs_enum) && !module_imports(L, "enum", helpers_at))
     buf_puts(&text, "import enum\n");
   if ((L->uses_array_lists || L->launcher_count) && !module_imports(L, "operator", helpers_at))
     buf_puts(&text, "import operator\n");

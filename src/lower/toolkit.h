@@ -249,6 +249,7 @@ typedef struct Lowerer {
   bool needs_interpreted_flag; /* INTERPRETED: running under TRITON_INTERPRET=1 (no libdevice, no device asserts) */
   bool needs_debug;   /* the function being lowered reaches ct.assert_: its kernel needs debug=True */
   unsigned host_enums; /* bit i: host code uses the cuTile enum HOST_ENUMS[i] (launch.c) */
+  bool needs_enum;    /* a helper made with the enum module (_BytecodeVersion): the module imports enum */
   NodeList generated; /* launchers and helpers to append to the module */
   NodeList block_aliases; /* type aliases taken out of module-level if/try blocks (launch.c) */
   bool uses_tma;      /* some kernel builds tensor descriptors: the module sets an allocator */

@@ -565,3 +565,40 @@ import os  # noqa: E402
     y = torch.empty_like(x)
     mod.launch_k(0, (1,), (x, y, 16))
     torch.testing.assert_close(y, torch.exp(x))
+
+
+COMPILER_QUERIES = '''
+import tempfile
+
+import cuda.tile as ct
+from cuda.tile._bytecode.version import BytecodeVersion
+from cuda.tile._cext import dev_features_enabled, get_compute_capability
+from cuda.tile._compile import _get_max_supported_bytecode_version
+
+
+@ct.kernel
+def k(x, T: ct.Constant[int]):
+    ct.store(x, (0,), ct.zeros((T,), dtype=ct.float32))
+
+
+def tileiras_version():
+    return _get_max_supported_bytecode_version(tempfile.gettempdir(), allow_dev=dev_features_enabled())
+
+
+def supported():
+    # as cuTile's samples gate a feature on the machine and on the compiler
+    return tileiras_version() >= BytecodeVersion.V_13_3, BytecodeVersion(130100).name
+
+
+def capability():
+    return get_compute_capability()
+'''
+
+
+def test_what_host_code_asks_cutiles_internals_about_the_compiler(convert, convert_text):
+    text = convert_text(COMPILER_QUERIES)
+    assert "return torch.cuda.get_device_capability()" in text and "cuda.tile" not in text, text
+    mod = convert(COMPILER_QUERIES)
+    # Triton compiles every feature the conversion kept: the newest Tile IR version cuTile 1.7 names
+    assert mod.supported() == (True, "V_13_1")
+    assert int(mod.tileiras_version()) == 130500

@@ -661,6 +661,28 @@ _MemoryScope = enum.Enum(
 )
 
 
+# helper: _BytecodeVersion
+_BytecodeVersion = enum.IntEnum(
+    "BytecodeVersion",
+    [("V_13_1", 130100), ("V_13_2", 130200), ("V_13_3", 130300), ("V_13_4", 130400), ("V_13_5", 130500)],
+)
+
+
+# helper: _max_bytecode_version needs _BytecodeVersion
+def _max_bytecode_version(temp_dir=None, allow_dev=False):
+    """cuTile's _get_max_supported_bytecode_version: the newest Tile IR its compiler
+    (tileiras) takes, which host code tests before using a feature. The converted module
+    compiles with Triton, which takes every feature the conversion kept: the newest."""
+    return max(_BytecodeVersion)
+
+
+# helper: _dev_features_enabled
+def _dev_features_enabled():
+    """cuTile's dev_features_enabled(): whether its features in development are on. The
+    converted module runs no cuTile: off."""
+    return False
+
+
 # helper: _tf32_stage_kernel needs ct_to_tfloat32
 @triton.jit
 def _tf32_stage_kernel(src, dst, R, C, stride_r, stride_c, BR: tl.constexpr, BC: tl.constexpr):
