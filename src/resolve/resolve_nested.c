@@ -175,7 +175,6 @@ typedef struct Rewrite {
   Converter *conv;
   Nested *nested;
   int count;
-  bool only_calls_ok; /* out: every read of a nested function with captures is a call's callee */
 } Rewrite;
 
 static Nested *nested_named(Rewrite *rw, Str name) {
@@ -185,7 +184,8 @@ static Nested *nested_named(Rewrite *rw, Str name) {
   return NULL;
 }
 
-/* Whether each read of a movable nested function with captures is the callee of a call. */
+/* A movable nested function with captures that is read other than as the callee of a call
+ * (returned, passed, stored) is not movable after all. */
 static void check_reads(Node *node, void *data) {
   Rewrite *rw = data;
   if (node->kind == N_CALL && node->u.call.func->kind == N_NAME) {
@@ -341,7 +341,7 @@ static void lift_from(Converter *conv, Node *outer, Names *module, NodeList *lif
             }
         }
   }
-  Rewrite rw = {conv, nested, count, true};
+  Rewrite rw = {conv, nested, count};
   for (int i = 0; i < count; i++)
     if (nested[i].movable && nested[i].captures.count > C2T_MAX_NESTED_CAPTURES)
       diag_limit(&conv->ctx->diag, nested[i].def->span.start, "names of its enclosing function a nested function "
