@@ -174,6 +174,20 @@ Node *memory_lower_raw_store(Lowerer *L, Node *call, const char *member) {
 
 /* -------------------------------------------------------------- atomics */
 
+/* memory_order= and memory_scope= at `at` and `at + 1`: Triton's sem and scope (NULL: its
+ * defaults) and what the atomic does to the order of memory operations. */
+typedef struct RawOrder {
+  const char *sem, *scope;
+  unsigned effects;
+} RawOrder;
+
+static RawOrder raw_order(Lowerer *L, const RawCall *rc, int at, const char *what) {
+  RawOrder order = {NULL, NULL, MEM_READ | MEM_WRITE | MEM_ATOMIC};
+  order.sem = memory_order_sem(L, rc->args.arg[at], what, &order.effects);
+  order.scope = memory_scope_text(L, rc->args.arg[at + 1], what);
+  return order;
+}
+
 /* raw.atomic_OP_offset(offset, update, /, *, mask, memory_order, memory_scope): OP is
  * add, max, min, and, or, xor or xchg (the member's middle) */
 Node *memory_lower_raw_atomic(Lowerer *L, Node *call, const char *member) {
@@ -183,16 +197,14 @@ Node *memory_lower_raw_atomic(Lowerer *L, Node *call, const char *member) {
   RawCall rc = raw_call(L, call, what, "self, offset, update, /, *, mask, memory_order, memory_scope", 1);
   Node *update = raw_operand(L, call, &rc, 2, what, "update");
   memory_check_atomic(L, op, rc.raw, update, rc.args.source[2], what);
-  unsigned effects = MEM_READ | MEM_WRITE | MEM_ATOMIC;
-  const char *sem = memory_order_sem(L, rc.args.arg[4], what, &effects);
-  const char *scope = memory_scope_text(L, rc.args.arg[5], what);
+  RawOrder order = raw_order(L, &rc, 4, what);
   Node *pointers = raw_pointers(L, rc.raw, rc.offset);
   Node *function = new_name(L, arena_printf(&L->ctx->arena, "tl.atomic_%s", op));
   Node *result = rc.mask ? T(L, "_1(_2, _3, mask=_4)", function, pointers, update, rc.mask)
                          : T(L, "_1(_2, _3)", function, pointers, update);
-  memory_push_sem_scope(L, result, sem, scope);
+  memory_push_sem_scope(L, result, order.sem, order.scope);
   result->type = result_type(L, rc.raw, rc.offset);
-  memory_note_access(L, result, rc.raw->array, effects);
+  memory_note_access(L, result, rc.raw->array, order.effects);
   return result;
 }
 
@@ -204,15 +216,13 @@ Node *memory_lower_raw_atomic_cas(Lowerer *L, Node *call, const char *member) {
   Node *desired = raw_operand(L, call, &rc, 3, what, "desired");
   memory_check_atomic(L, "cas", rc.raw, expected, rc.args.source[2], what);
   memory_check_atomic(L, "cas", rc.raw, desired, rc.args.source[3], what);
-  unsigned effects = MEM_READ | MEM_WRITE | MEM_ATOMIC;
-  const char *sem = memory_order_sem(L, rc.args.arg[5], what, &effects);
-  const char *scope = memory_scope_text(L, rc.args.arg[6], what);
-  Node *sem_text = T0(L, arena_printf(&L->ctx->arena, "\"%s\"", sem ? sem : "acq_rel"));
-  Node *scope_text = T0(L, arena_printf(&L->ctx->arena, "\"%s\"", scope ? scope : "gpu"));
+  RawOrder order = raw_order(L, &rc, 5, what);
+  Node *sem_text = T0(L, arena_printf(&L->ctx->arena, "\"%s\"", order.sem ? order.sem : "acq_rel"));
+  Node *scope_text = T0(L, arena_printf(&L->ctx->arena, "\"%s\"", order.scope ? order.scope : "gpu"));
   Node *result = T(L, "_1(_2, _3, _4, _5, _6, _7, _8)", use_helper(L, HELPER_ct_atomic_cas),
                    node_copy_tree(&L->ctx->arena, rc.raw->array->pointer), rc.offset,
                    rc.mask ? rc.mask : T0(L, "True"), expected, desired, sem_text, scope_text);
   result->type = result_type(L, rc.raw, rc.offset);
-  memory_note_access(L, result, rc.raw->array, effects);
+  memory_note_access(L, result, rc.raw->array, order.effects);
   return result;
 }

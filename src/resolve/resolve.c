@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../convert.h"
+#include "resolve.h"
 
 #define RESOLVE_MAX_ALIAS_DEPTH 16
 #define MEMBER_MODULE "<module>" /* the expression is the cuda.tile module itself */
@@ -704,22 +705,15 @@ static void resolve_statements(Converter *conv, NodeList *body, int depth) {
  * closure, a name the module already has, or @ct.kernel under another
  * decorator are located errors. */
 
-typedef struct NameSet {
-  Converter *conv;
-  Str *names;
-  int count, capacity;
-  bool stores; /* collect the names bound (else the names read) */
-} NameSet;
-
-static bool name_set_has(const NameSet *set, Str name) {
+bool resolve_set_has(const NameSet *set, Str name) {
   for (int i = 0; i < set->count; i++)
     if (str_same(set->names[i], name))
       return true;
   return false;
 }
 
-static void name_set_add(NameSet *set, Str name) {
-  if (name_set_has(set, name))
+void resolve_set_add(NameSet *set, Str name) {
+  if (resolve_set_has(set, name))
     return;
   set->names = grown(set->conv, set->names, set->count, &set->capacity, sizeof(Str));
   set->names[set->count++] = name;
@@ -731,11 +725,11 @@ static void collect_parameters(NameSet *set, const Node *args) {
   const NodeList *lists[] = {&args->u.arguments.posonlyargs, &args->u.arguments.args, &args->u.arguments.kwonlyargs};
   for (int l = 0; l < 3; l++)
     for (int i = 0; i < lists[l]->count; i++)
-      name_set_add(set, lists[l]->items[i]->u.arg.arg);
+      resolve_set_add(set, lists[l]->items[i]->u.arg.arg);
   if (args->u.arguments.vararg)
-    name_set_add(set, args->u.arguments.vararg->u.arg.arg);
+    resolve_set_add(set, args->u.arguments.vararg->u.arg.arg);
   if (args->u.arguments.kwarg)
-    name_set_add(set, args->u.arguments.kwarg->u.arg.arg);
+    resolve_set_add(set, args->u.arguments.kwarg->u.arg.arg);
 }
 
 /* The names a statement binds (stores, defs, classes, imports, except-as;
@@ -749,12 +743,12 @@ static void collect_names(Node *node, void *data) {
   switch (node->kind) {
   case N_NAME:
     if ((node->u.name.ctx != CTX_LOAD) == set->stores)
-      name_set_add(set, node->u.name.id);
+      resolve_set_add(set, node->u.name.id);
     return;
   case N_FUNCTION_DEF:
   case N_CLASS_DEF:
     if (set->stores) {
-      name_set_add(set, node->kind == N_FUNCTION_DEF ? node->u.function_def.name : node->u.class_def.name);
+      resolve_set_add(set, node->kind == N_FUNCTION_DEF ? node->u.function_def.name : node->u.class_def.name);
       return;
     }
     break;
@@ -769,13 +763,13 @@ static void collect_names(Node *node, void *data) {
       Node *alias = names->items[i];
       Str bound = alias->u.alias.asname.len ? alias->u.alias.asname : alias->u.alias.name;
       const char *dot = memchr(bound.text, '.', (size_t)bound.len);
-      name_set_add(set, dot ? (Str){bound.text, (int)(dot - bound.text)} : bound);
+      resolve_set_add(set, dot ? (Str){bound.text, (int)(dot - bound.text)} : bound);
     }
     return;
   }
   case N_EXCEPT_HANDLER:
     if (set->stores && node->u.except_handler.name.len)
-      name_set_add(set, node->u.except_handler.name);
+      resolve_set_add(set, node->u.except_handler.name);
     break;
   default: break;
   }
@@ -817,7 +811,7 @@ static int closure_reads(Converter *conv, Node *def, const NameSet *outer, Str *
   int count = 0;
   *first = NULL;
   for (int i = 0; i < read.count; i++) {
-    if (!name_set_has(outer, read.names[i]) || name_set_has(&own, read.names[i]))
+    if (!resolve_set_has(outer, read.names[i]) || resolve_set_has(&own, read.names[i]))
       continue;
     if (!count) {
       NameSearch search = {read.names[i], NULL};
@@ -838,9 +832,9 @@ static void collect_definitions(NodeList *body, void *data) {
   for (int i = 0; i < body->count; i++) {
     Node *stmt = body->items[i];
     if (stmt->kind == N_FUNCTION_DEF)
-      name_set_add(set, stmt->u.function_def.name);
+      resolve_set_add(set, stmt->u.function_def.name);
     else if (stmt->kind == N_CLASS_DEF)
-      name_set_add(set, stmt->u.class_def.name);
+      resolve_set_add(set, stmt->u.class_def.name);
     else if (stmt->kind == N_IMPORT || stmt->kind == N_IMPORT_FROM)
       collect_names(stmt, set);
     each_block(stmt, collect_definitions, set);
@@ -995,16 +989,16 @@ static bool move_helper(Converter *conv, Node *host, Str name, const NameSet *lo
     diag_limit(&conv->ctx->diag, def->span.start, "functions of a host function moved with its kernels",
                C2T_MAX_CAPTURED);
   Str moved = name;
-  if (name_set_has(module_names, name)) {
+  if (resolve_set_has(module_names, name)) {
     char *renamed = arena_printf(&conv->ctx->arena, "%.*s_%.*s", host_name.len, host_name.text, name.len, name.text);
     moved = (Str){renamed, (int)strlen(renamed)};
-    if (name_set_has(module_names, moved))
+    if (resolve_set_has(module_names, moved))
       diag_error_code(&conv->ctx->diag, C2T_CODE_HOST, def->span.start,
                       "the function '%.*s' defined inside '%.*s', which a kernel there calls, has the name of a "
                       "module-level name, and so has '%.*s': it becomes a module-level tile function; rename one "
                       "of them", name.len, name.text, host_name.len, host_name.text, moved.len, moved.text);
   }
-  name_set_add(module_names, moved);
+  resolve_set_add(module_names, moved);
   Node *placeholder = arena_alloc(&conv->ctx->arena, sizeof(Node));
   placeholder->kind = N_PASS;
   placeholder->span = def->span;
@@ -1104,7 +1098,7 @@ static void hoist_kernel(Converter *conv, Node *host, Node **slot, const NameSet
   int values = 0; /* the captured names that are values (constexpr parameters), after the functions moved */
   for (int i = 0; i < count && i < C2T_MAX_CAPTURED; i++) {
     Str read = captured[i], to;
-    if (name_set_has(&defined, read) && callee->kind == N_ATTRIBUTE &&
+    if (resolve_set_has(&defined, read) && callee->kind == N_ATTRIBUTE &&
         move_helper(conv, host, read, locals, module_names, hoisted, moves, 0, &to)) {
       Rename rename = {read, to};
       if (!str_same(to, read))
@@ -1115,7 +1109,7 @@ static void hoist_kernel(Converter *conv, Node *host, Node **slot, const NameSet
     NameSearch search = {read, NULL};
     node_children(inner, find_read, &search);
     Pos at = (search.found ? search.found : inner)->span.start;
-    if (name_set_has(&defined, read) || callee->kind != N_ATTRIBUTE)
+    if (resolve_set_has(&defined, read) || callee->kind != N_ATTRIBUTE)
       diag_error_code(&conv->ctx->diag, C2T_CODE_HOST, at,
                       "the kernel '%.*s' defined inside '%.*s' reads '%.*s', %s of '%.*s': a converted kernel is a "
                       "module-level Triton function, which takes a closure's values only as constexpr parameters; "
@@ -1138,17 +1132,17 @@ static void hoist_kernel(Converter *conv, Node *host, Node **slot, const NameSet
   /* at module level under its own name, or `HOST_NAME` where another module-level name has it
      (factories often name their kernels alike) */
   Str local = name;
-  if (name_set_has(module_names, name)) {
+  if (resolve_set_has(module_names, name)) {
     char *renamed = arena_printf(&conv->ctx->arena, "%.*s_%.*s", host_name.len, host_name.text, name.len, name.text);
     name = (Str){renamed, (int)strlen(renamed)};
-    if (name_set_has(module_names, name))
+    if (resolve_set_has(module_names, name))
       diag_error_code(&conv->ctx->diag, C2T_CODE_HOST, inner->span.start,
                       "the kernel '%.*s' defined inside '%.*s' has the name of a module-level name, and so has "
                       "'%.*s': a converted kernel is a module-level Triton function; rename one of them",
                       local.len, local.text, host_name.len, host_name.text, name.len, name.text);
     inner->u.function_def.name = name;
   }
-  name_set_add(module_names, name);
+  resolve_set_add(module_names, name);
   Node *placeholder = arena_alloc(&conv->ctx->arena, sizeof(Node));
   placeholder->kind = N_PASS;
   placeholder->rewritten = true;
@@ -1224,7 +1218,7 @@ static void check_local_import_names(LocalImports *li, const Node *stmt) {
   NameSet bound = {.conv = li->conv, .stores = true};
   collect_names((Node *)stmt, &bound);
   for (int i = 0; i < bound.count; i++)
-    if (name_set_has(li->module_names, bound.names[i]) && !is_ct_module_name(li->conv, bound.names[i]) &&
+    if (resolve_set_has(li->module_names, bound.names[i]) && !is_ct_module_name(li->conv, bound.names[i]) &&
         !(str_eq(bound.names[i], "cuda") && li->conv->cuda_package_bound) && !binds_ct_member(li->conv, bound.names[i]))
       diag_error(&li->conv->ctx->diag, stmt->span.start,
                  "this import of cuda.tile inside a function binds '%.*s', which the module binds to something "
@@ -1337,7 +1331,7 @@ static void mark_device(CallScan *scan, Function *fn) {
  * `emb`), which Python's scoping makes local in the whole function. */
 static void scan_for_callees(Node *node, void *data) {
   CallScan *scan = data;
-  if (node->kind == N_NAME && node->u.name.ctx == CTX_LOAD && !name_set_has(scan->locals, node->u.name.id)) {
+  if (node->kind == N_NAME && node->u.name.ctx == CTX_LOAD && !resolve_set_has(scan->locals, node->u.name.id)) {
     Function *fn = find_function(scan->conv, node->u.name.id);
     if (fn)
       mark_device(scan, fn);

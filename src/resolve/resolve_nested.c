@@ -27,42 +27,15 @@
  */
 #include <string.h>
 
-#include "../convert.h"
+#include "resolve.h"
 
 /* Nested functions of one kernel or tile function moved out. */
 #define C2T_MAX_NESTED_FUNCTIONS 32
-/* Names of its enclosing function one nested function reads. */
+/* NameSet of its enclosing function one nested function reads. */
 #define C2T_MAX_NESTED_CAPTURES 32
 
-typedef struct Names {
-  Converter *conv;
-  Str *items;
-  int count, capacity;
-} Names;
-
-static bool names_has(const Names *set, Str name) {
-  for (int i = 0; i < set->count; i++)
-    if (str_same(set->items[i], name))
-      return true;
-  return false;
-}
-
-static void names_add(Names *set, Str name) {
-  if (names_has(set, name))
-    return;
-  if (set->count == set->capacity) {
-    int capacity = set->capacity ? 2 * set->capacity : 16;
-    Str *items = arena_alloc(&set->conv->ctx->arena, sizeof(Str) * (size_t)capacity);
-    if (set->count)
-      memcpy(items, set->items, sizeof(Str) * (size_t)set->count);
-    set->items = items;
-    set->capacity = capacity;
-  }
-  set->items[set->count++] = name;
-}
-
 typedef struct Walk {
-  Names *names;
+  NameSet *names;
   bool stores;      /* the names bound (else the names read) */
   bool blocked;     /* a nested def or lambda, nonlocal, global, yield: not movable */
   Str counted;      /* count the bindings of this name */
@@ -74,7 +47,7 @@ static void walk_names(Node *node, void *data) {
   switch (node->kind) {
   case N_NAME:
     if ((node->u.name.ctx != CTX_LOAD) == walk->stores)
-      names_add(walk->names, node->u.name.id);
+      resolve_set_add(walk->names, node->u.name.id);
     if (node->u.name.ctx != CTX_LOAD && walk->counted.len && str_same(node->u.name.id, walk->counted))
       walk->bindings++;
     return;
@@ -82,7 +55,7 @@ static void walk_names(Node *node, void *data) {
   case N_CLASS_DEF: {
     Str name = node->kind == N_FUNCTION_DEF ? node->u.function_def.name : node->u.class_def.name;
     if (walk->stores)
-      names_add(walk->names, name);
+      resolve_set_add(walk->names, name);
     if (walk->counted.len && str_same(name, walk->counted))
       walk->bindings++;
     walk->blocked = true;
@@ -103,11 +76,11 @@ static void walk_names(Node *node, void *data) {
 }
 
 /* The parameters of a def or lambda. */
-static void add_parameters(Names *set, const Node *args) {
+static void add_parameters(NameSet *set, const Node *args) {
   const NodeList *lists[] = {&args->u.arguments.posonlyargs, &args->u.arguments.args, &args->u.arguments.kwonlyargs};
   for (int l = 0; l < 3; l++)
     for (int i = 0; i < lists[l]->count; i++)
-      names_add(set, lists[l]->items[i]->u.arg.arg);
+      resolve_set_add(set, lists[l]->items[i]->u.arg.arg);
 }
 
 /* ------------------------------------------------------------ the candidates */
@@ -116,8 +89,8 @@ typedef struct Nested {
   Node **slot;     /* its statement in the enclosing body */
   Node *def;       /* the def (a lambda's made into one) */
   Str name, lifted;
-  Names captures;  /* names of the enclosing function it reads (with those of the ones it calls) */
-  Names calls;     /* the other nested functions it reads */
+  NameSet captures;  /* names of the enclosing function it reads (with those of the ones it calls) */
+  NameSet calls;     /* the other nested functions it reads */
   bool movable;
 } Nested;
 
@@ -153,18 +126,18 @@ static Node *lambda_as_def(Converter *conv, Node *stmt) {
 
 /* Whether a def's own form allows moving it: no decorator, *args, **kwargs; defaults and
  * annotations that read none of `outer`. */
-static bool plain_signature(Converter *conv, const Node *def, const Names *outer) {
+static bool plain_signature(Converter *conv, const Node *def, const NameSet *outer) {
   const Node *args = def->u.function_def.args;
   if (def->u.function_def.decorator_list.count || args->u.arguments.vararg || args->u.arguments.kwarg ||
       def->u.function_def.type_params.count)
     return false;
-  Names read = {.conv = conv};
+  NameSet read = {.conv = conv};
   Walk walk = {&read, false, false, {0}, 0};
   node_children((Node *)args, walk_names, &walk);
   if (def->u.function_def.returns)
     walk_names(def->u.function_def.returns, &walk);
   for (int i = 0; i < read.count; i++)
-    if (names_has(outer, read.items[i]))
+    if (resolve_set_has(outer, read.names[i]))
       return false;
   return !walk.blocked;
 }
@@ -222,8 +195,8 @@ static void rewrite_calls(Node *node, void *data) {
       continue;
     for (int c = 0; c < n->captures.count; c++) {
       Node *keyword = new_node(rw->conv, N_KEYWORD, node->span);
-      keyword->u.keyword.arg = n->captures.items[c];
-      keyword->u.keyword.value = new_name(rw->conv, n->captures.items[c], CTX_LOAD, node->span);
+      keyword->u.keyword.arg = n->captures.names[c];
+      keyword->u.keyword.value = new_name(rw->conv, n->captures.names[c], CTX_LOAD, node->span);
       node_list_push(&rw->conv->ctx->arena, &node->u.call.keywords, keyword);
     }
     node->rewritten = true;
@@ -250,13 +223,13 @@ static bool is_tile_def(Converter *conv, const Node *stmt) {
 }
 
 /* A name no module-level statement binds: OUTER_NAME, then OUTER_NAME_2, ... */
-static Str fresh_name(Converter *conv, Names *module, Str outer, Str name) {
+static Str fresh_name(Converter *conv, NameSet *module, Str outer, Str name) {
   for (int k = 1; k < 1000; k++) {
     char *text = k == 1 ? arena_printf(&conv->ctx->arena, "%.*s_%.*s", outer.len, outer.text, name.len, name.text)
                         : arena_printf(&conv->ctx->arena, "%.*s_%.*s_%d", outer.len, outer.text, name.len, name.text, k);
     Str made = {text, (int)strlen(text)};
-    if (!names_has(module, made) && !find_binding(conv, made)) {
-      names_add(module, made);
+    if (!resolve_set_has(module, made) && !find_binding(conv, made)) {
+      resolve_set_add(module, made);
       return made;
     }
   }
@@ -264,7 +237,7 @@ static Str fresh_name(Converter *conv, Names *module, Str outer, Str name) {
 }
 
 /* The nested functions of `outer` moved out, into `lifted` (defs to put before it). */
-static void lift_from(Converter *conv, Node *outer, Names *module, NodeList *lifted) {
+static void lift_from(Converter *conv, Node *outer, NameSet *module, NodeList *lifted) {
   NodeList *body = &outer->u.function_def.body;
   Nested *nested = arena_alloc(&conv->ctx->arena, sizeof(Nested) * C2T_MAX_NESTED_FUNCTIONS);
   int count = 0;
@@ -281,24 +254,24 @@ static void lift_from(Converter *conv, Node *outer, Names *module, NodeList *lif
   if (!count)
     return;
   /* the names the enclosing function binds: its parameters, its statements' targets */
-  Names bound = {.conv = conv};
+  NameSet bound = {.conv = conv};
   add_parameters(&bound, outer->u.function_def.args);
   for (int i = 0; i < body->count; i++) {
     Walk walk = {&bound, true, false, {0}, 0};
     walk_names(body->items[i], &walk);
   }
   for (int i = 0; i < count; i++)
-    names_add(&bound, nested[i].name);
+    resolve_set_add(&bound, nested[i].name);
   for (int i = 0; i < count; i++) {
     Nested *n = &nested[i];
     Node *def = n->def;
     /* bound once in the enclosing function: by this statement */
-    Names ignored = {.conv = conv};
+    NameSet ignored = {.conv = conv};
     Walk once = {&ignored, true, false, n->name, 0};
     for (int s = 0; s < body->count; s++)
       if (&body->items[s] != n->slot)
         walk_names(body->items[s], &once);
-    Names own = {.conv = conv}, read = {.conv = conv};
+    NameSet own = {.conv = conv}, read = {.conv = conv};
     add_parameters(&own, def->u.function_def.args);
     Walk stores = {&own, true, false, {0}, 0}, reads = {&read, false, false, {0}, 0};
     for (int s = 0; s < def->u.function_def.body.count; s++) {
@@ -306,10 +279,10 @@ static void lift_from(Converter *conv, Node *outer, Names *module, NodeList *lif
       walk_names(def->u.function_def.body.items[s], &reads);
     }
     n->movable = !once.bindings && !stores.blocked && !reads.blocked &&
-                 !names_has(&own, n->name) && plain_signature(conv, def, &bound);
+                 !resolve_set_has(&own, n->name) && plain_signature(conv, def, &bound);
     for (int r = 0; n->movable && r < read.count; r++) {
-      Str name = read.items[r];
-      if (names_has(&own, name) || !names_has(&bound, name))
+      Str name = read.names[r];
+      if (resolve_set_has(&own, name) || !resolve_set_has(&bound, name))
         continue;
       bool is_nested = false;
       for (int k = 0; k < count; k++)
@@ -317,9 +290,9 @@ static void lift_from(Converter *conv, Node *outer, Names *module, NodeList *lif
       if (str_same(name, n->name))
         n->movable = false; /* recursive */
       else if (is_nested)
-        names_add(&n->calls, name);
+        resolve_set_add(&n->calls, name);
       else
-        names_add(&n->captures, name);
+        resolve_set_add(&n->captures, name);
     }
   }
   /* what the functions it calls read, it passes on: to a fixed point */
@@ -328,15 +301,15 @@ static void lift_from(Converter *conv, Node *outer, Names *module, NodeList *lif
     for (int i = 0; i < count; i++)
       for (int c = 0; c < nested[i].calls.count; c++)
         for (int k = 0; k < count; k++) {
-          if (!str_same(nested[k].name, nested[i].calls.items[c]))
+          if (!str_same(nested[k].name, nested[i].calls.names[c]))
             continue;
           if (!nested[k].movable && nested[i].movable) {
             nested[i].movable = false; /* it calls one that stays: it stays too */
             grew = true;
           }
           for (int x = 0; x < nested[k].captures.count; x++)
-            if (!names_has(&nested[i].captures, nested[k].captures.items[x])) {
-              names_add(&nested[i].captures, nested[k].captures.items[x]);
+            if (!resolve_set_has(&nested[i].captures, nested[k].captures.names[x])) {
+              resolve_set_add(&nested[i].captures, nested[k].captures.names[x]);
               grew = true;
             }
         }
@@ -354,7 +327,7 @@ static void lift_from(Converter *conv, Node *outer, Names *module, NodeList *lif
     changed = false;
     for (int i = 0; i < count; i++)
       for (int c = 0; nested[i].movable && c < nested[i].calls.count; c++)
-        if (!nested_named(&rw, nested[i].calls.items[c])) {
+        if (!nested_named(&rw, nested[i].calls.names[c])) {
           nested[i].movable = false;
           changed = true;
         }
@@ -389,7 +362,7 @@ static void lift_from(Converter *conv, Node *outer, Names *module, NodeList *lif
     def->u.function_def.name = n->lifted;
     for (int c = 0; c < n->captures.count; c++) { /* keyword-only: after any defaults */
       Node *arg = new_node(conv, N_ARG, def->span);
-      arg->u.arg.arg = n->captures.items[c];
+      arg->u.arg.arg = n->captures.names[c];
       node_list_push(&conv->ctx->arena, &def->u.function_def.args->u.arguments.kwonlyargs, arg);
       node_list_push(&conv->ctx->arena, &def->u.function_def.args->u.arguments.kw_defaults, NULL);
     }
@@ -417,7 +390,7 @@ static bool is_plain_helper(Converter *conv, const Node *stmt) {
  * moved ones registered with `role`. */
 static void lift_in_module(Converter *conv, bool (*chosen)(Converter *, const Node *), FunctionRole role) {
   NodeList *body = &conv->module->u.module.body;
-  Names module = {.conv = conv};
+  NameSet module = {.conv = conv};
   for (int i = 0; i < body->count; i++) {
     Node *stmt = body->items[i];
     NodeList *aliases = stmt->kind == N_IMPORT ? &stmt->u.import.names
@@ -425,7 +398,7 @@ static void lift_in_module(Converter *conv, bool (*chosen)(Converter *, const No
                                                       : NULL;
     for (int k = 0; aliases && k < aliases->count; k++) {
       Node *alias = aliases->items[k];
-      names_add(&module, alias->u.alias.asname.len ? alias->u.alias.asname : alias->u.alias.name);
+      resolve_set_add(&module, alias->u.alias.asname.len ? alias->u.alias.asname : alias->u.alias.name);
     }
     Walk walk = {&module, true, false, {0}, 0};
     if (!aliases)
