@@ -258,6 +258,9 @@ def compile_one(job):
     result.update(counts)
     # programmatic dependent launch: its waits and signals, and whether the launch asks for it
     result["ptx_griddepcontrol"] = compiled.asm["ptx"].count("griddepcontrol.")
+    # tiles read back from shared memory into registers (a transposed operand of a product that
+    # Triton could not keep in shared memory for wgmma takes such a round trip per step)
+    result["ttgir_local_loads"] = len(re.findall(r"\bttg\.local_load\b", compiled.asm["ttgir"]))
     result["launch_pdl"] = bool(getattr(options, "launch_pdl", False))
     return result
 

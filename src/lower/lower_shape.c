@@ -616,6 +616,36 @@ Node *lower_item(Lowerer *L, Node *call, const char *member) {
   return shape_reshape(L, x, NULL, 0);
 }
 
+/* A permutation of a tile whose axes are all of extent 1 but two (or fewer): the two swapped
+ * (or kept in order) with the unit axes dropped and put back, `tl.reshape(tl.trans(tl.reshape(
+ * x, (a, b))), dims)`, the same elements in the same order as tl.permute gives. Triton keeps
+ * such a transpose of a loaded tile in shared memory, where tl.permute of the 3-d tile passes
+ * it through registers: a batched GEMM's `permute(load(B, shape=(1, TN, TK)), (0, 2, 1))`
+ * feeding ct.mma took a round trip per step of K. NULL when more than two axes may exceed 1. */
+static Node *permuted_squeezed(Lowerer *L, Node *x, const int *perm, Node **in_dims, Node **dims) {
+  int rank = x->type->rank, kept[2], count = 0;
+  for (int d = 0; d < rank; d++)
+    if (x->type->shape[d] != 1) {
+      if (count == 2)
+        return NULL;
+      kept[count++] = d;
+    }
+  Node *result = x;
+  if (count == 2) {
+    bool swapped = false;
+    for (int d = 0; d < rank; d++)
+      if (perm[d] == kept[0] || perm[d] == kept[1]) {
+        swapped = perm[d] == kept[1];
+        break;
+      }
+    Node *plane[2] = {in_dims[kept[0]], in_dims[kept[1]]};
+    result = T(L, "tl.reshape(_1, _2)", x, shape_tuple_node(L, plane, 2));
+    if (swapped)
+      result = T(L, "tl.trans(_1)", result);
+  }
+  return T(L, "tl.reshape(_1, _2)", result, shape_tuple_node(L, dims, rank));
+}
+
 static Node *permuted(Lowerer *L, Node *x, const int *perm, Node **in_dims) {
   int rank = x->type->rank;
   Node *axes[C2T_MAX_RANK], *dims[C2T_MAX_RANK];
@@ -624,7 +654,10 @@ static Node *permuted(Lowerer *L, Node *x, const int *perm, Node **in_dims) {
     dims[d] = in_dims[perm[d]];
   }
   Node *result = rank == 2 && perm[0] == 1 ? T(L, "tl.trans(_1)", x)
-                                           : T(L, "tl.permute(_1, _2)", x, shape_tuple_node(L, axes, rank));
+                 : rank > 2                ? permuted_squeezed(L, x, perm, in_dims, dims)
+                                           : NULL;
+  if (!result)
+    result = T(L, "tl.permute(_1, _2)", x, shape_tuple_node(L, axes, rank));
   result->type = shape_tile_type(L, x->type->dtype, x->type->dtype_expr, rank, dims);
   return result;
 }

@@ -133,6 +133,33 @@ def test_permute_and_transpose(convert):
     assert torch.equal(run(convert, "t.permute((1, 0))", y, (8, 4)), y.t())
 
 
+@pytest.mark.parametrize("shape, axes", [
+    ((1, 4, 8), (0, 2, 1)),        # a batched GEMM's transposed operand: (1, TN, TK) -> (1, TK, TN)
+    ((1, 4, 8), (2, 0, 1)),
+    ((4, 1, 8), (2, 1, 0)),
+    ((1, 4, 8), (1, 0, 2)),        # the two long axes kept in order: a reshape
+    ((1, 4, 1, 8), (3, 2, 0, 1)),
+    ((2, 1, 1), (2, 0, 1)),        # one long axis
+    ((1, 1, 1), (2, 1, 0)),
+])
+def test_permute_of_a_tile_with_unit_axes(convert, convert_text, shape, axes):
+    # all axes of extent 1 but two: the two swapped as a 2-D tl.trans between reshapes, which
+    # Triton keeps in shared memory for ct.mma (tl.permute of the 3-D tile went through registers)
+    x = ramp(*shape)
+    expected = x.permute(*axes)
+    assert torch.equal(run(convert, f"ct.permute(t, {axes})", x, tuple(expected.shape)), expected)
+    body = convert_text(kernel(f"ct.permute(t, {axes})", shape, len(shape))).split("def launch_k")[0]
+    assert "tl.permute" not in body
+    long_axes = [d for d in range(len(shape)) if shape[d] != 1]
+    swapped = len(long_axes) == 2 and [a for a in axes if a in long_axes] != long_axes
+    assert ("tl.trans(" in body) == swapped
+
+
+def test_permute_of_three_long_axes_stays_tl_permute(convert_text):
+    body = convert_text(kernel("ct.permute(t, (2, 0, 1))", (2, 4, 8), 3)).split("def launch_k")[0]
+    assert "tl.permute(t, (2, 0, 1))" in body
+
+
 def test_expand_dims_and_broadcast_to(convert):
     x = ramp(8)
     assert torch.equal(run(convert, "ct.expand_dims(t, 0)", x, (1, 8)), x[None])
