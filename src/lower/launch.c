@@ -1371,7 +1371,8 @@ static Node *nested_kernel_object(HostRewrite *rw, Function *kernel) {
       lower_error(L, decorator->u.call.args.items[0], "@ct.kernel(...) takes its hints as keywords");
     for (int i = 0; i < decorator->u.call.keywords.count; i++) {
       Node *kw = decorator->u.call.keywords.items[i];
-      if (!kw->u.keyword.arg.len || !is_unmapped_hint(kw->u.keyword.arg))
+      /* `**hints` goes through as it is: the helper checks its names when the host runs */
+      if (kw->u.keyword.arg.len && !is_unmapped_hint(kw->u.keyword.arg))
         lower_error(L, kw, "'%.*s' is not a cuTile kernel hint", kw->u.keyword.arg.len, kw->u.keyword.arg.text);
       node_list_push(&L->ctx->arena, &made->u.call.keywords, kw);
     }

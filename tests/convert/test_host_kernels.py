@@ -824,3 +824,34 @@ def run(n, fn=None):
     return y
 ''')
     assert torch.equal(mod.run(32), torch.full((32,), 3.0, device=device))
+
+
+def test_a_nested_kernel_takes_its_hints_unpacked_from_a_dict(convert, device):
+    """@ct.kernel(**hints) in a factory: the hints reach the kernel object as cuTile gives
+    them, and a name that is not a hint fails when the host runs, as in cuTile (it was
+    refused with an empty hint name)."""
+    mod = convert(SCALE_KERNEL + '''
+
+def factory(occupancy=None, **extra):
+    hints = dict(extra)
+    if occupancy is not None:
+        hints["occupancy"] = occupancy
+
+    @ct.kernel(**hints)
+    def inner(x, T: ct.Constant[int]):
+        ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(T,)) * 3.0)
+
+    return inner
+
+
+def run(x, occupancy):
+    k = factory(occupancy)
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, x.shape[0]))
+    return k
+''')
+    x = torch.ones(16, device=device)
+    assert mod.run(x, 2).hints == {"occupancy": 2}
+    assert mod.run(x, None).hints == {}
+    torch.testing.assert_close(x, torch.full((16,), 9.0, device=device))
+    with pytest.raises(TypeError, match="num_warps. is not a cuTile kernel hint"):
+        mod.factory(num_warps=4)
