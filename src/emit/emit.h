@@ -111,6 +111,11 @@ void emit_remaining_comments(Emitter *e);
  * (normally the `:`), and of the keyword before that `:` (`else`,
  * `finally`); 0 without tokens. */
 int emit_header_last_line(Emitter *e, const Node *body_first);
+/* The line of the `:` that ends the header of compound statement `stmt` (its first at
+ * bracket depth 0 after the keyword, past those of lambdas), found forward: the body's
+ * first statement may be one the converter dropped, so the header is not found backward
+ * from the body. 0 when the source does not tell. */
+int emit_header_colon_line(Emitter *e, const Node *stmt);
 int emit_clause_keyword_line(Emitter *e, const Node *body_first);
 int emit_stmt_first_line(const Node *stmt); /* decorators included */
 

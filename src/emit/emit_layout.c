@@ -387,6 +387,28 @@ int emit_header_last_line(Emitter *e, const Node *body_first) {
   return i >= 0 ? e->tokens[i].span.end.line : 0;
 }
 
+int emit_header_colon_line(Emitter *e, const Node *stmt) {
+  if (!e->tokens || stmt->span.start.line <= 0)
+    return 0;
+  int depth = 0, lambdas = 0;
+  for (int i = token_index_at(e, stmt->span.start.offset); i < e->token_count; i++) {
+    const Token *t = &e->tokens[i];
+    if (t->kind == TOK_NEWLINE)
+      return 0;
+    if (t->kind == TOK_NAME && t->keyword == KW_LAMBDA)
+      lambdas++; /* its parameters end at a colon of their own */
+    if (t->kind != TOK_OP)
+      continue;
+    if (t->op == OP_LPAR || t->op == OP_LSQB || t->op == OP_LBRACE)
+      depth++;
+    else if (t->op == OP_RPAR || t->op == OP_RSQB || t->op == OP_RBRACE)
+      depth--;
+    else if (t->op == OP_COLON && depth <= 0 && lambdas-- == 0)
+      return t->span.end.line;
+  }
+  return 0;
+}
+
 int emit_clause_keyword_line(Emitter *e, const Node *body_first) {
   int i = header_last_token(e, body_first);
   if (i > 0 && e->tokens[i].kind == TOK_OP && e->tokens[i].op == OP_COLON)

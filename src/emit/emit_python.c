@@ -411,7 +411,9 @@ static void emit_if(Emitter *e, const Node *s, int limit_line) {
   bool keep_blank_lines = true;
   for (;;) {
     const NodeList *body = &s->u.if_.body, *orelse = &s->u.if_.orelse;
-    int header_line = body_header_line(e, body);
+    int header_line = body_header_line(e, body), colon_line = header_line ? emit_header_colon_line(e, s) : 0;
+    if (colon_line && colon_line < header_line)
+      header_line = colon_line; /* the body's first statement was dropped: the colon is before it */
     /* an `if` the converter made of one source statement (a choice between a descriptor
        and pointers): the comments inside that statement and after it on its last line go
        above it */

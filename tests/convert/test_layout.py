@@ -281,3 +281,30 @@ def test_comments_of_a_statement_that_chooses_a_descriptor_stay_with_it(convert_
     store = lines.index("# above the store")
     assert lines[store + 1:store + 3] == ["# after the store", "if Y_desc_2_ok:"]
     assert body.count("#") == 4
+
+
+DROPPED_FIRST = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, MODE: ct.Constant[int]):
+    if MODE == 1:
+        t = ct.load(x, index=(0,), shape=(16,))
+    elif MODE == 2:
+        # about the padding, whose local the conversion drops
+        PAD = ct.PaddingMode.ZERO
+        t = ct.load(x, index=(0,), shape=(16,), padding_mode=PAD) * 2
+    else:
+        t = ct.load(x, index=(0,), shape=(16,)) * 3
+    ct.store(y, index=(0,), tile=t)
+'''
+
+
+def test_the_comment_of_a_dropped_first_statement_stays_in_its_clause(convert_text):
+    """`PAD = ct.PaddingMode.ZERO` leaves no statement in Triton; its comment stays inside
+    the elif (it went above the `elif` line, in the clause before)."""
+    text = convert_text(DROPPED_FIRST)
+    lines = [line.rstrip() for line in text[text.index("def k("):text.index("def launch_k(")].splitlines()]
+    at = lines.index("    elif MODE == 2:")
+    assert lines[at + 1] == "        # about the padding, whose local the conversion drops", lines
