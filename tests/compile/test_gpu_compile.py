@@ -97,6 +97,17 @@ def _check_folder(folder, calls, tmp_path, *extra):
                           cwd=REPO, env=_compile_env(), capture_output=True, text=True)
 
 
+def _compile_case(tmp_path, case, calls):
+    """Convert cases/CASE.py into tmp_path/mods, compile the launches `calls` records for sm_90
+    (tools/compile_check.py) and return its results."""
+    (tmp_path / "mods").mkdir()
+    _convert(HERE / "cases" / f"{case}.py", tmp_path / "mods" / f"{case}.py")
+    out = tmp_path / "results.json"
+    proc = _check_folder(tmp_path / "mods", calls, tmp_path, "--targets", "90", "--json", str(out))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(out.read_text())
+
+
 FLATTEN_CALLS = """
 import torch
 def flatten(m):
@@ -575,12 +586,7 @@ def test_transposed_operands_of_a_batched_product_stay_in_shared_memory(tmp_path
     (tl.permute of the 3-D tile cost a shared -> registers -> shared trip per step of K; TileGym's
     batched GEMM with a transposed operand ran at 0.65x cuTile's speed on the H200); the
     interpreter computes at.T @ bt.T."""
-    (tmp_path / "mods").mkdir()
-    _convert(HERE / "cases" / "bmm_transposed.py", tmp_path / "mods" / "bmm_transposed.py")
-    out = tmp_path / "results.json"
-    proc = _check_folder(tmp_path / "mods", BMM_T_CALLS, tmp_path, "--targets", "90", "--json", str(out))
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    (r,) = json.loads(out.read_text())
+    (r,) = _compile_case(tmp_path, "bmm_transposed", BMM_T_CALLS)
     assert r["tma_launch"] and r["ptx_wgmma"] > 0 and r["ptx_tma_loads"] > 0 and not r["problems"], r
     assert r["ttgir_local_loads"] == 0, r
     ok, log = _run_interpreted(tmp_path / "mods" / "bmm_transposed.py", (
@@ -606,12 +612,7 @@ def test_a_loop_over_row_tiles_prefetches_its_loads(tmp_path):
     """The persistent row loop becomes tl.range(..., num_stages=_loop_stages): at the first
     candidate's 3 stages its pointer loads compile to cp.async copies into shared memory (they
     were plain ld.global with the kernel's num_stages alone), within the H200's limit."""
-    (tmp_path / "mods").mkdir()
-    _convert(HERE / "cases" / "row_loop.py", tmp_path / "mods" / "row_loop.py")
-    out = tmp_path / "results.json"
-    proc = _check_folder(tmp_path / "mods", ROW_LOOP_CALLS, tmp_path, "--targets", "90", "--json", str(out))
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    (r,) = json.loads(out.read_text())
+    (r,) = _compile_case(tmp_path, "row_loop", ROW_LOOP_CALLS)
     assert r["constexprs"]["_loop_stages"] == "3", r
     assert r["ptx_cp_async"] > 0 and r["shared"] <= 232448 and not r["problems"], r
 
