@@ -74,6 +74,13 @@ typedef struct Span {
   Pos end;
 } Span;
 
+/* Source lines [first, last] whose comments a converted module leaves out: the lines of a
+ * branch the converter dropped (a condition it decided), kept per function or per version. */
+typedef struct DroppedLines {
+  int (*ranges)[2];
+  int count;
+} DroppedLines;
+
 typedef struct Source {
   const char *name; /* file name used in diagnostics */
   const char *text; /* the bytes, NUL-terminated copy owned by the arena */
@@ -347,6 +354,7 @@ struct Node {
       NodeList decorator_list;
       Node *returns;        /* or NULL */
       bool is_async;
+      DroppedLines dropped; /* converted: the lines of branches dropped in its body */
     } function_def;
     struct {
       Str name;
@@ -364,7 +372,14 @@ struct Node {
     struct { Node *target; Node *annotation; Node *value; bool simple; } ann_assign;
     struct { Node *target; Node *iter; NodeList body; NodeList orelse; bool is_async; } for_;
     struct { Node *test; NodeList body; NodeList orelse; } while_;
-    struct { Node *test; NodeList body; NodeList orelse; bool is_elif; } if_;
+    struct {
+      Node *test;
+      NodeList body;
+      NodeList orelse;
+      bool is_elif;
+      bool versions;          /* converted: a function's versions per outcome of `test` */
+      DroppedLines dropped[2]; /* versions: the lines each one dropped (body, orelse) */
+    } if_;
     struct { NodeList items; NodeList body; bool is_async; } with; /* items: N_WITHITEM */
     struct { Node *subject; NodeList cases; } match;              /* cases: N_MATCH_CASE */
     struct { Node *exc; Node *cause; } raise;                     /* both may be NULL */

@@ -41,6 +41,13 @@ typedef enum Prec {
   PREC_ATOM,   /* names, literals, displays, calls, attributes, subscripts */
 } Prec;
 
+/* The lines of dropped branches (DroppedLines) in force while a function, or one version of
+ * it, is written: a frame on the C stack, linked to the enclosing one. */
+typedef struct EmitDropped {
+  const DroppedLines *lines;
+  const struct EmitDropped *outer;
+} EmitDropped;
+
 typedef struct Emitter {
   Context *ctx;       /* arena and diagnostics (depth errors) */
   Buf *out;
@@ -57,6 +64,7 @@ typedef struct Emitter {
   const Comment *comments;
   int comment_count;
   int next_comment;   /* comments before this index have been written */
+  const struct EmitDropped *dropped; /* converted: lines whose comments are left out here */
   Node *module;       /* the parsed module, or NULL */
   bool *in_debug_text; /* per comment, computed on first need (emit_layout.c) */
   int scan_token;     /* f-string nesting scan: next token, and depth there */
@@ -116,6 +124,8 @@ int emit_header_last_line(Emitter *e, const Node *body_first);
  * first statement may be one the converter dropped, so the header is not found backward
  * from the body. 0 when the source does not tell. */
 int emit_header_colon_line(Emitter *e, const Node *stmt);
+/* Whether comment `index` lies on lines a dropped branch held (left out of the output). */
+bool emit_comment_dropped(const Emitter *e, int index);
 int emit_clause_keyword_line(Emitter *e, const Node *body_first);
 int emit_stmt_first_line(const Node *stmt); /* decorators included */
 

@@ -115,22 +115,42 @@ static bool source_line_is_blank(const Emitter *e, int line) {
   return true;
 }
 
+static bool source_line_has_code(const Emitter *e, int line);
+
 /* The blank source lines between the last line accounted for and `line`,
- * at most two, unless nothing has been written in this block yet. */
+ * at most two, unless nothing has been written in this block yet. In a
+ * converted module code there (a branch the converter left out) separates
+ * runs of blank lines: the longest run counts, not their sum. */
 static void emit_blank_lines_before(Emitter *e, int line) {
   if (e->block_start || !e->text)
     return;
-  int blank = 0;
-  for (int l = e->last_line + 1; l < line && blank < MAX_BLANK_LINES; l++)
+  int blank = 0, run = 0;
+  for (int l = e->last_line + 1; l < line && blank < MAX_BLANK_LINES; l++) {
     if (source_line_is_blank(e, l))
-      blank++;
+      run++;
+    else if (e->converting && source_line_has_code(e, l))
+      run = 0;
+    blank = run > blank ? run : blank;
+  }
   for (int i = 0; i < blank; i++)
     emit_blank_line(e);
 }
 
 /* -------------------------------------------------------------- comments */
 
-static const Comment *next_comment(const Emitter *e) {
+bool emit_comment_dropped(const Emitter *e, int index) {
+  int line = e->comments[index].pos.line;
+  for (const EmitDropped *frame = e->dropped; frame; frame = frame->outer)
+    for (int i = 0; i < frame->lines->count; i++)
+      if (line >= frame->lines->ranges[i][0] && line <= frame->lines->ranges[i][1])
+        return true;
+  return false;
+}
+
+/* The next comment to write; those of dropped branches are passed over. */
+static const Comment *next_comment(Emitter *e) {
+  while (e->next_comment < e->comment_count && e->dropped && emit_comment_dropped(e, e->next_comment))
+    e->next_comment++;
   return e->next_comment < e->comment_count ? &e->comments[e->next_comment] : NULL;
 }
 
@@ -307,9 +327,31 @@ void emit_trailing_comment(Emitter *e, int line) {
   e->next_comment++;
 }
 
+/* Whether source line `line` holds code (not blank, not only a comment). */
+static bool source_line_has_code(const Emitter *e, int line) {
+  if (line < 1 || line > e->line_count)
+    return false;
+  for (size_t i = e->line_starts[line - 1]; i < e->line_starts[line]; i++) {
+    char c = e->text[i];
+    if (c != ' ' && c != '\t' && c != '\f' && c != '\r' && c != '\n')
+      return c != '#';
+  }
+  return false;
+}
+
+/* Whether code stands between the last line written and `line`: a statement the converter
+ * left out (the header of a branch it decided), whose comments are not the block's tail. */
+static bool code_before(const Emitter *e, int line) {
+  for (int l = e->last_line + 1; l < line; l++)
+    if (source_line_has_code(e, l))
+      return true;
+  return false;
+}
+
 void emit_block_tail_comments(Emitter *e, int limit_line, int block_col) {
   const Comment *c;
-  while ((c = next_comment(e)) && c->own_line && c->pos.line < limit_line && c->pos.col >= block_col) {
+  while ((c = next_comment(e)) && c->own_line && c->pos.line < limit_line && c->pos.col >= block_col &&
+         !code_before(e, c->pos.line)) {
     emit_blank_lines_before(e, c->pos.line);
     emit_own_line_comment(e, c);
   }

@@ -342,7 +342,7 @@ static int returns_width(Emitter *e, const Node *returns) {
 /* Does a comment not written yet lie on the lines [from, to) ? */
 static bool comment_on_lines(const Emitter *e, int from, int to) {
   for (int i = e->next_comment; i < e->comment_count && e->comments[i].pos.line < to; i++)
-    if (e->comments[i].pos.line >= from)
+    if (e->comments[i].pos.line >= from && !emit_comment_dropped(e, i))
       return true;
   return false;
 }
@@ -387,7 +387,11 @@ static void emit_function_def(Emitter *e, const Node *s, int limit_line) {
     emit_expr(e, s->u.function_def.returns, PREC_TEST);
   }
   end_header(e, body_header_line(e, body), body_first_line(body));
+  EmitDropped frame = {&s->u.function_def.dropped, e->dropped};
+  if (frame.lines->count)
+    e->dropped = &frame;
   emit_block(e, body, limit_line);
+  e->dropped = frame.outer;
 }
 
 static void emit_class_def(Emitter *e, const Node *s, int limit_line) {
@@ -405,8 +409,40 @@ static void emit_class_def(Emitter *e, const Node *s, int limit_line) {
   emit_block(e, body, limit_line);
 }
 
+/* The versions of a converted function, `if C:` <one> `else:` <other>: each is written with
+ * the comments of the source lines it holds (the comment cursor goes back to where the
+ * first began for the second), less those of the branches it dropped. */
+static void emit_versions(Emitter *e, const Node *s, int limit_line) {
+  begin_header(e, 0, body_header_line(e, &s->u.if_.body), true);
+  emit_text(e, "if ");
+  emit_named_expression(e, s->u.if_.test);
+  end_header(e, 0, 0);
+  int start = e->next_comment, start_line = e->last_line;
+  const EmitDropped *outer = e->dropped;
+  for (int clause = 0; clause < 2; clause++) {
+    if (clause == 1) {
+      emit_begin_line(e);
+      emit_text(e, "else");
+      end_header(e, 0, 0);
+    }
+    EmitDropped frame = {&s->u.if_.dropped[clause], outer};
+    e->dropped = frame.lines->count ? &frame : outer;
+    int end = e->next_comment;
+    e->next_comment = start;
+    e->last_line = start_line;
+    emit_block(e, clause ? &s->u.if_.orelse : &s->u.if_.body, limit_line);
+    if (e->next_comment < end)
+      e->next_comment = end;
+  }
+  e->dropped = outer;
+}
+
 /* `if`, then each `elif` of the chain, then `else`. */
 static void emit_if(Emitter *e, const Node *s, int limit_line) {
+  if (s->u.if_.versions && s->u.if_.orelse.count) {
+    emit_versions(e, s, limit_line);
+    return;
+  }
   const char *keyword = "if ";
   bool keep_blank_lines = true;
   for (;;) {

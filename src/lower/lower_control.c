@@ -529,10 +529,33 @@ static bool known_condition(const Node *test, bool *value) {
   return true;
 }
 
+/* The source lines of the branch of `stmt` that `value` leaves out, on the function being
+ * lowered (its comments are left out with it: a version of a function read the other
+ * outcome's comments). True: from the line after the body to the end of the chain (elif and
+ * else clauses); false: from the `if` line to the body's last line. */
+static void note_dropped_lines(Lowerer *L, const Node *stmt, bool value) {
+  const NodeList *body = &stmt->u.if_.body;
+  if (!L->function || !L->function->def || stmt->span.start.line <= 0 || !body->count)
+    return;
+  int body_end = body->items[body->count - 1]->span.end.line;
+  int first = value ? body_end + 1 : stmt->span.start.line, last = value ? stmt->span.end.line : body_end;
+  if (first <= 0 || last < first)
+    return;
+  DroppedLines *dropped = &L->function->def->u.function_def.dropped;
+  int (*ranges)[2] = arena_alloc_raw(&L->ctx->arena, sizeof(int[2]) * (size_t)(dropped->count + 1));
+  if (dropped->count)
+    memcpy(ranges, dropped->ranges, sizeof(int[2]) * (size_t)dropped->count);
+  ranges[dropped->count][0] = first;
+  ranges[dropped->count][1] = last;
+  dropped->ranges = ranges;
+  dropped->count++;
+}
+
 bool prune_known_if(Lowerer *L, Node *stmt, NodeList *out) {
   bool value;
   if (!known_condition(stmt->u.if_.test, &value))
     return false;
+  note_dropped_lines(L, stmt, value);
   /* cuTile compiles only the live branch: the other one may hold code that
    * converts nowhere (another rank, an op valid only for other dtypes) */
   NodeList *live = value ? &stmt->u.if_.body : &stmt->u.if_.orelse;

@@ -335,6 +335,10 @@ void join_versions(Lowerer *L, Node *split, Node *with, Node *without) {
   branch->u.if_.test = split;
   branch->u.if_.body = without_docstring(L, body);
   branch->u.if_.orelse = without_docstring(L, &without->u.function_def.body);
+  branch->u.if_.versions = true; /* each version is written with its own comments */
+  branch->u.if_.dropped[0] = with->u.function_def.dropped;
+  branch->u.if_.dropped[1] = without->u.function_def.dropped;
+  with->u.function_def.dropped = (DroppedLines){0};
   branch->rewritten = true;
   node_list_push(&L->ctx->arena, &joined, branch);
   *body = joined;

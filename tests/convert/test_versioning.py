@@ -670,3 +670,44 @@ def test_a_run_time_if_keeps_the_sizes_its_branches_share(convert):
     y = torch.zeros(2, 2)
     mod.launch_k(0, (2,), (x, y, 2))
     torch.testing.assert_close(y, torch.tensor([[2.0, 4.0], [0.0, 0.0]]))
+
+
+COMMENTED_VERSIONS = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, out, B: ct.Constant[int], W: ct.Constant[int]):
+    i = ct.bid(0)
+    # the block of rows
+    t = ct.load(x, index=(i, 0), shape=(B, W))
+    if W == 1:
+        # one column: a vector
+        v = ct.reshape(t, (B,))
+    else:
+        # W columns: the tile
+        v = t
+
+    # column sums
+    s = ct.sum(v, axis=0)
+    if W == 1:
+        ct.store(out, index=(i, 0), tile=ct.reshape(s, (1, 1)))
+    else:
+        ct.store(out, index=(i, 0), tile=ct.reshape(s, (1, W)))
+'''
+
+
+def test_each_version_keeps_its_own_comments_and_none_of_the_other(convert, convert_text):
+    """Each version is written with the comments of the lines it holds, less those of the
+    branch it left out: the second version had no comments at all, and the first one read
+    the other outcome's comments (and a blank line too many where a branch was left out)."""
+    text = convert_text(COMMENTED_VERSIONS)
+    body = text[text.index("def k("):text.index("def launch_k(")]
+    first, second = body.split("\n    else:\n", 1)
+    for version, mine, other in ((first, "# one column: a vector", "# W columns: the tile"),
+                                 (second, "# W columns: the tile", "# one column: a vector")):
+        assert mine in version and other not in version, version
+        assert "# the block of rows" in version and "# column sums" in version, version
+        assert "\n\n\n" not in version.rstrip(), version
+    _column_sums(convert(COMMENTED_VERSIONS), 1)
+    _column_sums(convert(COMMENTED_VERSIONS), 4)
