@@ -1759,6 +1759,17 @@ static void push_enum_twins_of(Lowerer *L, NodeList *out, const Node *stmt) {
     if (L->enum_classes[i] != stmt)
       continue;
     Str name = stmt->u.class_def.name, member = L->enum_members[i];
+    if (!member.len) { /* the class called in tile code: Mode(value) while Triton compiles */
+      char *text = arena_printf(&L->ctx->arena,
+                                "@triton.constexpr_function\n"
+                                "def %.*s_TL(value):\n"
+                                "    \"\"\"%.*s(value) in tile code (Triton calls only constexpr functions while "
+                                "it compiles).\"\"\"\n"
+                                "    return %.*s(value)\n",
+                                name.len, name.text, name.len, name.text, name.len, name.text);
+      push_all(L, out, template_stmts(L->ctx, text, NULL, 0));
+      continue;
+    }
     char *text = arena_printf(&L->ctx->arena, "%.*s_%.*s_TL = tl.constexpr(%.*s.%.*s)\n", name.len, name.text,
                               member.len, member.text, name.len, name.text, member.len, member.text);
     NodeList made = template_stmts(L->ctx, text, NULL, 0);

@@ -58,6 +58,9 @@ void lower_stmts(Lowerer *L, NodeList *stmts);
 #define C2T_MAX_DATACLASS_FIELDS 64 /* fields of one dataclass used in tile code */
 const Node *lower_dataclass_named(Lowerer *L, Str name); /* the module's @dataclass class `name`, else NULL */
 Node *lower_dataclass_construct(Lowerer *L, Node *call, const Node *cls);
+/* lower_expr.c: the module's Enum class `name`, else NULL; Mode(value) in tile code */
+const Node *lower_enum_named(Lowerer *L, Str name);
+Node *lower_enum_construct(Lowerer *L, Node *call, const Node *cls);
 Node *lower_dataclass_replace(Lowerer *L, Node *call); /* dataclasses.replace(instance, field=value) */
 Node *lower_dataclass_field(Lowerer *L, Node *expr, Node *base, Str attr);
 /* item `index` of the lowered tuple `base` (`expr`: where an error points) (lower_expr.c) */

@@ -359,6 +359,9 @@ Node *lower_call(Lowerer *L, Node *call) {
     const Node *cls = lower_dataclass_named(L, callee->u.name.id);
     if (cls)
       return lower_dataclass_construct(L, call, cls);
+    const Node *enumeration = scope_lookup(L, callee->u.name.id) ? NULL : lower_enum_named(L, callee->u.name.id);
+    if (enumeration)
+      return lower_enum_construct(L, call, enumeration);
     if (!scope_lookup(L, callee->u.name.id) && imports_name(&L->conv->module->u.module.body, callee->u.name.id, 0))
       return lower_imported_call(L, call);
     if (!scope_lookup(L, callee->u.name.id))

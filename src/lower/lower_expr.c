@@ -211,6 +211,39 @@ static Node *lower_enum_member(Lowerer *L, Node *expr, const Node *cls) {
                                         member.text)), type);
 }
 
+const Node *lower_enum_named(Lowerer *L, Str name) { return enum_class(L, name); }
+
+/* Mode(value) of a module-level Enum class in tile code, value known when it compiles (a
+ * literal, a ct.Constant): cuTile calls the class then. Triton calls only constexpr functions
+ * while it compiles: Mode_TL(value), `Mode(value)` in a triton.constexpr_function written
+ * after the class (an empty member name in the twins table stands for it). */
+Node *lower_enum_construct(Lowerer *L, Node *call, const Node *cls) {
+  Str name = cls->u.class_def.name;
+  if (call->u.call.args.count != 1 || call->u.call.keywords.count)
+    lower_error(L, call, "%.*s(...) in tile code takes one value, the member's", name.len, name.text);
+  Node *value = lower_expr(L, call->u.call.args.items[0]);
+  if (!value->type || value->type->kind != VAL_CONST)
+    lower_error(L, call->u.call.args.items[0],
+                "%.*s(value) in tile code: cuTile calls the class when it compiles, so the value must be known "
+                "then (a literal or a ct.Constant parameter), not %s", name.len, name.text,
+                type_describe(L->ctx, value->type));
+  bool known = false;
+  for (int i = 0; i < L->enum_member_count && !known; i++)
+    known = L->enum_classes[i] == cls && L->enum_members[i].len == 0;
+  if (!known) {
+    if (L->enum_member_count == C2T_MAX_ENUM_MEMBERS)
+      lower_limit(L, call, "members of Enum classes read in tile code", C2T_MAX_ENUM_MEMBERS);
+    L->enum_classes[L->enum_member_count] = cls;
+    L->enum_members[L->enum_member_count++] = (Str){"", 0};
+  }
+  Node *made = T(L, arena_printf(&L->ctx->arena, "%.*s_TL(_1)", name.len, name.text), value);
+  TypeInfo *type = type_new(L->ctx, VAL_CONST);
+  type->rank = 0; /* the member: only Python knows it, Triton compares it while compiling */
+  type->python_object = true;
+  made->type = type;
+  return made;
+}
+
 static Node *lower_name(Lowerer *L, Node *expr) {
   Str id = expr->u.name.id;
   Variable *var = scope_lookup(L, id);

@@ -82,3 +82,61 @@ def k(x, MODE: ct.Constant):
         ct.store(x, (0,), ct.zeros((4,), dtype=ct.float32))
 ''')
     assert "'describe' is not a member assigned in enum Mode" in message
+
+
+CALLED = '''
+import enum
+
+import torch
+import cuda.tile as ct
+
+
+class Mode(enum.Enum):
+    ADD = 0
+    MUL = 1
+
+
+@ct.kernel
+def k(x, y, M: ct.Constant[int]):
+    t = ct.load(x, (0,), (4,))
+    mode = Mode(M)
+    if mode == Mode.ADD:
+        t = t + 3
+    elif Mode(1) == mode:
+        t = t * 2
+    ct.store(y, (0,), t)
+'''
+
+
+def test_the_class_called_with_a_constant_is_its_member(convert, convert_text):
+    """Mode(M) with M a ct.Constant: cuTile calls the class when it compiles (real cuTile 1.7
+    compiles this kernel); Triton calls it through a constexpr function written after the
+    class. It was refused ("'Mode' cannot be called in tile code")."""
+    text = convert_text(CALLED)
+    assert "@triton.constexpr_function\ndef Mode_TL(value):" in text
+    assert text.index("class Mode(enum.Enum):") < text.index("def Mode_TL(") < text.index("@triton.jit")
+    assert "mode: tl.constexpr = Mode_TL(M)" in text
+    mod = convert(CALLED)
+    x = torch.arange(4, dtype=torch.float32, device=ops_common.DEVICE)
+    for m, expected in ((0, x + 3), (1, x * 2)):
+        y = torch.zeros_like(x)
+        mod.launch_k(0, (1,), (x, y, m))
+        torch.testing.assert_close(y, expected)
+
+
+@pytest.mark.parametrize("m", [0, 1])
+def test_triton_gpu_codegen_calls_the_class_while_it_compiles(convert_text, tmp_path, m):
+    from test_control import frontend
+    frontend(tmp_path, convert_text(CALLED), "k", ("x", "y"), {"M": m})
+
+
+def test_the_kernel_that_calls_the_class_is_valid_cutile(cutile_export):
+    ct = cutile_export.ct
+    args = [cutile_export.array(ct.float32, 1), cutile_export.array(ct.float32, 1),
+            cutile_export.compilation.ConstantConstraint(1)]
+    assert cutile_export.cubin_size(CALLED, args, gpu="sm_90") > 0
+
+
+def test_the_class_called_with_a_run_time_value_is_a_located_error(convert_error):
+    message = convert_error(CALLED.replace("def k(x, y, M: ct.Constant[int]):", "def k(x, y, M):"))
+    assert "Mode(value) in tile code: cuTile calls the class when it compiles" in message
