@@ -150,14 +150,6 @@ static bool is_identity(const int *perm, int rank) {
   return true;
 }
 
-static Node *int_tuple(Lowerer *L, const int *values, int count) {
-  Node *tuple = T0(L, "()");
-  tuple->parenthesized = true;
-  for (int d = 0; d < count; d++)
-    node_list_push(&L->ctx->arena, &tuple->u.list.elts, new_int(L, values[d]));
-  return tuple;
-}
-
 /* ------------------------------------------------------------- padding */
 
 typedef enum Padding { PAD_UNDETERMINED, PAD_ZERO, PAD_NEG_ZERO, PAD_NAN, PAD_POS_INF, PAD_NEG_INF } Padding;
@@ -775,10 +767,9 @@ static Node *load_tile(Lowerer *L, const LoadParts *parts, Node *order) {
   Node *ok = NULL, *by_tma = tma_possible(L, &access) ? load_by_tma(L, &access, padding, &ok) : NULL;
   if (by_tma)
     memory_note_access(L, by_tma, access.array, MEM_READ);
-  if (!is_identity(access.perm, rank)) {
-    Node *perm = int_tuple(L, access.perm, rank);
-    loaded = T(L, "tl.permute(_1, _2)", loaded, perm);
-    by_tma = by_tma ? T(L, "tl.permute(_1, _2)", by_tma, perm) : NULL;
+  if (!is_identity(access.perm, rank)) { /* the tile as stored, then in the order asked */
+    loaded = shape_permute(L, loaded, access.perm, rank, access.size);
+    by_tma = by_tma ? shape_permute(L, by_tma, access.perm, rank, access.size) : NULL;
   }
   if (by_tma)
     loaded = memory_choice(L, ok, by_tma, loaded);
@@ -890,7 +881,7 @@ static Node *store_tile(Lowerer *L, const StoreParts *parts, Node *order) {
     int inverse[MAX_TILE_RANK];
     for (int d = 0; d < rank; d++)
       inverse[access.perm[d]] = d;
-    value = T(L, "tl.permute(_1, _2)", value, int_tuple(L, inverse, rank));
+    value = shape_permute(L, value, inverse, rank, tile->type->dims);
   }
   Node *stored = pointer_call(L, store_helper(L, rank), access.array, access.index, rank);
   push_arg(L, stored, value);

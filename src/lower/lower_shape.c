@@ -616,20 +616,30 @@ Node *lower_item(Lowerer *L, Node *call, const char *member) {
   return shape_reshape(L, x, NULL, 0);
 }
 
-/* A permutation of a tile whose axes are all of extent 1 but two (or fewer): the two swapped
- * (or kept in order) with the unit axes dropped and put back, `tl.reshape(tl.trans(tl.reshape(
- * x, (a, b))), dims)`, the same elements in the same order as tl.permute gives. Triton keeps
- * such a transpose of a loaded tile in shared memory, where tl.permute of the 3-d tile passes
- * it through registers: a batched GEMM's `permute(load(B, shape=(1, TN, TK)), (0, 2, 1))`
- * feeding ct.mma took a round trip per step of K. NULL when more than two axes may exceed 1. */
-static Node *permuted_squeezed(Lowerer *L, Node *x, const int *perm, Node **in_dims, Node **dims) {
-  int rank = x->type->rank, kept[2], count = 0;
-  for (int d = 0; d < rank; d++)
-    if (x->type->shape[d] != 1) {
-      if (count == 2)
-        return NULL;
-      kept[count++] = d;
-    }
+/* tl.permute(x, perm) for a tile of dimensions `in_dims` (result dimension d is in_dims[perm[d]]).
+ * A tile whose axes are all of extent 1 but two (or fewer) is the two swapped (or kept in order)
+ * with the unit axes dropped and put back, `tl.reshape(tl.trans(tl.reshape(x, (a, b))), dims)`:
+ * the same elements in the same order. Triton keeps such a transpose of a loaded tile in shared
+ * memory, where tl.permute of the N-d tile passes it through registers: a batched GEMM's
+ * `permute(load(B, shape=(1, TN, TK)), (0, 2, 1))` feeding ct.mma, or an attention's key tile
+ * loaded with order=(0, 1, 3, 2), took a round trip per step of the loop. */
+Node *shape_permute(Lowerer *L, Node *x, const int *perm, int rank, Node *const *in_dims) {
+  Node *axes[C2T_MAX_RANK], *dims[C2T_MAX_RANK];
+  int kept[2], count = 0;
+  for (int d = 0; d < rank; d++) {
+    axes[d] = new_int(L, perm[d]);
+    dims[d] = in_dims[perm[d]];
+    long long extent;
+    if (in_dims[d] && shape_known_int(in_dims[d], &extent) && extent == 1)
+      continue;
+    if (count < 2)
+      kept[count] = d;
+    count++;
+  }
+  if (rank == 2 && perm[0] == 1)
+    return T(L, "tl.trans(_1)", x);
+  if (rank <= 2 || count > 2)
+    return T(L, "tl.permute(_1, _2)", x, shape_tuple_node(L, axes, rank));
   Node *result = x;
   if (count == 2) {
     bool swapped = false;
@@ -648,16 +658,10 @@ static Node *permuted_squeezed(Lowerer *L, Node *x, const int *perm, Node **in_d
 
 static Node *permuted(Lowerer *L, Node *x, const int *perm, Node **in_dims) {
   int rank = x->type->rank;
-  Node *axes[C2T_MAX_RANK], *dims[C2T_MAX_RANK];
-  for (int d = 0; d < rank; d++) {
-    axes[d] = new_int(L, perm[d]);
+  Node *dims[C2T_MAX_RANK];
+  for (int d = 0; d < rank; d++)
     dims[d] = in_dims[perm[d]];
-  }
-  Node *result = rank == 2 && perm[0] == 1 ? T(L, "tl.trans(_1)", x)
-                 : rank > 2                ? permuted_squeezed(L, x, perm, in_dims, dims)
-                                           : NULL;
-  if (!result)
-    result = T(L, "tl.permute(_1, _2)", x, shape_tuple_node(L, axes, rank));
+  Node *result = shape_permute(L, x, perm, rank, in_dims);
   result->type = shape_tile_type(L, x->type->dtype, x->type->dtype_expr, rank, dims);
   return result;
 }

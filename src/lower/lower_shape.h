@@ -24,6 +24,9 @@ TypeInfo *shape_tile_type(Lowerer *L, DType dtype, Node *dtype_expr, int rank, N
 
 /* `(d0, d1, ...)` (a 1-tuple keeps its comma). */
 Node *shape_tuple_node(Lowerer *L, Node **dims, int rank);
+/* tl.permute(x, perm) of a tile of dimensions in_dims, or its 2-D transpose between reshapes
+ * where all axes but two are of extent 1 (kept in shared memory for tl.dot); untyped */
+Node *shape_permute(Lowerer *L, Node *x, const int *perm, int rank, Node *const *in_dims);
 
 /* The product of dims as a constant expression (a number when known). */
 Node *shape_product(Lowerer *L, Node **dims, int count);

@@ -22,6 +22,20 @@ def bmm_t_kernel(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Con
     ct.store(C, index=(q, m, n), tile=out)
 
 
+@ct.kernel
+def bmm_order_kernel(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    """The same product with the transposes asked of the loads: order=(0, 2, 1)."""
+    m = ct.bid(0)
+    n = ct.bid(1)
+    q = ct.bid(2)
+    acc = ct.full((TM, TN), 0.0, dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(1, TK, TM))):
+        a = ct.load(A, index=(q, m, k), shape=(1, TM, TK), order=(0, 2, 1), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, index=(q, k, n), shape=(1, TK, TN), order=(0, 2, 1), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(ct.reshape(a, (TM, TK)), ct.reshape(b, (TK, TN)), acc=acc)
+    ct.store(C, index=(q, m, n), tile=ct.reshape(ct.astype(acc, C.dtype), (1, TM, TN)))
+
+
 def bmm_t(at: torch.Tensor, bt: torch.Tensor, tm: int = 64, tn: int = 64, tk: int = 32) -> torch.Tensor:
     """C[q] = at[q].T @ bt[q].T for at of shape (Q, K, M) and bt of shape (Q, N, K)."""
     q, k, m = at.shape
