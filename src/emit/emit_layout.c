@@ -104,18 +104,26 @@ void emit_leave(Emitter *e) { e->depth--; }
 
 /* ----------------------------------------------------------- blank lines */
 
-static bool source_line_is_blank(const Emitter *e, int line) {
+/* The first character of source line `line` that is not blank, '\n' for a blank line, 0
+ * for a line that is not there. */
+static char source_line_start(const Emitter *e, int line) {
   if (line < 1 || line > e->line_count)
-    return false;
+    return 0;
   for (size_t i = e->line_starts[line - 1]; i < e->line_starts[line]; i++) {
     char c = e->text[i];
     if (c != ' ' && c != '\t' && c != '\f' && c != '\r' && c != '\n')
-      return false;
+      return c;
   }
-  return true;
+  return '\n';
 }
 
-static bool source_line_has_code(const Emitter *e, int line);
+static bool source_line_is_blank(const Emitter *e, int line) { return source_line_start(e, line) == '\n'; }
+
+/* Whether source line `line` holds code (not blank, not only a comment). */
+static bool source_line_has_code(const Emitter *e, int line) {
+  char c = source_line_start(e, line);
+  return c && c != '\n' && c != '#';
+}
 
 /* The blank source lines between the last line accounted for and `line`,
  * at most two, unless nothing has been written in this block yet. In a
@@ -325,18 +333,6 @@ void emit_trailing_comment(Emitter *e, int line) {
   buf_put(e->out, "  ", 2);
   emit_comment_text(e, c);
   e->next_comment++;
-}
-
-/* Whether source line `line` holds code (not blank, not only a comment). */
-static bool source_line_has_code(const Emitter *e, int line) {
-  if (line < 1 || line > e->line_count)
-    return false;
-  for (size_t i = e->line_starts[line - 1]; i < e->line_starts[line]; i++) {
-    char c = e->text[i];
-    if (c != ' ' && c != '\t' && c != '\f' && c != '\r' && c != '\n')
-      return c != '#';
-  }
-  return false;
 }
 
 /* Whether code stands between the last line written and `line`: a statement the converter
