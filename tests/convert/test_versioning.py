@@ -672,29 +672,10 @@ def test_a_run_time_if_keeps_the_sizes_its_branches_share(convert):
     torch.testing.assert_close(y, torch.tensor([[2.0, 4.0], [0.0, 0.0]]))
 
 
-COMMENTED_VERSIONS = '''
-import cuda.tile as ct
-
-
-@ct.kernel
-def k(x, out, B: ct.Constant[int], W: ct.Constant[int]):
-    i = ct.bid(0)
-    # the block of rows
-    t = ct.load(x, index=(i, 0), shape=(B, W))
-    if W == 1:
-        # one column: a vector
-        v = ct.reshape(t, (B,))
-    else:
-        # W columns: the tile
-        v = t
-
-    # column sums
-    s = ct.sum(v, axis=0)
-    if W == 1:
-        ct.store(out, index=(i, 0), tile=ct.reshape(s, (1, 1)))
-    else:
-        ct.store(out, index=(i, 0), tile=ct.reshape(s, (1, W)))
-'''
+COMMENTED_VERSIONS = (COLUMN_SUMS.format(cond="W == 1")
+                      .replace("    t = ct.load(", "    # the block of rows\n    t = ct.load(")
+                      .replace("        v = ct.reshape(", "        # one column: a vector\n        v = ct.reshape(")
+                      .replace("        v = t\n", "        # W columns: the tile\n        v = t\n\n    # column sums\n"))
 
 
 def test_each_version_keeps_its_own_comments_and_none_of_the_other(convert, convert_text):
