@@ -717,6 +717,27 @@ static void lower_return(Lowerer *L, Node *stmt, NodeList *out) {
   push_stmt(L, out, stmt);
 }
 
+/* A source statement the converter replaced by statements it wrote (an Array.slice view's
+ * pointer and shape, a dropped local's uses): the first of them takes the statement's place in
+ * the source (its span), so the comments above it and at the end of its line, and the blank
+ * lines before it, stay there (they went to the next source statement). It stays marked as
+ * rewritten: it is written from the tree, never copied from the source. */
+static void stand_in_place(const Node *stmt, NodeList *pending, NodeList *lowered) {
+  if (stmt->span.start.line <= 0)
+    return;
+  for (int i = 0; i < pending->count; i++)
+    if (pending->items[i]->span.start.line > 0)
+      return;
+  for (int i = 0; i < lowered->count; i++)
+    if (lowered->items[i]->span.start.line > 0)
+      return;
+  Node *first = pending->count ? pending->items[0] : lowered->count ? lowered->items[0] : NULL;
+  if (!first)
+    return;
+  first->span = stmt->span;
+  first->rewritten = true;
+}
+
 static void lower_stmt(Lowerer *L, Node *stmt, NodeList *out) {
   NodeList pending = {0};
   NodeList *outer_pending = L->pending;
@@ -761,6 +782,7 @@ static void lower_stmt(Lowerer *L, Node *stmt, NodeList *out) {
   }
   L->statement_note = outer_note;
   L->statement = outer_statement;
+  stand_in_place(stmt, &pending, &lowered);
   for (int i = 0; i < pending.count; i++)
     push_stmt(L, out, pending.items[i]);
   for (int i = 0; i < lowered.count; i++)

@@ -308,3 +308,29 @@ def test_the_comment_of_a_dropped_first_statement_stays_in_its_clause(convert_te
     lines = [line.rstrip() for line in text[text.index("def k("):text.index("def launch_k(")].splitlines()]
     at = lines.index("    elif MODE == 2:")
     assert lines[at + 1] == "        # about the padding, whose local the conversion drops", lines
+
+
+REPLACED = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, start, stop):
+    t = ct.load(x, index=(0,), shape=(16,))
+
+    # the rows from start on
+    rows = x.slice(0, start, stop)  # shape: (stop - start,)
+    u = ct.load(rows, index=(0,), shape=(16,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, index=(0,), tile=t + u)
+'''
+
+
+def test_comments_of_a_statement_the_converter_replaced_stay_at_its_place(convert_text):
+    """x.slice(...) becomes statements the converter writes (the view's pointer and shape): the
+    first takes the statement's place, so the comment above it and the one at the end of its
+    line stay there (they went below, to the next statement of the source)."""
+    text = convert_text(REPLACED)
+    lines = [line.rstrip() for line in text[text.index("def k("):text.index("def launch_k(")].splitlines()]
+    at = lines.index("    # the rows from start on")
+    assert lines[at - 1] == "" and lines[at + 1].startswith("    x_slice_1 = x + "), lines
+    assert lines[at + 1].endswith("  # shape: (stop - start,)"), lines
