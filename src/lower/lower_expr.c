@@ -188,6 +188,26 @@ static bool enum_has_member(const Node *cls, Str member) {
   return false;
 }
 
+/* The constexpr twin of member `member` of Enum class `cls` (an empty name: the class called
+ * with a value) is written after the class, once (launch.c: push_enum_twins_of). */
+static void note_enum_twin(Lowerer *L, const Node *at, const Node *cls, Str member) {
+  for (int i = 0; i < L->enum_member_count; i++)
+    if (L->enum_classes[i] == cls && str_same(L->enum_members[i], member))
+      return;
+  if (L->enum_member_count == C2T_MAX_ENUM_MEMBERS)
+    lower_limit(L, at, "members of Enum classes read in tile code", C2T_MAX_ENUM_MEMBERS);
+  L->enum_classes[L->enum_member_count] = cls;
+  L->enum_members[L->enum_member_count++] = member;
+}
+
+/* A member of an Enum: its value only Python knows; Triton compares it while compiling. */
+static TypeInfo *enum_member_type(Lowerer *L) {
+  TypeInfo *type = type_new(L->ctx, VAL_CONST);
+  type->rank = 0;
+  type->python_object = true;
+  return type;
+}
+
 /* Color.RED of a module-level Enum in tile code: Triton reads only tl.constexpr globals, so
  * the kernel reads its twin Color_RED_TL = tl.constexpr(Color.RED), written after the class;
  * the member itself, compared and passed as cuTile does (a constexpr to Triton). */
@@ -195,20 +215,9 @@ static Node *lower_enum_member(Lowerer *L, Node *expr, const Node *cls) {
   Str name = cls->u.class_def.name, member = expr->u.attribute.attr;
   if (!enum_has_member(cls, member))
     lower_error(L, expr, "'%.*s' is not a member assigned in enum %.*s", member.len, member.text, name.len, name.text);
-  bool known = false;
-  for (int i = 0; i < L->enum_member_count && !known; i++)
-    known = L->enum_classes[i] == cls && str_same(L->enum_members[i], member);
-  if (!known) {
-    if (L->enum_member_count == C2T_MAX_ENUM_MEMBERS)
-      lower_limit(L, expr, "members of Enum classes read in tile code", C2T_MAX_ENUM_MEMBERS);
-    L->enum_classes[L->enum_member_count] = cls;
-    L->enum_members[L->enum_member_count++] = member;
-  }
-  TypeInfo *type = type_new(L->ctx, VAL_CONST);
-  type->rank = 0; /* its value only Python knows: Triton compares it while compiling */
-  type->python_object = true;
+  note_enum_twin(L, expr, cls, member);
   return typed(new_name(L, arena_printf(&L->ctx->arena, "%.*s_%.*s_TL", name.len, name.text, member.len,
-                                        member.text)), type);
+                                        member.text)), enum_member_type(L));
 }
 
 const Node *lower_enum_named(Lowerer *L, Str name) { return enum_class(L, name); }
@@ -227,20 +236,9 @@ Node *lower_enum_construct(Lowerer *L, Node *call, const Node *cls) {
                 "%.*s(value) in tile code: cuTile calls the class when it compiles, so the value must be known "
                 "then (a literal or a ct.Constant parameter), not %s", name.len, name.text,
                 type_describe(L->ctx, value->type));
-  bool known = false;
-  for (int i = 0; i < L->enum_member_count && !known; i++)
-    known = L->enum_classes[i] == cls && L->enum_members[i].len == 0;
-  if (!known) {
-    if (L->enum_member_count == C2T_MAX_ENUM_MEMBERS)
-      lower_limit(L, call, "members of Enum classes read in tile code", C2T_MAX_ENUM_MEMBERS);
-    L->enum_classes[L->enum_member_count] = cls;
-    L->enum_members[L->enum_member_count++] = (Str){"", 0};
-  }
+  note_enum_twin(L, call, cls, (Str){"", 0});
   Node *made = T(L, arena_printf(&L->ctx->arena, "%.*s_TL(_1)", name.len, name.text), value);
-  TypeInfo *type = type_new(L->ctx, VAL_CONST);
-  type->rank = 0; /* the member: only Python knows it, Triton compares it while compiling */
-  type->python_object = true;
-  made->type = type;
+  made->type = enum_member_type(L);
   return made;
 }
 

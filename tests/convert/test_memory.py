@@ -9,8 +9,9 @@ below use tensors that take the descriptor path (contiguous, 16-byte rows) and t
 that must not (100x70 float32: 280-byte rows; offset and transposed views).
 """
 
-import re
 import math
+import re
+from pathlib import Path
 
 import pytest
 import torch
@@ -452,26 +453,9 @@ def test_the_wide_numbers_kernel_is_valid_cutile(cutile_export):
     assert cutile_export.cubin_size(WIDE_NUMBERS, [wide, wide, array(ct.int64, 1), i64, i64]) > 0
 
 
-STATIC_DIMS = """
-from typing import Annotated
-
-import cuda.tile as ct
-
-Rows = Annotated[ct.Array, ct.ArrayAnnotation(static_shape_dims=(-1,), static_stride_dims=(1,))]
-
-
-def row_sums(x, i):
-    return ct.sum(ct.load(x, (i, 0), (1, x.shape[1])), axis=1)
-
-
-@ct.kernel
-def k(x: Rows, y):
-    # static dimensions are compile-time constants: assertions, tile sizes
-    ct.static_assert(x.strides[1] == 1)
-    n = x.shape[-1]
-    t = ct.load(x, (ct.bid(0), 0), (1, n))
-    ct.store(y, (ct.bid(0),), ct.sum(t, axis=1) + row_sums(x, ct.bid(0)))
-"""
+# the compile test's case (tests/compile/cases/static_dims.py), its kernel named k
+STATIC_DIMS = (Path(__file__).parents[1] / "compile" / "cases" / "static_dims.py").read_text().replace(
+    "def static_dims_kernel(", "def k(")
 
 
 def test_static_dimensions_of_an_array_annotation_are_constants(convert, convert_text):
