@@ -354,6 +354,8 @@ struct Node {
       NodeList decorator_list;
       Node *returns;        /* or NULL */
       bool is_async;
+      bool replayed;        /* a copy of a def that stands elsewhere in the source (a dataclass
+                               method's twin): written with that def's comments again */
       DroppedLines dropped; /* converted: the lines of branches dropped in its body */
     } function_def;
     struct {

@@ -42,6 +42,12 @@ typedef enum FunctionRole {
   ROLE_DEVICE,     /* called from a kernel (or @ct.function): becomes @triton.jit */
 } FunctionRole;
 
+typedef enum MethodKind {
+  METHOD_PLAIN,    /* def m(self, ...): instance.m(...), Cls.m(instance, ...) */
+  METHOD_PROPERTY, /* @property: instance.m */
+  METHOD_STATIC,   /* @staticmethod: Cls.m(...) */
+} MethodKind;
+
 typedef struct Function {
   Node *def;       /* N_FUNCTION_DEF at module level */
   FunctionRole role;
@@ -112,6 +118,11 @@ typedef struct Function {
   Str *captured_names;
   int captured_count;
   Str launcher_name;        /* kernels: `launch_NAME`, or another name where that one is taken (launch.c) */
+  /* the twin of a method of a module-level dataclass that tile code names (resolve_methods.c):
+   * the class, the method's name there, and how it is decorated */
+  const Node *method_of;
+  Str method_name;
+  MethodKind method_kind;
 } Function;
 
 /* What a conversion did, counted where the lowering decides it (--stats):
@@ -173,6 +184,11 @@ void resolve_sibling_imports(Converter *conv);
 void resolve_nested_functions(Converter *conv);
 /* the same for plain functions that tile code calls (and host code does not), once those are known */
 void resolve_nested_in_helpers(Converter *conv);
+/* resolve_methods.c: methods of module-level dataclasses that tile code names, as module-level twins */
+bool resolve_dataclass_methods(Converter *conv); /* whether it made twins */
+Function *resolve_method_twin(Converter *conv, const Node *cls, Str method); /* NULL: none */
+bool resolve_is_dataclass(const Node *cls, bool *frozen); /* decorated @dataclass; *frozen: frozen=True */
+const Node *resolve_method_def(const Node *cls, Str method); /* the def of that name in the class body */
 /* a module-level def made by the resolver, registered as the module's own are (resolve.c) */
 void resolve_register_function(Converter *conv, Node *def);
 /* The cuda.tile member an expression names ("load", "float16",

@@ -118,11 +118,18 @@ static void separate_converted(Emitter *e, const NodeList *body, int index) {
     emit_blank_line(e);
 }
 
+static bool is_replayed(const Node *stmt) { return stmt->kind == N_FUNCTION_DEF && stmt->u.function_def.replayed; }
+
 void emit_stmts(Emitter *e, const NodeList *body, int limit_line) {
   for (int i = 0; i < body->count; i++) {
     const Node *next = i + 1 < body->count ? body->items[i + 1] : NULL;
+    /* a def written again (emit_replayed_def) stands elsewhere in the source: where this
+       statement's comments end is where the next one from here begins */
+    int k = i + 1;
+    while (k < body->count && is_replayed(body->items[k]))
+      k++;
     separate_converted(e, body, i);
-    emit_stmt(e, body->items[i], next, next ? emit_stmt_first_line(next) : limit_line);
+    emit_stmt(e, body->items[i], next, k < body->count ? emit_stmt_first_line(body->items[k]) : limit_line);
   }
 }
 
@@ -409,6 +416,27 @@ static void emit_class_def(Emitter *e, const Node *s, int limit_line) {
   emit_block(e, body, limit_line);
 }
 
+/* A def copied from elsewhere in the source, written again after what comes before it: the
+ * comment cursor goes back to its first line for it, and on to where it was after it. */
+static void emit_replayed_def(Emitter *e, const Node *s, int limit_line) {
+  /* the indented comments after the block before it (a class's last ones) go first */
+  int pending = e->next_comment;
+  emit_block_tail_comments(e, limit_line, 1);
+  if (e->next_comment > pending && e->indent == 0) {
+    emit_blank_line(e);
+    emit_blank_line(e);
+  }
+  int saved = e->next_comment, saved_line = e->last_line;
+  e->next_comment = 0;
+  while (e->next_comment < e->comment_count && e->comments[e->next_comment].pos.line < s->span.start.line)
+    e->next_comment++;
+  e->last_line = s->span.start.line - 1;
+  emit_function_def(e, s, s->span.end.line + 1);
+  if (e->next_comment < saved)
+    e->next_comment = saved;
+  e->last_line = saved_line;
+}
+
 /* The versions of a converted function, `if C:` <one> `else:` <other>: each is written with
  * the comments of the source lines it holds (the comment cursor goes back to where the
  * first began for the second), less those of the branches it dropped. */
@@ -635,7 +663,12 @@ void emit_stmt(Emitter *e, const Node *s, const Node *next, int limit_line) {
     return;
   }
   switch (s->kind) {
-  case N_FUNCTION_DEF: emit_function_def(e, s, limit_line); break;
+  case N_FUNCTION_DEF:
+    if (s->u.function_def.replayed)
+      emit_replayed_def(e, s, limit_line);
+    else
+      emit_function_def(e, s, limit_line);
+    break;
   case N_CLASS_DEF: emit_class_def(e, s, limit_line); break;
   case N_IF: emit_if(e, s, limit_line); break;
   case N_FOR: emit_for(e, s, limit_line); break;

@@ -47,9 +47,10 @@ static void lower_module_body(Lowerer *L) {
     if (conv->functions[i].role == ROLE_KERNEL)
       lower_kernel(L, &conv->functions[i]);
   for (int i = 0; i < conv->function_count; i++)
-    if (conv->functions[i].role == ROLE_DEVICE && !conv->functions[i].lowered &&
+    if (conv->functions[i].role == ROLE_DEVICE && !conv->functions[i].lowered && !conv->functions[i].method_of &&
         !(conv->functions[i].host_too && !conv->functions[i].def->u.function_def.decorator_list.count))
-      lower_unused_device_function(L, &conv->functions[i]); /* one host code uses too stays as written */
+      lower_unused_device_function(L, &conv->functions[i]); /* one host code uses too stays as written; a
+                                                               method's twin no call reached is left out */
   lower_host_code(L);
   finish_module(L);
 }

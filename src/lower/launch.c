@@ -2017,6 +2017,15 @@ static void push_helpers_banner(Lowerer *L, NodeList *out) {
   }
 }
 
+/* The twin of a dataclass's method (resolve_methods.c) that no call in tile code reached: a
+ * method of the same name as one that was (t.reshape(...) beside a dataclass's reshape). */
+static bool is_unused_method_twin(Lowerer *L, const Node *stmt) {
+  if (stmt->kind != N_FUNCTION_DEF)
+    return false;
+  Function *fn = find_function(L->conv, stmt->u.function_def.name);
+  return fn && fn->def == stmt && fn->method_of && !fn->lowered;
+}
+
 void finish_module(Lowerer *L) {
   NodeList *body = &L->conv->module->u.module.body;
   /* only module-level imports and those in module-level if/try blocks are ct_imports (resolve.c) */
@@ -2056,7 +2065,7 @@ void finish_module(Lowerer *L) {
         push_all(L, &out, early_twins);
       }
       imports_done = true;
-    } else if (!is_ct_type_alias(L, stmt)) {
+    } else if (!is_ct_type_alias(L, stmt) && !is_unused_method_twin(L, stmt)) {
       node_list_push(&L->ctx->arena, &out, stmt);
       push_twins_of(L, imports_done ? &out : &early_twins, stmt, true);
       push_enum_twins_of(L, imports_done ? &out : &early_twins, stmt);

@@ -63,6 +63,10 @@ const Node *lower_enum_named(Lowerer *L, Str name);
 Node *lower_enum_construct(Lowerer *L, Node *call, const Node *cls);
 Node *lower_dataclass_replace(Lowerer *L, Node *call); /* dataclasses.replace(instance, field=value) */
 Node *lower_dataclass_field(Lowerer *L, Node *expr, Node *base, Str attr);
+/* instance.method(...) and Cls.method(...) of a module-level dataclass: a call of the method's
+ * twin (resolve_methods.c); NULL where `call` is not one */
+Node *lower_dataclass_method(Lowerer *L, Node *call);
+Node *lower_dataclass_property(Lowerer *L, Node *expr); /* instance.prop of a @property; else NULL */
 /* item `index` of the lowered tuple `base` (`expr`: where an error points) (lower_expr.c) */
 Node *lower_tuple_item(Lowerer *L, Node *expr, Node *base, int index);
 /* `raise ct.static_exception(E)` as `tl.static_assert(False, ...)` (lower_debug.c) */

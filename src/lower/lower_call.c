@@ -345,6 +345,9 @@ Node *lower_call(Lowerer *L, Node *call) {
     stats_op(L->conv, "ct.", member);
     return lower_row(L, call, row, arena_printf(&L->ctx->arena, "ct.%s", member));
   }
+  Node *method = lower_dataclass_method(L, call);
+  if (method)
+    return method;
   if (is_method_call(L, call))
     return lower_method_call(L, call);
   if (is_dataclasses_replace(L, callee))

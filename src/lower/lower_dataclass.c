@@ -16,29 +16,15 @@
  *
  * Arguments bind to fields as the generated __init__ binds them (positions,
  * then keywords, then the fields' defaults); `dataclasses.replace(w, f=v)`
- * makes a new tuple. A class that is not frozen, has a base class, a
- * `field(...)` default, or an __init__/__post_init__ of its own, a field that
- * is not one, a method or a property read: located errors.
+ * makes a new tuple. `w.apply(t)`, `w.width` (a @property) and
+ * `Window.shifted(t)` (a @staticmethod) call the method's twin, a tile function
+ * of the instance (resolve_methods.c). A class that is not frozen, has a base
+ * class, a `field(...)` default, or an __init__/__post_init__ of its own, a
+ * field that is not one, a method decorated otherwise: located errors.
  */
 #include <string.h>
 
 #include "lower.h"
-
-/* A decorator `dataclass`, `dataclasses.dataclass`, called or not; *frozen says frozen=True. */
-static bool is_dataclass_decorator(const Node *decorator, bool *frozen) {
-  const Node *callee = decorator->kind == N_CALL ? decorator->u.call.func : decorator;
-  bool named = (callee->kind == N_NAME && str_eq(callee->u.name.id, "dataclass")) ||
-               (callee->kind == N_ATTRIBUTE && str_eq(callee->u.attribute.attr, "dataclass") &&
-                callee->u.attribute.value->kind == N_NAME && str_eq(callee->u.attribute.value->u.name.id, "dataclasses"));
-  *frozen = false;
-  for (int i = 0; named && decorator->kind == N_CALL && i < decorator->u.call.keywords.count; i++) {
-    const Node *kw = decorator->u.call.keywords.items[i];
-    if (str_eq(kw->u.keyword.arg, "frozen") && kw->u.keyword.value->kind == N_CONSTANT &&
-        kw->u.keyword.value->u.constant.kind == CONST_TRUE)
-      *frozen = true;
-  }
-  return named;
-}
 
 const Node *lower_dataclass_named(Lowerer *L, Str name) {
   if (scope_lookup(L, name))
@@ -50,11 +36,7 @@ const Node *lower_dataclass_named(Lowerer *L, Str name) {
     if (stmt->kind == N_CLASS_DEF && str_same(stmt->u.class_def.name, name))
       found = stmt;
   }
-  bool frozen = false;
-  for (int i = 0; found && i < found->u.class_def.decorator_list.count; i++)
-    if (is_dataclass_decorator(found->u.class_def.decorator_list.items[i], &frozen))
-      return found;
-  return NULL;
+  return found && resolve_is_dataclass(found, NULL) ? found : NULL;
 }
 
 /* The fields of a dataclass in their order (annotated names of its body, ClassVar ones
@@ -62,9 +44,8 @@ const Node *lower_dataclass_named(Lowerer *L, Str name) {
 static int dataclass_fields(Lowerer *L, const Node *cls, const Node *at, const Node **fields, int max) {
   Str name = cls->u.class_def.name;
   bool frozen = false;
-  for (int i = 0; i < cls->u.class_def.decorator_list.count; i++)
-    if (is_dataclass_decorator(cls->u.class_def.decorator_list.items[i], &frozen) && !frozen)
-      lower_error(L, at, "the dataclass '%.*s' is not frozen: cuTile takes frozen dataclasses only "
+  if (resolve_is_dataclass(cls, &frozen) && !frozen)
+    lower_error(L, at, "the dataclass '%.*s' is not frozen: cuTile takes frozen dataclasses only "
                   "(@dataclass(frozen=True))", name.len, name.text);
   if (cls->u.class_def.bases.count || cls->u.class_def.keywords.count)
     lower_error(L, at, "the dataclass '%.*s' has a base class: not converted", name.len, name.text);
@@ -188,6 +169,114 @@ Node *lower_dataclass_field(Lowerer *L, Node *expr, Node *base, Str attr) {
   for (int i = 0; i < count; i++)
     if (str_same(field_name(fields[i]), attr))
       return lower_tuple_item(L, expr, base, i);
-  lower_error(L, expr, "'%.*s' is not a field of the dataclass '%.*s' (its methods and properties are not "
-              "converted)", attr.len, attr.text, cls->u.class_def.name.len, cls->u.class_def.name.text);
+  if (resolve_method_def(cls, attr))
+    lower_error(L, expr, "'%.*s' is a method of the dataclass '%.*s': tile code calls it (a method read as a value "
+                "is not converted)", attr.len, attr.text, cls->u.class_def.name.len, cls->u.class_def.name.text);
+  lower_error(L, expr, "'%.*s' is not a field of the dataclass '%.*s'", attr.len, attr.text,
+              cls->u.class_def.name.len, cls->u.class_def.name.text);
+}
+
+/* ------------------------------------------------------------- methods */
+
+/* The type of `e`, a local or a field of one (w, w.inner), known before lowering it; else NULL. */
+static const TypeInfo *known_type(Lowerer *L, const Node *e, int depth) {
+  if (depth > C2T_MAX_PARSE_DEPTH)
+    return NULL;
+  if (e->kind == N_NAME) {
+    Variable *var = scope_lookup(L, e->u.name.id);
+    return var ? var->type : NULL;
+  }
+  if (e->kind != N_ATTRIBUTE)
+    return NULL;
+  const TypeInfo *base = known_type(L, e->u.attribute.value, depth + 1);
+  if (!base || base->kind != VAL_TUPLE || !base->dataclass || !base->elts)
+    return NULL;
+  const Node *fields[C2T_MAX_DATACLASS_FIELDS];
+  int count = dataclass_fields(L, base->dataclass, e, fields, C2T_MAX_DATACLASS_FIELDS);
+  for (int i = 0; i < count && i < base->count; i++)
+    if (str_same(field_name(fields[i]), e->u.attribute.attr))
+      return base->elts[i];
+  return NULL;
+}
+
+/* The dataclass whose instance `e` is, known before lowering it; else NULL. */
+static const Node *instance_class(Lowerer *L, const Node *e) {
+  const TypeInfo *type = known_type(L, e, 0);
+  return type && type->kind == VAL_TUPLE ? type->dataclass : NULL;
+}
+
+/* The twin of `cls`.`method` (resolve_methods.c); a located error where the class defines
+ * the method but it has none (another decorator, no parameter for the instance). */
+static Function *method_twin(Lowerer *L, const Node *at, const Node *cls, Str method) {
+  Function *twin = resolve_method_twin(L->conv, cls, method);
+  if (twin)
+    return twin;
+  if (!resolve_method_def(cls, method))
+    return NULL;
+  Str name = cls->u.class_def.name;
+  lower_error(L, at, "the method %.*s.%.*s cannot be converted: tile code calls methods without decorators, "
+              "@property and @staticmethod ones (and the twin's name %.*s_%.*s must be free)",
+              name.len, name.text, method.len, method.text, name.len, name.text, method.len, method.text);
+}
+
+/* twin(first, *args of `call`) lowered as a call of a tile function (`first` NULL: the
+ * arguments as given). */
+static Node *call_twin(Lowerer *L, Node *call, Function *twin, Node *first) {
+  Node *made = arena_alloc(&L->ctx->arena, sizeof(Node));
+  *made = *call;
+  if (call->kind != N_CALL) { /* a property read */
+    made->kind = N_CALL;
+    memset(&made->u, 0, sizeof made->u);
+  }
+  Str name = twin->def->u.function_def.name;
+  made->u.call.func = new_name(L, arena_printf(&L->ctx->arena, "%.*s", name.len, name.text));
+  made->u.call.args = (NodeList){0};
+  if (first)
+    node_list_push(&L->ctx->arena, &made->u.call.args, first);
+  for (int i = 0; call->kind == N_CALL && i < call->u.call.args.count; i++)
+    node_list_push(&L->ctx->arena, &made->u.call.args, call->u.call.args.items[i]);
+  stats_op(L->conv, "method ", arena_printf(&L->ctx->arena, "%.*s", twin->method_name.len, twin->method_name.text));
+  return lower_device_call(L, made, twin);
+}
+
+Node *lower_dataclass_method(Lowerer *L, Node *call) {
+  Node *callee = call->u.call.func;
+  if (callee->kind != N_ATTRIBUTE)
+    return NULL;
+  Node *base = callee->u.attribute.value;
+  Str method = callee->u.attribute.attr;
+  const Node *cls = base->kind == N_NAME ? lower_dataclass_named(L, base->u.name.id) : NULL;
+  if (cls) { /* Cls.method(...): the arguments as given, an instance first for a plain method */
+    Function *twin = method_twin(L, call, cls, method);
+    if (!twin)
+      return NULL;
+    if (twin->method_kind == METHOD_PROPERTY)
+      lower_error(L, call, "%.*s.%.*s is a property: read it of an instance", cls->u.class_def.name.len,
+                  cls->u.class_def.name.text, method.len, method.text);
+    return call_twin(L, call, twin, NULL);
+  }
+  cls = instance_class(L, base);
+  if (!cls)
+    return NULL;
+  Function *twin = method_twin(L, call, cls, method);
+  if (!twin)
+    return NULL;
+  Str name = cls->u.class_def.name;
+  if (twin->method_kind == METHOD_STATIC) /* cuTile passes the instance to it all the same */
+    lower_error(L, call, "%.*s.%.*s is a @staticmethod called on an instance, which cuTile gives the instance as "
+                "its first argument: call it on the class (%.*s.%.*s(...))", name.len, name.text, method.len,
+                method.text, name.len, name.text, method.len, method.text);
+  if (twin->method_kind == METHOD_PROPERTY)
+    lower_error(L, call, "%.*s.%.*s is a property, not a method: read it without a call", name.len, name.text,
+                method.len, method.text);
+  return call_twin(L, call, twin, base);
+}
+
+Node *lower_dataclass_property(Lowerer *L, Node *expr) {
+  Node *base = expr->u.attribute.value;
+  const Node *cls = instance_class(L, base);
+  Function *twin = cls ? resolve_method_twin(L->conv, cls, expr->u.attribute.attr) : NULL;
+  if (!twin || twin->method_kind != METHOD_PROPERTY)
+    return NULL;
+  return call_twin(L, expr, twin, base);
 }

@@ -412,6 +412,9 @@ static Node *lower_attribute(Lowerer *L, Node *expr) {
     if (cls)
       return lower_enum_member(L, expr, cls);
   }
+  Node *property = lower_dataclass_property(L, expr);
+  if (property)
+    return property;
   Node *base = lower_expr(L, expr->u.attribute.value);
   Str attr = expr->u.attribute.attr;
   if (base->type && base->type->kind == VAL_ARRAY)

@@ -1586,6 +1586,8 @@ void resolve_module(Converter *conv) {
     return;
   resolve_reachable(conv);
   resolve_tile_helpers(conv);
+  while (resolve_dataclass_methods(conv))
+    resolve_reachable(conv); /* what the methods call */
   refuse_kernels_in_tile_code(conv);
   scan_for_launches(conv->module, conv);
   scan_for_host_uses(conv->module, conv);

@@ -209,9 +209,7 @@ def test_what_a_dataclass_in_tile_code_cannot_do_is_a_located_error(convert_erro
     assert "has no field 'width'" in convert_error(_dataclass_kernel(f"w = Window(1, width=2)\n    {store}"))
     assert "takes 2 fields, 3 given" in convert_error(_dataclass_kernel(f"w = Window(1, 2, 3)\n    {store}"))
     assert "'size' is not a field of the dataclass 'Window'" in convert_error(
-        _dataclass_kernel("w = Window(1)\n    ct.store(x, (0,), ct.full((T,), w.size, dtype=ct.int32))",
-                          fields="    lo: int\n    hi: int = 4\n\n    @property\n    def size(self):\n"
-                                 "        return self.hi - self.lo\n"))
+        _dataclass_kernel("w = Window(1)\n    ct.store(x, (0,), ct.full((T,), w.size, dtype=ct.int32))"))
     assert "given by a call (field(...))" in convert_error(
         _dataclass_kernel(f"w = Window(1)\n    {store}", fields="    lo: int\n    hi: int = field(default=4)\n"))
 
@@ -220,6 +218,91 @@ def test_the_dataclasses_kernel_is_valid_cutile(cutile_export):
     ct = cutile_export.ct
     f32 = cutile_export.array(ct.float32, 1)
     assert cutile_export.cubin_size(DATACLASSES, [f32, f32, 16]) > 0
+
+
+METHODS = '''
+from dataclasses import dataclass
+
+import cuda.tile as ct
+
+
+@dataclass(frozen=True)
+class Window:
+    lo: int
+    hi: int
+    scale: float = 1.0
+
+    @property
+    def width(self):
+        return self.hi - self.lo
+
+    @staticmethod
+    def shifted(t, by):
+        return t + by
+
+    def apply(self, t, bias=0.0):
+        # scaled, shifted by the width
+        return Window.shifted(t * self.scale, self.width) + bias
+
+    def reshape(self, lo):
+        return Window(lo, lo + self.width, self.scale)
+
+
+@dataclass(frozen=True)
+class Job:
+    window: Window
+    bias: float
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int]):
+    i = ct.bid(0)
+    job = Job(Window(i * T, i * T + T, 2.0), 0.5)
+    t = ct.load(x, (i,), (T,)).reshape((T,))
+    moved = job.window.reshape(3)
+    out = job.window.apply(t, bias=job.bias) + Window.apply(moved, t) + moved.lo
+    ct.store(y, (i,), out)
+'''
+
+
+def test_methods_of_dataclasses_are_tile_functions_of_the_instance(convert, convert_text, device):
+    text = convert_text(METHODS)
+    # each method tile code calls is a twin after the class, called with the instance first; the
+    # tiles' own reshape (the name of a method too) stays Triton's, and its twin is left out
+    assert "def Window_apply(self, t, bias" in text and "def Window_width(self" in text, text
+    assert "def Window_shifted(t, by)" in text and "def Window_reshape(self, lo" in text, text
+    assert text.index("class Window:") < text.index("def Window_apply(") < text.index("class Job:"), text
+    kernel = text.split("def k(")[1].split("def launch_k(")[0]
+    assert "Window_apply(job[0], t, job[1])" in kernel and "tl.reshape(" in kernel, kernel
+    assert "    def apply(self, t, bias=0.0):\n        # scaled, shifted by the width\n" in text, text
+    mod = convert(METHODS)
+    x = torch.randn(32, device=device)
+    y = torch.empty_like(x)
+    mod.launch_k(0, (2,), (x, y, 16))
+    expected = (x * 2.0 + 16 + 0.5) + (x * 2.0 + 16) + 3
+    torch.testing.assert_close(y, expected)
+
+
+def test_the_methods_kernel_is_valid_cutile(cutile_export):
+    ct = cutile_export.ct
+    f32 = cutile_export.array(ct.float32, 1)
+    assert cutile_export.cubin_size(METHODS, [f32, f32, 16]) > 0
+
+
+def test_what_a_method_in_tile_code_cannot_do_is_a_located_error(convert_error):
+    methods = ("    lo: int\n    hi: int = 4\n\n    @staticmethod\n    def twice(v):\n        return v * 2\n\n"
+               "    @classmethod\n    def make(cls, v):\n        return cls(v)\n\n"
+               "    @property\n    def size(self):\n        return self.hi - self.lo\n")
+    store = "ct.store(x, (0,), ct.full((T,), {}, dtype=ct.int32))"
+    # cuTile gives a staticmethod called on an instance the instance as its first argument
+    assert "is a @staticmethod called on an instance" in convert_error(
+        _dataclass_kernel("w = Window(1)\n    " + store.format("w.twice(3)"), fields=methods))
+    assert "the method Window.make cannot be converted" in convert_error(
+        _dataclass_kernel("w = Window.make(1)\n    " + store.format("w.lo"), fields=methods))
+    assert "'twice' is a method of the dataclass 'Window': tile code calls it" in convert_error(
+        _dataclass_kernel("w = Window(1)\n    f = w.twice\n    " + store.format("w.lo"), fields=methods))
+    assert "Window.size is a property, not a method" in convert_error(
+        _dataclass_kernel("w = Window(1)\n    " + store.format("w.size()"), fields=methods))
 
 
 UNPACKED_CONSTANTS = '''
