@@ -2017,6 +2017,19 @@ static void push_helpers_banner(Lowerer *L, NodeList *out) {
   }
 }
 
+/* Whether a converted def (@triton.jit) stands before the module's cuda.tile import: the
+ * converter's imports (triton) must then come before it, at the end of the leading imports. */
+static bool tile_code_before_import(Lowerer *L) {
+  NodeList *body = &L->conv->module->u.module.body;
+  for (int i = 0; i < body->count && !is_ct_import(L, body->items[i]); i++) {
+    const Node *stmt = body->items[i];
+    Function *fn = stmt->kind == N_FUNCTION_DEF ? find_function(L->conv, stmt->u.function_def.name) : NULL;
+    if (fn && fn->def == stmt && fn->role != ROLE_HOST && !(fn->host_too && !stmt->u.function_def.decorator_list.count))
+      return true;
+  }
+  return false;
+}
+
 /* The twin of a dataclass's method (resolve_methods.c) that no call in tile code reached: a
  * method of the same name as one that was (t.reshape(...) beside a dataclass's reshape). */
 static bool is_unused_method_twin(Lowerer *L, const Node *stmt) {
@@ -2036,7 +2049,9 @@ void finish_module(Lowerer *L) {
   /* a guarded cuda.tile import left its block, or one in a host function left it (kernels
    * defined in functions now stand before the module's own import): the converter's imports
    * go after the module's leading imports */
-  int imports_at = top_level_import && !L->conv->ct_imported_in_functions ? -1 : import_block_end(L);
+  int imports_at = top_level_import && !L->conv->ct_imported_in_functions && !tile_code_before_import(L)
+                       ? -1
+                       : import_block_end(L);
   NodeList helpers = {0};
   push_helpers(L, &helpers);
   int helpers_at = helpers_index(L, &helpers);

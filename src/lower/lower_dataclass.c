@@ -199,8 +199,11 @@ static const TypeInfo *known_type(Lowerer *L, const Node *e, int depth) {
   return NULL;
 }
 
-/* The dataclass whose instance `e` is, known before lowering it; else NULL. */
+/* The dataclass whose instance `e` is, known before lowering it (a local, a field of one,
+ * a call of the class); else NULL. */
 static const Node *instance_class(Lowerer *L, const Node *e) {
+  if (e->kind == N_CALL && e->u.call.func->kind == N_NAME)
+    return lower_dataclass_named(L, e->u.call.func->u.name.id);
   const TypeInfo *type = known_type(L, e, 0);
   return type && type->kind == VAL_TUPLE ? type->dataclass : NULL;
 }

@@ -777,3 +777,42 @@ def test_a_function_defined_in_a_tile_function_moves_too(convert, convert_text, 
 def test_a_function_defined_in_a_host_callable_tile_function_is_a_located_error(convert_error):
     host = IN_TILE_FUNCTION.replace("@ct.function\n", "@ct.function(host=True)\n")
     assert "never in a function host code calls too" in convert_error(host)
+
+
+TILE_CODE_BEFORE_THE_IMPORT = '''
+from dataclasses import dataclass
+
+
+def doubled(t):
+    return t * 2
+
+
+@dataclass(frozen=True)
+class Window:
+    lo: int
+    scale: float = 1.0
+
+    def apply(self, t):
+        return t * self.scale
+
+
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, (i,), (T,))
+    ct.store(y, (i,), Window(i, 3.0).apply(doubled(t)))
+'''
+
+
+def test_tile_code_above_the_cuda_tile_import_has_triton_imported_before_it(convert, convert_text, device):
+    # @triton.jit runs when the module defines the function: `import triton` must come first
+    text = convert_text(TILE_CODE_BEFORE_THE_IMPORT)
+    assert text.index("import triton\n") < text.index("def doubled(") < text.index("def Window_apply("), text
+    mod = convert(TILE_CODE_BEFORE_THE_IMPORT)
+    x = torch.randn(32, device=device)
+    y = torch.empty_like(x)
+    mod.launch_k(0, (2,), (x, y, 16))
+    torch.testing.assert_close(y, x * 6.0)
