@@ -576,11 +576,11 @@ static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, c
              "triton.autotune("
              "configs=[%s], "
              "key=[%s], "
-             "prune_configs_by={\"early_config_prune\": lambda configs, nargs, **launch: %.*s(configs, %s%s%s%s)}, "
+             "prune_configs_by={\"early_config_prune\": lambda configs, nargs, **launch: %.*s(configs, %s%s%s%s%s)}, "
              "%s"
              "do_bench=lambda launch, quantiles: %.*s(launch, quantiles))",
              configs, key.data ? key.data : "", candidates->u.name.id.len, candidates->u.name.id.text, elements,
-             L->kernel_has_dot ? ", dot=True" : L->tma_array_count > 0 ? ", tma=True" : "",
+             L->kernel_has_dot ? ", dot=True" : "", L->tma_array_count > 0 ? ", tma=True" : "",
              L->kernel_pipelines_loops ? ", loops=True" : "", L->kernel_store_choice ? ", stores=True" : "",
              copies.data ? copies.data : "", timing->u.name.id.len, timing->u.name.id.text);
   buf_free(&copies);
@@ -649,9 +649,9 @@ static bool launch_configuration(Lowerer *L, Function *kernel, Tuning *tuning, B
     buf_puts(call, "            **choice,\n");
     Node *candidates = use_helper(L, HELPER__launch_candidates);
     tuning->candidates =
-        arena_printf(&L->ctx->arena, "lambda configs: %.*s(configs, %s%s%s%s)", candidates->u.name.id.len,
-                     candidates->u.name.id.text, elements,
-                     L->kernel_has_dot ? ", dot=True" : L->tma_array_count > 0 ? ", tma=True" : "",
+        arena_printf(&L->ctx->arena, "lambda configs: %.*s(configs, %s%s%s%s%s)", candidates->u.name.id.len,
+                     candidates->u.name.id.text, elements, L->kernel_has_dot ? ", dot=True" : "",
+                     L->tma_array_count > 0 ? ", tma=True" : "",
                      L->kernel_pipelines_loops ? ", loops=True" : "", L->kernel_store_choice ? ", stores=True" : "");
   }
   return true;

@@ -564,6 +564,19 @@ def test_a_kernel_that_multiplies_matrices_tunes_as_a_gemm(convert):
     assert "dot=True" in _convert_text_of(gemm)
 
 
+def test_a_product_kernel_with_descriptors_also_tries_pointers(convert):
+    """Each program makes its descriptors, which a short program pays in full: a kernel that
+    multiplies matrices and has descriptor paths also times the hand pick through pointers
+    (_use_tma=False) at 3 stages and, last, at 1; the descriptor candidates come first."""
+    mod = convert(INPLACE)
+    picks = [(c.num_warps, c.num_stages, c.kwargs.get("_use_tma", True))
+             for c in mod._launch_candidates(mod.bump.configs, 128 * 128, dot=True, tma=True)]
+    assert picks == [(8, 3, True), (4, 3, True), (8, 4, True), (4, 4, True), (8, 3, False), (8, 2, True),
+                     (8, 1, True), (8, 1, False)]
+    text = _convert_text_of((ops_common.CORPUS / "attention_decode.py").read_text())
+    assert re.search(r"dot=True,\s+tma=True", text), text
+
+
 def _convert_text_of(source):
     import tempfile
     from pathlib import Path

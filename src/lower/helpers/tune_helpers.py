@@ -283,7 +283,14 @@ def _launch_candidates(configs, elements, tma=False, dot=False, loops=False, sto
     GEMM 4096^3, 128x128x64 tiles, 0.64 ms against 0.70 at best through the descriptor;
     float16 4096^3, 128x128x32 tiles, 587 TFLOP/s with 4 warps and 4 stages against 567 at
     best through the descriptor), else the other count at 4 stages;
-    then the hand pick at 2 stages and 1. With `loops` (the kernel has loops Triton may
+    then the hand pick at 2 stages and 1. A kernel that multiplies matrices and has descriptor
+    paths (`dot` and `tma`) also tries the hand pick with _use_tma=False at 3 stages, before
+    the hand pick at 2, and at 1 stage last: each program makes its descriptors
+    (tl.make_tensor_descriptor writes them to global memory and fences), which a short
+    program pays in full (H200, a decode step, 128 programs of one 128x128 K/V tile each:
+    7.3 us through descriptors, 3.9 through pointers; TileGym's split-K reduce 4.3 against
+    1.8, its attention decode 7.4 against 4.7), while a long loop of wgmma products keeps the
+    descriptors (TileGym's BMM at 8192^3). With `loops` (the kernel has loops Triton may
     software-pipeline, tl.range(..., num_stages=_loop_stages)) each candidate's loops take
     its own stage count, so the 1-stage candidate runs them unpipelined; a kernel without
     matrix products whose tiles have at most 8192 elements also tries the hand pick at 4
@@ -305,6 +312,8 @@ def _launch_candidates(configs, elements, tma=False, dot=False, loops=False, sto
             picks += [(first, 3, by_pointers), (other, 4, by_pointers), (first, 2, by_pointers)]
         else:
             picks.append((other, 4, ()))
+        if tma:
+            picks.append((first, 3, (("_use_tma", False),)))
         picks.append((first, 2, ()))
     elif tma:
         both = ((("_use_tma", True),), (("_use_tma", False),))
@@ -314,6 +323,8 @@ def _launch_candidates(configs, elements, tma=False, dot=False, loops=False, sto
     if loops and not dot and elements <= 8192:
         picks.insert(len(picks) - 1, (first, 4, ()))
     picks.append((first, 1, ()))
+    if dot and tma:
+        picks.append((first, 1, (("_use_tma", False),)))
     configs = []
     for w, s, chosen in dict.fromkeys(picks):
         chosen = dict(chosen)
