@@ -220,18 +220,8 @@ def test_the_dataclasses_kernel_is_valid_cutile(cutile_export):
     assert cutile_export.cubin_size(DATACLASSES, [f32, f32, 16]) > 0
 
 
-METHODS = '''
-from dataclasses import dataclass
-
-import cuda.tile as ct
-
-
-@dataclass(frozen=True)
-class Window:
-    lo: int
-    hi: int
-    scale: float = 1.0
-
+# the DATACLASSES module's Window with methods
+METHODS = DATACLASSES.split("import dataclasses\n")[1].split("\n\n@dataclass(frozen=True)\nclass Job")[0] + '''
     @property
     def width(self):
         return self.hi - self.lo
