@@ -2036,7 +2036,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    then the hand pick at 2 stages and 1. A kernel that multiplies matrices and has descriptor\n"
     "    paths (`dot` and `tma`) also tries the hand pick with _use_tma=False at 3 stages, before\n"
     "    the hand pick at 2, and at 1 stage last: each program makes its descriptors\n"
-    "    (tl.make_tensor_descriptor writes them to global memory and fences), which a short\n"
+    "    (each is written to global memory and fenced before its first use), which a short\n"
     "    program pays in full (H200, a decode step, 128 programs of one 128x128 K/V tile each:\n"
     "    7.3 us through descriptors, 3.9 through pointers; TileGym's split-K reduce 4.3 against\n"
     "    1.8, its attention decode 7.4 against 4.7), while a long loop of wgmma products keeps the\n"

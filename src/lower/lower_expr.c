@@ -664,15 +664,30 @@ static Node *lower_subscript(Lowerer *L, Node *expr) {
 
 /* ------------------------------------------------------ other operators */
 
+/* A tuple display, lowered item by item; a starred item (`(*prefix, i)`) is the items of
+ * `prefix`, a tuple of a length known here, each in its place, as cuTile takes them. */
 static Node *lower_tuple(Lowerer *L, Node *expr) {
-  NodeList *elts = &expr->u.list.elts;
+  NodeList *elts = &expr->u.list.elts, lowered = {0};
+  for (int i = 0; i < elts->count; i++) {
+    Node *item = elts->items[i];
+    if (item->kind != N_STARRED) {
+      node_list_push(&L->ctx->arena, &lowered, lower_expr(L, item));
+      continue;
+    }
+    Node *value = lower_expr(L, item->u.starred.value);
+    if (!value->type || value->type->kind != VAL_TUPLE || !value->type->elts || value->type->count < 0)
+      lower_error(L, item, "a starred item of a tuple must be a tuple whose length is known when converting, not %s",
+                  type_describe(L->ctx, value->type));
+    for (int k = 0; k < value->type->count; k++)
+      node_list_push(&L->ctx->arena, &lowered,
+                     lower_tuple_item(L, item, k ? node_copy_tree(&L->ctx->arena, value) : value, k));
+  }
+  *elts = lowered;
   TypeInfo *type = type_new(L->ctx, VAL_TUPLE);
   type->count = elts->count;
   type->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(elts->count + 1));
-  for (int i = 0; i < elts->count; i++) {
-    elts->items[i] = lower_expr(L, elts->items[i]);
+  for (int i = 0; i < elts->count; i++)
     type->elts[i] = elts->items[i]->type;
-  }
   return typed(expr, type);
 }
 

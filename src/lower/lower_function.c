@@ -2686,7 +2686,36 @@ static void require_constexpr_arguments(Lowerer *L, Function *fn, NodeList *args
   }
 }
 
+/* f(*pair) where `pair` is a tuple display or a local tuple of a length known here: its items
+ * as arguments, each in its place (cuTile binds them so), written `pair[k]` to be lowered
+ * with the others. */
+static void expand_starred_arguments(Lowerer *L, Node *call) {
+  NodeList *args = &call->u.call.args, expanded = {0};
+  for (int i = 0; i < args->count; i++) {
+    Node *arg = args->items[i], *value = arg->kind == N_STARRED ? arg->u.starred.value : NULL;
+    Variable *var = value && value->kind == N_NAME ? scope_lookup(L, value->u.name.id) : NULL;
+    if (value && value->kind == N_TUPLE) {
+      for (int k = 0; k < value->u.list.elts.count; k++)
+        node_list_push(&L->ctx->arena, &expanded, value->u.list.elts.items[k]);
+    } else if (var && var->type && var->type->kind == VAL_TUPLE && var->type->elts && var->type->count >= 0) {
+      for (int k = 0; k < var->type->count; k++) {
+        Node *item = arena_alloc(&L->ctx->arena, sizeof(Node));
+        item->kind = N_SUBSCRIPT;
+        item->span = arg->span;
+        item->u.subscript.value = node_copy_tree(&L->ctx->arena, value);
+        item->u.subscript.slice = new_int(L, k);
+        item->u.subscript.ctx = CTX_LOAD;
+        node_list_push(&L->ctx->arena, &expanded, item);
+      }
+    } else {
+      node_list_push(&L->ctx->arena, &expanded, arg);
+    }
+  }
+  *args = expanded;
+}
+
 Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
+  expand_starred_arguments(L, call);
   if (fn->stub_reason) /* only tile functions no kernel calls call it */
     lower_error(L, call, "tile function '%.*s' cannot be converted without a call from a kernel: it stops at %s",
                 fn->def->u.function_def.name.len, fn->def->u.function_def.name.text, fn->stub_reason);

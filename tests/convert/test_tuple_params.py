@@ -1,6 +1,8 @@
 """cuTile's tuple arguments (cuda-tile 1.7): a tuple of numbers given at launch, indexed with
 constants, and a Constant parameter holding a tuple (ct.Constant[tuple]), whose items size tiles.
 Run under the interpreter here; tests/compile compiles the same forms for the GPU."""
+import re
+
 import ops_common
 import pytest
 import torch
@@ -361,3 +363,46 @@ def test_the_tuple_slices_kernel_is_valid_cutile(cutile_export):
     ct = cutile_export.ct
     assert cutile_export.cubin_size(TUPLE_SLICES, [cutile_export.array(ct.float32, 3),
                                                    cutile_export.array(ct.int32, 1), 4]) > 0
+
+
+STARRED = '''
+import cuda.tile as ct
+
+
+def add(a, b):
+    return a + b
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int]):
+    prefix = (ct.bid(0),)
+    t = ct.load(x, index=(*prefix, 0), shape=(1, T))
+    pair = (t, 1.0)
+    u = ct.reshape(add(*pair), (*t.shape[1:], 1)) + add(*(2.0, 3.0))
+    ct.store(y, index=(*prefix, 0), tile=ct.reshape(u, (1, T)))
+'''
+
+
+def test_starred_items_and_arguments_are_the_tuples_items(convert, convert_text, device):
+    """(*prefix, 0) in a tuple display and add(*pair) in a call take the items of a tuple whose
+    length is known when converting, each in its place, as cuTile does."""
+    text = convert_text(STARRED)
+    kernel = text.split("def k(")[1].split("def launch_k(")[0]
+    assert "add(pair[0], pair[1])" in kernel and re.search(r"add(_2)?\(2\.0, 3\.0\)", kernel), kernel
+    assert "(*" not in kernel and "[prefix[0], 0]" in kernel, kernel
+    mod = convert(STARRED)
+    x = torch.randn(4, 16, device=device)
+    y = torch.empty_like(x)
+    mod.launch_k(0, (4,), (x, y, 16))
+    torch.testing.assert_close(y, x + 6.0)
+
+
+def test_the_starred_kernel_is_valid_cutile(cutile_export):
+    ct = cutile_export.ct
+    f32 = cutile_export.array(ct.float32, 2)
+    assert cutile_export.cubin_size(STARRED, [f32, f32, 16]) > 0
+
+
+def test_a_starred_item_of_no_known_length_is_a_located_error(convert_error):
+    source = STARRED.replace("index=(*prefix, 0), shape", "index=(*ct.bid(0), 0), shape")
+    assert "a starred item of a tuple must be a tuple whose length is known" in convert_error(source)
