@@ -73,6 +73,8 @@ typedef struct Function {
    * refuses an array of torch.float8_e8m0fnu there, which the kernel gets as its uint8 bits (lower_call.c) */
   int *param_read_line;
   struct TypeInfo **param_types; /* the first call's argument types (NULL: lowered without a call) */
+  bool fold_constants; /* tile functions: lowered with the values of the constant arguments folded in
+                          (its body needs them when converting: one specialization per value) */
   int param_count;
   struct TypeInfo *return_type;
   /* tile functions: the signature as written, kept before the lowering

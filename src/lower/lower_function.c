@@ -1580,7 +1580,7 @@ static void restore_state(Lowerer *L, const SavedState *saved) {
  * expressions name the caller's constants, so numeric sizes stay and the
  * others become `param.shape[d]` (a constexpr in Triton, right for every
  * call since Triton specializes the function per argument shape). */
-static TypeInfo *param_type_from_argument(Lowerer *L, const TypeInfo *given, Node *value, int depth) {
+static TypeInfo *param_type_from_argument(Lowerer *L, const TypeInfo *given, Node *value, bool fold, int depth) {
   TypeInfo *type = type_new(L->ctx, given->kind);
   *type = *given;
   for (int d = 0; d < C2T_MAX_RANK; d++) {
@@ -1593,7 +1593,7 @@ static TypeInfo *param_type_from_argument(Lowerer *L, const TypeInfo *given, Nod
   }
   if (type->dtype == DT_UNKNOWN)
     type->dtype_expr = NULL;
-  if (type->kind == VAL_CONST)
+  if (type->kind == VAL_CONST && !fold)
     type->dtype = DT_UNKNOWN; /* the value of the first call must not be folded into the function */
   if (type->kind == VAL_TUPLE && type->count > 0 && depth == LOWER_MAX_ARG_TUPLE_DEPTH)
     lower_limit(L, value, "levels of nested tuples in an argument of a tile function", LOWER_MAX_ARG_TUPLE_DEPTH);
@@ -1602,7 +1602,7 @@ static TypeInfo *param_type_from_argument(Lowerer *L, const TypeInfo *given, Nod
     for (int i = 0; i < type->count; i++)
       type->elts[i] = given->elts[i] ? param_type_from_argument(L, given->elts[i],
                                                                 value ? T(L, "_1[_2]", value, new_int(L, i)) : NULL,
-                                                                depth + 1)
+                                                                fold, depth + 1)
                                      : NULL;
   }
   return type;
@@ -1751,7 +1751,7 @@ static void lower_device_version(Lowerer *L, Function *fn, TypeInfo **arg_types,
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, "tl.constexpr"));
       /* its value is not folded: other calls may pass other values (Triton
        * specializes the function for each) */
-      scope_bind(L, name, given ? param_type_from_argument(L, given, new_name(L, str_dup(L, name)), 0)
+      scope_bind(L, name, given ? param_type_from_argument(L, given, new_name(L, str_dup(L, name)), fn->fold_constants, 0)
                                 : type_new(L->ctx, VAL_CONST));
     } else {
       /* a constant argument (a kernel's constexpr, a literal) stays one in the
@@ -1762,7 +1762,7 @@ static void lower_device_version(Lowerer *L, Function *fn, TypeInfo **arg_types,
         assigned = body_assignments(L, def);
       bool constant = constant_given && !body_assigns(assigned, name);
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, constant ? "tl.constexpr" : NULL));
-      scope_bind(L, name, given ? param_type_from_argument(L, given, new_name(L, str_dup(L, name)), 0)
+      scope_bind(L, name, given ? param_type_from_argument(L, given, new_name(L, str_dup(L, name)), fn->fold_constants, 0)
                                 : type_tile(L->ctx, DT_UNKNOWN, -1, NULL));
     }
     if (fn->param_types && given)
@@ -2307,6 +2307,7 @@ static Function *specialization_for(Lowerer *L, Node *call, Function *fn, TypeIn
   variant->signature_defaults = fn->signature_defaults;
   variant->signature_count = fn->signature_count;
   variant->pristine = fn->pristine;
+  variant->fold_constants = fn->fold_constants;
   variant->def = node_copy_tree(&L->ctx->arena, fn->pristine);
   number = made;
   variant->def->u.function_def.name = variant_name(L, fname, &number);
@@ -2686,6 +2687,38 @@ static void require_constexpr_arguments(Lowerer *L, Function *fn, NodeList *args
   }
 }
 
+/* Whether a call passes a number known when converting (a literal, a constexpr). */
+static bool passes_constant(TypeInfo **types, int count) {
+  for (int i = 0; i < count; i++)
+    if (types[i] && types[i]->kind == VAL_CONST && types[i]->dtype != DT_UNKNOWN)
+      return true;
+  return false;
+}
+
+/* lower_device_function for a call: first with its constant arguments' values left to Triton
+ * (one function for every value, a constexpr parameter each); where the body needs a value
+ * when converting (`ct.sum(t, axis=axis)`, a shape), again with this call's values folded in,
+ * as cuTile compiles a function per call (another value then makes another specialization). */
+static void lower_device_function_for(Lowerer *L, Function *fn, TypeInfo **types, int count) {
+  if (fn->fold_constants || !passes_constant(types, count)) {
+    lower_device_function(L, fn, types, count);
+    return;
+  }
+  Diag *diag = &L->ctx->diag;
+  Attempt attempt = attempt_begin(L);
+  jmp_buf outer;
+  memcpy(&outer, &diag->on_error, sizeof outer);
+  if (setjmp(diag->on_error) == 0) {
+    lower_device_function(L, fn, types, count);
+    memcpy(&diag->on_error, &outer, sizeof outer);
+    return;
+  }
+  memcpy(&diag->on_error, &outer, sizeof outer);
+  attempt_undo(L, &attempt);
+  fn->fold_constants = true;
+  lower_device_function(L, fn, types, count);
+}
+
 /* f(*pair) where `pair` is a tuple display or a local tuple of a length known here: its items
  * as arguments, each in its place (cuTile binds them so), written `pair[k]` to be lowered
  * with the others. */
@@ -2753,7 +2786,7 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
     fn = target;
   }
   if (!fn->lowered)
-    lower_device_function(L, fn, types, args->count);
+    lower_device_function_for(L, fn, types, args->count);
   if (fn->needs_debug)
     L->needs_debug = true;
   require_constexpr_arguments(L, fn, args);

@@ -816,3 +816,44 @@ def test_tile_code_above_the_cuda_tile_import_has_triton_imported_before_it(conv
     y = torch.empty_like(x)
     mod.launch_k(0, (2,), (x, y, 16))
     torch.testing.assert_close(y, x * 6.0)
+
+
+AXIS_PARAMETER = '''
+import cuda.tile as ct
+
+
+def red(t, axis):
+    return ct.sum(t, axis=axis, keepdims=True)
+
+
+def norm(t, *, axis=1):
+    return ct.sqrt(ct.sum(t * t, axis=axis, keepdims=True))
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int]):
+    pid = ct.bid(0)
+    t = ct.load(x, index=(pid, 0), shape=(2, T))
+    ct.store(y, index=(pid, 0), tile=t + red(t, 1) + red(t, 0) + norm(t))
+'''
+
+
+def test_a_parameter_the_body_needs_when_converting_takes_the_calls_value(convert, convert_text, device):
+    """An axis (a shape, ...) is needed when converting: a function given a constant for it is
+    lowered with the call's value folded in, one specialization per value, as cuTile compiles
+    a function per call; a constant it does not need stays a constexpr parameter."""
+    text = convert_text(AXIS_PARAMETER)
+    assert "def red(t, axis: tl.constexpr)" in text and "def red_2(t, axis: tl.constexpr)" in text, text
+    mod = convert(AXIS_PARAMETER)
+    x = torch.randn(4, 16, device=device)
+    y = torch.empty_like(x)
+    mod.launch_k(0, (2,), (x, y, 16))
+    expected = torch.cat([t + t.sum(1, keepdim=True) + t.sum(0, keepdim=True) + (t * t).sum(1, keepdim=True).sqrt()
+                          for t in x.split(2)])
+    torch.testing.assert_close(y, expected)
+
+
+def test_the_axis_parameter_kernel_is_valid_cutile(cutile_export):
+    ct = cutile_export.ct
+    f32 = cutile_export.array(ct.float32, 2)
+    assert cutile_export.cubin_size(AXIS_PARAMETER, [f32, f32, 16]) > 0
