@@ -2050,6 +2050,22 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
   restore_versions(L, caller);
 }
 
+/* lower_device_function, where a located error ends it: true if it finished; else false, its
+ * report left in the diagnostics and `attempt` what attempt_undo takes back. */
+static bool device_lowering_attempt(Lowerer *L, Function *fn, TypeInfo **types, int count, Attempt *attempt) {
+  Diag *diag = &L->ctx->diag;
+  *attempt = attempt_begin(L);
+  jmp_buf outer;
+  memcpy(&outer, &diag->on_error, sizeof outer);
+  if (setjmp(diag->on_error) == 0) {
+    lower_device_function(L, fn, types, count);
+    memcpy(&diag->on_error, &outer, sizeof outer);
+    return true;
+  }
+  memcpy(&diag->on_error, &outer, sizeof outer);
+  return false;
+}
+
 /* Which parameters of tile function `fn`, not lowered yet, are used as
  * arrays (per parameter, in `is_array`); whether any is. */
 static bool takes_array(Lowerer *L, Function *fn, bool *is_array) {
@@ -2119,16 +2135,9 @@ void lower_unused_device_function(Lowerer *L, Function *fn) {
     lower_device_function(L, fn, NULL, 0);
     return;
   }
-  Diag *diag = &L->ctx->diag;
-  Attempt attempt = attempt_begin(L);
-  jmp_buf outer;
-  memcpy(&outer, &diag->on_error, sizeof outer);
-  if (setjmp(diag->on_error) == 0) {
-    lower_device_function(L, fn, NULL, 0);
-    memcpy(&diag->on_error, &outer, sizeof outer);
+  Attempt attempt;
+  if (device_lowering_attempt(L, fn, NULL, 0, &attempt))
     return;
-  }
-  memcpy(&diag->on_error, &outer, sizeof outer);
   const char *report = report_line(L, attempt.message_len);
   attempt_undo(L, &attempt);
   if (!arrays && !strstr(report, "not known at conversion")) {
@@ -2704,16 +2713,9 @@ static void lower_device_function_for(Lowerer *L, Function *fn, TypeInfo **types
     lower_device_function(L, fn, types, count);
     return;
   }
-  Diag *diag = &L->ctx->diag;
-  Attempt attempt = attempt_begin(L);
-  jmp_buf outer;
-  memcpy(&outer, &diag->on_error, sizeof outer);
-  if (setjmp(diag->on_error) == 0) {
-    lower_device_function(L, fn, types, count);
-    memcpy(&diag->on_error, &outer, sizeof outer);
+  Attempt attempt;
+  if (device_lowering_attempt(L, fn, types, count, &attempt))
     return;
-  }
-  memcpy(&diag->on_error, &outer, sizeof outer);
   attempt_undo(L, &attempt);
   fn->fold_constants = true;
   lower_device_function(L, fn, types, count);
