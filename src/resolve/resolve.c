@@ -1080,7 +1080,8 @@ static void check_moved_helpers(Converter *conv, Node *host, HelperMoves *moves)
 static void hoist_kernel(Converter *conv, Node *host, Node **slot, const NameSet *locals, NameSet *module_names,
                          NodeList *hoisted, HelperMoves *moves) {
   Node *inner = *slot;
-  Str name = inner->u.function_def.name, host_name = host->u.function_def.name;
+  Str name = inner->u.function_def.name;
+  Str host_name = host->kind == N_CLASS_DEF ? host->u.class_def.name : host->u.function_def.name;
   NodeList *decorators = &inner->u.function_def.decorator_list;
   Node *innermost = decorators->items[decorators->count - 1];
   if (!is_ct_member(conv, decorator_callee(innermost), "kernel"))
@@ -1093,7 +1094,8 @@ static void hoist_kernel(Converter *conv, Node *host, Node **slot, const NameSet
   const Node *first = NULL;
   int count = closure_reads(conv, inner, locals, captured, C2T_MAX_CAPTURED, &first);
   NameSet defined = {.conv = conv, .stores = true};
-  collect_definitions(&host->u.function_def.body, &defined);
+  if (host->kind == N_FUNCTION_DEF) /* a class's names are no closure of its functions */
+    collect_definitions(&host->u.function_def.body, &defined);
   Node *callee = decorator_callee(innermost);
   int values = 0; /* the captured names that are values (constexpr parameters), after the functions moved */
   for (int i = 0; i < count && i < C2T_MAX_CAPTURED; i++) {
@@ -1290,15 +1292,20 @@ static void hoist_nested_kernels(Converter *conv) {
   NodeList out = {0};
   for (int i = 0; i < body->count; i++) {
     Node *stmt = body->items[i];
-    NodeList *inner = stmt->kind == N_FUNCTION_DEF && !is_kernel_def(conv, stmt) ? &stmt->u.function_def.body : NULL;
+    /* a kernel defined in a host function, or in a class's body (`@staticmethod @ct.kernel`) */
+    NodeList *inner = stmt->kind == N_FUNCTION_DEF && !is_kernel_def(conv, stmt) ? &stmt->u.function_def.body
+                      : stmt->kind == N_CLASS_DEF                                ? &stmt->u.class_def.body
+                                                                                 : NULL;
     DefSearch search = {conv, false, false};
     if (inner)
       find_ct_def(inner, &search);
     if (search.found) {
-      NameSet locals = {.conv = conv, .stores = true};
-      collect_parameters(&locals, stmt->u.function_def.args);
-      for (int k = 0; k < inner->count; k++)
-        collect_names(inner->items[k], &locals);
+      NameSet locals = {.conv = conv, .stores = true}; /* a class's names: none its functions read */
+      if (stmt->kind == N_FUNCTION_DEF) {
+        collect_parameters(&locals, stmt->u.function_def.args);
+        for (int k = 0; k < inner->count; k++)
+          collect_names(inner->items[k], &locals);
+      }
       HelperMoves *moves = arena_alloc(&conv->ctx->arena, sizeof(HelperMoves));
       Hoisting hoisting = {conv, stmt, &locals, &module_names, &out, moves};
       hoist_block_kernels(inner, &hoisting);

@@ -855,3 +855,51 @@ def run(x, occupancy):
     torch.testing.assert_close(x, torch.full((16,), 9.0, device=device))
     with pytest.raises(TypeError, match="num_warps. is not a cuTile kernel hint"):
         mod.factory(num_warps=4)
+
+
+CLASS_KERNELS = '''
+import cuda.tile as ct
+import torch
+
+
+class Ops:
+    """Kernels kept in a class, as some libraries do."""
+
+    @staticmethod
+    @ct.kernel
+    def doubled(x, y, T: ct.Constant[int]):
+        pid = ct.bid(0)
+        ct.store(y, index=(pid,), tile=ct.load(x, index=(pid,), shape=(T,)) * 2)
+
+    @ct.kernel(occupancy=2)
+    def tripled(x, y, T: ct.Constant[int]):
+        pid = ct.bid(0)
+        ct.store(y, index=(pid,), tile=ct.load(x, index=(pid,), shape=(T,)) * 3)
+
+    def run(self, x):
+        y, z = torch.empty_like(x), torch.empty_like(x)
+        grid = (x.shape[0] // 16,)
+        ct.launch(torch.cuda.current_stream(), grid, Ops.doubled, (x, y, 16))
+        ct.launch(torch.cuda.current_stream(), grid, self.tripled, (x, z, 16))
+        return y + z
+'''
+
+
+def test_kernels_defined_in_a_class_move_to_module_level(convert, convert_text, device):
+    """A kernel in a class's body (a @staticmethod, or a plain def: cuTile's kernel object
+    is no method) is a module-level Triton kernel; the class keeps the kernel object its
+    decorators made, under its name."""
+    text = convert_text(CLASS_KERNELS)
+    assert text.index("def doubled(") < text.index("class Ops:") and text.index("def tripled(") < text.index(
+        "class Ops:"), text
+    assert "doubled = staticmethod(_nested_kernel(launch_doubled))" in text, text
+    mod = convert(CLASS_KERNELS)
+    x = torch.randn(64, device=device)
+    torch.testing.assert_close(mod.Ops().run(x), x * 5)
+
+
+def test_the_class_kernels_are_valid_cutile(cutile_export):
+    ct = cutile_export.ct
+    f32 = cutile_export.array(ct.float32, 1)
+    source = CLASS_KERNELS + "\nk = Ops.doubled\n"
+    assert cutile_export.cubin_size(source, [f32, f32, 16]) > 0
