@@ -482,6 +482,12 @@ static ParamKind kernel_param_kind_items(Lowerer *L, Node *arg, unsigned long lo
     return PARAM_CONSTEXPR;
   if (annotation_is(L, annotation, "Array", 0) || annotation_is(L, annotation, "IndexedWithInt64", 0))
     return PARAM_ARRAY;
+  if (L->function->role == ROLE_KERNEL && annotation && annotation->kind == N_NAME &&
+      lower_dataclass_named(L, annotation->u.name.id))
+    lower_error(L, arg, "a kernel parameter that is a dataclass instance ('%.*s: %.*s') is not converted: cuTile 1.7 "
+                "launches one only under its development-only calling convention (DataclassConstraint); pass "
+                "its fields as parameters", arg->u.arg.arg.len, arg->u.arg.arg.text, annotation->u.name.id.len,
+                annotation->u.name.id.text);
   UseScan scan = {L, arg->u.arg.arg, false, false, L->function->role == ROLE_KERNEL, 0, false, false, false, 0, 0, false};
   NodeList *body = &L->function->def->u.function_def.body;
   for (int i = 0; i < body->count; i++)

@@ -406,3 +406,26 @@ def test_the_starred_kernel_is_valid_cutile(cutile_export):
 def test_a_starred_item_of_no_known_length_is_a_located_error(convert_error):
     source = STARRED.replace("index=(*prefix, 0), shape", "index=(*ct.bid(0), 0), shape")
     assert "a starred item of a tuple must be a tuple whose length is known" in convert_error(source)
+
+
+def test_a_dataclass_kernel_parameter_is_a_located_error(convert_error):
+    """cuTile 1.7 takes a dataclass instance as a kernel argument only under its
+    development-only calling convention (DataclassConstraint): refused at the parameter."""
+    source = '''
+from dataclasses import dataclass
+
+import cuda.tile as ct
+
+
+@dataclass(frozen=True)
+class Args:
+    x: ct.Array
+    scale: float
+
+
+@ct.kernel
+def k(a: Args, T: ct.Constant[int]):
+    t = ct.load(a.x, index=(ct.bid(0),), shape=(T,))
+    ct.store(a.x, index=(ct.bid(0),), tile=t * a.scale)
+'''
+    assert "a kernel parameter that is a dataclass instance ('a: Args')" in convert_error(source)
