@@ -631,3 +631,18 @@ def test_a_fixed_option_matrix_kernel_takes_warps_as_gemms_are_tuned(tmp_path):
     c = torch.zeros(64, 48)
     mod.launch_k(0, (4, 3, 1), (a, b, c, 16, 16, 16))
     torch.testing.assert_close(c, a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_a_product_kernels_pointer_candidate_computes_the_product(convert):
+    """The pointer candidate of a kernel that multiplies matrices (_use_tma=False), made the
+    only candidate, gives the product (the interpreter otherwise runs the first one, the
+    descriptor path)."""
+    mod = convert((ops_common.CORPUS / "gemm.py").read_text())
+    made = mod._launch_candidates
+    mod._launch_candidates = lambda configs, *args, **options: [
+        c for c in made(configs, *args, **options) if c.kwargs.get("_use_tma") is False]
+    a = torch.randn(64, 48, dtype=torch.float16)
+    b = torch.randn(48, 80, dtype=torch.float16)
+    c = mod.gemm(a, b, tile_m=32, tile_n=32, tile_k=16)
+    assert mod.gemm_kernel.best_config.kwargs["_use_tma"] is False
+    torch.testing.assert_close(c.float(), a.float() @ b.float(), atol=2e-2, rtol=2e-2)
