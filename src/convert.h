@@ -206,6 +206,7 @@ const char *resolve_python_name(Converter *conv, const Node *expr);
  * cuda.tile import, not by a module-level assignment. */
 bool is_rooted_at_ct_import(Converter *conv, const Node *expr);
 Function *find_function(Converter *conv, Str name);
+Function *function_of_def(Converter *conv, const Node *stmt); /* the function `stmt` (a def) defines, else NULL */
 const Binding *find_binding(Converter *conv, Str name);
 bool str_eq(Str a, const char *text);
 

@@ -1261,10 +1261,10 @@ static void rewrite_host_annotation(Lowerer *L, Node **slot) {
 static void rewrite_host_annotations(Node *node, void *data) {
   Lowerer *L = ((HostRewrite *)data)->L;
   if (node->kind == N_FUNCTION_DEF) {
-    Function *fn = find_function(L->conv, node->u.function_def.name);
+    Function *fn = function_of_def(L->conv, node);
     /* tile code is lowered already; a plain function host code uses too stays as written, but
        for its annotations, which the module evaluates when it defines it */
-    if (fn && fn->def == node && fn->role != ROLE_HOST &&
+    if (fn && fn->role != ROLE_HOST &&
         !(fn->host_too && !node->u.function_def.decorator_list.count))
       return;
     rewrite_host_annotation(L, &node->u.function_def.returns);
@@ -1425,8 +1425,8 @@ static void rewrite_host_node(Node **slot, HostRewrite *rw) {
     return;
   }
   if (node->kind == N_FUNCTION_DEF) {
-    Function *fn = find_function(L->conv, node->u.function_def.name);
-    if (fn && fn->def == node && fn->role != ROLE_HOST)
+    Function *fn = function_of_def(L->conv, node);
+    if (fn && fn->role != ROLE_HOST)
       return; /* tile code: lowered already */
     Node *outer = rw->function;
     rw->function = node;
@@ -2023,8 +2023,8 @@ static bool tile_code_before_import(Lowerer *L) {
   NodeList *body = &L->conv->module->u.module.body;
   for (int i = 0; i < body->count && !is_ct_import(L, body->items[i]); i++) {
     const Node *stmt = body->items[i];
-    Function *fn = stmt->kind == N_FUNCTION_DEF ? find_function(L->conv, stmt->u.function_def.name) : NULL;
-    if (fn && fn->def == stmt && fn->role != ROLE_HOST && !(fn->host_too && !stmt->u.function_def.decorator_list.count))
+    Function *fn = function_of_def(L->conv, stmt);
+    if (fn && fn->role != ROLE_HOST && !(fn->host_too && !stmt->u.function_def.decorator_list.count))
       return true;
   }
   return false;
@@ -2033,10 +2033,8 @@ static bool tile_code_before_import(Lowerer *L) {
 /* The twin of a dataclass's method (resolve_methods.c) that no call in tile code reached: a
  * method of the same name as one that was (t.reshape(...) beside a dataclass's reshape). */
 static bool is_unused_method_twin(Lowerer *L, const Node *stmt) {
-  if (stmt->kind != N_FUNCTION_DEF)
-    return false;
-  Function *fn = find_function(L->conv, stmt->u.function_def.name);
-  return fn && fn->def == stmt && fn->method_of && !fn->lowered;
+  Function *fn = function_of_def(L->conv, stmt);
+  return fn && fn->method_of && !fn->lowered;
 }
 
 void finish_module(Lowerer *L) {

@@ -43,6 +43,13 @@ Function *find_function(Converter *conv, Str name) {
   return NULL;
 }
 
+Function *function_of_def(Converter *conv, const Node *stmt) {
+  if (stmt->kind != N_FUNCTION_DEF)
+    return NULL;
+  Function *fn = find_function(conv, stmt->u.function_def.name);
+  return fn && fn->def == stmt ? fn : NULL;
+}
+
 /* Room for one more item in an arena table of `*capacity` items (doubling;
  * the old block stays in the arena). */
 static void *grown(Converter *conv, void *items, int count, int *capacity, size_t size) {
@@ -1477,11 +1484,9 @@ static void resolve_tile_helpers(Converter *conv) {
 
 static void scan_for_launches(Node *node, void *data) {
   Converter *conv = data;
-  if (node->kind == N_FUNCTION_DEF) {
-    Function *fn = find_function(conv, node->u.function_def.name);
-    if (fn && fn->def == node && fn->role != ROLE_HOST)
-      return; /* tile code has no launches */
-  }
+  Function *fn = function_of_def(conv, node);
+  if (fn && fn->role != ROLE_HOST)
+    return; /* tile code has no launches */
   if (node->kind == N_CALL && is_ct_member(conv, node->u.call.func, "launch"))
     push_node(conv, &conv->launch_sites, node);
   node_children(node, scan_for_launches, data);
@@ -1491,11 +1496,9 @@ static void scan_for_launches(Node *node, void *data) {
  * helper of both) stays a host function; tile code calls a copy of it. */
 static void scan_for_host_uses(Node *node, void *data) {
   Converter *conv = data;
-  if (node->kind == N_FUNCTION_DEF) {
-    Function *fn = find_function(conv, node->u.function_def.name);
-    if (fn && fn->def == node && fn->role != ROLE_HOST)
-      return; /* tile code */
-  }
+  Function *def = function_of_def(conv, node);
+  if (def && def->role != ROLE_HOST)
+    return; /* tile code */
   if (node->kind == N_NAME) {
     Function *fn = find_function(conv, node->u.name.id);
     if (fn && fn->role == ROLE_DEVICE && fn->def->u.function_def.decorator_list.count == 0)
@@ -1521,11 +1524,9 @@ static void find_host_kernel_call(Node *node, void *data) {
   KernelCallScan *scan = data;
   if (scan->found)
     return;
-  if (node->kind == N_FUNCTION_DEF) {
-    Function *fn = find_function(scan->conv, node->u.function_def.name);
-    if (fn && fn->def == node && fn->role != ROLE_HOST)
-      return; /* tile code */
-  }
+  Function *fn = function_of_def(scan->conv, node);
+  if (fn && fn->role != ROLE_HOST)
+    return; /* tile code */
   if (node->kind == N_CALL && node->u.call.args.count && is_ct_member(scan->conv, node->u.call.func, "kernel")) {
     scan->found = true;
     return;

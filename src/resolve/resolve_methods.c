@@ -162,8 +162,8 @@ static void place_twins(Converter *conv) {
   NodeList *body = &conv->module->u.module.body, out = {0};
   for (int i = 0; i < body->count; i++) {
     Node *stmt = body->items[i];
-    Function *fn = stmt->kind == N_FUNCTION_DEF ? find_function(conv, stmt->u.function_def.name) : NULL;
-    if (fn && fn->def == stmt && fn->method_of)
+    Function *fn = function_of_def(conv, stmt);
+    if (fn && fn->method_of)
       continue;
     node_list_push(&conv->ctx->arena, &out, stmt);
     for (int k = 0; k < conv->function_count; k++)

@@ -382,8 +382,8 @@ static void lift_from(Converter *conv, Node *outer, NameSet *module, NodeList *l
 static bool is_plain_helper(Converter *conv, const Node *stmt) {
   if (stmt->kind != N_FUNCTION_DEF || stmt->u.function_def.decorator_list.count)
     return false;
-  Function *fn = find_function(conv, stmt->u.function_def.name);
-  return fn && fn->def == stmt && fn->role == ROLE_DEVICE && !fn->host_too && !fn->nested_in;
+  Function *fn = function_of_def(conv, stmt);
+  return fn && fn->role == ROLE_DEVICE && !fn->host_too && !fn->nested_in;
 }
 
 /* The nested functions of the module-level defs `chosen` picks moved out, before each; the
