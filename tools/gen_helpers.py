@@ -18,7 +18,8 @@ order the module gets them (before this one, each with its own needs); the
 generator checks that the list, with what those need in turn, covers every
 helper the text refers to, and names none it does not. A helper whose text calls
 `libdevice.` or reads INTERPRETED makes the module import libdevice / define
-INTERPRETED (flags derived here, not listed by hand). Own-line comments inside a helper are carried into
+INTERPRETED, one that calls `random.` makes it import random (flags derived
+here, not listed by hand). Own-line comments inside a helper are carried into
 the generated code; trailing comments are not.
 
 Files named *_templates.py hold the rank-parameterized helpers instead
@@ -250,6 +251,7 @@ def generate():
         f"  int needs[{MAX_NEEDS}];        /* helpers it calls, emitted before it; -1 ends the list */",
         "  bool libdevice;      /* calls libdevice: the module imports it */",
         "  bool interpreted;    /* reads INTERPRETED: the module defines it */",
+        "  bool random;         /* calls random.: the module imports it */",
         "} HelperSource;",
         "",
         "typedef enum TemplateId {",
@@ -278,7 +280,8 @@ def generate():
         interpreted = "true" if re.search(r"\bINTERPRETED\b", text) and name != "INTERPRETED" else "false"
         lines.append(f'  [HELPER_{name}] = {{"{name}",')
         lines.append(c_string(text) + ",")
-        lines.append(f"    {{{ids}}}, {libdevice}, {interpreted}}},")
+        uses_random = "true" if re.search(r"\brandom\.", text) else "false"
+        lines.append(f"    {{{ids}}}, {libdevice}, {interpreted}, {uses_random}}},")
     lines += ["};", "", "static const TemplateSource TEMPLATE_SOURCES[TEMPLATE_COUNT] = {"]
     for _, name, rank, text in templates:
         lines.append(f'  [TEMPLATE_{name}] = {{"{name}",')

@@ -416,8 +416,16 @@ static bool module_calls(Lowerer *L, const char *member, const char *keyword) {
 
 static const char PDL_KEYWORD[] = "programmatic_dependent_launch";
 
-/* Whether the module times its kernels itself (cuda.tile.tune.exhaustive_search). */
-static bool module_tunes_itself(Lowerer *L) { return module_calls(L, "tune.exhaustive_search", NULL); }
+/* The search the module times its kernels with, as the note on their fixed options names
+ * it (cuda.tile.tune.exhaustive_search, or cuda.tile_experimental.autotune_launch before
+ * it), else NULL. */
+static const char *module_search(Lowerer *L) {
+  if (module_calls(L, "tune.exhaustive_search", NULL))
+    return "cuda.tile.tune.exhaustive_search";
+  if (module_calls(L, "tile_experimental.autotune_launch", NULL))
+    return "cuda.tile_experimental.autotune_launch";
+  return NULL;
+}
 
 /* Whether a ct.launch of the module passes programmatic_dependent_launch=. */
 static bool module_launches_dependent(Lowerer *L) { return module_calls(L, "launch", PDL_KEYWORD); }
@@ -692,11 +700,11 @@ void lower_launcher(Lowerer *L, Function *kernel) {
   collect_launch_options(L, kernel, &options);
   Tuning tuning = {L->conv->no_autotune, NULL, options.worker_warps, false, NULL};
   if (!L->launcher_count) { /* once per module, before the host code is rewritten */
-    L->tunes_itself = module_tunes_itself(L);
+    L->tuned_by = module_search(L);
     L->launches_dependent = module_launches_dependent(L);
   }
-  if (L->tunes_itself) /* timed with these launches: options searched there, no second tuning inside */
-    tuning = (Tuning){true, "the module times its kernels (cuda.tile.tune.exhaustive_search)",
+  if (L->tuned_by) /* timed with these launches: options searched there, no second tuning inside */
+    tuning = (Tuning){true, arena_printf(&L->ctx->arena, "the module times its kernels (%s)", L->tuned_by),
                       options.worker_warps, !L->conv->no_autotune, NULL};
   bool fixed = launch_configuration(L, kernel, &tuning, call, options.notes);
   if (L->launches_dependent) /* Triton's launch option of a programmatic dependent launch */
@@ -789,7 +797,7 @@ static void note_host_hints(HostRewrite *rw, Node *call) {
     if (!name.len || !is_unmapped_hint(name))
       continue;
     /* a launcher with fixed options takes it as num_warps (launch_configuration) */
-    if (str_eq(name, "num_worker_warps") && (L->conv->no_autotune || L->tunes_itself))
+    if (str_eq(name, "num_worker_warps") && (L->conv->no_autotune || L->tuned_by))
       continue;
     host_note(rw, kw,
               arena_printf(&L->ctx->arena,
@@ -992,6 +1000,15 @@ static const char *unconvertible_submodule(const char *member) {
 }
 
 static Node *rewrite_host_member(Lowerer *L, Node *node, const char *member) {
+  if (strcmp(member, "tile_experimental") == 0)
+    lower_error(L, node,
+                "host code uses the cuda.tile_experimental module itself, not a name in it: the converted module "
+                "does not import it (its autotune_launch and clear_autotune_cache are converted where called)");
+  if (strncmp(member, "tile_experimental.", 18) == 0)
+    lower_error(L, node,
+                "host code uses cuda.%s, which has no conversion on the host (of cuda.tile_experimental, "
+                "autotune_launch and clear_autotune_cache are converted where called)",
+                member);
   DType dtype = dtype_from_cutile_name(member);
   if (dtype != DT_UNKNOWN && !dtype_info(dtype)->torch)
     lower_error(L, node, "host code uses ct.%s, which has no torch dtype (torch has none for one %s element)",
@@ -1468,6 +1485,17 @@ static void rewrite_host_node(Node **slot, HostRewrite *rw) {
       node->u.call.func = use_helper(L, HELPER__exhaustive_search);
       return;
     }
+    if (member && strcmp(member, "tile_experimental.autotune_launch") == 0) {
+      /* its predecessor in cuda.tile_experimental, the same way */
+      rewrite_call_arguments(node, data);
+      node->u.call.func = use_helper(L, HELPER__autotune_launch);
+      return;
+    }
+    if (member && strcmp(member, "tile_experimental.clear_autotune_cache") == 0) {
+      rewrite_call_arguments(node, data);
+      node->u.call.func = use_helper(L, HELPER__clear_autotune_cache);
+      return;
+    }
     if (member && strcmp(member, "ByTarget") == 0) {
       /* a hint given on the host (k.replace_hints(occupancy=ct.ByTarget(...))): this GPU's value */
       rewrite_call_arguments(node, data);
@@ -1584,6 +1612,8 @@ static void push_imports(Lowerer *L, NodeList *out, const Node *replaced, int he
     buf_puts(&text, "import operator\n");
   if (L->needs_interpreted_flag && !module_imports(L, "os", helpers_at))
     buf_puts(&text, "import os\n");
+  if (L->needs_random && !module_imports(L, "random", helpers_at))
+    buf_puts(&text, "import random\n");
   if (!module_imports(L, "torch", helpers_at))
     buf_puts(&text, "import torch\n");
   buf_puts(&text, "import triton\nimport triton.language as tl\n");

@@ -25,14 +25,15 @@ Node *use_runtime(Lowerer *L, const char *name, const char *source) {
 }
 
 /* A helper of src/lower/helpers/ (helper_text.h): the helpers it calls
- * first, then itself; the module imports libdevice / defines INTERPRETED
- * when its text uses them. */
+ * first, then itself; the module imports libdevice or random / defines
+ * INTERPRETED when its text uses them. */
 Node *use_helper(Lowerer *L, HelperId id) {
   const HelperSource *helper = &HELPER_SOURCES[id];
   for (int i = 0; i < (int)(sizeof helper->needs / sizeof helper->needs[0]) && helper->needs[i] >= 0; i++)
     use_helper(L, (HelperId)helper->needs[i]);
   L->needs_libdevice |= helper->libdevice;
   L->needs_interpreted_flag |= helper->interpreted;
+  L->needs_random |= helper->random;
   return use_runtime(L, helper->name, helper->text);
 }
 

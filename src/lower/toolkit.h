@@ -247,6 +247,7 @@ typedef struct Lowerer {
   bool needs_allocator;
   bool needs_by_target;
   bool needs_interpreted_flag; /* INTERPRETED: running under TRITON_INTERPRET=1 (no libdevice, no device asserts) */
+  bool needs_random;           /* a helper draws random numbers (autotune_launch samples its space) */
   bool needs_debug;   /* the function being lowered reaches ct.assert_: its kernel needs debug=True */
   unsigned host_enums; /* bit i: host code uses the cuTile enum HOST_ENUMS[i] (launch.c) */
   bool needs_enum;    /* a helper made with the enum module (_BytecodeVersion): the module imports enum */
@@ -324,7 +325,7 @@ typedef struct Lowerer {
   int split_priority;  /* 3 rank, 2 shape, 1 other type: the strongest disagreement wins */
   int version_count;   /* versions made so far */
   int kernel_accesses_from; /* launch.c: the first MemoryState access of the kernel being lowered */
-  bool tunes_itself;         /* launch.c: the module calls exhaustive_search (found before host code is rewritten) */
+  const char *tuned_by;      /* launch.c: the search the module times its kernels with (found before host code is rewritten) */
   bool launches_dependent;   /* launch.c: a ct.launch of the module passes programmatic_dependent_launch= (found
                                 then too): its launchers take it */
   const struct OpRow *op_row; /* the op table row being lowered (lower_row) and its call: bind_call */

@@ -119,6 +119,9 @@ static const char *resolve_attribute(Converter *conv, const Node *expr, int dept
   Str attr = expr->u.attribute.attr;
   if (base->kind == N_NAME && conv->cuda_package_bound && str_eq(base->u.name.id, "cuda") && str_eq(attr, "tile"))
     return MEMBER_MODULE;
+  if (base->kind == N_NAME && conv->cuda_package_bound && str_eq(base->u.name.id, "cuda") &&
+      str_eq(attr, "tile_experimental"))
+    return "tile_experimental";
   const char *outer = resolve_depth(conv, base, depth + 1);
   if (!outer)
     return NULL;
@@ -265,13 +268,42 @@ bool is_rooted_at_ct_import(Converter *conv, const Node *expr) {
 
 /* ------------------------------------------------------------- imports */
 
-static bool is_cuda_tile(Str module) { return str_eq(module, "cuda.tile"); }
+/* The cuTile packages: cuda.tile and its experimental companion
+ * cuda.tile_experimental (autotune_launch, which cuTile deprecated for
+ * cuda.tile.tune.exhaustive_search). */
+static const char *const CUTILE_PACKAGES[] = {"cuda.tile", "cuda.tile_experimental"};
 
-static bool starts_with_cuda_tile(Str module) {
-  return module.len > 10 && memcmp(module.text, "cuda.tile.", 10) == 0;
+/* Which of CUTILE_PACKAGES `module` is or is a submodule of, else -1. */
+static int cutile_package(Str module) {
+  for (int i = 0; i < 2; i++) {
+    int length = (int)strlen(CUTILE_PACKAGES[i]);
+    if (module.len >= length && memcmp(module.text, CUTILE_PACKAGES[i], (size_t)length) == 0 &&
+        (module.len == length || module.text[length] == '.'))
+      return i;
+  }
+  return -1;
 }
 
-/* import cuda.tile as ct | import cuda.tile | import cuda */
+static bool is_cutile_package(Str module) { return cutile_package(module) >= 0; }
+
+/* The member a cuTile module name stands for: "" for cuda.tile itself, "tune"
+ * for cuda.tile.tune, "tile_experimental" and "tile_experimental._autotuner"
+ * for the other package (a name cuda.tile does not have); NULL for any other
+ * module. */
+static const char *cutile_module_member(Converter *conv, Str module) {
+  int package = cutile_package(module);
+  if (package < 0)
+    return NULL;
+  int length = (int)strlen(CUTILE_PACKAGES[package]);
+  const char *prefix = package == 0 ? "" : "tile_experimental";
+  if (module.len == length)
+    return prefix;
+  return arena_printf(&conv->ctx->arena, "%s%s%.*s", prefix, *prefix ? "." : "", module.len - length - 1,
+                      module.text + length + 1);
+}
+
+/* import cuda.tile as ct | import cuda.tile | import cuda.tile.tune as tune |
+ * import cuda.tile_experimental as ct_experimental */
 static void resolve_import(Converter *conv, Node *stmt) {
   bool touches_cuda_tile = false;
   NodeList *names = &stmt->u.import.names;
@@ -279,22 +311,21 @@ static void resolve_import(Converter *conv, Node *stmt) {
     Node *alias = names->items[i];
     Str name = alias->u.alias.name, asname = alias->u.alias.asname;
     resolve_python_import(conv, alias);
-    if (is_cuda_tile(name) && asname.len) {
+    const char *member = cutile_module_member(conv, name);
+    if (!member)
+      continue;
+    touches_cuda_tile = true;
+    if (!asname.len)
+      conv->cuda_package_bound = true; /* binds `cuda` */
+    else if (!*member)
       add_ct_module_name(conv, alias, asname);
-      touches_cuda_tile = true;
-    } else if ((is_cuda_tile(name) || starts_with_cuda_tile(name)) && !asname.len) {
-      conv->cuda_package_bound = true;
-      touches_cuda_tile = true;
-    } else if (starts_with_cuda_tile(name)) {
-      /* import cuda.tile.tune as tune */
-      add_binding(conv, alias, asname, NULL, arena_strndup(&conv->ctx->arena, name.text + 10, (size_t)name.len - 10));
-      touches_cuda_tile = true;
-    }
+    else
+      add_binding(conv, alias, asname, NULL, member);
   }
   if (touches_cuda_tile) {
     for (int i = 0; i < names->count; i++) {
       Str name = names->items[i]->u.alias.name;
-      if (!is_cuda_tile(name) && !starts_with_cuda_tile(name))
+      if (!is_cutile_package(name))
         diag_error(&conv->ctx->diag, names->items[i]->span.start,
                    "import cuda.tile on a line of its own: this import statement also imports '%.*s'", name.len,
                    name.text);
@@ -318,7 +349,8 @@ static void resolve_other_import_from(Converter *conv, Node *stmt) {
   }
 }
 
-/* from cuda.tile import X as Y | from cuda import tile as ct | from cuda.tile.tune import f */
+/* from cuda.tile import X as Y | from cuda import tile as ct | from cuda.tile.tune import f |
+ * from cuda.tile_experimental import autotune_launch | from cuda import tile_experimental */
 static void resolve_import_from(Converter *conv, Node *stmt) {
   Str module = stmt->u.import_from.module;
   const char *python = stmt->u.import_from.level == 0 ? python_module(module) : NULL;
@@ -326,10 +358,9 @@ static void resolve_import_from(Converter *conv, Node *stmt) {
     resolve_python_import_from(conv, stmt, python);
     return;
   }
-  bool from_cuda_tile = stmt->u.import_from.level == 0 && is_cuda_tile(module);
-  bool from_submodule = stmt->u.import_from.level == 0 && starts_with_cuda_tile(module);
+  const char *package = stmt->u.import_from.level == 0 ? cutile_module_member(conv, module) : NULL;
   bool from_cuda = stmt->u.import_from.level == 0 && str_eq(module, "cuda");
-  if (!from_cuda_tile && !from_submodule && !from_cuda) {
+  if (!package && !from_cuda) {
     resolve_other_import_from(conv, stmt);
     return;
   }
@@ -343,14 +374,15 @@ static void resolve_import_from(Converter *conv, Node *stmt) {
                  "'from %.*s import *' cannot be converted: import the names you use explicitly", module.len,
                  module.text);
     if (from_cuda) {
-      if (!str_eq(name, "tile"))
+      if (str_eq(name, "tile"))
+        add_ct_module_name(conv, alias, bound);
+      else if (str_eq(name, "tile_experimental"))
+        add_binding(conv, alias, bound, NULL, "tile_experimental");
+      else
         return; /* another cuda package (cuda.bindings, ...): not ours */
-      add_ct_module_name(conv, alias, bound);
-    } else if (from_cuda_tile) {
-      add_binding(conv, alias, bound, NULL, arena_strndup(&conv->ctx->arena, name.text, (size_t)name.len));
     } else {
       add_binding(conv, alias, bound, NULL,
-                  arena_printf(&conv->ctx->arena, "%.*s.%.*s", module.len - 10, module.text + 10, name.len, name.text));
+                  arena_printf(&conv->ctx->arena, "%s%s%.*s", package, *package ? "." : "", name.len, name.text));
     }
   }
   push_node(conv, &conv->ct_imports, stmt);
@@ -510,13 +542,12 @@ static bool body_imports_cuda_tile(const NodeList *body) {
   for (int i = 0; i < body->count; i++) {
     const Node *stmt = body->items[i];
     if (stmt->kind == N_IMPORT_FROM && stmt->u.import_from.level == 0 &&
-        (is_cuda_tile(stmt->u.import_from.module) || starts_with_cuda_tile(stmt->u.import_from.module) ||
-         str_eq(stmt->u.import_from.module, "cuda")))
+        (is_cutile_package(stmt->u.import_from.module) || str_eq(stmt->u.import_from.module, "cuda")))
       return true;
     if (stmt->kind == N_IMPORT)
       for (int k = 0; k < stmt->u.import.names.count; k++) {
         Str name = stmt->u.import.names.items[k]->u.alias.name;
-        if (is_cuda_tile(name) || starts_with_cuda_tile(name))
+        if (is_cutile_package(name))
           return true;
       }
   }
@@ -672,7 +703,7 @@ static void split_mixed_import(Converter *conv, NodeList *body, int at) {
   NodeList others = {0}, ours = {0};
   for (int i = 0; i < names->count; i++) {
     Str name = names->items[i]->u.alias.name;
-    node_list_push(&conv->ctx->arena, is_cuda_tile(name) || starts_with_cuda_tile(name) ? &ours : &others,
+    node_list_push(&conv->ctx->arena, is_cutile_package(name) ? &ours : &others,
                    names->items[i]);
   }
   if (!others.count || !ours.count)

@@ -13,6 +13,7 @@ file importable (tests/helpers). See tools/gen_helpers.py for the format.
 """
 import contextlib
 import os
+import random
 
 import torch
 import triton
@@ -123,7 +124,37 @@ class _OptionTrial:
         return "; ".join(taken)
 
 
-# helper: _exhaustive_search needs _TuningResult _launch_time_us _OptionTrial
+# helper: _search_launch_options
+def _search_launch_options(trials, timed, search):
+    """The second round of the module's own search (exhaustive_search, autotune_launch):
+    `trials` holds, for each configuration timed with its kernels' fixed options, the list
+    [time in us, configuration, kernel variant, option trial, ...]. The two fastest, where
+    within 25% of the fastest, are timed again (`timed(config, variant, trial)`) with each
+    of their kernels' other launch candidates (warps, stages, the store path; each a
+    compile); their time becomes their fastest, whose options later launches take."""
+    if not trials:
+        return
+    limit = 1.25 * min(entry[0] for entry in trials)
+    for entry in sorted(trials, key=lambda tried: tried[0])[:2]:  # stable: ties keep the order
+        time_us, config, variant, trial = entry[:4]
+        if time_us > limit:
+            continue
+        fastest, chosen = time_us, 0
+        for index in range(1, trial.count):
+            trial.index = index
+            try:
+                candidate_us = timed(config, variant, trial)
+            except Exception:  # a candidate Triton cannot compile (shared memory, registers)
+                continue
+            if candidate_us < fastest:
+                fastest, chosen = candidate_us, index
+        taken = trial.keep(chosen)
+        if os.environ.get("TRITON_PRINT_AUTOTUNING") == "1":
+            print(f"{search}: {config!r} {fastest:.1f} us with {taken}")
+        entry[0] = fastest
+
+
+# helper: _exhaustive_search needs _TuningResult _launch_time_us _OptionTrial _search_launch_options
 def _exhaustive_search(
     search_space,
     stream,
@@ -173,7 +204,7 @@ def _exhaustive_search(
             else:
                 trial = _OptionTrial()
                 measure = _Measurement(config, timed(config, variant, trial), 20)
-                trials.append((measure, variant, trial))
+                trials.append([measure.mean_us, config, variant, trial, measure])
         except Exception as error:
             failures.append((config, type(error), str(error)))
             continue
@@ -182,24 +213,9 @@ def _exhaustive_search(
             best = measure
         if INTERPRETED:
             break
-    limit = 1.25 * best.mean_us if trials else 0.0
-    trials.sort(key=lambda tried: tried[0].mean_us)  # stable: ties keep the search space's order
-    for measure, variant, trial in trials[:2]:  # each candidate is a compile: the two fastest
-        if measure.mean_us > limit:
-            continue
-        fastest, chosen = measure.mean_us, 0
-        for index in range(1, trial.count):
-            trial.index = index
-            try:
-                time_us = timed(measure.config, variant, trial)
-            except Exception:  # a candidate Triton cannot compile (shared memory, registers)
-                continue
-            if time_us < fastest:
-                fastest, chosen = time_us, index
-        taken = trial.keep(chosen)
-        if os.environ.get("TRITON_PRINT_AUTOTUNING") == "1":
-            print(f"exhaustive_search: {measure.config!r} {fastest:.1f} us with {taken}")
-        measure.mean_us = fastest
+    _search_launch_options(trials, timed, "exhaustive_search")
+    for entry in trials:
+        entry[4].mean_us = entry[0]
     for measure in successes:
         if measure.mean_us < best.mean_us:
             best = measure
@@ -211,6 +227,116 @@ def _exhaustive_search(
     if not quiet:
         print(result)
     return result
+
+
+# helper: _AUTOTUNED
+_AUTOTUNED = {}  # autotune_launch's choices: kernel launcher -> {key -> (config, grid, variant, record)}
+
+
+# helper: _autotune_launch needs _launch_time_us _OptionTrial _search_launch_options _AUTOTUNED
+class _TunedResult:
+    """What autotune_launch returns (cuda.tile_experimental's TunedResult)."""
+
+    def __init__(self, tuned_config, grid, kernel, tuning_record, cache_hit):
+        self.tuned_config = tuned_config
+        self.grid = grid
+        self.kernel = kernel
+        self.tuning_record = tuning_record
+        self.cache_hit = cache_hit
+
+
+def _autotune_key(args):
+    """autotune_launch's default key: each array's shape, dtype and strides, else the type
+    name of the argument."""
+    return tuple(
+        (tuple(arg.shape), arg.dtype, tuple(arg.stride())) if isinstance(arg, torch.Tensor)
+        else type(arg).__name__
+        for arg in args
+    )
+
+
+def _autotune_launch(stream, grid_fn, kernel, args_fn, launch_args_fn=None, hints_fn=None, *,
+                     search_space, key=None, max_iter=60, compiler_time_limit_sec=10, seed=None,
+                     force_retune=False):
+    """cuda.tile_experimental.autotune_launch (which cuTile deprecated for exhaustive_search):
+    launches `kernel` with the fastest of up to max_iter configurations sampled from
+    search_space (with `seed`), in a random order: grid_fn(cfg), the hints hints_fn(cfg),
+    the arguments args_fn(cfg) when timed and launch_args_fn(cfg), if given, for the launch
+    that counts. The choice is kept per kernel and key (by default the arguments' shapes,
+    dtypes and strides) unless force_retune. A configuration Triton cannot compile is skipped;
+    compiler_time_limit_sec is not enforced. On the GPU, as in exhaustive_search, the two
+    fastest are also timed with the kernel's other launch options. Under TRITON_INTERPRET=1
+    nothing is timed: the first configuration that runs wins."""
+    if callable(search_space):
+        search_space = search_space()
+    rng = random.Random(seed)
+    configs = []
+    for seen, config in enumerate(search_space, 1):  # a uniform sample of the first 10,000
+        if seen > 10_000:
+            break
+        if len(configs) < max_iter:
+            configs.append(config)
+        elif (slot := rng.randint(0, seen - 1)) < max_iter:
+            configs[slot] = config
+    if not configs:
+        raise ValueError("Search space must contain at least 1 configuration")
+    tuned = _AUTOTUNED.setdefault(getattr(kernel._pyfunc, "launcher", kernel), {})
+    if key is None:
+        key = _autotune_key(args_fn(configs[0]))
+    cache_hit = not force_retune and key in tuned
+    if not cache_hit:
+        rng.shuffle(configs)
+        trials, record = [], []
+
+        def timed(config, variant, trial):
+            _OptionTrial.current = trial
+            try:
+                get_args = lambda: args_fn(config)  # noqa: E731
+                return _launch_time_us(stream, grid_fn(config), variant, get_args, False, 2, 10)
+            finally:
+                _OptionTrial.current = None
+
+        for config in configs:
+            hints = hints_fn(config) if hints_fn is not None else {}
+            variant = kernel.replace_hints(**hints)
+            trial = _OptionTrial()
+            try:
+                if INTERPRETED:
+                    launch_kernel(stream, grid_fn(config), variant, args_fn(config))
+                    time_us = 0.0
+                else:
+                    time_us = timed(config, variant, trial)
+            except (triton.CompilationError, triton.runtime.errors.OutOfResources):
+                continue  # cuTile skips a configuration its compiler fails on
+            trials.append([time_us, config, variant, trial])
+            if INTERPRETED:
+                break
+        if not trials:
+            raise ValueError("No valid config found")
+        _search_launch_options(trials, timed, "autotune_launch")
+        record = [(config, time_us / 1000.0) for time_us, config, variant, trial in trials]
+        _, config, variant, _ = min(trials, key=lambda entry: entry[0])
+        tuned[key] = (config, grid_fn(config), variant, record)
+    config, grid, variant, record = tuned[key]
+    args = launch_args_fn(config) if launch_args_fn is not None else args_fn(config)
+    launch_kernel(stream, grid, variant, args)
+    return _TunedResult(config, grid, variant, record, cache_hit)
+
+
+# helper: _clear_autotune_cache needs _AUTOTUNED
+def _clear_autotune_cache(*, kernel=None, key=None):
+    """cuda.tile_experimental.clear_autotune_cache: forgets autotune_launch's choices, of
+    every kernel or of `kernel`, for every key or for `key`."""
+    if kernel is None:
+        if key is not None:
+            raise ValueError("key must be None when kernel is None")
+        _AUTOTUNED.clear()
+        return
+    tuned = _AUTOTUNED.get(getattr(kernel._pyfunc, "launcher", kernel), {})
+    if key is None:
+        tuned.clear()
+    else:
+        tuned.pop(key, None)
 
 
 # helper: _launch_warps
