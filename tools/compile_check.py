@@ -67,6 +67,12 @@ def decode(value):
         return tuple(decode(v) for v in value["tuple"])
     if "tensor" in value:
         return LaunchTensor(getattr(torch, value["tensor"]), value["aligned"])
+    if "descriptor" in value:  # made on the host (_host_descriptor): what the binder reads of one
+        from triton.tools.tensor_descriptor import TensorDescriptor
+        made = TensorDescriptor.__new__(TensorDescriptor)
+        made.base, made.shape, made.strides = decode(value["descriptor"]), value["shape"], value["strides"]
+        made.block_shape, made.padding = value["block_shape"], value["padding"]
+        return made
     if "tl_dtype" in value:
         return tl.str_to_ty(value["tl_dtype"], None) if hasattr(tl, "str_to_ty") else getattr(tl, value["tl_dtype"])
     if "constexpr" in value:

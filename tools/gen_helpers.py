@@ -18,8 +18,8 @@ order the module gets them (before this one, each with its own needs); the
 generator checks that the list, with what those need in turn, covers every
 helper the text refers to, and names none it does not. A helper whose text calls
 `libdevice.` or reads INTERPRETED makes the module import libdevice / define
-INTERPRETED, one that calls `random.` makes it import random (flags derived
-here, not listed by hand). Own-line comments inside a helper are carried into
+INTERPRETED, one that uses a name of HELPER_IMPORTS below (`random.`,
+TensorDescriptor) makes it import that (flags derived here, not listed by hand). Own-line comments inside a helper are carried into
 the generated code; trailing comments are not.
 
 Files named *_templates.py hold the rank-parameterized helpers instead
@@ -55,6 +55,11 @@ REPO = Path(__file__).resolve().parents[1]
 FOLDER = REPO / "src" / "lower" / "helpers"
 MARKER = re.compile(r"^# helper: ([A-Za-z_][A-Za-z0-9_]*)((?: needs(?: [A-Za-z_][A-Za-z0-9_]*)+)?)\s*$")
 MAX_NEEDS = 4
+# What a helper's text uses (a regular expression) and the import that gives it to the module.
+HELPER_IMPORTS = [
+    (r"\brandom\.", "import random"),
+    (r"\bTensorDescriptor\b", "from triton.tools.tensor_descriptor import TensorDescriptor"),
+]
 
 
 def helpers_of(path):
@@ -251,7 +256,7 @@ def generate():
         f"  int needs[{MAX_NEEDS}];        /* helpers it calls, emitted before it; -1 ends the list */",
         "  bool libdevice;      /* calls libdevice: the module imports it */",
         "  bool interpreted;    /* reads INTERPRETED: the module defines it */",
-        "  bool random;         /* calls random.: the module imports it */",
+        "  unsigned imports;    /* bit i: its text uses what HELPER_IMPORTS[i] imports */",
         "} HelperSource;",
         "",
         "typedef enum TemplateId {",
@@ -280,9 +285,12 @@ def generate():
         interpreted = "true" if re.search(r"\bINTERPRETED\b", text) and name != "INTERPRETED" else "false"
         lines.append(f'  [HELPER_{name}] = {{"{name}",')
         lines.append(c_string(text) + ",")
-        uses_random = "true" if re.search(r"\brandom\.", text) else "false"
-        lines.append(f"    {{{ids}}}, {libdevice}, {interpreted}, {uses_random}}},")
-    lines += ["};", "", "static const TemplateSource TEMPLATE_SOURCES[TEMPLATE_COUNT] = {"]
+        imports = sum(1 << i for i, (used, _) in enumerate(HELPER_IMPORTS) if re.search(used, text))
+        lines.append(f"    {{{ids}}}, {libdevice}, {interpreted}, {imports}u}},")
+    lines += ["};", "", "/* the imports a helper's text may need (HelperSource.imports), NULL-terminated */",
+              "static const char *const HELPER_IMPORTS[] = {"]
+    lines += [f'  "{line}",' for _, line in HELPER_IMPORTS]
+    lines += ["  NULL,", "};", "", "static const TemplateSource TEMPLATE_SOURCES[TEMPLATE_COUNT] = {"]
     for _, name, rank, text in templates:
         lines.append(f'  [TEMPLATE_{name}] = {{"{name}",')
         lines.append(c_string(text) + ",")

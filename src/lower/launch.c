@@ -141,6 +141,32 @@ static bool is_list_param(const Function *kernel, Str name) {
   return false;
 }
 
+/* Whether the launcher makes a descriptor of `array` (take_host_descriptors). */
+static bool host_descriptor_of(Lowerer *L, Str array) {
+  for (int i = 0; i < L->host_descriptors_taken; i++)
+    if (str_same(L->host_descriptors[i].array, array))
+      return true;
+  return false;
+}
+
+/* The descriptors the launcher makes: of the whole array with the kernel's
+ * block shape, where the array suits TMA (its flag), else None. */
+static void host_descriptor_args(Lowerer *L, Buf *call) {
+  for (int i = 0; i < L->host_descriptors_taken; i++) {
+    const struct HostDescriptor *host = &L->host_descriptors[i];
+    Node *helper = use_helper(L, HELPER__host_descriptor);
+    buf_printf(call, "            %s=%.*s(%.*s, [", host->name, helper->u.name.id.len, helper->u.name.id.text,
+               host->array.len, host->array.text);
+    for (int a = 0; a < host->rank; a++) {
+      if (a)
+        buf_puts(call, ", ");
+      expr_text(L->ctx, host->sizes[a], call);
+    }
+    buf_printf(call, "]%s) if %.*s_tma else None,\n", host->nan_padding ? ", \"nan\"" : "", host->array.len,
+               host->array.text);
+  }
+}
+
 /* The launch call's arguments: each array as pointer, shape and strides
  * tuples (a list of arrays as its first array, its device table of rows, its
  * length and rank), then the TMA flags the kernel reads (checked on the real
@@ -187,9 +213,13 @@ static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *cal
     if (is_list_param(kernel, array)) {
       buf_printf(call, "            %.*s_tma=_array_list_tma(%.*s),\n", array.len, array.text, array.len, array.text);
       L->uses_list_tma = true;
-    } else
+    } else if (host_descriptor_of(L, array)) /* the flag is also what its descriptors need */
+      buf_printf(call, "            %.*s_tma=(%.*s_tma := _tma_compatible(%.*s)),\n", array.len, array.text, array.len,
+                 array.text, array.len, array.text);
+    else
       buf_printf(call, "            %.*s_tma=_tma_compatible(%.*s),\n", array.len, array.text, array.len, array.text);
   }
+  host_descriptor_args(L, call);
   tf32_launch_args(L, kernel, call);
 }
 
@@ -1612,13 +1642,18 @@ static void push_imports(Lowerer *L, NodeList *out, const Node *replaced, int he
     buf_puts(&text, "import operator\n");
   if (L->needs_interpreted_flag && !module_imports(L, "os", helpers_at))
     buf_puts(&text, "import os\n");
-  if (L->needs_random && !module_imports(L, "random", helpers_at))
-    buf_puts(&text, "import random\n");
+  for (int i = 0; helper_import(i); i++) /* a helper's own: import random */
+    if (L->helper_imports >> i & 1 && strncmp(helper_import(i), "import ", 7) == 0 &&
+        !module_imports(L, helper_import(i) + 7, helpers_at))
+      buf_printf(&text, "%s\n", helper_import(i));
   if (!module_imports(L, "torch", helpers_at))
     buf_puts(&text, "import torch\n");
   buf_puts(&text, "import triton\nimport triton.language as tl\n");
   if (L->needs_libdevice)
     buf_puts(&text, "from triton.language.extra import libdevice\n");
+  for (int i = 0; helper_import(i); i++) /* from triton.tools.tensor_descriptor import TensorDescriptor */
+    if (L->helper_imports >> i & 1 && strncmp(helper_import(i), "import ", 7) != 0)
+      buf_printf(&text, "%s\n", helper_import(i));
   NodeList imports = template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), NULL, 0);
   buf_free(&text);
   if (replaced) {

@@ -1438,6 +1438,7 @@ void lower_kernel(Lowerer *L, Function *fn) {
   L->kernel_pipelines_loops = false;
   L->kernel_store_choice = false;
   L->version_count = 0;
+  L->host_descriptor_count = 0;
   Node *def = fn->def;
   tf32_scan_kernel(L, def); /* on the source, before lowering rewrites it */
   Node *pristine = node_copy_tree(&L->ctx->arena, def);
@@ -1460,6 +1461,7 @@ void lower_kernel(Lowerer *L, Function *fn) {
     Str flag = suffixed(L, L->tma_arrays[i], "_tma");
     node_list_push(&L->ctx->arena, &def->u.function_def.args->u.arguments.args, new_arg(L, flag, "tl.constexpr"));
   }
+  take_host_descriptors(L, def); /* X_desc_N, made by the launcher */
   tf32_add_params(L, def); /* staged tfloat32 copies: P_tf32, P_tf32_staged */
   /* the stages of its pipelined loops (lower_pipeline.c): each launch candidate's own */
   if (L->kernel_pipelines_loops) {

@@ -477,6 +477,126 @@ static bool sizes_read_locals(Lowerer *L, Node **sizes, int rank) {
   return scan.found;
 }
 
+/* ------------------------------------------------ descriptors the launcher makes
+ *
+ * tl.make_tensor_descriptor has each program write its descriptor to global
+ * memory and fence before the first TMA load: about 3 us that a short program
+ * pays in full (H200, a decode step of 128 programs: 7.3 us through such
+ * descriptors, 4.1 through descriptors made on the host, 3.9 through
+ * pointers). A descriptor of a whole kernel parameter whose block shape the
+ * launcher knows (constants and constexpr parameters) can instead be made by
+ * the launcher (triton.tools.tensor_descriptor.TensorDescriptor) and passed
+ * as an argument, as cuTile passes its kernels theirs: Triton puts it in the
+ * kernel's parameters. Such descriptors are candidates while the kernel is
+ * lowered; take_host_descriptors decides once it is. */
+
+/* The kernel's constexpr parameter `name` as its caller gives it: the launcher's local of that name. */
+static bool caller_constexpr(Lowerer *L, Str name) {
+  Function *fn = L->function;
+  const NodeList *args = &fn->def->u.function_def.args->u.arguments.args;
+  for (int i = 0; i < fn->param_count; i++) {
+    if (!str_same(fn->param_names[i], name))
+      continue;
+    if (fn->param_is_dtype[i] || fn->param_constant_items[i])
+      return false;
+    for (int k = 0; k < args->count; k++) {
+      const Node *annotation = args->items[k]->u.arg.annotation;
+      if (str_same(args->items[k]->u.arg.arg, name))
+        return annotation && annotation->kind == N_ATTRIBUTE && str_eq(annotation->u.attribute.attr, "constexpr");
+    }
+  }
+  return false;
+}
+
+/* Block size `size` as the launcher computes it, or NULL where it cannot: a
+ * constant (written as its value: a module constant is a tl.constexpr
+ * there), a constexpr parameter, or + - * // of such. */
+static Node *launcher_size(Lowerer *L, Node *size) {
+  long long value;
+  if (known_int(size, &value))
+    return new_int(L, value);
+  if (size->kind == N_NAME)
+    return caller_constexpr(L, size->u.name.id) ? node_copy_tree(&L->ctx->arena, size) : NULL;
+  if (size->kind != N_BIN_OP)
+    return NULL;
+  AstOp op = size->u.bin_op.op;
+  if (op != AOP_ADD && op != AOP_SUB && op != AOP_MULT && op != AOP_FLOORDIV)
+    return NULL;
+  Node *left = launcher_size(L, size->u.bin_op.left), *right = launcher_size(L, size->u.bin_op.right);
+  if (!left || !right)
+    return NULL;
+  Node *made = node_copy_tree(&L->ctx->arena, size);
+  made->u.bin_op.left = left;
+  made->u.bin_op.right = right;
+  return made;
+}
+
+static bool names_param(const Node *node, Str param, const char *suffix) {
+  size_t length = strlen(suffix);
+  return node && node->kind == N_NAME && node->u.name.id.len == param.len + (int)length &&
+         memcmp(node->u.name.id.text, param.text, (size_t)param.len) == 0 &&
+         memcmp(node->u.name.id.text + param.len, suffix, length) == 0;
+}
+
+/* A descriptor made at the top of a kernel (`condition`, then `made`) that
+ * the launcher could make: of a whole array parameter of a known rank, with
+ * a block shape the launcher knows. */
+static void host_descriptor_candidate(Lowerer *L, const ArrayRef *array, Node **sizes, int rank, bool nan_padding,
+                                      const char *name, Node *condition, Node *made) {
+  if (L->function->role != ROLE_KERNEL || array->is_view || array->rank_branches > 0 || array->descriptor_slots ||
+      rank > C2T_MAX_DESCRIPTOR_RANK || !names_param(array->pointer, array->param, "") ||
+      !names_param(array->shape, array->param, "_shape") || !names_param(array->strides, array->param, "_strides"))
+    return;
+  Node *block[C2T_MAX_DESCRIPTOR_RANK];
+  for (int a = 0; a < rank; a++)
+    if (!(block[a] = launcher_size(L, sizes[a])))
+      return;
+  if (L->host_descriptor_count == C2T_MAX_DESCRIPTORS)
+    return; /* a descriptor made in the kernel, as before */
+  struct HostDescriptor *host = &L->host_descriptors[L->host_descriptor_count++];
+  *host = (struct HostDescriptor){name, array->param, {NULL}, rank, nan_padding, condition, made};
+  memcpy(host->sizes, block, sizeof(Node *) * (size_t)rank);
+}
+
+/* Removes `stmt` from the kernel's top-level statements (the prologue's place). */
+static void remove_statement(NodeList *body, const Node *stmt) {
+  for (int i = 0; i < body->count; i++)
+    if (body->items[i] == stmt) {
+      memmove(&body->items[i], &body->items[i + 1], sizeof(Node *) * (size_t)(body->count - i - 1));
+      body->count--;
+      return;
+    }
+}
+
+/* The candidates the launcher makes: those of a kernel that multiplies
+ * matrices (whose descriptors are taken by default, _use_tma) and was lowered
+ * as one version (versions may name different descriptors alike). Each
+ * becomes a parameter; its condition also asks that the launcher gave it
+ * (None where the array breaks TMA's rules). Returns how many. */
+int take_host_descriptors(Lowerer *L, Node *def) {
+  L->host_descriptors_taken = 0;
+  if (!L->kernel_has_dot || L->version_count > 0)
+    return 0;
+  NodeList *body = &def->u.function_def.body;
+  for (int i = 0; i < L->host_descriptor_count; i++) {
+    struct HostDescriptor *host = &L->host_descriptors[i];
+    remove_statement(body, host->made);
+    Node **value = &host->condition->u.ann_assign.value;
+    Node *given = T(L, "_1 is not None", new_name(L, host->name));
+    if ((*value)->kind == N_BOOL_OP && (*value)->u.bool_op.op == AOP_AND) { /* first of the `and`s */
+      NodeList *parts = &(*value)->u.bool_op.values;
+      node_list_push(&L->ctx->arena, parts, NULL);
+      memmove(&parts->items[1], &parts->items[0], sizeof(Node *) * (size_t)(parts->count - 1));
+      parts->items[0] = given;
+    } else {
+      *value = T(L, "_1 and _2", given, *value);
+    }
+    node_list_push(&L->ctx->arena, &def->u.function_def.args->u.arguments.args, new_arg(L, (Str){host->name, (int)strlen(host->name)}, NULL));
+  }
+  L->host_descriptors_taken = L->host_descriptor_count;
+  return L->host_descriptors_taken;
+}
+
 /* The descriptor of `array` with block `sizes` and a padding (zero or
  * NaN), and the name of its constexpr condition. A parameter's is made once
  * at the top of the kernel; a view's (Array.slice), with its condition, just
@@ -510,6 +630,7 @@ static Node *tma_descriptor(Lowerer *L, const ArrayRef *array, Node **sizes, int
   }
   char *text = arena_printf(&L->ctx->arena, "%s_ok: tl.constexpr = _1\n", name);
   NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(tma_condition(L, array, sizes, rank, allow_when)));
+  Node *condition = made.items[0];
   /* a view's condition may read its shape (`len(x_slice_1_shape) == 2`), a local
    * made where the view is, and a block shape may read a local constexpr: such a
    * descriptor and its condition go next to the use, made at each use */
@@ -530,6 +651,8 @@ static Node *tma_descriptor(Lowerer *L, const ArrayRef *array, Node **sizes, int
     }
   if (!slotted)
     node_list_push(&L->ctx->arena, at_use ? L->pending : L->prologue, made.items[0]);
+  if (!slotted && !at_use)
+    host_descriptor_candidate(L, array, sizes, rank, nan_padding, name, condition, made.items[0]);
   if (!at_use) { /* a view's descriptor is made at each use */
     L->descriptor_keys[L->descriptor_count] = arena_strndup(&L->ctx->arena, key.data, key.len);
     L->descriptor_names[L->descriptor_count++] = name;

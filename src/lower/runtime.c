@@ -25,15 +25,15 @@ Node *use_runtime(Lowerer *L, const char *name, const char *source) {
 }
 
 /* A helper of src/lower/helpers/ (helper_text.h): the helpers it calls
- * first, then itself; the module imports libdevice or random / defines
- * INTERPRETED when its text uses them. */
+ * first, then itself; the module imports libdevice or what else its text
+ * uses (HELPER_IMPORTS) / defines INTERPRETED when its text uses them. */
 Node *use_helper(Lowerer *L, HelperId id) {
   const HelperSource *helper = &HELPER_SOURCES[id];
   for (int i = 0; i < (int)(sizeof helper->needs / sizeof helper->needs[0]) && helper->needs[i] >= 0; i++)
     use_helper(L, (HelperId)helper->needs[i]);
   L->needs_libdevice |= helper->libdevice;
   L->needs_interpreted_flag |= helper->interpreted;
-  L->needs_random |= helper->random;
+  L->helper_imports |= helper->imports;
   return use_runtime(L, helper->name, helper->text);
 }
 
@@ -95,6 +95,8 @@ bool is_helper_name(Str name) {
       return true;
   return false;
 }
+
+const char *helper_import(int index) { return HELPER_IMPORTS[index]; }
 
 NodeList helper_stmts(Lowerer *L, HelperId id) { return template_stmts(L->ctx, HELPER_SOURCES[id].text, NULL, 0); }
 

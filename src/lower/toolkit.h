@@ -36,6 +36,7 @@
 #define C2T_MAX_SPLIT_NAMES 64 /* constexpr parameters a version split may test, per function */
 #define C2T_LIST_ITEM_SLOTS 4      /* descriptors of one list item made where it is read (more: at each use) */
 #define C2T_MAX_DESCRIPTORS 64     /* tensor descriptors made in one kernel (Lowerer.descriptor_keys) */
+#define C2T_MAX_DESCRIPTOR_RANK 5  /* dimensions of a tensor descriptor (TMA's limit) */
 #define C2T_MAX_RUNTIME_HELPERS 64 /* runtime helpers of one module (Lowerer.helpers) */
 /* Arrays loaded, and arrays stored, that lower_pipeline.c tracks in one loop; a
  * loop with more is left as it is (not pipelined: an optimization, no error). */
@@ -247,7 +248,7 @@ typedef struct Lowerer {
   bool needs_allocator;
   bool needs_by_target;
   bool needs_interpreted_flag; /* INTERPRETED: running under TRITON_INTERPRET=1 (no libdevice, no device asserts) */
-  bool needs_random;           /* a helper draws random numbers (autotune_launch samples its space) */
+  unsigned helper_imports;     /* bit i: a helper needs helper_import(i) (random, TensorDescriptor) */
   bool needs_debug;   /* the function being lowered reaches ct.assert_: its kernel needs debug=True */
   unsigned host_enums; /* bit i: host code uses the cuTile enum HOST_ENUMS[i] (launch.c) */
   bool needs_enum;    /* a helper made with the enum module (_BytecodeVersion): the module imports enum */
@@ -291,6 +292,19 @@ typedef struct Lowerer {
   const char *descriptor_names[C2T_MAX_DESCRIPTORS];
   int descriptor_count;
   Node *list_descriptors[C2T_MAX_DESCRIPTORS]; /* the `if X_ok: X = make...` a list item's slot took */
+  /* the descriptors of the kernel lowered now that its launcher may make instead
+     (lower_memory.c: host_descriptor_candidate; taken up by take_host_descriptors) */
+  struct HostDescriptor {
+    const char *name;   /* the descriptor's name in the kernel: X_desc_N, a parameter if taken */
+    Str array;          /* the array parameter it covers, whole */
+    Node *sizes[C2T_MAX_DESCRIPTOR_RANK]; /* its block shape: constants and constexpr parameters */
+    int rank;
+    bool nan_padding;
+    Node *condition;    /* `X_desc_N_ok: tl.constexpr = ...` */
+    Node *made;         /* `if X_desc_N_ok: X_desc_N = tl.make_tensor_descriptor(...)` */
+  } host_descriptors[C2T_MAX_DESCRIPTORS];
+  int host_descriptor_count;
+  int host_descriptors_taken; /* of them, the first ones the launcher makes (take_host_descriptors) */
   int list_descriptor_count;
   NodeList runtime_scalars; /* kernel parameters passed as run-time scalars */
   NodeList param_prologue;  /* statements the kernel being lowered starts with (`n = tl.cast(n, tl.int64)`) */
@@ -421,6 +435,7 @@ Node *use_helper(Lowerer *L, HelperId id); /* a helper of src/lower/helpers/, wi
 bool is_helper_name(Str name); /* a name a runtime helper defines (generated modules may hold any) */
 Node *use_template(Lowerer *L, TemplateId id, int rank); /* a helper of a templates file, for one rank */
 NodeList helper_stmts(Lowerer *L, HelperId id);
+const char *helper_import(int index); /* an import a helper may need (HELPER_IMPORTS), NULL past the last */
 void append_runtime_helpers(Lowerer *L, NodeList *module_body);
 
 #endif /* C2T_TOOLKIT_H */

@@ -7,8 +7,9 @@ JSON line in the file named by C2T_RECORD_LAUNCHES:
    "args": [...], "kwargs": {...}, "grid": [...]}
 with every argument encoded by encode() below: what the Triton binder needs to
 give the same signature, constexprs and specialization attributes on a GPU
-(a tensor's dtype and whether its address is 16-byte aligned, integers and
-floats by value, tuples element by element), so tools/compile_check.py can
+(a tensor's dtype and whether its address is 16-byte aligned, a tensor
+descriptor's tensor and block shape, integers and floats by value, tuples
+element by element), so tools/compile_check.py can
 compile the kernel for sm_90/sm_100 exactly as that launch would have.
 
 With C2T_RECORD_ONLY=1 the kernel is not run (the launch is only recorded):
@@ -32,6 +33,9 @@ def encode(value):
         return {"float": value}
     if isinstance(value, (tuple, list)):
         return {"tuple": [encode(v) for v in value]}
+    if hasattr(value, "block_shape") and hasattr(value, "base"):  # a tensor descriptor made on the host
+        return {"descriptor": encode(value.base), "shape": list(value.shape), "strides": list(value.strides),
+                "block_shape": list(value.block_shape), "padding": value.padding}
     if hasattr(value, "data_ptr") and hasattr(value, "dtype"):
         return {"tensor": str(value.dtype).replace("torch.", ""), "aligned": value.data_ptr() % 16 == 0,
                 "shape": list(value.shape), "stride": list(value.stride())}

@@ -612,9 +612,11 @@ def test_a_matrix_kernel_may_store_its_product_through_pointers(convert, convert
     a, b = torch.randn(64, 32), torch.randn(32, 48)
     for store_tma in (True, False):
         c = torch.zeros(64, 48)
+        descriptors = {"a_desc_1": mod._host_descriptor(a, [32, 16]), "b_desc_2": mod._host_descriptor(b, [16, 16]),
+                       "c_desc_3": mod._host_descriptor(c, [32, 16])}  # as the launcher makes them
         mod.k.fn[(2, 3, 1)](a, tuple(a.shape), tuple(a.stride()), b, tuple(b.shape), tuple(b.stride()),
                             c, tuple(c.shape), tuple(c.stride()), 32, 16, 16,
-                            a_tma=True, b_tma=True, c_tma=True, _store_tma=store_tma)
+                            a_tma=True, b_tma=True, c_tma=True, **descriptors, _store_tma=store_tma)
         assert torch.allclose(c, a @ b, atol=1e-4), store_tma
 
 

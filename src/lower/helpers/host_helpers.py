@@ -14,6 +14,7 @@ import os
 import torch
 import triton
 import triton.language as tl
+from triton.tools.tensor_descriptor import TensorDescriptor
 
 # helper: INTERPRETED
 INTERPRETED = tl.constexpr(os.environ.get("TRITON_INTERPRET", "0") == "1")
@@ -319,6 +320,25 @@ def _tma_compatible(tensor):
     return True
 
 
+# helper: _host_descriptor
+def _host_descriptor(tensor, block_shape, padding="zero"):
+    """The tensor descriptor of the whole `tensor` (whose TMA flag is set) for tiles of
+    `block_shape`, made here and passed to the kernel, which Triton gives it in its
+    parameters. tl.make_tensor_descriptor has each program write one to global memory and
+    fence before its first load (on the H200 a decode step of 128 programs took 7.3 us so,
+    4.1 with descriptors made on the host); cuTile passes its kernels such descriptors.
+    None for an empty tensor, which TMA cannot describe: the kernel then takes its
+    pointers. Made without TensorDescriptor's own checks, which the kernel's condition and
+    the TMA flag make (host time of every launch)."""
+    shape = tensor.shape
+    if not all(shape):
+        return None
+    made = TensorDescriptor.__new__(TensorDescriptor)
+    made.base, made.shape, made.strides = tensor, shape, tensor.stride()
+    made.block_shape, made.padding = block_shape, padding
+    return made
+
+
 # helper: _tma_workspace
 _TMA_WORKSPACES = {}
 
@@ -346,7 +366,8 @@ triton.set_allocator(_tma_workspace)
 def _launch_key(values):
     """Of each launch argument, what Triton compiles the kernel for: a tensor's dtype, device
     and whether its address is a multiple of 16 bytes; a tuple of ints (a shape, strides) as
-    it is; another tuple by its elements; any other value with its type (Triton types 1, 1.0
+    it is; another tuple by its elements; a tensor descriptor made on the host by its
+    dtype and block shape; any other value with its type (Triton types 1, 1.0
     and True differently, which compare equal). Host time of every launch: one pass, the
     commonest kind (a shape or strides tuple) tested first, by identity; a scalar adds its
     type and its value as two entries (no pair to build: a type starts a scalar's entries,
@@ -367,6 +388,9 @@ def _launch_key(values):
             add(value)
         elif kind is torch.Tensor or isinstance(value, torch.Tensor):
             add((value.dtype, value.device, not value.data_ptr() & 15))
+        elif hasattr(value, "block_shape"):  # a descriptor made on the host: its dtype and block
+            add(kind)
+            add((value.base.dtype, *value.block_shape))
         else:
             add(kind)
             add(value)

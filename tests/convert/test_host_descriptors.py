@@ -1,0 +1,157 @@
+"""Tensor descriptors made by the launcher (lower_memory.c: take_host_descriptors).
+
+tl.make_tensor_descriptor has each program write its descriptor to global memory and fence
+before its first TMA load: on the H200 about 3 us that a short program pays in full (a decode
+step of 128 programs took 7.3 us so, 4.1 with descriptors made on the host and passed as
+arguments, which is how cuTile gives its kernels theirs). In a kernel that multiplies matrices,
+a descriptor of a whole array parameter whose block shape the launcher knows (constants and
+constexpr parameters) is therefore made by the launcher (_host_descriptor) where the array
+suits TMA, else None: the kernel's condition asks that it was given, and takes its pointers
+otherwise. Other descriptors are made in the kernel as before.
+"""
+
+import re
+
+import torch
+
+GEMM = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def gemm(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    acc = ct.zeros((BM, BN), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
+        x = ct.load(a, index=(ct.bid(0), k), shape=(BM, BK), padding_mode=ct.PaddingMode.{padding})
+        y = ct.load(b, index=(k, ct.bid(1)), shape=(BK, 2 * BN // 2), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(x, y, acc)
+    ct.store(c, index=(ct.bid(0), ct.bid(1)), tile=acc.astype(c.dtype))
+'''
+
+
+def _spy(mod):
+    """Records what each _host_descriptor call of the module made."""
+    made = []
+    real = mod._host_descriptor
+
+    def spy(tensor, block_shape, padding="zero"):
+        descriptor = real(tensor, block_shape, padding)
+        made.append((tensor, list(block_shape), padding, descriptor))
+        return descriptor
+
+    mod._host_descriptor = spy
+    return made
+
+
+def test_a_product_kernel_takes_its_descriptors_from_the_launcher(convert, convert_text):
+    text = convert_text(GEMM.format(padding="ZERO"))
+    kernel, launcher = text.split("def launch_gemm(")
+    assert "make_tensor_descriptor" not in kernel.split("def gemm(")[1]
+    assert re.search(r"a_desc_\d+_ok: tl\.constexpr = \(\s+a_desc_\d+ is not None\s+and _use_tma\s+and a_tma", kernel)
+    assert re.search(r"a_desc_\d+=_host_descriptor\(a, \[BM, BK\]\) if a_tma else None", launcher)
+    assert re.search(r"b_desc_\d+=_host_descriptor\(b, \[BK, 2 \* BN // 2\]\) if b_tma else None", launcher)
+    assert "a_tma=(a_tma := _tma_compatible(a))" in launcher
+    assert "from triton.tools.tensor_descriptor import TensorDescriptor" in text
+    mod = convert(GEMM.format(padding="ZERO"))
+    made = _spy(mod)
+    a = torch.randn(48, 64).half()  # rows of 128 bytes: TMA can address them
+    b = torch.randn(64, 32).half()
+    c = torch.zeros(48, 32).half()
+    mod.launch_gemm(0, (3, 2), (a, b, c, 16, 16, 16))
+    torch.testing.assert_close(c.float(), a.float() @ b.float(), rtol=1e-2, atol=1e-2)
+    # the operands and the output, through the descriptors made here
+    assert [(t, block) for t, block, _, d in made if d is not None] == [(a, [16, 16]), (b, [16, 16]), (c, [16, 16])]
+
+
+def test_an_array_tma_cannot_address_takes_the_pointer_path(convert):
+    mod = convert(GEMM.format(padding="ZERO"))
+    made = _spy(mod)
+    a = torch.randn(48 * 64 + 1).half()[1:].view(48, 64)  # 2 bytes off a 16-byte boundary
+    b = torch.randn(64, 32).half()
+    c = torch.zeros(48, 32).half()
+    mod.launch_gemm(0, (3, 2), (a, b, c, 16, 16, 16))
+    torch.testing.assert_close(c.float(), a.float() @ b.float(), rtol=1e-2, atol=1e-2)
+    assert [t is a for t, _, _, _ in made] == [False, False]  # a's was never asked for: None
+
+
+def test_nan_padding_is_the_descriptors(convert):
+    mod = convert(GEMM.format(padding="NAN"))
+    made = _spy(mod)
+    a = torch.randn(40, 64).half()  # the last row tile reads 8 rows past the end: NaN
+    b = torch.randn(64, 32).half()
+    c = torch.zeros(48, 32).half()
+    mod.launch_gemm(0, (3, 2), (a, b, c[:40], 16, 16, 16))
+    assert [padding for t, _, padding, _ in made if t is a] == ["nan"]
+    torch.testing.assert_close(c[:40].float(), a.float() @ b.float(), rtol=1e-2, atol=1e-2)
+
+
+def test_an_empty_array_gets_no_descriptor(convert):
+    mod = convert(GEMM.format(padding="ZERO"))
+    assert mod._host_descriptor(torch.zeros(0, 64).half(), [16, 16]) is None
+    made = mod._host_descriptor(torch.zeros(32, 64).half(), [16, 32], "nan")
+    assert (tuple(made.shape), tuple(made.strides), made.block_shape, made.padding) == ((32, 64), (64, 1), [16, 32], "nan")
+
+
+def test_the_launch_key_holds_a_descriptors_dtype_and_block(convert):
+    """Triton compiles a kernel per descriptor dtype and block shape (its tensordesc<...>
+    signature), not per address or shape: so does the key of a kept launch."""
+    mod = convert(GEMM.format(padding="ZERO"))
+    x, y = torch.zeros(32, 64).half(), torch.zeros(64, 64).half()
+    key = mod._launch_key
+    same = key([mod._host_descriptor(x, [16, 16])]) == key([mod._host_descriptor(y, [16, 16])])
+    assert same
+    assert key([mod._host_descriptor(x, [16, 16])]) != key([mod._host_descriptor(x, [16, 32])])
+    assert key([mod._host_descriptor(x, [16, 16])]) != key([mod._host_descriptor(x.float(), [16, 16])])
+    assert key([None]) != key([mod._host_descriptor(x, [16, 16])])
+
+
+RELU_2D = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def relu2d(x, y, BM: ct.Constant[int], BN: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0), ct.bid(1)), shape=(BM, BN))
+    ct.store(y, index=(ct.bid(0), ct.bid(1)), tile=ct.where(t > 0, t, 0))
+'''
+
+MODULE_BLOCK = '''
+import cuda.tile as ct
+
+TILE = 16
+
+
+@ct.kernel
+def gemm(a, b, c, BN: ct.Constant[int]):
+    acc = ct.zeros((TILE, BN), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(TILE, TILE))):
+        x = ct.load(a, index=(ct.bid(0), k), shape=(TILE, TILE))
+        y = ct.load(b, index=(k, 0), shape=(TILE, BN))
+        acc = ct.mma(x, y, acc)
+    ct.store(c, index=(ct.bid(0), 0), tile=acc.astype(c.dtype))
+'''
+
+LOCAL_BLOCK = MODULE_BLOCK.replace("TILE = 16\n", "").replace("):\n    acc", "):\n    TILE = BN // 2\n    acc", 1)
+
+
+def test_a_block_of_module_constants_is_their_value_in_the_launcher(convert, convert_text):
+    text = convert_text(MODULE_BLOCK)
+    launcher = text.split("def launch_gemm(")[1]
+    assert "a_desc_1=_host_descriptor(a, [16, 16]) if a_tma else None" in launcher
+    assert "b_desc_2=_host_descriptor(b, [16, BN]) if b_tma else None" in launcher
+    mod = convert(MODULE_BLOCK)
+    a, b, c = torch.randn(32, 64).half(), torch.randn(64, 16).half(), torch.zeros(32, 16).half()
+    mod.launch_gemm(0, (2,), (a, b, c, 16))
+    torch.testing.assert_close(c.float(), a.float() @ b.float(), rtol=1e-2, atol=1e-2)
+
+
+def test_other_descriptors_are_made_in_the_kernel(convert, convert_text):
+    """Without a product the default path is pointers (descriptors not reused: not worth a
+    launch's host time); a block shape of a local is the kernel's to compute."""
+    for source in (RELU_2D, LOCAL_BLOCK):
+        text = convert_text(source)
+        assert "_host_descriptor" not in text and "tl.make_tensor_descriptor(" in text
+    mod = convert(LOCAL_BLOCK)
+    a, b, c = torch.randn(32, 64).half(), torch.randn(64, 32).half(), torch.zeros(32, 32).half()
+    mod.launch_gemm(0, (2,), (a, b, c, 32))
+    torch.testing.assert_close(c.float(), a.float() @ b.float(), rtol=1e-2, atol=1e-2)
