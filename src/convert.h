@@ -107,6 +107,10 @@ typedef struct Function {
   Str *tma_params;
   int tma_param_count;
   bool tma_reused; /* one of its descriptors is read or written in a loop (lower_memory.c) */
+  /* a tile function: the descriptors of its array parameters a caller may give it (each a
+     parameter after _use_tma; None: it makes its own), lower_memory.c */
+  struct HostDescriptor *host_descriptors;
+  int host_descriptor_count;
   /* a kernel defined inside a host function (resolve.c moved its def to
    * module level, before that function): where it stood, a placeholder
    * statement that host code rewriting makes the kernel object, built with

@@ -2035,11 +2035,16 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
   Node *module_def = fn->def; /* a second version is lowered in a copy of its own */
   /* the arrays it uses through descriptors are its own parameters (the caller's list waits) */
   CallerTma *tma = save_caller_tma(L, arg_types != NULL);
+  int host_first = L->host_descriptor_count; /* the caller's candidates stay the caller's */
+  bool caller_dot = L->kernel_has_dot;
+  L->kernel_has_dot = false; /* whether it multiplies matrices itself */
   Diag *diag = &L->ctx->diag;
   jmp_buf outer;
   memcpy(&outer, &diag->on_error, sizeof outer);
   if (setjmp(diag->on_error) != 0) {
     memcpy(&diag->on_error, &outer, sizeof outer);
+    L->host_descriptor_count = host_first;
+    L->kernel_has_dot = caller_dot;
     fn->def = module_def;
     discard_lowering(L, fn);
     restore_state(L, &saved);
@@ -2051,6 +2056,9 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
   }
   lower_device_versions(L, fn, arg_types, arg_count, NULL, 0);
   add_tma_params(L, fn);
+  /* after the flags: X_desc_N, given by a call or None, in a function that multiplies matrices */
+  take_device_descriptors(L, fn, host_first, L->kernel_has_dot);
+  L->kernel_has_dot = L->kernel_has_dot || caller_dot;
   fn->tma_reused = L->tma_reused;
   restore_caller_tma(L, tma);
   memcpy(&diag->on_error, &outer, sizeof outer);
@@ -2848,6 +2856,7 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
   }
   if (fn->tma_param_count)
     node_list_push(&L->ctx->arena, &expanded, any_flag ? new_name(L, "_use_tma") : T0(L, "False"));
+  pass_device_descriptors(L, fn, args->items, types, args->count, &expanded);
   if (any_flag && fn->tma_reused)
     L->tma_reused = true;
   call->u.call.args = expanded;

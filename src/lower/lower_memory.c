@@ -487,36 +487,45 @@ static bool sizes_read_locals(Lowerer *L, Node **sizes, int rank) {
  * launcher knows (constants and constexpr parameters) can instead be made by
  * the launcher (triton.tools.tensor_descriptor.TensorDescriptor) and passed
  * as an argument, as cuTile passes its kernels theirs: Triton puts it in the
- * kernel's parameters. Such descriptors are candidates while the kernel is
- * lowered; take_host_descriptors decides once it is. */
+ * kernel's parameters. A tile function's descriptor of a whole array parameter
+ * may likewise be given by its caller (a parameter; None: it makes its own),
+ * which a kernel's call passes on from its launcher. Such descriptors are
+ * candidates while a function is lowered; take_host_descriptors (a kernel's)
+ * and take_device_descriptors (a tile function's) decide once it is. */
 
-/* The kernel's constexpr parameter `name` as its caller gives it: the launcher's local of that name. */
-static bool caller_constexpr(Lowerer *L, Str name) {
+/* Whether `name` is a constexpr parameter of the function being lowered (of a
+ * kernel, one its launcher has as a local of that name: not a dtype, not a
+ * tuple of constants). */
+static bool constexpr_param(Lowerer *L, Str name) {
   Function *fn = L->function;
-  const NodeList *args = &fn->def->u.function_def.args->u.arguments.args;
-  for (int i = 0; i < fn->param_count; i++) {
-    if (!str_same(fn->param_names[i], name))
+  bool kernel = fn->role == ROLE_KERNEL;
+  int count = kernel ? fn->param_count : fn->signature_count;
+  bool found = false;
+  for (int i = 0; i < count && !found; i++) {
+    if (!str_same(kernel ? fn->param_names[i] : fn->signature_names[i], name))
       continue;
-    if (fn->param_is_dtype[i] || fn->param_constant_items[i])
+    if (kernel && (fn->param_is_dtype[i] || fn->param_constant_items[i]))
       return false;
-    for (int k = 0; k < args->count; k++) {
-      const Node *annotation = args->items[k]->u.arg.annotation;
-      if (str_same(args->items[k]->u.arg.arg, name))
-        return annotation && annotation->kind == N_ATTRIBUTE && str_eq(annotation->u.attribute.attr, "constexpr");
-    }
+    found = true;
+  }
+  const NodeList *args = &fn->def->u.function_def.args->u.arguments.args;
+  for (int k = 0; found && k < args->count; k++) {
+    const Node *annotation = args->items[k]->u.arg.annotation;
+    if (str_same(args->items[k]->u.arg.arg, name))
+      return annotation && annotation->kind == N_ATTRIBUTE && str_eq(annotation->u.attribute.attr, "constexpr");
   }
   return false;
 }
 
-/* Block size `size` as the launcher computes it, or NULL where it cannot: a
- * constant (written as its value: a module constant is a tl.constexpr
- * there), a constexpr parameter, or + - * // of such. */
+/* Block size `size` as the function's launcher or caller computes it, or NULL
+ * where it cannot: a constant (written as its value: a module constant is a
+ * tl.constexpr there), a constexpr parameter, or + - * // of such. */
 static Node *launcher_size(Lowerer *L, Node *size) {
   long long value;
   if (known_int(size, &value))
     return new_int(L, value);
   if (size->kind == N_NAME)
-    return caller_constexpr(L, size->u.name.id) ? node_copy_tree(&L->ctx->arena, size) : NULL;
+    return constexpr_param(L, size->u.name.id) ? node_copy_tree(&L->ctx->arena, size) : NULL;
   if (size->kind != N_BIN_OP)
     return NULL;
   AstOp op = size->u.bin_op.op;
@@ -538,24 +547,41 @@ static bool names_param(const Node *node, Str param, const char *suffix) {
          memcmp(node->u.name.id.text + param.len, suffix, length) == 0;
 }
 
-/* A descriptor made at the top of a kernel (`condition`, then `made`) that
- * the launcher could make: of a whole array parameter of a known rank, with
- * a block shape the launcher knows. */
+/* Whether `array` is a whole array parameter of a known rank (its pointer,
+ * shape and strides the parameter's own). */
+static bool whole_param(const ArrayRef *array) {
+  return array->param.len && !array->is_view && array->rank_branches == 0 && !array->descriptor_slots &&
+         names_param(array->pointer, array->param, "") && names_param(array->shape, array->param, "_shape") &&
+         names_param(array->strides, array->param, "_strides");
+}
+
+/* Adds a candidate, where the list has room (else the descriptor is made in the function, as before). */
+static HostDescriptor *add_candidate(Lowerer *L, const char *name, Str array, Node **block, int rank,
+                                     bool nan_padding) {
+  if (L->host_descriptor_count == C2T_MAX_DESCRIPTORS)
+    return NULL;
+  HostDescriptor *host = &L->host_descriptors[L->host_descriptor_count++];
+  *host = (HostDescriptor){name, array, {NULL}, rank, nan_padding, NULL, NULL, {0}};
+  memcpy(host->sizes, block, sizeof(Node *) * (size_t)rank);
+  return host;
+}
+
+/* A descriptor made at the top of a kernel, or of a tile function lowered for
+ * a call (`condition`, then `made`), that the launcher or the caller could
+ * make: of a whole array parameter, with a block shape it knows. */
 static void host_descriptor_candidate(Lowerer *L, const ArrayRef *array, Node **sizes, int rank, bool nan_padding,
                                       const char *name, Node *condition, Node *made) {
-  if (L->function->role != ROLE_KERNEL || array->is_view || array->rank_branches > 0 || array->descriptor_slots ||
-      rank > C2T_MAX_DESCRIPTOR_RANK || !names_param(array->pointer, array->param, "") ||
-      !names_param(array->shape, array->param, "_shape") || !names_param(array->strides, array->param, "_strides"))
+  if ((L->function->role != ROLE_KERNEL && !L->device_tma) || rank > C2T_MAX_DESCRIPTOR_RANK || !whole_param(array))
     return;
   Node *block[C2T_MAX_DESCRIPTOR_RANK];
   for (int a = 0; a < rank; a++)
     if (!(block[a] = launcher_size(L, sizes[a])))
       return;
-  if (L->host_descriptor_count == C2T_MAX_DESCRIPTORS)
-    return; /* a descriptor made in the kernel, as before */
-  struct HostDescriptor *host = &L->host_descriptors[L->host_descriptor_count++];
-  *host = (struct HostDescriptor){name, array->param, {NULL}, rank, nan_padding, condition, made};
-  memcpy(host->sizes, block, sizeof(Node *) * (size_t)rank);
+  HostDescriptor *host = add_candidate(L, name, array->param, block, rank, nan_padding);
+  if (host) {
+    host->condition = condition;
+    host->made = made;
+  }
 }
 
 /* Removes `stmt` from the kernel's top-level statements (the prologue's place). */
@@ -568,19 +594,31 @@ static void remove_statement(NodeList *body, const Node *stmt) {
     }
 }
 
+static void add_param(Lowerer *L, Node *def, const char *name) {
+  node_list_push(&L->ctx->arena, &def->u.function_def.args->u.arguments.args,
+                 new_arg(L, (Str){name, (int)strlen(name)}, NULL));
+}
+
 /* The candidates the launcher makes: those of a kernel that multiplies
  * matrices (whose descriptors are taken by default, _use_tma) and was lowered
  * as one version (versions may name different descriptors alike). Each
- * becomes a parameter; its condition also asks that the launcher gave it
- * (None where the array breaks TMA's rules). Returns how many. */
+ * becomes a parameter; a descriptor the kernel made, its condition now also
+ * asking that the launcher gave it (None where the array breaks TMA's
+ * rules); one it passes to tile functions, their argument. Otherwise those
+ * arguments are None. Returns how many. */
 int take_host_descriptors(Lowerer *L, Node *def) {
   L->host_descriptors_taken = 0;
-  if (!L->kernel_has_dot || L->version_count > 0)
-    return 0;
-  NodeList *body = &def->u.function_def.body;
+  bool take = L->kernel_has_dot && L->version_count == 0;
   for (int i = 0; i < L->host_descriptor_count; i++) {
-    struct HostDescriptor *host = &L->host_descriptors[i];
-    remove_statement(body, host->made);
+    HostDescriptor *host = &L->host_descriptors[i];
+    for (int k = 0; !take && k < host->passed.count; k++)
+      *host->passed.items[k] = *T0(L, "None");
+    if (!take || !host->made) {
+      if (take)
+        add_param(L, def, host->name);
+      continue;
+    }
+    remove_statement(&def->u.function_def.body, host->made);
     Node **value = &host->condition->u.ann_assign.value;
     Node *given = T(L, "_1 is not None", new_name(L, host->name));
     if ((*value)->kind == N_BOOL_OP && (*value)->u.bool_op.op == AOP_AND) { /* first of the `and`s */
@@ -591,10 +629,100 @@ int take_host_descriptors(Lowerer *L, Node *def) {
     } else {
       *value = T(L, "_1 and _2", given, *value);
     }
-    node_list_push(&L->ctx->arena, &def->u.function_def.args->u.arguments.args, new_arg(L, (Str){host->name, (int)strlen(host->name)}, NULL));
+    add_param(L, def, host->name);
   }
-  L->host_descriptors_taken = L->host_descriptor_count;
+  L->host_descriptors_taken = take ? L->host_descriptor_count : 0;
   return L->host_descriptors_taken;
+}
+
+/* A tile function's candidates (those from `first` on), where it multiplies
+ * matrices (`dot`: its descriptors are taken by default, as a kernel's) and
+ * was lowered as one version (fn->versions): each becomes a parameter after
+ * its flags, and the function makes the descriptor only where its caller
+ * gave None. They are kept on the function for its calls
+ * (pass_device_descriptors) and leave the list. */
+void take_device_descriptors(Lowerer *L, Function *fn, int first, bool dot) {
+  int count = L->host_descriptor_count - first;
+  L->host_descriptor_count = first;
+  fn->host_descriptor_count = 0;
+  if (count <= 0 || !dot || fn->version_count > 1)
+    return;
+  fn->host_descriptors = arena_alloc(&L->ctx->arena, sizeof(HostDescriptor) * (size_t)count);
+  for (int i = 0; i < count; i++) {
+    HostDescriptor *host = &fn->host_descriptors[i];
+    *host = L->host_descriptors[first + i];
+    Node **test = &host->made->u.if_.test;
+    *test = T(L, "_1 and _2 is None", *test, new_name(L, host->name));
+    add_param(L, fn->def, host->name);
+  }
+  fn->host_descriptor_count = count;
+}
+
+static bool same_expression(Lowerer *L, const Node *a, const Node *b) {
+  Buf one = {0}, other = {0};
+  expr_text(L->ctx, a, &one);
+  expr_text(L->ctx, b, &other);
+  bool same = one.len == other.len && memcmp(one.data, other.data, one.len) == 0;
+  buf_free(&one);
+  buf_free(&other);
+  return same;
+}
+
+/* `size`, a block size of tile function `fn`, in the caller's terms: each
+ * parameter of fn it reads becomes the call's argument for it. */
+static Node *at_call(Lowerer *L, const Function *fn, Node *size, Node **args, int count) {
+  if (size->kind == N_NAME) {
+    for (int i = 0; i < count && i < fn->signature_count; i++)
+      if (str_same(fn->signature_names[i], size->u.name.id))
+        return node_copy_tree(&L->ctx->arena, args[i]);
+    return node_copy_tree(&L->ctx->arena, size);
+  }
+  Node *made = node_copy_tree(&L->ctx->arena, size);
+  if (size->kind == N_BIN_OP) {
+    made->u.bin_op.left = at_call(L, fn, size->u.bin_op.left, args, count);
+    made->u.bin_op.right = at_call(L, fn, size->u.bin_op.right, args, count);
+  }
+  return made;
+}
+
+/* The arguments of a call of tile function `fn` for its descriptor parameters,
+ * pushed onto `expanded`: in a kernel, outside loops, for a whole array
+ * parameter of the kernel whose flag the call passes and a block shape the
+ * launcher knows in the kernel's terms, the kernel's own (a candidate of the
+ * kernel, shared by the calls that need the same); else None. */
+void pass_device_descriptors(Lowerer *L, const Function *fn, Node **args, TypeInfo **types, int count,
+                             NodeList *expanded) {
+  for (int h = 0; h < fn->host_descriptor_count; h++) {
+    const HostDescriptor *wanted = &fn->host_descriptors[h];
+    const ArrayRef *array = NULL;
+    for (int i = 0; i < count && i < fn->signature_count && !array; i++)
+      if (str_same(fn->signature_names[i], wanted->array) && types[i] && types[i]->kind == VAL_ARRAY)
+        array = types[i]->array;
+    Node *block[C2T_MAX_DESCRIPTOR_RANK];
+    bool known = array && L->function->role == ROLE_KERNEL && L->loop_depth == 0 && whole_param(array) &&
+                 !array->tma_unsafe && !array->int64_index && !array->tma_when;
+    for (int a = 0; known && a < wanted->rank; a++)
+      known = (block[a] = launcher_size(L, at_call(L, fn, wanted->sizes[a], args, count))) != NULL;
+    HostDescriptor *host = NULL;
+    for (int k = 0; known && k < L->host_descriptor_count && !host; k++) {
+      HostDescriptor *have = &L->host_descriptors[k];
+      bool same = !have->made && str_same(have->array, array->param) && have->rank == wanted->rank &&
+                  have->nan_padding == wanted->nan_padding;
+      for (int a = 0; same && a < wanted->rank; a++)
+        same = same_expression(L, have->sizes[a], block[a]);
+      if (same)
+        host = have;
+    }
+    if (known && !host) {
+      const char *name = arena_printf(&L->ctx->arena, "%.*s_host_desc_%d", array->param.len, array->param.text,
+                                      L->host_descriptor_count + 1);
+      host = add_candidate(L, name, array->param, block, wanted->rank, wanted->nan_padding);
+    }
+    Node *given = host ? new_name(L, host->name) : T0(L, "None");
+    if (host)
+      node_list_push(&L->ctx->arena, &host->passed, given);
+    node_list_push(&L->ctx->arena, expanded, given);
+  }
 }
 
 /* The descriptor of `array` with block `sizes` and a padding (zero or

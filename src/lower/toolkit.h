@@ -232,6 +232,19 @@ typedef struct Tf32Branch {
   bool taken;
 } Tf32Branch;
 
+/* A tensor descriptor a kernel's launcher makes, or a tile function's caller gives it
+ * (lower_memory.c: host_descriptor_candidate, take_host_descriptors). */
+typedef struct HostDescriptor {
+  const char *name;   /* the descriptor's name in the function: X_desc_N, a parameter if taken */
+  Str array;          /* the array parameter it covers, whole */
+  Node *sizes[C2T_MAX_DESCRIPTOR_RANK]; /* its block shape: constants and constexpr parameters */
+  int rank;
+  bool nan_padding;
+  Node *condition;    /* `X_desc_N_ok: tl.constexpr = ...`, NULL for one a tile function uses */
+  Node *made;         /* `if X_desc_N_ok: X_desc_N = tl.make_tensor_descriptor(...)`, or NULL */
+  NodeList passed;    /* a kernel's, for its tile functions: the call arguments that pass it */
+} HostDescriptor;
+
 typedef struct Lowerer {
   Converter *conv;
   Context *ctx;
@@ -292,17 +305,9 @@ typedef struct Lowerer {
   const char *descriptor_names[C2T_MAX_DESCRIPTORS];
   int descriptor_count;
   Node *list_descriptors[C2T_MAX_DESCRIPTORS]; /* the `if X_ok: X = make...` a list item's slot took */
-  /* the descriptors of the kernel lowered now that its launcher may make instead
-     (lower_memory.c: host_descriptor_candidate; taken up by take_host_descriptors) */
-  struct HostDescriptor {
-    const char *name;   /* the descriptor's name in the kernel: X_desc_N, a parameter if taken */
-    Str array;          /* the array parameter it covers, whole */
-    Node *sizes[C2T_MAX_DESCRIPTOR_RANK]; /* its block shape: constants and constexpr parameters */
-    int rank;
-    bool nan_padding;
-    Node *condition;    /* `X_desc_N_ok: tl.constexpr = ...` */
-    Node *made;         /* `if X_desc_N_ok: X_desc_N = tl.make_tensor_descriptor(...)` */
-  } host_descriptors[C2T_MAX_DESCRIPTORS];
+  /* the descriptors of the function lowered now that its launcher (a kernel's) or its caller
+     (a tile function's) may make instead (lower_memory.c: host_descriptor_candidate) */
+  HostDescriptor host_descriptors[C2T_MAX_DESCRIPTORS];
   int host_descriptor_count;
   int host_descriptors_taken; /* of them, the first ones the launcher makes (take_host_descriptors) */
   int list_descriptor_count;

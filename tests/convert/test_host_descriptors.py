@@ -155,3 +155,61 @@ def test_other_descriptors_are_made_in_the_kernel(convert, convert_text):
     a, b, c = torch.randn(32, 64).half(), torch.randn(64, 32).half(), torch.zeros(32, 32).half()
     mod.launch_gemm(0, (2,), (a, b, c, 32))
     torch.testing.assert_close(c.float(), a.float() @ b.float(), rtol=1e-2, atol=1e-2)
+
+
+TILE_FUNCTION = '''
+import cuda.tile as ct
+
+
+@ct.function
+def product(a, b, i, j, BM, BN, BK):
+    acc = ct.zeros((BM, BN), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
+        acc = ct.mma(ct.load(a, index=(i, k), shape=(BM, BK)), ct.load(b, index=(k, j), shape=(BK, BN)), acc)
+    return acc
+
+
+@ct.kernel
+def gemm(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    acc = product(a, b, ct.bid(0), ct.bid(1), BM, BN, BK) + product(a, b, ct.bid(0), ct.bid(1), BM, BN, BK // 2)
+    for repeat in range(2):
+        acc += product(a, b, ct.bid(0), ct.bid(1), BM, BN, BK)
+    ct.store(c, index=(ct.bid(0), ct.bid(1)), tile=acc.astype(c.dtype))
+'''
+
+
+def test_a_tile_function_takes_the_descriptors_its_kernel_is_given(convert, convert_text):
+    """A tile function (TileGym's kernels are often a call of one) makes a descriptor only where
+    its caller gives None; a kernel's call outside loops passes the kernel's own, which its
+    launcher makes, in the kernel's terms (one per block shape); a call in a loop passes None."""
+    text = convert_text(TILE_FUNCTION)
+    function, kernel = text.split("def product(")[1].split("def gemm(")
+    assert re.search(r"if a_desc_\d+_ok and a_desc_\d+ is None:\n\s+a_desc_\d+ = tl\.make_tensor_descriptor", function)
+    launcher = kernel.split("def launch_gemm(")[1]
+    blocks = re.findall(r"(\w)_host_desc_\d+=_host_descriptor\(\w, \[([^]]*)\]\)", launcher)
+    assert blocks == [("a", "BM, BK"), ("b", "BK, BN"), ("a", "BM, BK // 2"), ("b", "BK // 2, BN")]
+    in_loop = kernel.split("for repeat in")[1].split("def launch_gemm(")[0]
+    assert "_host_desc_" not in in_loop and re.search(r"None,\s+None,\s+\)", in_loop)  # a call in a loop
+    mod = convert(TILE_FUNCTION)
+    made = _spy(mod)
+    a, b = torch.randn(32, 64).half(), torch.randn(64, 32).half()
+    c = torch.zeros(32, 32).half()
+    mod.launch_gemm(0, (2, 2), (a, b, c, 16, 16, 32))
+    torch.testing.assert_close(c.float(), 4 * (a.float() @ b.float()), rtol=1e-2, atol=5e-2)
+    assert sorted((t is a, block) for t, block, _, d in made if d is not None and t is not c) == \
+        [(False, [16, 16]), (False, [32, 16]), (True, [16, 16]), (True, [16, 32])]
+
+
+def test_a_tile_function_of_a_kernel_without_products_makes_its_own(convert, convert_text):
+    source = TILE_FUNCTION.replace("acc = ct.mma(ct.load(a, index=(i, k), shape=(BM, BK)), "
+                                   "ct.load(b, index=(k, j), shape=(BK, BN)), acc)",
+                                   "acc += ct.load(a, index=(i, k), shape=(BM, BN))")
+    text = convert_text(source)
+    assert "_host_descriptor(" not in text and "_host_desc_" not in text
+    mod = convert(source)
+    a, c = torch.randn(32, 64), torch.zeros(32, 32)
+    mod.launch_gemm(0, (2, 2), (a, a, c, 16, 16, 32))
+    tiles = a.view(32, 4, 16)  # column tile k of each row: tiles[:, k]
+    # BK=32 sums tiles 0 and 1 (three calls); BK//2=16 sums all four (one call)
+    row = 4 * (tiles[:, 0] + tiles[:, 1]) + tiles[:, 2] + tiles[:, 3]
+    torch.testing.assert_close(c, torch.cat([row, row], 1), rtol=1e-4, atol=1e-4)
