@@ -72,6 +72,11 @@ typedef struct Function {
    * known only at launch, as numbers (astype, arithmetic, a math function); 0: none seen. The launcher
    * refuses an array of torch.float8_e8m0fnu there, which the kernel gets as its uint8 bits (lower_call.c) */
   int *param_read_line;
+  /* kernels: per parameter, whether the kernel uses it as an array outside its constexpr
+     branches (lower_expr.c) or writes through it (launch.c); one it does not may be given a
+     number, as cuTile types a parameter by the launch's argument (a scalar where only a
+     branch not taken uses it) */
+  bool *param_needs_array;
   struct TypeInfo **param_types; /* the first call's argument types (NULL: lowered without a call) */
   bool fold_constants; /* tile functions: lowered with the values of the constant arguments folded in
                           (its body needs them when converting: one specialization per value) */

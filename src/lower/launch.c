@@ -141,6 +141,23 @@ static bool is_list_param(const Function *kernel, Str name) {
   return false;
 }
 
+/* Whether array parameter `p` may be given a number (bool, int, float): the kernel uses it as
+ * an array only in constexpr branches (Function.param_needs_array). cuTile types a parameter by the launch's argument, and compiles only the branches taken:
+ * `def k(a, b, c, bias, ACT: ct.Constant[int])` launched with bias=0 where `if ACT == 3:`
+ * alone loads `bias`. Its shape and strides are then () and its TMA flag False; Triton too
+ * compiles only the branches taken (a branch taken that reads it as an array does not
+ * compile, as cuTile's does not). */
+static bool maybe_number(const Function *kernel, int p) {
+  return kernel->param_is_array[p] && kernel->param_needs_array && !kernel->param_needs_array[p];
+}
+
+static int param_index(const Function *kernel, Str name) {
+  for (int i = 0; i < kernel->param_count; i++)
+    if (str_same(kernel->param_names[i], name))
+      return i;
+  return -1;
+}
+
 /* Whether the launcher makes a descriptor of `array` (take_host_descriptors). */
 static bool host_descriptor_of(Lowerer *L, Str array) {
   for (int i = 0; i < L->host_descriptors_taken; i++)
@@ -176,7 +193,14 @@ static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *cal
   for (int i = 0; i < kernel->param_count; i++) {
     Str param = kernel->param_names[i];
     buf_printf(unpack, "%s%.*s", i ? ", " : "", param.len, param.text);
-    if (kernel->param_is_array[i])
+    if (kernel->param_is_array[i] && maybe_number(kernel, i)) /* a number: () for its shape and strides */
+      buf_printf(call,
+                 "            %.*s,\n"
+                 "            tuple(%.*s.shape) if isinstance(%.*s, torch.Tensor) else (),\n"
+                 "            tuple(%.*s.stride()) if isinstance(%.*s, torch.Tensor) else (),\n",
+                 param.len, param.text, param.len, param.text, param.len, param.text, param.len, param.text,
+                 param.len, param.text);
+    else if (kernel->param_is_array[i])
       buf_printf(call, "            %.*s, tuple(%.*s.shape), tuple(%.*s.stride()),\n", param.len, param.text,
                  param.len, param.text, param.len, param.text);
     else if (kernel->param_is_array_list && kernel->param_is_array_list[i])
@@ -213,11 +237,17 @@ static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *cal
     if (is_list_param(kernel, array)) {
       buf_printf(call, "            %.*s_tma=_array_list_tma(%.*s),\n", array.len, array.text, array.len, array.text);
       L->uses_list_tma = true;
-    } else if (host_descriptor_of(L, array)) /* the flag is also what its descriptors need */
-      buf_printf(call, "            %.*s_tma=(%.*s_tma := _tma_compatible(%.*s)),\n", array.len, array.text, array.len,
-                 array.text, array.len, array.text);
-    else
-      buf_printf(call, "            %.*s_tma=_tma_compatible(%.*s),\n", array.len, array.text, array.len, array.text);
+    } else {
+      int p = param_index(kernel, array);
+      const char *flag = p >= 0 && maybe_number(kernel, p)
+                             ? arena_printf(&L->ctx->arena, "isinstance(%.*s, torch.Tensor) and _tma_compatible(%.*s)",
+                                            array.len, array.text, array.len, array.text)
+                             : arena_printf(&L->ctx->arena, "_tma_compatible(%.*s)", array.len, array.text);
+      if (host_descriptor_of(L, array)) /* the flag is also what its descriptors need */
+        buf_printf(call, "            %.*s_tma=(%.*s_tma := %s),\n", array.len, array.text, array.len, array.text, flag);
+      else
+        buf_printf(call, "            %.*s_tma=%s,\n", array.len, array.text, flag);
+    }
   }
   host_descriptor_args(L, call);
   tf32_launch_args(L, kernel, call);
@@ -252,9 +282,10 @@ static const char *first_array_param(Lowerer *L, const Function *kernel) {
       continue;
     }
     if (convert)
-      buf_printf(&text, "%s%.*s := %s(%.*s, \"%.*s\"%s)", text.len ? ", " : "", param.len, param.text, convert,
+      buf_printf(&text, "%s%.*s := %s(%.*s, \"%.*s\"%s%s)", text.len ? ", " : "", param.len, param.text, convert,
                  param.len, param.text, param.len, param.text,
-                 read_line ? arena_printf(&L->ctx->arena, ", read_at=%d", read_line) : "");
+                 read_line ? arena_printf(&L->ctx->arena, ", read_at=%d", read_line) : "",
+                 maybe_number(kernel, i) ? ", number=True" : "");
   }
   char *made = str_text(L, (Str){text.data ? text.data : "", (int)text.len});
   buf_free(&text);
@@ -505,6 +536,16 @@ static bool calls_device_function(Lowerer *L, Function *kernel) {
   return found;
 }
 
+/* What the kernel's own accesses do to array parameter `p` (MEM_* bits). */
+static unsigned own_effects(Lowerer *L, const Function *kernel, int p) {
+  MemoryState *memory = L->memory;
+  unsigned effects = 0;
+  for (int i = L->kernel_accesses_from; memory && i < memory->access_count; i++)
+    if (str_same(memory->accesses[i].array, kernel->param_names[p]))
+      effects |= memory->accesses[i].effects;
+  return effects;
+}
+
 /* The arrays the kernel writes (store, scatter, atomics), as the autotuner
  * names them: into `kept` those it also reads (a load, or an atomic: a timed
  * run changes what the next one reads, so Triton copies them before each
@@ -553,10 +594,7 @@ static bool written_arrays(Lowerer *L, Function *kernel, Buf *kept, Buf *written
   for (int p = 0; p < kernel->param_count; p++) {
     if (!kernel->param_is_array[p])
       continue;
-    unsigned effects = 0;
-    for (int i = L->kernel_accesses_from; memory && i < memory->access_count; i++)
-      if (str_same(memory->accesses[i].array, kernel->param_names[p]))
-        effects |= memory->accesses[i].effects;
+    unsigned effects = own_effects(L, kernel, p);
     bool writes = *all || (effects & (MEM_WRITE | MEM_ATOMIC));
     if (!writes)
       continue;
@@ -598,9 +636,13 @@ static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, c
     snprintf(configs, sizeof configs, "triton.Config({}, num_warps=w, num_ctas=None) for w in (4, 8, 16)");
   Node *candidates = use_helper(L, HELPER__launch_candidates);
   Node *timing = use_helper(L, HELPER__time_launch);
-  /* restore_value for the arrays it reads and writes; _tuning_copies when it only writes some */
+  /* restore_value for the arrays it reads and writes; _tuning_copies when it only writes some,
+     or when one of those it reads and writes may be a number (which it leaves) */
+  bool numbers = false;
+  for (int p = 0; kept && kept[0] && p < kernel->param_count; p++)
+    numbers |= maybe_number(kernel, p);
   Buf copies = {0};
-  if (written && written[0]) {
+  if ((written && written[0]) || numbers) {
     Node *pre = use_helper(L, HELPER__tuning_copies), *post = use_helper(L, HELPER__restore_copies);
     buf_printf(&copies,
                "pre_hook=lambda nargs, reset_only=False: %.*s(nargs, reset_only, kept=[%s], written=[%s]), "
@@ -700,7 +742,11 @@ static void array_shapes(Function *kernel, Buf *shapes) {
   int count = 0;
   buf_puts(shapes, "(");
   for (int i = 0; i < kernel->param_count; i++)
-    if (kernel->param_is_array[i])
+    if (kernel->param_is_array[i] && maybe_number(kernel, i)) /* a number's: () */
+      buf_printf(shapes, "%s%.*s.shape if isinstance(%.*s, torch.Tensor) else ()", count++ ? ", " : "",
+                 kernel->param_names[i].len, kernel->param_names[i].text, kernel->param_names[i].len,
+                 kernel->param_names[i].text);
+    else if (kernel->param_is_array[i])
       buf_printf(shapes, "%s%.*s.shape", count++ ? ", " : "", kernel->param_names[i].len, kernel->param_names[i].text);
   buf_puts(shapes, count == 1 ? ",)" : ")");
 }
@@ -712,7 +758,10 @@ static void fitting_key(Lowerer *L, Function *kernel, Buf *key) {
   buf_puts(key, "(");
   for (int i = 0; i < kernel->param_count; i++) {
     Str param = kernel->param_names[i];
-    if (kernel->param_is_array[i])
+    if (kernel->param_is_array[i] && maybe_number(kernel, i)) /* a number's: its type */
+      buf_printf(key, "%s%.*s.dtype if isinstance(%.*s, torch.Tensor) else type(%.*s)", count++ ? ", " : "",
+                 param.len, param.text, param.len, param.text, param.len, param.text);
+    else if (kernel->param_is_array[i])
       buf_printf(key, "%s%.*s.dtype", count++ ? ", " : "", param.len, param.text);
     else if (is_constexpr_param(kernel->def, param))
       buf_printf(key, "%s%.*s", count++ ? ", " : "", param.len, param.text);

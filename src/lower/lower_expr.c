@@ -242,9 +242,22 @@ Node *lower_enum_construct(Lowerer *L, Node *call, const Node *cls) {
   return made;
 }
 
+/* A kernel's array parameter used outside its constexpr branches (those the
+ * launch decides): a launch must give it an array (Function.param_needs_array). */
+static void note_array_use(Lowerer *L, const ArrayRef *array) {
+  Function *fn = L->function;
+  if (!fn || fn->role != ROLE_KERNEL || !fn->param_needs_array || L->tf32_when_depth > 0 || !array->param.len)
+    return;
+  for (int i = 0; i < fn->param_count; i++)
+    if (str_same(fn->param_names[i], array->param))
+      fn->param_needs_array[i] = true;
+}
+
 static Node *lower_name(Lowerer *L, Node *expr) {
   Str id = expr->u.name.id;
   Variable *var = scope_lookup(L, id);
+  if (var && var->type && var->type->kind == VAL_ARRAY)
+    note_array_use(L, var->type->array);
   if (var)
     return typed(expr, var->type);
   Function *fn = find_function(L->conv, id);

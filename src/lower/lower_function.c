@@ -1440,6 +1440,8 @@ void lower_kernel(Lowerer *L, Function *fn) {
   L->version_count = 0;
   L->host_descriptor_count = 0;
   Node *def = fn->def;
+  int declared = def->u.function_def.args->u.arguments.args.count; /* its parameters as written */
+  fn->param_needs_array = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(declared + 1));
   tf32_scan_kernel(L, def); /* on the source, before lowering rewrites it */
   Node *pristine = node_copy_tree(&L->ctx->arena, def);
   bool needs_debug = false;

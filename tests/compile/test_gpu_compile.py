@@ -15,6 +15,7 @@ as torch.
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -479,6 +480,50 @@ def test_versions_of_a_tile_function_compile_for_sm90_and_run(tmp_path):
                                     "        if r:\n"
                                     "            ref = ref + sum(ys @ y[j * 16:(j + 1) * 16].float().T for j in range(2))\n"
                                     "        torch.testing.assert_close(out[i * 16:(i + 1) * 16], ref, rtol=1e-2, atol=1e-2)\n")
+    assert same, output
+
+
+NUMBER_FOR_ARRAY_CALLS = """
+import torch
+def plain(m):
+    m.matmul(torch.randn(64, 64).half(), torch.randn(64, 64).half(), torch.zeros(64, 64).half())
+def relu(m):
+    m.matmul(torch.randn(64, 64).half(), torch.randn(64, 64).half(), torch.zeros(64, 64).half(), 0, 1)
+def biased(m):
+    m.matmul(torch.randn(64, 64).half(), torch.randn(64, 64).half(), torch.zeros(64, 64).half(),
+             torch.randn(64, 64).half(), 3)
+CALLS = {"number_for_array": [plain, relu, biased]}
+"""
+
+
+def test_a_number_for_an_array_used_only_in_a_branch_not_taken(tmp_path):
+    """cuTile compiles a kernel given a number for a parameter that only a branch not taken
+    uses as an array (bias=0 where ACT != 3): the converted launcher passes it on, and Triton
+    compiles each launch for sm_90; under the interpreter the three launches compute as torch,
+    and one that takes the branch with a number fails (as cuTile's compile does)."""
+    (tmp_path / "mods").mkdir()
+    module = tmp_path / "mods" / "number_for_array.py"
+    _convert(HERE / "cases" / "number_for_array.py", module)
+    text = module.read_text()
+    assert re.search(r'bias := _tensor\(bias, "bias"(, read_at=\d+)?, number=True\)', text)
+    assert text.count("number=True") == 1  # a, b, c: used outside the branches, arrays
+    proc = _check_folder(tmp_path / "mods", NUMBER_FOR_ARRAY_CALLS, tmp_path, "--targets", "90")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "3 compiles, 0 failed" in proc.stdout
+    same, output = _run_interpreted(module, (
+        "import triton\n"
+        "a, b = torch.randn(64, 64).half(), torch.randn(64, 64).half()\n"
+        "ref = a.float() @ b.float()\n"
+        "for act, bias, want in ((0, 0, ref), (1, 0, ref.relu()), (3, torch.randn(64, 64).half(), None)):\n"
+        "    c = torch.zeros(64, 64).half()\n"
+        "    m.matmul(a, b, c, bias, act)\n"
+        "    want = ref + bias.float() if want is None else want\n"
+        "    torch.testing.assert_close(c.float(), want, rtol=1e-2, atol=5e-2)\n"
+        "try:\n"
+        "    m.matmul(a, b, torch.zeros(64, 64).half(), 0, 3)\n"
+        "    raise SystemExit('a number read as an array ran')\n"
+        "except (triton.CompilationError, triton.runtime.errors.InterpreterError):\n"
+        "    pass\n"))
     assert same, output
 
 

@@ -444,3 +444,37 @@ def test_a_dependent_launch_of_a_kernel_chosen_at_run_time_is_a_located_error(co
     assert "programmatic_dependent_launch=) of a kernel chosen at run time" in convert_error(source)
     source = DEPENDENT.replace("programmatic_dependent_launch=dependent", "occupancy=2")
     assert "programmatic_dependent_launch= alone as a keyword" in convert_error(source)
+
+
+OPTIONAL_OPERANDS = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, bias, extra_out, HAS_BIAS: ct.Constant[bool], TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    if HAS_BIAS:
+        t = t + ct.load(bias, index=(ct.bid(0),), shape=(TILE,))
+        ct.store(extra_out, index=(ct.bid(0),), tile=t)
+    ct.store(y, index=(ct.bid(0),), tile=t)
+'''
+
+
+def test_a_number_for_an_array_only_a_branch_not_taken_reads(convert):
+    """cuTile types a parameter by the launch's argument and compiles only the constexpr
+    branches taken: `bias` and `extra_out` may be 0 where HAS_BIAS is False (the autotuner's
+    copies leave them). An array the kernel reads outside such branches (x) must be one."""
+    mod = convert(OPTIONAL_OPERANDS)
+    x, y, out = torch.randn(32), torch.zeros(32), torch.zeros(32)
+    mod.launch_k(0, (2,), (x, y, 0, 0, False, 16))
+    assert torch.equal(y, x)
+    bias = torch.randn(32)
+    mod.launch_k(0, (2,), (x, y, bias, out, True, 16))
+    assert torch.equal(y, x + bias) and torch.equal(out, x + bias)
+    nargs = {"y": y, "extra_out": 0}
+    mod._tuning_copies(nargs, False, kept=["extra_out"], written=["y", "extra_out"])
+    assert nargs["_copies_made"] == {}  # y shares memory with no other array; extra_out a number
+    with pytest.raises(TypeError, match=r"kernel argument 'x' is a int, not an array"):
+        mod.launch_k(0, (2,), (0, y, 0, out, False, 16))
+    with pytest.raises(TypeError, match=r"kernel argument 'bias' is a list, not an array"):
+        mod.launch_k(0, (2,), (x, y, [0], out, False, 16))

@@ -26,7 +26,7 @@ _CUTILE_VERSION = "1.7.0"
 
 
 # helper: _tensor
-def _tensor(array, name, read_at=0):
+def _tensor(array, name, read_at=0, number=False):
     """An array argument of a launch as the torch tensor the kernel is given. cuTile took,
     zero-copy, torch tensors, arrays with __cuda_array_interface__ (CuPy, Numba) and DLPack
     arrays (numpy, JAX, ...): the tensor made here shares the array's memory, so the kernel
@@ -35,9 +35,13 @@ def _tensor(array, name, read_at=0):
     is given as its uint8 view (the same memory): its bits, which the converted kernel holds
     float8_e8m0fnu tiles as. `read_at`: the line of the cuTile source where the kernel reads
     this array's tiles as numbers (astype, arithmetic, a math function), which such bits
-    are not: a float8_e8m0fnu array is refused there."""
+    are not: a float8_e8m0fnu array is refused there. With `number`, a bool, int or float is
+    taken as it is: the kernel uses this parameter as an array only in constexpr branches, and
+    cuTile types a parameter by its argument (a number where those branches are not taken)."""
     if isinstance(array, torch.Tensor):
         tensor = array
+    elif number and type(array) in (bool, int, float):
+        return array
     elif hasattr(array, "__cuda_array_interface__"):
         tensor = torch.as_tensor(array)
     elif hasattr(array, "__dlpack__"):
@@ -222,10 +226,10 @@ def _torch_stream(stream, device):
 # helper: _kernel_stream needs _torch_stream
 def _kernel_stream(stream, *arrays):
     """The stream context of a launch: cuTile launched on `stream`. `arrays` are the launch's
-    arrays, torch tensors by then (a tuple of them for a tuple-of-arrays parameter); the first
-    one's device is the launch's. Nothing to switch for tensors on the CPU (Triton's
-    interpreter), or when `stream` is the current stream already. None is refused as
-    cuTile's ct.launch refuses it (a TypeError), on the CPU too."""
+    arrays, torch tensors by then (a tuple of them for a tuple-of-arrays parameter, a number
+    where one may be given); the first tensor's device is the launch's. Nothing to switch
+    for tensors on the CPU (Triton's interpreter), or when `stream` is the current stream
+    already. None is refused as cuTile's ct.launch refuses it (a TypeError), on the CPU too."""
     if stream is None:
         raise TypeError("Stream is required, got None")
     for array in arrays:
@@ -233,6 +237,8 @@ def _kernel_stream(stream, *arrays):
             array = next((item for item in array if isinstance(item, torch.Tensor)), None)
             if array is None:
                 continue
+        elif not isinstance(array, torch.Tensor):  # a number given for an array parameter
+            continue
         if array.device.type != "cuda":
             return contextlib.nullcontext()
         device = array.device

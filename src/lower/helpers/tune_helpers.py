@@ -527,7 +527,8 @@ def _tuning_copies(nargs, reset_only, kept, written):
     (`written`) are not, since each run writes them the same (copies of outputs were most of
     what each candidate of a 20 us layer norm took on the H200, so the fastest could not be
     told), unless one shares memory with another array argument (an in-place launch: then it
-    is read too). Nothing is copied for the launch after tuning (reset_only)."""
+    is read too). A number given for an array parameter (one only a constexpr branch uses) is
+    left as it is. Nothing is copied for the launch after tuning (reset_only)."""
     if reset_only:
         return
 
@@ -538,8 +539,10 @@ def _tuning_copies(nargs, reset_only, kept, written):
             for item in value:
                 yield from storages(item)
 
-    names = list(kept)
+    names = [name for name in kept if isinstance(nargs[name], torch.Tensor)]  # not a number given
     for name in written:
+        if not isinstance(nargs[name], torch.Tensor):
+            continue
         mine = nargs[name].untyped_storage().data_ptr()
         others = (ptr for other, value in nargs.items() if other != name for ptr in storages(value))
         if mine in others:
