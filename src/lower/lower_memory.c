@@ -24,6 +24,7 @@
  */
 #include <string.h>
 
+#include "lower_math.h"
 #include "lower_memory.h"
 #include "lower_shape.h"
 
@@ -658,16 +659,6 @@ void take_device_descriptors(Lowerer *L, Function *fn, int first, bool dot) {
   fn->host_descriptor_count = count;
 }
 
-static bool same_expression(Lowerer *L, const Node *a, const Node *b) {
-  Buf one = {0}, other = {0};
-  expr_text(L->ctx, a, &one);
-  expr_text(L->ctx, b, &other);
-  bool same = one.len == other.len && memcmp(one.data, other.data, one.len) == 0;
-  buf_free(&one);
-  buf_free(&other);
-  return same;
-}
-
 /* `size`, a block size of tile function `fn`, in the caller's terms: each
  * parameter of fn it reads becomes the call's argument for it. */
 static Node *at_call(Lowerer *L, const Function *fn, Node *size, Node **args, int count) {
@@ -709,7 +700,7 @@ void pass_device_descriptors(Lowerer *L, const Function *fn, Node **args, TypeIn
       bool same = !have->made && str_same(have->array, array->param) && have->rank == wanted->rank &&
                   have->nan_padding == wanted->nan_padding;
       for (int a = 0; same && a < wanted->rank; a++)
-        same = same_expression(L, have->sizes[a], block[a]);
+        same = math_same_dim(L, have->sizes[a], block[a]); /* the same text */
       if (same)
         host = have;
     }
