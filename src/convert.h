@@ -112,6 +112,7 @@ typedef struct Function {
   Str *tma_params;
   int tma_param_count;
   bool tma_reused; /* one of its descriptors is read or written in a loop (lower_memory.c) */
+  bool multiplies; /* a tile function: it multiplies matrices (tl.dot), itself or in a call */
   /* a tile function: the descriptors of its array parameters a caller may give it (each a
      parameter after _use_tma; None: it makes its own), lower_memory.c */
   struct HostDescriptor *host_descriptors;

@@ -2060,6 +2060,7 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
   add_tma_params(L, fn);
   /* after the flags: X_desc_N, given by a call or None, in a function that multiplies matrices */
   take_device_descriptors(L, fn, host_first, L->kernel_has_dot);
+  fn->multiplies = L->kernel_has_dot;
   L->kernel_has_dot = L->kernel_has_dot || caller_dot;
   fn->tma_reused = L->tma_reused;
   restore_caller_tma(L, tma);
@@ -2861,6 +2862,8 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
   pass_device_descriptors(L, fn, args->items, types, args->count, &expanded);
   if (any_flag && fn->tma_reused)
     L->tma_reused = true;
+  if (fn->multiplies) /* lowered for an earlier call, maybe of another kernel */
+    L->kernel_has_dot = true;
   call->u.call.args = expanded;
   call->rewritten = true;
   call->type = return_type;

@@ -89,7 +89,8 @@ def test_an_empty_array_gets_no_descriptor(convert):
     mod = convert(GEMM.format(padding="ZERO"))
     assert mod._host_descriptor(torch.zeros(0, 64).half(), [16, 16]) is None
     made = mod._host_descriptor(torch.zeros(32, 64).half(), [16, 32], "nan")
-    assert (tuple(made.shape), tuple(made.strides), made.block_shape, made.padding) == ((32, 64), (64, 1), [16, 32], "nan")
+    got = (tuple(made.shape), tuple(made.strides), made.block_shape, made.padding)
+    assert got == ((32, 64), (64, 1), [16, 32], "nan")
 
 
 def test_the_launch_key_holds_a_descriptors_dtype_and_block(convert):
@@ -213,3 +214,44 @@ def test_a_tile_function_of_a_kernel_without_products_makes_its_own(convert, con
     # BK=32 sums tiles 0 and 1 (three calls); BK//2=16 sums all four (one call)
     row = 4 * (tiles[:, 0] + tiles[:, 1]) + tiles[:, 2] + tiles[:, 3]
     torch.testing.assert_close(c, torch.cat([row, row], 1), rtol=1e-4, atol=1e-4)
+
+
+TWO_KERNELS = '''
+import cuda.tile as ct
+
+
+def product(a, b, i, j, BM, BN, BK):
+    acc = ct.zeros((BM, BN), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
+        acc = ct.mma(ct.load(a, index=(i, k), shape=(BM, BK)), ct.load(b, index=(k, j), shape=(BK, BN)), acc)
+    return acc
+
+
+@ct.kernel
+def gemm(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    ct.store(c, index=(ct.bid(0), ct.bid(1)), tile=product(a, b, ct.bid(0), ct.bid(1), BM, BN, BK).astype(c.dtype))
+
+
+@ct.kernel
+def gemm_relu(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    acc = product(a, b, ct.bid(0), ct.bid(1), BM, BN, BK)
+    ct.store(c, index=(ct.bid(0), ct.bid(1)), tile=ct.maximum(acc, 0).astype(c.dtype))
+'''
+
+
+def test_a_second_kernel_calling_a_product_function_is_a_product_kernel_too(convert, convert_text):
+    """The tile function is converted once, for the first kernel's call; the second kernel
+    calling it multiplies matrices as well: it is tuned as one (dot=True) and its launcher makes
+    the descriptors (it was tuned as an elementwise kernel, descriptors made per program)."""
+    text = convert_text(TWO_KERNELS)
+    first, second = text.split("def launch_gemm(")[1].split("def launch_gemm_relu(")
+    for launcher in (first, second):
+        assert "a_host_desc_1=_host_descriptor(a, [BM, BK]) if a_tma else None" in launcher
+    assert text.count("dot=True") == 2
+    mod = convert(TWO_KERNELS)
+    a, b = torch.randn(32, 64).half(), torch.randn(64, 32).half()
+    product = a.float() @ b.float()
+    for launch, want in ((mod.launch_gemm, product), (mod.launch_gemm_relu, product.relu())):
+        c = torch.zeros(32, 32).half()
+        launch(0, (2, 2), (a, b, c, 16, 16, 32))
+        torch.testing.assert_close(c.float(), want, rtol=1e-2, atol=5e-2)
