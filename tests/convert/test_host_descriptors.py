@@ -216,18 +216,8 @@ def test_a_tile_function_of_a_kernel_without_products_makes_its_own(convert, con
     torch.testing.assert_close(c, torch.cat([row, row], 1), rtol=1e-4, atol=1e-4)
 
 
-TWO_KERNELS = '''
-import cuda.tile as ct
-
-
-def product(a, b, i, j, BM, BN, BK):
-    acc = ct.zeros((BM, BN), dtype=ct.float32)
-    for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
-        acc = ct.mma(ct.load(a, index=(i, k), shape=(BM, BK)), ct.load(b, index=(k, j), shape=(BK, BN)), acc)
-    return acc
-
-
-@ct.kernel
+# TILE_FUNCTION's product, called by two kernels
+TWO_KERNELS = TILE_FUNCTION.split("@ct.kernel")[0] + '''@ct.kernel
 def gemm(a, b, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
     ct.store(c, index=(ct.bid(0), ct.bid(1)), tile=product(a, b, ct.bid(0), ct.bid(1), BM, BN, BK).astype(c.dtype))
 
