@@ -118,6 +118,7 @@ typedef enum HelperId {
   HELPER__TuningResult, /* tune_helpers.py */
   HELPER__launch_time_us, /* tune_helpers.py */
   HELPER__OptionTrial, /* tune_helpers.py */
+  HELPER__trial_timer, /* tune_helpers.py */
   HELPER__search_launch_options, /* tune_helpers.py */
   HELPER__exhaustive_search, /* tune_helpers.py */
   HELPER__AUTOTUNED, /* tune_helpers.py */
@@ -1911,6 +1912,22 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "                taken.append(f\"{getattr(kernel, '__name__', kernel)}: its fixed options\")\n"
     "        return \"; \".join(taken)\n",
     {-1, -1, -1, -1}, false, false, 0u},
+  [HELPER__trial_timer] = {"_trial_timer",
+    "def _trial_timer(stream, grid_fn, args_fn, flush_l2, *counts):\n"
+    "    \"\"\"timed(config, variant, trial) of the module's own searches: the GPU time of a launch of\n"
+    "    `variant` for `config` (_launch_time_us, with its warmup and repeat `counts` if given),\n"
+    "    `trial` choosing the launch options of the kernels it launches meanwhile.\"\"\"\n"
+    "\n"
+    "    def timed(config, variant, trial):\n"
+    "        _OptionTrial.current = trial\n"
+    "        try:\n"
+    "            get_args = lambda: args_fn(config)  # noqa: E731\n"
+    "            return _launch_time_us(stream, grid_fn(config), variant, get_args, flush_l2, *counts)\n"
+    "        finally:\n"
+    "            _OptionTrial.current = None\n"
+    "\n"
+    "    return timed\n",
+    {HELPER__launch_time_us, HELPER__OptionTrial, -1, -1}, false, false, 0u},
   [HELPER__search_launch_options] = {"_search_launch_options",
     "def _search_launch_options(trials, timed, search):\n"
     "    \"\"\"The second round of the module's own search (exhaustive_search, autotune_launch):\n"
@@ -1972,14 +1989,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        raise ValueError(\"Search space is empty.\")\n"
     "    successes, failures, best, trials = [], [], None, []\n"
     "\n"
-    "    def timed(config, variant, trial):\n"
-    "        _OptionTrial.current = trial\n"
-    "        try:\n"
-    "            get_args = lambda c=config: args_fn(c)  # noqa: E731\n"
-    "            return _launch_time_us(stream, grid_fn(config), variant, get_args, flush_l2)\n"
-    "        finally:\n"
-    "            _OptionTrial.current = None\n"
-    "\n"
+    "    timed = _trial_timer(stream, grid_fn, args_fn, flush_l2)\n"
     "    for config in configs:\n"
     "        base = kernel if hasattr(kernel, \"launch_tile_kernel\") else kernel(config)\n"
     "        variant = base.replace_hints(**(hints_fn(config) if hints_fn is not None else {}))\n"
@@ -2013,7 +2023,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    if not quiet:\n"
     "        print(result)\n"
     "    return result\n",
-    {HELPER__TuningResult, HELPER__launch_time_us, HELPER__OptionTrial, HELPER__search_launch_options}, false, true, 0u},
+    {HELPER__TuningResult, HELPER__trial_timer, HELPER__OptionTrial, HELPER__search_launch_options}, false, true, 0u},
   [HELPER__AUTOTUNED] = {"_AUTOTUNED",
     "_AUTOTUNED = {}  # autotune_launch's choices: kernel launcher -> {key -> (config, grid, variant, record)}\n",
     {-1, -1, -1, -1}, false, false, 0u},
@@ -2070,16 +2080,8 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    cache_hit = not force_retune and key in tuned\n"
     "    if not cache_hit:\n"
     "        rng.shuffle(configs)\n"
-    "        trials, record = [], []\n"
-    "\n"
-    "        def timed(config, variant, trial):\n"
-    "            _OptionTrial.current = trial\n"
-    "            try:\n"
-    "                get_args = lambda: args_fn(config)  # noqa: E731\n"
-    "                return _launch_time_us(stream, grid_fn(config), variant, get_args, False, 2, 10)\n"
-    "            finally:\n"
-    "                _OptionTrial.current = None\n"
-    "\n"
+    "        trials = []\n"
+    "        timed = _trial_timer(stream, grid_fn, args_fn, False, 2, 10)  # as cuTile's autotune_launch times\n"
     "        for config in configs:\n"
     "            hints = hints_fn(config) if hints_fn is not None else {}\n"
     "            variant = kernel.replace_hints(**hints)\n"
@@ -2105,7 +2107,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    args = launch_args_fn(config) if launch_args_fn is not None else args_fn(config)\n"
     "    launch_kernel(stream, grid, variant, args)\n"
     "    return _TunedResult(config, grid, variant, record, cache_hit)\n",
-    {HELPER__launch_time_us, HELPER__OptionTrial, HELPER__search_launch_options, HELPER__AUTOTUNED}, false, true, 1u},
+    {HELPER__trial_timer, HELPER__OptionTrial, HELPER__search_launch_options, HELPER__AUTOTUNED}, false, true, 1u},
   [HELPER__clear_autotune_cache] = {"_clear_autotune_cache",
     "def _clear_autotune_cache(*, kernel=None, key=None):\n"
     "    \"\"\"cuda.tile_experimental.clear_autotune_cache: forgets autotune_launch's choices, of\n"

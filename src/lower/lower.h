@@ -127,7 +127,7 @@ void tf32_launch_args(Lowerer *L, const Function *kernel, Buf *call);
 
 /* ---- lower_function.c */
 Node *new_arg(Lowerer *L, Str name, const char *annotation); /* a parameter, annotated or not */
-int take_host_descriptors(Lowerer *L, Node *def); /* lower_memory.c: descriptors the launcher makes */
+void take_host_descriptors(Lowerer *L, Node *def); /* lower_memory.c: descriptors the launcher makes */
 void take_device_descriptors(Lowerer *L, Function *fn, int first, bool dot); /* ... and a tile function's caller gives */
 void pass_device_descriptors(Lowerer *L, const Function *fn, Node **args, TypeInfo **types, int count,
                              NodeList *expanded);

@@ -606,8 +606,8 @@ static void add_param(Lowerer *L, Node *def, const char *name) {
  * becomes a parameter; a descriptor the kernel made, its condition now also
  * asking that the launcher gave it (None where the array breaks TMA's
  * rules); one it passes to tile functions, their argument. Otherwise those
- * arguments are None. Returns how many. */
-int take_host_descriptors(Lowerer *L, Node *def) {
+ * arguments are None. */
+void take_host_descriptors(Lowerer *L, Node *def) {
   L->host_descriptors_taken = 0;
   bool take = L->kernel_has_dot && L->version_count == 0;
   for (int i = 0; i < L->host_descriptor_count; i++) {
@@ -633,7 +633,6 @@ int take_host_descriptors(Lowerer *L, Node *def) {
     add_param(L, def, host->name);
   }
   L->host_descriptors_taken = take ? L->host_descriptor_count : 0;
-  return L->host_descriptors_taken;
 }
 
 /* A tile function's candidates (those from `first` on), where it multiplies

@@ -124,6 +124,23 @@ class _OptionTrial:
         return "; ".join(taken)
 
 
+# helper: _trial_timer needs _launch_time_us _OptionTrial
+def _trial_timer(stream, grid_fn, args_fn, flush_l2, *counts):
+    """timed(config, variant, trial) of the module's own searches: the GPU time of a launch of
+    `variant` for `config` (_launch_time_us, with its warmup and repeat `counts` if given),
+    `trial` choosing the launch options of the kernels it launches meanwhile."""
+
+    def timed(config, variant, trial):
+        _OptionTrial.current = trial
+        try:
+            get_args = lambda: args_fn(config)  # noqa: E731
+            return _launch_time_us(stream, grid_fn(config), variant, get_args, flush_l2, *counts)
+        finally:
+            _OptionTrial.current = None
+
+    return timed
+
+
 # helper: _search_launch_options
 def _search_launch_options(trials, timed, search):
     """The second round of the module's own search (exhaustive_search, autotune_launch):
@@ -154,7 +171,7 @@ def _search_launch_options(trials, timed, search):
         entry[0] = fastest
 
 
-# helper: _exhaustive_search needs _TuningResult _launch_time_us _OptionTrial _search_launch_options
+# helper: _exhaustive_search needs _TuningResult _trial_timer _OptionTrial _search_launch_options
 def _exhaustive_search(
     search_space,
     stream,
@@ -186,14 +203,7 @@ def _exhaustive_search(
         raise ValueError("Search space is empty.")
     successes, failures, best, trials = [], [], None, []
 
-    def timed(config, variant, trial):
-        _OptionTrial.current = trial
-        try:
-            get_args = lambda c=config: args_fn(c)  # noqa: E731
-            return _launch_time_us(stream, grid_fn(config), variant, get_args, flush_l2)
-        finally:
-            _OptionTrial.current = None
-
+    timed = _trial_timer(stream, grid_fn, args_fn, flush_l2)
     for config in configs:
         base = kernel if hasattr(kernel, "launch_tile_kernel") else kernel(config)
         variant = base.replace_hints(**(hints_fn(config) if hints_fn is not None else {}))
@@ -233,7 +243,7 @@ def _exhaustive_search(
 _AUTOTUNED = {}  # autotune_launch's choices: kernel launcher -> {key -> (config, grid, variant, record)}
 
 
-# helper: _autotune_launch needs _launch_time_us _OptionTrial _search_launch_options _AUTOTUNED
+# helper: _autotune_launch needs _trial_timer _OptionTrial _search_launch_options _AUTOTUNED
 class _TunedResult:
     """What autotune_launch returns (cuda.tile_experimental's TunedResult)."""
 
@@ -286,16 +296,8 @@ def _autotune_launch(stream, grid_fn, kernel, args_fn, launch_args_fn=None, hint
     cache_hit = not force_retune and key in tuned
     if not cache_hit:
         rng.shuffle(configs)
-        trials, record = [], []
-
-        def timed(config, variant, trial):
-            _OptionTrial.current = trial
-            try:
-                get_args = lambda: args_fn(config)  # noqa: E731
-                return _launch_time_us(stream, grid_fn(config), variant, get_args, False, 2, 10)
-            finally:
-                _OptionTrial.current = None
-
+        trials = []
+        timed = _trial_timer(stream, grid_fn, args_fn, False, 2, 10)  # as cuTile's autotune_launch times
         for config in configs:
             hints = hints_fn(config) if hints_fn is not None else {}
             variant = kernel.replace_hints(**hints)
