@@ -2,7 +2,8 @@
 # TileGym's test_perf, a few ids per test file, converted vs real cuTile in one run, on the
 # H200 (the device tool's machine); prepared as for run_tilegym.sh (.cutile, .gpu/tilegym.tar.xz).
 # Env: FILES (test files, relative to TileGym's root), PER (ids per file, default 3, spread
-# over the file's perf ids in collection order), TS (--timeout per side, s), TT (whole run, s).
+# over the file's perf ids in collection order), PICK (instead: the collected perf ids matching
+# this extended regular expression), TS (--timeout per side, s), TT (whole run, s).
 # Writes $OUT/collect.txt, $OUT/ids.txt, $OUT/ps.txt, $OUT/ps.json; tools/device/perf_records.py
 # makes the table (each side's time and the GPU time of its kernels) from ps.json.
 source .cutile/setup.sh >/dev/null || exit 1
@@ -24,6 +25,7 @@ for found in ids.values():
     for i in picks:
         print(found[i])
 PY
+[ -n "$PICK" ] && grep "::.*test_perf" $OUT/collect.txt | grep -E "$PICK" > $OUT/ids.txt
 mapfile -t IDS < $OUT/ids.txt
 export PYTHONPATH=$PWD/.gpu/python${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 timeout ${TT:-420} python3 -m cutile2triton.difftest /tmp/tg "${IDS[@]}" -n 0 --converter $PWD/.gpu/newbin \
