@@ -22,6 +22,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported
@@ -422,3 +423,58 @@ def test_time_launch_times_a_cuda_graph_and_falls_back_to_do_bench(monkeypatch):
     monkeypatch.setattr(T.torch.cuda, "is_current_stream_capturing", lambda: True)
     monkeypatch.setattr(T.triton.testing, "do_bench_cudagraph", lambda *a, **k: pytest.fail("nested capture"))
     assert T._time_launch(lambda: None, (0.5,)) == [2.0]  # inside a capture: no graph of its own
+
+
+def test_launch_time_keeps_the_gpu_waiting_while_the_host_makes_the_launch(monkeypatch):
+    """exhaustive_search times a configuration with CUDA events around one launch; the
+    launcher's Python (100-200 us on an H100) is longer than many kernels, so the GPU is kept
+    waiting before each launch after the first (which compiles) for twice the host time the
+    previous launch took. A simulated GPU stream: a 3 us kernel whose launch takes the host
+    0.2 ms is timed 3 us, where without the wait the host's time would show."""
+    T = _tune_helpers()
+    clock = {"host": 0.0}  # seconds, advanced by the simulated launches
+    stream = {"gpu": 0.0, "queued": []}  # the GPU's time when it runs what is queued
+
+    def run_queued():
+        for kind, value in stream["queued"]:
+            if kind == "sleep":  # cycles, at the helper's assumed clock
+                stream["gpu"] += value / T._GPU_CYCLES_PER_S
+            elif kind == "kernel":  # enqueued at host time value[0], runs value[1] s
+                stream["gpu"] = max(stream["gpu"], value[0]) + value[1]
+            else:
+                value.at = stream["gpu"] = max(stream["gpu"], value.enqueued)
+        stream["queued"].clear()
+
+    class Event:
+        def __init__(self, enable_timing):
+            self.at = None
+
+        def record(self):
+            self.enqueued = clock["host"]
+            stream["queued"].append(("event", self))
+
+        def synchronize(self):
+            run_queued()
+            clock["host"] = max(clock["host"], stream["gpu"])
+
+        def elapsed_time(self, end):
+            return (end.at - self.at) * 1000.0
+
+    sleeps = []
+    monkeypatch.setattr(T.torch.cuda, "Event", Event)
+    monkeypatch.setattr(T.torch.cuda, "_sleep", lambda cycles: (sleeps.append(cycles),
+                                                                stream["queued"].append(("sleep", cycles))))
+    monkeypatch.setattr(time, "perf_counter", lambda: clock["host"])  # the helper imports it
+
+    def launch_kernel(stream_arg, grid, kernel, args):
+        clock["host"] += 2e-4  # the launcher's Python
+        stream["queued"].append(("kernel", (clock["host"], 3e-6)))
+
+    monkeypatch.setattr(T, "launch_kernel", launch_kernel)
+    mean_us = T._launch_time_us(0, (1,), None, lambda: (), False, warmup=2, repeats=5)
+    assert mean_us == pytest.approx(3.0)
+    assert len(sleeps) == 6  # every launch but the first
+    assert all(cycles == pytest.approx(2 * 2e-4 * T._GPU_CYCLES_PER_S, abs=1) for cycles in sleeps)
+
+    monkeypatch.setattr(T.torch.cuda, "_sleep", lambda cycles: None)  # no wait: the host shows
+    assert T._launch_time_us(0, (1,), None, lambda: (), False, warmup=2, repeats=5) > 150.0
