@@ -1680,8 +1680,8 @@ static void push_all(Lowerer *L, NodeList *out, NodeList stmts) {
  * header, say) stay above the first of them and its trailing comment goes
  * to the last, so the emitter is given those source lines through the
  * spans (the statements stay marked as written by the converter). Those the module imports
- * itself before the helpers (statement `helpers_at`) are not repeated. */
-static void push_imports(Lowerer *L, NodeList *out, const Node *replaced, int helpers_at) {
+ * itself before the helpers (statement `helpers_at`) are not repeated. Returns them. */
+static NodeList push_imports(Lowerer *L, NodeList *out, const Node *replaced, int helpers_at) {
   Buf text = {0};
   if (!module_imports(L, "contextlib", helpers_at))
     buf_puts(&text, "import contextlib\n");
@@ -1712,6 +1712,7 @@ static void push_imports(Lowerer *L, NodeList *out, const Node *replaced, int he
     first->rewritten = last->rewritten = true;
   }
   push_all(L, out, imports);
+  return imports;
 }
 
 /* A cuda.tile import guarded by a module-level if/try (`try: import
@@ -2167,14 +2168,14 @@ void finish_module(Lowerer *L) {
   NodeList helpers = {0};
   push_helpers(L, &helpers);
   int helpers_at = helpers_index(L, &helpers);
-  NodeList out = {0}, registrations = {0};
+  NodeList out = {0}, registrations = {0}, own = {0}, made = {0};
   /* the constexpr twins of constants bound before the converter's imports
    * (`from .config import BLOCK` above `import cuda.tile`) follow them: they call tl */
   NodeList early_twins = {0};
   bool imports_done = false;
   for (int i = 0; i <= body->count; i++) {
     if (i == imports_at && !imports_done) {
-      push_imports(L, &out, NULL, helpers_at);
+      made = push_imports(L, &out, NULL, helpers_at);
       imports_done = true;
       push_all(L, &out, early_twins);
     }
@@ -2188,17 +2189,20 @@ void finish_module(Lowerer *L) {
     Node *stmt = body->items[i];
     if (is_ct_import(L, stmt)) {
       if (!imports_done) {
-        push_imports(L, &out, stmt, helpers_at);
+        made = push_imports(L, &out, stmt, helpers_at);
         push_all(L, &out, early_twins);
       }
       imports_done = true;
     } else if (!is_ct_type_alias(L, stmt) && !is_unused_method_twin(L, stmt)) {
       node_list_push(&L->ctx->arena, &out, stmt);
+      node_list_push(&L->ctx->arena, &own, stmt);
       push_twins_of(L, imports_done ? &out : &early_twins, stmt, true);
       push_enum_twins_of(L, imports_done ? &out : &early_twins, stmt);
       push_launcher_of(L, &out, stmt, i < helpers_at ? &registrations : NULL);
       push_statement_launchers(L, stmt);
     }
   }
+  push_all(L, &made, helpers);
+  check_module_names(L, &own, made);
   *body = out;
 }

@@ -209,6 +209,11 @@ Str kernel_launcher_name(Lowerer *L, Function *kernel); /* launch_NAME, or the n
 void lower_host_code(Lowerer *L);                   /* ct.launch, ct.cdiv, dtypes in host code */
 void finish_module(Lowerer *L);                     /* imports, twins, launchers, runtime helpers */
 
+/* ---- lower_names.c */
+/* A located error (C2T403) where a statement of `module_stmts` binds at module level a
+ * name that a statement of `made` (the converter's helpers and imports) binds too. */
+void check_module_names(Lowerer *L, const NodeList *module_stmts, NodeList made);
+
 /* ---- lower_call.c: a call's arguments bound to a cuTile signature (BoundArgs, toolkit.h) and lowered */
 void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, BoundArgs *out);
 /* A located error when `type` holds a tile of a coded dtype (float4_e2m1fn,

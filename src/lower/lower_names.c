@@ -1,0 +1,228 @@
+/*
+ * lower_names.c — the module's own top-level names against those the
+ * converter adds.
+ *
+ * The converted module carries the helpers its code calls (launch_kernel,
+ * _tensor, ct_cdiv, ...) and the imports they need (os, operator, torch,
+ * triton, tl, ...), all at module level. A name the module binds itself at
+ * module level (a def, a class, an assignment, an import of something
+ * else) that one of them also binds would be replaced by the other, the
+ * helper or the module's own, whichever comes later: the module's callers or
+ * the helpers would call the wrong thing. That is refused at the module's
+ * binding (C2T403), naming what the converter binds there; renaming the
+ * module's name is the fix. An import of the very module the converter
+ * imports (`import os`, `import triton.language as tl`) is the same binding.
+ */
+#include <string.h>
+
+#include "toolkit.h"
+
+/* The name an alias of `import A.B as C` / `from M import N as C` binds. */
+static Str alias_binding(const Node *alias, bool from_import) {
+  Str name = alias->u.alias.asname.len ? alias->u.alias.asname : alias->u.alias.name;
+  if (!alias->u.alias.asname.len && !from_import) {
+    const char *dot = memchr(name.text, '.', (size_t)name.len);
+    if (dot)
+      name.len = (int)(dot - name.text); /* import a.b binds a */
+  }
+  return name;
+}
+
+/* Whether the module's alias (of `stmt`) imports what the converter's `made` alias of
+ * `made_stmt` imports under the same name: the same module or name of the same module. */
+static bool same_import(const Node *stmt, const Node *alias, const Node *made_stmt, const Node *made) {
+  if (stmt->kind != made_stmt->kind)
+    return false;
+  if (stmt->kind == N_IMPORT_FROM &&
+      (stmt->u.import_from.level || !str_same(stmt->u.import_from.module, made_stmt->u.import_from.module)))
+    return false;
+  if (str_same(alias->u.alias.name, made->u.alias.name))
+    return true;
+  /* import os.path binds os, as import os does */
+  Str bound = alias_binding(alias, stmt->kind == N_IMPORT_FROM);
+  return stmt->kind == N_IMPORT && !alias->u.alias.asname.len && !made->u.alias.asname.len &&
+         str_same(bound, made->u.alias.name);
+}
+
+static bool target_binds(const Node *target, Str name) {
+  switch (target->kind) {
+  case N_NAME:
+    return str_same(target->u.name.id, name);
+  case N_TUPLE:
+  case N_LIST:
+    for (int i = 0; i < target->u.list.elts.count; i++)
+      if (target_binds(target->u.list.elts.items[i], name))
+        return true;
+    return false;
+  case N_STARRED:
+    return target_binds(target->u.starred.value, name);
+  default:
+    return false; /* an attribute or a subscript binds no name */
+  }
+}
+
+/* The converter's statement binding `name` among `made`, or NULL; *made_alias: its alias
+ * where it is an import. */
+static const Node *made_binding(NodeList made, Str name, const Node **made_alias) {
+  *made_alias = NULL;
+  for (int i = 0; i < made.count; i++) {
+    const Node *stmt = made.items[i];
+    switch (stmt->kind) {
+    case N_FUNCTION_DEF:
+      if (str_same(stmt->u.function_def.name, name))
+        return stmt;
+      break;
+    case N_CLASS_DEF:
+      if (str_same(stmt->u.class_def.name, name))
+        return stmt;
+      break;
+    case N_ASSIGN:
+      for (int t = 0; t < stmt->u.assign.targets.count; t++)
+        if (target_binds(stmt->u.assign.targets.items[t], name))
+          return stmt;
+      break;
+    case N_ANN_ASSIGN:
+      if (target_binds(stmt->u.ann_assign.target, name))
+        return stmt;
+      break;
+    case N_IMPORT:
+    case N_IMPORT_FROM: {
+      const NodeList *names = stmt->kind == N_IMPORT ? &stmt->u.import.names : &stmt->u.import_from.names;
+      for (int a = 0; a < names->count; a++)
+        if (str_same(alias_binding(names->items[a], stmt->kind == N_IMPORT_FROM), name)) {
+          *made_alias = names->items[a];
+          return stmt;
+        }
+      break;
+    }
+    default:
+      break;
+    }
+  }
+  return NULL;
+}
+
+static void refuse(Lowerer *L, const Node *at, Str name, const Node *made) {
+  const char *what = made->kind == N_IMPORT || made->kind == N_IMPORT_FROM ? "imports" : "defines";
+  lower_error(L, at,
+              "the module binds '%.*s' at module level, which the converted module also %s (%s): one would "
+              "replace the other; rename the module's '%.*s'",
+              name.len, name.text, what,
+              made->kind == N_FUNCTION_DEF || made->kind == N_CLASS_DEF ? "a helper"
+              : made->kind == N_ASSIGN || made->kind == N_ANN_ASSIGN ? "a helper's constant"
+                                                                     : "an import its helpers use",
+              name.len, name.text);
+}
+
+/* A name the module binds at `at` (a target, a def): refused where the converter binds it too. */
+static void check_name(Lowerer *L, NodeList made, const Node *at, Str name) {
+  const Node *made_alias;
+  const Node *stmt = made_binding(made, name, &made_alias);
+  if (stmt)
+    refuse(L, at, name, stmt);
+}
+
+static void check_target(Lowerer *L, NodeList made, const Node *target) {
+  switch (target->kind) {
+  case N_NAME:
+    check_name(L, made, target, target->u.name.id);
+    break;
+  case N_TUPLE:
+  case N_LIST:
+    for (int i = 0; i < target->u.list.elts.count; i++)
+      check_target(L, made, target->u.list.elts.items[i]);
+    break;
+  case N_STARRED:
+    check_target(L, made, target->u.starred.value);
+    break;
+  default:
+    break;
+  }
+}
+
+static void check_block(Lowerer *L, NodeList made, const NodeList *block);
+
+static void check_import(Lowerer *L, NodeList made, const Node *stmt) {
+  const NodeList *names = stmt->kind == N_IMPORT ? &stmt->u.import.names : &stmt->u.import_from.names;
+  for (int a = 0; a < names->count; a++) {
+    const Node *alias = names->items[a];
+    if (str_eq(alias->u.alias.name, "*"))
+      continue;
+    Str name = alias_binding(alias, stmt->kind == N_IMPORT_FROM);
+    const Node *made_alias;
+    const Node *made_stmt = made_binding(made, name, &made_alias);
+    if (made_stmt && !(made_alias && same_import(stmt, alias, made_stmt, made_alias)))
+      refuse(L, alias->span.start.line ? alias : stmt, name, made_stmt);
+  }
+}
+
+/* The names a module-level statement binds, in it and in the blocks of a module-level
+ * if, for, while, with or try (a def's or a class's body binds its own names). */
+static void check_stmt(Lowerer *L, NodeList made, const Node *stmt) {
+  switch (stmt->kind) {
+  case N_FUNCTION_DEF:
+    check_name(L, made, stmt, stmt->u.function_def.name);
+    break;
+  case N_CLASS_DEF:
+    check_name(L, made, stmt, stmt->u.class_def.name);
+    break;
+  case N_ASSIGN:
+    for (int i = 0; i < stmt->u.assign.targets.count; i++)
+      check_target(L, made, stmt->u.assign.targets.items[i]);
+    break;
+  case N_ANN_ASSIGN:
+    check_target(L, made, stmt->u.ann_assign.target);
+    break;
+  case N_AUG_ASSIGN:
+    check_target(L, made, stmt->u.aug_assign.target);
+    break;
+  case N_IMPORT:
+  case N_IMPORT_FROM:
+    check_import(L, made, stmt);
+    break;
+  case N_FOR:
+    check_target(L, made, stmt->u.for_.target);
+    check_block(L, made, &stmt->u.for_.body);
+    check_block(L, made, &stmt->u.for_.orelse);
+    break;
+  case N_WHILE:
+    check_block(L, made, &stmt->u.while_.body);
+    check_block(L, made, &stmt->u.while_.orelse);
+    break;
+  case N_IF:
+    check_block(L, made, &stmt->u.if_.body);
+    check_block(L, made, &stmt->u.if_.orelse);
+    break;
+  case N_WITH:
+    for (int i = 0; i < stmt->u.with.items.count; i++) {
+      const Node *item = stmt->u.with.items.items[i];
+      if (item->u.withitem.optional_vars)
+        check_target(L, made, item->u.withitem.optional_vars);
+    }
+    check_block(L, made, &stmt->u.with.body);
+    break;
+  case N_TRY:
+    check_block(L, made, &stmt->u.try_.body);
+    for (int i = 0; i < stmt->u.try_.handlers.count; i++) {
+      const Node *handler = stmt->u.try_.handlers.items[i];
+      if (handler->u.except_handler.name.len)
+        check_name(L, made, handler, handler->u.except_handler.name);
+      check_block(L, made, &handler->u.except_handler.body);
+    }
+    check_block(L, made, &stmt->u.try_.orelse);
+    check_block(L, made, &stmt->u.try_.finalbody);
+    break;
+  default:
+    break;
+  }
+}
+
+static void check_block(Lowerer *L, NodeList made, const NodeList *block) {
+  for (int i = 0; i < block->count; i++)
+    check_stmt(L, made, block->items[i]);
+}
+
+void check_module_names(Lowerer *L, const NodeList *module_stmts, NodeList made) {
+  for (int i = 0; i < module_stmts->count; i++)
+    check_stmt(L, made, module_stmts->items[i]);
+}

@@ -1,0 +1,93 @@
+"""The module's own module-level names against those the converter adds (src/lower/lower_names.c).
+
+The converted module carries helpers (launch_kernel, _tensor, ct_cdiv, ...) and the imports
+they need (os, operator, torch, triton, tl, ...) at module level; a name the module binds
+itself that one of them binds too would replace the other (the module's callers or the
+helpers would call the wrong thing, with exit status 0). That is a located error at the
+module's binding; an import of the same module is the same binding and converts.
+"""
+import torch
+
+KERNEL = '''
+import cuda.tile as ct
+import torch
+{imports}
+from cuda.tile.tune import exhaustive_search
+
+
+@ct.kernel
+def scale(x, y, TILE: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)) * 2)
+
+
+def {run}(x):
+    y = torch.empty_like(x)
+    result = exhaustive_search([16, 32], 0, lambda t: (ct.cdiv(x.shape[0], t),), scale,
+                               lambda t: (x, y, t), quiet=True)
+    t = result.best.config
+    ct.launch(0, (ct.cdiv(x.shape[0], t),), scale, (x, y, t))
+    return y
+{tail}
+'''
+
+
+def source(run="run", imports="", tail=""):
+    return KERNEL.format(run=run, imports=imports, tail=tail)
+
+
+def test_a_function_named_as_a_helper_is_refused_at_its_def(convert_error):
+    # exhaustive_search's helper times launches with launch_kernel, the helper of ct.launch
+    message = convert_error(source(run="launch_kernel"))
+    assert message.startswith("C2T403: the module binds 'launch_kernel' at module level, which the "
+                              "converted module also defines (a helper)")
+    assert "rename the module's 'launch_kernel'" in message
+
+
+def test_a_name_the_helpers_import_is_refused_where_the_module_assigns_it(convert_error):
+    message = convert_error(source(tail="\noperator = {'add': 1}\n"))
+    assert message.startswith("C2T403: the module binds 'operator' at module level, which the converted "
+                              "module also imports (an import its helpers use)")
+
+
+def test_bindings_in_module_level_blocks_and_targets_are_seen(convert_error):
+    tail = "\ntry:\n    import numpy as os\nexcept ImportError:\n    pass\n"
+    assert "binds 'os'" in convert_error(source(tail=tail))
+    tail = "\nfor _tensor in range(2):\n    pass\n"
+    assert "binds '_tensor'" in convert_error(source(tail=tail))
+    tail = "\nfirst, (second, *launch_kernel) = 1, (2, 3)\n"
+    assert "binds 'launch_kernel'" in convert_error(source(tail=tail))
+    tail = "\nwith open(__file__) as INTERPRETED:\n    pass\n"
+    assert "binds 'INTERPRETED'" in convert_error(source(tail=tail))
+
+
+def test_imports_of_the_same_module_and_unrelated_names_convert_and_run(convert):
+    imports = "import os\nimport os.path\nimport triton.language as tl\nfrom time import time\nimport random as launch"
+    # a function of the module using names the converter's code does not bind (time: the
+    # search's timing imports perf_counter itself) and one it binds only inside functions
+    tail = "\n\ndef now():\n    return time()\n\n\ndef other(launch_kernel):\n    return launch_kernel + 1\n"
+    mod = convert(source(imports=imports, tail=tail))
+    x = torch.randn(64)
+    assert torch.equal(mod.run(x), x * 2)
+    assert isinstance(mod.now(), float)
+    assert mod.other(1) == 2
+
+
+def test_a_helper_name_the_module_does_not_need_is_free(convert):
+    # without exhaustive_search the module carries no launch_kernel helper
+    mod = convert('''
+import cuda.tile as ct
+import torch
+
+
+@ct.kernel
+def scale(x, y, TILE: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)) * 2)
+
+
+def launch_kernel(x):
+    y = torch.empty_like(x)
+    ct.launch(0, (ct.cdiv(x.shape[0], 16),), scale, (x, y, 16))
+    return y
+''')
+    x = torch.randn(64)
+    assert torch.equal(mod.launch_kernel(x), x * 2)
