@@ -1680,8 +1680,8 @@ static void push_all(Lowerer *L, NodeList *out, NodeList stmts) {
  * header, say) stay above the first of them and its trailing comment goes
  * to the last, so the emitter is given those source lines through the
  * spans (the statements stay marked as written by the converter). Those the module imports
- * itself before the helpers (statement `helpers_at`) are not repeated. Returns them. */
-static NodeList push_imports(Lowerer *L, NodeList *out, const Node *replaced, int helpers_at) {
+ * itself before the helpers (statement `helpers_at`) are not repeated. */
+static void push_imports(Lowerer *L, NodeList *out, const Node *replaced, int helpers_at) {
   Buf text = {0};
   if (!module_imports(L, "contextlib", helpers_at))
     buf_puts(&text, "import contextlib\n");
@@ -1712,7 +1712,6 @@ static NodeList push_imports(Lowerer *L, NodeList *out, const Node *replaced, in
     first->rewritten = last->rewritten = true;
   }
   push_all(L, out, imports);
-  return imports;
 }
 
 /* A cuda.tile import guarded by a module-level if/try (`try: import
@@ -2168,14 +2167,14 @@ void finish_module(Lowerer *L) {
   NodeList helpers = {0};
   push_helpers(L, &helpers);
   int helpers_at = helpers_index(L, &helpers);
-  NodeList out = {0}, registrations = {0}, own = {0}, made = {0};
+  NodeList out = {0}, registrations = {0}, own = {0};
   /* the constexpr twins of constants bound before the converter's imports
    * (`from .config import BLOCK` above `import cuda.tile`) follow them: they call tl */
   NodeList early_twins = {0};
   bool imports_done = false;
   for (int i = 0; i <= body->count; i++) {
     if (i == imports_at && !imports_done) {
-      made = push_imports(L, &out, NULL, helpers_at);
+      push_imports(L, &out, NULL, helpers_at);
       imports_done = true;
       push_all(L, &out, early_twins);
     }
@@ -2189,7 +2188,7 @@ void finish_module(Lowerer *L) {
     Node *stmt = body->items[i];
     if (is_ct_import(L, stmt)) {
       if (!imports_done) {
-        made = push_imports(L, &out, stmt, helpers_at);
+        push_imports(L, &out, stmt, helpers_at);
         push_all(L, &out, early_twins);
       }
       imports_done = true;
@@ -2202,7 +2201,15 @@ void finish_module(Lowerer *L) {
       push_statement_launchers(L, stmt);
     }
   }
-  push_all(L, &made, helpers);
+  /* what the converter added: the statements of `out` that are not the module's own (in
+   * the same order in both) */
+  NodeList made = {0};
+  for (int i = 0, j = 0; i < out.count; i++) {
+    if (j < own.count && out.items[i] == own.items[j])
+      j++;
+    else
+      node_list_push(&L->ctx->arena, &made, out.items[i]);
+  }
   check_module_names(L, &own, made);
   *body = out;
 }

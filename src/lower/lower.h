@@ -211,7 +211,8 @@ void finish_module(Lowerer *L);                     /* imports, twins, launchers
 
 /* ---- lower_names.c */
 /* A located error (C2T403) where a statement of `module_stmts` binds at module level a
- * name that a statement of `made` (the converter's helpers and imports) binds too. */
+ * name that a statement of `made` (what the converter adds: helpers, imports, launchers,
+ * constexpr twins) binds too. */
 void check_module_names(Lowerer *L, const NodeList *module_stmts, NodeList made);
 
 /* ---- lower_call.c: a call's arguments bound to a cuTile signature (BoundArgs, toolkit.h) and lowered */

@@ -3,8 +3,9 @@
  * converter adds.
  *
  * The converted module carries the helpers its code calls (launch_kernel,
- * _tensor, ct_cdiv, ...) and the imports they need (os, operator, torch,
- * triton, tl, ...), all at module level. A name the module binds itself at
+ * _tensor, ct_cdiv, ...), the imports they need (os, operator, torch,
+ * triton, tl, ...), the launchers of its kernels and the constexpr twins
+ * (NAME_TL) of the module constants tile code reads, all at module level. A name the module binds itself at
  * module level (a def, a class, an assignment, an import of something
  * else) that one of them also binds would be replaced by the other, the
  * helper or the module's own, whichever comes later: the module's callers or
@@ -103,15 +104,15 @@ static const Node *made_binding(NodeList made, Str name, const Node **made_alias
 }
 
 static void refuse(Lowerer *L, const Node *at, Str name, const Node *made) {
-  const char *what = made->kind == N_IMPORT || made->kind == N_IMPORT_FROM ? "imports" : "defines";
+  bool twin = made->kind == N_ASSIGN && name.len > 3 && memcmp(name.text + name.len - 3, "_TL", 3) == 0;
+  const char *what = made->kind == N_IMPORT || made->kind == N_IMPORT_FROM ? "an import its helpers use"
+                     : twin ? "the constexpr twin tile code reads of the module's constant of that name without _TL"
+                     : made->kind == N_ASSIGN || made->kind == N_ANN_ASSIGN ? "a value its helpers use"
+                                                                              : "a function of the code it adds";
   lower_error(L, at,
-              "the module binds '%.*s' at module level, which the converted module also %s (%s): one would "
+              "the module binds '%.*s' at module level, which the converted module also binds (%s): one would "
               "replace the other; rename the module's '%.*s'",
-              name.len, name.text, what,
-              made->kind == N_FUNCTION_DEF || made->kind == N_CLASS_DEF ? "a helper"
-              : made->kind == N_ASSIGN || made->kind == N_ANN_ASSIGN ? "a helper's constant"
-                                                                     : "an import its helpers use",
-              name.len, name.text);
+              name.len, name.text, what, name.len, name.text);
 }
 
 /* A name the module binds at `at` (a target, a def): refused where the converter binds it too. */

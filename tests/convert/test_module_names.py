@@ -1,9 +1,10 @@
 """The module's own module-level names against those the converter adds (src/lower/lower_names.c).
 
-The converted module carries helpers (launch_kernel, _tensor, ct_cdiv, ...) and the imports
-they need (os, operator, torch, triton, tl, ...) at module level; a name the module binds
-itself that one of them binds too would replace the other (the module's callers or the
-helpers would call the wrong thing, with exit status 0). That is a located error at the
+The converted module carries helpers (launch_kernel, _tensor, ct_cdiv, ...), the imports
+they need (os, operator, torch, triton, tl, ...) and constexpr twins (NAME_TL) of module
+constants at module level; a name the module binds itself that one of them binds too would
+replace the other (the module's callers, the helpers or the kernels would reach the wrong
+thing, with exit status 0). That is a located error at the
 module's binding; an import of the same module is the same binding and converts.
 """
 import torch
@@ -39,14 +40,32 @@ def test_a_function_named_as_a_helper_is_refused_at_its_def(convert_error):
     # exhaustive_search's helper times launches with launch_kernel, the helper of ct.launch
     message = convert_error(source(run="launch_kernel"))
     assert message.startswith("C2T403: the module binds 'launch_kernel' at module level, which the "
-                              "converted module also defines (a helper)")
+                              "converted module also binds (a function of the code it adds)")
     assert "rename the module's 'launch_kernel'" in message
 
 
 def test_a_name_the_helpers_import_is_refused_where_the_module_assigns_it(convert_error):
     message = convert_error(source(tail="\noperator = {'add': 1}\n"))
     assert message.startswith("C2T403: the module binds 'operator' at module level, which the converted "
-                              "module also imports (an import its helpers use)")
+                              "module also binds (an import its helpers use)")
+
+
+def test_a_name_of_a_constants_twin_is_refused(convert_error):
+    # tile code reads module constant SCALE as its twin SCALE_TL = tl.constexpr(SCALE); the
+    # module's own SCALE_TL = 5 would have made the kernel multiply by 5
+    message = convert_error('''
+import cuda.tile as ct
+
+SCALE = 3.0
+SCALE_TL = 5.0
+
+
+@ct.kernel
+def scale(x, y, TILE: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)) * SCALE)
+''')
+    assert message.startswith("C2T403: the module binds 'SCALE_TL' at module level, which the converted "
+                              "module also binds (the constexpr twin tile code reads")
 
 
 def test_bindings_in_module_level_blocks_and_targets_are_seen(convert_error):
