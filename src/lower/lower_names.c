@@ -5,14 +5,15 @@
  * The converted module carries the helpers its code calls (launch_kernel,
  * _tensor, ct_cdiv, ...), the imports they need (os, operator, torch,
  * triton, tl, ...), the launchers of its kernels and the constexpr twins
- * (NAME_TL) of the module constants tile code reads, all at module level. A name the module binds itself at
- * module level (a def, a class, an assignment, an import of something
- * else) that one of them also binds would be replaced by the other, the
- * helper or the module's own, whichever comes later: the module's callers or
- * the helpers would call the wrong thing. That is refused at the module's
- * binding (C2T403), naming what the converter binds there; renaming the
- * module's name is the fix. An import of the very module the converter
- * imports (`import os`, `import triton.language as tl`) is the same binding.
+ * (NAME_TL) of the module constants tile code reads, all at module level.
+ * A name the module binds itself at module level (a def, a class, an
+ * assignment, an import of something else) that one of them also binds
+ * would be replaced by the other, whichever comes later: the module's
+ * callers, the helpers or the kernels would reach the wrong thing. That is
+ * refused at the module's binding (C2T403), naming what the converter binds
+ * there; renaming the module's name is the fix. An import of the very
+ * module the converter imports (`import os`, `import triton.language as
+ * tl`) is the same binding.
  */
 #include <string.h>
 
