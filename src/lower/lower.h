@@ -104,6 +104,10 @@ TypeInfo *either_constant(Lowerer *L, const TypeInfo *a, const TypeInfo *b);
 TypeInfo *either_tile(Lowerer *L, const TypeInfo *a, const TypeInfo *b);
 /* lower_loop_locals.c: names set afresh in each iteration and not read after the loop get names of their own there */
 void rename_loop_locals(Lowerer *L, Node *def);
+/* NAME_1, NAME_2, ...: the first that `def` does not mention and the module does not bind. */
+Str fresh_local_name(Lowerer *L, Node *def, Str name);
+/* Every mention of `from` in the body of `def` becomes `to`. */
+void rename_in_body(Node *def, Str from, Str to);
 
 /* ---- lower_tf32.c: tfloat32 right-hand operands staged at launch (K-major, rounded) */
 void tf32_scan_kernel(Lowerer *L, Node *def); /* before the kernel is lowered: the candidate arrays */
@@ -214,6 +218,14 @@ void finish_module(Lowerer *L);                     /* imports, twins, launchers
  * name that a statement of `made` (what the converter adds: helpers, imports, launchers,
  * constexpr twins) binds too. */
 void check_module_names(Lowerer *L, const NodeList *module_stmts, NodeList made);
+/* A located error (C2T402) where the tile function `pristine` (as written) binds, as a
+ * parameter or in its body, the name of a parameter of `params` that it does not declare:
+ * one the converter adds (x_shape, x_strides, x_tma, x_desc_1, _use_tma, ...). */
+void check_added_params(Lowerer *L, const Node *pristine, const NodeList *params);
+/* The locals of the tile function `def` (as written) named as the converter names what it
+ * adds for a parameter (x_shape, x_strides, x_tma, x_desc_1, ... of a parameter x; _use_tma,
+ * ...) get names of their own (x_shape_1): a local is the function's alone. */
+void rename_generated_like_locals(Lowerer *L, Node *def);
 
 /* ---- lower_call.c: a call's arguments bound to a cuTile signature (BoundArgs, toolkit.h) and lowered */
 void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, BoundArgs *out);

@@ -1442,6 +1442,7 @@ void lower_kernel(Lowerer *L, Function *fn) {
   Node *def = fn->def;
   int declared = def->u.function_def.args->u.arguments.args.count; /* its parameters as written */
   fn->param_needs_array = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(declared + 1));
+  rename_generated_like_locals(L, def); /* a local x_shape beside an array x: x_shape_1 */
   tf32_scan_kernel(L, def); /* on the source, before lowering rewrites it */
   Node *pristine = node_copy_tree(&L->ctx->arena, def);
   bool needs_debug = false;
@@ -1494,6 +1495,7 @@ void lower_kernel(Lowerer *L, Function *fn) {
     node_list_push(&L->ctx->arena, &arguments->u.arguments.args, new_arg(L, (Str){"_store_tma", 10}, "tl.constexpr"));
     node_list_push(&L->ctx->arena, &arguments->u.arguments.defaults, T0(L, "True"));
   }
+  check_added_params(L, pristine, &def->u.function_def.args->u.arguments.args);
   lower_launcher(L, fn);
   L->function = NULL;
   L->scope = NULL;
@@ -1726,6 +1728,7 @@ static void lower_device_version(Lowerer *L, Function *fn, TypeInfo **arg_types,
   L->split_source = L->split_lowered = NULL;
   L->split_priority = 0;
   Node *def = fn->def;
+  rename_generated_like_locals(L, def); /* a local x_shape beside an array x: x_shape_1 */
   Node *arguments = def->u.function_def.args;
   NodeList *original = &arguments->u.arguments.args;
   fn->param_count = original->count;
@@ -1789,6 +1792,7 @@ static void lower_device_version(Lowerer *L, Function *fn, TypeInfo **arg_types,
   memcpy(fn->alias_names, L->split_alias_names, sizeof(Str) * (size_t)fn->alias_count);
   memcpy(fn->alias_params, L->split_alias_params, sizeof(Str) * (size_t)fn->alias_count);
   memcpy(fn->alias_dims, L->split_alias_dims, sizeof(int) * (size_t)fn->alias_count);
+  check_added_params(L, def, &params); /* def: its body not lowered yet */
   arguments->u.arguments.args = params;
   arguments->u.arguments.defaults = kept_defaults(L, fn);
   arguments->u.arguments.kw_defaults = (NodeList){0}; /* flatten_parameters' */

@@ -71,7 +71,7 @@ static void rename_slot(Node **slot, void *data) {
   node_child_slots(node, rename_slot, data);
 }
 
-static Str fresh_name(Lowerer *L, Node *def, Str name) {
+Str fresh_local_name(Lowerer *L, Node *def, Str name) {
   for (int n = 1;; n++) {
     char *text = arena_printf(&L->ctx->arena, "%.*s_%d", name.len, name.text, n);
     Str candidate = {text, (int)strlen(text)};
@@ -112,7 +112,7 @@ static void rename_loop_locals_of(Lowerer *L, Node *def, Node *loop, Node *outer
       find_mention(def->u.function_def.body.items[j], &later);
     if (later.found)
       continue;
-    Rename r = {name, fresh_name(L, def, name)};
+    Rename r = {name, fresh_local_name(L, def, name)};
     for (int j = 0; j < body->count; j++)
       rename_slot(&body->items[j], &r);
   }
@@ -139,3 +139,9 @@ static void loop_locals_in(Lowerer *L, Node *def, NodeList *stmts, Node *outermo
 }
 
 void rename_loop_locals(Lowerer *L, Node *def) { loop_locals_in(L, def, &def->u.function_def.body, NULL); }
+
+void rename_in_body(Node *def, Str from, Str to) {
+  Rename r = {from, to};
+  for (int j = 0; j < def->u.function_def.body.count; j++)
+    rename_slot(&def->u.function_def.body.items[j], &r);
+}

@@ -17,7 +17,7 @@
  */
 #include <string.h>
 
-#include "toolkit.h"
+#include "lower.h"
 
 /* The name an alias of `import A.B as C` / `from M import N as C` binds. */
 static Str alias_binding(const Node *alias, bool from_import) {
@@ -227,4 +227,125 @@ static void check_block(Lowerer *L, NodeList made, const NodeList *block) {
 void check_module_names(Lowerer *L, const NodeList *module_stmts, NodeList made) {
   for (int i = 0; i < module_stmts->count; i++)
     check_stmt(L, made, module_stmts->items[i]);
+}
+
+/* ---- a tile function's own names against the parameters the converter adds */
+
+typedef struct NameSearch {
+  Str name;
+  const Node *found;
+} NameSearch;
+
+static void find_binding_node(Node *node, void *data) {
+  NameSearch *search = data;
+  if (search->found)
+    return;
+  if ((node->kind == N_NAME && node->u.name.ctx == CTX_STORE && str_same(node->u.name.id, search->name)) ||
+      (node->kind == N_ARG && str_same(node->u.arg.arg, search->name))) {
+    search->found = node;
+    return;
+  }
+  node_children(node, find_binding_node, search);
+}
+
+static bool declared_param(const Node *def, Str name) {
+  const Node *arguments = def->u.function_def.args;
+  const NodeList *lists[] = {&arguments->u.arguments.posonlyargs, &arguments->u.arguments.args,
+                             &arguments->u.arguments.kwonlyargs};
+  for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
+    for (int i = 0; i < lists[l]->count; i++)
+      if (str_same(lists[l]->items[i]->u.arg.arg, name))
+        return true;
+  return false;
+}
+
+void check_added_params(Lowerer *L, const Node *pristine, const NodeList *params) {
+  for (int i = 0; i < params->count; i++) {
+    Str name = params->items[i]->u.arg.arg;
+    bool twice = false; /* a declared parameter x_shape beside an array x */
+    for (int j = 0; j < i && !twice; j++)
+      twice = str_same(params->items[j]->u.arg.arg, name);
+    if (declared_param(pristine, name) && !twice)
+      continue;
+    NameSearch search = {name, NULL};
+    find_binding_node((Node *)pristine, &search);
+    if (search.found)
+      lower_error(L, search.found,
+                  "'%.*s' is the name of a parameter the converter adds to the Triton function (an array's "
+                  "shape or strides, a TMA flag, a descriptor, ...): the two would be one name; rename the "
+                  "function's '%.*s'",
+                  name.len, name.text, name.len, name.text);
+  }
+}
+
+/* Whether `text` (of `len` bytes) is one or more decimal digits. */
+static bool all_digits(const char *text, int len) {
+  if (len <= 0)
+    return false;
+  for (int i = 0; i < len; i++)
+    if (text[i] < '0' || text[i] > '9')
+      return false;
+  return true;
+}
+
+/* Whether the converter may name something it adds for parameter `param` `name`:
+ * PARAM_shape, _strides, _tma, _table, _len, _rank, _tf32, _tf32_staged, and
+ * PARAM_desc_N (_ok), PARAM_host_desc_N, PARAM_tf32_desc_N. */
+static bool named_for_param(Str name, Str param) {
+  static const char *const SUFFIXES[] = {"_shape", "_strides", "_tma", "_table", "_len", "_rank", "_tf32", "_tf32_staged"};
+  static const char *const NUMBERED[] = {"_desc_", "_host_desc_", "_tf32_desc_"};
+  if (name.len <= param.len || memcmp(name.text, param.text, (size_t)param.len) != 0)
+    return false;
+  const char *rest = name.text + param.len;
+  int len = name.len - param.len;
+  for (size_t i = 0; i < sizeof SUFFIXES / sizeof SUFFIXES[0]; i++)
+    if ((size_t)len == strlen(SUFFIXES[i]) && memcmp(rest, SUFFIXES[i], (size_t)len) == 0)
+      return true;
+  for (size_t i = 0; i < sizeof NUMBERED / sizeof NUMBERED[0]; i++) {
+    int prefix = (int)strlen(NUMBERED[i]);
+    if (len <= prefix || memcmp(rest, NUMBERED[i], (size_t)prefix) != 0)
+      continue;
+    int tail = len - prefix;
+    if (tail > 3 && memcmp(rest + len - 3, "_ok", 3) == 0)
+      tail -= 3;
+    if (all_digits(rest + prefix, tail))
+      return true;
+  }
+  return false;
+}
+
+/* Whether the converter may add a parameter or local `name` to function `def`. */
+static bool converter_name(const Node *def, Str name) {
+  if (str_eq(name, "_use_tma") || str_eq(name, "_store_tma") || str_eq(name, "_loop_stages"))
+    return true;
+  const Node *arguments = def->u.function_def.args;
+  const NodeList *lists[] = {&arguments->u.arguments.posonlyargs, &arguments->u.arguments.args,
+                             &arguments->u.arguments.kwonlyargs};
+  for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
+    for (int i = 0; i < lists[l]->count; i++)
+      if (named_for_param(name, lists[l]->items[i]->u.arg.arg))
+        return true;
+  return false;
+}
+
+typedef struct LocalRenames {
+  Lowerer *L;
+  Node *def;
+} LocalRenames;
+
+static void rename_stores(Node *node, void *data) {
+  LocalRenames *r = data;
+  if (node->kind == N_NAME && node->u.name.ctx == CTX_STORE && !declared_param(r->def, node->u.name.id) &&
+      converter_name(r->def, node->u.name.id)) {
+    Str name = node->u.name.id;
+    rename_in_body(r->def, name, fresh_local_name(r->L, r->def, name)); /* this node too */
+    return;
+  }
+  node_children(node, rename_stores, data);
+}
+
+void rename_generated_like_locals(Lowerer *L, Node *def) {
+  LocalRenames r = {L, def};
+  for (int i = 0; i < def->u.function_def.body.count; i++)
+    rename_stores(def->u.function_def.body.items[i], &r);
 }

@@ -1,4 +1,4 @@
-"""The module's own module-level names against those the converter adds (src/lower/lower_names.c).
+"""The module's own names against those the converter adds (src/lower/lower_names.c).
 
 The converted module carries helpers (launch_kernel, _tensor, ct_cdiv, ...), the imports
 they need (os, operator, torch, triton, tl, ...) and constexpr twins (NAME_TL) of module
@@ -110,3 +110,69 @@ def launch_kernel(x):
 ''')
     x = torch.randn(64)
     assert torch.equal(mod.launch_kernel(x), x * 2)
+
+
+# A tile function's own names against the parameters the converter adds (x_shape, x_strides,
+# x_tma, x_desc_1, _use_tma, ... for an array parameter x): a local is the function's alone and
+# takes a name of its own (x_shape_1); a declared parameter of such a name is a located error.
+
+SHIFTED_STORE = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def shift(x, y, TILE: ct.Constant[int]):
+    y_shape = x.shape  # the kernel's own local, not y's shape
+    n = y_shape[0]
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    ct.store(y, index=(ct.bid(0) + 2,), tile=t + n)
+
+
+def run(x, y):
+    ct.launch(0, (2,), shift, (x, y, 16))
+    return y
+'''
+
+
+def test_a_local_named_as_an_arrays_shape_parameter_is_renamed(convert, convert_text):
+    # the store into y used the local (x's shape, 32 elements) as y's and wrote nothing
+    text = convert_text(SHIFTED_STORE)
+    assert "y_shape_1 = x_shape" in text and "n = y_shape_1[0]" in text
+    mod = convert(SHIFTED_STORE)
+    x = torch.arange(32.0)
+    y = mod.run(x, torch.zeros(64))
+    assert torch.equal(y[:32], torch.zeros(32)) and torch.equal(y[32:], x + 32)
+
+
+def test_a_local_tile_shape_named_as_a_shape_parameter_sizes_the_tile(convert):
+    mod = convert('''
+import cuda.tile as ct
+
+
+@ct.kernel
+def scale(x, y, TILE: ct.Constant[int]):
+    x_shape = (TILE,)
+    _use_tma = 2
+    t = ct.load(x, index=(ct.bid(0),), shape=x_shape)
+    ct.store(y, index=(ct.bid(0),), tile=t * _use_tma)
+
+
+def run(x, y):
+    ct.launch(0, (3,), scale, (x, y, 16))
+    return y
+''')
+    x = torch.randn(48)
+    assert torch.equal(mod.run(x, torch.zeros(48)), x * 2)
+
+
+def test_a_parameter_named_as_an_arrays_shape_parameter_is_refused(convert_error):
+    message = convert_error('''
+import cuda.tile as ct
+
+
+@ct.kernel
+def scale(x, x_shape, y, TILE: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)) * x_shape)
+''')
+    assert message.startswith("C2T402: 'x_shape' is the name of a parameter the converter adds to the "
+                              "Triton function")
