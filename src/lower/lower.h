@@ -226,6 +226,11 @@ void check_added_params(Lowerer *L, const Node *pristine, const NodeList *params
  * adds for a parameter (x_shape, x_strides, x_tma, x_desc_1, ... of a parameter x; _use_tma,
  * ...) get names of their own (x_shape_1): a local is the function's alone. */
 void rename_generated_like_locals(Lowerer *L, Node *def);
+/* The parameters of kernel `def` (as written) named as what its launcher binds or reads
+ * besides them (stream, grid, args, num_warps, torch, a helper, ...) get names of their own
+ * (grid_1), in its body too: the launcher unpacks the kernel's arguments into locals of the
+ * parameters' names, and ct.launch passes them by position. */
+void rename_launcher_clashing_params(Lowerer *L, Node *def);
 
 /* ---- lower_call.c: a call's arguments bound to a cuTile signature (BoundArgs, toolkit.h) and lowered */
 void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, BoundArgs *out);

@@ -1442,6 +1442,7 @@ void lower_kernel(Lowerer *L, Function *fn) {
   Node *def = fn->def;
   int declared = def->u.function_def.args->u.arguments.args.count; /* its parameters as written */
   fn->param_needs_array = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(declared + 1));
+  rename_launcher_clashing_params(L, def); /* a parameter `grid`: grid_1 */
   rename_generated_like_locals(L, def); /* a local x_shape beside an array x: x_shape_1 */
   tf32_scan_kernel(L, def); /* on the source, before lowering rewrites it */
   Node *pristine = node_copy_tree(&L->ctx->arena, def);

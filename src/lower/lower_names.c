@@ -349,3 +349,34 @@ void rename_generated_like_locals(Lowerer *L, Node *def) {
   for (int i = 0; i < def->u.function_def.body.count; i++)
     rename_stores(def->u.function_def.body.items[i], &r);
 }
+
+/* The names a kernel's launcher (launch.c: lower_launcher) binds or reads besides the
+ * kernel's parameters, which it unpacks into locals of the same names. */
+static const char *const LAUNCHER_NAMES[] = {
+    "stream", "grid", "args", "num_worker_warps", "programmatic_dependent_launch", "num_stages", "num_warps",
+    "choice", "configs", "torch", "triton", "tuple", "max", "isinstance", "type",
+};
+
+static bool launcher_name(Str name) {
+  for (size_t i = 0; i < sizeof LAUNCHER_NAMES / sizeof LAUNCHER_NAMES[0]; i++)
+    if (str_eq(name, LAUNCHER_NAMES[i]))
+      return true;
+  return is_helper_name(name);
+}
+
+void rename_launcher_clashing_params(Lowerer *L, Node *def) {
+  Node *arguments = def->u.function_def.args;
+  NodeList *lists[] = {&arguments->u.arguments.posonlyargs, &arguments->u.arguments.args,
+                       &arguments->u.arguments.kwonlyargs};
+  for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
+    for (int i = 0; i < lists[l]->count; i++) {
+      Node *arg = lists[l]->items[i];
+      Str name = arg->u.arg.arg;
+      if (!launcher_name(name))
+        continue;
+      Str fresh = fresh_local_name(L, def, name);
+      rename_in_body(def, name, fresh);
+      arg->u.arg.arg = fresh;
+      arg->rewritten = true;
+    }
+}

@@ -176,3 +176,24 @@ def scale(x, x_shape, y, TILE: ct.Constant[int]):
 ''')
     assert message.startswith("C2T402: 'x_shape' is the name of a parameter the converter adds to the "
                               "Triton function")
+
+
+def test_kernel_parameters_named_as_the_launchers_own_names_are_renamed(convert, convert_text):
+    # the launcher unpacked the kernel's arguments over its own stream, grid and args
+    source = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def fill(out, grid, stream, args, num_warps, TILE: ct.Constant[int]):
+    t = ct.full((TILE,), 1.0, dtype=ct.float32) * grid + stream + args + num_warps
+    ct.store(out, index=(ct.bid(0),), tile=t)
+
+
+def run(out):
+    ct.launch(0, (ct.cdiv(out.shape[0], 16),), fill, (out, 5, 7, 11, 100, 16))
+    return out
+'''
+    assert "out, grid_1, stream_1, args_1, num_warps_1, TILE = args" in convert_text(source)
+    mod = convert(source)
+    assert torch.equal(mod.run(torch.zeros(48)), torch.full((48,), 123.0))
