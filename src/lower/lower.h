@@ -224,7 +224,8 @@ void check_module_names(Lowerer *L, const NodeList *module_stmts, NodeList made)
 void check_added_params(Lowerer *L, const Node *pristine, const NodeList *params);
 /* The locals of the tile function `def` (as written) named as the converter names what it
  * adds for a parameter (x_shape, x_strides, x_tma, x_desc_1, ... of a parameter x; _use_tma,
- * ...) get names of their own (x_shape_1): a local is the function's alone. */
+ * ...) or as a module-level name converted tile code reads (tl, triton, libdevice, a helper)
+ * get names of their own (x_shape_1, tl_1): a local is the function's alone. */
 void rename_generated_like_locals(Lowerer *L, Node *def);
 /* The parameters of kernel `def` (as written) named as what its launcher binds or reads
  * besides them (stream, grid, args, num_warps, torch, a helper, ...) get names of their own

@@ -314,9 +314,18 @@ static bool named_for_param(Str name, Str param) {
   return false;
 }
 
-/* Whether the converter may add a parameter or local `name` to function `def`. */
+/* The module-level names converted tile code reads: a local of one of these names would
+ * hide it from the whole function (`tl = ct.load(...)`: tl.program_id then reads the local). */
+static bool tile_code_global(Str name) {
+  return str_eq(name, "tl") || str_eq(name, "triton") || str_eq(name, "libdevice") ||
+         str_eq(name, "INTERPRETED") || is_helper_name(name);
+}
+
+/* Whether the converter may add a parameter or local `name` to function `def`, or its tile
+ * code read a module-level `name`. */
 static bool converter_name(const Node *def, Str name) {
-  if (str_eq(name, "_use_tma") || str_eq(name, "_store_tma") || str_eq(name, "_loop_stages"))
+  if (str_eq(name, "_use_tma") || str_eq(name, "_store_tma") || str_eq(name, "_loop_stages") ||
+      tile_code_global(name))
     return true;
   const Node *arguments = def->u.function_def.args;
   const NodeList *lists[] = {&arguments->u.arguments.posonlyargs, &arguments->u.arguments.args,
@@ -361,7 +370,7 @@ static bool launcher_name(Str name) {
   for (size_t i = 0; i < sizeof LAUNCHER_NAMES / sizeof LAUNCHER_NAMES[0]; i++)
     if (str_eq(name, LAUNCHER_NAMES[i]))
       return true;
-  return is_helper_name(name);
+  return tile_code_global(name); /* the kernel's own code reads them too */
 }
 
 void rename_launcher_clashing_params(Lowerer *L, Node *def) {

@@ -197,3 +197,24 @@ def run(out):
     assert "out, grid_1, stream_1, args_1, num_warps_1, TILE = args" in convert_text(source)
     mod = convert(source)
     assert torch.equal(mod.run(torch.zeros(48)), torch.full((48,), 123.0))
+
+
+def test_a_local_named_as_a_module_name_tile_code_reads_is_renamed(convert):
+    # `tl` hid Triton's module from the whole converted kernel (tl.program_id read the local)
+    mod = convert('''
+import cuda.tile as ct
+
+
+@ct.kernel
+def scale(x, y, TILE: ct.Constant[int]):
+    tl = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    triton = tl * 2
+    ct.store(y, index=(ct.bid(0),), tile=ct.exp(triton) * 0 + triton)
+
+
+def run(x, y):
+    ct.launch(0, (3,), scale, (x, y, 16))
+    return y
+''')
+    x = torch.randn(48)
+    assert torch.equal(mod.run(x, torch.zeros(48)), x * 2)
