@@ -224,9 +224,65 @@ static void check_block(Lowerer *L, NodeList made, const NodeList *block) {
     check_stmt(L, made, block->items[i]);
 }
 
+/* A function's parameters and locals (and those of the functions and classes it holds)
+ * against the helpers the converted module defines, where its converted code reads the
+ * helper: `launch_kernel = kernel` in a host function whose ct.launch became a call of the
+ * helper launch_kernel would call the local. */
+typedef struct HelperShadow {
+  Lowerer *L;
+  NodeList made;
+  Node *function; /* the innermost function around the node visited, or NULL */
+} HelperShadow;
+
+typedef struct ConvertedRead {
+  Str name;
+  bool found;
+} ConvertedRead;
+
+/* A read of `name` that the converter wrote (a rewritten node), not one of the source. */
+static void find_converted_read(Node *node, void *data) {
+  ConvertedRead *read = data;
+  if (read->found)
+    return;
+  if (node->kind == N_NAME && node->u.name.ctx == CTX_LOAD && node->rewritten && str_same(node->u.name.id, read->name)) {
+    read->found = true;
+    return;
+  }
+  node_children(node, find_converted_read, data);
+}
+
+static void check_local(Node *node, void *data) {
+  HelperShadow *h = data;
+  if (node->kind == N_FUNCTION_DEF || node->kind == N_CLASS_DEF) { /* a scope of its own */
+    Node *around = h->function;
+    h->function = node->kind == N_FUNCTION_DEF ? node : NULL;
+    node_children(node, check_local, data);
+    h->function = around;
+    return;
+  }
+  Str name = node->kind == N_NAME && node->u.name.ctx == CTX_STORE ? node->u.name.id
+             : node->kind == N_ARG                                 ? node->u.arg.arg
+                                                                   : (Str){NULL, 0};
+  const Node *made_alias;
+  const Node *made = name.len && h->function ? made_binding(h->made, name, &made_alias) : NULL;
+  if (made && (made->kind == N_FUNCTION_DEF || made->kind == N_CLASS_DEF)) {
+    ConvertedRead read = {name, false};
+    find_converted_read(h->function, &read);
+    if (read.found)
+      lower_error(h->L, node,
+                  "the function binds '%.*s', a helper of the converted module that its converted code "
+                  "calls: the local would hide it; rename the function's '%.*s'",
+                  name.len, name.text, name.len, name.text);
+  }
+  node_children(node, check_local, data);
+}
+
 void check_module_names(Lowerer *L, const NodeList *module_stmts, NodeList made) {
   for (int i = 0; i < module_stmts->count; i++)
     check_stmt(L, made, module_stmts->items[i]);
+  HelperShadow shadow = {L, made, NULL};
+  for (int i = 0; i < module_stmts->count; i++)
+    check_local(module_stmts->items[i], &shadow);
 }
 
 /* ---- a tile function's own names against the parameters the converter adds */

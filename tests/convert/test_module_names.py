@@ -218,3 +218,30 @@ def run(x, y):
 ''')
     x = torch.randn(48)
     assert torch.equal(mod.run(x, torch.zeros(48)), x * 2)
+
+
+def test_a_host_local_hiding_the_helper_its_converted_launch_calls_is_refused(convert_error):
+    # ct.launch of a kernel chosen at run time becomes launch_kernel(stream, grid, kernel, args)
+    message = convert_error('''
+import cuda.tile as ct
+import torch
+
+
+@ct.kernel
+def double(x, y, TILE: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)) * 2)
+
+
+@ct.kernel
+def triple(x, y, TILE: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)) * 3)
+
+
+def run(x, which):
+    y = torch.empty_like(x)
+    launch_kernel = double if which == 2 else triple
+    ct.launch(0, (ct.cdiv(x.shape[0], 16),), launch_kernel, (x, y, 16))
+    return y
+''')
+    assert message.startswith("C2T403: the function binds 'launch_kernel', a helper of the converted module "
+                              "that its converted code calls")
