@@ -304,14 +304,25 @@ static void find_binding_node(Node *node, void *data) {
   node_children(node, find_binding_node, search);
 }
 
-static bool declared_param(const Node *def, Str name) {
+/* The `index`-th parameter `def` declares (positional-only, positional, keyword-only, in
+ * that order), or NULL past the last. */
+static Node *declared_param_at(const Node *def, int index) {
   const Node *arguments = def->u.function_def.args;
   const NodeList *lists[] = {&arguments->u.arguments.posonlyargs, &arguments->u.arguments.args,
                              &arguments->u.arguments.kwonlyargs};
-  for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
-    for (int i = 0; i < lists[l]->count; i++)
-      if (str_same(lists[l]->items[i]->u.arg.arg, name))
-        return true;
+  for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++) {
+    if (index < lists[l]->count)
+      return lists[l]->items[index];
+    index -= lists[l]->count;
+  }
+  return NULL;
+}
+
+static bool declared_param(const Node *def, Str name) {
+  const Node *arg;
+  for (int i = 0; (arg = declared_param_at(def, i)); i++)
+    if (str_same(arg->u.arg.arg, name))
+      return true;
   return false;
 }
 
@@ -383,13 +394,10 @@ static bool converter_name(const Node *def, Str name) {
   if (str_eq(name, "_use_tma") || str_eq(name, "_store_tma") || str_eq(name, "_loop_stages") ||
       tile_code_global(name))
     return true;
-  const Node *arguments = def->u.function_def.args;
-  const NodeList *lists[] = {&arguments->u.arguments.posonlyargs, &arguments->u.arguments.args,
-                             &arguments->u.arguments.kwonlyargs};
-  for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
-    for (int i = 0; i < lists[l]->count; i++)
-      if (named_for_param(name, lists[l]->items[i]->u.arg.arg))
-        return true;
+  const Node *arg;
+  for (int i = 0; (arg = declared_param_at(def, i)); i++)
+    if (named_for_param(name, arg->u.arg.arg))
+      return true;
   return false;
 }
 
@@ -430,18 +438,14 @@ static bool launcher_name(Str name) {
 }
 
 void rename_launcher_clashing_params(Lowerer *L, Node *def) {
-  Node *arguments = def->u.function_def.args;
-  NodeList *lists[] = {&arguments->u.arguments.posonlyargs, &arguments->u.arguments.args,
-                       &arguments->u.arguments.kwonlyargs};
-  for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
-    for (int i = 0; i < lists[l]->count; i++) {
-      Node *arg = lists[l]->items[i];
-      Str name = arg->u.arg.arg;
-      if (!launcher_name(name))
-        continue;
-      Str fresh = fresh_local_name(L, def, name);
-      rename_in_body(def, name, fresh);
-      arg->u.arg.arg = fresh;
-      arg->rewritten = true;
-    }
+  Node *arg;
+  for (int i = 0; (arg = declared_param_at(def, i)); i++) {
+    Str name = arg->u.arg.arg;
+    if (!launcher_name(name))
+      continue;
+    Str fresh = fresh_local_name(L, def, name);
+    rename_in_body(def, name, fresh);
+    arg->u.arg.arg = fresh;
+    arg->rewritten = true;
+  }
 }
