@@ -225,13 +225,17 @@ static void check_block(Lowerer *L, NodeList made, const NodeList *block) {
 }
 
 /* A function's parameters and locals (and those of the functions and classes it holds)
- * against the helpers the converted module defines, where its converted code reads the
- * helper: `launch_kernel = kernel` in a host function whose ct.launch became a call of the
- * helper launch_kernel would call the local. */
+ * against the module-level names its converted code reads: a helper the converted module
+ * defines (`launch_kernel = kernel` in a host function whose ct.launch became a call of the
+ * helper launch_kernel would call the local), or a module it imports, the converter or the
+ * module itself (`torch = ...` in a host function where `ct.float16` became `torch.float16`
+ * would read the local's attribute; a tile function's parameter `tl` would hide Triton's
+ * language from its whole body). */
 typedef struct HelperShadow {
   Lowerer *L;
   NodeList made;
-  Node *function; /* the innermost function around the node visited, or NULL */
+  const NodeList *own; /* the module's own statements */
+  Node *function;      /* the innermost function around the node visited, or NULL */
 } HelperShadow;
 
 typedef struct ConvertedRead {
@@ -239,16 +243,32 @@ typedef struct ConvertedRead {
   bool found;
 } ConvertedRead;
 
-/* A read of `name` that the converter wrote (a rewritten node), not one of the source. */
+/* A read of `name` that the converter wrote (a rewritten node, or one a template made,
+ * which has no place in the source), not one of the source. */
 static void find_converted_read(Node *node, void *data) {
   ConvertedRead *read = data;
   if (read->found)
     return;
-  if (node->kind == N_NAME && node->u.name.ctx == CTX_LOAD && node->rewritten && str_same(node->u.name.id, read->name)) {
+  if (node->kind == N_NAME && node->u.name.ctx == CTX_LOAD && (node->rewritten || node->span.start.line == 0) &&
+      str_same(node->u.name.id, read->name)) {
     read->found = true;
     return;
   }
   node_children(node, find_converted_read, data);
+}
+
+/* The module's own top-level import binding `name`, or NULL. */
+static const Node *own_import_binding(const NodeList *own, Str name) {
+  for (int i = 0; i < own->count; i++) {
+    const Node *stmt = own->items[i];
+    if (stmt->kind != N_IMPORT && stmt->kind != N_IMPORT_FROM)
+      continue;
+    const NodeList *names = stmt->kind == N_IMPORT ? &stmt->u.import.names : &stmt->u.import_from.names;
+    for (int a = 0; a < names->count; a++)
+      if (str_same(alias_binding(names->items[a], stmt->kind == N_IMPORT_FROM), name))
+        return stmt;
+  }
+  return NULL;
 }
 
 static void check_local(Node *node, void *data) {
@@ -265,13 +285,21 @@ static void check_local(Node *node, void *data) {
                                                                    : (Str){NULL, 0};
   const Node *made_alias;
   const Node *made = name.len && h->function ? made_binding(h->made, name, &made_alias) : NULL;
-  if (made && (made->kind == N_FUNCTION_DEF || made->kind == N_CLASS_DEF)) {
+  bool helper = made && (made->kind == N_FUNCTION_DEF || made->kind == N_CLASS_DEF);
+  bool module = (made && (made->kind == N_IMPORT || made->kind == N_IMPORT_FROM)) ||
+                (name.len && h->function && !made && own_import_binding(h->own, name));
+  if (helper || module) {
     ConvertedRead read = {name, false};
     find_converted_read(h->function, &read);
-    if (read.found)
+    if (read.found && helper)
       lower_error(h->L, node,
                   "the function binds '%.*s', a helper of the converted module that its converted code "
                   "calls: the local would hide it; rename the function's '%.*s'",
+                  name.len, name.text, name.len, name.text);
+    if (read.found)
+      lower_error(h->L, node,
+                  "the function binds '%.*s', the name of a module the converted module imports, which "
+                  "its converted code reads: the local would hide the module; rename the function's '%.*s'",
                   name.len, name.text, name.len, name.text);
   }
   node_children(node, check_local, data);
@@ -280,7 +308,7 @@ static void check_local(Node *node, void *data) {
 void check_module_names(Lowerer *L, const NodeList *module_stmts, NodeList made) {
   for (int i = 0; i < module_stmts->count; i++)
     check_stmt(L, made, module_stmts->items[i]);
-  HelperShadow shadow = {L, made, NULL};
+  HelperShadow shadow = {L, made, module_stmts, NULL};
   for (int i = 0; i < module_stmts->count; i++)
     check_local(module_stmts->items[i], &shadow);
 }

@@ -245,3 +245,62 @@ def run(x, which):
 ''')
     assert message.startswith("C2T403: the function binds 'launch_kernel', a helper of the converted module "
                               "that its converted code calls")
+
+
+HOST_TORCH = '''
+import cuda.tile as ct
+{imports}
+
+
+@ct.kernel
+def scale(x, y, TILE: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)) * 2)
+
+
+def run(x):
+    {local}
+    y = th.empty(x.shape, dtype=ct.float16)
+    ct.launch(0, (ct.cdiv(x.shape[0], 16),), scale, (x, y, 16))
+    return y
+
+
+def other(torch):
+    return torch
+'''
+
+
+def test_a_host_local_hiding_the_module_its_converted_code_reads_is_refused(convert_error):
+    # ct.float16 becomes torch.float16: with a local `torch` it read the local's attribute
+    # (an AttributeError of a str at run time), whether the converter imports torch or the
+    # module does
+    for imports in ("import torch as th", "import torch\nimport torch as th"):
+        message = convert_error(HOST_TORCH.format(imports=imports, local='torch = "a label"'))
+        assert message.startswith("C2T403: the function binds 'torch', the name of a module the converted "
+                                  "module imports, which its converted code reads"), message
+        assert "rename the function's 'torch'" in message
+
+
+def test_a_local_of_a_module_name_its_converted_code_does_not_read_converts(convert):
+    # `other(torch)` reads only its own parameter; run's local is named otherwise
+    mod = convert(HOST_TORCH.format(imports="import torch as th", local='label = "a label"'))
+    x = torch.randn(32, dtype=torch.float16)
+    assert torch.equal(mod.run(x), x * 2)
+    assert mod.other(5) == 5
+
+
+def test_a_tile_function_parameter_hiding_triton_language_is_refused(convert_error):
+    # its converted body reads tl.* (the kernel's own parameters so named are renamed)
+    message = convert_error('''
+import cuda.tile as ct
+
+
+@ct.function
+def twice(t, tl):
+    return t * tl
+
+
+@ct.kernel
+def scale(x, y, TILE: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=twice(ct.load(x, index=(ct.bid(0),), shape=(TILE,)), 2))
+''')
+    assert message.startswith("C2T403: the function binds 'tl', the name of a module the converted module imports")
