@@ -39,6 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_LIMIT = 232448  # bytes of shared memory a block may use on the H200 (sm_90)
+TMA_MAX_TILE_BYTES = 131072  # the converter's C2T_TMA_MAX_TILE_BYTES: larger tiles go through pointers
 
 
 # ---------------------------------------------------------------- decoding
@@ -159,8 +160,9 @@ def tma_findings(ttir, ptx, facts, kernel, tma_launch):
         site = next((ln for _, ln in chain if facts.function_at(ln) == kernel), None)
         ok_name = facts.pointer_branch.get(site) if site else None
         size = ELEMENT_BYTES.get(m.group(3), 4)
-        box_ok = (dims[-1] * size >= 16 and all(d <= 256 for d in dims)
-                  and math.prod(dims) * size % 128 == 0)  # a whole tile of 128-byte multiples (the pipeliner's ring)
+        box_ok = (dims[-1] * size >= 16  # TMA's inner box; a dimension over 256 is copied in several boxes
+                  and math.prod(dims) * size % 128 == 0  # a whole tile of 128-byte multiples (the pipeliner's ring)
+                  and math.prod(dims) * size <= TMA_MAX_TILE_BYTES)
         if tma_launch and ok_name and box_ok:
             problems.append(f"line {site}: a {'x'.join(map(str, dims))} tile {m.group(1)} went through pointers "
                             f"on the TMA path ({ok_name} was False)")

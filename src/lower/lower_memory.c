@@ -376,9 +376,9 @@ static int drop_repeated(Lowerer *L, Node **parts, int count) {
   return kept;
 }
 
-/* `_use_tma and x_tma and BN * (x.dtype.element_ty.primitive_bitwidth // 8) >= 16 and BM <= 256`:
- * the kernel's choice (an autotune candidate may take pointers), the launcher's flag (alignment) and TMA's box rules (inner box of at
- * least 16 bytes, at most 256 elements a dimension). */
+/* `_use_tma and x_tma and BN * (x.dtype.element_ty.primitive_bitwidth // 8) >= 16 and ...`:
+ * the kernel's choice (an autotune candidate may take pointers), the launcher's flag
+ * (alignment), TMA's inner box of at least 16 bytes and the tile's bytes (below). */
 static Node *tma_condition(Lowerer *L, const ArrayRef *array, Node **sizes, int rank, Node *allow_when) {
   Node *flag = new_name(L, arena_printf(&L->ctx->arena, "%.*s_tma", array->param.len, array->param.text));
   Node *element = new_name(L, arena_printf(&L->ctx->arena, "%.*s", array->param.len, array->param.text));
@@ -394,16 +394,15 @@ static Node *tma_condition(Lowerer *L, const ArrayRef *array, Node **sizes, int 
     parts[count++] = array->tma_when;
   if (allow_when)
     parts[count++] = node_copy_tree(&L->ctx->arena, allow_when);
-  for (int a = 0; a < rank; a++) {
-    long long size;
-    if (!known_int(sizes[a], &size) || size > 256)
-      parts[count++] = T(L, "_1 <= 256", sizes[a]);
-  }
-  /* a whole tile of a multiple of 128 bytes: Triton 3.6's pipeliner gives a loop's
-   * descriptor loads a ring of tiles in shared memory, and a tile of less (a
-   * (1, 16) float32 tile is 64 bytes) leaves the next entry off TMA's 128-byte
-   * alignment: "misaligned address" on the H200 at num_stages >= 3 (TileGym's
-   * recurrent_gated_delta_rule; fixed after 3.6 by Triton's PR 10898) */
+  /* The tile's bytes, R * W * (element bytes), for two rules. A whole tile of a multiple
+   * of 128 bytes: Triton 3.6's pipeliner gives a loop's descriptor loads a ring of tiles
+   * in shared memory, and a tile of less (a (1, 16) float32 tile is 64 bytes) leaves the
+   * next entry off TMA's 128-byte alignment: "misaligned address" on the H200 at
+   * num_stages >= 3 (TileGym's recurrent_gated_delta_rule; fixed after 3.6 by Triton's
+   * PR 10898). And at most C2T_TMA_MAX_TILE_BYTES: a descriptor's tile lands in shared
+   * memory, and a larger one leaves no room at one stage. A dimension over TMA's box of
+   * 256 elements is no reason for pointers: Triton 3.6 copies such a tile in several
+   * boxes (a 128 x 512 float16 block: boxes of 128 x 64, compiled for sm_90) */
   long long known = 1;
   Node *unknown[MAX_TILE_RANK];
   int unknown_count = 0;
@@ -414,13 +413,18 @@ static Node *tma_condition(Lowerer *L, const ArrayRef *array, Node **sizes, int 
     else
       unknown[unknown_count++] = sizes[a];
   }
-  if (known % 128 != 0) {
-    Node *bytes = known != 1 ? new_int(L, known) : NULL; /* R * W * (element bytes) */
+  bool unaligned = known % 128 != 0;
+  bool large = unknown_count > 0 || known * 8 > C2T_TMA_MAX_TILE_BYTES; /* 8: the widest element */
+  if (unaligned || large) {
+    Node *bytes = known != 1 ? new_int(L, known) : NULL;
     for (int i = 0; i < unknown_count; i++)
       bytes = bytes ? T(L, "_1 * _2", bytes, unknown[i]) : unknown[i];
     Node *element_bytes = T(L, "(_1.dtype.element_ty.primitive_bitwidth // 8)", element);
     bytes = bytes ? T(L, "_1 * _2", bytes, element_bytes) : element_bytes;
-    parts[count++] = T(L, "_1 % 128 == 0", bytes);
+    if (unaligned)
+      parts[count++] = T(L, "_1 % 128 == 0", bytes);
+    if (large)
+      parts[count++] = T(L, "_1 <= _2", node_copy_tree(&L->ctx->arena, bytes), new_int(L, C2T_TMA_MAX_TILE_BYTES));
   }
   count = drop_repeated(L, parts, count);
   Buf text = {0};

@@ -347,14 +347,14 @@ void tf32_twin_for_load(Lowerer *L, const ArrayRef *array, Node **index, Node **
       L->ctx,
       arena_printf(&L->ctx->arena,
                    "%s_ok: tl.constexpr = (\n"
-                   "    _use_tma and %.*s_tf32_staged and _1 * 4 >= 16 and _1 <= 256 and _2 <= 256\n"
-                   "    and _1 * _2 * 4 %% 128 == 0\n"
+                   "    _use_tma and %.*s_tf32_staged and _1 * 4 >= 16\n"
+                   "    and _1 * _2 * 4 %% 128 == 0 and _1 * _2 * 4 <= %d\n"
                    ")\n"
                    "if %s_ok:\n"
                    "    %s = tl.make_tensor_descriptor(\n"
                    "        %.*s_tf32, shape=[_3[1], _3[0]], strides=[_3[0], 1], block_shape=[_2, _1]\n"
                    "    )\n",
-                   desc, P.len, P.text, desc, desc, P.len, P.text),
+                   desc, P.len, P.text, C2T_TMA_MAX_TILE_BYTES, desc, desc, P.len, P.text),
       TEMPLATE_NODES(size[0], size[1], array->shape));
   for (int i = 0; i < made.count && i < 2; i++) {
     node_list_push(&L->ctx->arena, L->prologue, made.items[i]);

@@ -25,6 +25,7 @@
 #define C2T_MAX_STATIC_CHOICES 64  /* names a constexpr `if` chooses a constant for, per function (more: run-time values) */
 #define C2T_MAX_CALL_ARGS 16       /* parameters of a cuTile signature (BoundArgs, bind_call) */
 #define C2T_MAX_TMA_ARRAYS 64      /* arrays with a TMA flag parameter, per kernel (Lowerer.tma_arrays) */
+#define C2T_TMA_MAX_TILE_BYTES 131072 /* bytes of a tile loaded or stored through a descriptor (more: pointers) */
 #define C2T_MAX_TF32_SITES 64      /* loads given a staged tfloat32 tile, per kernel version (more: rounded in the kernel) */
 #define C2T_MAX_LAUNCHER_TRIES 16  /* names tried for one kernel's launcher: launch_NAME, launch_NAME_kernel, launch_NAME_2, ... */
 #define C2T_TF32_WHEN_DEPTH 16     /* constexpr ifs around a staged load whose conditions decide the copy (deeper: ignored, copied) */

@@ -655,20 +655,29 @@ def test_transposed_operands_of_a_batched_product_stay_in_shared_memory(tmp_path
 
 ROW_LOOP_CALLS = """
 import torch
-def wide_rows(m):  # 512-wide tiles: wider than a TMA box, the pointer path
+def wide_rows(m):  # 512-wide tiles over 16-byte-aligned rows: descriptors (copied in several TMA boxes)
     x = torch.randn(1024, 512).half()
     m.launch_row_sums(0, (132,), (x, torch.empty(1024), 16, 512))
-CALLS = {"row_loop": [wide_rows]}
+def unaligned_rows(m):  # float32 rows of 2056 bytes: no descriptor can address them, the pointer path
+    x = torch.randn(1024, 514)[:, :512]
+    m.launch_row_sums(0, (132,), (x, torch.empty(1024), 16, 512))
+CALLS = {"row_loop": [wide_rows, unaligned_rows]}
 """
 
 
 def test_a_loop_over_row_tiles_prefetches_its_loads(tmp_path):
     """The persistent row loop becomes tl.range(..., num_stages=_loop_stages): at the first
-    candidate's 3 stages its pointer loads compile to cp.async copies into shared memory (they
-    were plain ld.global with the kernel's num_stages alone), within the H200's limit."""
-    (r,) = _compile_case(tmp_path, "row_loop", ROW_LOOP_CALLS)
-    assert r["constexprs"]["_loop_stages"] == "3", r
-    assert r["ptx_cp_async"] > 0 and r["shared"] <= 232448 and not r["problems"], r
+    candidate's 3 stages its loads are prefetched within the H200's shared memory: through a
+    descriptor (cp.async.bulk.tensor; a 16 x 512 tile is wider than one TMA box, 256
+    elements, and Triton copies it in several) where the rows allow one, else as pointer
+    loads compiled to cp.async copies into shared memory (they were plain ld.global with the
+    kernel's num_stages alone)."""
+    tma, pointers = _compile_case(tmp_path, "row_loop", ROW_LOOP_CALLS)
+    for r in (tma, pointers):
+        assert r["constexprs"]["_loop_stages"] == "3", r
+        assert r["shared"] <= 232448 and not r["problems"], r
+    assert tma["tma_launch"] and tma["ptx_tma_loads"] > 0, tma
+    assert not pointers["tma_launch"] and pointers["ptx_cp_async"] > 0, pointers
 
 
 FP8_CALLS = """
