@@ -725,8 +725,9 @@ static bool launch_configuration(Lowerer *L, Function *kernel, Tuning *tuning, B
   if (L->kernel_pipelines_loops) /* its loops take as many stages (lower_pipeline.c) */
     buf_puts(call, "            _loop_stages=num_stages,\n");
   buf_puts(call, "            num_stages=num_stages,\n"); /* _fitting_stages: 3 or what fits */
-  if (tuning->searched) {
+  if (tuning->searched || L->tma_array_count > 0) /* _fitting_stages: _use_tma=False where TMA does not fit */
     buf_puts(call, "            **choice,\n");
+  if (tuning->searched) {
     Node *candidates = use_helper(L, HELPER__launch_candidates);
     tuning->candidates =
         arena_printf(&L->ctx->arena, "lambda configs: %.*s(configs, %s%s%s%s%s)", candidates->u.name.id.len,
@@ -793,7 +794,9 @@ void lower_launcher(Lowerer *L, Function *kernel) {
     Node *helper = use_helper(L, tuning.searched ? HELPER__searched_launch : HELPER__fitting_stages);
     buf_printf(&fitting, "        %.*s(%.*s, ", helper->u.name.id.len, helper->u.name.id.text, name.len, name.text);
     fitting_key(L, kernel, &fitting);
-    buf_puts(&fitting, tuning.searched ? ", lambda num_stages, num_warps=None, **choice: " : ", lambda num_stages: ");
+    buf_puts(&fitting, tuning.searched        ? ", lambda num_stages, num_warps=None, **choice: "
+                       : L->tma_array_count > 0 ? ", lambda num_stages, **choice: " /* _use_tma=False */
+                                                : ", lambda num_stages: ");
     if (tuning.searched) {
       buf_puts(&after, ", shapes=lambda: ");
       array_shapes(kernel, &after);

@@ -385,6 +385,44 @@ def test_fitting_stages_compiles_unpipelined_when_the_pipeliner_fails():
         T._fitting_stages(Kernel(), "key", broken)
 
 
+def test_fitting_stages_takes_the_pointer_path_where_descriptors_do_not_fit():
+    """A fixed launch whose descriptor tiles (up to 128 KiB each) do not fit shared memory at
+    1 stage is launched with _use_tma=False, again from 3 stages down; remembered per key. A
+    kernel without descriptor paths, or one whose pointer path does not fit either, raises."""
+    T = _tune_helpers()
+    out_of_resources = T.triton.runtime.errors.OutOfResources
+
+    class Kernel:
+        arg_names = ["x", "x_shape", "x_strides", "x_tma", "_use_tma"]
+
+    tried = []
+
+    def launch(num_stages, **choice):
+        tried.append((num_stages, choice))
+        if choice.get("_use_tma", True) or num_stages > 2:
+            raise out_of_resources(262152, 232448, "shared memory")
+        return "ran"
+
+    kernel = Kernel()
+    assert T._fitting_stages(kernel, "key", launch) == "ran"
+    pointers = {"_use_tma": False}
+    assert tried == [(3, {}), (2, {}), (1, {}), (3, pointers), (2, pointers)]
+    assert T._fitting_stages(kernel, "key", launch) == "ran"
+    assert tried[-1] == (2, pointers)
+
+    class Plain:
+        arg_names = ["x", "x_shape", "x_strides"]
+
+    with pytest.raises(out_of_resources):
+        T._fitting_stages(Plain(), "key", launch)
+
+    def never(num_stages, **choice):
+        raise out_of_resources(262152, 232448, "shared memory")
+
+    with pytest.raises(out_of_resources):
+        T._fitting_stages(Kernel(), "key", never)
+
+
 def test_time_launch_gives_a_candidate_the_pipeliner_refuses_no_time(monkeypatch):
     T = _tune_helpers()
     monkeypatch.setattr(T, "INTERPRETED", False)

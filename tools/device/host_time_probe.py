@@ -2,9 +2,10 @@
 """Host time per call of a converted module's function, and where it goes (cProfile).
 
 A kernel of a few microseconds launched from Python is bound by the launcher's host time
-when that is longer; do_bench then times the host. This runs a call CALLS times with the
-GPU kept busy ahead of the host (torch.cuda._sleep), so the loop's wall time is host time,
-then profiles the same loop and prints the functions with the most time of their own.
+when that is longer; do_bench then times the host. This runs a call CALLS times back to
+back (wall time per call, the GPU synchronized at the end: the longer of host and GPU
+time), then profiles the same loop (cProfile's own overhead inflates the host times it
+shows, about 2x) and prints the functions with the most time of their own.
 
     python3 tools/device/host_time_probe.py MODULE.py "SETUP" "CALL" [--calls N]
 
@@ -46,17 +47,11 @@ def main():
         for _ in range(options.calls):
             exec(call, scope)
 
-    torch.cuda._sleep(int(2e9))  # about a second of GPU work ahead of the host's launches
-    start = time.perf_counter()
-    loop()
-    host = (time.perf_counter() - start) / options.calls
-    torch.cuda.synchronize()
     start = time.perf_counter()
     loop()
     torch.cuda.synchronize()
     both = (time.perf_counter() - start) / options.calls
-    print(f"{options.call}: host {host * 1e6:.1f} us a call; with the GPU {both * 1e6:.1f} us a call")
-    torch.cuda._sleep(int(2e9))
+    print(f"{options.call}: {both * 1e6:.1f} us a call, back to back")
     profile = cProfile.Profile()
     profile.enable()
     loop()

@@ -383,27 +383,34 @@ def _pipeliner_failed(error):
 def _fitting_stages(kernel, key, launch, stages=3):
     """launch(num_stages) with `stages` software-pipeline stages, or fewer when Triton finds
     the kernel's shared memory larger than the GPU's (cuTile fits its pipelining to the GPU;
-    a fixed Triton stage count may not, e.g. 256x256 matrix tiles). The count that fits is
-    remembered on the kernel per key (the launch's constexpr values and dtypes), so a larger
-    count is compiled once per key, not at every launch. A kernel Triton's software pipeliner
-    cannot compile (_pipeliner_failed: Triton 3.6 stops with "PassManager::run failed" on a
-    descriptor load in a loop whose result addresses pipelined loads, 'pipeliner doesn't know
-    how to predicate this op') is compiled unpipelined, with 1 stage: cuTile compiles it."""
+    a fixed Triton stage count may not, e.g. 256x256 matrix tiles). A kernel with descriptor
+    paths (a _use_tma parameter) that does not fit at 1 stage is launched through its
+    pointers, launch(num_stages, _use_tma=False), again from `stages` down: a descriptor's
+    tile lands in shared memory (up to 128 KiB each), a pointer load's goes to registers.
+    What fits is remembered on the kernel per key (the launch's constexpr values and dtypes),
+    so a larger count is compiled once per key, not at every launch. A kernel Triton's
+    software pipeliner cannot compile (_pipeliner_failed: Triton 3.6 stops with
+    "PassManager::run failed" on a descriptor load in a loop whose result addresses pipelined
+    loads, 'pipeliner doesn't know how to predicate this op') is compiled unpipelined, with 1
+    stage: cuTile compiles it."""
     fitted = kernel.__dict__.setdefault("_c2t_fitting_stages", {})
-    num_stages = fitted.get(key, stages)
+    num_stages, choice = fitted.get(key, (stages, {}))
     while True:
         try:
-            return launch(num_stages)
+            return launch(num_stages, **choice)
         except triton.runtime.errors.OutOfResources:
-            if num_stages <= 1:
+            if num_stages > 1:
+                num_stages -= 1
+            elif not choice and "_use_tma" in getattr(kernel, "arg_names", ()):
+                num_stages, choice = stages, {"_use_tma": False}
+            else:
                 raise
-            num_stages -= 1
-            fitted[key] = num_stages
+            fitted[key] = (num_stages, choice)
         except RuntimeError as error:
             if num_stages <= 1 or not _pipeliner_failed(error):
                 raise
             num_stages = 1
-            fitted[key] = num_stages
+            fitted[key] = (num_stages, choice)
 
 
 # helper: _launch_candidates needs _launch_warps
