@@ -245,3 +245,61 @@ def test_a_second_kernel_calling_a_product_function_is_a_product_kernel_too(conv
         c = torch.zeros(32, 32).half()
         launch(0, (2, 2), (a, b, c, 16, 16, 32))
         torch.testing.assert_close(c.float(), want, rtol=1e-2, atol=5e-2)
+
+
+WIDE = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def attend(q, kv, out, TN: ct.Constant[int], TD: ct.Constant[int]):
+    # MLA decoding's shape of product: K/V tiles of TN x TD with TD = 512, wider than a TMA box
+    acc = ct.zeros((16, TD), dtype=ct.float32)
+    x = ct.load(q, index=(ct.bid(0), 0), shape=(16, TD), padding_mode=ct.PaddingMode.ZERO)
+    for n in range(ct.num_tiles(kv, axis=0, shape=(TN, TD))):
+        k = ct.load(kv, index=(n, 0), shape=(TN, TD), padding_mode=ct.PaddingMode.ZERO)
+        p = ct.mma(x, ct.transpose(k), ct.zeros((16, TN), dtype=ct.float32))
+        acc = ct.mma(p.astype(kv.dtype), k, acc)
+    ct.store(out, index=(ct.bid(0), 0), tile=acc.astype(out.dtype))
+
+
+@ct.kernel
+def row_sums(x, out, TM: ct.Constant[int], TN: ct.Constant[int]):
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for n in range(ct.num_tiles(x, axis=1, shape=(TM, TN))):
+        acc += ct.load(x, index=(ct.bid(0), n), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO).astype(ct.float32)
+    ct.store(out, index=(ct.bid(0),), tile=ct.sum(acc, axis=1))
+'''
+
+
+def test_tiles_wider_than_a_tma_box_take_descriptors(convert, convert_text):
+    # Triton 3.6 copies a block over 256 elements a dimension in several TMA boxes (a 32 x 512
+    # float16 block: boxes of 32 x 64 on sm_90): such tiles take descriptors (they took
+    # pointers: TileGym's MLA decoding ran its 128 x 512 K/V tiles unpipelined through them, 0.64x
+    # real cuTile on an H100, 0.88x with descriptors), up to 128 KiB a tile
+    text = convert_text(WIDE)
+    assert "<= 256" not in text
+    assert re.search(r"kv_desc_\d+=_host_descriptor\(kv, \[TN, TD\]\) if kv_tma else None", text)
+    assert re.search(r"TN \* TD \* \(kv\.dtype\.element_ty\.primitive_bitwidth // 8\) <= 131072", text)
+    assert re.search(r"x_desc_\d+ = tl\.make_tensor_descriptor\(", text)
+    mod = convert(WIDE)
+    made = _spy(mod)
+    q = torch.randn(32, 512).half() / 8
+    kv = torch.randn(40, 512).half() / 8  # 40 rows: the last 32-row tile runs past the end
+    out = torch.zeros(32, 512).half()
+    mod.launch_attend(0, (2,), (q, kv, out, 32, 512))
+    assert [(block, d is not None) for t, block, _, d in made if t is kv] == [([32, 512], True)]
+    p = (q.float() @ kv.float().T).half().float()
+    torch.testing.assert_close(out.float(), p @ kv.float(), rtol=2e-2, atol=2e-2)
+    x = torch.randn(48, 1000)  # float32 rows of 4000 bytes, 16-byte aligned; 1000 = 512 + 488
+    sums = torch.zeros(48)
+    mod.launch_row_sums(0, (3,), (x, sums, 16, 512))
+    torch.testing.assert_close(sums, x.sum(1), rtol=1e-5, atol=1e-4)
+    big = torch.randn(16, 2048)  # a 16 x 2048 float32 tile is 128 KiB: the largest a descriptor takes
+    sums = torch.zeros(16)
+    mod.launch_row_sums(0, (1,), (big, sums, 16, 2048))
+    torch.testing.assert_close(sums, big.sum(1), rtol=1e-5, atol=1e-3)
+    wider = torch.randn(16, 4096)  # 256 KiB a tile: its pointers
+    sums = torch.zeros(16)
+    mod.launch_row_sums(0, (1,), (wider, sums, 16, 4096))
+    torch.testing.assert_close(sums, wider.sum(1), rtol=1e-5, atol=1e-3)
