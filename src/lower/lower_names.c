@@ -280,6 +280,23 @@ static void check_local(Node *node, void *data) {
     h->function = around;
     return;
   }
+  if (node->kind == N_GLOBAL && h->function) { /* `global X` then `X = ...` rebinds the module's X */
+    for (int i = 0; i < node->u.global.names.count; i++) {
+      const Node *global = node->u.global.names.items[i];
+      const Node *made_alias;
+      const Node *made = made_binding(h->made, global->u.name.id, &made_alias);
+      if (made && !(made_alias && own_import_binding(h->own, global->u.name.id)))
+        lower_error(h->L, global,
+                    "the function declares '%.*s' global, which the converted module binds at module level "
+                    "(%s): an assignment to it would replace that; rename the function's '%.*s'",
+                    global->u.name.id.len, global->u.name.id.text,
+                    made->kind == N_FUNCTION_DEF || made->kind == N_CLASS_DEF ? "a function of the code it adds"
+                    : made_alias                                          ? "an import its code uses"
+                                                                          : "a name its code reads",
+                    global->u.name.id.len, global->u.name.id.text);
+    }
+    return;
+  }
   Str name = node->kind == N_NAME && node->u.name.ctx == CTX_STORE ? node->u.name.id
              : node->kind == N_ARG                                 ? node->u.arg.arg
                                                                    : (Str){NULL, 0};

@@ -304,3 +304,37 @@ def scale(x, y, TILE: ct.Constant[int]):
     ct.store(y, index=(ct.bid(0),), tile=twice(ct.load(x, index=(ct.bid(0),), shape=(TILE,)), 2))
 ''')
     assert message.startswith("C2T403: the function binds 'tl', the name of a module the converted module imports")
+
+
+def test_a_global_declaration_of_a_name_the_converter_binds_is_refused(convert_error, convert):
+    # `global launch_kernel` then an assignment would replace the helper the converted
+    # ct.launch of a kernel chosen at run time calls, from inside a function
+    module = '''
+import cuda.tile as ct
+import torch
+
+
+@ct.kernel
+def scale(x, y, TILE: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)) * 2)
+
+
+def setup():
+    global {name}, counter
+    {name} = None
+    counter = 1
+
+
+def run(x):
+    y = torch.empty_like(x)
+    kernels = [scale]
+    ct.launch(0, (2,), kernels[0], (x, y, 16))
+    return y
+'''
+    message = convert_error(module.format(name="launch_kernel"))
+    assert message.startswith("C2T403: the function declares 'launch_kernel' global, which the converted "
+                              "module binds at module level (a function of the code it adds)"), message
+    mod = convert(module.format(name="chosen"))  # a name of its own converts
+    mod.setup()
+    x = torch.randn(32)
+    assert torch.equal(mod.run(x), x * 2)
