@@ -262,3 +262,72 @@ def test_a_kept_launch_is_reused_on_its_own_device_only(monkeypatch):
     assert len(kernel.dispatched) == 2 and not kernel.direct  # Triton launches on device 1
     _array_launch(kernel, x)
     assert len(kernel.dispatched) == 2 and len(kernel.direct) == 1
+
+
+class _DescriptorKernel(_Kernel):
+    """A converted kernel with a host-made descriptor: (x, x_shape, x_strides, FLAG: constexpr,
+    x_desc: keyword, _use_tma: constexpr = True), whose compiled launcher is Triton 3.6's own
+    wrapper (wrap_handle_tensordesc) over a recording C launcher."""
+
+    def __init__(self, calls):
+        super().__init__()
+        self.params = [_Param("x", False), _Param("x_shape", False), _Param("x_strides", False),
+                       _Param("FLAG", True), _Param("x_desc", False), _Param("_use_tma", True)]
+        self.calls = calls
+
+    def __getitem__(self, grid):
+        from triton.backends.nvidia import driver
+        signature = {"x": "*fp32", "x_shape": "(i32,)", "x_strides": "(i32,)", "FLAG": "constexpr",
+                     "x_desc": "tensordesc<fp32[16, 16]>", "_use_tma": "constexpr"}
+        layout = {"swizzle": 0, "elem_size": 4, "elem_type": 7, "block_size": [16, 16], "fp4_padded": False}
+        launcher = _Launcher(self.calls, 0)
+        launcher.launch = driver.wrap_handle_tensordesc(lambda *args: self.calls.append(args), signature, [layout])
+
+        def run(*args, **constants):
+            self.dispatched.append((grid, args, constants))
+            compiled = _LauncherCompiled(self.direct, 0)
+            compiled.launcher = launcher
+            return compiled
+        return run
+
+
+def test_a_kept_launch_keeps_the_tensor_maps_of_its_descriptors(monkeypatch):
+    from triton.backends.nvidia import driver
+    made = []
+
+    def make_tensordesc_arg(descriptor, layout):  # the driver call, recorded (no GPU here)
+        made.append(descriptor.base.data_ptr())
+        return [("map", descriptor.base.data_ptr(), layout["block_size"]), *descriptor.shape, *descriptor.strides]
+
+    monkeypatch.setattr(driver, "make_tensordesc_arg", make_tensordesc_arg)
+    calls = []
+    kernel = _DescriptorKernel(calls)
+    x, y = torch.zeros(32, 32), torch.zeros(32, 32)
+
+    def launch(x):
+        h._launch(kernel, (2,), x, tuple(x.shape), tuple(x.stride()), FLAG=True,
+                  x_desc=h._host_descriptor(x, [16, 16]))
+
+    for tensor in (x, x, y, x):
+        launch(tensor)
+    assert len(kernel.dispatched) == 1  # the same key each time: kept after the first
+    # the C launcher below Triton's wrapper is given each descriptor expanded as Triton expands it
+    # (the first launch was Triton's own)
+    expanded = lambda t: [("map", t.data_ptr(), [16, 16]), 32, 32, 32, 1]  # noqa: E731
+    assert [call[13:] for call in calls] == [
+        (t.data_ptr(), (32, 32), (32, 1), True, *expanded(t), None) for t in (x, y, x)]
+    # a map is made once for each address: the fourth launch reuses the second's
+    assert made == [x.data_ptr(), y.data_ptr()]
+
+
+def test_a_descriptor_of_other_strides_or_shape_gets_a_map_of_its_own(monkeypatch):
+    from triton.backends.nvidia import driver
+    made = []
+    monkeypatch.setattr(driver, "make_tensordesc_arg",
+                        lambda d, layout: made.append((d.shape, d.strides)) or ["map", *d.shape, *d.strides])
+    kernel = _DescriptorKernel([])
+    x = torch.zeros(64, 32)
+    for view in (x[:32], x[:32], x[:48], x.view(32, 64)[:, :32], x[:32]):
+        h._launch(kernel, (2,), view, (32, 32), (32, 1), FLAG=True, x_desc=h._host_descriptor(view, [16, 16]))
+    # kept from the second launch: x[:32] made once, then x[:48] and the view of other strides
+    assert made == [((32, 32), (32, 1)), ((48, 32), (32, 1)), ((32, 32), (64, 1))]

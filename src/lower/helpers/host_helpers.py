@@ -389,14 +389,14 @@ def _launch_key(values):
                     break
             else:
                 add(value)
-        elif kind is bool or kind is int:  # a flag or an int before isinstance, which is slower
+        elif kind is bool or kind is int or value is None:  # before isinstance, which is slower
             add(kind)
             add(value)
+        elif kind is not torch.Tensor and hasattr(value, "block_shape"):
+            add(kind)  # a descriptor made on the host: its dtype and block
+            add((value.base.dtype, *value.block_shape))
         elif kind is torch.Tensor or isinstance(value, torch.Tensor):
             add((value.dtype, value.device, not value.data_ptr() & 15))
-        elif hasattr(value, "block_shape"):  # a descriptor made on the host: its dtype and block
-            add(kind)
-            add((value.base.dtype, *value.block_shape))
         else:
             add(kind)
             add(value)
@@ -407,17 +407,19 @@ def _launch_key(values):
 _LAUNCHED = {}
 _LAUNCHED_LIMIT = 4096  # kept launch keys (all kernels); more are dropped together
 _LAUNCH_PLANS = {}
-_ARRAY_KEY = (operator.attrgetter("dtype"), operator.methodcaller("get_device"), operator.methodcaller("data_ptr"))
 
 
 def _launch_plan(kernel, count):
-    """Where the array arguments are among a launch's `count` positional arguments: the
-    parameters that the converted kernel's own shape and strides parameters follow (x, x_shape,
-    x_strides: the launcher passes x, tuple(x.shape), tuple(x.stride()), so the two tuples hold
-    ints). Kept per kernel and count: (the kernel, getters of the arrays, of their shapes and
-    strides and of the other arguments, the arrays' positions, torch.Tensor once per array), with
-    None in place of the rest for a kernel with no such parameters. A getter returns a tuple,
-    whatever its number of items."""
+    """How a launch of `kernel` with `count` positional arguments is keyed: (the kernel, a
+    function prepare(args, constants)) where the converted kernel has array parameters (x,
+    x_shape, x_strides: the launcher passes x, tuple(x.shape), tuple(x.stride()), so the two
+    tuples hold ints), else (the kernel, None). prepare returns the launch's key (the kernel;
+    each array's dtype, device and whether its address is a multiple of 16 bytes; the
+    shapes and strides as they are; _launch_key's of the other arguments and the keyword
+    constants; the constants' names) and its arguments with each array's address in its
+    place, or None when an array parameter is given something other than a tensor. It is
+    written for the kernel's parameters, one name per argument and no loop (host time of
+    every launch: half of a loop's on the H100's host)."""
     function = kernel
     while function is not None and not hasattr(function, "params"):
         function = getattr(function, "fn", None)  # an autotuner's kernel (None: the interpreter's)
@@ -425,31 +427,92 @@ def _launch_plan(kernel, count):
     arrays = [at for at in range(len(names) - 2)
               if names[at + 1] == names[at] + "_shape" and names[at + 2] == names[at] + "_strides"]
     if not arrays:
-        return kernel, None, None, None, None, None
-    tuples = {at + 1 for at in arrays} | {at + 2 for at in arrays}
-    rest = [at for at in range(count) if at not in tuples and at not in arrays]
-
-    def getter(positions):
-        if len(positions) > 1:
-            return operator.itemgetter(*positions)
-        return lambda values: tuple(values[at] for at in positions)
-
-    return kernel, getter(arrays), getter(sorted(tuples)), getter(rest), tuple(arrays), (torch.Tensor,) * len(arrays)
+        return kernel, None
+    tuples = [at + step for at in arrays for step in (1, 2)]
+    rest = [f"a{at}" for at in range(count) if at not in tuples and at not in arrays]
+    arguments = [f"a{at}" for at in range(count)]
+    given = [f"p{at}" if at in arrays else f"a{at}" for at in range(count)]
+    key = ["kernel_id"]
+    key += [f"a{at}.dtype, a{at}.get_device(), p{at} & 15" for at in arrays]
+    key += [f"a{at}" for at in tuples]
+    key += [f"_launch_key(({''.join(name + ', ' for name in rest)}*constants.values(),))", "tuple(constants)"]
+    lines = [
+        "def prepare(args, constants):",
+        f"    {', '.join(arguments)}, = args",
+        f"    if not ({' and '.join(f'isinstance(a{at}, Tensor)' for at in arrays)}):",
+        "        return None",
+        *[f"    p{at} = a{at}.data_ptr()" for at in arrays],
+        f"    key = ({', '.join(key)})",
+        f"    return key, ({', '.join(given)},)",
+    ]
+    scope = {"Tensor": torch.Tensor, "_launch_key": _launch_key, "kernel_id": id(kernel)}
+    exec("\n".join(lines), scope)
+    return kernel, scope["prepare"]
 
 
 def _direct_launch(compiled):
     """What a kept launch calls: the compiled kernel's C launcher itself (Triton 3.6's
     CudaLauncher.launch) with its fixed options, where the kernel needs no profiler scratch
-    memory, else None (compiled.run then, which allocates it)."""
+    memory, else None (compiled.run then, which allocates it). The last item is None, or for
+    a kernel with tensor descriptor parameters what _expand_descriptors needs: Triton's
+    launcher wraps the C one in a function that makes each descriptor's CUDA tensor map
+    (make_tensordesc_arg: a driver call and Python around it, 3-4 us a descriptor on the
+    H100's host), and the kept launch calls the C launcher below it with maps it keeps."""
     launcher = compiled.run
     try:
         if launcher.profile_scratch_size:
             return None
         options = (launcher.launch_cooperative_grid, launcher.launch_pdl, launcher.global_scratch_size,
                    launcher.global_scratch_align, launcher.num_ctas)
-        return (launcher.launch, *options)
+        launch = launcher.launch
     except AttributeError:
         return None
+    code = getattr(launch, "__code__", None)
+    if code is None:  # the C launcher itself: no descriptor parameters
+        return (launch, *options, None)
+    cells = dict(zip(code.co_freevars, launch.__closure__ or ()))
+    try:
+        below = cells["launcher"].cell_contents
+        positions = sorted(cells["tensordesc_indices"].cell_contents)
+        metadata = cells["tensordesc_meta"].cell_contents
+        expand = launch.__globals__["make_tensordesc_arg"]
+    except (KeyError, ValueError):  # another wrapper: called as it is
+        return (launch, *options, None)
+    if len(metadata) != len(positions) or None in metadata:
+        return (launch, *options, None)  # no layouts to make maps from: Triton expands them
+    return (below, *options, (expand, tuple(zip(positions, metadata)), {}))
+
+
+_TENSOR_MAPS_LIMIT = 256  # kept tensor maps of one kept launch; more are dropped together
+
+
+def _expand_descriptors(params, descriptors):
+    """A kept launch's parameters with each tensor descriptor replaced by what Triton's
+    launcher passes the C one for it (make_tensordesc_arg: the CUDA tensor map, the shape and
+    strides), which is kept under the descriptor's address, shape, strides and padding: the
+    map is made of these and of the kernel's fixed layout of that parameter, so the same
+    values give the same map (the tensors of a model's step come back at the same addresses
+    from torch's caching allocator)."""
+    expand, positions, kept = descriptors
+    final = []
+    start = 0
+    for position, layout in positions:
+        final += params[start:position]
+        start = position + 1
+        descriptor = params[position]
+        try:
+            key = (position, descriptor.base.data_ptr(), descriptor.shape, descriptor.strides, descriptor.padding)
+            made = kept.get(key)
+        except TypeError:  # an unhashable shape (a list): made each time
+            final += expand(descriptor, layout)
+            continue
+        if made is None:
+            if len(kept) >= _TENSOR_MAPS_LIMIT:
+                kept.clear()
+            made = kept[key] = expand(descriptor, layout)
+        final += made
+    final += params[start:]
+    return final
 
 
 _SCRATCH = getattr(triton.runtime, "_allocation", None)
@@ -469,7 +532,9 @@ def _launch(kernel, grid, *args, **constants):
     the C launcher itself (_direct_launch) and gives it each array's address as an int: for
     a tensor the launcher calls data_ptr() and asks the driver about the address (on the
     H200's host, 9.8 us for a launch of eight arrays given as tensors, 7.4 given as
-    addresses). Under TRITON_INTERPRET=1 every launch goes through Triton.
+    addresses), and the CUDA tensor maps of its host-made descriptors as it kept them
+    (_expand_descriptors). On the H100's host these made split-K's call of two launches
+    take 78-95 us instead of 145. Under TRITON_INTERPRET=1 every launch goes through Triton.
     Every kernel is compiled with enable_reflect_ftz=False: Triton's default flushes float32
     subnormal inputs and results of its math functions to zero (sin, ceil, rsqrt, exp2, ...:
     the .ftz forms of the PTX), where cuTile keeps them unless flush_to_zero=True (measured
@@ -480,18 +545,12 @@ def _launch(kernel, grid, *args, **constants):
         if len(_LAUNCH_PLANS) >= _LAUNCHED_LIMIT:
             _LAUNCH_PLANS.clear()
         plan = _LAUNCH_PLANS[id(kernel), len(args)] = _launch_plan(kernel, len(args))
-    arrays = plan[1](args) if plan[1] else ()
     try:
-        # map() of C functions over the arrays, not a loop: host time of every launch
-        dtype_of, device_of, address_of = _ARRAY_KEY
-        if arrays and all(map(isinstance, arrays, plan[5])):
-            pointers = list(map(address_of, arrays))
-            aligned = tuple([pointer & 15 for pointer in pointers])
-            key = (id(kernel), tuple(map(dtype_of, arrays)), tuple(map(device_of, arrays)), aligned, plan[2](args),
-                   _launch_key((*plan[3](args), *constants.values())), tuple(constants))
+        prepared = plan[1](args, constants) if plan[1] is not None else None
+        if prepared is None:
+            key, values = (id(kernel), _launch_key((*args, *constants.values())), tuple(constants)), args
         else:
-            pointers = None
-            key = (id(kernel), _launch_key((*args, *constants.values())), tuple(constants))
+            key, values = prepared
         kept = _LAUNCHED.get(key)
     except TypeError:  # an unhashable argument: Triton's own dispatch
         return kernel[grid](*args, **constants)
@@ -505,20 +564,20 @@ def _launch(kernel, grid, *args, **constants):
         if runtime.launch_enter_hook.calls or runtime.launch_exit_hook.calls:  # a profiler's hooks
             compiled[grid](*args, *extra, *padding, stream=stream)
             return
-        values = args
-        if pointers is not None:
-            values = list(args)
-            for position, pointer in zip(plan[4], pointers):
-                values[position] = pointer
         if direct is None:  # what compiled[grid](...) runs, less the metadata for absent hooks
             compiled.run(grid[0], grid[1], grid[2], stream, compiled.function, compiled.packed_metadata, None,
                          None, None, *values, *extra, *padding)
             return
-        launch, cooperative, pdl, scratch_size, scratch_align, ctas = direct
+        launch, cooperative, pdl, scratch_size, scratch_align, ctas, descriptors = direct
         scratch = None
         if scratch_size:  # from the allocator Triton's launcher asks (triton.set_allocator)
             size = grid[0] * grid[1] * grid[2] * ctas * scratch_size
             scratch = _SCRATCH._allocator.get()(size, scratch_align, stream)
+        if descriptors is not None:
+            launch(grid[0], grid[1], grid[2], stream, compiled.function, cooperative, pdl, scratch, None,
+                   compiled.packed_metadata, None, None, None,
+                   *_expand_descriptors([*values, *extra, *padding], descriptors))
+            return
         launch(grid[0], grid[1], grid[2], stream, compiled.function, cooperative, pdl, scratch, None,
                compiled.packed_metadata, None, None, None, *values, *extra, *padding)
         return
