@@ -384,6 +384,11 @@ def catch_writing(folder, proc):
     return None
 
 
+def _default_signals():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 @test
 def sigint_or_sigterm_while_writing_leaves_no_temporary_file():
     # The process is stopped (SIGSTOP) at a moment its temporary file exists,
@@ -396,8 +401,10 @@ def sigint_or_sigterm_while_writing_leaves_no_temporary_file():
             for attempt in range(40):
                 with open(out, "wb") as f:
                     f.write(b"OLD\n")
+                # the signals' default actions in the child: a shell without job control starts
+                # background commands with SIGINT ignored, which the tool then keeps ignoring
                 proc = subprocess.Popen([*TOOL, source, "-o", out], stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE, env=tool_env())
+                                        stderr=subprocess.PIPE, env=tool_env(), preexec_fn=_default_signals)
                 name = catch_writing(tmp, proc)
                 if name:
                     os.kill(proc.pid, sig)
