@@ -58,6 +58,7 @@ MAX_NEEDS = 4
 # What a helper's text uses (a regular expression) and the import that gives it to the module.
 HELPER_IMPORTS = [
     (r"\brandom\.", "import random"),
+    (r"\bthreading\.", "import threading"),
     (r"\bTensorDescriptor\b", "from triton.tools.tensor_descriptor import TensorDescriptor"),
 ]
 

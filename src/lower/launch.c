@@ -841,6 +841,11 @@ void lower_launcher(Lowerer *L, Function *kernel) {
   buf_free(call);
   if (L->launcher_count == C2T_MAX_KERNELS)
     diag_limit(&L->ctx->diag, def->span.start, "kernels in one module", C2T_MAX_KERNELS);
+  /* replayed from its third launch of a key (_replayed), but where the module times its
+     kernels: a trial of exhaustive_search launches other options under the same key */
+  if (!tuning.searched)
+    use_helper(L, HELPER__replayed);
+  L->launcher_replayed[L->launcher_count] = !tuning.searched;
   L->launchers[L->launcher_count] = made.items[0];
   L->launcher_of[L->launcher_count++] = kernel;
 }
@@ -1904,11 +1909,12 @@ static void push_launcher_of(Lowerer *L, NodeList *out, const Node *stmt, NodeLi
       continue;
     node_list_push(&L->ctx->arena, out, L->launchers[i]);
     Str name = L->launcher_of[i]->def->u.function_def.name, launcher = kernel_launcher_name(L, L->launcher_of[i]);
-    push_all(L, registrations ? registrations : out,
-             template_stmts(L->ctx,
-                            arena_printf(&L->ctx->arena, "_host_kernel(%.*s, %.*s)\n", name.len, name.text,
-                                         launcher.len, launcher.text),
-                            NULL, 0));
+    const char *text = arena_printf(&L->ctx->arena, "_host_kernel(%.*s, %.*s)\n", name.len, name.text,
+                                    launcher.len, launcher.text);
+    if (L->launcher_replayed[i]) /* the module's calls of the launcher name the replaying one */
+      text = arena_printf(&L->ctx->arena, "%.*s = _replayed(%.*s)\n%s", launcher.len, launcher.text,
+                          launcher.len, launcher.text, text);
+    push_all(L, registrations ? registrations : out, template_stmts(L->ctx, text, NULL, 0));
   }
 }
 

@@ -328,6 +328,7 @@ typedef struct Lowerer {
   int enum_member_count;
   Node *launchers[C2T_MAX_KERNELS];      /* per kernel, to place after it */
   Function *launcher_of[C2T_MAX_KERNELS];
+  bool launcher_replayed[C2T_MAX_KERNELS]; /* its registration rebinds it to _replayed(launcher) */
   int launcher_count;
   /* versions per constexpr value (lower_version.c), of the function being lowered */
   const struct Assumption *assumptions; /* the conditions this version takes as decided */

@@ -331,3 +331,118 @@ def test_a_descriptor_of_other_strides_or_shape_gets_a_map_of_its_own(monkeypatc
         h._launch(kernel, (2,), view, (32, 32), (32, 1), FLAG=True, x_desc=h._host_descriptor(view, [16, 16]))
     # kept from the second launch: x[:32] made once, then x[:48] and the view of other strides
     assert made == [((32, 32), (32, 1)), ((48, 32), (32, 1)), ((32, 32), (64, 1))]
+
+
+# _replayed: a launcher's third launch of a key calls the C launcher with the second's parameters
+
+def _replaying(kernel, runs, make=None):
+    """A converted launcher's shape: (x, n, flag) given, _launch called with x's shape and
+    strides; `runs` counts how often its body runs; `make` (optional) gives the array launched."""
+    def launch_k(stream, grid, args, num_worker_warps=None):
+        """Launch k."""
+        runs.append(stream)
+        x, n, flag = args
+        x = make(x) if make else x
+        h._launch(kernel, grid, x, tuple(x.shape), tuple(x.stride()), n, FLAG=flag)
+    return h._replayed(launch_k)
+
+
+def test_a_replayed_launcher_passes_the_c_launcher_what_its_kept_launch_passed():
+    kernel, runs, x = _LauncherKernel(0), [], torch.zeros(64)
+    launch = _replaying(kernel, runs)
+    for _ in range(4):
+        launch(1234, (3, 2), (x, 8, True))
+    assert len(kernel.dispatched) == 1  # the first through Triton
+    assert len(runs) == 2  # the second kept by _launch; the third and fourth replayed
+    expected = (3, 2, 1, 1234, "function", False, True, None, None, "metadata", None, None, None,
+                x.data_ptr(), (64,), (1,), 8, True, None)
+    assert kernel.direct == [expected] * 3
+    assert launch.__name__ == "launch_k" and launch.__doc__ == "Launch k."
+
+
+@pytest.mark.parametrize("other", [
+    lambda x: (1234, (3, 2), (x.clone(), 8, True), {}),        # another address
+    lambda x: (1234, (3, 2), (x.half(), 8, True), {}),         # another dtype
+    lambda x: (1234, (3, 2), (x[:32], 8, True), {}),           # another shape
+    lambda x: (1234, (3, 2), (x[::2], 8, True), {}),           # other strides
+    lambda x: (1234, (3, 2), (x, 9, True), {}),                # another value
+    lambda x: (1234, (3, 2), (x, 8.0, True), {}),              # 8.0 == 8 but a float
+    lambda x: (1234, (3, 2), (x, 8, 1), {}),                   # 1 == True but an int
+    lambda x: (1234, (3, 1), (x, 8, True), {}),                # another grid
+    lambda x: (1234, (3, 2), (x, 8, True), {"num_worker_warps": 8}),  # another hint
+])
+def test_a_launch_whose_key_differs_runs_the_launcher(other):
+    kernel, runs, x = _LauncherKernel(0), [], torch.zeros(64)
+    launch = _replaying(kernel, runs)
+    for _ in range(3):
+        launch(1234, (3, 2), (x, 8, True))
+    stream, grid, args, options = other(x)
+    launch(stream, grid, args, **options)
+    assert len(runs) == 3
+    if len(kernel.dispatched) == 2:  # what Triton compiles for differs: through Triton
+        assert kernel.dispatched[-1][1][0] is args[0]
+    else:
+        assert kernel.direct[-1][13] == args[0].data_ptr() and kernel.direct[-1][:3] == (*grid, 1)
+
+
+@pytest.mark.parametrize("case", ["made array", "other stream", "list argument", "hooks", "other device"])
+def test_a_launch_that_cannot_be_replayed_runs_the_launcher_every_time(case, monkeypatch):
+    kernel, runs, x = _LauncherKernel(0), [], torch.zeros(64)
+    stream, args = 1234, (x, 8, True)
+    if case == "made array":  # a staged copy: its memory may be another array's by the next launch
+        launch = _replaying(kernel, runs, make=lambda x: x.clone())
+    elif case == "other stream":  # _launch launches on the current stream (1234 here), not on 99
+        launch, stream = _replaying(kernel, runs), 99
+    elif case == "list argument":  # not keyed: a list's arrays are read through a device table
+        launch = _replaying(kernel, runs, make=lambda items: items[0])
+        args = ([x], 8, True)
+    else:
+        launch = _replaying(kernel, runs)
+    for _ in range(2):
+        launch(stream, (1,), args)
+    if case == "hooks":
+        hook = lambda metadata: None  # noqa: E731
+        triton.knobs.runtime.launch_enter_hook.add(hook)
+    if case == "other device":
+        monkeypatch.setattr(torch.cuda, "current_device", lambda: 1)
+    try:
+        for _ in range(2):
+            launch(stream, (1,), args)
+    finally:
+        if case == "hooks":
+            triton.knobs.runtime.launch_enter_hook.remove(hook)
+    assert len(runs) == 4
+
+
+def test_a_launcher_that_launches_twice_is_not_replayed():
+    kernel, runs, x = _LauncherKernel(0), [], torch.zeros(64)
+
+    def launch_twice(stream, grid, args):
+        runs.append(stream)
+        for n in (8, 9):
+            h._launch(kernel, grid, x, tuple(x.shape), tuple(x.stride()), n, FLAG=True)
+    launch = h._replayed(launch_twice)
+    for _ in range(4):
+        launch(1234, (1,), (x,))
+    assert len(runs) == 4 and len(kernel.direct) == 6
+
+
+def test_a_launcher_whose_keys_keep_changing_stops_keying(monkeypatch):
+    monkeypatch.setattr(h, "_REPLAYED_LIMIT", 4)
+    kernel, runs, x = _LauncherKernel(0), [], torch.zeros(64)
+    launch = _replaying(kernel, runs)
+    for n in range(12):  # each key twice: kept, never replayed
+        launch(1234, (1,), (x, n, True))
+        launch(1234, (1,), (x, n, True))
+    for _ in range(3):
+        launch(1234, (1,), (x, 0, True))
+    assert len(runs) == 27  # keying stopped once 4 keys were kept with no replay among them
+
+
+def test_a_kernel_objects_launch_gives_a_replayed_launcher_its_hints():
+    kernel, runs, x = _LauncherKernel(0), [], torch.zeros(64)
+    launch = _replaying(kernel, runs)
+    tile = h._TileKernel(launch, {}).replace_hints(num_worker_warps=8)
+    for _ in range(3):
+        tile.launch_tile_kernel(1234, (1,), (x, 8, True))
+    assert len(runs) == 2 and len(kernel.direct) == 2

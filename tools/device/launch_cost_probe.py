@@ -79,13 +79,18 @@ def main():
     rows["torch.cuda.current_stream()"] = host_us(torch.cuda.current_stream)
     rows["partial launcher"] = host_us(lambda: m.launch_splitk_partial_kernel(stream, (*tiles, splits), p_args))
     rows["reduce launcher"] = host_us(lambda: m.launch_splitk_reduce_kernel(stream, (*tiles, 1), r_args))
+    # a replaying launcher (_replayed) and the launcher it wraps, which _launch keeps
+    raw_partial = getattr(m.launch_splitk_partial_kernel, "__wrapped__", m.launch_splitk_partial_kernel)
+    raw_reduce = getattr(m.launch_splitk_reduce_kernel, "__wrapped__", m.launch_splitk_reduce_kernel)
+    if raw_partial is not m.launch_splitk_partial_kernel:
+        rows["partial launcher, not replayed"] = host_us(lambda: raw_partial(stream, (*tiles, splits), p_args))
+        rows["reduce launcher, not replayed"] = host_us(lambda: raw_reduce(stream, (*tiles, 1), r_args))
     launch = m._launch
     seen = []
     m._launch = lambda kernel, grid, *args, **constants: seen.append((kernel, grid, args, constants))
     try:
-        rows["partial launcher, no _launch"] = host_us(lambda: m.launch_splitk_partial_kernel(
-            stream, (*tiles, splits), p_args))
-        rows["reduce launcher, no _launch"] = host_us(lambda: m.launch_splitk_reduce_kernel(stream, (*tiles, 1), r_args))
+        rows["partial launcher, no _launch"] = host_us(lambda: raw_partial(stream, (*tiles, splits), p_args))
+        rows["reduce launcher, no _launch"] = host_us(lambda: raw_reduce(stream, (*tiles, 1), r_args))
     finally:
         m._launch = launch
     m._launch = lambda kernel, grid, *args, **constants: None

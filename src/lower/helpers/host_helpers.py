@@ -10,6 +10,7 @@ import contextlib
 import enum
 import operator
 import os
+import threading
 
 import torch
 import triton
@@ -517,6 +518,39 @@ def _expand_descriptors(params, descriptors):
 
 
 _SCRATCH = getattr(triton.runtime, "_allocation", None)
+class _Recording(threading.local):
+    """Per thread, the record of the replaying launcher running there (a list: the data
+    pointers of its arrays, then what each launch gives), None where none runs."""
+
+    launch = None
+
+
+_RECORDING = _Recording()
+
+
+def _owned_arrays(values, pointers):
+    """Whether every array among a launch's arguments (a tensor, a tensor descriptor's, a
+    tuple's) is one of the launcher's arguments or a view from the same address: their data
+    pointers are `pointers`. An array the launcher made (a staged copy, a list's device
+    table) is not, and a launch that reads one is not replayed: its memory may be reused."""
+    for value in values:
+        kind = type(value)
+        if kind is bool or kind is int or kind is float or kind is str or value is None:
+            continue
+        if kind is tuple:
+            if not _owned_arrays(value, pointers):
+                return False
+        elif isinstance(value, torch.Tensor):
+            if value.data_ptr() not in pointers:
+                return False
+        elif isinstance(value, TensorDescriptor):
+            if value.base.data_ptr() not in pointers:
+                return False
+        else:
+            return False
+    return True
+
+
 
 
 def _launch(kernel, grid, *args, **constants):
@@ -541,6 +575,7 @@ def _launch(kernel, grid, *args, **constants):
     the .ftz forms of the PTX), where cuTile keeps them unless flush_to_zero=True (measured
     on the H200 against cuTile 1.7: sin(1e-39) was 0, exp2(-144.7) 0, not 2.8e-44)."""
     constants["enable_reflect_ftz"] = False
+    record = _RECORDING.launch
     plan = _LAUNCH_PLANS.get((id(kernel), len(args)))
     if plan is None:
         if len(_LAUNCH_PLANS) >= _LAUNCHED_LIMIT:
@@ -554,6 +589,8 @@ def _launch(kernel, grid, *args, **constants):
             key, values = prepared
         kept = _LAUNCHED.get(key)
     except TypeError:  # an unhashable argument: Triton's own dispatch
+        if record is not None:
+            record.append(None)
         return kernel[grid](*args, **constants)
     device = torch.cuda.current_device() if kept is not None else None
     if kept is not None and kept[5] == device:  # Triton launches on the current device
@@ -562,26 +599,34 @@ def _launch(kernel, grid, *args, **constants):
         stream = torch._C._cuda_getCurrentRawStream(device)
         runtime = triton.knobs.runtime
         extra = [constants[name] for name in names]
-        if runtime.launch_enter_hook.calls or runtime.launch_exit_hook.calls:  # a profiler's hooks
-            compiled[grid](*args, *extra, *padding, stream=stream)
-            return
-        if direct is None:  # what compiled[grid](...) runs, less the metadata for absent hooks
-            compiled.run(grid[0], grid[1], grid[2], stream, compiled.function, compiled.packed_metadata, None,
-                         None, None, *values, *extra, *padding)
+        if runtime.launch_enter_hook.calls or runtime.launch_exit_hook.calls or direct is None:
+            if record is not None:  # launched by Triton's Python: not replayed
+                record.append(None)
+            # compiled[grid] calls a profiler's hooks; compiled.run is what it runs, less the
+            # metadata for absent hooks
+            if runtime.launch_enter_hook.calls or runtime.launch_exit_hook.calls:
+                compiled[grid](*args, *extra, *padding, stream=stream)
+            else:
+                compiled.run(grid[0], grid[1], grid[2], stream, compiled.function, compiled.packed_metadata,
+                             None, None, None, *values, *extra, *padding)
             return
         launch, cooperative, pdl, scratch_size, scratch_align, ctas, descriptors = direct
         scratch = None
         if scratch_size:  # from the allocator Triton's launcher asks (triton.set_allocator)
             size = grid[0] * grid[1] * grid[2] * ctas * scratch_size
             scratch = _SCRATCH._allocator.get()(size, scratch_align, stream)
+        params = [*values, *extra, *padding]
         if descriptors is not None:
-            launch(grid[0], grid[1], grid[2], stream, compiled.function, cooperative, pdl, scratch, None,
-                   compiled.packed_metadata, None, None, None,
-                   *_expand_descriptors([*values, *extra, *padding], descriptors))
-            return
-        launch(grid[0], grid[1], grid[2], stream, compiled.function, cooperative, pdl, scratch, None,
-               compiled.packed_metadata, None, None, None, *values, *extra, *padding)
+            params = _expand_descriptors(params, descriptors)
+        params = (grid[0], grid[1], grid[2], stream, compiled.function, cooperative, pdl, scratch, None,
+                  compiled.packed_metadata, None, None, None, *params)
+        if record is not None:  # the same parameters launch the same work while they hold
+            owned = not scratch_size and _owned_arrays((*args, *constants.values()), record[0])
+            record.append((launch, params, device) if owned else None)
+        launch(*params)
         return
+    if record is not None:
+        record.append(None)
     compiled = kernel[tuple(grid)](*args, **constants)
     if not isinstance(compiled, triton.compiler.CompiledKernel):  # the interpreter
         return
@@ -599,6 +644,96 @@ def _launch(kernel, grid, *args, **constants):
         direct = _direct_launch(compiled) if _SCRATCH is not None else None
         # the kernel too: while the entry lives, no other kernel object can take its id
         _LAUNCHED[key] = (compiled, names, (None,) * len(rest), direct, kernel, torch.cuda.current_device())
+
+
+# helper: _replayed needs _launch
+_REPLAYED_LIMIT = 1024  # replayed launches kept per launcher; more are dropped together
+
+
+def _replay_key(stream, grid, args, options):
+    """What a launcher's launch is a function of: the stream's handle, the grid, each
+    argument's type and value, or for a tensor its data pointer, dtype, shape and strides,
+    and the launch options; None where an argument is of another kind (a list of arrays, an
+    object with __cuda_array_interface__), which _replayed does not replay. A tensor adds
+    four entries that start with an int, any other argument two that start with its type."""
+    if type(grid) is not tuple:
+        grid = tuple(grid)
+    if type(stream) is int:
+        key = [stream, grid]
+    elif isinstance(stream, torch.cuda.Stream):
+        key = [stream.cuda_stream, grid]
+    else:
+        return None
+    add = key.append
+    tensor, parameter = torch.Tensor, torch.nn.Parameter
+    for value in args:
+        kind = type(value)
+        if kind is int or kind is float or kind is bool or value is None:
+            add(kind)
+            add(value)
+        elif kind is tensor or kind is parameter:
+            add(value.data_ptr())
+            add(value.dtype)
+            add(value.shape)
+            add(value.stride())
+        else:
+            return None
+    if options:
+        add(tuple(options.items()))
+    return tuple(key)
+
+
+def _replayed(launcher):
+    """The launcher, replaying its launch: from the third time the same key comes
+    (_replay_key: the stream, the grid, the arguments), the kept launch's C launcher is
+    called with the parameters that launch gave it, without the launcher's own Python (its
+    arrays' shapes, strides and TMA checks, its descriptors, _launch's key), which took
+    24-33 us of host time per launch of split-K's partial kernel on the H100's host. The
+    first launch of a key goes through Triton, the second is kept by _launch, which gives
+    its parameters here (their arrays, pointers or tensor maps, are the arguments' own:
+    _owned_arrays), and the third and later are replayed, on the current device when it is
+    the one the second ran on and while no profiler's hooks are set (else the launcher runs).
+    A launcher whose keys keep changing (more than _REPLAYED_LIMIT with fewer replays) stops
+    keying them."""
+    kept = {}
+    replays = [0, True]  # replays since the kept launches were last dropped; keying on
+    runtime = triton.knobs.runtime
+    key_arrays = {torch.Tensor, torch.nn.Parameter}.__contains__
+
+    def launch(stream, grid, args, **options):
+        try:
+            key = _replay_key(stream, grid, args, options) if replays[1] else None
+            entry = kept.get(key) if key is not None else None
+        except TypeError:  # an unhashable grid or option
+            key = entry = None
+        if entry is not None and entry[0] == torch.cuda.current_device():
+            if not (runtime.launch_enter_hook.calls or runtime.launch_exit_hook.calls):
+                replays[0] += 1
+                entry[1](*entry[2])
+                return
+        if key is None:
+            return launcher(stream, grid, args, **options)
+        pointers = {value.data_ptr() for value in args if key_arrays(type(value))}
+        outer = _RECORDING.launch
+        record = _RECORDING.launch = [pointers]
+        try:
+            launcher(stream, grid, args, **options)
+        finally:
+            _RECORDING.launch = outer
+        if len(record) != 2 or record[1] is None:
+            return
+        call, params, device = record[1]
+        if params[3] != key[0] or device != torch.cuda.current_device():  # on another stream or device
+            return
+        if len(kept) >= _REPLAYED_LIMIT:
+            replays[1] = replays[0] >= _REPLAYED_LIMIT
+            replays[0] = 0
+            kept.clear()
+        kept[key] = (device, call, params)
+
+    launch.__name__, launch.__qualname__, launch.__doc__ = launcher.__name__, launcher.__qualname__, launcher.__doc__
+    launch.__wrapped__ = launcher
+    return launch
 
 
 # helper: _by_target
@@ -647,7 +782,7 @@ class _TileKernel:
 
     def launch_tile_kernel(self, stream, grid, args):
         options = {}
-        code = self.launcher.__code__
+        code = getattr(self.launcher, "__wrapped__", self.launcher).__code__
         if "num_worker_warps" in code.co_varnames[:code.co_argcount]:
             options["num_worker_warps"] = self.hints.get("num_worker_warps")
         if self.captured is not None:
