@@ -446,3 +446,21 @@ def test_a_kernel_objects_launch_gives_a_replayed_launcher_its_hints():
     for _ in range(3):
         tile.launch_tile_kernel(1234, (1,), (x, 8, True))
     assert len(runs) == 2 and len(kernel.direct) == 2
+
+
+def test_a_replayed_kernel_that_makes_descriptors_asks_the_allocator_for_its_scratch_each_time():
+    asked = []
+    allocator = lambda size, align, stream: asked.append((size, align, stream)) or f"buffer{len(asked)}"  # noqa: E731
+    before = h._SCRATCH._allocator.get()
+    triton.set_allocator(allocator)
+    try:
+        kernel, runs, x = _LauncherKernel(64), [], torch.zeros(64)
+        launch = _replaying(kernel, runs)
+        for _ in range(4):
+            launch(1234, (3, 2), (x, 8, True))
+    finally:
+        triton.set_allocator(before)
+    assert len(runs) == 2  # the third and fourth replayed
+    assert asked == [(3 * 2 * 64, 128, 1234)] * 3  # the kept launch's, then each replay's
+    assert [call[7] for call in kernel.direct] == ["buffer1", "buffer2", "buffer3"]
+    assert all(call[:7] + call[8:] == kernel.direct[0][:7] + kernel.direct[0][8:] for call in kernel.direct)

@@ -621,8 +621,9 @@ def _launch(kernel, grid, *args, **constants):
         params = (grid[0], grid[1], grid[2], stream, compiled.function, cooperative, pdl, scratch, None,
                   compiled.packed_metadata, None, None, None, *params)
         if record is not None:  # the same parameters launch the same work while they hold
-            owned = not scratch_size and _owned_arrays((*args, *constants.values()), record[0])
-            record.append((launch, params, device) if owned else None)
+            owned = _owned_arrays((*args, *constants.values()), record[0])
+            scratch = (size, scratch_align) if scratch_size else None  # asked again at each replay
+            record.append((launch, params, device, scratch) if owned else None)
         launch(*params)
         return
     if record is not None:
@@ -691,7 +692,8 @@ def _replayed(launcher):
     24-33 us of host time per launch of split-K's partial kernel on the H100's host. The
     first launch of a key goes through Triton, the second is kept by _launch, which gives
     its parameters here (their arrays, pointers or tensor maps, are the arguments' own:
-    _owned_arrays), and the third and later are replayed, on the current device when it is
+    _owned_arrays; the scratch memory of descriptors the kernel makes is asked of Triton's
+    allocator at each replay, as Triton's launcher asks), and the third and later are replayed, on the current device when it is
     the one the second ran on and while no profiler's hooks are set (else the launcher runs).
     A launcher whose keys keep changing (more than _REPLAYED_LIMIT with fewer replays) stops
     keying them."""
@@ -709,7 +711,12 @@ def _replayed(launcher):
         if entry is not None and entry[0] == torch.cuda.current_device():
             if not (runtime.launch_enter_hook.calls or runtime.launch_exit_hook.calls):
                 replays[0] += 1
-                entry[1](*entry[2])
+                if entry[3] is None:
+                    entry[1](*entry[2])
+                else:  # the kernel's scratch memory (tensor descriptors it makes), from the allocator
+                    params = entry[2]
+                    scratch = _SCRATCH._allocator.get()(*entry[3], params[3])
+                    entry[1](*params[:7], scratch, *params[8:])
                 return
         if key is None:
             return launcher(stream, grid, args, **options)
@@ -722,14 +729,14 @@ def _replayed(launcher):
             _RECORDING.launch = outer
         if len(record) != 2 or record[1] is None:
             return
-        call, params, device = record[1]
+        call, params, device, scratch = record[1]
         if params[3] != key[0] or device != torch.cuda.current_device():  # on another stream or device
             return
         if len(kept) >= _REPLAYED_LIMIT:
             replays[1] = replays[0] >= _REPLAYED_LIMIT
             replays[0] = 0
             kept.clear()
-        kept[key] = (device, call, params)
+        kept[key] = (device, call, params, scratch)
 
     launch.__name__, launch.__qualname__, launch.__doc__ = launcher.__name__, launcher.__qualname__, launcher.__doc__
     launch.__wrapped__ = launcher
