@@ -126,8 +126,8 @@ def k(x, y, out, M: ct.Constant[int], K: ct.Constant[int], N: ct.Constant[int]):
 
 def test_fast_accumulation_only_with_use_fast_acc(convert_text):
     text = convert_text(MMA.format(expr="ct.mma(a, b, acc)"))
-    assert "use_fast_acc=False" in text  # precise fp8 accumulation (Triton's sm_90 default is the fast one)
-    assert "max_num_imprecise_acc=IMPRECISE" in text and "32 if x.dtype.is_fp8() and not use_fast_acc" in text
+    assert "use_fast_acc=False" in text  # fp8 promoted once per product (Triton's sm_90 default: never)
+    assert "max_num_imprecise_acc=IMPRECISE" in text and "K if x.dtype.is_fp8() and not use_fast_acc" in text
     text = convert_text(MMA.format(expr="ct.mma(a, b, acc, use_fast_acc=True)"))
     assert "use_fast_acc=True" in text
     # a Constant parameter: decided when Triton compiles
