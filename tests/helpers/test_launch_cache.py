@@ -464,3 +464,14 @@ def test_a_replayed_kernel_that_makes_descriptors_asks_the_allocator_for_its_scr
     assert asked == [(3 * 2 * 64, 128, 1234)] * 3  # the kept launch's, then each replay's
     assert [call[7] for call in kernel.direct] == ["buffer1", "buffer2", "buffer3"]
     assert all(call[:7] + call[8:] == kernel.direct[0][:7] + kernel.direct[0][8:] for call in kernel.direct)
+
+
+def test_a_negative_zero_is_not_replayed_as_the_zero_kept_before():
+    import math
+    kernel, runs, x = _LauncherKernel(0), [], torch.zeros(64)
+    launch = _replaying(kernel, runs)
+    for scale in (0.0, 0.0, 0.0, -0.0, -0.0, -0.0):
+        launch(1234, (1,), (x, scale, True))
+    # 0.0: through Triton, kept, replayed; -0.0 runs the launcher (_launch's kept launch), then replays
+    assert len(runs) == 3
+    assert [math.copysign(1.0, call[16]) for call in kernel.direct] == [1.0, 1.0, -1.0, -1.0, -1.0]

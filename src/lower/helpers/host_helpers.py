@@ -669,9 +669,12 @@ def _replay_key(stream, grid, args, options):
     tensor, parameter = torch.Tensor, torch.nn.Parameter
     for value in args:
         kind = type(value)
-        if kind is int or kind is float or kind is bool or value is None:
+        if kind is int or kind is bool or value is None:
             add(kind)
             add(value)
+        elif kind is float:  # -0.0 == 0.0, but the kernel is given the one it was given
+            add(kind)
+            add(value if value else str(value))
         elif kind is tensor or kind is parameter:
             add(value.data_ptr())
             add(value.dtype)
