@@ -347,6 +347,10 @@ def test_a_module_that_tunes_itself_keeps_fixed_options(convert_text):
     assert "fixed launch options, not autotuned: the module times its kernels" in text
     # ... which its search may replace (_searched_launch), unless --no-autotune
     assert "_searched_launch(" in text and "candidates=lambda configs: _launch_candidates(" in text
+    # and its launchers are not replayed: a trial of the search launches other options under one key
+    assert "_replayed(" not in text
+    text = convert_text(INPLACE)
+    assert "\nlaunch_bump = _replayed(launch_bump)\n_host_kernel(bump, launch_bump)\n" in text
 
 
 SEARCHED_TILES = '''
