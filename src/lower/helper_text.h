@@ -699,7 +699,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        elif isinstance(value, torch.Tensor):\n"
     "            if value.data_ptr() not in pointers:\n"
     "                return False\n"
-    "        elif isinstance(value, TensorDescriptor):\n"
+    "        elif hasattr(value, \"block_shape\"):  # a tensor descriptor the launcher made\n"
     "            if value.base.data_ptr() not in pointers:\n"
     "                return False\n"
     "        else:\n"
@@ -801,7 +801,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        direct = _direct_launch(compiled) if _SCRATCH is not None else None\n"
     "        # the kernel too: while the entry lives, no other kernel object can take its id\n"
     "        _LAUNCHED[key] = (compiled, names, (None,) * len(rest), direct, kernel, torch.cuda.current_device())\n",
-    {HELPER__launch_key, -1, -1, -1}, false, false, 6u},
+    {HELPER__launch_key, -1, -1, -1}, false, false, 2u},
   [HELPER__replayed] = {"_replayed",
     "_REPLAYED_LIMIT = 1024  # replayed launches kept per launcher; more are dropped together\n"
     "\n"
@@ -851,8 +851,9 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    first launch of a key goes through Triton, the second is kept by _launch, which gives\n"
     "    its parameters here (their arrays, pointers or tensor maps, are the arguments' own:\n"
     "    _owned_arrays; the scratch memory of descriptors the kernel makes is asked of Triton's\n"
-    "    allocator at each replay, as Triton's launcher asks), and the third and later are replayed, on the current device when it is\n"
-    "    the one the second ran on and while no profiler's hooks are set (else the launcher runs).\n"
+    "    allocator at each replay, as Triton's launcher asks), and the third and later are\n"
+    "    replayed, on the current device when it is the one the second ran on and while no\n"
+    "    profiler's hooks are set (else the launcher runs).\n"
     "    A launcher whose keys keep changing (more than _REPLAYED_LIMIT with fewer replays) stops\n"
     "    keying them.\"\"\"\n"
     "    kept = {}\n"

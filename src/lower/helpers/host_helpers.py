@@ -543,7 +543,7 @@ def _owned_arrays(values, pointers):
         elif isinstance(value, torch.Tensor):
             if value.data_ptr() not in pointers:
                 return False
-        elif isinstance(value, TensorDescriptor):
+        elif hasattr(value, "block_shape"):  # a tensor descriptor the launcher made
             if value.base.data_ptr() not in pointers:
                 return False
         else:
@@ -696,8 +696,9 @@ def _replayed(launcher):
     first launch of a key goes through Triton, the second is kept by _launch, which gives
     its parameters here (their arrays, pointers or tensor maps, are the arguments' own:
     _owned_arrays; the scratch memory of descriptors the kernel makes is asked of Triton's
-    allocator at each replay, as Triton's launcher asks), and the third and later are replayed, on the current device when it is
-    the one the second ran on and while no profiler's hooks are set (else the launcher runs).
+    allocator at each replay, as Triton's launcher asks), and the third and later are
+    replayed, on the current device when it is the one the second ran on and while no
+    profiler's hooks are set (else the launcher runs).
     A launcher whose keys keep changing (more than _REPLAYED_LIMIT with fewer replays) stops
     keying them."""
     kept = {}
