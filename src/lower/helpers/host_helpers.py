@@ -518,6 +518,8 @@ def _expand_descriptors(params, descriptors):
 
 
 _SCRATCH = getattr(triton.runtime, "_allocation", None)
+
+
 class _Recording(threading.local):
     """Per thread, the record of the replaying launcher running there (a list: the data
     pointers of its arrays, then what each launch gives), None where none runs."""
@@ -549,8 +551,6 @@ def _owned_arrays(values, pointers):
         else:
             return False
     return True
-
-
 
 
 def _launch(kernel, grid, *args, **constants):
@@ -599,12 +599,13 @@ def _launch(kernel, grid, *args, **constants):
         stream = torch._C._cuda_getCurrentRawStream(device)
         runtime = triton.knobs.runtime
         extra = [constants[name] for name in names]
-        if runtime.launch_enter_hook.calls or runtime.launch_exit_hook.calls or direct is None:
+        hooked = runtime.launch_enter_hook.calls or runtime.launch_exit_hook.calls  # a profiler
+        if hooked or direct is None:
             if record is not None:  # launched by Triton's Python: not replayed
                 record.append(None)
-            # compiled[grid] calls a profiler's hooks; compiled.run is what it runs, less the
-            # metadata for absent hooks
-            if runtime.launch_enter_hook.calls or runtime.launch_exit_hook.calls:
+            # compiled[grid] calls the hooks; compiled.run is what it runs, less the metadata
+            # for absent hooks
+            if hooked:
                 compiled[grid](*args, *extra, *padding, stream=stream)
             else:
                 compiled.run(grid[0], grid[1], grid[2], stream, compiled.function, compiled.packed_metadata,
@@ -622,8 +623,8 @@ def _launch(kernel, grid, *args, **constants):
                   compiled.packed_metadata, None, None, None, *params)
         if record is not None:  # the same parameters launch the same work while they hold
             owned = _owned_arrays((*args, *constants.values()), record[0])
-            scratch = (size, scratch_align) if scratch_size else None  # asked again at each replay
-            record.append((launch, params, device, scratch) if owned else None)
+            asked = (size, scratch_align) if scratch_size else None  # asked again at each replay
+            record.append((launch, params, device, asked) if owned else None)
         launch(*params)
         return
     if record is not None:
@@ -702,25 +703,26 @@ def _replayed(launcher):
     A launcher whose keys keep changing (more than _REPLAYED_LIMIT with fewer replays) stops
     keying them."""
     kept = {}
-    replays = [0, True]  # replays since the kept launches were last dropped; keying on
+    replays, keying = 0, True  # replays since the kept launches were last dropped
     runtime = triton.knobs.runtime
-    key_arrays = {torch.Tensor, torch.nn.Parameter}.__contains__
+    key_arrays = {torch.Tensor, torch.nn.Parameter}.__contains__  # the tensors _replay_key keys
 
     def launch(stream, grid, args, **options):
+        nonlocal replays, keying
         try:
-            key = _replay_key(stream, grid, args, options) if replays[1] else None
+            key = _replay_key(stream, grid, args, options) if keying else None
             entry = kept.get(key) if key is not None else None
         except TypeError:  # an unhashable grid or option
             key = entry = None
         if entry is not None and entry[0] == torch.cuda.current_device():
             if not (runtime.launch_enter_hook.calls or runtime.launch_exit_hook.calls):
-                replays[0] += 1
-                if entry[3] is None:
-                    entry[1](*entry[2])
-                else:  # the kernel's scratch memory (tensor descriptors it makes), from the allocator
-                    params = entry[2]
-                    scratch = _SCRATCH._allocator.get()(*entry[3], params[3])
-                    entry[1](*params[:7], scratch, *params[8:])
+                replays += 1
+                _, call, params, asked = entry
+                if asked is None:
+                    call(*params)
+                else:  # the scratch memory of the descriptors the kernel makes, for its stream
+                    scratch = _SCRATCH._allocator.get()(*asked, params[3])
+                    call(*params[:7], scratch, *params[8:])  # the C launcher's 8th: scratch
                 return
         if key is None:
             return launcher(stream, grid, args, **options)
@@ -733,16 +735,17 @@ def _replayed(launcher):
             _RECORDING.launch = outer
         if len(record) != 2 or record[1] is None:
             return
-        call, params, device, scratch = record[1]
+        call, params, device, asked = record[1]
         if params[3] != key[0] or device != torch.cuda.current_device():  # on another stream or device
             return
         if len(kept) >= _REPLAYED_LIMIT:
-            replays[1] = replays[0] >= _REPLAYED_LIMIT
-            replays[0] = 0
+            keying = replays >= _REPLAYED_LIMIT
+            replays = 0
             kept.clear()
-        kept[key] = (device, call, params, scratch)
+        kept[key] = (device, call, params, asked)
 
-    launch.__name__, launch.__qualname__, launch.__doc__ = launcher.__name__, launcher.__qualname__, launcher.__doc__
+    launch.__name__, launch.__qualname__ = launcher.__name__, launcher.__qualname__
+    launch.__doc__ = launcher.__doc__
     launch.__wrapped__ = launcher
     return launch
 
