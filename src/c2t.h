@@ -343,7 +343,7 @@ struct Node {
   const char *note;    /* statements: a comment the converter puts at the end of the line, or NULL */
   struct TypeInfo *type; /* analyze: what an expression holds in a kernel (NULL before analysis) */
   union {
-    struct { NodeList body; } module;
+    struct { NodeList body; DroppedLines dropped; } module;     /* dropped: converted, module level */
 
     /* statements */
     struct {

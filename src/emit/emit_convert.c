@@ -125,6 +125,11 @@ void emit_converted_module(Context *ctx, const ParseResult *parsed, Buf *out) {
   Emitter e;
   emitter_init(&e, ctx, out, parsed);
   e.converting = true;
+  EmitDropped frame = {NULL, NULL};
+  if (parsed->module && parsed->module->u.module.dropped.count) {
+    frame.lines = &parsed->module->u.module.dropped;
+    e.dropped = &frame;
+  }
   if (parsed->module)
     emit_stmts(&e, &parsed->module->u.module.body, INT_MAX);
   emit_remaining_comments(&e);

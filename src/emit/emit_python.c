@@ -22,16 +22,26 @@ static void begin_header(Emitter *e, int first_line, int header_line, bool keep_
   emit_begin_line(e);
 }
 
-/* The `:` closing a header, its trailing comment when the block starts on
- * a later line, and the line break. */
-static void end_header(Emitter *e, int header_line, int body_first_line) {
+static void emit_note(Emitter *e, const char *note, size_t start);
+
+/* The `:` closing a header, its trailing comment when the block starts on a later line, a
+ * note of the converter about the header written from byte `start` (or NULL), and the line
+ * break. */
+static void end_noted_header(Emitter *e, int header_line, int body_first_line, const char *note, size_t start) {
   buf_putc(e->out, ':');
   if (header_line > 0 && body_first_line > header_line)
     emit_trailing_comment(e, header_line);
+  if (note)
+    emit_note(e, note, start);
   emit_end_line(e);
   if (header_line > e->last_line)
     e->last_line = header_line;
   e->block_start = false;
+}
+
+/* The same without a note. */
+static void end_header(Emitter *e, int header_line, int body_first_line) {
+  end_noted_header(e, header_line, body_first_line, NULL, 0);
 }
 
 /* The first statement of a body that comes from the source (the converter
@@ -483,9 +493,10 @@ static void emit_if(Emitter *e, const Node *s, int limit_line) {
        above it */
     int comments_until = header_line || s->u.if_.is_elif || !s->span.end.line ? header_line : s->span.end.line + 1;
     begin_header(e, s->span.start.line, comments_until, keep_blank_lines);
+    size_t start = e->out->len - (size_t)emit_output_column(e);
     emit_text(e, keyword);
     emit_named_expression(e, s->u.if_.test);
-    end_header(e, header_line, body_first_line(body));
+    end_noted_header(e, header_line, body_first_line(body), s->note, start);
     bool has_elif = orelse->count == 1 && orelse->items[0]->kind == N_IF && orelse->items[0]->u.if_.is_elif;
     int next_clause = has_elif ? orelse->items[0]->span.start.line : clause_start_line(e, orelse, limit_line);
     emit_block(e, body, next_clause);

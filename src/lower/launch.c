@@ -1518,6 +1518,50 @@ static Node *hasattr_of_cutile(Lowerer *L, Node *call) {
   return T0(L, has ? "True" : "False"); /* a new node: written as it is, not as the source spelled it */
 }
 
+/* A name bound by `import cuda.tile as ct` or `import cuda.tile_experimental as X` itself, not
+ * a name in it: an optional import (`except ImportError: X = None`) tests it against None. */
+static bool is_package_alias(Lowerer *L, const Node *node) {
+  if (node->kind != N_NAME || str_eq(node->u.name.id, "cuda") || !is_rooted_at_ct_import(L->conv, node))
+    return false;
+  const char *member = resolve_ct_member(L->conv, node);
+  return !member || strcmp(member, "tile_experimental") == 0;
+}
+
+/* The value of a test of whether an optional cuTile import succeeded (`X is None`, `X is not
+ * None`, `==`/`!=`, `not X`, and with `is_test` X itself): 1 or 0, else -1. The converted module has what
+ * X stood for (its kernels, autotune_launch), so the import counts as made. */
+static int package_presence_test(Lowerer *L, const Node *node, bool is_test) {
+  if (is_test && is_package_alias(L, node))
+    return 1;
+  if (node->kind == N_UNARY_OP && node->u.unary_op.op == AOP_NOT && is_package_alias(L, node->u.unary_op.operand))
+    return 0;
+  if (node->kind != N_COMPARE || node->u.compare.count != 1)
+    return -1;
+  const Node *left = node->u.compare.left, *right = node->u.compare.comparators[0];
+  const Node *alias = is_package_alias(L, left) ? left : is_package_alias(L, right) ? right : NULL;
+  const Node *other = alias == left ? right : left;
+  if (!alias || other->kind != N_CONSTANT || other->u.constant.kind != CONST_NONE)
+    return -1;
+  AstOp op = node->u.compare.ops[0];
+  if (op == AOP_IS || op == AOP_EQ)
+    return 0;
+  return op == AOP_ISNOT || op == AOP_NOTEQ ? 1 : -1;
+}
+
+/* `if X is None:` where X is an optional cuTile import: the test becomes the constant it is,
+ * with a comment saying why (at the statement, as a note). */
+static bool fold_presence_test(HostRewrite *rw, Node **test, bool is_test) {
+  int present = package_presence_test(rw->L, *test, is_test);
+  if (present < 0)
+    return false;
+  Str written = source_text(rw->L, *test);
+  *test = T0(rw->L, present ? "True" : "False");
+  if (rw->statement && !rw->statement->note)
+    rw->statement->note = arena_printf(&rw->L->ctx->arena, "was `%.*s`: the converted module has what the import gave",
+                                       written.len, written.text);
+  return true;
+}
+
 static void rewrite_host_node(Node **slot, HostRewrite *rw) {
   void *data = rw;
   Lowerer *L = rw->L;
@@ -1545,6 +1589,12 @@ static void rewrite_host_node(Node **slot, HostRewrite *rw) {
     *slot = dropped_self_binding(L, node, assigned, false);
     return;
   }
+  if ((node->kind == N_COMPARE || node->kind == N_UNARY_OP) && fold_presence_test(rw, slot, false))
+    return;
+  if (node->kind == N_IF)
+    fold_presence_test(rw, &node->u.if_.test, true);
+  else if (node->kind == N_IF_EXP)
+    fold_presence_test(rw, &node->u.if_exp.test, true);
   if (node->kind == N_CALL && is_hasattr_of_cutile(L, node)) {
     *slot = hasattr_of_cutile(L, node);
     return;
@@ -1745,21 +1795,58 @@ static bool drop_guarded_imports_in(Lowerer *L, Node *stmt) {
   return dropped;
 }
 
-static bool drop_guarded_imports(Lowerer *L, NodeList *block, bool guarded) {
+/* A `try` that only imports cuda.tile (or cuda.tile_experimental): with the imports gone
+ * nothing in it can raise, so its handlers never run. */
+static bool is_import_only_try(Lowerer *L, const Node *stmt) {
+  if (stmt->kind != N_TRY || !stmt->u.try_.body.count)
+    return false;
+  for (int i = 0; i < stmt->u.try_.body.count; i++)
+    if (!is_ct_import(L, stmt->u.try_.body.items[i]))
+      return false;
+  return true;
+}
+
+/* The lines of such a `try` that go (their comments with them): all but its else and
+ * finally blocks. */
+static void drop_try_lines(Lowerer *L, const Node *stmt) {
+  DroppedLines *dropped = &L->conv->module->u.module.dropped;
+  const NodeList *orelse = &stmt->u.try_.orelse, *finalbody = &stmt->u.try_.finalbody;
+  int first = stmt->span.start.line, end = stmt->span.end.line;
+  if (first <= 0)
+    return;
+  const NodeList *kept = orelse->count ? orelse : finalbody;
+  add_dropped_lines(L, dropped, first, kept->count ? kept->items[0]->span.start.line - 1 : end);
+  if (orelse->count && finalbody->count) /* the `finally:` line */
+    add_dropped_lines(L, dropped, orelse->items[orelse->count - 1]->span.end.line + 1,
+                      finalbody->items[0]->span.start.line - 1);
+}
+
+/* The statements of `block` without its guarded imports, appended to `kept`. */
+static bool keep_unguarded(Lowerer *L, NodeList *kept, const NodeList *block, bool guarded) {
   bool dropped = false;
-  int kept = 0;
   for (int i = 0; i < block->count; i++) {
     Node *stmt = block->items[i];
     if (guarded && is_ct_import(L, stmt)) {
       dropped = true;
-      continue;
+    } else if (is_import_only_try(L, stmt)) { /* what runs of it: its else and finally blocks */
+      drop_try_lines(L, stmt);
+      keep_unguarded(L, kept, &stmt->u.try_.orelse, guarded);
+      keep_unguarded(L, kept, &stmt->u.try_.finalbody, guarded);
+      dropped = true;
+    } else {
+      dropped |= drop_guarded_imports_in(L, stmt);
+      node_list_push(&L->ctx->arena, kept, stmt);
     }
-    dropped |= drop_guarded_imports_in(L, stmt);
-    block->items[kept++] = stmt;
   }
-  if (guarded && dropped && kept == 0)
-    block->items[kept++] = template_stmts(L->ctx, "pass\n", NULL, 0).items[0];
-  block->count = kept;
+  return dropped;
+}
+
+static bool drop_guarded_imports(Lowerer *L, NodeList *block, bool guarded) {
+  NodeList kept = {0};
+  bool dropped = keep_unguarded(L, &kept, block, guarded);
+  if (guarded && dropped && kept.count == 0)
+    node_list_push(&L->ctx->arena, &kept, template_stmts(L->ctx, "pass\n", NULL, 0).items[0]);
+  *block = kept;
   return dropped && guarded;
 }
 

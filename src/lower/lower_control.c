@@ -541,7 +541,10 @@ static void note_dropped_lines(Lowerer *L, const Node *stmt, bool value) {
   int first = value ? body_end + 1 : stmt->span.start.line, last = value ? stmt->span.end.line : body_end;
   if (first <= 0 || last < first)
     return;
-  DroppedLines *dropped = &L->function->def->u.function_def.dropped;
+  add_dropped_lines(L, &L->function->def->u.function_def.dropped, first, last);
+}
+
+void add_dropped_lines(Lowerer *L, DroppedLines *dropped, int first, int last) {
   int (*ranges)[2] = arena_alloc_raw(&L->ctx->arena, sizeof(int[2]) * (size_t)(dropped->count + 1));
   if (dropped->count)
     memcpy(ranges, dropped->ranges, sizeof(int[2]) * (size_t)dropped->count);

@@ -161,9 +161,42 @@ def run(x, args_fn, space, **search):
 @pytest.mark.parametrize("use, named", [
     ("ct_experimental.compiler_timeout(10)", "cuda.tile_experimental.compiler_timeout"),
     ("ct_experimental._autotuner.logger", "cuda.tile_experimental._autotuner.logger"),
-    ("ct_experimental is None", "the cuda.tile_experimental module itself"),
+    ("ct_experimental", "the cuda.tile_experimental module itself"),
+    ("[ct_experimental] is None", "the cuda.tile_experimental module itself"),
 ])
 def test_other_uses_of_the_experimental_package_are_located_errors(convert_error, use, named):
     message = convert_error(KERNEL.format(imports="import cuda.tile_experimental as ct_experimental") +
                             f"\n\ndef f():\n    return {use}\n")
     assert message.startswith("C2T403: host code uses ") and named in message
+
+
+def test_an_optional_import_of_the_experimental_package(convert, convert_text):
+    """NVIDIA's AttentionFMHA sample (January 2026): `try: import cuda.tile_experimental as
+    ct_experimental` / `except ImportError: ct_experimental = None`, then `if ct_experimental is
+    None:` before autotuning. The converted module has autotune_launch, so the import counts as
+    made: the test is False (a comment says what it was) and the try statement goes, with the
+    comments inside it."""
+    source = KERNEL.format(imports='''try:
+    import cuda.tile_experimental as ct_experimental
+except ImportError:  # an older cuTile
+    ct_experimental = None''') + '''
+
+def run(x, y):
+    if ct_experimental is None:
+        ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), scale, (x, y, 16))
+        return None
+    return ct_experimental.autotune_launch(
+        torch.cuda.current_stream(),
+        grid_fn=lambda cfg: (ct.cdiv(x.shape[0], cfg.tile),),
+        kernel=scale,
+        args_fn=lambda cfg: (x, y, cfg.tile),
+        search_space=[SimpleNamespace(tile=t) for t in (16, 32)],
+    )
+'''
+    text = convert_text(source)
+    assert "\ntry:" not in text and "an older cuTile" not in text and "ct_experimental = None" not in text
+    assert "    if False:  # was `ct_experimental is None`: the converted module has what the import gave\n" in text
+    mod = convert(source)
+    x, y = torch.randn(64), torch.zeros(64)
+    tuned = mod.run(x, y)
+    assert tuned is not None and tuned.tuned_config.tile in (16, 32) and torch.equal(y, x * 2)

@@ -4,9 +4,11 @@ imports, ct.cdiv imported by name, and what stays refused (ahead-of-time export)
 import dataclasses
 import typing
 
+import pytest
 import torch
 
 COPY_KERNEL = '''
+import pytest
 import torch
 import cuda.tile as ct
 
@@ -64,6 +66,7 @@ def run(x, plan: Plan):
 
 def test_padding_mode_alias_read_in_tile_code_and_on_the_host(convert, device):
     mod = convert('''
+import pytest
 import torch
 import cuda.tile as ct
 
@@ -96,6 +99,7 @@ def modes():
 
 def test_dtype_alias_read_in_tile_code_and_on_the_host(convert, device):
     mod = convert('''
+import pytest
 import torch
 import cuda.tile as ct
 
@@ -120,6 +124,7 @@ def run(x):
 
 def test_guarded_cutile_import(convert, device):
     mod = convert('''
+import pytest
 import torch
 
 try:
@@ -152,6 +157,7 @@ def test_a_type_alias_inside_the_guarded_import_block(convert, convert_text, dev
     bound in the block gets its constexpr twin there."""
     source = '''
 import math
+import pytest
 import torch
 
 HAS_CUTILE = False
@@ -190,6 +196,7 @@ def test_aliases_chosen_by_the_flag_of_a_guarded_import(convert, convert_text, d
     source = '''
 import types
 
+import pytest
 import torch
 
 try:
@@ -229,6 +236,7 @@ def test_an_annotated_type_alias_of_constant(convert, convert_text, device):
     source = '''
 from typing import TypeAlias
 
+import pytest
 import torch
 import cuda.tile as ct
 
@@ -252,6 +260,7 @@ def run(x):
 
 
 HASATTR = '''
+import pytest
 import torch
 import cuda.tile as ct
 
@@ -336,6 +345,7 @@ def test_a_fallback_binding_does_not_hide_the_cutile_one(convert, device):
     # `except ImportError: RM = None` runs only where cuda.tile is missing; the converted
     # module never imports it, so RM stays cuTile's RoundingMode for the tile code
     mod = convert('''
+import pytest
 import torch
 
 try:
@@ -367,6 +377,7 @@ def test_type_checking_import(convert_text, convert):
     source = '''
 from typing import TYPE_CHECKING
 
+import pytest
 import torch
 from cuda.tile import kernel, load, store, bid, Constant
 
@@ -438,7 +449,7 @@ def k(x):
     pass
 
 
-HAVE_CUTILE = ct is not None
+LANGUAGE = ct  # the module as a value (`ct is not None` is a test the converter answers)
 ''')
     assert "cuda.tile module itself ('ct')" in message
 
@@ -466,6 +477,7 @@ def test_cutile_imported_with_other_modules_in_one_statement(convert, convert_te
     # `import math, cuda.tile as ct, json`: the other modules keep an import statement of their
     # own where it stood; the cuda.tile part goes, as a statement of its own would
     source = '''
+import pytest
 import torch
 import math, cuda.tile as ct, json  # one statement
 
@@ -489,6 +501,7 @@ def run(x):
 
 def test_module_constants_of_a_chained_assignment(convert, device):
     mod = convert('''
+import pytest
 import torch
 import cuda.tile as ct
 
@@ -538,6 +551,7 @@ def test_a_module_that_imports_what_the_helpers_need_only_after_them_still_impor
     before the helpers is not repeated."""
     source = """
 import cuda.tile as ct
+import pytest
 import torch
 
 PAD = ct.PaddingMode.ZERO
@@ -602,3 +616,53 @@ def test_what_host_code_asks_cutiles_internals_about_the_compiler(convert, conve
     # Triton compiles every feature the conversion kept: the newest Tile IR version cuTile 1.7 names
     assert mod.supported() == (True, "V_13_1")
     assert int(mod.tileiras_version()) == 130500
+
+
+@pytest.mark.parametrize("test, value", [
+    ("ct is None", "False"), ("ct is not None", "True"), ("None == ct", "False"), ("ct != None", "True"),
+    ("not ct", "False"),
+])
+def test_an_optional_cutile_import_tested_at_run_time(convert, convert_text, device, test, value):
+    """`try: import cuda.tile as ct` / `except ImportError: ct = None`, then host code asks
+    whether cuTile is there: the converted module has the kernels the import gave, so each test
+    is the constant it is with cuTile present, and the try statement goes (its else block
+    stays, its comments go with it)."""
+    source = f'''
+import pytest
+import torch
+
+# cuTile is optional here
+try:
+    import cuda.tile as ct  # the language
+except ImportError:  # no cuTile: torch only
+    ct = None
+else:
+    BACKEND = "cutile"
+
+if ct is not None:
+    @ct.kernel
+    def k(x, y, T: ct.Constant[int]):
+        ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(T,)) * 2)
+
+
+def run(x):
+    if {test}:
+        y = torch.empty_like(x)
+        ct.launch(0, (ct.cdiv(x.shape[0], 8),), k, (x, y, 8))
+        return y
+    return None
+
+
+FOUND = "yes" if {test} else "no"
+'''
+    text = convert_text(source)
+    assert "\ntry:" not in text and "the language" not in text and "torch only" not in text
+    assert "# cuTile is optional here\n" in text and 'BACKEND = "cutile"' in text
+    assert f"    if {value}:  # was `{test}`: the converted module has what the import gave\n" in text
+    mod = convert(source)
+    assert mod.BACKEND == "cutile" and mod.FOUND == ("yes" if value == "True" else "no")
+    x = torch.randn(24, device=device)
+    if value == "True":
+        assert torch.equal(mod.run(x), x * 2)
+    else:
+        assert mod.run(x) is None
