@@ -962,6 +962,37 @@ Node *lower_atan2(Lowerer *L, Node *call, const char *member) {
   return result;
 }
 
+/* The tfloat32 or float8 dtype a ct.where() selects in (DT_UNKNOWN: none): cuTile selects
+ * between tiles of such a dtype (a choice, not arithmetic), each tile operand of that one
+ * dtype (it promotes none to or from them) and a number folded to it. */
+static DType where_restricted_dtype(Lowerer *L, const Node *at, const char *what, const TypeInfo *x,
+                                    const TypeInfo *y) {
+  const TypeInfo *tile = !math_is_number(x) && math_dtype_is_restricted(x->dtype) ? x
+                         : !math_is_number(y) && math_dtype_is_restricted(y->dtype) ? y
+                                                                                    : NULL;
+  if (!tile || tile->dtype == DT_FLOAT4_E2M1FN || tile->dtype == DT_FLOAT8_E8M0FNU)
+    return DT_UNKNOWN; /* refused as arithmetic: the converter holds those as codes */
+  const TypeInfo *other = tile == x ? y : x;
+  if (!math_is_number(other) && other->dtype != tile->dtype)
+    lower_error(L, at, "%s: cuTile does not promote %s with %s (a restricted float dtype; convert one with "
+                "astype)", what, dtype_name(tile->dtype), other->dtype == DT_UNKNOWN ? "a dtype known at launch"
+                                                                                      : dtype_name(other->dtype));
+  if (math_is_number(other) && other->dtype == DT_UNKNOWN)
+    lower_error(L, at, "%s: a number known only at launch beside a %s tile cannot be converted (cuTile folds "
+                "it to the dtype when it compiles)", what, dtype_name(tile->dtype));
+  return tile->dtype;
+}
+
+/* A where() operand in the restricted `dtype`: a tile as it is, a number folded as cuTile folds it. */
+static Node *restricted_where_operand(Lowerer *L, Node *x, DType dtype) {
+  if (!math_is_number(x->type))
+    return x;
+  double value = x->type->is_float ? x->type->float_value : (double)x->type->int_value;
+  if (dtype == DT_TFLOAT32) /* a float32 tile holding tf32 values */
+    return T0(L, float_literal_text(L, dtype_fold_tfloat32(value)));
+  return math_float8_constant(L, T0(L, "()"), value, dtype);
+}
+
 /* ct.where(cond, x, y): tl.where with cuTile's promotion of x and y (a
  * Python number takes the other side's dtype: where(m, f16, 0) is f16). */
 Node *lower_where(Lowerer *L, Node *call, const char *member) {
@@ -974,8 +1005,16 @@ Node *lower_where(Lowerer *L, Node *call, const char *member) {
   require_operand(L, call, what, cond->type);
   require_operand(L, call, what, x->type);
   require_operand(L, call, what, y->type);
-  DType dtype = operation_dtype(L, call, what, OPC_MINMAX, x->type, y->type);
   TypeInfo *xt = x->type, *yt = y->type;
+  DType restricted = where_restricted_dtype(L, call, what, xt, yt);
+  if (restricted != DT_UNKNOWN) {
+    Node *result = T(L, "tl.where(_1, _2, _3)", cond, restricted_where_operand(L, x, restricted),
+                     restricted_where_operand(L, y, restricted));
+    TypeInfo *shape = broadcast_type(L, math_is_number(cond->type) ? xt : cond->type, xt, restricted);
+    result->type = broadcast_type(L, shape, yt, restricted);
+    return result;
+  }
+  DType dtype = operation_dtype(L, call, what, OPC_MINMAX, x->type, y->type);
   if (math_is_number(xt) && math_is_number(yt)) {
     bool any_float = xt->is_float || yt->is_float;
     bool known = xt->dtype != DT_UNKNOWN && yt->dtype != DT_UNKNOWN;

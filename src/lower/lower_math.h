@@ -45,6 +45,10 @@ Node *lower_math_abs(Lowerer *L, Node *call, const char *member);
  * error for a run-time value (cuTile converts it on the GPU) and a negative
  * constant (cuTile's error). */
 Node *math_float8_e8m0fnu_fill(Lowerer *L, const Node *at, const Node *value, const char *what);
+/* A float8_e4m3fn / float8_e5m2 constant of `shape` (a tuple node) holding what cuTile folds the
+ * number `value` to: a float32 tile cast to the dtype (exact; Triton's interpreter builds no fp8
+ * constant), or the bits of NaN and infinity, which that cast would saturate. */
+Node *math_float8_constant(Lowerer *L, Node *shape, double value, DType dtype);
 
 /* ---- lower_math.c */
 DType math_promote(Lowerer *L, const Node *at, const char *what, DType a, DType b); /* cuTile's promotion of two dtypes */

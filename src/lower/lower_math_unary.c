@@ -315,20 +315,22 @@ static const char *converted_constant_text(Lowerer *L, const Node *at, const Typ
   return arena_printf(&L->ctx->arena, "%lld", (long long)bits);
 }
 
+Node *math_float8_constant(Lowerer *L, Node *shape, double value, DType dtype) {
+  double finite;
+  int code = dtype_fold_float8(dtype, value, &finite);
+  Node *triton = T0(L, dtype_info(dtype)->triton);
+  if (dtype_float8_is_special(dtype, code))
+    return T(L, "tl.full(_1, _2, tl.uint8).to(_3, bitcast=True)", shape, new_int(L, code), triton);
+  return T(L, "tl.full(_1, _2, tl.float32).to(_3)", shape, T0(L, float_literal_text(L, finite)), triton);
+}
+
 /* A Python number as a strictly typed scalar of `dtype`. */
 static Node *typed_constant(Lowerer *L, Node *at, Node *x, DType dtype) {
   Node *result;
   if (x->type->dtype != DT_UNKNOWN && (dtype == DT_FLOAT8_E4M3FN || dtype == DT_FLOAT8_E5M2)) {
-    /* Triton's interpreter builds no nonzero fp8 constant: the value rounded
-     * here to the dtype (exact in float32), then a float32 scalar cast to it */
-    TypeInfo number = *x->type;
-    double value = number.is_float ? number.float_value : (double)number.int_value;
-    if (!dtype_round_float8(dtype, value, &number.float_value))
-      lower_error(L, at, "%s(%g): the constant is outside the range of %s", dtype_info(dtype)->cutile, value,
-                  dtype_info(dtype)->cutile);
-    number.is_float = true;
-    const char *text = converted_constant_text(L, at, &number, DT_FLOAT32);
-    result = T(L, "tl.full((), _1, tl.float32).to(_2)", T0(L, text), T0(L, dtype_info(dtype)->triton));
+    const TypeInfo *number = x->type;
+    result = math_float8_constant(L, T0(L, "()"), number->is_float ? number->float_value : (double)number->int_value,
+                                  dtype);
   } else if (x->type->dtype != DT_UNKNOWN) {
     const char *text = converted_constant_text(L, at, x->type, dtype);
     result = T(L, "tl.full((), _1, _2)", T0(L, text), T0(L, dtype_info(dtype)->triton));

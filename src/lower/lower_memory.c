@@ -247,6 +247,10 @@ static bool widening_cast(DType from, DType to) {
 }
 
 void memory_check_store_cast(Lowerer *L, Node *at, const TypeInfo *value, const TypeInfo *array, const char *what) {
+  /* no array holds tfloat32 (torch has no such dtype), and cuTile casts it to none implicitly */
+  if (value && value->kind != VAL_CONST && value->dtype == DT_TFLOAT32)
+    lower_error(L, at, "%s: cuTile stores no tfloat32 tile (it casts tfloat32 to no array's dtype implicitly; use "
+                ".astype() first)", what);
   if (!value || array->dtype == DT_UNKNOWN || value->dtype == DT_UNKNOWN)
     return;
   if (value->kind == VAL_CONST && value->loose) {

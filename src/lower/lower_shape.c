@@ -317,32 +317,37 @@ Node *lower_arange(Lowerer *L, Node *call, const char *member) {
 
 /* A known nonzero constant filling a float8_e4m3fn / float8_e5m2 tile: Triton's
  * interpreter builds no such fp8 constant (tl.full fails there), so the value,
- * rounded here as cuTile folds it, is a float32 tile cast to the dtype (exact).
+ * folded here as cuTile folds it, is a float32 tile cast to the dtype (exact), or,
+ * for NaN and infinity (which the cast would saturate), its code's bits.
  * NULL for other fills. */
-static Node *float8_fill(Lowerer *L, const TypeInfo *value, Node *at, Node *dtype, Node **dims, int rank,
-                         const char *what) {
+static Node *float8_fill(Lowerer *L, const TypeInfo *value, Node *dtype, Node **dims, int rank) {
   DType dt = dtype->type->dtype;
   if ((dt != DT_FLOAT8_E4M3FN && dt != DT_FLOAT8_E5M2) || value->kind != VAL_CONST || value->dtype == DT_UNKNOWN)
     return NULL;
-  double number = value->is_float ? value->float_value : (double)value->int_value, rounded;
+  double number = value->is_float ? value->float_value : (double)value->int_value;
   if (number == 0 && !signbit(number))
     return NULL;
-  if (!dtype_round_float8(dt, number, &rounded))
-    lower_error(L, at, "%s: the constant %g is outside the range of %s", what, number, dtype_info(dt)->cutile);
-  return T(L, "tl.full(_1, _2, tl.float32).to(_3)", shape_tuple_node(L, dims, rank),
-           T0(L, float_literal_text(L, rounded)), dtype);
+  return math_float8_constant(L, shape_tuple_node(L, dims, rank), number, dt);
 }
 
 /* A fill value as a 0-d value of `dtype` spread over `dims`. */
 static Node *filled(Lowerer *L, Node *value, Node *at, Node *dtype, Node **dims, int rank, const char *what) {
-  Node *fp8 = float8_fill(L, value->type, at, dtype, dims, rank, what);
+  Node *fp8 = float8_fill(L, value->type, dtype, dims, rank);
   if (fp8)
     return fp8;
-  if (value->type->kind == VAL_CONST)
+  bool tf32 = dtype->type->dtype == DT_TFLOAT32; /* float32 tiles holding tf32 values */
+  const TypeInfo *number = value->type;
+  if (tf32 && number->kind == VAL_CONST && number->dtype != DT_UNKNOWN)
+    return T(L, "tl.full(_1, _2, tl.float32)", shape_tuple_node(L, dims, rank),
+             T0(L, float_literal_text(L, dtype_fold_tfloat32(number->is_float ? number->float_value
+                                                                              : (double)number->int_value))));
+  if (number->kind == VAL_CONST && !tf32)
     return T(L, "tl.full(_1, _2, _3)", shape_tuple_node(L, dims, rank), value, dtype);
-  if (!type_is_scalar(value->type))
-    lower_error(L, at, "%s: the fill value must be a scalar, not %s", what, type_describe(L->ctx, value->type));
+  if (!type_is_scalar(number) && number->kind != VAL_CONST)
+    lower_error(L, at, "%s: the fill value must be a scalar, not %s", what, type_describe(L->ctx, number));
   Node *converted = T(L, "tl.cast(_1, _2)", value, dtype);
+  if (tf32) /* float32 first, then tf32: as cuTile converts a float64 or integer scalar */
+    converted = T(L, "_1(_2)", use_helper(L, HELPER_ct_to_tfloat32), converted);
   if (rank == 0)
     return converted;
   return T(L, "tl.broadcast_to(_1, _2)", converted, shape_tuple_node(L, dims, rank));
@@ -399,7 +404,7 @@ Node *lower_zeros_ones(Lowerer *L, Node *call, const char *member) {
   int rank = read_shape(L, shape, args.source[0], what, dims, false, NULL);
   bool zeros = strcmp(member, "zeros") == 0;
   Node *result;
-  Node *fp8 = zeros ? NULL : float8_fill(L, type_const_int(L->ctx, 1), call, dtype, dims, rank, what);
+  Node *fp8 = zeros ? NULL : float8_fill(L, type_const_int(L->ctx, 1), dtype, dims, rank);
   if (dtype->type->dtype == DT_FLOAT8_E8M0FNU) /* its bits: 0.0 folds to 2**-127 (bits 0), 1.0 to bits 127 */
     result = T(L, "tl.full(_1, _2, tl.uint8)", shape_tuple_node(L, dims, rank), new_int(L, zeros ? 0 : 127));
   else if (dtype->type->dtype == DT_FLOAT4_E2M1FN) /* its code: 0.0 is 0, 1.0 is 2 */

@@ -77,10 +77,16 @@ typedef struct DTypeInfo {
 
 const DTypeInfo *dtype_info(DType dtype);
 DType dtype_from_cutile_name(const char *name); /* "float16" -> DT_FLOAT16, DT_UNKNOWN if none */
-/* `value` rounded to the nearest float8_e4m3fn / float8_e5m2 value (ties to
- * even, subnormals kept; NaN stays NaN): false when it is past the dtype's
- * largest finite value (or infinite, for e4m3fn, which has no infinity). */
-bool dtype_round_float8(DType dtype, double value, double *rounded);
+/* The float8_e4m3fn / float8_e5m2 code cuTile folds the Python number `value` to (its front end
+ * and tileiras 13.4, read in the Tile IR): float32 first, then the dtype, each to nearest, ties to
+ * even, subnormals kept; past the largest finite value, and infinities, e4m3fn's NaN (0x7F) and
+ * e5m2's infinity (0x7C), signed; NaN 0x7F / 0x7E. Where the code is a finite value (not
+ * dtype_float8_is_special), *finite holds it (exact in float32). */
+int dtype_fold_float8(DType dtype, double value, double *finite);
+bool dtype_float8_is_special(DType dtype, int code);
+/* The tfloat32 value cuTile folds `value` to: float32 first, then 10 mantissa bits, each to
+ * nearest, ties to even (past tf32's largest: infinity); infinities and NaN stay. */
+double dtype_fold_tfloat32(double value);
 /* The float4_e2m1fn code (sign in bit 3) cuTile gives `value`: to nearest,
  * ties to even, saturating at 6 (infinities too), -0.0 kept; false for NaN,
  * which cuTile refuses. */

@@ -2,6 +2,7 @@
  * types.c — dtypes and the TypeInfo of lowered expressions.
  */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "toolkit.h"
@@ -89,31 +90,59 @@ TypeInfo *type_const_bool(Context *ctx, bool value) {
   return type;
 }
 
-bool dtype_round_float8(DType dtype, double value, double *rounded) {
-  int mantissa = dtype == DT_FLOAT8_E4M3FN ? 3 : 2, min_exponent = dtype == DT_FLOAT8_E4M3FN ? -6 : -14;
-  double largest = dtype == DT_FLOAT8_E4M3FN ? 448.0 : 57344.0;
-  if (isnan(value) || value == 0) {
-    *rounded = value;
-    return true;
+/* The float8 code of a value past the dtype's finite range (or infinite) with `sign` (0x80 or 0):
+ * e4m3fn has no infinity, so its NaN (all ones); e5m2 its infinity. */
+static int float8_overflow(DType dtype, int sign) { return sign | (dtype == DT_FLOAT8_E4M3FN ? 0x7F : 0x7C); }
+
+int dtype_fold_float8(DType dtype, double value, double *finite) {
+  const bool e4m3 = dtype == DT_FLOAT8_E4M3FN;
+  const int precision = e4m3 ? 3 : 2, emin = e4m3 ? -6 : -14, emax = e4m3 ? 8 : 15;
+  double v = (double)(float)value; /* float32 first, to nearest, ties to even */
+  int sign = signbit(v) ? 0x80 : 0;
+  if (isnan(v)) /* e4m3fn's NaN is all ones; e5m2 keeps the quiet bit of float64's payload */
+    return sign | (e4m3 ? 0x7F : 0x7E);
+  if (isinf(v))
+    return float8_overflow(dtype, sign);
+  *finite = v;
+  if (v == 0)
+    return sign;
+  int e;
+  double m = 2 * frexp(fabs(v), &e); /* |v| = m * 2**e, m in [1, 2) */
+  e -= 1;
+  if (e > emax)
+    return float8_overflow(dtype, sign);
+  int biased = 0;
+  if (e < emin) /* subnormals: the quantum of the smallest normals */
+    m = ldexp(m, e - emin);
+  else {
+    m -= 1.0;
+    biased = e - emin + 1;
   }
-  if (isinf(value)) {
-    *rounded = value;
-    return dtype == DT_FLOAT8_E5M2;
+  double steps = nearbyint(m * (1 << precision)); /* exact before rounding: to nearest, ties to even */
+  if (steps == (1 << precision)) {
+    steps = 0;
+    if (++biased > emax - emin + 1)
+      return float8_overflow(dtype, sign);
   }
-  int exponent;
-  frexp(fabs(value), &exponent); /* |value| in [2**(exponent-1), 2**exponent) */
-  exponent -= 1;
-  if (exponent < min_exponent) /* subnormals: the quantum of the smallest normals */
-    exponent = min_exponent;
-  double quantum = ldexp(1.0, exponent - mantissa);
-  double steps = fabs(value) / quantum, whole = floor(steps), rest = steps - whole;
-  if (rest > 0.5 || (rest == 0.5 && fmod(whole, 2.0) != 0)) /* to nearest, ties to even */
-    whole += 1;
-  double result = whole * quantum;
-  if (result > largest)
-    return false;
-  *rounded = value < 0 ? -result : result;
-  return true;
+  int code = sign | biased << precision | (int)steps;
+  double magnitude = biased ? ldexp(1.0 + steps / (1 << precision), biased + emin - 1)
+                            : ldexp(steps, emin - precision);
+  *finite = sign ? -magnitude : magnitude;
+  return code;
+}
+
+bool dtype_float8_is_special(DType dtype, int code) {
+  return dtype == DT_FLOAT8_E4M3FN ? (code & 0x7F) == 0x7F : (code & 0x7C) == 0x7C;
+}
+
+double dtype_fold_tfloat32(double value) {
+  float f = (float)value; /* float32 first */
+  uint32_t bits;
+  memcpy(&bits, &f, sizeof bits);
+  if ((bits & 0x7F800000) != 0x7F800000) /* then 10 mantissa bits, to nearest, ties to even */
+    bits = (bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000;
+  memcpy(&f, &bits, sizeof f);
+  return f;
 }
 
 bool dtype_is_coded(DType dtype) { return dtype == DT_FLOAT4_E2M1FN || dtype == DT_FLOAT8_E8M0FNU; }

@@ -259,10 +259,39 @@ def test_fp8_constants_round_as_torch_does(convert):
     assert torch.equal(y, ref_y) and torch.equal(z, ref_z), (y, ref_y, z, ref_z)
 
 
-def test_fp8_constant_out_of_range_is_refused(convert_error):
-    message = convert_error("import cuda.tile as ct\n\n@ct.kernel\ndef k(y):\n"
-                            "    ct.store(y, index=(0,), tile=ct.float8_e4m3fn(500.0).astype(ct.float32))\n")
-    assert "outside the range of float8_e4m3fn" in message
+def test_fp8_constants_fold_through_float32(convert):
+    """cuTile folds a Python number to float8 through float32 (read in the Tile IR its front
+    end makes: ct.float8_e4m3fn(1.0625 + 2**-29) is 1.0, where a direct rounding, torch's from
+    float64, gives 1.125: 1.0625 is a tie, and float32 does not hold the 2**-29)."""
+    values = {"float8_e4m3fn": [1.0625 + 2.0**-29, -(1.1875 + 2.0**-30), 464.0],
+              "float8_e5m2": [1.125 + 2.0**-29, 0.875 + 2.0**-40, 57344.0]}
+    stores = "".join(f"    ct.store({name}, index=({i},), tile=ct.{name}({v!r}).astype(ct.float32))\n"
+                     for name, vs in values.items() for i, v in enumerate(vs))
+    mod = convert("import cuda.tile as ct\n\n@ct.kernel\ndef k(float8_e4m3fn, float8_e5m2):\n" + stores)
+    got = {name: torch.zeros(3) for name in values}
+    mod.launch_k(0, (1,), tuple(got.values()))
+    for name, vs in values.items():
+        want = torch.tensor(vs, dtype=torch.float64).float().to(getattr(torch, name)).float()
+        assert torch.equal(got[name], want), (name, got[name], want)
+    assert got["float8_e4m3fn"].tolist() == [1.0, -1.25, 448.0]
+
+
+@pytest.mark.parametrize("dtype, value, code", [
+    ("float8_e4m3fn", "500.0", 0x7F), ("float8_e4m3fn", "-1e6", 0xFF), ("float8_e4m3fn", "float('inf')", 0x7F),
+    ("float8_e4m3fn", "float('nan')", 0x7F), ("float8_e5m2", "61440.0", 0x7C), ("float8_e5m2", "-1e300", 0xFC),
+    ("float8_e5m2", "float('nan')", 0x7E),
+])
+def test_fp8_constants_past_the_range(convert, convert_text, dtype, value, code):
+    """Past the largest finite value cuTile's fold gives float8_e4m3fn's NaN (it has no
+    infinity) and float8_e5m2's infinity, signed (its Tile IR: `constant <f8E4M3FN: 0x7F>`);
+    the converted kernel makes those bits (a float32 cast would saturate them)."""
+    source = (f"import cuda.tile as ct\n\n@ct.kernel\ndef k(y):\n"
+              f"    ct.store(y, index=(0,), tile=ct.full((2,), {value}, dtype=ct.{dtype}))\n")
+    triton_dtype = {"float8_e4m3fn": "tl.float8e4nv", "float8_e5m2": "tl.float8e5"}[dtype]
+    assert f"tl.full((2,), {code}, tl.uint8).to({triton_dtype}, bitcast=True)" in convert_text(source)
+    y = torch.zeros(2, dtype=getattr(torch, dtype))
+    convert(source).launch_k(0, (1,), (y,))
+    assert y.view(torch.uint8).tolist() == [code, code]
 
 
 # ------------------------------------- what the paged-attention modules need besides

@@ -8,7 +8,7 @@ every (float, tf32) pair); tfloat32 has float32's exponent range and 10 mantissa
 step 2**-136, and infinities. The reference rounds each value with exact fractions:
 its step is 2**(e - 10) for a value in [2**e, 2**(e+1)), e >= -126, and 2**-136 below;
 ties go to the even multiple; what reaches 2**128 is infinity; the sign stays, zeros
-included. The inputs are float32 and float64 bit patterns whose dropped bits sit at and
+included. A float64 is rounded to float32 first, as cuTile's compiler converts it. The inputs are float32 and float64 bit patterns whose dropped bits sit at and
 next to the halfway point, at both parities of the kept bits, subnormals, the largest
 values, infinities, NaNs and random patterns; float16 and bfloat16 are all 65536
 patterns (tf32 holds each exactly).
@@ -71,7 +71,9 @@ def helper(x):
 
 def check(x):
     got = helper(x)
-    want = torch.tensor([reference(v) for v in x.double().tolist()], dtype=torch.float32)
+    # float64 goes to float32 first (to nearest, ties to even), as cuTile's compiler converts it
+    values = (x.float() if x.dtype == torch.float64 else x).double().tolist()
+    want = torch.tensor([reference(v) for v in values], dtype=torch.float32)
     nan = torch.isnan(want)
     assert torch.equal(torch.isnan(got), nan)
     bad = (got.view(torch.int32) != want.view(torch.int32)) & ~nan
@@ -98,7 +100,10 @@ def test_float32_rounds_to_nearest_even():
     check(x)
 
 
-def test_float64_rounds_once():
+def test_float64_rounds_to_float32_first():
+    """cuTile's compiler (tileiras 13.4) converts float64 to tfloat32 in two steps,
+    cvt.rn.f32.f64 then cvt.rn.tf32.f32 (read in the PTX it makes for astype): a value just
+    past a tf32 tie by less than float32 holds rounds to even, not up."""
     rng = np.random.default_rng(2)
     words = patterns(64, 42, 1500, rng)
     values = np.frombuffer(words.astype(np.uint64).tobytes(), dtype=np.float64)
@@ -112,6 +117,9 @@ def test_float64_rounds_once():
     edges += [2.0**128 - 2.0**116, 2.0**128 - 2.0**116 - 2.0**90, 2.0**128, 1e300, 1e-300, math.inf, math.nan, 0.0]
     x = torch.tensor(np.concatenate([scaled, edges, -np.array(edges)]), dtype=torch.float64)
     check(x)
+    tie = 1.0 + 2.0**-11  # 1 and 1 + 2**-10 are the tf32 values around it
+    got = helper(torch.tensor([tie + 2.0**-40, -(tie + 2.0**-40), tie + 2.0**-20], dtype=torch.float64))
+    assert got.tolist() == [1.0, -1.0, 1.0 + 2.0**-10]
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])

@@ -284,27 +284,15 @@ def ct_to_tfloat32(x):
     dtype; a product of such tiles takes input_precision="tf32", whose hardware conversion
     truncates, which changes nothing once they are tf32 values). float16 and bfloat16 hold
     only tf32 values. float32 rounds on its bits (subnormals too, the carry reaching the
-    exponent where it rounds up); float64 once, on its own bits, with its values below
-    float32's smallest normal rounded to a multiple of 2**-136, tf32's subnormal step.
-    Infinities and NaN stay; values past tf32's largest round to infinity."""
+    exponent where it rounds up); float64 to float32 first, as cuTile's compiler converts it
+    (cvt.rn.f32.f64, then cvt.rn.tf32.f32). Infinities and NaN stay; values past tf32's
+    largest round to infinity."""
     tl.static_assert(x.dtype.is_floating(), "astype to tfloat32 takes a float tile")
-    if x.dtype == tl.float32:
+    if x.dtype == tl.float32 or x.dtype == tl.float64:
+        x = x.to(tl.float32)
         bits = x.to(tl.uint32, bitcast=True)
         rounded = (bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000
         return tl.where((bits & 0x7F800000) == 0x7F800000, x, rounded.to(tl.float32, bitcast=True))
-    elif x.dtype == tl.float64:
-        bits = x.to(tl.uint64, bitcast=True)
-        rounded = (bits + 0x1FFFFFFFFFF + ((bits >> 42) & 1)) & 0xFFFFFC0000000000
-        normal = rounded.to(tl.float64, bitcast=True)
-        # below 2**-126 the step is 2**-136: adding 1.5 * 2**52 to x * 2**136 rounds it to an
-        # integer
-        # (on |x|, its sign bit put back after, so that what rounds to zero keeps it: Triton's
-        # negation is 0 - x, which gives +0.0)
-        a = tl.abs(x)
-        tiny = ((a * 8.711228593176025e40 + 6755399441055744.0) - 6755399441055744.0) * 1.1479437019748901e-41
-        tiny = (tiny.to(tl.uint64, bitcast=True) | (bits & 0x8000000000000000)).to(tl.float64, bitcast=True)
-        value = tl.where(a < 1.1754943508222875e-38, tiny, normal)
-        return tl.where((bits & 0x7FF0000000000000) == 0x7FF0000000000000, x, value).to(tl.float32)
     else:
         return x.to(tl.float32)
 

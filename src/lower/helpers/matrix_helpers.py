@@ -113,12 +113,13 @@ def ct_mma(x, y, acc, input_precision: tl.constexpr, use_fast_acc: tl.constexpr)
         return ct_mma_core(a, b, acc, input_precision, use_fast_acc)
 
 
-# helper: ct_matmul needs ct_common_dtype ct_matmul_acc_dtype ct_mma
+# helper: ct_matmul needs ct_common_dtype ct_matmul_acc_dtype ct_mma ct_to_tfloat32
 @triton.jit
 def ct_matmul(x, y, input_precision: tl.constexpr):
     """ct.matmul(x, y) and `x @ y`: the operands promoted to their common dtype, the product
     accumulated in the first accumulator cuTile's mma table allows for it (float16 and fp8
-    in float16, [u]int8 in int32) and cast back to that dtype. A 1-D x is a row (1, K), a
+    in float16, [u]int8 in int32) and cast back to that dtype (tfloat32 operands, float32
+    tiles here: the product rounded to tf32, as cuTile's cvt.rn.tf32.f32 does). A 1-D x is a row (1, K), a
     1-D y a column (K, 1), and that axis is dropped from the result (as numpy does)."""
     D: tl.constexpr = ct_common_dtype(x, y)
     ACC: tl.constexpr = ct_matmul_acc_dtype(D)
@@ -134,6 +135,8 @@ def ct_matmul(x, y, input_precision: tl.constexpr):
     else:
         acc = tl.zeros((a.shape[0], b.shape[1]), ACC)
     result = ct_mma(a, b, acc, input_precision, False).to(D)
+    if input_precision == "tf32":  # tfloat32 operands: the product rounded back to tfloat32
+        result = ct_to_tfloat32(result)
     if X_VECTOR:
         result = tl.sum(result, len(result.shape) - 2, dtype=D)
     if Y_VECTOR:
