@@ -152,9 +152,13 @@ static DType operation_dtype(Lowerer *L, const Node *at, const char *what, OpCla
         lt->dtype != rt->dtype)
       lower_error(L, at, "%s needs operands of the same dtype in cuTile, not %s and %s", what,
                   dtype_name(lt->dtype), dtype_name(rt->dtype));
+    /* cuTile refuses this one pair even with a Python bool (uint8 & True is uint8) */
+    if (cls == OPC_BITWISE && ((is_bool_operand(lt) && !rn && rt->dtype == DT_INT8) ||
+                               (is_bool_operand(rt) && !ln && lt->dtype == DT_INT8)))
+      lower_error(L, at, "%s: cuTile does no bitwise operation on bool and int8 (convert one with astype)", what);
   }
-  bool arithmetic = cls == OPC_ARITH || cls == OPC_TRUEDIV || cls == OPC_FLOORDIV || cls == OPC_MOD ||
-                    cls == OPC_POW;
+  /* two bools divide as float32 (True / False is inf) */
+  bool arithmetic = cls == OPC_ARITH || cls == OPC_FLOORDIV || cls == OPC_MOD || cls == OPC_POW;
   if (arithmetic && !(ln && rn) && is_bool_operand(lt) && is_bool_operand(rt))
     lower_error(L, at, "%s: cuTile does not do arithmetic on two bool operands (convert with astype)", what);
   DType dtype;

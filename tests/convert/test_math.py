@@ -539,6 +539,8 @@ def k(x, out, s, TILE: ct.Constant[int]):
     ("ct.isnan(a.astype(ct.int32))", "takes a float tile"),
     ("a & b", "integer or bool"),
     ("a.astype(ct.int32) & b.astype(ct.int16)", "same dtype"),
+    ("a.astype(ct.int8) & True", "bool and int8"),
+    ("(a > 0) | b.astype(ct.int8)", "same dtype"),
     ("a.astype(ct.bool_)", "not settled"),
     ("ct.add(a, b, rounding_mode=ct.RoundingMode.RZ)", "cannot be converted"),
     ("ct.astype(a, ct.float16, rounding_mode=ct.RoundingMode.RM)", "cannot be converted"),
@@ -548,6 +550,16 @@ def k(x, out, s, TILE: ct.Constant[int]):
 def test_rejected_as_cutile_rejects(convert_error, expr, message):
     source = KERNEL2.format(expr=expr).replace("shape=(TILE,))", "shape=(TILE,)).astype(ct.float32)")
     assert message in convert_error(source)
+
+
+def test_two_bools_divide_as_float32(convert, device):
+    """cuTile refuses +, //, %, ** on two bools, not / (float32, read in its front end's types;
+    0 / 0 is NaN, 1 / 0 infinity)."""
+    mod = convert(KERNEL2.format(expr="(a > 0) / (b > 0)").replace("shape=(TILE,))", "shape=(TILE,)).astype(ct.float32)"))
+    x, y = floats(device), floats(device).flip(0)
+    out = torch.zeros_like(x)
+    mod.launch_k(0, grid(N), (x, y, out, TILE))
+    torch.testing.assert_close(out, (x > 0).float() / (y > 0).float(), rtol=0, atol=0, equal_nan=True)
 
 
 def test_divmod_of_floats_is_rejected(convert_error):
