@@ -4,7 +4,8 @@
     python3.12 tools/cutile_dtype_table.py [--out tests/convert/data/cutile_dtypes.json]
 
 For each operation of OPS, each tile dtype A of TILES on the left and each tile dtype or Python
-number B on the right, a kernel computes `r = OP` and stores it, and cuTile's front end compiles
+number B on the right (and each operation of UNARY on an A tile, B "-"), a kernel computes
+`r = OP` and stores it, and cuTile's front end compiles
 it to Tile IR bytecode (cuda.tile.compilation.export_kernel: no GPU, no tileiras); a
 `ct.static_eval` records r.dtype while cuTile types the kernel. The table maps "A|B|OP" to that
 dtype or to "ERR <cuTile's error>". Needs a Python with the cuda-tile wheel (see
@@ -22,7 +23,16 @@ import types
 TILES = ["bool_", "int8", "int32", "int64", "uint8", "float16", "bfloat16", "float32", "float64"]
 NUMBERS = {"int": "3", "float": "2.5", "bool": "True"}
 OPS = {"add": "x + y", "truediv": "x / y", "floordiv": "x // y", "mod": "x % y", "pow": "x ** y",
-       "and": "x & y", "shl": "x << y", "lt": "x < y", "where": "ct.where(m, x, y)", "rsub": "y - x"}
+       "and": "x & y", "shl": "x << y", "lt": "x < y", "where": "ct.where(m, x, y)", "rsub": "y - x",
+       "mul": "x * y", "xor": "x ^ y", "shr": "x >> y", "eq": "x == y", "maximum": "ct.maximum(x, y)",
+       "atan2": "ct.atan2(x, y)", "rtruediv": "y / x", "rpow": "y ** x"}
+# one operand: B is "-"
+UNARY = {"neg": "-x", "invert": "~x", "not": "not x", "abs": "abs(x)", "exp": "ct.exp(x)", "log": "ct.log(x)",
+         "sqrt": "ct.sqrt(x)", "rsqrt": "ct.rsqrt(x)", "sin": "ct.sin(x)", "tanh": "ct.tanh(x)",
+         "floor": "ct.floor(x)", "ceil": "ct.ceil(x)", "isnan": "ct.isnan(x)", "sum": "ct.sum(x, axis=0)",
+         "prod": "ct.prod(x, axis=0)", "max": "ct.max(x, axis=0)", "argmax": "ct.argmax(x, axis=0)",
+         "cumsum": "ct.cumsum(x, axis=0)", "cumprod": "ct.cumprod(x, axis=0)", "exp2": "ct.exp2(x)",
+         "log2": "ct.log2(x)", "pos": "+x"}
 
 KERNEL = """import cuda.tile as ct
 import dtype_table_state
@@ -57,9 +67,9 @@ def main():
     table = {}
     with tempfile.TemporaryDirectory() as tmp:
         for a in TILES:
-            for b in TILES + list(NUMBERS):
+            for b in TILES + list(NUMBERS) + ["-"]:
                 y = NUMBERS.get(b, "ct.load(b, index=(0,), shape=(16,))")
-                for op, expr in OPS.items():
+                for op, expr in (UNARY if b == "-" else OPS).items():
                     path = os.path.join(tmp, f"k{len(table)}.py")
                     with open(path, "w") as f:
                         f.write(KERNEL.format(y=y, expr=expr))

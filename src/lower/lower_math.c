@@ -172,7 +172,9 @@ static DType operation_dtype(Lowerer *L, const Node *at, const char *what, OpCla
     dtype = promote_typed(L, at, what, lt->dtype, rt->dtype);
   if (cls == OPC_POW && math_category(dtype) != '?' && math_category(dtype) != 'f')
     lower_error(L, at, "%s: cuTile has no integer ** integer (make one operand a float)", what);
-  if ((cls == OPC_TRUEDIV || cls == OPC_ATAN2) && dtype != DT_UNKNOWN && !math_dtype_is_float(dtype))
+  if (cls == OPC_ATAN2 && math_category(dtype) != '?' && math_category(dtype) != 'f')
+    lower_error(L, at, "%s: cuTile has no atan2 of integers (its compiler fails: make one operand a float)", what);
+  if (cls == OPC_TRUEDIV && dtype != DT_UNKNOWN && !math_dtype_is_float(dtype))
     dtype = DT_FLOAT32;
   if (cls == OPC_COMPARE)
     dtype = DT_BOOL;
@@ -501,8 +503,11 @@ Node *lower_unary_operator(Lowerer *L, Node *expr, AstOp op, Node *operand) {
   if (op == AOP_INVERT)
     return lower_math_bitwise_not(L, expr, operand);
   if (op == AOP_UADD) {
-    if (!math_is_number(type) && type->dtype == DT_BOOL)
-      lower_error(L, expr, "unary + on a bool tile is not valid in cuTile");
+    if (!math_is_number(type) && type->dtype == DT_BOOL) { /* cuTile's +x of bools is int32, as -x is */
+      Node *result = T(L, "_1.to(tl.int32)", operand);
+      result->type = math_tile_type(L, type, DT_INT32);
+      return result;
+    }
     return operand;
   }
   /* not: Python's `not` on a Triton tensor is not elementwise (the
@@ -911,6 +916,8 @@ Node *lower_minmax(Lowerer *L, Node *call, const char *member) {
   Node *y = require_arg(L, call, &args, 1, what, "y");
   require_operand(L, call, what, x->type);
   require_operand(L, call, what, y->type);
+  if (is_bool_operand(x->type) && is_bool_operand(y->type) && !(math_is_number(x->type) && math_is_number(y->type)))
+    lower_error(L, call, "%s: cuTile takes no minimum or maximum of two bools (convert with astype)", what);
   DType dtype = operation_dtype(L, call, what, OPC_MINMAX, x->type, y->type);
   if (math_true_constant(L, args.arg[2], args.source[2], what)) { /* the result is one of the flushed operands */
     x = math_flushed(L, x);

@@ -1,8 +1,9 @@
 """The converter's dtypes of binary operations against real cuTile's, pair by pair.
 
-data/cutile_dtypes.json holds what cuTile 1.7's front end gives `x OP y` for 10 operations
-(+, /, //, %, **, &, <<, <, where, reversed -), x a tile of 9 dtypes and y a tile of those or a
-Python int, float or bool: the result's dtype, or cuTile's error (tools/cutile_dtype_table.py
+data/cutile_dtypes.json holds what cuTile 1.7's front end gives `x OP y` for 18 operations
+(arithmetic, bitwise, shifts, comparisons, where, maximum, atan2, reversed operands), x a tile
+of 9 dtypes and y a tile of those or a Python int, float or bool, and 22 operations of one tile
+(negation, ~, not, abs, math functions, reductions, scans): the result's dtype, or cuTile's error (tools/cutile_dtype_table.py
 made it with real cuTile). Here the dtypes are known when the converter reads the kernel (the
 tiles are astype'd), so it decides each case itself: every result cuTile types must convert,
 with ct.static_assert(r.dtype == ct.D) holding (the converter folds it, and fails where it does
@@ -18,15 +19,27 @@ import pytest
 DATA = json.loads((Path(__file__).parent / "data" / "cutile_dtypes.json").read_text())["table"]
 NUMBERS = {"int": "3", "float": "2.5", "bool": "True"}
 OPS = {"add": "x + y", "truediv": "x / y", "floordiv": "x // y", "mod": "x % y", "pow": "x ** y",
-       "and": "x & y", "shl": "x << y", "lt": "x < y", "where": "ct.where(m, x, y)", "rsub": "y - x"}
+       "and": "x & y", "shl": "x << y", "lt": "x < y", "where": "ct.where(m, x, y)", "rsub": "y - x",
+       "mul": "x * y", "xor": "x ^ y", "shr": "x >> y", "eq": "x == y", "maximum": "ct.maximum(x, y)",
+       "atan2": "ct.atan2(x, y)", "rtruediv": "y / x", "rpow": "y ** x"}
+UNARY = {"neg": "-x", "invert": "~x", "not": "not x", "abs": "abs(x)", "exp": "ct.exp(x)", "log": "ct.log(x)",
+         "sqrt": "ct.sqrt(x)", "rsqrt": "ct.rsqrt(x)", "sin": "ct.sin(x)", "tanh": "ct.tanh(x)",
+         "floor": "ct.floor(x)", "ceil": "ct.ceil(x)", "isnan": "ct.isnan(x)", "sum": "ct.sum(x, axis=0)",
+         "prod": "ct.prod(x, axis=0)", "max": "ct.max(x, axis=0)", "argmax": "ct.argmax(x, axis=0)",
+         "cumsum": "ct.cumsum(x, axis=0)", "cumprod": "ct.cumprod(x, axis=0)", "exp2": "ct.exp2(x)",
+         "log2": "ct.log2(x)", "pos": "+x"}
 PAIRS = sorted({tuple(key.split("|")[:2]) for key in DATA})
+
+
+def ops_of(b):
+    return UNARY if b == "-" else OPS
 
 
 def kernel(a, b, ops):
     """A kernel computing each op of `ops` ((op, dtype or None) pairs) on an `a` tile and a `b` tile
     or number, asserting the dtype where one is given."""
-    y = NUMBERS.get(b, f"ct.load(b, index=(0,), shape=(16,)).astype(ct.{b})")
-    body = "".join(f"    r{i} = {OPS[op]}\n" + (f"    ct.static_assert(r{i}.dtype == ct.{dtype})\n" if dtype else "")
+    y = "x" if b == "-" else NUMBERS.get(b, f"ct.load(b, index=(0,), shape=(16,)).astype(ct.{b})")
+    body = "".join(f"    r{i} = {ops_of(b)[op]}\n" + (f"    ct.static_assert(r{i}.dtype == ct.{dtype})\n" if dtype else "")
                    for i, (op, dtype) in enumerate(ops))
     return ("import cuda.tile as ct\n\n\n@ct.kernel\ndef k(a, b, out):\n"
             f"    x = ct.load(a, index=(0,), shape=(16,)).astype(ct.{a})\n    y = {y}\n    m = x == x\n"
@@ -34,14 +47,15 @@ def kernel(a, b, ops):
 
 
 def test_the_table_covers_every_case():
-    assert len(DATA) == 9 * 12 * len(OPS) and all(f"{a}|{b}|{op}" in DATA for a, b in PAIRS for op in OPS)
+    assert len(DATA) == 9 * (12 * len(OPS) + len(UNARY))
+    assert all(f"{a}|{b}|{op}" in DATA for a, b in PAIRS for op in ops_of(b))
 
 
 @pytest.mark.parametrize("a, b", PAIRS, ids=[f"{a}-{b}" for a, b in PAIRS])
 def test_binary_operation_dtypes_are_cutiles(convert_text, convert_error, a, b):
-    typed = [(op, DATA[f"{a}|{b}|{op}"]) for op in OPS if not DATA[f"{a}|{b}|{op}"].startswith("ERR")]
+    typed = [(op, DATA[f"{a}|{b}|{op}"]) for op in ops_of(b) if not DATA[f"{a}|{b}|{op}"].startswith("ERR")]
     if typed:
         convert_text(kernel(a, b, typed))  # fails on the first static assertion that does not hold
-    for op in OPS:
+    for op in ops_of(b):
         if DATA[f"{a}|{b}|{op}"].startswith("ERR"):
             assert convert_error(kernel(a, b, [(op, None)])).startswith("C2T4"), (op, DATA[f"{a}|{b}|{op}"])
