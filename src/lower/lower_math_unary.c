@@ -366,11 +366,8 @@ static Node *convert_tile(Lowerer *L, Node *at, Node *x, Node *dtype_node, DType
       return result;
     }
   }
-  if (dtype == DT_BOOL && math_dtype_is_float(from))
-    lower_error(L, at, "astype(bool) of a float tile cannot be converted: cuTile's rule for it is not settled "
-                "(truncation or != 0); write `x != 0`");
-  if (dtype == DT_BOOL && from == DT_UNKNOWN)
-    math_note(L, "C2T205: astype(bool) of a dtype known only at launch: a float source gives x != 0");
+  /* a float to bool is x != 0, NaN true: cuTile's `ftoi unsigned` to i1, which tileiras 13.4 writes as
+     setp.neu (read in its PTX), and Triton's cast (une) */
   Node *result = T(L, "_1.to(_2)", x, dtype_node);
   result->type = math_tile_type(L, x->type, dtype);
   if (dtype == DT_UNKNOWN)

@@ -488,6 +488,19 @@ def test_astype_int_to_narrower_int_wraps_and_to_bool(convert, device):
     assert_bits(run1(convert, "a.astype(ct.bool_).astype(ct.int32)", x, torch.int32), (x != 0).to(torch.int32))
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_astype_float_to_bool_is_not_equal_to_zero(convert, device, dtype):
+    """cuTile's float -> bool is `ftoi unsigned` to i1, which its compiler (tileiras 13.4) writes
+    as setp.neu (read in its PTX): x != 0 with NaN true and -0.0 false, not a truncation (0.5 is
+    true)."""
+    x = torch.tensor([0.0, -0.0, 0.5, -0.25, 2.0, float("nan"), float("inf"), 1e-30] * 4)
+    mod = convert(KERNEL1.format(expr=f"a.astype(ct.{dtype}).astype(ct.bool_).astype(ct.int32)"))
+    out = torch.zeros(x.shape, dtype=torch.int32)
+    mod.launch_k(0, (1,), (x.to(device), out.to(device), x.numel()))
+    want = x.to(getattr(torch, dtype)) != 0
+    assert out.tolist() == want.to(torch.int32).tolist()
+
+
 def _float16_toward_zero(values):
     nearest = values.astype(np.float16)
     too_far = np.abs(nearest.astype(np.float32)) > np.abs(values)
@@ -541,7 +554,6 @@ def k(x, out, s, TILE: ct.Constant[int]):
     ("a.astype(ct.int32) & b.astype(ct.int16)", "same dtype"),
     ("a.astype(ct.int8) & True", "bool and int8"),
     ("(a > 0) | b.astype(ct.int8)", "same dtype"),
-    ("a.astype(ct.bool_)", "not settled"),
     ("ct.add(a, b, rounding_mode=ct.RoundingMode.RZ)", "cannot be converted"),
     ("ct.astype(a, ct.float16, rounding_mode=ct.RoundingMode.RM)", "cannot be converted"),
     ("ct.bitcast(a, ct.int16)", "same width"),
