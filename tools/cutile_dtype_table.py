@@ -33,6 +33,10 @@ UNARY = {"neg": "-x", "invert": "~x", "not": "not x", "abs": "abs(x)", "exp": "c
          "prod": "ct.prod(x, axis=0)", "max": "ct.max(x, axis=0)", "argmax": "ct.argmax(x, axis=0)",
          "cumsum": "ct.cumsum(x, axis=0)", "cumprod": "ct.cumprod(x, axis=0)", "exp2": "ct.exp2(x)",
          "log2": "ct.log2(x)", "pos": "+x"}
+# astype to each dtype, the restricted floats too
+UNARY.update({f"astype_{d}": f"x.astype(ct.{d})" for d in
+              ["bool_", "int8", "int32", "int64", "uint8", "float16", "bfloat16", "float32", "float64", "tfloat32",
+               "float8_e4m3fn", "float8_e5m2"]})
 
 KERNEL = """import cuda.tile as ct
 import dtype_table_state

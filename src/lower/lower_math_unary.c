@@ -377,8 +377,9 @@ static Node *convert_tile(Lowerer *L, Node *at, Node *x, Node *dtype_node, DType
 
 /* astype to tfloat32 (or to a dtype that is tfloat32 when a constexpr
  * condition holds): Triton has no tf32 dtype, so the value is float32
- * rounded as cuTile rounds it (to nearest even: ct_to_tfloat32; float16 and
- * bfloat16 are tf32 values already) and its type says tfloat32, which the
+ * rounded as cuTile rounds it (to nearest even: ct_to_tfloat32, an integer or bool
+ * tile converted to float32 first; float16 and bfloat16 are tf32 values already) and
+ * its type says tfloat32, which the
  * matrix product that takes it reads (input_precision="tf32"); cuTile does
  * nothing else with a tf32 tile. The rounding matters: the tf32 products of
  * sm_80+ truncate float32 operands, a bias of about 2**-11 per operand that
@@ -388,9 +389,7 @@ static Node *convert_to_tf32(Lowerer *L, Node *at, Node *x, Node *dtype, const c
     lower_error(L, mode_source, "astype() to tfloat32 with rounding_mode=RoundingMode.%s cannot be converted", mode);
   if (math_is_number(x->type))
     lower_error(L, at, "astype() of a number to tfloat32 cannot be converted (only matrix products take tfloat32)");
-  DType from = x->type->dtype;
-  if (from != DT_UNKNOWN && !math_dtype_is_float(from))
-    lower_error(L, at, "astype(): cuTile converts only float tiles to tfloat32, not %s", dtype_info(from)->cutile);
+  DType from = x->type->dtype; /* integers and bools too: to float32, then tf32 (ct_to_tfloat32) */
   Node *result;
   TypeInfo *type;
   bool exact = from == DT_FLOAT16 || from == DT_BFLOAT16 || from == DT_TFLOAT32;

@@ -2,8 +2,9 @@
 
 data/cutile_dtypes.json holds what cuTile 1.7's front end gives `x OP y` for 18 operations
 (arithmetic, bitwise, shifts, comparisons, where, maximum, atan2, reversed operands), x a tile
-of 9 dtypes and y a tile of those or a Python int, float or bool, and 22 operations of one tile
-(negation, ~, not, abs, math functions, reductions, scans): the result's dtype, or cuTile's error (tools/cutile_dtype_table.py
+of 9 dtypes and y a tile of those or a Python int, float or bool, and 34 operations of one tile
+(negation, ~, not, abs, math functions, reductions, scans, astype to 12 dtypes, tfloat32 and
+float8 among them): the result's dtype, or cuTile's error (tools/cutile_dtype_table.py
 made it with real cuTile). Here the dtypes are known when the converter reads the kernel (the
 tiles are astype'd), so it decides each case itself: every result cuTile types must convert,
 with ct.static_assert(r.dtype == ct.D) holding (the converter folds it, and fails where it does
@@ -28,6 +29,10 @@ UNARY = {"neg": "-x", "invert": "~x", "not": "not x", "abs": "abs(x)", "exp": "c
          "prod": "ct.prod(x, axis=0)", "max": "ct.max(x, axis=0)", "argmax": "ct.argmax(x, axis=0)",
          "cumsum": "ct.cumsum(x, axis=0)", "cumprod": "ct.cumprod(x, axis=0)", "exp2": "ct.exp2(x)",
          "log2": "ct.log2(x)", "pos": "+x"}
+# astype to each dtype, the restricted floats too
+UNARY.update({f"astype_{d}": f"x.astype(ct.{d})" for d in
+              ["bool_", "int8", "int32", "int64", "uint8", "float16", "bfloat16", "float32", "float64", "tfloat32",
+               "float8_e4m3fn", "float8_e5m2"]})
 PAIRS = sorted({tuple(key.split("|")[:2]) for key in DATA})
 
 
@@ -47,7 +52,7 @@ def kernel(a, b, ops):
 
 
 def test_the_table_covers_every_case():
-    assert len(DATA) == 9 * (12 * len(OPS) + len(UNARY))
+    assert len(DATA) == 9 * (12 * len(OPS) + len(UNARY)) and len(UNARY) == 34
     assert all(f"{a}|{b}|{op}" in DATA for a, b in PAIRS for op in ops_of(b))
 
 

@@ -100,3 +100,21 @@ def test_a_tfloat32_tile_is_not_stored(convert_error):
     message = convert_error(SELECT.format(dtype="tfloat32", expr="x").replace(
         "    ct.store(out, index=(0, 0), tile=x.astype(ct.float32))", "    ct.store(out, index=(0, 0), tile=x)"))
     assert "C2T402: ct.store(): cuTile stores no tfloat32 tile" in message
+
+
+def test_an_integer_tile_converts_to_tfloat32(convert):
+    """cuTile converts integers and bools to tfloat32 (cvt.rn.f32.s32 then cvt.rn.tf32.f32 in
+    its PTX): float32 first, then tf32's 10 mantissa bits, to nearest, ties to even."""
+    mod = convert('''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(a, out):
+    x = ct.load(a, index=(0,), shape=(8,))
+    ct.store(out, index=(0,), tile=x.astype(ct.tfloat32).astype(ct.float32))
+''')
+    a = torch.tensor([2049, 2051, 3, -2051, 16777217, 0, 1 << 30, -1], dtype=torch.int32)
+    out = torch.empty(8)
+    mod.launch_k(0, (1,), (a, out))
+    assert out.tolist() == [2048.0, 2052.0, 3.0, -2052.0, 16777216.0, 0.0, 2.0**30, -1.0]

@@ -284,11 +284,10 @@ def ct_to_tfloat32(x):
     dtype; a product of such tiles takes input_precision="tf32", whose hardware conversion
     truncates, which changes nothing once they are tf32 values). float16 and bfloat16 hold
     only tf32 values. float32 rounds on its bits (subnormals too, the carry reaching the
-    exponent where it rounds up); float64 to float32 first, as cuTile's compiler converts it
-    (cvt.rn.f32.f64, then cvt.rn.tf32.f32). Infinities and NaN stay; values past tf32's
-    largest round to infinity."""
-    tl.static_assert(x.dtype.is_floating(), "astype to tfloat32 takes a float tile")
-    if x.dtype == tl.float32 or x.dtype == tl.float64:
+    exponent where it rounds up); float64, integers and bools to float32 first, as cuTile's
+    compiler converts them (cvt.rn.f32.f64 or cvt.rn.f32.s32, then cvt.rn.tf32.f32).
+    Infinities and NaN stay; values past tf32's largest round to infinity."""
+    if x.dtype == tl.float32 or x.dtype == tl.float64 or not x.dtype.is_floating():
         x = x.to(tl.float32)
         bits = x.to(tl.uint32, bitcast=True)
         rounded = (bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000
