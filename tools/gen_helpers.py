@@ -54,7 +54,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 FOLDER = REPO / "src" / "lower" / "helpers"
 MARKER = re.compile(r"^# helper: ([A-Za-z_][A-Za-z0-9_]*)((?: needs(?: [A-Za-z_][A-Za-z0-9_]*)+)?)\s*$")
-MAX_NEEDS = 4
+MAX_NEEDS = 6
 # What a helper's text uses (a regular expression) and the import that gives it to the module.
 HELPER_IMPORTS = [
     (r"\brandom\.", "import random"),

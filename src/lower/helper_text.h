@@ -61,6 +61,8 @@ typedef enum HelperId {
   HELPER_ct_truediv, /* math_helpers.py */
   HELPER_ct_floordiv, /* math_helpers.py */
   HELPER_ct_mod, /* math_helpers.py */
+  HELPER_ct_powi_exponent, /* math_helpers.py */
+  HELPER_ct_powi, /* math_helpers.py */
   HELPER_ct_pow, /* math_helpers.py */
   HELPER_ct_atan2, /* math_helpers.py */
   HELPER_ct_round_directed, /* math_helpers.py */
@@ -139,7 +141,7 @@ typedef enum HelperId {
 typedef struct HelperSource {
   const char *name;    /* the name the generated module defines */
   const char *text;    /* Python source, one or more top-level statements */
-  int needs[4];        /* helpers it calls, emitted before it; -1 ends the list */
+  int needs[6];        /* helpers it calls, emitted before it; -1 ends the list */
   bool libdevice;      /* calls libdevice: the module imports it */
   bool interpreted;    /* reads INTERPRETED: the module defines it */
   unsigned imports;    /* bit i: its text uses what HELPER_IMPORTS[i] imports */
@@ -182,7 +184,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        assert failed == 0, message\n"
     "    else:\n"
     "        tl.device_assert(cond, message)\n",
-    {-1, -1, -1, -1}, false, true, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, true, 0u},
   [HELPER_ct_assume_divisible_by] = {"ct_assume_divisible_by",
     "@triton.jit\n"
     "def ct_assume_divisible_by(x, divisor: tl.constexpr):\n"
@@ -190,14 +192,14 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    interpreter checks the hint).\"\"\"\n"
     "    tl.assume(x % divisor == 0)\n"
     "    return x\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_INTERPRETED] = {"INTERPRETED",
     "INTERPRETED = tl.constexpr(os.environ.get(\"TRITON_INTERPRET\", \"0\") == \"1\")\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__CUTILE_VERSION] = {"_CUTILE_VERSION",
     "# ct.__version__ on the host: the cuda-tile release whose semantics the converted code keeps\n"
     "_CUTILE_VERSION = \"1.7.0\"\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__tensor] = {"_tensor",
     "def _tensor(array, name, read_at=0, number=False):\n"
     "    \"\"\"An array argument of a launch as the torch tensor the kernel is given. cuTile took,\n"
@@ -233,7 +235,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            raise TypeError(f\"{what}, {held}; {read} {how}: {fix}\")\n"
     "        return tensor.view(torch.uint8)\n"
     "    return tensor\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__tensors] = {"_tensors",
     "def _tensors(arrays, name):\n"
     "    \"\"\"A tuple-of-arrays argument as a tuple of torch tensors (each as _tensor makes it).\"\"\"\n"
@@ -242,7 +244,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    if all(isinstance(array, torch.Tensor) and array.dtype is not e8m0 for array in arrays):\n"
     "        return arrays\n"
     "    return tuple(_tensor(array, f\"{name}[{i}]\") for i, array in enumerate(arrays))\n",
-    {HELPER__tensor, -1, -1, -1}, false, false, 0u},
+    {HELPER__tensor, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__ArrayList] = {"_ArrayList",
     "class _ArrayList(tuple):\n"
     "    \"\"\"The torch tensors of a list-of-arrays argument of one launch, with `key`, what the\n"
@@ -252,7 +254,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "\n"
     "    key = ()\n"
     "    known = None\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__array_list_key] = {"_array_list_key",
     "def _array_list_key(tensors):\n"
     "    \"\"\"The key of a list of torch tensors: their data pointers, shapes, strides, dtypes and\n"
@@ -266,7 +268,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    dtypes = tuple(map(operator.attrgetter(\"dtype\"), tensors))\n"
     "    devices = tuple(map(torch.Tensor.get_device, tensors))\n"
     "    return pointers, shapes, strides, dtypes, devices\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__array_list] = {"_array_list",
     "def _array_list(arrays, name, checked={}):\n"
     "    \"\"\"A list-of-arrays argument as an _ArrayList of torch tensors (each as _tensor makes it),\n"
@@ -310,7 +312,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        known = checked[key] = {}\n"
     "    tensors.key, tensors.known = key, known\n"
     "    return tensors\n",
-    {HELPER__tensor, HELPER__ArrayList, HELPER__array_list_key, -1}, false, false, 0u},
+    {HELPER__tensor, HELPER__ArrayList, HELPER__array_list_key, -1, -1, -1}, false, false, 0u},
   [HELPER__array_list_table] = {"_array_list_table",
     "def _array_list_table(tensors, captured=[]):\n"
     "    \"\"\"The device table of a list of arrays that the kernel reads (its list items): one int64\n"
@@ -355,7 +357,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        else:\n"
     "            tensors.known[stream] = table\n"
     "    return table\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__array_list_tma] = {"_array_list_tma",
     "def _array_list_tma(tensors):\n"
     "    \"\"\"Whether a tensor descriptor can address every array of a list (_tma_compatible), kept\n"
@@ -364,7 +366,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    if tma is None:\n"
     "        tma = tensors.known[\"tma\"] = all(_tma_compatible(tensor) for tensor in tensors)\n"
     "    return tma\n",
-    {HELPER__tma_compatible, -1, -1, -1}, false, false, 0u},
+    {HELPER__tma_compatible, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__torch_stream] = {"_torch_stream",
     "def _torch_stream(stream, device):\n"
     "    \"\"\"A stream that is not a torch stream, as the torch stream of its handle: a raw handle\n"
@@ -387,7 +389,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    if handle == 0:\n"
     "        return torch.cuda.default_stream(device)\n"
     "    return torch.cuda.ExternalStream(handle, device=device)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__kernel_stream] = {"_kernel_stream",
     "def _kernel_stream(stream, *arrays):\n"
     "    \"\"\"The stream context of a launch: cuTile launched on `stream`. `arrays` are the launch's\n"
@@ -419,7 +421,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    if stream.device_index == device.index and stream.cuda_stream == current:\n"
     "        return contextlib.nullcontext()\n"
     "    return torch.cuda.stream(stream)\n",
-    {HELPER__torch_stream, -1, -1, -1}, false, false, 0u},
+    {HELPER__torch_stream, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__tl_dtype] = {"_tl_dtype",
     "def _tl_dtype(dtype, name):\n"
     "    \"\"\"A ct.DType constexpr argument of a launch as the Triton dtype the kernel takes.\n"
@@ -441,7 +443,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    if not isinstance(triton_dtype, tl.dtype):\n"
     "        raise TypeError(f\"kernel argument {name!r}: {dtype!r} is not a dtype cuTile kernels take\")\n"
     "    return triton_dtype\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__tensor_items] = {"_tensor_items",
     "def _tensor_items(items, name, arrays):\n"
     "    \"\"\"A tuple argument of arrays and numbers ((x, 5)) as the tuple the kernel is given: the\n"
@@ -450,7 +452,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    items = tuple(items)\n"
     "    return tuple(_tensor(item, f\"{name}[{k}]\") if k < len(arrays) and arrays[k] else item\n"
     "                 for k, item in enumerate(items))\n",
-    {HELPER__tensor, -1, -1, -1}, false, false, 0u},
+    {HELPER__tensor, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__constant_items] = {"_constant_items",
     "def _constant_items(value, constant):\n"
     "    \"\"\"A tuple argument whose annotation marks items ct.Constant (tuple[ct.Constant[int], int]):\n"
@@ -467,7 +469,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            item = tl.constexpr(item)\n"
     "        items.append(item)\n"
     "    return tuple(items)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__tma_compatible] = {"_tma_compatible",
     "def _tma_compatible(tensor):\n"
     "    \"\"\"Whether a tensor descriptor (TMA) can address `tensor`: the last stride is 1, and the\n"
@@ -485,7 +487,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        if stride * size & 15:\n"
     "            return False\n"
     "    return True\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__host_descriptor] = {"_host_descriptor",
     "def _host_descriptor(tensor, block_shape, padding=\"zero\"):\n"
     "    \"\"\"The tensor descriptor of the whole `tensor` (whose TMA flag is set) for tiles of\n"
@@ -503,7 +505,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    made.base, made.shape, made.strides = tensor, shape, tensor.stride()\n"
     "    made.block_shape, made.padding = block_shape, padding\n"
     "    return made\n",
-    {-1, -1, -1, -1}, false, false, 4u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 4u},
   [HELPER__tma_workspace] = {"_tma_workspace",
     "_TMA_WORKSPACES = {}\n"
     "\n"
@@ -525,7 +527,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "\n"
     "\n"
     "triton.set_allocator(_tma_workspace)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__launch_key] = {"_launch_key",
     "def _launch_key(values):\n"
     "    \"\"\"Of each launch argument, what Triton compiles the kernel for: a tensor's dtype, device\n"
@@ -559,7 +561,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            add(kind)\n"
     "            add(value)\n"
     "    return tuple(key)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__launch] = {"_launch",
     "_LAUNCHED = {}\n"
     "_LAUNCHED_LIMIT = 4096  # kept launch keys (all kernels); more are dropped together\n"
@@ -802,7 +804,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        direct = _direct_launch(compiled) if _SCRATCH is not None else None\n"
     "        # the kernel too: while the entry lives, no other kernel object can take its id\n"
     "        _LAUNCHED[key] = (compiled, names, (None,) * len(rest), direct, kernel, torch.cuda.current_device())\n",
-    {HELPER__launch_key, -1, -1, -1}, false, false, 2u},
+    {HELPER__launch_key, -1, -1, -1, -1, -1}, false, false, 2u},
   [HELPER__replayed] = {"_replayed",
     "_REPLAYED_LIMIT = 1024  # replayed launches kept per launcher; more are dropped together\n"
     "\n"
@@ -903,7 +905,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    launch.__doc__ = launcher.__doc__\n"
     "    launch.__wrapped__ = launcher\n"
     "    return launch\n",
-    {HELPER__launch, -1, -1, -1}, false, false, 0u},
+    {HELPER__launch, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__by_target] = {"_by_target",
     "def _by_target(default=None, **by_arch):\n"
     "    \"\"\"ct.ByTarget: the value given for this GPU's architecture (sm_XY), else the default.\"\"\"\n"
@@ -911,7 +913,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return default\n"
     "    major, minor = torch.cuda.get_device_capability()\n"
     "    return by_arch.get(f\"sm_{major}{minor}\", default)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__TileKernel] = {"_TileKernel",
     "class _TileKernel:\n"
     "    \"\"\"A cuTile kernel object on the host: ct.launch launches it, replace_hints makes a\n"
@@ -955,7 +957,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        if self.captured is not None:\n"
     "            args = (*args, *self.captured())\n"
     "        self.launcher(stream, grid, args, **options)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__host_kernel] = {"_host_kernel",
     "def _host_kernel(function, launcher):\n"
     "    \"\"\"Give a converted kernel what cuTile host code uses of a kernel object (replace_hints,\n"
@@ -964,7 +966,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    function.replace_hints = kernel.replace_hints\n"
     "    function._pyfunc = kernel._pyfunc\n"
     "    function.launch_tile_kernel = kernel.launch_tile_kernel\n",
-    {HELPER__TileKernel, -1, -1, -1}, false, false, 0u},
+    {HELPER__TileKernel, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__callable_kernel] = {"_callable_kernel",
     "class _CallableAutotuner(triton.runtime.Autotuner):\n"
     "    \"\"\"An autotuned kernel that can be called, to raise what calling a cuTile kernel raises.\"\"\"\n"
@@ -981,7 +983,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    if isinstance(kernel, triton.runtime.Autotuner) and not callable(kernel):\n"
     "        kernel.__class__ = _CallableAutotuner\n"
     "    return kernel\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__nested_kernel] = {"_nested_kernel",
     "def _nested_kernel(launcher, captured=None, name=None, /, **hints):\n"
     "    \"\"\"The kernel object @ct.kernel(**hints) made where a host function defined the kernel\n"
@@ -993,7 +995,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    kernel = _TileKernel(launcher, hints, captured)\n"
     "    kernel.__name__ = name or launcher.__name__[len(\"launch_\"):]\n"
     "    return kernel\n",
-    {HELPER__TileKernel, -1, -1, -1}, false, false, 0u},
+    {HELPER__TileKernel, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_launch_kernel] = {"launch_kernel",
     "def launch_kernel(stream, grid, kernel, args):\n"
     "    \"\"\"ct.launch(stream, grid, kernel, args) of a kernel chosen at run time or imported from\n"
@@ -1002,7 +1004,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    if launch is None:\n"
     "        raise TypeError(f\"{kernel!r} is not a kernel converted by cutile2triton\")\n"
     "    launch(stream, grid, args)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__ct_kernel] = {"_ct_kernel",
     "def _ct_kernel(function, **hints):\n"
     "    \"\"\"ct.kernel(function, **hints) on the host, where function is a converted kernel's\n"
@@ -1016,53 +1018,53 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "# The host values of cuTile's enums (cuda.tile 1.7): the same class names, member\n"
     "# names and values, so host code that keeps, compares or prints them behaves the\n"
     "# same. Tile code never reads these: the converter resolves an enum member there.\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__PaddingMode] = {"_PaddingMode",
     "_PaddingMode = enum.Enum(\n"
     "    \"PaddingMode\",\n"
     "    [(\"UNDETERMINED\", \"undetermined\"), (\"ZERO\", \"zero\"), (\"NEG_ZERO\", \"neg_zero\"), (\"NAN\", \"nan\"),\n"
     "     (\"POS_INF\", \"pos_inf\"), (\"NEG_INF\", \"neg_inf\")],\n"
     ")\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__RoundingMode] = {"_RoundingMode",
     "_RoundingMode = enum.Enum(\n"
     "    \"RoundingMode\",\n"
     "    [(\"RN\", \"nearest_even\"), (\"RZ\", \"zero\"), (\"RM\", \"negative_inf\"), (\"RP\", \"positive_inf\"),\n"
     "     (\"RA\", \"nearest_away\"), (\"FULL\", \"full\"), (\"APPROX\", \"approx\"), (\"RZI\", \"nearest_int_to_zero\")],\n"
     ")\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__MemoryOrder] = {"_MemoryOrder",
     "_MemoryOrder = enum.Enum(\n"
     "    \"MemoryOrder\",\n"
     "    [(\"WEAK\", \"weak\"), (\"RELAXED\", \"relaxed\"), (\"ACQUIRE\", \"acquire\"), (\"RELEASE\", \"release\"),\n"
     "     (\"ACQ_REL\", \"acq_rel\")],\n"
     ")\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__MemoryScope] = {"_MemoryScope",
     "_MemoryScope = enum.Enum(\n"
     "    \"MemoryScope\",\n"
     "    [(\"NONE\", \"none\"), (\"BLOCK\", \"block\"), (\"CLUSTER\", \"cluster\"), (\"DEVICE\", \"device\"), (\"SYS\", \"sys\")],\n"
     ")\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__BytecodeVersion] = {"_BytecodeVersion",
     "_BytecodeVersion = enum.IntEnum(\n"
     "    \"BytecodeVersion\",\n"
     "    [(\"V_13_1\", 130100), (\"V_13_2\", 130200), (\"V_13_3\", 130300), (\"V_13_4\", 130400), (\"V_13_5\", 130500)],\n"
     ")\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__max_bytecode_version] = {"_max_bytecode_version",
     "def _max_bytecode_version(temp_dir=None, allow_dev=False):\n"
     "    \"\"\"cuTile's _get_max_supported_bytecode_version: the newest Tile IR its compiler\n"
     "    (tileiras) takes, which host code tests before using a feature. The converted module\n"
     "    compiles with Triton, which takes every feature the conversion kept: the newest.\"\"\"\n"
     "    return max(_BytecodeVersion)\n",
-    {HELPER__BytecodeVersion, -1, -1, -1}, false, false, 0u},
+    {HELPER__BytecodeVersion, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__dev_features_enabled] = {"_dev_features_enabled",
     "def _dev_features_enabled():\n"
     "    \"\"\"cuTile's dev_features_enabled(): whether its features in development are on. The\n"
     "    converted module runs no cuTile: off.\"\"\"\n"
     "    return False\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__tf32_stage_kernel] = {"_tf32_stage_kernel",
     "@triton.jit\n"
     "def _tf32_stage_kernel(src, dst, R, C, stride_r, stride_c, BR: tl.constexpr, BC: tl.constexpr):\n"
@@ -1072,7 +1074,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    inside = (rows[:, None] < R) & (cols[None, :] < C)\n"
     "    tile = tl.load(src + rows[:, None] * stride_r + cols[None, :] * stride_c, mask=inside)\n"
     "    tl.store(dst + cols[None, :] * R + rows[:, None], ct_to_tfloat32(tile), mask=inside)\n",
-    {HELPER_ct_to_tfloat32, -1, -1, -1}, false, false, 0u},
+    {HELPER_ct_to_tfloat32, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__tf32_stage] = {"_tf32_stage",
     "def _tf32_stage(array, *others):\n"
     "    \"\"\"The right-hand operand of a kernel's tfloat32 products as sm_90's tf32 wgmma reads it\n"
@@ -1100,7 +1102,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    grid = (triton.cdiv(rows, 64), triton.cdiv(cols, 64))\n"
     "    _launch(_tf32_stage_kernel, grid, array, staged, rows, cols, array.stride(0), array.stride(1), 64, 64)\n"
     "    return staged\n",
-    {HELPER__tf32_stage_kernel, HELPER__launch, -1, -1}, false, false, 0u},
+    {HELPER__tf32_stage_kernel, HELPER__launch, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_common_dtype] = {"ct_common_dtype",
     "@triton.constexpr_function\n"
     "def ct_common_dtype(x, y):\n"
@@ -1135,14 +1137,14 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    if a.is_int_signed() != b.is_int_signed():\n"
     "        raise TypeError(f\"cuTile does not promote {a} with {b} (signed with unsigned)\")\n"
     "    return a if a.int_bitwidth > b.int_bitwidth else b\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_float_dtype] = {"ct_float_dtype",
     "@triton.constexpr_function\n"
     "def ct_float_dtype(dtype):\n"
     "    \"\"\"The dtype of cuTile's float functions (exp, sqrt, /, ...) on `dtype`: integers and\n"
     "    bool give float32.\"\"\"\n"
     "    return dtype if dtype.is_floating() else tl.float32\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_compute_dtype] = {"ct_compute_dtype",
     "@triton.constexpr_function\n"
     "def ct_compute_dtype(dtype):\n"
@@ -1150,7 +1152,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    back once: float32 has enough bits that the result is the correctly rounded one for\n"
     "    + - * / sqrt), float32/float64 in themselves.\"\"\"\n"
     "    return tl.float32 if dtype.primitive_bitwidth < 32 else dtype\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_interpreted_numpy] = {"interpreted_numpy",
     "@triton.constexpr_function\n"
     "def interpreted_numpy(name, *args):\n"
@@ -1166,7 +1168,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    scalar = like.type.scalar\n"
     "    result_type = tl.block_type(scalar, list(result.shape)) if result.ndim else scalar\n"
     "    return tl.tensor(TensorHandle(result, like.handle.dtype), result_type)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_bf16_operand] = {"ct_bf16_operand",
     "@triton.jit\n"
     "def ct_bf16_operand(x, other_dtype: tl.constexpr):\n"
@@ -1177,7 +1179,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return x.to(tl.bfloat16)\n"
     "    else:\n"
     "        return x\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_truediv] = {"ct_truediv",
     "@triton.jit\n"
     "def ct_truediv(x, y):\n"
@@ -1189,7 +1191,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return tl.cast(x, tl.float64) / tl.cast(y, tl.float64)  # float64 division is IEEE\n"
     "    else:\n"
     "        return tl.div_rn(tl.cast(x, tl.float32), tl.cast(y, tl.float32)).to(dtype)\n",
-    {HELPER_ct_common_dtype, HELPER_ct_float_dtype, -1, -1}, false, false, 0u},
+    {HELPER_ct_common_dtype, HELPER_ct_float_dtype, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_floordiv] = {"ct_floordiv",
     "@triton.jit\n"
     "def ct_floordiv(x, y):\n"
@@ -1206,7 +1208,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        q = x // y\n"
     "        r = x - q * y\n"
     "        return q - ((r != 0) & ((r < 0) != (y < 0))).to(dtype)\n",
-    {HELPER_ct_truediv, HELPER_ct_compute_dtype, -1, -1}, false, false, 0u},
+    {HELPER_ct_truediv, HELPER_ct_compute_dtype, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_mod] = {"ct_mod",
     "@triton.jit\n"
     "def ct_mod(x, y):\n"
@@ -1218,15 +1220,55 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    r = x % y\n"
     "    fix = (r != 0) & ((r < 0) != (y < 0))\n"
     "    return tl.where(fix, r + y, r).to(dtype)\n",
-    {HELPER_ct_common_dtype, HELPER_ct_compute_dtype, -1, -1}, false, false, 0u},
+    {HELPER_ct_common_dtype, HELPER_ct_compute_dtype, -1, -1, -1, -1}, false, false, 0u},
+  [HELPER_ct_powi_exponent] = {"ct_powi_exponent",
+    "@triton.constexpr_function\n"
+    "def ct_powi_exponent(x, y):\n"
+    "    \"\"\"Whether cuTile computes x ** y by repeated squaring (its fpowi, tileiras 13.4 and\n"
+    "    later): x a float16, bfloat16, float32 or float64 tile and y an integer that int32 holds\n"
+    "    (an int8, int16, int32, uint8 or uint16 tile, or a Python int). A bool, int64 or uint32\n"
+    "    exponent, or a float one, takes pow.\"\"\"\n"
+    "    if not hasattr(x, \"dtype\") or not x.dtype.is_floating() or x.dtype.primitive_bitwidth < 16:\n"
+    "        return False\n"
+    "    if not hasattr(y, \"dtype\"):\n"
+    "        return isinstance(y, int) and not isinstance(y, bool) and -2**31 <= y < 2**31\n"
+    "    if not y.dtype.is_int() or y.dtype == tl.int1:\n"
+    "        return False\n"
+    "    return y.dtype.int_bitwidth <= (32 if y.dtype.is_int_signed() else 16)\n",
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
+  [HELPER_ct_powi] = {"ct_powi",
+    "@triton.jit\n"
+    "def ct_powi(x, y):\n"
+    "    \"\"\"x ** y of a float tile and an integer as cuTile computes it (its fpowi, read in the PTX\n"
+    "    tileiras 13.4 writes): in float32 for float16/bfloat16, the product of the squares of x\n"
+    "    for the set bits of |y|, lowest first, each product rounded; where y is negative, the\n"
+    "    correctly rounded reciprocal of that; rounded back to x's dtype once.\"\"\"\n"
+    "    dtype: tl.constexpr = x.dtype\n"
+    "    base = x.to(ct_compute_dtype(dtype))\n"
+    "    exponent = (tl.full((), y, tl.int32) if not hasattr(y, \"dtype\") else y).to(tl.int32)\n"
+    "    bits = tl.abs(exponent).to(tl.uint32)  # |-2**31| wraps to 2**31, as the PTX's abs does\n"
+    "    result = tl.where((bits & 1) != 0, base, 1.0)\n"
+    "    bits = bits >> 1\n"
+    "    for _ in tl.static_range(31):\n"
+    "        base = base * base\n"
+    "        result = tl.where((bits & 1) != 0, result * base, result)\n"
+    "        bits = bits >> 1\n"
+    "    if ct_compute_dtype(dtype) == tl.float64:\n"
+    "        reciprocal = 1.0 / result  # float64 division is IEEE\n"
+    "    else:\n"
+    "        reciprocal = tl.div_rn(tl.full(result.shape, 1.0, tl.float32), result)\n"
+    "    return tl.where(exponent < 0, reciprocal, result).to(dtype)\n",
+    {HELPER_ct_compute_dtype, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_pow] = {"ct_pow",
     "@triton.jit\n"
     "def ct_pow(x, y):\n"
-    "    \"\"\"x ** y as cuTile computes it: both operands promoted to their common float dtype\n"
-    "    (libdevice pow; float16/bfloat16 computed in float32 and rounded back). cuTile has no\n"
-    "    integer ** integer.\"\"\"\n"
+    "    \"\"\"x ** y as cuTile computes it: a float tile to an integer power by repeated squaring\n"
+    "    (ct_powi); otherwise both operands promoted to their common float dtype (libdevice pow;\n"
+    "    float16/bfloat16 computed in float32 and rounded back). cuTile has no integer ** integer.\"\"\"\n"
     "    dtype: tl.constexpr = ct_common_dtype(x, y)\n"
     "    tl.static_assert(dtype.is_floating(), \"cuTile has no integer ** integer\")\n"
+    "    if ct_powi_exponent(x, y):\n"
+    "        return ct_powi(x, y)\n"
     "    x = tl.cast(x, ct_compute_dtype(dtype))\n"
     "    y = tl.cast(y, ct_compute_dtype(dtype))\n"
     "    if INTERPRETED:\n"
@@ -1234,7 +1276,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    else:\n"
     "        r = libdevice.pow(x, y)\n"
     "    return r.to(dtype)\n",
-    {HELPER_ct_common_dtype, HELPER_ct_compute_dtype, HELPER_interpreted_numpy, -1}, true, true, 0u},
+    {HELPER_ct_common_dtype, HELPER_ct_compute_dtype, HELPER_interpreted_numpy, HELPER_ct_powi_exponent, HELPER_ct_powi, -1}, true, true, 0u},
   [HELPER_ct_atan2] = {"ct_atan2",
     "@triton.jit\n"
     "def ct_atan2(x1, x2):\n"
@@ -1248,7 +1290,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    else:\n"
     "        r = libdevice.atan2(x1, x2)\n"
     "    return r.to(dtype)\n",
-    {HELPER_ct_common_dtype, HELPER_ct_float_dtype, HELPER_ct_compute_dtype, HELPER_interpreted_numpy}, true, true, 0u},
+    {HELPER_ct_common_dtype, HELPER_ct_float_dtype, HELPER_ct_compute_dtype, HELPER_interpreted_numpy, -1, -1}, true, true, 0u},
   [HELPER_ct_round_directed] = {"ct_round_directed",
     "@triton.jit\n"
     "def ct_round_directed(q, exact_above, exact_below, MODE: tl.constexpr):\n"
@@ -1265,7 +1307,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return tl.where(exact_above, up, q)\n"
     "    else:\n"
     "        return tl.where((q > 0) & exact_below, down, tl.where((q < 0) & exact_above, up, q))\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_truediv_directed] = {"ct_truediv_directed",
     "@triton.jit\n"
     "def ct_truediv_directed(x, y, MODE: tl.constexpr):\n"
@@ -1284,7 +1326,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return libdevice.div_rd(x, y)\n"
     "    else:\n"
     "        return libdevice.div_ru(x, y)\n",
-    {HELPER_ct_round_directed, HELPER_ct_common_dtype, -1, -1}, true, true, 0u},
+    {HELPER_ct_round_directed, HELPER_ct_common_dtype, -1, -1, -1, -1}, true, true, 0u},
   [HELPER_ct_sqrt_directed] = {"ct_sqrt_directed",
     "@triton.jit\n"
     "def ct_sqrt_directed(x, MODE: tl.constexpr):\n"
@@ -1302,7 +1344,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return libdevice.sqrt_rd(x)\n"
     "    else:\n"
     "        return libdevice.sqrt_ru(x)\n",
-    {HELPER_ct_round_directed, -1, -1, -1}, true, true, 0u},
+    {HELPER_ct_round_directed, -1, -1, -1, -1, -1}, true, true, 0u},
   [HELPER_ct_truediv_full] = {"ct_truediv_full",
     "@triton.jit\n"
     "def ct_truediv_full(x, y):\n"
@@ -1312,7 +1354,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    differ from the IEEE quotient's).\"\"\"\n"
     "    tl.static_assert(ct_common_dtype(x, y) == tl.float32, \"converted for float32 only\")\n"
     "    return tl.cast(x, tl.float32) / tl.cast(y, tl.float32)\n",
-    {HELPER_ct_common_dtype, -1, -1, -1}, false, false, 0u},
+    {HELPER_ct_common_dtype, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_flush_subnormals] = {"ct_flush_subnormals",
     "@triton.jit\n"
     "def ct_flush_subnormals(x):\n"
@@ -1322,13 +1364,13 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    operation's operands and result go through this.\"\"\"\n"
     "    tl.static_assert(x.dtype == tl.float32, \"cuTile takes flush_to_zero=True for float32 only\")\n"
     "    return tl.where(tl.abs(x) < 1.1754943508222875e-38, x * 0.0, x)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_isnan] = {"ct_isnan",
     "@triton.jit\n"
     "def ct_isnan(x):\n"
     "    \"\"\"ct.isnan: x != x (float != is unordered: true for NaN only).\"\"\"\n"
     "    return x != x\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_cdiv] = {"ct_cdiv",
     "@triton.jit\n"
     "def ct_cdiv(x, y):\n"
@@ -1337,7 +1379,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    q = x // y\n"
     "    r = x % y\n"
     "    return q + ((r != 0) & ((r > 0) == (y > 0))).to(q.dtype)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_to_tfloat32] = {"ct_to_tfloat32",
     "@triton.jit\n"
     "def ct_to_tfloat32(x):\n"
@@ -1356,7 +1398,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return tl.where((bits & 0x7F800000) == 0x7F800000, x, rounded.to(tl.float32, bitcast=True))\n"
     "    else:\n"
     "        return x.to(tl.float32)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_tf32_staged] = {"ct_tf32_staged",
     "@triton.jit\n"
     "def ct_tf32_staged(staged, x):\n"
@@ -1367,7 +1409,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return ct_to_tfloat32(x)\n"
     "    else:\n"
     "        return staged\n",
-    {HELPER_ct_to_tfloat32, -1, -1, -1}, false, false, 0u},
+    {HELPER_ct_to_tfloat32, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_to_float4_e2m1fn] = {"ct_to_float4_e2m1fn",
     "@triton.jit\n"
     "def ct_to_float4_e2m1fn(x):\n"
@@ -1392,7 +1434,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "         + (a > 2.5).to(tl.uint8) + (a >= 3.5).to(tl.uint8) + (a > 5.0).to(tl.uint8))\n"
     "    code = m | (sign << 3)\n"
     "    return tl.where(a != a, 7, code).to(tl.uint8)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_from_float4_e2m1fn] = {"ct_from_float4_e2m1fn",
     "@triton.jit\n"
     "def ct_from_float4_e2m1fn(code, dtype: tl.constexpr):\n"
@@ -1404,7 +1446,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    value = tl.where(mag < 2, mag.to(tl.float32) * 0.5, ((2 + (mag & 1)) << (mag >> 1)).to(tl.float32) * 0.25)\n"
     "    bits = value.to(tl.uint32, bitcast=True) | ((code >> 3).to(tl.uint32) << 31)\n"
     "    return bits.to(tl.float32, bitcast=True).to(dtype)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_float8_e8m0fnu_to_float32] = {"ct_float8_e8m0fnu_to_float32",
     "@triton.jit\n"
     "def ct_float8_e8m0fnu_to_float32(bits):\n"
@@ -1416,7 +1458,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    f = tl.where(b == 0, 0x00400000, b << 23)\n"
     "    f = tl.where(b == 255, 0x7FC00000, f)\n"
     "    return f.to(tl.float32, bitcast=True)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_float8_e8m0fnu_bits] = {"ct_float8_e8m0fnu_bits",
     "@triton.constexpr_function\n"
     "def ct_float8_e8m0fnu_bits(value):\n"
@@ -1435,7 +1477,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            biased = exponent + 127 + (value >= 1.5 * 2.0 ** exponent)\n"
     "            return 255 if biased > 254 else biased\n"
     "    return 0\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_mma_acc_ok] = {"ct_mma_acc_ok",
     "@triton.constexpr_function\n"
     "def ct_mma_acc_ok(x, y, acc):\n"
@@ -1452,7 +1494,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    if x == tl.float64:\n"
     "        return acc == tl.float64\n"
     "    return x in small_ints and acc == tl.int32\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_matmul_acc_dtype] = {"ct_matmul_acc_dtype",
     "@triton.constexpr_function\n"
     "def ct_matmul_acc_dtype(x):\n"
@@ -1467,7 +1509,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    if x in (tl.int8, tl.uint8):\n"
     "        return tl.int32\n"
     "    return tl.int1\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_mma_core] = {"ct_mma_core",
     "@triton.jit\n"
     "def ct_mma_core(x, y, acc, input_precision: tl.constexpr, use_fast_acc: tl.constexpr):\n"
@@ -1502,7 +1544,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        IMPRECISE: tl.constexpr = K if x.dtype.is_fp8() and not use_fast_acc else None\n"
     "        return tl.dot(x, y, acc, input_precision=input_precision, max_num_imprecise_acc=IMPRECISE,\n"
     "                      out_dtype=acc.dtype)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_mma] = {"ct_mma",
     "@triton.jit\n"
     "def ct_mma(x, y, acc, input_precision: tl.constexpr, use_fast_acc: tl.constexpr):\n"
@@ -1528,7 +1570,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        a = tl.broadcast_to(a, (acc.shape[0], a.shape[1], a.shape[2]))\n"
     "        b = tl.broadcast_to(b, (acc.shape[0], b.shape[1], b.shape[2]))\n"
     "        return ct_mma_core(a, b, acc, input_precision, use_fast_acc)\n",
-    {HELPER_ct_mma_acc_ok, HELPER_ct_mma_core, -1, -1}, false, false, 0u},
+    {HELPER_ct_mma_acc_ok, HELPER_ct_mma_core, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_matmul] = {"ct_matmul",
     "@triton.jit\n"
     "def ct_matmul(x, y, input_precision: tl.constexpr):\n"
@@ -1558,7 +1600,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    if Y_VECTOR:\n"
     "        result = tl.sum(result, len(result.shape) - 1, dtype=D)\n"
     "    return result\n",
-    {HELPER_ct_common_dtype, HELPER_ct_matmul_acc_dtype, HELPER_ct_mma, HELPER_ct_to_tfloat32}, false, false, 0u},
+    {HELPER_ct_common_dtype, HELPER_ct_matmul_acc_dtype, HELPER_ct_mma, HELPER_ct_to_tfloat32, -1, -1}, false, false, 0u},
   [HELPER_ct_mma_scaled_error] = {"ct_mma_scaled_error",
     "@triton.constexpr_function\n"
     "def ct_mma_scaled_error(x, y, x_scale, y_scale, acc, fp4, x_k, y_k, x_ks, y_ks):\n"
@@ -1607,7 +1649,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        same = \"x_scale and y_scale must have the same K_s (one block size)\"\n"
     "        return f\"ct.mma_scaled: {same}, got {x_ks} and {y_ks}\"\n"
     "    return \"\"\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_mma_scaled_operand] = {"ct_mma_scaled_operand",
     "@triton.jit\n"
     "def ct_mma_scaled_operand(v, scale, fp4: tl.constexpr, k_axis: tl.constexpr):\n"
@@ -1637,7 +1679,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        else:\n"
     "            blocks = tl.reshape(vf, (v.shape[0], KS, B, v.shape[2])) * sf[:, :, None, :]\n"
     "    return tl.reshape(blocks, v.shape)\n",
-    {HELPER_ct_from_float4_e2m1fn, HELPER_ct_float8_e8m0fnu_to_float32, -1, -1}, false, false, 0u},
+    {HELPER_ct_from_float4_e2m1fn, HELPER_ct_float8_e8m0fnu_to_float32, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_mma_scaled] = {"ct_mma_scaled",
     "@triton.jit\n"
     "def ct_mma_scaled(x, x_scale, y, y_scale, acc, fp4: tl.constexpr):\n"
@@ -1676,21 +1718,21 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return ct_mma(a, b, acc, \"ieee\", False)\n"
     "    else:\n"
     "        return ct_mma(a.to(tl.bfloat16), b.to(tl.bfloat16), acc, \"ieee\", False)\n",
-    {HELPER_ct_mma_scaled_error, HELPER_ct_mma_scaled_operand, HELPER_ct_mma, -1}, false, true, 0u},
+    {HELPER_ct_mma_scaled_error, HELPER_ct_mma_scaled_operand, HELPER_ct_mma, -1, -1, -1}, false, true, 0u},
   [HELPER_ct_negative_zero] = {"ct_negative_zero",
     "@triton.jit\n"
     "def ct_negative_zero():\n"
     "    \"\"\"-0.0 (padding_mode=NEG_ZERO) as a float32 scalar. Triton turns a literal -0.0 into\n"
     "    +0.0 (measured in its interpreter), so the value is made from its bits.\"\"\"\n"
     "    return tl.full((), 0x80000000, tl.uint32).to(tl.float32, bitcast=True)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_slice_range] = {"ct_slice_range",
     "@triton.jit\n"
     "def ct_slice_range(start, length: tl.constexpr):\n"
     "    \"\"\"The element indices of ct.Slice(start, length) along its axis: start + arange(length),\n"
     "    in 64 bits.\"\"\"\n"
     "    return tl.cast(start, tl.int64) + tl.arange(0, length)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_atomic_cas] = {"ct_atomic_cas",
     "@triton.jit\n"
     "def ct_atomic_cas(base, offsets, inside, expected, desired, sem: tl.constexpr, scope: tl.constexpr):\n"
@@ -1704,7 +1746,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    desired = tl.broadcast_to(tl.cast(desired, dtype), ptrs.shape)\n"
     "    old = tl.atomic_cas(ptrs, tl.where(inside, expected, desired), desired, sem=sem, scope=scope)\n"
     "    return tl.where(inside, old, expected)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_load_element_0d] = {"ct_load_element_0d",
     "@triton.jit\n"
     "def ct_load_element_0d(base, shape, strides, other, check_bounds: tl.constexpr = True):\n"
@@ -1712,7 +1754,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    reads `other` (the padding value).\"\"\"\n"
     "    ptr = base\n"
     "    return tl.load(ptr)  # a 0-d array's one element is always inside\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_store_element_0d] = {"ct_store_element_0d",
     "@triton.jit\n"
     "def ct_store_element_0d(base, shape, strides, value, check_bounds: tl.constexpr = True):\n"
@@ -1720,7 +1762,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    written outside the array.\"\"\"\n"
     "    ptr = base\n"
     "    tl.store(ptr, value)  # a 0-d array's one element is always inside\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_list_item] = {"ct_list_item",
     "@triton.jit\n"
     "def ct_list_item(first, table, index, RANK: tl.constexpr, INT64: tl.constexpr = False):\n"
@@ -1737,7 +1779,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        shape = shape + (tl.load(row + 1 + axis).to(index_dtype),)\n"
     "        strides = strides + (tl.load(row + 1 + RANK + axis).to(index_dtype),)\n"
     "    return tl.load(row).to(first.dtype), shape, strides\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_grid_dependency_control_wait] = {"ct_grid_dependency_control_wait",
     "@triton.jit\n"
     "def ct_grid_dependency_control_wait():\n"
@@ -1747,7 +1789,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    interpreter runs launches one after the other: nothing to wait for there.\"\"\"\n"
     "    if not INTERPRETED:\n"
     "        tl.extra.cuda.gdc_wait()\n",
-    {-1, -1, -1, -1}, false, true, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, true, 0u},
   [HELPER_ct_grid_dependency_control_launch_dependents] = {"ct_grid_dependency_control_launch_dependents",
     "@triton.jit\n"
     "def ct_grid_dependency_control_launch_dependents():\n"
@@ -1756,14 +1798,14 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    griddepcontrol.launch_dependents; no effect otherwise, nor under the interpreter).\"\"\"\n"
     "    if not INTERPRETED:\n"
     "        tl.extra.cuda.gdc_launch_dependents()\n",
-    {-1, -1, -1, -1}, false, true, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, true, 0u},
   [HELPER_ct_multiply] = {"ct_multiply",
     "@triton.jit\n"
     "def ct_multiply(a, b):\n"
     "    \"\"\"Combine of ct.prod and ct.cumprod: a * b in the operands' dtype (Triton has no tl.prod,\n"
     "    and tl.cumprod promotes bfloat16 to float32).\"\"\"\n"
     "    return a * b\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_sum] = {"ct_sum",
     "@triton.jit\n"
     "def ct_sum(x, axis: tl.constexpr, keep_dims: tl.constexpr):\n"
@@ -1773,14 +1815,14 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return tl.sum(x, axis, keep_dims=keep_dims, dtype=tl.int32)\n"
     "    else:\n"
     "        return tl.sum(x, axis, keep_dims=keep_dims, dtype=x.dtype)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_prod] = {"ct_prod",
     "@triton.jit\n"
     "def ct_prod(x, axis: tl.constexpr, keep_dims: tl.constexpr):\n"
     "    \"\"\"ct.prod: the product in x's dtype, bool as int32 (Triton has no tl.prod).\"\"\"\n"
     "    values = x.to(tl.int32) if x.dtype == tl.int1 else x\n"
     "    return tl.reduce(values, axis, ct_multiply, keep_dims=keep_dims)\n",
-    {HELPER_ct_multiply, -1, -1, -1}, false, false, 0u},
+    {HELPER_ct_multiply, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_max] = {"ct_max",
     "@triton.jit\n"
     "def ct_max(x, axis: tl.constexpr, keep_dims: tl.constexpr):\n"
@@ -1790,7 +1832,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return tl.max(x.to(tl.int32), axis, keep_dims=keep_dims)\n"
     "    else:\n"
     "        return tl.max(x, axis, keep_dims=keep_dims).to(x.dtype)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_min] = {"ct_min",
     "@triton.jit\n"
     "def ct_min(x, axis: tl.constexpr, keep_dims: tl.constexpr):\n"
@@ -1800,13 +1842,13 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return tl.min(x.to(tl.int32), axis, keep_dims=keep_dims)\n"
     "    else:\n"
     "        return tl.min(x, axis, keep_dims=keep_dims).to(x.dtype)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_maximum_propagate_nan] = {"ct_maximum_propagate_nan",
     "@triton.jit\n"
     "def ct_maximum_propagate_nan(a, b):\n"
     "    \"\"\"Combine of ct.max(..., propagate_nan=True): a NaN operand wins.\"\"\"\n"
     "    return tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_max_propagate_nan] = {"ct_max_propagate_nan",
     "@triton.jit\n"
     "def ct_max_propagate_nan(x, axis: tl.constexpr, keep_dims: tl.constexpr):\n"
@@ -1819,13 +1861,13 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return tl.reduce(x, axis, ct_maximum_propagate_nan, keep_dims=keep_dims)\n"
     "    else:\n"
     "        return ct_max(x, axis, keep_dims)\n",
-    {HELPER_ct_maximum_propagate_nan, HELPER_ct_max, -1, -1}, false, false, 0u},
+    {HELPER_ct_maximum_propagate_nan, HELPER_ct_max, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_minimum_propagate_nan] = {"ct_minimum_propagate_nan",
     "@triton.jit\n"
     "def ct_minimum_propagate_nan(a, b):\n"
     "    \"\"\"Combine of ct.min(..., propagate_nan=True): a NaN operand wins.\"\"\"\n"
     "    return tl.minimum(a, b, propagate_nan=tl.PropagateNan.ALL)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_min_propagate_nan] = {"ct_min_propagate_nan",
     "@triton.jit\n"
     "def ct_min_propagate_nan(x, axis: tl.constexpr, keep_dims: tl.constexpr):\n"
@@ -1838,7 +1880,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return tl.reduce(x, axis, ct_minimum_propagate_nan, keep_dims=keep_dims)\n"
     "    else:\n"
     "        return ct_min(x, axis, keep_dims)\n",
-    {HELPER_ct_minimum_propagate_nan, HELPER_ct_min, -1, -1}, false, false, 0u},
+    {HELPER_ct_minimum_propagate_nan, HELPER_ct_min, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_argmax_combine] = {"ct_argmax_combine",
     "@triton.jit\n"
     "def ct_argmax_combine(v1, i1, v2, i2):\n"
@@ -1849,7 +1891,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    nan2 = v2 != v2\n"
     "    first = (v1 > v2) | (~nan1 & nan2) | (((v1 == v2) | (nan1 & nan2)) & (i1 < i2))\n"
     "    return tl.where(first, v1, v2), tl.where(first, i1, i2)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_argmax] = {"ct_argmax",
     "@triton.jit\n"
     "def ct_argmax(x, index, axis: tl.constexpr, keep_dims: tl.constexpr):\n"
@@ -1859,7 +1901,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    values = x.to(tl.int32) if x.dtype == tl.int1 else x\n"
     "    values, index = tl.broadcast(values, index)\n"
     "    return tl.reduce((values, index), axis, ct_argmax_combine, keep_dims=keep_dims)[1]\n",
-    {HELPER_ct_argmax_combine, -1, -1, -1}, false, false, 0u},
+    {HELPER_ct_argmax_combine, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_argmin_combine] = {"ct_argmin_combine",
     "@triton.jit\n"
     "def ct_argmin_combine(v1, i1, v2, i2):\n"
@@ -1870,7 +1912,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    nan2 = v2 != v2\n"
     "    first = (v1 < v2) | (~nan1 & nan2) | (((v1 == v2) | (nan1 & nan2)) & (i1 < i2))\n"
     "    return tl.where(first, v1, v2), tl.where(first, i1, i2)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_argmin] = {"ct_argmin",
     "@triton.jit\n"
     "def ct_argmin(x, index, axis: tl.constexpr, keep_dims: tl.constexpr):\n"
@@ -1880,7 +1922,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    values = x.to(tl.int32) if x.dtype == tl.int1 else x\n"
     "    values, index = tl.broadcast(values, index)\n"
     "    return tl.reduce((values, index), axis, ct_argmin_combine, keep_dims=keep_dims)[1]\n",
-    {HELPER_ct_argmin_combine, -1, -1, -1}, false, false, 0u},
+    {HELPER_ct_argmin_combine, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_argmax_propagate_nan_combine] = {"ct_argmax_propagate_nan_combine",
     "@triton.jit\n"
     "def ct_argmax_propagate_nan_combine(v1, i1, v2, i2):\n"
@@ -1891,7 +1933,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    nan2 = v2 != v2\n"
     "    first = (v1 > v2) | (nan1 & ~nan2) | (((v1 == v2) | (nan1 & nan2)) & (i1 < i2))\n"
     "    return tl.where(first, v1, v2), tl.where(first, i1, i2)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_argmax_propagate_nan] = {"ct_argmax_propagate_nan",
     "@triton.jit\n"
     "def ct_argmax_propagate_nan(x, index, axis: tl.constexpr, keep_dims: tl.constexpr):\n"
@@ -1901,7 +1943,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    values = x.to(tl.int32) if x.dtype == tl.int1 else x\n"
     "    values, index = tl.broadcast(values, index)\n"
     "    return tl.reduce((values, index), axis, ct_argmax_propagate_nan_combine, keep_dims=keep_dims)[1]\n",
-    {HELPER_ct_argmax_propagate_nan_combine, -1, -1, -1}, false, false, 0u},
+    {HELPER_ct_argmax_propagate_nan_combine, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_argmin_propagate_nan_combine] = {"ct_argmin_propagate_nan_combine",
     "@triton.jit\n"
     "def ct_argmin_propagate_nan_combine(v1, i1, v2, i2):\n"
@@ -1912,7 +1954,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    nan2 = v2 != v2\n"
     "    first = (v1 < v2) | (nan1 & ~nan2) | (((v1 == v2) | (nan1 & nan2)) & (i1 < i2))\n"
     "    return tl.where(first, v1, v2), tl.where(first, i1, i2)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_argmin_propagate_nan] = {"ct_argmin_propagate_nan",
     "@triton.jit\n"
     "def ct_argmin_propagate_nan(x, index, axis: tl.constexpr, keep_dims: tl.constexpr):\n"
@@ -1922,7 +1964,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    values = x.to(tl.int32) if x.dtype == tl.int1 else x\n"
     "    values, index = tl.broadcast(values, index)\n"
     "    return tl.reduce((values, index), axis, ct_argmin_propagate_nan_combine, keep_dims=keep_dims)[1]\n",
-    {HELPER_ct_argmin_propagate_nan_combine, -1, -1, -1}, false, false, 0u},
+    {HELPER_ct_argmin_propagate_nan_combine, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_cumsum] = {"ct_cumsum",
     "@triton.jit\n"
     "def ct_cumsum(x, axis: tl.constexpr, reverse: tl.constexpr):\n"
@@ -1932,7 +1974,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return tl.cumsum(x, axis, reverse=reverse, dtype=tl.int32)\n"
     "    else:\n"
     "        return tl.cumsum(x, axis, reverse=reverse, dtype=x.dtype)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_cumprod] = {"ct_cumprod",
     "@triton.jit\n"
     "def ct_cumprod(x, axis: tl.constexpr, reverse: tl.constexpr):\n"
@@ -1940,7 +1982,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    to float32.\"\"\"\n"
     "    values = x.to(tl.int32) if x.dtype == tl.int1 else x\n"
     "    return tl.associative_scan(values, axis, ct_multiply, reverse=reverse)\n",
-    {HELPER_ct_multiply, -1, -1, -1}, false, false, 0u},
+    {HELPER_ct_multiply, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_pack_to_bytes] = {"ct_pack_to_bytes",
     "@triton.jit\n"
     "def ct_pack_to_bytes(x):\n"
@@ -1962,7 +2004,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    shift = (tl.arange(0, WIDTH) * 8).to(u.dtype)\n"
     "    byte = (u[:, None] >> shift[None, :]) & 0xFF\n"
     "    return tl.reshape(byte.to(tl.uint8), (COUNT * WIDTH,))\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_pack_float4_e2m1fn] = {"ct_pack_float4_e2m1fn",
     "@triton.jit\n"
     "def ct_pack_float4_e2m1fn(code):\n"
@@ -1974,7 +2016,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    tl.static_assert(COUNT % 2 == 0, \"pack_to_bytes: an odd number of float4_e2m1fn elements is not whole bytes\")\n"
     "    low, high = tl.split(tl.reshape(code, (COUNT // 2, 2)))\n"
     "    return (low | (high << 4)).to(tl.uint8)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_unpack_from_bytes] = {"ct_unpack_from_bytes",
     "@triton.jit\n"
     "def ct_unpack_from_bytes(x, dtype: tl.constexpr):\n"
@@ -1995,7 +2037,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    # the bytes' bits do not overlap: their sum is their bitwise or\n"
     "    word = tl.sum(u << shift[None, :], axis=1).to(u.dtype)\n"
     "    return word.to(dtype, bitcast=True)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_unpack_float4_e2m1fn] = {"ct_unpack_float4_e2m1fn",
     "@triton.jit\n"
     "def ct_unpack_float4_e2m1fn(x):\n"
@@ -2005,14 +2047,14 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    tl.static_assert(x.dtype == tl.uint8, \"unpack_from_bytes takes a uint8 tile\")\n"
     "    COUNT: tl.constexpr = x.shape[0]\n"
     "    return tl.reshape(tl.join(x & 0xF, x >> 4), (COUNT * 2,)).to(tl.uint8)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_same_tuple] = {"ct_same_tuple",
     "@triton.constexpr_function\n"
     "def ct_same_tuple(a, b):\n"
     "    \"\"\"a == b for tuples known when Triton compiles (a ct.Constant tuple parameter compared\n"
     "    with a tuple): Python's comparison, item by item, lengths included.\"\"\"\n"
     "    return tuple(a) == tuple(b)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__TuningResult] = {"_TuningResult",
     "class _Measurement:\n"
     "    \"\"\"One configuration's time (cuda.tile.tune.Measurement).\"\"\"\n"
@@ -2048,7 +2090,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "\n"
     "    def __str__(self):\n"
     "        return self.summary()\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__launch_time_us] = {"_launch_time_us",
     "def _launch_time_us(stream, grid, kernel, get_args, flush_l2, warmup=3, repeats=20):\n"
     "    \"\"\"Mean time in microseconds of one launch on the GPU, measured with CUDA events after\n"
@@ -2091,7 +2133,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "\n"
     "_GPU_CYCLES_PER_S = 2.0e9  # about the H100's and H200's SM clock; a slower clock waits longer\n"
     "_LAUNCH_WAIT_LIMIT_S = 0.01  # a launch's host time longer than this waits no longer\n",
-    {HELPER_launch_kernel, -1, -1, -1}, false, false, 0u},
+    {HELPER_launch_kernel, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__OptionTrial] = {"_OptionTrial",
     "class _OptionTrial:\n"
     "    \"\"\"The launch options the module's exhaustive search tries for one configuration, for\n"
@@ -2128,7 +2170,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "                chosen.pop(key, None)\n"
     "                taken.append(f\"{getattr(kernel, '__name__', kernel)}: its fixed options\")\n"
     "        return \"; \".join(taken)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__trial_timer] = {"_trial_timer",
     "def _trial_timer(stream, grid_fn, args_fn, flush_l2, *counts):\n"
     "    \"\"\"timed(config, variant, trial) of the module's own searches: the GPU time of a launch of\n"
@@ -2144,7 +2186,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            _OptionTrial.current = None\n"
     "\n"
     "    return timed\n",
-    {HELPER__launch_time_us, HELPER__OptionTrial, -1, -1}, false, false, 0u},
+    {HELPER__launch_time_us, HELPER__OptionTrial, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__search_launch_options] = {"_search_launch_options",
     "def _search_launch_options(trials, timed, search):\n"
     "    \"\"\"The second round of the module's own search (exhaustive_search, autotune_launch):\n"
@@ -2173,7 +2215,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        if os.environ.get(\"TRITON_PRINT_AUTOTUNING\") == \"1\":\n"
     "            print(f\"{search}: {config!r} {fastest:.1f} us with {taken}\")\n"
     "        entry[0] = fastest\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__exhaustive_search] = {"_exhaustive_search",
     "def _exhaustive_search(\n"
     "    search_space,\n"
@@ -2240,10 +2282,10 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    if not quiet:\n"
     "        print(result)\n"
     "    return result\n",
-    {HELPER__TuningResult, HELPER__trial_timer, HELPER__OptionTrial, HELPER__search_launch_options}, false, true, 0u},
+    {HELPER__TuningResult, HELPER__trial_timer, HELPER__OptionTrial, HELPER__search_launch_options, -1, -1}, false, true, 0u},
   [HELPER__AUTOTUNED] = {"_AUTOTUNED",
     "_AUTOTUNED = {}  # autotune_launch's choices: kernel launcher -> {key -> (config, grid, variant, record)}\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__autotune_launch] = {"_autotune_launch",
     "class _TunedResult:\n"
     "    \"\"\"What autotune_launch returns (cuda.tile_experimental's TunedResult).\"\"\"\n"
@@ -2324,7 +2366,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    args = launch_args_fn(config) if launch_args_fn is not None else args_fn(config)\n"
     "    launch_kernel(stream, grid, variant, args)\n"
     "    return _TunedResult(config, grid, variant, record, cache_hit)\n",
-    {HELPER__trial_timer, HELPER__OptionTrial, HELPER__search_launch_options, HELPER__AUTOTUNED}, false, true, 1u},
+    {HELPER__trial_timer, HELPER__OptionTrial, HELPER__search_launch_options, HELPER__AUTOTUNED, -1, -1}, false, true, 1u},
   [HELPER__clear_autotune_cache] = {"_clear_autotune_cache",
     "def _clear_autotune_cache(*, kernel=None, key=None):\n"
     "    \"\"\"cuda.tile_experimental.clear_autotune_cache: forgets autotune_launch's choices, of\n"
@@ -2339,7 +2381,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        tuned.clear()\n"
     "    else:\n"
     "        tuned.pop(key, None)\n",
-    {HELPER__AUTOTUNED, -1, -1, -1}, false, false, 0u},
+    {HELPER__AUTOTUNED, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__launch_warps] = {"_launch_warps",
     "def _launch_warps(elements, dot=False):\n"
     "    \"\"\"num_warps for a kernel whose largest tile has `elements` elements, as one picks it by\n"
@@ -2351,14 +2393,14 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    if dot:\n"
     "        return 8 if elements >= 128 * 128 else 4\n"
     "    return 4 if elements < 2048 else 8 if elements < 8192 else 16\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__pipeliner_failed] = {"_pipeliner_failed",
     "def _pipeliner_failed(error):\n"
     "    \"\"\"Whether `error`, raised compiling a kernel with more than one stage, is Triton's MLIR\n"
     "    pass pipeline failing (its RuntimeError \"PassManager::run failed\"), which a pipelined\n"
     "    compile hits where an unpipelined one (num_stages=1) does not.\"\"\"\n"
     "    return isinstance(error, RuntimeError) and \"PassManager::run failed\" in str(error)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__fitting_stages] = {"_fitting_stages",
     "def _fitting_stages(kernel, key, launch, stages=3):\n"
     "    \"\"\"launch(num_stages) with `stages` software-pipeline stages, or fewer when Triton finds\n"
@@ -2391,7 +2433,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "                raise\n"
     "            num_stages = 1\n"
     "            fitted[key] = (num_stages, choice)\n",
-    {HELPER__pipeliner_failed, -1, -1, -1}, false, false, 0u},
+    {HELPER__pipeliner_failed, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__launch_candidates] = {"_launch_candidates",
     "def _launch_candidates(configs, elements, tma=False, dot=False, loops=False, stores=False):\n"
     "    \"\"\"The candidates @triton.autotune times (its early_config_prune) for a kernel whose\n"
@@ -2463,7 +2505,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            chosen[\"_loop_stages\"] = s\n"
     "        configs.append(triton.Config(chosen, num_warps=w, num_stages=s, num_ctas=None))\n"
     "    return configs\n",
-    {HELPER__launch_warps, -1, -1, -1}, false, false, 0u},
+    {HELPER__launch_warps, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__searched_launch] = {"_searched_launch",
     "def _searched_launch(kernel, key, launch, shapes, candidates, warps=None):\n"
     "    \"\"\"launch(num_stages, num_warps, **constants) of a kernel whose launch options are fixed\n"
@@ -2487,7 +2529,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return _fitting_stages(kernel, key, launch)\n"
     "    constants = {name: value for name, value in config.kwargs.items() if name != \"_loop_stages\"}\n"
     "    return launch(config.num_stages, config.num_warps, **constants)\n",
-    {HELPER__OptionTrial, HELPER__fitting_stages, -1, -1}, false, false, 0u},
+    {HELPER__OptionTrial, HELPER__fitting_stages, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__time_launch] = {"_time_launch",
     "def _time_launch(launch, quantiles):\n"
     "    \"\"\"How @triton.autotune times one candidate (its do_bench): on the GPU, replays of a CUDA\n"
@@ -2519,7 +2561,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        if not _pipeliner_failed(error):\n"
     "            raise\n"
     "        return [float(\"inf\") for _ in quantiles]\n",
-    {HELPER__pipeliner_failed, -1, -1, -1}, false, true, 0u},
+    {HELPER__pipeliner_failed, -1, -1, -1, -1, -1}, false, true, 0u},
   [HELPER__tuning_copies] = {"_tuning_copies",
     "def _tuning_copies(nargs, reset_only, kept, written):\n"
     "    \"\"\"The pre_hook of @triton.autotune for a kernel that writes arrays (`kept` and `written`\n"
@@ -2551,14 +2593,14 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            names.append(name)\n"
     "    # kept in nargs, the timed launch's own dict (the kernel is not given it)\n"
     "    nargs[\"_copies_made\"] = {name: nargs[name].clone() for name in names}\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__restore_copies] = {"_restore_copies",
     "def _restore_copies(nargs):\n"
     "    \"\"\"The post_hook of @triton.autotune that goes with the pre_hook that copies arrays: what\n"
     "    it copied is put back after each timed run.\"\"\"\n"
     "    for name, copy in nargs.pop(\"_copies_made\", {}).items():\n"
     "        nargs[name].copy_(copy)\n",
-    {-1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
 };
 
 /* the imports a helper's text may need (HelperSource.imports), NULL-terminated */

@@ -148,14 +148,56 @@ def ct_mod(x, y):
     return tl.where(fix, r + y, r).to(dtype)
 
 
-# helper: ct_pow needs ct_common_dtype ct_compute_dtype interpreted_numpy
+# helper: ct_powi_exponent
+@triton.constexpr_function
+def ct_powi_exponent(x, y):
+    """Whether cuTile computes x ** y by repeated squaring (its fpowi, tileiras 13.4 and
+    later): x a float16, bfloat16, float32 or float64 tile and y an integer that int32 holds
+    (an int8, int16, int32, uint8 or uint16 tile, or a Python int). A bool, int64 or uint32
+    exponent, or a float one, takes pow."""
+    if not hasattr(x, "dtype") or not x.dtype.is_floating() or x.dtype.primitive_bitwidth < 16:
+        return False
+    if not hasattr(y, "dtype"):
+        return isinstance(y, int) and not isinstance(y, bool) and -2**31 <= y < 2**31
+    if not y.dtype.is_int() or y.dtype == tl.int1:
+        return False
+    return y.dtype.int_bitwidth <= (32 if y.dtype.is_int_signed() else 16)
+
+
+# helper: ct_powi needs ct_compute_dtype
+@triton.jit
+def ct_powi(x, y):
+    """x ** y of a float tile and an integer as cuTile computes it (its fpowi, read in the PTX
+    tileiras 13.4 writes): in float32 for float16/bfloat16, the product of the squares of x
+    for the set bits of |y|, lowest first, each product rounded; where y is negative, the
+    correctly rounded reciprocal of that; rounded back to x's dtype once."""
+    dtype: tl.constexpr = x.dtype
+    base = x.to(ct_compute_dtype(dtype))
+    exponent = (tl.full((), y, tl.int32) if not hasattr(y, "dtype") else y).to(tl.int32)
+    bits = tl.abs(exponent).to(tl.uint32)  # |-2**31| wraps to 2**31, as the PTX's abs does
+    result = tl.where((bits & 1) != 0, base, 1.0)
+    bits = bits >> 1
+    for _ in tl.static_range(31):
+        base = base * base
+        result = tl.where((bits & 1) != 0, result * base, result)
+        bits = bits >> 1
+    if ct_compute_dtype(dtype) == tl.float64:
+        reciprocal = 1.0 / result  # float64 division is IEEE
+    else:
+        reciprocal = tl.div_rn(tl.full(result.shape, 1.0, tl.float32), result)
+    return tl.where(exponent < 0, reciprocal, result).to(dtype)
+
+
+# helper: ct_pow needs ct_common_dtype ct_compute_dtype interpreted_numpy ct_powi_exponent ct_powi
 @triton.jit
 def ct_pow(x, y):
-    """x ** y as cuTile computes it: both operands promoted to their common float dtype
-    (libdevice pow; float16/bfloat16 computed in float32 and rounded back). cuTile has no
-    integer ** integer."""
+    """x ** y as cuTile computes it: a float tile to an integer power by repeated squaring
+    (ct_powi); otherwise both operands promoted to their common float dtype (libdevice pow;
+    float16/bfloat16 computed in float32 and rounded back). cuTile has no integer ** integer."""
     dtype: tl.constexpr = ct_common_dtype(x, y)
     tl.static_assert(dtype.is_floating(), "cuTile has no integer ** integer")
+    if ct_powi_exponent(x, y):
+        return ct_powi(x, y)
     x = tl.cast(x, ct_compute_dtype(dtype))
     y = tl.cast(y, ct_compute_dtype(dtype))
     if INTERPRETED:
