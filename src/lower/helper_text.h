@@ -1249,16 +1249,25 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    bits = tl.abs(exponent).to(tl.uint32)  # |-2**31| wraps to 2**31, as the PTX's abs does\n"
     "    result = tl.where((bits & 1) != 0, base, 1.0)\n"
     "    bits = bits >> 1\n"
+    "    # mul.rn as cuTile's PTX has it: products no FMA may absorb, subnormals kept (libdevice's\n"
+    "    # mul_rn flushes them in float32)\n"
+    "    MUL: tl.constexpr = \"mul.rn.f64 $0, $1, $2;\" if base.dtype == tl.float64 else \"mul.rn.f32 $0, $1, $2;\"\n"
+    "    REGS: tl.constexpr = \"=d,d,d\" if base.dtype == tl.float64 else \"=f,f,f\"\n"
     "    for _ in tl.static_range(31):\n"
-    "        base = base * base\n"
-    "        result = tl.where((bits & 1) != 0, result * base, result)\n"
+    "        if INTERPRETED:\n"
+    "            base = base * base\n"
+    "            product = result * base\n"
+    "        else:\n"
+    "            base = tl.inline_asm_elementwise(MUL, REGS, [base, base], dtype=base.dtype, is_pure=True, pack=1)\n"
+    "            product = tl.inline_asm_elementwise(MUL, REGS, [result, base], dtype=base.dtype, is_pure=True, pack=1)\n"
+    "        result = tl.where((bits & 1) != 0, product, result)\n"
     "        bits = bits >> 1\n"
     "    if ct_compute_dtype(dtype) == tl.float64:\n"
     "        reciprocal = 1.0 / result  # float64 division is IEEE\n"
     "    else:\n"
     "        reciprocal = tl.div_rn(tl.full(result.shape, 1.0, tl.float32), result)\n"
     "    return tl.where(exponent < 0, reciprocal, result).to(dtype)\n",
-    {HELPER_ct_compute_dtype, -1, -1, -1, -1, -1}, false, false, 0u},
+    {HELPER_ct_compute_dtype, -1, -1, -1, -1, -1}, false, true, 0u},
   [HELPER_ct_pow] = {"ct_pow",
     "@triton.jit\n"
     "def ct_pow(x, y):\n"

@@ -177,9 +177,18 @@ def ct_powi(x, y):
     bits = tl.abs(exponent).to(tl.uint32)  # |-2**31| wraps to 2**31, as the PTX's abs does
     result = tl.where((bits & 1) != 0, base, 1.0)
     bits = bits >> 1
+    # mul.rn as cuTile's PTX has it: products no FMA may absorb, subnormals kept (libdevice's
+    # mul_rn flushes them in float32)
+    MUL: tl.constexpr = "mul.rn.f64 $0, $1, $2;" if base.dtype == tl.float64 else "mul.rn.f32 $0, $1, $2;"
+    REGS: tl.constexpr = "=d,d,d" if base.dtype == tl.float64 else "=f,f,f"
     for _ in tl.static_range(31):
-        base = base * base
-        result = tl.where((bits & 1) != 0, result * base, result)
+        if INTERPRETED:
+            base = base * base
+            product = result * base
+        else:
+            base = tl.inline_asm_elementwise(MUL, REGS, [base, base], dtype=base.dtype, is_pure=True, pack=1)
+            product = tl.inline_asm_elementwise(MUL, REGS, [result, base], dtype=base.dtype, is_pure=True, pack=1)
+        result = tl.where((bits & 1) != 0, product, result)
         bits = bits >> 1
     if ct_compute_dtype(dtype) == tl.float64:
         reciprocal = 1.0 / result  # float64 division is IEEE
