@@ -15,6 +15,7 @@
  * module the converter imports (`import os`, `import triton.language as
  * tl`) is the same binding.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "lower.h"
@@ -46,62 +47,110 @@ static bool same_import(const Node *stmt, const Node *alias, const Node *made_st
          str_same(bound, made->u.alias.name);
 }
 
-static bool target_binds(const Node *target, Str name) {
+/* The names a list of statements binds, sorted for lookups: a module of thousands of kernels
+ * has as many launchers, and each name of each function is looked up. */
+typedef struct BoundName {
+  Str name;
+  const Node *stmt;  /* the statement binding it */
+  const Node *alias; /* its alias where the statement is an import, else NULL */
+  int order;         /* the statement's place: the first binding of a name is the one found */
+} BoundName;
+
+typedef struct NameIndex {
+  BoundName *names;
+  int count, capacity;
+} NameIndex;
+
+static void index_add(Lowerer *L, NameIndex *index, Str name, const Node *stmt, const Node *alias, int order) {
+  if (index->count == index->capacity) {
+    int capacity = index->capacity ? 2 * index->capacity : 64;
+    BoundName *names = arena_alloc(&L->ctx->arena, sizeof(BoundName) * (size_t)capacity);
+    if (index->count)
+      memcpy(names, index->names, sizeof(BoundName) * (size_t)index->count);
+    index->names = names;
+    index->capacity = capacity;
+  }
+  index->names[index->count++] = (BoundName){name, stmt, alias, order};
+}
+
+static void index_target(Lowerer *L, NameIndex *index, const Node *target, const Node *stmt, int order) {
   switch (target->kind) {
   case N_NAME:
-    return str_same(target->u.name.id, name);
+    index_add(L, index, target->u.name.id, stmt, NULL, order);
+    break;
   case N_TUPLE:
   case N_LIST:
     for (int i = 0; i < target->u.list.elts.count; i++)
-      if (target_binds(target->u.list.elts.items[i], name))
-        return true;
-    return false;
+      index_target(L, index, target->u.list.elts.items[i], stmt, order);
+    break;
   case N_STARRED:
-    return target_binds(target->u.starred.value, name);
+    index_target(L, index, target->u.starred.value, stmt, order);
+    break;
   default:
-    return false; /* an attribute or a subscript binds no name */
+    break; /* an attribute or a subscript binds no name */
   }
+}
+
+static int compare_str(Str a, Str b) {
+  int common = a.len < b.len ? a.len : b.len;
+  int by_text = memcmp(a.text, b.text, (size_t)common);
+  return by_text ? by_text : (a.len > b.len) - (a.len < b.len);
+}
+
+static int compare_bound(const void *a, const void *b) {
+  const BoundName *x = a, *y = b;
+  int by_name = compare_str(x->name, y->name);
+  return by_name ? by_name : (x->order > y->order) - (x->order < y->order);
+}
+
+/* The index of what `stmts` bind: defs, classes, assignment targets and, with `imports_only`
+ * (the module's own statements), only imports. */
+static NameIndex index_names(Lowerer *L, const NodeList *stmts, bool imports_only) {
+  NameIndex index = {0};
+  for (int i = 0; i < stmts->count; i++) {
+    const Node *stmt = stmts->items[i];
+    if (stmt->kind == N_IMPORT || stmt->kind == N_IMPORT_FROM) {
+      const NodeList *names = stmt->kind == N_IMPORT ? &stmt->u.import.names : &stmt->u.import_from.names;
+      for (int a = 0; a < names->count; a++)
+        index_add(L, &index, alias_binding(names->items[a], stmt->kind == N_IMPORT_FROM), stmt, names->items[a], i);
+    } else if (imports_only) {
+      continue;
+    } else if (stmt->kind == N_FUNCTION_DEF) {
+      index_add(L, &index, stmt->u.function_def.name, stmt, NULL, i);
+    } else if (stmt->kind == N_CLASS_DEF) {
+      index_add(L, &index, stmt->u.class_def.name, stmt, NULL, i);
+    } else if (stmt->kind == N_ASSIGN) {
+      for (int t = 0; t < stmt->u.assign.targets.count; t++)
+        index_target(L, &index, stmt->u.assign.targets.items[t], stmt, i);
+    } else if (stmt->kind == N_ANN_ASSIGN) {
+      index_target(L, &index, stmt->u.ann_assign.target, stmt, i);
+    }
+  }
+  if (index.count)
+    qsort(index.names, (size_t)index.count, sizeof(BoundName), compare_bound);
+  return index;
+}
+
+/* The first statement of the index binding `name`, or NULL; *alias: its alias where it is an import. */
+static const Node *bound_by(const NameIndex *index, Str name, const Node **alias) {
+  int low = 0, high = index->count; /* the first entry not below `name` */
+  while (low < high) {
+    int middle = low + (high - low) / 2;
+    if (compare_str(index->names[middle].name, name) < 0)
+      low = middle + 1;
+    else
+      high = middle;
+  }
+  bool found = low < index->count && str_same(index->names[low].name, name);
+  if (alias)
+    *alias = found ? index->names[low].alias : NULL;
+  return found ? index->names[low].stmt : NULL;
 }
 
 /* The converter's statement binding `name` among `made`, or NULL; *made_alias: its alias
  * where it is an import. */
-static const Node *made_binding(NodeList made, Str name, const Node **made_alias) {
-  *made_alias = NULL;
-  for (int i = 0; i < made.count; i++) {
-    const Node *stmt = made.items[i];
-    switch (stmt->kind) {
-    case N_FUNCTION_DEF:
-      if (str_same(stmt->u.function_def.name, name))
-        return stmt;
-      break;
-    case N_CLASS_DEF:
-      if (str_same(stmt->u.class_def.name, name))
-        return stmt;
-      break;
-    case N_ASSIGN:
-      for (int t = 0; t < stmt->u.assign.targets.count; t++)
-        if (target_binds(stmt->u.assign.targets.items[t], name))
-          return stmt;
-      break;
-    case N_ANN_ASSIGN:
-      if (target_binds(stmt->u.ann_assign.target, name))
-        return stmt;
-      break;
-    case N_IMPORT:
-    case N_IMPORT_FROM: {
-      const NodeList *names = stmt->kind == N_IMPORT ? &stmt->u.import.names : &stmt->u.import_from.names;
-      for (int a = 0; a < names->count; a++)
-        if (str_same(alias_binding(names->items[a], stmt->kind == N_IMPORT_FROM), name)) {
-          *made_alias = names->items[a];
-          return stmt;
-        }
-      break;
-    }
-    default:
-      break;
-    }
-  }
-  return NULL;
+static const Node *made_binding(const NameIndex *made, Str name, const Node **made_alias) {
+  return bound_by(made, name, made_alias);
 }
 
 static void refuse(Lowerer *L, const Node *at, Str name, const Node *made) {
@@ -117,14 +166,14 @@ static void refuse(Lowerer *L, const Node *at, Str name, const Node *made) {
 }
 
 /* A name the module binds at `at` (a target, a def): refused where the converter binds it too. */
-static void check_name(Lowerer *L, NodeList made, const Node *at, Str name) {
+static void check_name(Lowerer *L, const NameIndex *made, const Node *at, Str name) {
   const Node *made_alias;
   const Node *stmt = made_binding(made, name, &made_alias);
   if (stmt)
     refuse(L, at, name, stmt);
 }
 
-static void check_target(Lowerer *L, NodeList made, const Node *target) {
+static void check_target(Lowerer *L, const NameIndex *made, const Node *target) {
   switch (target->kind) {
   case N_NAME:
     check_name(L, made, target, target->u.name.id);
@@ -142,9 +191,9 @@ static void check_target(Lowerer *L, NodeList made, const Node *target) {
   }
 }
 
-static void check_block(Lowerer *L, NodeList made, const NodeList *block);
+static void check_block(Lowerer *L, const NameIndex *made, const NodeList *block);
 
-static void check_import(Lowerer *L, NodeList made, const Node *stmt) {
+static void check_import(Lowerer *L, const NameIndex *made, const Node *stmt) {
   const NodeList *names = stmt->kind == N_IMPORT ? &stmt->u.import.names : &stmt->u.import_from.names;
   for (int a = 0; a < names->count; a++) {
     const Node *alias = names->items[a];
@@ -160,7 +209,7 @@ static void check_import(Lowerer *L, NodeList made, const Node *stmt) {
 
 /* The names a module-level statement binds, in it and in the blocks of a module-level
  * if, for, while, with or try (a def's or a class's body binds its own names). */
-static void check_stmt(Lowerer *L, NodeList made, const Node *stmt) {
+static void check_stmt(Lowerer *L, const NameIndex *made, const Node *stmt) {
   switch (stmt->kind) {
   case N_FUNCTION_DEF:
     check_name(L, made, stmt, stmt->u.function_def.name);
@@ -219,7 +268,7 @@ static void check_stmt(Lowerer *L, NodeList made, const Node *stmt) {
   }
 }
 
-static void check_block(Lowerer *L, NodeList made, const NodeList *block) {
+static void check_block(Lowerer *L, const NameIndex *made, const NodeList *block) {
   for (int i = 0; i < block->count; i++)
     check_stmt(L, made, block->items[i]);
 }
@@ -233,8 +282,8 @@ static void check_block(Lowerer *L, NodeList made, const NodeList *block) {
  * language from its whole body). */
 typedef struct HelperShadow {
   Lowerer *L;
-  NodeList made;
-  const NodeList *own; /* the module's own statements */
+  const NameIndex *made;
+  const NameIndex *own; /* the module's own imports */
   Node *function;      /* the innermost function around the node visited, or NULL */
 } HelperShadow;
 
@@ -258,18 +307,7 @@ static void find_converted_read(Node *node, void *data) {
 }
 
 /* The module's own top-level import binding `name`, or NULL. */
-static const Node *own_import_binding(const NodeList *own, Str name) {
-  for (int i = 0; i < own->count; i++) {
-    const Node *stmt = own->items[i];
-    if (stmt->kind != N_IMPORT && stmt->kind != N_IMPORT_FROM)
-      continue;
-    const NodeList *names = stmt->kind == N_IMPORT ? &stmt->u.import.names : &stmt->u.import_from.names;
-    for (int a = 0; a < names->count; a++)
-      if (str_same(alias_binding(names->items[a], stmt->kind == N_IMPORT_FROM), name))
-        return stmt;
-  }
-  return NULL;
-}
+static const Node *own_import_binding(const NameIndex *own, Str name) { return bound_by(own, name, NULL); }
 
 static void check_local(Node *node, void *data) {
   HelperShadow *h = data;
@@ -322,10 +360,12 @@ static void check_local(Node *node, void *data) {
   node_children(node, check_local, data);
 }
 
-void check_module_names(Lowerer *L, const NodeList *module_stmts, NodeList made) {
+void check_module_names(Lowerer *L, const NodeList *module_stmts, NodeList made_stmts) {
+  NameIndex made_index = index_names(L, &made_stmts, false), own = index_names(L, module_stmts, true);
+  const NameIndex *made = &made_index;
   for (int i = 0; i < module_stmts->count; i++)
     check_stmt(L, made, module_stmts->items[i]);
-  HelperShadow shadow = {L, made, module_stmts, NULL};
+  HelperShadow shadow = {L, made, &own, NULL};
   for (int i = 0; i < module_stmts->count; i++)
     check_local(module_stmts->items[i], &shadow);
 }
