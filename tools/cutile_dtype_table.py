@@ -8,7 +8,7 @@ number B on the right (and each operation of UNARY on an A tile, B "-"), a kerne
 `r = OP` and stores it, and cuTile's front end compiles
 it to Tile IR bytecode (cuda.tile.compilation.export_kernel: no GPU, no tileiras); a
 `ct.static_eval` records r.dtype while cuTile types the kernel. The table maps "A|B|OP" to that
-dtype or to "ERR <cuTile's error>". Needs a Python with the cuda-tile wheel (see
+dtype or to "ERR <cuTile's error>"; the operations' expressions go with it. Needs a Python with the cuda-tile wheel (see
 tools/cutile_ptx.py for the pack's). The operand values do not matter: only types are read.
 """
 import argparse
@@ -89,7 +89,8 @@ def main():
                     except Exception as e:  # cuTile's refusal: its type and first line
                         table[f"{a}|{b}|{op}"] = f"ERR {type(e).__name__}: {str(e).splitlines()[0]}"
     with open(args.out, "w") as f:
-        json.dump({"cuda_tile": ct.__version__, "table": table}, f, indent=0, sort_keys=True)
+        json.dump({"cuda_tile": ct.__version__, "numbers": NUMBERS, "binary": OPS, "unary": UNARY, "table": table},
+                  f, indent=0, sort_keys=True)
         f.write("\n")
     return 0
 

@@ -12,27 +12,12 @@ not hold), and every operation cuTile refuses must be a located error. (With dty
 at launch Triton's promotion decides; where it differs, integer or bool with bfloat16, is a
 known residual: test_math.py.)"""
 import json
-import os
 from pathlib import Path
 
 import pytest
 
-DATA = json.loads((Path(__file__).parent / "data" / "cutile_dtypes.json").read_text())["table"]
-NUMBERS = {"int": "3", "float": "2.5", "bool": "True"}
-OPS = {"add": "x + y", "truediv": "x / y", "floordiv": "x // y", "mod": "x % y", "pow": "x ** y",
-       "and": "x & y", "shl": "x << y", "lt": "x < y", "where": "ct.where(m, x, y)", "rsub": "y - x",
-       "mul": "x * y", "xor": "x ^ y", "shr": "x >> y", "eq": "x == y", "maximum": "ct.maximum(x, y)",
-       "atan2": "ct.atan2(x, y)", "rtruediv": "y / x", "rpow": "y ** x"}
-UNARY = {"neg": "-x", "invert": "~x", "not": "not x", "abs": "abs(x)", "exp": "ct.exp(x)", "log": "ct.log(x)",
-         "sqrt": "ct.sqrt(x)", "rsqrt": "ct.rsqrt(x)", "sin": "ct.sin(x)", "tanh": "ct.tanh(x)",
-         "floor": "ct.floor(x)", "ceil": "ct.ceil(x)", "isnan": "ct.isnan(x)", "sum": "ct.sum(x, axis=0)",
-         "prod": "ct.prod(x, axis=0)", "max": "ct.max(x, axis=0)", "argmax": "ct.argmax(x, axis=0)",
-         "cumsum": "ct.cumsum(x, axis=0)", "cumprod": "ct.cumprod(x, axis=0)", "exp2": "ct.exp2(x)",
-         "log2": "ct.log2(x)", "pos": "+x"}
-# astype to each dtype, the restricted floats too
-UNARY.update({f"astype_{d}": f"x.astype(ct.{d})" for d in
-              ["bool_", "int8", "int32", "int64", "uint8", "float16", "bfloat16", "float32", "float64", "tfloat32",
-               "float8_e4m3fn", "float8_e5m2"]})
+RECORD = json.loads((Path(__file__).parent / "data" / "cutile_dtypes.json").read_text())
+DATA, NUMBERS, OPS, UNARY = RECORD["table"], RECORD["numbers"], RECORD["binary"], RECORD["unary"]
 PAIRS = sorted({tuple(key.split("|")[:2]) for key in DATA})
 
 
