@@ -18,6 +18,7 @@ Needs real cuTile: a Python with the cuda-tile wheel (3.12 for 1.7) and tileiras
 PATH. With the pack of ../shared/cutile-h200/pack.sh (.cutile/), on this machine:
     python3 -c "import tarfile; tarfile.open('.cutile/tc.tar.xz').extractall('/tmp')"
     python3.12 -m pip install --target /tmp/ctsite --no-deps .cutile/whl/cuda_tile-*.whl
+    python3.12 -m pip install typing_extensions       # cuda.tile imports it
     PATH=/tmp/tc/bin:$PATH PYTHONPATH=/tmp/ctsite python3.12 tools/cutile_ptx.py k.py k array:float32:2 const:32
 Reading the PTX is how the rules of tests/convert/test_restricted_floats.py were found (the
 constants cuTile folds, the roundings tileiras emits). Exit status: 0, 1 when cuTile refuses
