@@ -179,8 +179,9 @@ def ct_powi(x, y):
     bits = bits >> 1
     # mul.rn as cuTile's PTX has it: products no FMA may absorb, subnormals kept (libdevice's
     # mul_rn flushes them in float32)
-    MUL: tl.constexpr = "mul.rn.f64 $0, $1, $2;" if base.dtype == tl.float64 else "mul.rn.f32 $0, $1, $2;"
-    REGS: tl.constexpr = "=d,d,d" if base.dtype == tl.float64 else "=f,f,f"
+    F64: tl.constexpr = base.dtype == tl.float64
+    MUL: tl.constexpr = "mul.rn.f64 $0, $1, $2;" if F64 else "mul.rn.f32 $0, $1, $2;"
+    REGS: tl.constexpr = "=d,d,d" if F64 else "=f,f,f"
     for _ in tl.static_range(31):
         if INTERPRETED:
             base = base * base
