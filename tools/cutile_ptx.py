@@ -4,7 +4,13 @@
     tools/cutile_ptx.py FILE KERNEL PARAM... [--arch sm_90] [--grep REGEX]
 
 PARAM describes each parameter of KERNEL, in order:
-    array:DTYPE:NDIM    an array (ct.float32, 2 dimensions: array:float32:2)
+    array:DTYPE:NDIM    an array (ct.float32, 2 dimensions: array:float32:2), nothing known
+                        of its layout
+    array:DTYPE:NDIM:contiguous
+                        as cuTile's launch specializes a contiguous tensor whose address
+                        is a multiple of 16 bytes and whose dimensions are multiples of 16
+                        (its last stride 1, the others multiples of 16 bytes): the loads
+                        it compiles for such a launch (TMA for tiles that take it)
     scalar:DTYPE        a run-time scalar (scalar:float64)
     const:VALUE         a ct.Constant parameter (const:64, const:True, const:0.5)
 
@@ -47,8 +53,16 @@ def parameter(ct, C, text):
     kind, _, rest = text.partition(":")
     if kind == "array":
         dtype, _, ndim = rest.partition(":")
-        return C.ArrayConstraint(getattr(ct, dtype), int(ndim), index_dtype=ct.int32, stride_lower_bound_incl=0,
-                                 alias_groups=(), may_alias_internally=False)
+        ndim, _, layout = ndim.partition(":")
+        ndim, facts = int(ndim), {}
+        if layout == "contiguous":  # as a launch with a contiguous tensor would specialize it
+            per_16_bytes = max(1, 128 // getattr(ct, dtype).bitwidth)
+            facts = dict(stride_constant=(None,) * (ndim - 1) + (1,), stride_divisible_by=(per_16_bytes,) * (ndim - 1) + (1,),
+                         shape_divisible_by=16, base_addr_divisible_by=16)
+        elif layout:
+            raise ValueError(f"unknown array layout {layout!r} (contiguous)")
+        return C.ArrayConstraint(getattr(ct, dtype), ndim, index_dtype=ct.int32, stride_lower_bound_incl=0,
+                                 alias_groups=(), may_alias_internally=False, **facts)
     if kind == "scalar":
         return C.ScalarConstraint(getattr(ct, rest))
     if kind == "const":

@@ -147,12 +147,6 @@ static const Node *bound_by(const NameIndex *index, Str name, const Node **alias
   return found ? index->names[low].stmt : NULL;
 }
 
-/* The converter's statement binding `name` among `made`, or NULL; *made_alias: its alias
- * where it is an import. */
-static const Node *made_binding(const NameIndex *made, Str name, const Node **made_alias) {
-  return bound_by(made, name, made_alias);
-}
-
 static void refuse(Lowerer *L, const Node *at, Str name, const Node *made) {
   bool twin = made->kind == N_ASSIGN && name.len > 3 && memcmp(name.text + name.len - 3, "_TL", 3) == 0;
   const char *what = made->kind == N_IMPORT || made->kind == N_IMPORT_FROM ? "an import its helpers use"
@@ -168,7 +162,7 @@ static void refuse(Lowerer *L, const Node *at, Str name, const Node *made) {
 /* A name the module binds at `at` (a target, a def): refused where the converter binds it too. */
 static void check_name(Lowerer *L, const NameIndex *made, const Node *at, Str name) {
   const Node *made_alias;
-  const Node *stmt = made_binding(made, name, &made_alias);
+  const Node *stmt = bound_by(made, name, &made_alias);
   if (stmt)
     refuse(L, at, name, stmt);
 }
@@ -201,7 +195,7 @@ static void check_import(Lowerer *L, const NameIndex *made, const Node *stmt) {
       continue;
     Str name = alias_binding(alias, stmt->kind == N_IMPORT_FROM);
     const Node *made_alias;
-    const Node *made_stmt = made_binding(made, name, &made_alias);
+    const Node *made_stmt = bound_by(made, name, &made_alias);
     if (made_stmt && !(made_alias && same_import(stmt, alias, made_stmt, made_alias)))
       refuse(L, alias->span.start.line ? alias : stmt, name, made_stmt);
   }
@@ -306,9 +300,6 @@ static void find_converted_read(Node *node, void *data) {
   node_children(node, find_converted_read, data);
 }
 
-/* The module's own top-level import binding `name`, or NULL. */
-static const Node *own_import_binding(const NameIndex *own, Str name) { return bound_by(own, name, NULL); }
-
 static void check_local(Node *node, void *data) {
   HelperShadow *h = data;
   if (node->kind == N_FUNCTION_DEF || node->kind == N_CLASS_DEF) { /* a scope of its own */
@@ -322,8 +313,8 @@ static void check_local(Node *node, void *data) {
     for (int i = 0; i < node->u.global.names.count; i++) {
       const Node *global = node->u.global.names.items[i];
       const Node *made_alias;
-      const Node *made = made_binding(h->made, global->u.name.id, &made_alias);
-      if (made && !(made_alias && own_import_binding(h->own, global->u.name.id)))
+      const Node *made = bound_by(h->made, global->u.name.id, &made_alias);
+      if (made && !(made_alias && bound_by(h->own, global->u.name.id, NULL)))
         lower_error(h->L, global,
                     "the function declares '%.*s' global, which the converted module binds at module level "
                     "(%s): an assignment to it would replace that; rename the function's '%.*s'",
@@ -339,10 +330,10 @@ static void check_local(Node *node, void *data) {
              : node->kind == N_ARG                                 ? node->u.arg.arg
                                                                    : (Str){NULL, 0};
   const Node *made_alias;
-  const Node *made = name.len && h->function ? made_binding(h->made, name, &made_alias) : NULL;
+  const Node *made = name.len && h->function ? bound_by(h->made, name, &made_alias) : NULL;
   bool helper = made && (made->kind == N_FUNCTION_DEF || made->kind == N_CLASS_DEF);
   bool module = (made && (made->kind == N_IMPORT || made->kind == N_IMPORT_FROM)) ||
-                (name.len && h->function && !made && own_import_binding(h->own, name));
+                (name.len && h->function && !made && bound_by(h->own, name, NULL));
   if (helper || module) {
     ConvertedRead read = {name, false};
     find_converted_read(h->function, &read);
