@@ -11,6 +11,7 @@ PARAM describes each parameter of KERNEL, in order:
                         is a multiple of 16 bytes and whose dimensions are multiples of 16
                         (its last stride 1, the others multiples of 16 bytes): the loads
                         it compiles for such a launch (TMA for tiles that take it)
+    list:ARRAY          a list of arrays, each as ARRAY says (list:array:bfloat16:2:contiguous)
     scalar:DTYPE        a run-time scalar (scalar:float64)
     const:VALUE         a ct.Constant parameter (const:64, const:True, const:0.5)
 
@@ -51,6 +52,8 @@ exec "{real}" "$@"
 
 def parameter(ct, C, text):
     kind, _, rest = text.partition(":")
+    if kind == "list":
+        return C.ListConstraint(parameter(ct, C, rest), alias_groups=(), elements_may_alias=False)
     if kind == "array":
         dtype, _, ndim = rest.partition(":")
         ndim, _, layout = ndim.partition(":")
