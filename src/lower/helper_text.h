@@ -62,6 +62,7 @@ typedef enum HelperId {
   HELPER_ct_floordiv, /* math_helpers.py */
   HELPER_ct_mod, /* math_helpers.py */
   HELPER_ct_powi_exponent, /* math_helpers.py */
+  HELPER_ct_powi_steps, /* math_helpers.py */
   HELPER_ct_powi, /* math_helpers.py */
   HELPER_ct_pow, /* math_helpers.py */
   HELPER_ct_atan2, /* math_helpers.py */
@@ -1236,6 +1237,16 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        return False\n"
     "    return y.dtype.int_bitwidth <= (32 if y.dtype.is_int_signed() else 16)\n",
     {-1, -1, -1, -1, -1, -1}, false, false, 0u},
+  [HELPER_ct_powi_steps] = {"ct_powi_steps",
+    "@triton.constexpr_function\n"
+    "def ct_powi_steps(y):\n"
+    "    \"\"\"The squarings of x ** y by repeated squaring: one fewer than the bits of |y| where y is\n"
+    "    a Python int (none past its highest bit: the GPU's compiler drops them anyway, the\n"
+    "    interpreter would compute them, overflowing to inf), else those of any int32 (31).\"\"\"\n"
+    "    if hasattr(y, \"dtype\"):\n"
+    "        return 31\n"
+    "    return max(min(abs(y), 2**31).bit_length() - 1, 0)\n",
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_powi] = {"ct_powi",
     "@triton.jit\n"
     "def ct_powi(x, y):\n"
@@ -1254,7 +1265,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    F64: tl.constexpr = base.dtype == tl.float64\n"
     "    MUL: tl.constexpr = \"mul.rn.f64 $0, $1, $2;\" if F64 else \"mul.rn.f32 $0, $1, $2;\"\n"
     "    REGS: tl.constexpr = \"=d,d,d\" if F64 else \"=f,f,f\"\n"
-    "    for _ in tl.static_range(31):\n"
+    "    for _ in tl.static_range(ct_powi_steps(y)):\n"
     "        if INTERPRETED:\n"
     "            base = base * base\n"
     "            product = result * base\n"
@@ -1268,7 +1279,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    else:\n"
     "        reciprocal = tl.div_rn(tl.full(result.shape, 1.0, tl.float32), result)\n"
     "    return tl.where(exponent < 0, reciprocal, result).to(dtype)\n",
-    {HELPER_ct_compute_dtype, -1, -1, -1, -1, -1}, false, true, 0u},
+    {HELPER_ct_compute_dtype, HELPER_ct_powi_steps, -1, -1, -1, -1}, false, true, 0u},
   [HELPER_ct_pow] = {"ct_pow",
     "@triton.jit\n"
     "def ct_pow(x, y):\n"

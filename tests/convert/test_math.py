@@ -482,7 +482,8 @@ def test_pow_to_an_integer_is_repeated_squaring(convert, device, dtype):
     n = ints(device, torch.int8, -9, 10)
     assert_bits(run2(convert, "a ** b", x, n, dtype), fpowi(x, n, dtype))
     assert_bits(run2(convert, "a ** b.astype(ct.uint16)", x, n.abs(), dtype), fpowi(x, n.abs(), dtype))
-    for k in (3, -2, 0):
+    # a Python int: only the squarings its bits need (ct_powi_steps), up to |-2**31|'s 31
+    for k in (3, -2, 0, 1, 2, 7, 1000, -2**31):
         assert_bits(run2(convert, f"a ** {k} + b.astype(a.dtype) * 0", x, n, dtype),
                     fpowi(x, torch.full((N,), k), dtype))
 

@@ -164,7 +164,18 @@ def ct_powi_exponent(x, y):
     return y.dtype.int_bitwidth <= (32 if y.dtype.is_int_signed() else 16)
 
 
-# helper: ct_powi needs ct_compute_dtype
+# helper: ct_powi_steps
+@triton.constexpr_function
+def ct_powi_steps(y):
+    """The squarings of x ** y by repeated squaring: one fewer than the bits of |y| where y is
+    a Python int (none past its highest bit: the GPU's compiler drops them anyway, the
+    interpreter would compute them, overflowing to inf), else those of any int32 (31)."""
+    if hasattr(y, "dtype"):
+        return 31
+    return max(min(abs(y), 2**31).bit_length() - 1, 0)
+
+
+# helper: ct_powi needs ct_compute_dtype ct_powi_steps
 @triton.jit
 def ct_powi(x, y):
     """x ** y of a float tile and an integer as cuTile computes it (its fpowi, read in the PTX
@@ -182,7 +193,7 @@ def ct_powi(x, y):
     F64: tl.constexpr = base.dtype == tl.float64
     MUL: tl.constexpr = "mul.rn.f64 $0, $1, $2;" if F64 else "mul.rn.f32 $0, $1, $2;"
     REGS: tl.constexpr = "=d,d,d" if F64 else "=f,f,f"
-    for _ in tl.static_range(31):
+    for _ in tl.static_range(ct_powi_steps(y)):
         if INTERPRETED:
             base = base * base
             product = result * base
