@@ -59,6 +59,7 @@ MAX_NEEDS = 6
 HELPER_IMPORTS = [
     (r"\brandom\.", "import random"),
     (r"\bthreading\.", "import threading"),
+    (r"\binspect\.", "import inspect"),
     (r"\bTensorDescriptor\b", "from triton.tools.tensor_descriptor import TensorDescriptor"),
 ]
 

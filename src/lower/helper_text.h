@@ -40,6 +40,10 @@ typedef enum HelperId {
   HELPER__by_target, /* host_helpers.py */
   HELPER__TileKernel, /* host_helpers.py */
   HELPER__host_kernel, /* host_helpers.py */
+  HELPER__TileDispatcher, /* host_helpers.py */
+  HELPER__TileCompilerTimeoutError, /* host_helpers.py */
+  HELPER__TileCompilerExecutionError, /* host_helpers.py */
+  HELPER__default_tile_context, /* host_helpers.py */
   HELPER__callable_kernel, /* host_helpers.py */
   HELPER__nested_kernel, /* host_helpers.py */
   HELPER_launch_kernel, /* host_helpers.py */
@@ -506,7 +510,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    made.base, made.shape, made.strides = tensor, shape, tensor.stride()\n"
     "    made.block_shape, made.padding = block_shape, padding\n"
     "    return made\n",
-    {-1, -1, -1, -1, -1, -1}, false, false, 4u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 8u},
   [HELPER__tma_workspace] = {"_tma_workspace",
     "_TMA_WORKSPACES = {}\n"
     "\n"
@@ -918,33 +922,42 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
   [HELPER__TileKernel] = {"_TileKernel",
     "class _TileKernel:\n"
     "    \"\"\"A cuTile kernel object on the host: ct.launch launches it, replace_hints makes a\n"
-    "    variant with other compiler hints, _pyfunc is its function for ct.kernel(f, **hints).\n"
-    "    Of the hints num_worker_warps is num_warps for a launcher with fixed launch options (one\n"
-    "    that takes it; an autotuned one chooses its own); num_ctas, occupancy and opt_level are\n"
-    "    kept but not used (C2T101: Triton 3.6's num_ctas > 1 computes wrong results on Hopper,\n"
-    "    so each program is one CTA; the others have no Triton counterpart). `hints` holds\n"
-    "    the hints given since the kernel's decorator, whose own hints are the launcher's defaults.\n"
-    "    `captured` (a kernel defined in a host function that read its locals) gives the values\n"
-    "    its launches append to their arguments.\"\"\"\n"
+    "    variant with other compiler hints, _pyfunc is its function for ct.kernel(f, **hints)\n"
+    "    (with the kernel's name and parameters, for host code that reads them: __name__,\n"
+    "    inspect.signature). Of the hints num_worker_warps is num_warps for a launcher with fixed\n"
+    "    launch options (one that takes it; an autotuned one chooses its own); num_ctas, occupancy\n"
+    "    and opt_level are kept but not used (C2T101: Triton 3.6's num_ctas > 1 computes wrong\n"
+    "    results on Hopper, so each program is one CTA; the others have no Triton counterpart).\n"
+    "    `hints` holds the hints given since the kernel's decorator, whose own hints are the\n"
+    "    launcher's defaults. `captured` (a kernel defined in a host function that read its locals)\n"
+    "    gives the values its launches append to their arguments.\"\"\"\n"
     "\n"
     "    HINTS = (\"num_ctas\", \"occupancy\", \"opt_level\", \"num_worker_warps\")\n"
     "\n"
-    "    def __init__(self, launcher, hints, captured=None):\n"
-    "        for name in hints:\n"
-    "            if name not in self.HINTS:\n"
-    "                raise TypeError(f\"{name!r} is not a cuTile kernel hint {self.HINTS}\")\n"
+    "    def __init__(self, launcher, hints, captured=None, name=None, params=None):\n"
+    "        for hint in hints:\n"
+    "            if hint not in self.HINTS:\n"
+    "                raise TypeError(f\"{hint!r} is not a cuTile kernel hint {self.HINTS}\")\n"
     "        self.launcher = launcher\n"
     "        self.hints = hints\n"
     "        self.captured = captured\n"
+    "        self.name, self.params = name, params\n"
     "\n"
     "    def replace_hints(self, **hints):\n"
-    "        return _TileKernel(self.launcher, {**self.hints, **hints}, self.captured)\n"
+    "        return _TileKernel(self.launcher, {**self.hints, **hints}, self.captured, self.name, self.params)\n"
     "\n"
     "    @property\n"
     "    def _pyfunc(self):\n"
     "        # ct.kernel(function) starts from cuTile's default hints, not the decorator's\n"
     "        defaults = {\"num_ctas\": None, \"occupancy\": None, \"opt_level\": 3, \"num_worker_warps\": None}\n"
-    "        return _TileKernel(self.launcher, defaults, self.captured)\n"
+    "        function = _TileKernel(self.launcher, defaults, self.captured, self.name, self.params)\n"
+    "        if self.name is not None:\n"
+    "            function.__name__ = function.__qualname__ = self.name\n"
+    "        if self.params is not None:\n"
+    "            kind = inspect.Parameter.POSITIONAL_OR_KEYWORD\n"
+    "            params = [inspect.Parameter(name, kind) for name in self.params]\n"
+    "            function.__signature__ = inspect.Signature(params)\n"
+    "        return function\n"
     "\n"
     "    def __call__(self, *args, **kwargs):\n"
     "        # callable, as cuTile's kernel objects are (decorators tell kernels from messages so)\n"
@@ -958,16 +971,48 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        if self.captured is not None:\n"
     "            args = (*args, *self.captured())\n"
     "        self.launcher(stream, grid, args, **options)\n",
-    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
+    {-1, -1, -1, -1, -1, -1}, false, false, 4u},
   [HELPER__host_kernel] = {"_host_kernel",
-    "def _host_kernel(function, launcher):\n"
+    "def _host_kernel(function, launcher, params=None):\n"
     "    \"\"\"Give a converted kernel what cuTile host code uses of a kernel object (replace_hints,\n"
-    "    _pyfunc) and the launch that ct.launch calls, so any module can launch it.\"\"\"\n"
-    "    kernel = _TileKernel(launcher, {})\n"
+    "    _pyfunc) and the launch that ct.launch calls, so any module can launch it; `params`: the\n"
+    "    names of its parameters in the cuTile source.\"\"\"\n"
+    "    name = function.__name__ if hasattr(function, \"__name__\") else function.fn.__name__\n"
+    "    kernel = _TileKernel(launcher, {}, name=name, params=params)\n"
     "    function.replace_hints = kernel.replace_hints\n"
     "    function._pyfunc = kernel._pyfunc\n"
     "    function.launch_tile_kernel = kernel.launch_tile_kernel\n",
     {HELPER__TileKernel, -1, -1, -1, -1, -1}, false, false, 0u},
+  [HELPER__TileDispatcher] = {"_TileDispatcher",
+    "class _TileDispatcherType(type):\n"
+    "    def __instancecheck__(cls, value):\n"
+    "        return isinstance(value, _TileKernel) or callable(getattr(value, \"launch_tile_kernel\", None))\n"
+    "\n"
+    "\n"
+    "class _TileDispatcher(metaclass=_TileDispatcherType):\n"
+    "    \"\"\"cuTile's kernel class (cuda.tile._execution.TileDispatcher) for host code that names it\n"
+    "    (annotations, isinstance): a converted kernel, or a variant or function of one, is one.\"\"\"\n",
+    {HELPER__TileKernel, -1, -1, -1, -1, -1}, false, false, 0u},
+  [HELPER__TileCompilerTimeoutError] = {"_TileCompilerTimeoutError",
+    "class _TileCompilerTimeoutError(Exception):\n"
+    "    \"\"\"cuTile's compile time limit exceeded (TileCompilerTimeoutError): never raised, as\n"
+    "    Triton compiles without a time limit (C2T102).\"\"\"\n",
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
+  [HELPER__TileCompilerExecutionError] = {"_TileCompilerExecutionError",
+    "# cuTile's back end failing on a kernel its front end took (TileCompilerExecutionError:\n"
+    "# tileiras's error, a configuration's tiles past the shared memory among them); Triton's\n"
+    "# counterpart: a compiled kernel that does not fit the GPU (its front end's errors are\n"
+    "# cuTile's TileTypeError and the like, not caught as this)\n"
+    "_TileCompilerExecutionError = (triton.runtime.errors.OutOfResources,)\n",
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
+  [HELPER__default_tile_context] = {"_default_tile_context",
+    "class _default_tile_context:\n"
+    "    \"\"\"cuTile's compiler settings (cuda.tile._cext.default_tile_context) for host code that\n"
+    "    reads or sets them: kept, not used (Triton has no time limit on compilation, C2T102).\"\"\"\n"
+    "\n"
+    "    class config:\n"
+    "        compiler_timeout_sec = None\n",
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__callable_kernel] = {"_callable_kernel",
     "class _CallableAutotuner(triton.runtime.Autotuner):\n"
     "    \"\"\"An autotuned kernel that can be called, to raise what calling a cuTile kernel raises.\"\"\"\n"
@@ -2628,6 +2673,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
 static const char *const HELPER_IMPORTS[] = {
   "import random",
   "import threading",
+  "import inspect",
   "from triton.tools.tensor_descriptor import TensorDescriptor",
   NULL,
 };

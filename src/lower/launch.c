@@ -11,7 +11,7 @@
  *             _launch(k, grid, x, tuple(x.shape), tuple(x.stride()), ..., n, BLOCK, ...)
  *
  *
- *     _host_kernel(k, launch_k)
+ *     _host_kernel(k, launch_k, ("x", "y", "n", "BLOCK"))
  *
  * so a host call site `ct.launch(stream, grid, k, args)` keeps working
  * however it builds `args` (a literal, a variable, a tuple built in a loop).
@@ -1127,6 +1127,29 @@ static Node *rewrite_host_member(Lowerer *L, Node *node, const char *member) {
                                 member + length));
     }
   }
+  /* cuTile's exceptions and kernel class, and its compiler settings, for host code that names
+   * them (an autotuner that catches a configuration's compile failure): helpers of the same use */
+  static const struct {
+    const char *member;
+    HelperId helper;
+  } HOST_NAMES[] = {
+      {"TileCompilerTimeoutError", HELPER__TileCompilerTimeoutError},
+      {"_exception.TileCompilerTimeoutError", HELPER__TileCompilerTimeoutError},
+      {"TileCompilerExecutionError", HELPER__TileCompilerExecutionError},
+      {"_exception.TileCompilerExecutionError", HELPER__TileCompilerExecutionError},
+      {"_execution.TileDispatcher", HELPER__TileDispatcher},
+      {"_cext.default_tile_context", HELPER__default_tile_context},
+  };
+  for (size_t i = 0; i < sizeof HOST_NAMES / sizeof HOST_NAMES[0]; i++) {
+    size_t length = strlen(HOST_NAMES[i].member);
+    if (strncmp(member, HOST_NAMES[i].member, length) != 0 || (member[length] && member[length] != '.'))
+      continue;
+    Node *helper = use_helper(L, HOST_NAMES[i].helper);
+    if (!member[length])
+      return helper;
+    return T0(L, arena_printf(&L->ctx->arena, "%.*s%s", helper->u.name.id.len, helper->u.name.id.text,
+                              member + length));
+  }
   Node *value = host_enum_value(L, member);
   if (value)
     return value;
@@ -1390,7 +1413,12 @@ static const char *assigned_ct_member(Lowerer *L, const Node *stmt) {
   const Node *target = stmt->u.assign.targets.items[0];
   if (target->kind != N_ATTRIBUTE || !is_rooted_at_ct_import(L->conv, target))
     return NULL;
-  return resolve_ct_member(L->conv, target);
+  const char *member = resolve_ct_member(L->conv, target);
+  /* a compiler setting (default_tile_context.config.compiler_timeout_sec = 30) patches no
+   * name of cuda.tile: it goes to the helper that stands for the settings */
+  if (member && strncmp(member, "_cext.default_tile_context.", 27) == 0)
+    return NULL;
+  return member;
 }
 
 /* `ct.NAME = VALUE` where VALUE is cuda.tile's own NAME under another
@@ -1987,6 +2015,18 @@ static void push_enum_twins_of(Lowerer *L, NodeList *out, const Node *stmt) {
   }
 }
 
+/* The kernel's parameters as the cuTile source names them, a Python tuple: ("x", "out", "TILE"). */
+static const char *source_params(Lowerer *L, const Function *kernel) {
+  Buf *text = lower_buf(L);
+  buf_putc(text, '(');
+  for (int p = 0; p < kernel->param_count; p++)
+    buf_printf(text, "%s\"%.*s\"", p ? ", " : "", kernel->param_names[p].len, kernel->param_names[p].text);
+  buf_puts(text, kernel->param_count == 1 ? ",)" : ")");
+  const char *result = arena_strndup(&L->ctx->arena, text->data, text->len);
+  buf_free(text);
+  return result;
+}
+
 /* The launcher of the kernel `stmt` defines, after it; its _host_kernel
  * line goes to `registrations` while the helpers are still to come (they
  * are then written after the helpers), else right after the launcher. */
@@ -1996,8 +2036,8 @@ static void push_launcher_of(Lowerer *L, NodeList *out, const Node *stmt, NodeLi
       continue;
     node_list_push(&L->ctx->arena, out, L->launchers[i]);
     Str name = L->launcher_of[i]->def->u.function_def.name, launcher = kernel_launcher_name(L, L->launcher_of[i]);
-    const char *text = arena_printf(&L->ctx->arena, "_host_kernel(%.*s, %.*s)\n", name.len, name.text,
-                                    launcher.len, launcher.text);
+    const char *text = arena_printf(&L->ctx->arena, "_host_kernel(%.*s, %.*s, %s)\n", name.len, name.text,
+                                    launcher.len, launcher.text, source_params(L, L->launcher_of[i]));
     if (L->launcher_replayed[i]) /* the module's calls of the launcher name the replaying one */
       text = arena_printf(&L->ctx->arena, "%.*s = _replayed(%.*s)\n%s", launcher.len, launcher.text,
                           launcher.len, launcher.text, text);

@@ -350,7 +350,7 @@ def test_a_module_that_tunes_itself_keeps_fixed_options(convert_text):
     # and its launchers are not replayed: a trial of the search launches other options under one key
     assert "_replayed(" not in text
     text = convert_text(INPLACE)
-    assert "\nlaunch_bump = _replayed(launch_bump)\n_host_kernel(bump, launch_bump)\n" in text
+    assert '\nlaunch_bump = _replayed(launch_bump)\n_host_kernel(bump, launch_bump, ("x", "TILE"))\n' in text
 
 
 SEARCHED_TILES = '''

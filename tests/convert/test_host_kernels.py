@@ -723,7 +723,7 @@ def test_kernels_defined_in_module_level_blocks_get_their_launchers_there(conver
     _host_kernel line follow it in that block, under the same condition, and the helpers come
     before the block (the launchers were missing: NameError at the first launch)."""
     text = convert_text(MODULE_BLOCK_KERNELS)
-    assert "\n    def launch_doubled(" in text and "\n    _host_kernel(doubled, launch_doubled)" in text
+    assert "\n    def launch_doubled(" in text and '\n    _host_kernel(doubled, launch_doubled, ("x", "out", "T"))' in text
     assert text.index("def _host_kernel(") < text.index("if CUTILE_AVAILABLE:")
     mod = convert(MODULE_BLOCK_KERNELS)
     x = torch.randn(20, device=device)

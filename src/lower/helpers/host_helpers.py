@@ -8,6 +8,7 @@ file importable (tests/helpers). See tools/gen_helpers.py for the format.
 """
 import contextlib
 import enum
+import inspect
 import operator
 import os
 import threading
@@ -762,33 +763,42 @@ def _by_target(default=None, **by_arch):
 # helper: _TileKernel
 class _TileKernel:
     """A cuTile kernel object on the host: ct.launch launches it, replace_hints makes a
-    variant with other compiler hints, _pyfunc is its function for ct.kernel(f, **hints).
-    Of the hints num_worker_warps is num_warps for a launcher with fixed launch options (one
-    that takes it; an autotuned one chooses its own); num_ctas, occupancy and opt_level are
-    kept but not used (C2T101: Triton 3.6's num_ctas > 1 computes wrong results on Hopper,
-    so each program is one CTA; the others have no Triton counterpart). `hints` holds
-    the hints given since the kernel's decorator, whose own hints are the launcher's defaults.
-    `captured` (a kernel defined in a host function that read its locals) gives the values
-    its launches append to their arguments."""
+    variant with other compiler hints, _pyfunc is its function for ct.kernel(f, **hints)
+    (with the kernel's name and parameters, for host code that reads them: __name__,
+    inspect.signature). Of the hints num_worker_warps is num_warps for a launcher with fixed
+    launch options (one that takes it; an autotuned one chooses its own); num_ctas, occupancy
+    and opt_level are kept but not used (C2T101: Triton 3.6's num_ctas > 1 computes wrong
+    results on Hopper, so each program is one CTA; the others have no Triton counterpart).
+    `hints` holds the hints given since the kernel's decorator, whose own hints are the
+    launcher's defaults. `captured` (a kernel defined in a host function that read its locals)
+    gives the values its launches append to their arguments."""
 
     HINTS = ("num_ctas", "occupancy", "opt_level", "num_worker_warps")
 
-    def __init__(self, launcher, hints, captured=None):
-        for name in hints:
-            if name not in self.HINTS:
-                raise TypeError(f"{name!r} is not a cuTile kernel hint {self.HINTS}")
+    def __init__(self, launcher, hints, captured=None, name=None, params=None):
+        for hint in hints:
+            if hint not in self.HINTS:
+                raise TypeError(f"{hint!r} is not a cuTile kernel hint {self.HINTS}")
         self.launcher = launcher
         self.hints = hints
         self.captured = captured
+        self.name, self.params = name, params
 
     def replace_hints(self, **hints):
-        return _TileKernel(self.launcher, {**self.hints, **hints}, self.captured)
+        return _TileKernel(self.launcher, {**self.hints, **hints}, self.captured, self.name, self.params)
 
     @property
     def _pyfunc(self):
         # ct.kernel(function) starts from cuTile's default hints, not the decorator's
         defaults = {"num_ctas": None, "occupancy": None, "opt_level": 3, "num_worker_warps": None}
-        return _TileKernel(self.launcher, defaults, self.captured)
+        function = _TileKernel(self.launcher, defaults, self.captured, self.name, self.params)
+        if self.name is not None:
+            function.__name__ = function.__qualname__ = self.name
+        if self.params is not None:
+            kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+            params = [inspect.Parameter(name, kind) for name in self.params]
+            function.__signature__ = inspect.Signature(params)
+        return function
 
     def __call__(self, *args, **kwargs):
         # callable, as cuTile's kernel objects are (decorators tell kernels from messages so)
@@ -805,13 +815,49 @@ class _TileKernel:
 
 
 # helper: _host_kernel needs _TileKernel
-def _host_kernel(function, launcher):
+def _host_kernel(function, launcher, params=None):
     """Give a converted kernel what cuTile host code uses of a kernel object (replace_hints,
-    _pyfunc) and the launch that ct.launch calls, so any module can launch it."""
-    kernel = _TileKernel(launcher, {})
+    _pyfunc) and the launch that ct.launch calls, so any module can launch it; `params`: the
+    names of its parameters in the cuTile source."""
+    name = function.__name__ if hasattr(function, "__name__") else function.fn.__name__
+    kernel = _TileKernel(launcher, {}, name=name, params=params)
     function.replace_hints = kernel.replace_hints
     function._pyfunc = kernel._pyfunc
     function.launch_tile_kernel = kernel.launch_tile_kernel
+
+
+# helper: _TileDispatcher needs _TileKernel
+class _TileDispatcherType(type):
+    def __instancecheck__(cls, value):
+        return isinstance(value, _TileKernel) or callable(getattr(value, "launch_tile_kernel", None))
+
+
+class _TileDispatcher(metaclass=_TileDispatcherType):
+    """cuTile's kernel class (cuda.tile._execution.TileDispatcher) for host code that names it
+    (annotations, isinstance): a converted kernel, or a variant or function of one, is one."""
+
+
+# helper: _TileCompilerTimeoutError
+class _TileCompilerTimeoutError(Exception):
+    """cuTile's compile time limit exceeded (TileCompilerTimeoutError): never raised, as
+    Triton compiles without a time limit (C2T102)."""
+
+
+# helper: _TileCompilerExecutionError
+# cuTile's back end failing on a kernel its front end took (TileCompilerExecutionError:
+# tileiras's error, a configuration's tiles past the shared memory among them); Triton's
+# counterpart: a compiled kernel that does not fit the GPU (its front end's errors are
+# cuTile's TileTypeError and the like, not caught as this)
+_TileCompilerExecutionError = (triton.runtime.errors.OutOfResources,)
+
+
+# helper: _default_tile_context
+class _default_tile_context:
+    """cuTile's compiler settings (cuda.tile._cext.default_tile_context) for host code that
+    reads or sets them: kept, not used (Triton has no time limit on compilation, C2T102)."""
+
+    class config:
+        compiler_timeout_sec = None
 
 
 # helper: _callable_kernel
