@@ -977,8 +977,10 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    \"\"\"Give a converted kernel what cuTile host code uses of a kernel object (replace_hints,\n"
     "    _pyfunc) and the launch that ct.launch calls, so any module can launch it; `params`: the\n"
     "    names of its parameters in the cuTile source.\"\"\"\n"
-    "    name = function.__name__ if hasattr(function, \"__name__\") else function.fn.__name__\n"
-    "    kernel = _TileKernel(launcher, {}, name=name, params=params)\n"
+    "    inner = function  # @triton.autotune's object has no __name__: its function has\n"
+    "    while not hasattr(inner, \"__name__\") and hasattr(inner, \"fn\"):\n"
+    "        inner = inner.fn\n"
+    "    kernel = _TileKernel(launcher, {}, name=getattr(inner, \"__name__\", None), params=params)\n"
     "    function.replace_hints = kernel.replace_hints\n"
     "    function._pyfunc = kernel._pyfunc\n"
     "    function.launch_tile_kernel = kernel.launch_tile_kernel\n",

@@ -99,3 +99,28 @@ def test_both_spellings_of_an_exception_convert(convert, spelling):
     mod = convert(source)
     assert mod.outcome(ValueError()) == "other"
     assert inspect.isclass(mod._TileCompilerTimeoutError)
+
+
+BOXED = """
+import cuda.tile as ct
+
+
+class Box:
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+
+@Box
+@ct.kernel
+def copy(x, out, TILE: ct.Constant[int]):
+    ct.store(out, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)))
+"""
+
+
+def test_a_kernel_a_decorator_wraps_in_an_object_without_a_name_imports(convert):
+    """What a decorator above @ct.kernel makes of the kernel gets the kernel object's methods;
+    an object with no __name__ (and no function inside, as @triton.autotune's has) gives
+    _pyfunc none."""
+    mod = convert(BOXED)
+    assert isinstance(mod.copy, mod.Box) and not hasattr(mod.copy._pyfunc, "__name__")
+    assert list(inspect.signature(mod.copy._pyfunc).parameters) == ["x", "out", "TILE"]

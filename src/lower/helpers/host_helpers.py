@@ -819,8 +819,10 @@ def _host_kernel(function, launcher, params=None):
     """Give a converted kernel what cuTile host code uses of a kernel object (replace_hints,
     _pyfunc) and the launch that ct.launch calls, so any module can launch it; `params`: the
     names of its parameters in the cuTile source."""
-    name = function.__name__ if hasattr(function, "__name__") else function.fn.__name__
-    kernel = _TileKernel(launcher, {}, name=name, params=params)
+    inner = function  # @triton.autotune's object has no __name__: its function has
+    while not hasattr(inner, "__name__") and hasattr(inner, "fn"):
+        inner = inner.fn
+    kernel = _TileKernel(launcher, {}, name=getattr(inner, "__name__", None), params=params)
     function.replace_hints = kernel.replace_hints
     function._pyfunc = kernel._pyfunc
     function.launch_tile_kernel = kernel.launch_tile_kernel
