@@ -1117,33 +1117,29 @@ static Node *rewrite_host_member(Lowerer *L, Node *node, const char *member) {
     L->needs_enum = true;
     return use_helper(L, HELPER__max_bytecode_version);
   }
-  static const char *const BYTECODE_VERSION[] = {"_bytecode.version.BytecodeVersion", "_bytecode.BytecodeVersion"};
-  for (int i = 0; i < 2; i++) { /* the Tile IR versions it compares with: a helper enum of the same members */
-    size_t length = strlen(BYTECODE_VERSION[i]);
-    if (strncmp(member, BYTECODE_VERSION[i], length) == 0 && (!member[length] || member[length] == '.')) {
-      L->needs_enum = true;
-      Node *versions = use_helper(L, HELPER__BytecodeVersion);
-      return T0(L, arena_printf(&L->ctx->arena, "%.*s%s", versions->u.name.id.len, versions->u.name.id.text,
-                                member + length));
-    }
-  }
-  /* cuTile's exceptions and kernel class, and its compiler settings, for host code that names
-   * them (an autotuner that catches a configuration's compile failure): helpers of the same use */
+  /* cuTile names a helper stands for, with what follows them (`BytecodeVersion.V_13_1`): the
+   * Tile IR versions host code compares with (a helper enum of the same members), cuTile's
+   * exceptions and kernel class, and its compiler settings, for host code that names them (an
+   * autotuner that catches a configuration's compile failure) */
   static const struct {
     const char *member;
     HelperId helper;
+    bool needs_enum;
   } HOST_NAMES[] = {
-      {"TileCompilerTimeoutError", HELPER__TileCompilerTimeoutError},
-      {"_exception.TileCompilerTimeoutError", HELPER__TileCompilerTimeoutError},
-      {"TileCompilerExecutionError", HELPER__TileCompilerExecutionError},
-      {"_exception.TileCompilerExecutionError", HELPER__TileCompilerExecutionError},
-      {"_execution.TileDispatcher", HELPER__TileDispatcher},
-      {"_cext.default_tile_context", HELPER__default_tile_context},
+      {"_bytecode.version.BytecodeVersion", HELPER__BytecodeVersion, true},
+      {"_bytecode.BytecodeVersion", HELPER__BytecodeVersion, true},
+      {"TileCompilerTimeoutError", HELPER__TileCompilerTimeoutError, false},
+      {"_exception.TileCompilerTimeoutError", HELPER__TileCompilerTimeoutError, false},
+      {"TileCompilerExecutionError", HELPER__TileCompilerExecutionError, false},
+      {"_exception.TileCompilerExecutionError", HELPER__TileCompilerExecutionError, false},
+      {"_execution.TileDispatcher", HELPER__TileDispatcher, false},
+      {"_cext.default_tile_context", HELPER__default_tile_context, false},
   };
   for (size_t i = 0; i < sizeof HOST_NAMES / sizeof HOST_NAMES[0]; i++) {
     size_t length = strlen(HOST_NAMES[i].member);
     if (strncmp(member, HOST_NAMES[i].member, length) != 0 || (member[length] && member[length] != '.'))
       continue;
+    L->needs_enum |= HOST_NAMES[i].needs_enum;
     Node *helper = use_helper(L, HOST_NAMES[i].helper);
     if (!member[length])
       return helper;
