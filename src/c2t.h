@@ -356,6 +356,9 @@ struct Node {
       bool is_async;
       bool replayed;        /* a copy of a def that stands elsewhere in the source (a dataclass
                                method's twin): written with that def's comments again */
+      int comments_from;    /* a def moved before where it stood (a kernel's nested function):
+                               the first line of its comments (those just above it too), which
+                               the function it left does not write; 0 for any other def */
       DroppedLines dropped; /* converted: the lines of branches dropped in its body */
     } function_def;
     struct {

@@ -437,12 +437,15 @@ static void emit_replayed_def(Emitter *e, const Node *s, int limit_line) {
     emit_blank_line(e);
   }
   int saved = e->next_comment, saved_line = e->last_line;
+  int first = s->u.function_def.comments_from ? s->u.function_def.comments_from : s->span.start.line;
   e->next_comment = 0;
-  while (e->next_comment < e->comment_count && e->comments[e->next_comment].pos.line < s->span.start.line)
+  while (e->next_comment < e->comment_count && e->comments[e->next_comment].pos.line < first)
     e->next_comment++;
-  e->last_line = s->span.start.line - 1;
+  e->last_line = first - 1;
   emit_function_def(e, s, s->span.end.line + 1);
-  if (e->next_comment < saved)
+  /* a def moved before its place: what comes after it here stands before it in the source
+     (its own lines' comments are left out there) */
+  if (e->next_comment < saved || s->u.function_def.comments_from)
     e->next_comment = saved;
   e->last_line = saved_line;
 }

@@ -35,7 +35,7 @@ typedef enum HelperId {
   HELPER__host_descriptor, /* host_helpers.py */
   HELPER__tma_workspace, /* host_helpers.py */
   HELPER__launch_key, /* host_helpers.py */
-  HELPER__launch, /* host_helpers.py */
+  HELPER__c2t_launch, /* host_helpers.py */
   HELPER__replayed, /* host_helpers.py */
   HELPER__by_target, /* host_helpers.py */
   HELPER__TileKernel, /* host_helpers.py */
@@ -567,7 +567,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            add(value)\n"
     "    return tuple(key)\n",
     {-1, -1, -1, -1, -1, -1}, false, false, 0u},
-  [HELPER__launch] = {"_launch",
+  [HELPER__c2t_launch] = {"_c2t_launch",
     "_LAUNCHED = {}\n"
     "_LAUNCHED_LIMIT = 4096  # kept launch keys (all kernels); more are dropped together\n"
     "_LAUNCH_PLANS = {}\n"
@@ -716,7 +716,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    return True\n"
     "\n"
     "\n"
-    "def _launch(kernel, grid, *args, **constants):\n"
+    "def _c2t_launch(kernel, grid, *args, **constants):\n"
     "    \"\"\"kernel[grid](*args, **constants), launched faster from the second time a key comes:\n"
     "    Triton's dispatch (its autotuner's key, the arguments' specialization, the compiled\n"
     "    kernel's lookup) cost 40-70 us of host time per launch on the H200, more than many\n"
@@ -854,9 +854,9 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    \"\"\"The launcher, replaying its launch: from the third time the same key comes\n"
     "    (_replay_key: the stream, the grid, the arguments), the kept launch's C launcher is\n"
     "    called with the parameters that launch gave it, without the launcher's own Python (its\n"
-    "    arrays' shapes, strides and TMA checks, its descriptors, _launch's key), which took\n"
+    "    arrays' shapes, strides and TMA checks, its descriptors, _c2t_launch's key), which took\n"
     "    24-33 us of host time per launch of split-K's partial kernel on the H100's host. The\n"
-    "    first launch of a key goes through Triton, the second is kept by _launch, which gives\n"
+    "    first launch of a key goes through Triton, the second is kept by _c2t_launch, which gives\n"
     "    its parameters here (their arrays, pointers or tensor maps, are the arguments' own:\n"
     "    _owned_arrays; the scratch memory of descriptors the kernel makes is asked of Triton's\n"
     "    allocator at each replay, as Triton's launcher asks), and the third and later are\n"
@@ -910,7 +910,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    launch.__doc__ = launcher.__doc__\n"
     "    launch.__wrapped__ = launcher\n"
     "    return launch\n",
-    {HELPER__launch, -1, -1, -1, -1, -1}, false, false, 0u},
+    {HELPER__c2t_launch, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__by_target] = {"_by_target",
     "def _by_target(default=None, **by_arch):\n"
     "    \"\"\"ct.ByTarget: the value given for this GPU's architecture (sm_XY), else the default.\"\"\"\n"
@@ -1148,9 +1148,9 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    except torch.OutOfMemoryError:  # a speed-up only: the kernel rounds as before\n"
     "        return array\n"
     "    grid = (triton.cdiv(rows, 64), triton.cdiv(cols, 64))\n"
-    "    _launch(_tf32_stage_kernel, grid, array, staged, rows, cols, array.stride(0), array.stride(1), 64, 64)\n"
+    "    _c2t_launch(_tf32_stage_kernel, grid, array, staged, rows, cols, array.stride(0), array.stride(1), 64, 64)\n"
     "    return staged\n",
-    {HELPER__tf32_stage_kernel, HELPER__launch, -1, -1, -1, -1}, false, false, 0u},
+    {HELPER__tf32_stage_kernel, HELPER__c2t_launch, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_common_dtype] = {"ct_common_dtype",
     "@triton.constexpr_function\n"
     "def ct_common_dtype(x, y):\n"

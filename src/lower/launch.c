@@ -8,7 +8,7 @@
  *         """Launch k as ct.launch(stream, grid, k, args) did."""
  *         x, y, n, BLOCK = args
  *         with _kernel_stream(stream, x := _tensor(x, "x"), y := _tensor(y, "y")):
- *             _launch(k, grid, x, tuple(x.shape), tuple(x.stride()), ..., n, BLOCK, ...)
+ *             _c2t_launch(k, grid, x, tuple(x.shape), tuple(x.stride()), ..., n, BLOCK, ...)
  *
  *
  *     _host_kernel(k, launch_k, ("x", "y", "n", "BLOCK"))
@@ -806,7 +806,7 @@ void lower_launcher(Lowerer *L, Function *kernel) {
     }
     buf_puts(&after, ")");
   }
-  Node *launch = use_helper(L, HELPER__launch); /* kernel[grid](...), with Triton's dispatch once per key */
+  Node *launch = use_helper(L, HELPER__c2t_launch); /* kernel[grid](...), with Triton's dispatch once per key */
   /* the docstring on one line, or broken before ct.launch where that runs past the line limit */
   const char *docstring_break = 4 + 53 + 2 * name.len > EMIT_LINE_LIMIT ? "\n    " : " ";
   buf_printf(&text,

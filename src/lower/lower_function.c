@@ -226,6 +226,21 @@ static bool in_list(const char *const *list, const char *text) {
 
 static void scan_array_use(Node *node, void *data);
 
+/* Parameter `index` of a tile function whose parameters are not flattened yet
+ * (flatten_parameters): positional-only, plain, then keyword-only ones, the
+ * order the flattened list will have; NULL past the last. */
+static Node *unflattened_param(const Function *fn, int index) {
+  const Node *arguments = fn->def->u.function_def.args;
+  const NodeList *lists[] = {&arguments->u.arguments.posonlyargs, &arguments->u.arguments.args,
+                             &arguments->u.arguments.kwonlyargs};
+  for (int l = 0; l < 3; l++) {
+    if (index < lists[l]->count)
+      return lists[l]->items[index];
+    index -= lists[l]->count;
+  }
+  return NULL;
+}
+
 /* The position of parameter `name` in a tile function's signature as
  * written (before or after its lowering rewrote it); -1 if none. */
 static int signature_index(Function *fn, Str name) {
@@ -235,9 +250,8 @@ static int signature_index(Function *fn, Str name) {
         return i;
     return -1;
   }
-  NodeList *params = &fn->def->u.function_def.args->u.arguments.args;
-  for (int i = 0; i < params->count; i++)
-    if (str_same(params->items[i]->u.arg.arg, name))
+  for (int i = 0; unflattened_param(fn, i); i++)
+    if (str_same(unflattened_param(fn, i)->u.arg.arg, name))
       return i;
   return -1;
 }
@@ -246,10 +260,9 @@ static int signature_index(Function *fn, Str name) {
 static bool callee_param_is_array(Lowerer *L, Function *fn, int index, int depth) {
   if (fn->lowered || fn->lowering) /* its parameter list is rewritten: what it was lowered with */
     return fn->param_is_array && index < fn->param_count && fn->param_is_array[index];
-  NodeList *params = &fn->def->u.function_def.args->u.arguments.args;
-  if (index >= params->count)
+  Node *arg = unflattened_param(fn, index); /* a keyword-only parameter too (a nested function's captures) */
+  if (!arg)
     return false;
-  Node *arg = params->items[index];
   if (annotation_is(L, arg->u.arg.annotation, "Array", 0) || annotation_is(L, arg->u.arg.annotation, "IndexedWithInt64", 0))
     return true;
   UseScan scan = {L, arg->u.arg.arg, false, false, false, depth, false, false, false, 0, 0, false};

@@ -762,7 +762,7 @@ static void lower_stmt(Lowerer *L, Node *stmt, NodeList *out) {
   case N_RAISE: push_stmt(L, &lowered, lower_raise_statement(L, stmt)); break;
   case N_FUNCTION_DEF:
     lower_error(L, stmt, "the function '%.*s' defined here cannot be converted: a function defined in tile code "
-                "moves to module level only when defined once, directly in the kernel's (or tile function's) body, "
+                "moves to module level only when defined once in the kernel's (or tile function's) body or its blocks, "
                 "with no decorator, *args or **kwargs, defaults that read none of its names, and no def, lambda, "
                 "nonlocal or global of its own; and, where it reads the kernel's names, only called (not returned "
                 "or passed); never in a function host code calls too (@ct.function(host=True), or a plain "

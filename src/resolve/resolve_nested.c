@@ -20,7 +20,7 @@
  * A nested function that calls another one reads what that one reads too. One
  * that reads no name of the kernel may also be used as a value (a combine
  * function: ct.reduce(t, 0, add)); one that does may only be called. Defined
- * once, directly in the body (not under `if` or in a loop), with no decorator,
+ * once, in the body or a block of it (under `if`, in a loop or `with`), with no decorator,
  * *args, **kwargs, nested def, lambda, nonlocal or global of its own, and with
  * defaults that read no name of the kernel; any other stays where it is (and
  * the lowering refuses it, located).
@@ -40,10 +40,13 @@ typedef struct Walk {
   bool blocked;     /* a nested def or lambda, nonlocal, global, yield: not movable */
   Str counted;      /* count the bindings of this name */
   int bindings;
+  const Node *skip; /* a statement not walked (the def whose name is counted) */
 } Walk;
 
 static void walk_names(Node *node, void *data) {
   Walk *walk = data;
+  if (node == walk->skip)
+    return;
   switch (node->kind) {
   case N_NAME:
     if ((node->u.name.ctx != CTX_LOAD) == walk->stores)
@@ -132,7 +135,7 @@ static bool plain_signature(Converter *conv, const Node *def, const NameSet *out
       def->u.function_def.type_params.count)
     return false;
   NameSet read = {.conv = conv};
-  Walk walk = {&read, false, false, {0}, 0};
+  Walk walk = {&read, false, false, {0}, 0, NULL};
   node_children((Node *)args, walk_names, &walk);
   if (def->u.function_def.returns)
     walk_names(def->u.function_def.returns, &walk);
@@ -236,28 +239,117 @@ static Str fresh_name(Converter *conv, NameSet *module, Str outer, Str name) {
   return (Str){0};
 }
 
+/* The statement lists of a compound statement of a function's body a nested def may
+ * stand in (an `if` or `else`, a loop's body, a `with`), up to 4; their count. */
+static int statement_lists(Node *stmt, NodeList **lists) {
+  switch (stmt->kind) {
+  case N_IF: lists[0] = &stmt->u.if_.body, lists[1] = &stmt->u.if_.orelse; return 2;
+  case N_FOR: lists[0] = &stmt->u.for_.body, lists[1] = &stmt->u.for_.orelse; return 2;
+  case N_WHILE: lists[0] = &stmt->u.while_.body, lists[1] = &stmt->u.while_.orelse; return 2;
+  case N_WITH: lists[0] = &stmt->u.with.body; return 1;
+  default: return 0;
+  }
+}
+
+/* The defs (and lambdas bound to a name) of a function's body, in its blocks too: a def
+ * under an `if` or in a loop moves as one in the body does (the calls pass what it reads
+ * when they run, as a closure made there reads it then). */
+static void collect_defs(Converter *conv, NodeList *list, Nested *nested, int *count, int depth) {
+  if (depth > C2T_MAX_PARSE_DEPTH)
+    return;
+  for (int i = 0; i < list->count; i++) {
+    Node *stmt = list->items[i];
+    Node *def = stmt->kind == N_FUNCTION_DEF ? stmt : lambda_as_def(conv, stmt);
+    if (def && *count == C2T_MAX_NESTED_FUNCTIONS)
+      diag_limit(&conv->ctx->diag, stmt->span.start, "functions defined in one kernel or tile function",
+                 C2T_MAX_NESTED_FUNCTIONS);
+    if (def) {
+      nested[(*count)++] = (Nested){.slot = &list->items[i], .def = def, .name = def->u.function_def.name,
+                                    .captures = {.conv = conv}, .calls = {.conv = conv}};
+      continue;
+    }
+    NodeList *lists[4];
+    for (int l = statement_lists(stmt, lists) - 1; l >= 0; l--)
+      collect_defs(conv, lists[l], nested, count, depth + 1);
+  }
+}
+
+/* `list` without the statements of `moved`, in its blocks too; a block they leave empty
+ * holds `pass` (a body of nested functions only). */
+static void drop_moved(Converter *conv, NodeList *list, const NodeList *moved, Span span, int depth) {
+  if (depth > C2T_MAX_PARSE_DEPTH)
+    return;
+  NodeList kept = {0};
+  for (int i = 0; i < list->count; i++) {
+    Node *stmt = list->items[i];
+    bool gone = false;
+    for (int m = 0; m < moved->count; m++)
+      gone |= moved->items[m] == stmt;
+    if (gone)
+      continue;
+    NodeList *lists[4];
+    for (int l = statement_lists(stmt, lists) - 1; l >= 0; l--)
+      drop_moved(conv, lists[l], moved, stmt->span, depth + 1);
+    node_list_push(&conv->ctx->arena, &kept, stmt);
+  }
+  if (!kept.count && list->count) {
+    Node *pass = new_node(conv, N_PASS, span);
+    pass->rewritten = true;
+    node_list_push(&conv->ctx->arena, &kept, pass);
+  }
+  if (kept.count != list->count)
+    *list = kept;
+}
+
+/* The first line of the comment lines right above `stmt` (lines holding only a comment, no
+ * blank line between), else its own first line. */
+static int comment_block_start(Converter *conv, const Node *stmt) {
+  const char *text = conv->ctx->source.text;
+  size_t at = stmt->span.start.offset;
+  int line = stmt->span.start.line;
+  while (at > 0 && text[at - 1] != '\n') /* back to the start of its line */
+    at--;
+  while (at > 0 && line > 1) {
+    size_t end = at - 1, begin = end; /* the line above: [begin, end) */
+    while (begin > 0 && text[begin - 1] != '\n')
+      begin--;
+    size_t k = begin;
+    while (k < end && (text[k] == ' ' || text[k] == '\t'))
+      k++;
+    if (k == end || text[k] != '#')
+      break;
+    at = begin;
+    line--;
+  }
+  return line;
+}
+
+/* Lines [first, last] added to a function's dropped lines (their comments are not its). */
+static void add_dropped(Converter *conv, DroppedLines *dropped, int first, int last) {
+  int (*ranges)[2] = arena_alloc(&conv->ctx->arena, sizeof(int[2]) * (size_t)(dropped->count + 1));
+  for (int i = 0; i < dropped->count; i++) {
+    ranges[i][0] = dropped->ranges[i][0];
+    ranges[i][1] = dropped->ranges[i][1];
+  }
+  ranges[dropped->count][0] = first;
+  ranges[dropped->count][1] = last;
+  dropped->ranges = ranges;
+  dropped->count++;
+}
+
 /* The nested functions of `outer` moved out, into `lifted` (defs to put before it). */
 static void lift_from(Converter *conv, Node *outer, NameSet *module, NodeList *lifted) {
   NodeList *body = &outer->u.function_def.body;
   Nested *nested = arena_alloc(&conv->ctx->arena, sizeof(Nested) * C2T_MAX_NESTED_FUNCTIONS);
   int count = 0;
-  for (int i = 0; i < body->count; i++) {
-    Node *stmt = body->items[i];
-    Node *def = stmt->kind == N_FUNCTION_DEF ? stmt : lambda_as_def(conv, stmt);
-    if (def && count == C2T_MAX_NESTED_FUNCTIONS)
-      diag_limit(&conv->ctx->diag, stmt->span.start, "functions defined in one kernel or tile function",
-                 C2T_MAX_NESTED_FUNCTIONS);
-    if (def)
-      nested[count++] = (Nested){.slot = &body->items[i], .def = def, .name = def->u.function_def.name,
-                                 .captures = {.conv = conv}, .calls = {.conv = conv}};
-  }
+  collect_defs(conv, body, nested, &count, 0);
   if (!count)
     return;
   /* the names the enclosing function binds: its parameters, its statements' targets */
   NameSet bound = {.conv = conv};
   add_parameters(&bound, outer->u.function_def.args);
   for (int i = 0; i < body->count; i++) {
-    Walk walk = {&bound, true, false, {0}, 0};
+    Walk walk = {&bound, true, false, {0}, 0, NULL};
     walk_names(body->items[i], &walk);
   }
   for (int i = 0; i < count; i++)
@@ -267,13 +359,13 @@ static void lift_from(Converter *conv, Node *outer, NameSet *module, NodeList *l
     Node *def = n->def;
     /* bound once in the enclosing function: by this statement */
     NameSet ignored = {.conv = conv};
-    Walk once = {&ignored, true, false, n->name, 0};
+    Walk once = {&ignored, true, false, n->name, 0, NULL};
+    once.skip = *n->slot;
     for (int s = 0; s < body->count; s++)
-      if (&body->items[s] != n->slot)
-        walk_names(body->items[s], &once);
+      walk_names(body->items[s], &once);
     NameSet own = {.conv = conv}, read = {.conv = conv};
     add_parameters(&own, def->u.function_def.args);
-    Walk stores = {&own, true, false, {0}, 0}, reads = {&read, false, false, {0}, 0};
+    Walk stores = {&own, true, false, {0}, 0, NULL}, reads = {&read, false, false, {0}, 0, NULL};
     for (int s = 0; s < def->u.function_def.body.count; s++) {
       walk_names(def->u.function_def.body.items[s], &stores);
       walk_names(def->u.function_def.body.items[s], &reads);
@@ -346,14 +438,11 @@ static void lift_from(Converter *conv, Node *outer, NameSet *module, NodeList *l
     return;
   for (int s = 0; s < body->count; s++)
     rewrite_calls(body->items[s], &rw);
-  NodeList kept = {0};
-  for (int s = 0; s < body->count; s++) {
-    bool moved = false;
-    for (int i = 0; i < count; i++)
-      moved |= nested[i].movable && nested[i].slot == &body->items[s];
-    if (!moved)
-      node_list_push(&conv->ctx->arena, &kept, body->items[s]);
-  }
+  NodeList moved = {0}; /* the statements that go (a lambda's assignment, not the def made of it) */
+  for (int i = 0; i < count; i++)
+    if (nested[i].movable)
+      node_list_push(&conv->ctx->arena, &moved, *nested[i].slot);
+  drop_moved(conv, body, &moved, outer->span, 0);
   for (int i = 0; i < count; i++) {
     Nested *n = &nested[i];
     if (!n->movable)
@@ -367,14 +456,13 @@ static void lift_from(Converter *conv, Node *outer, NameSet *module, NodeList *l
       node_list_push(&conv->ctx->arena, &def->u.function_def.args->u.arguments.kw_defaults, NULL);
     }
     def->rewritten = true;
+    /* written before the function it leaves, with its comments (those just above it too),
+       which that function then leaves out */
+    def->u.function_def.replayed = true;
+    def->u.function_def.comments_from = comment_block_start(conv, *n->slot);
+    add_dropped(conv, &outer->u.function_def.dropped, def->u.function_def.comments_from, (*n->slot)->span.end.line);
     node_list_push(&conv->ctx->arena, lifted, def);
   }
-  if (!kept.count) { /* a body of nested functions only */
-    Node *pass = new_node(conv, N_PASS, outer->span);
-    pass->rewritten = true;
-    node_list_push(&conv->ctx->arena, &kept, pass);
-  }
-  *body = kept;
   outer->rewritten = true;
 }
 
@@ -400,7 +488,7 @@ static void lift_in_module(Converter *conv, bool (*chosen)(Converter *, const No
       Node *alias = aliases->items[k];
       resolve_set_add(&module, alias->u.alias.asname.len ? alias->u.alias.asname : alias->u.alias.name);
     }
-    Walk walk = {&module, true, false, {0}, 0};
+    Walk walk = {&module, true, false, {0}, 0, NULL};
     if (!aliases)
       walk_names(stmt, &walk);
   }

@@ -112,6 +112,34 @@ def launch_kernel(x):
     assert torch.equal(mod.launch_kernel(x), x * 2)
 
 
+
+def test_a_module_function_named_launch_keeps_its_name(convert):
+    # `_launch` is what a module's own launch wrapper is often called (41 of 1718 files of a
+    # public corpus): the helper every converted launch goes through is _c2t_launch, so both
+    # stand side by side
+    mod = convert('''
+import cuda.tile as ct
+import torch
+
+
+@ct.kernel
+def scale(x, y, TILE: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)) * 2)
+
+
+def _launch(x):
+    y = torch.empty_like(x)
+    ct.launch(0, (ct.cdiv(x.shape[0], 16),), scale, (x, y, 16))
+    return y
+
+
+def run(x):
+    return _launch(x) + 1
+''')
+    x = torch.randn(64)
+    assert torch.equal(mod.run(x), x * 2 + 1)
+    assert mod._launch is not mod._c2t_launch
+
 # A tile function's own names against the parameters the converter adds (x_shape, x_strides,
 # x_tma, x_desc_1, _use_tma, ... for an array parameter x): a local is the function's alone and
 # takes a name of its own (x_shape_1); a declared parameter of such a name is a located error.

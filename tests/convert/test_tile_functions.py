@@ -779,6 +779,103 @@ def test_a_function_defined_in_a_host_callable_tile_function_is_a_located_error(
     assert "never in a function host code calls too" in convert_error(host)
 
 
+IN_BLOCKS = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int], TWICE: ct.Constant[bool]):
+    i = ct.bid(0)
+    acc = ct.zeros((T,), dtype=ct.float32)
+    for d in range(3):
+        # defined in the loop: reads the array x, the loop's d and the kernel's i when called
+        def shifted():
+            return ct.gather(x, i * T + ct.arange(T, dtype=ct.int32) + d)
+
+        acc = acc + shifted()
+    if TWICE:
+        double = lambda t: t * 2.0  # noqa: E731
+        acc = double(acc)
+    ct.store(y, (i,), acc)
+'''
+
+
+@pytest.mark.parametrize("twice", [True, False])
+def test_functions_defined_in_a_loop_or_under_if_move_too(convert, convert_text, device, twice):
+    text = convert_text(IN_BLOCKS)
+    assert "def k_shifted(x, x_shape, x_strides, i, T: tl.constexpr, d):" in text, text
+    assert "acc = acc + k_shifted(x, x_shape, x_strides, i, T, d)" in text, text
+    mod = convert(IN_BLOCKS)
+    x = torch.randn(40, device=device)
+    y = torch.empty(32, device=device)
+    mod.launch_k(0, (2,), (x, y, 16, twice))
+    want = sum(x[d:d + 32] for d in range(3))
+    torch.testing.assert_close(y, want * (2.0 if twice else 1.0))
+
+
+def test_a_function_defined_twice_in_blocks_stays_a_located_error(convert_error):
+    # `double` bound by the lambda under the if and by a def in the else: not one function
+    source = IN_BLOCKS.replace("double = lambda t: t * 2.0  # noqa: E731", "def double(t):\n            return t * 2.0")
+    source = source.replace("    ct.store(y, (i,), acc)", "    else:\n        def double(t):\n"
+                            "            return t\n\n        acc = double(acc)\n    ct.store(y, (i,), acc)")
+    assert "the function 'double' defined here cannot be converted" in convert_error(source)
+
+
+def test_the_kernel_with_functions_in_blocks_is_valid_cutile(cutile_export):
+    ct, array = cutile_export.ct, cutile_export.array
+    f32 = array(ct.float32, 1)
+    assert cutile_export.cubin_size(IN_BLOCKS, [f32, f32, 16, True]) > 0
+
+def test_a_moved_function_takes_its_comments_and_leaves_the_kernels(convert_text):
+    # the comments of the kernel's lines before the def were all written above the moved def
+    text = convert_text('''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(
+    x,  # f32 [N]
+    y,  # f32 [N]
+    T: ct.Constant[int],
+):
+    # the body
+    i = ct.bid(0)
+
+    # a helper
+    # (two lines)
+    def twice(t):
+        # doubled
+        return t * 2
+
+    # store it
+    ct.store(y, (i,), twice(ct.load(x, (i,), (T,))))
+''')
+    assert "\n\n# a helper\n# (two lines)\n@triton.jit\ndef k_twice(t):\n    # doubled\n    return t * 2\n" in text, text
+    kernel = text.split("def k(")[1].split("def launch_k(")[0]
+    assert "    x,  # f32 [N]\n" in kernel and "    y,  # f32 [N]\n" in kernel, kernel
+    assert "    # the body\n    i = tl.program_id(0)\n\n    # store it\n" in kernel, kernel
+    assert "doubled" not in kernel and "a helper" not in kernel, kernel
+
+def test_a_keyword_only_array_parameter_of_a_tile_function(convert, device):
+    # the kernel's x is an array because the function uses its keyword-only x as one
+    mod = convert('''
+import cuda.tile as ct
+
+
+@ct.function
+def window(d, *, x, T: ct.Constant[int]):
+    return ct.load(x, index=(ct.bid(0) + d,), shape=(T,))
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=window(1, T=T, x=x))
+''')
+    x = torch.randn(48, device=device)
+    y = torch.empty(32, device=device)
+    mod.launch_k(0, (2,), (x, y, 16))
+    torch.testing.assert_close(y, x[16:])
+
 TILE_CODE_BEFORE_THE_IMPORT = '''
 from dataclasses import dataclass
 

@@ -1,4 +1,4 @@
-"""_launch (src/lower/helpers/host_helpers.py): the compiled kernel of a launch is reused for a
+"""_c2t_launch (src/lower/helpers/host_helpers.py): the compiled kernel of a launch is reused for a
 later launch only when Triton would compile the same kernel for it.
 
 On the CPU no kernel compiles, so a stand-in plays Triton's side: `kernel[grid](...)` returns a
@@ -60,8 +60,8 @@ def _no_gpu(monkeypatch):
 
 def test_the_second_launch_of_a_key_is_direct_with_every_parameter_in_order():
     kernel, x = _Kernel(), torch.zeros(8)
-    h._launch(kernel, (4,), x, 8, FLAG=True)
-    h._launch(kernel, [4], x, 8, FLAG=True)
+    h._c2t_launch(kernel, (4,), x, 8, FLAG=True)
+    h._c2t_launch(kernel, [4], x, 8, FLAG=True)
     assert len(kernel.dispatched) == 1
     # the keyword constant in its parameter's place, the autotuner's constexpr padded
     assert kernel.direct == [((4, 1, 1), (x, 8, True, None), 1234)]
@@ -77,31 +77,31 @@ def test_the_second_launch_of_a_key_is_direct_with_every_parameter_in_order():
 ])
 def test_what_triton_compiles_for_differs_so_triton_dispatches_again(other):
     kernel, x = _Kernel(), torch.zeros(64)
-    h._launch(kernel, (1,), x, 8, FLAG=True)
+    h._c2t_launch(kernel, (1,), x, 8, FLAG=True)
     tensor, n, flag = other(x)
-    h._launch(kernel, (1,), tensor, n, FLAG=flag)
+    h._c2t_launch(kernel, (1,), tensor, n, FLAG=flag)
     assert len(kernel.dispatched) == 2 and not kernel.direct
 
 
 def test_the_same_values_in_new_tensors_launch_directly():
     kernel = _Kernel()
-    h._launch(kernel, (1,), torch.zeros(64), (64,), FLAG=True)
-    h._launch(kernel, (1,), torch.ones(64), (64,), FLAG=True)
+    h._c2t_launch(kernel, (1,), torch.zeros(64), (64,), FLAG=True)
+    h._c2t_launch(kernel, (1,), torch.ones(64), (64,), FLAG=True)
     assert len(kernel.dispatched) == 1 and len(kernel.direct) == 1
 
 
 def test_a_tuple_of_arrays_is_keyed_by_its_arrays_not_their_identity():
     kernel, a = _Kernel(), torch.zeros(64)
-    h._launch(kernel, (1,), (a, a), 8, FLAG=True)
-    h._launch(kernel, (1,), (a, a.half()), 8, FLAG=True)
+    h._c2t_launch(kernel, (1,), (a, a), 8, FLAG=True)
+    h._c2t_launch(kernel, (1,), (a, a.half()), 8, FLAG=True)
     assert len(kernel.dispatched) == 2
 
 
 def test_launch_options_are_in_the_key_and_not_passed_as_parameters():
     kernel, x = _Kernel(), torch.zeros(8)
-    h._launch(kernel, (1,), x, 8, FLAG=True, num_warps=4)
-    h._launch(kernel, (1,), x, 8, FLAG=True, num_warps=8)
-    h._launch(kernel, (1,), x, 8, FLAG=True, num_warps=8)
+    h._c2t_launch(kernel, (1,), x, 8, FLAG=True, num_warps=4)
+    h._c2t_launch(kernel, (1,), x, 8, FLAG=True, num_warps=8)
+    h._c2t_launch(kernel, (1,), x, 8, FLAG=True, num_warps=8)
     assert [c["num_warps"] for _, _, c in kernel.dispatched] == [4, 8]
     assert kernel.direct == [((1, 1, 1), (x, 8, True, None), 1234)]
 
@@ -109,14 +109,14 @@ def test_launch_options_are_in_the_key_and_not_passed_as_parameters():
 def test_an_unhashable_argument_always_goes_through_triton():
     kernel, x = _Kernel(), torch.zeros(8)
     for _ in range(2):
-        h._launch(kernel, (1,), x, [1, 2], FLAG=True)
+        h._c2t_launch(kernel, (1,), x, [1, 2], FLAG=True)
     assert len(kernel.dispatched) == 2
 
 
 def test_a_keyword_that_is_not_the_next_parameter_is_never_kept():
     kernel, x = _Kernel(), torch.zeros(8)
     for _ in range(2):
-        h._launch(kernel, (1,), x, _use_tma=False)  # n is missing: the order cannot be known
+        h._c2t_launch(kernel, (1,), x, _use_tma=False)  # n is missing: the order cannot be known
     assert len(kernel.dispatched) == 2 and not kernel.direct
 
 
@@ -124,7 +124,7 @@ def test_the_kept_keys_are_bounded(monkeypatch):
     monkeypatch.setattr(h, "_LAUNCHED_LIMIT", 3)
     kernel, x = _Kernel(), torch.zeros(8)
     for n in range(10):
-        h._launch(kernel, (1,), x, n, FLAG=True)
+        h._c2t_launch(kernel, (1,), x, n, FLAG=True)
     assert len(h._LAUNCHED) <= 3
 
 
@@ -134,7 +134,7 @@ def test_with_a_profilers_launch_hook_the_direct_launch_calls_it():
     triton.knobs.runtime.launch_enter_hook.add(hook)
     try:
         for _ in range(2):
-            h._launch(kernel, (4,), x, 8, FLAG=True)
+            h._c2t_launch(kernel, (4,), x, 8, FLAG=True)
     finally:
         triton.knobs.runtime.launch_enter_hook.remove(hook)
     assert kernel.direct == [((4, 1, 1), (x, 8, True, None), 1234, "hooks")]
@@ -144,7 +144,7 @@ def test_an_entry_keeps_its_kernel_alive_so_no_other_kernel_takes_its_id():
     import gc
     import weakref
     kernel, x = _Kernel(), torch.zeros(8)
-    h._launch(kernel, (1,), x, 8, FLAG=True)
+    h._c2t_launch(kernel, (1,), x, 8, FLAG=True)
     alive = weakref.ref(kernel)
     del kernel
     gc.collect()
@@ -161,7 +161,7 @@ class _ArrayKernel(_Kernel):
 
 
 def _array_launch(kernel, x, n=8, flag=True, grid=(2,)):
-    h._launch(kernel, grid, x, tuple(x.shape), tuple(x.stride()), n, FLAG=flag)
+    h._c2t_launch(kernel, grid, x, tuple(x.shape), tuple(x.stride()), n, FLAG=flag)
 
 
 def test_a_kept_launch_passes_each_array_as_its_address():
@@ -197,7 +197,7 @@ def test_a_parameter_tensor_is_an_array_and_a_tuple_in_its_place_is_keyed_by_its
     assert len(kernel.dispatched) == 1 and kernel.direct[0][1][0] == x.data_ptr()
     kernel, a = _ArrayKernel(), torch.zeros(64)
     for pair in ((a, a), (a, torch.ones(64)), (a, a.half())):
-        h._launch(kernel, (1,), pair, ((64,), (64,)), ((1,), (1,)), 8, FLAG=True)
+        h._c2t_launch(kernel, (1,), pair, ((64,), (64,)), ((1,), (1,)), 8, FLAG=True)
     assert len(kernel.dispatched) == 2  # the third pair's dtype differs
     assert len(kernel.direct) == 1 and kernel.direct[0][1][0][1].dtype == torch.float32
 
@@ -305,7 +305,7 @@ def test_a_kept_launch_keeps_the_tensor_maps_of_its_descriptors(monkeypatch):
     x, y = torch.zeros(32, 32), torch.zeros(32, 32)
 
     def launch(x):
-        h._launch(kernel, (2,), x, tuple(x.shape), tuple(x.stride()), FLAG=True,
+        h._c2t_launch(kernel, (2,), x, tuple(x.shape), tuple(x.stride()), FLAG=True,
                   x_desc=h._host_descriptor(x, [16, 16]))
 
     for tensor in (x, x, y, x):
@@ -328,7 +328,7 @@ def test_a_descriptor_of_other_strides_or_shape_gets_a_map_of_its_own(monkeypatc
     kernel = _DescriptorKernel([])
     x = torch.zeros(64, 32)
     for view in (x[:32], x[:32], x[:48], x.view(32, 64)[:, :32], x[:32]):
-        h._launch(kernel, (2,), view, (32, 32), (32, 1), FLAG=True, x_desc=h._host_descriptor(view, [16, 16]))
+        h._c2t_launch(kernel, (2,), view, (32, 32), (32, 1), FLAG=True, x_desc=h._host_descriptor(view, [16, 16]))
     # kept from the second launch: x[:32] made once, then x[:48] and the view of other strides
     assert made == [((32, 32), (32, 1)), ((48, 32), (32, 1)), ((32, 32), (64, 1))]
 
@@ -336,14 +336,14 @@ def test_a_descriptor_of_other_strides_or_shape_gets_a_map_of_its_own(monkeypatc
 # _replayed: a launcher's third launch of a key calls the C launcher with the second's parameters
 
 def _replaying(kernel, runs, make=None):
-    """A converted launcher's shape: (x, n, flag) given, _launch called with x's shape and
+    """A converted launcher's shape: (x, n, flag) given, _c2t_launch called with x's shape and
     strides; `runs` counts how often its body runs; `make` (optional) gives the array launched."""
     def launch_k(stream, grid, args, num_worker_warps=None):
         """Launch k."""
         runs.append(stream)
         x, n, flag = args
         x = make(x) if make else x
-        h._launch(kernel, grid, x, tuple(x.shape), tuple(x.stride()), n, FLAG=flag)
+        h._c2t_launch(kernel, grid, x, tuple(x.shape), tuple(x.stride()), n, FLAG=flag)
     return h._replayed(launch_k)
 
 
@@ -353,7 +353,7 @@ def test_a_replayed_launcher_passes_the_c_launcher_what_its_kept_launch_passed()
     for _ in range(4):
         launch(1234, (3, 2), (x, 8, True))
     assert len(kernel.dispatched) == 1  # the first through Triton
-    assert len(runs) == 2  # the second kept by _launch; the third and fourth replayed
+    assert len(runs) == 2  # the second kept by _c2t_launch; the third and fourth replayed
     expected = (3, 2, 1, 1234, "function", False, True, None, None, "metadata", None, None, None,
                 x.data_ptr(), (64,), (1,), 8, True, None)
     assert kernel.direct == [expected] * 3
@@ -391,7 +391,7 @@ def test_a_launch_that_cannot_be_replayed_runs_the_launcher_every_time(case, mon
     stream, args = 1234, (x, 8, True)
     if case == "made array":  # a staged copy: its memory may be another array's by the next launch
         launch = _replaying(kernel, runs, make=lambda x: x.clone())
-    elif case == "other stream":  # _launch launches on the current stream (1234 here), not on 99
+    elif case == "other stream":  # _c2t_launch launches on the current stream (1234 here), not on 99
         launch, stream = _replaying(kernel, runs), 99
     elif case == "list argument":  # not keyed: a list's arrays are read through a device table
         launch = _replaying(kernel, runs, make=lambda items: items[0])
@@ -420,7 +420,7 @@ def test_a_launcher_that_launches_twice_is_not_replayed():
     def launch_twice(stream, grid, args):
         runs.append(stream)
         for n in (8, 9):
-            h._launch(kernel, grid, x, tuple(x.shape), tuple(x.stride()), n, FLAG=True)
+            h._c2t_launch(kernel, grid, x, tuple(x.shape), tuple(x.stride()), n, FLAG=True)
     launch = h._replayed(launch_twice)
     for _ in range(4):
         launch(1234, (1,), (x,))
@@ -472,6 +472,6 @@ def test_a_negative_zero_is_not_replayed_as_the_zero_kept_before():
     launch = _replaying(kernel, runs)
     for scale in (0.0, 0.0, 0.0, -0.0, -0.0, -0.0):
         launch(1234, (1,), (x, scale, True))
-    # 0.0: through Triton, kept, replayed; -0.0 runs the launcher (_launch's kept launch), then replays
+    # 0.0: through Triton, kept, replayed; -0.0 runs the launcher (_c2t_launch's kept launch), then replays
     assert len(runs) == 3
     assert [math.copysign(1.0, call[16]) for call in kernel.direct] == [1.0, 1.0, -1.0, -1.0, -1.0]

@@ -405,7 +405,7 @@ def _launch_key(values):
     return tuple(key)
 
 
-# helper: _launch needs _launch_key
+# helper: _c2t_launch needs _launch_key
 _LAUNCHED = {}
 _LAUNCHED_LIMIT = 4096  # kept launch keys (all kernels); more are dropped together
 _LAUNCH_PLANS = {}
@@ -554,7 +554,7 @@ def _owned_arrays(values, pointers):
     return True
 
 
-def _launch(kernel, grid, *args, **constants):
+def _c2t_launch(kernel, grid, *args, **constants):
     """kernel[grid](*args, **constants), launched faster from the second time a key comes:
     Triton's dispatch (its autotuner's key, the arguments' specialization, the compiled
     kernel's lookup) cost 40-70 us of host time per launch on the H200, more than many
@@ -649,7 +649,7 @@ def _launch(kernel, grid, *args, **constants):
         _LAUNCHED[key] = (compiled, names, (None,) * len(rest), direct, kernel, torch.cuda.current_device())
 
 
-# helper: _replayed needs _launch
+# helper: _replayed needs _c2t_launch
 _REPLAYED_LIMIT = 1024  # replayed launches kept per launcher; more are dropped together
 
 
@@ -693,9 +693,9 @@ def _replayed(launcher):
     """The launcher, replaying its launch: from the third time the same key comes
     (_replay_key: the stream, the grid, the arguments), the kept launch's C launcher is
     called with the parameters that launch gave it, without the launcher's own Python (its
-    arrays' shapes, strides and TMA checks, its descriptors, _launch's key), which took
+    arrays' shapes, strides and TMA checks, its descriptors, _c2t_launch's key), which took
     24-33 us of host time per launch of split-K's partial kernel on the H100's host. The
-    first launch of a key goes through Triton, the second is kept by _launch, which gives
+    first launch of a key goes through Triton, the second is kept by _c2t_launch, which gives
     its parameters here (their arrays, pointers or tensor maps, are the arguments' own:
     _owned_arrays; the scratch memory of descriptors the kernel makes is asked of Triton's
     allocator at each replay, as Triton's launcher asks), and the third and later are
@@ -981,7 +981,7 @@ def _tf32_stage_kernel(src, dst, R, C, stride_r, stride_c, BR: tl.constexpr, BC:
     tl.store(dst + cols[None, :] * R + rows[:, None], ct_to_tfloat32(tile), mask=inside)
 
 
-# helper: _tf32_stage needs _tf32_stage_kernel _launch
+# helper: _tf32_stage needs _tf32_stage_kernel _c2t_launch
 def _tf32_stage(array, *others):
     """The right-hand operand of a kernel's tfloat32 products as sm_90's tf32 wgmma reads it
     fastest: rounded as cuTile's astype(tfloat32) rounds (to nearest even) and transposed,
@@ -1006,5 +1006,5 @@ def _tf32_stage(array, *others):
     except torch.OutOfMemoryError:  # a speed-up only: the kernel rounds as before
         return array
     grid = (triton.cdiv(rows, 64), triton.cdiv(cols, 64))
-    _launch(_tf32_stage_kernel, grid, array, staged, rows, cols, array.stride(0), array.stride(1), 64, 64)
+    _c2t_launch(_tf32_stage_kernel, grid, array, staged, rows, cols, array.stride(0), array.stride(1), 64, 64)
     return staged
