@@ -220,6 +220,8 @@ typedef struct NodeList {
 
 /* Append to a list whose storage lives in the arena (grows by doubling). */
 void node_list_push(Arena *arena, NodeList *list, Node *node);
+/* Lines [first, last] added to `dropped` (their comments are not written with the function). */
+void dropped_lines_add(Arena *arena, DroppedLines *dropped, int first, int last);
 
 /* An identifier or a piece of source text. */
 typedef struct Str {

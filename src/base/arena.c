@@ -111,3 +111,13 @@ void node_list_push(Arena *arena, NodeList *list, Node *node) {
   }
   list->items[list->count++] = node;
 }
+
+void dropped_lines_add(Arena *arena, DroppedLines *dropped, int first, int last) {
+  int (*ranges)[2] = arena_alloc_raw(arena, sizeof(int[2]) * (size_t)(dropped->count + 1));
+  if (dropped->count)
+    memcpy(ranges, dropped->ranges, sizeof(int[2]) * (size_t)dropped->count);
+  ranges[dropped->count][0] = first;
+  ranges[dropped->count][1] = last;
+  dropped->ranges = ranges;
+  dropped->count++;
+}

@@ -1839,9 +1839,9 @@ static void drop_try_lines(Lowerer *L, const Node *stmt) {
   if (first <= 0)
     return;
   const NodeList *kept = orelse->count ? orelse : finalbody;
-  add_dropped_lines(L, dropped, first, kept->count ? kept->items[0]->span.start.line - 1 : end);
+  dropped_lines_add(&L->ctx->arena, dropped, first, kept->count ? kept->items[0]->span.start.line - 1 : end);
   if (orelse->count && finalbody->count) /* the `finally:` line */
-    add_dropped_lines(L, dropped, orelse->items[orelse->count - 1]->span.end.line + 1,
+    dropped_lines_add(&L->ctx->arena, dropped, orelse->items[orelse->count - 1]->span.end.line + 1,
                       finalbody->items[0]->span.start.line - 1);
 }
 

@@ -162,7 +162,6 @@ void rewrite_break_continue(Lowerer *L, NodeList *stmts);
  * compiles only that branch); false when the condition is not known. */
 bool prune_known_if(Lowerer *L, Node *stmt, NodeList *out);
 /* Source lines [first, last] whose comments the converted module leaves out with the code. */
-void add_dropped_lines(Lowerer *L, DroppedLines *dropped, int first, int last);
 /* `a if cond else b`: a condition known at conversion lowers only the live
  * operand; one known at launch (a constexpr) keeps both, typed as both agree. */
 Node *lower_conditional_expr(Lowerer *L, Node *expr);

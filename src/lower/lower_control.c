@@ -541,18 +541,9 @@ static void note_dropped_lines(Lowerer *L, const Node *stmt, bool value) {
   int first = value ? body_end + 1 : stmt->span.start.line, last = value ? stmt->span.end.line : body_end;
   if (first <= 0 || last < first)
     return;
-  add_dropped_lines(L, &L->function->def->u.function_def.dropped, first, last);
+  dropped_lines_add(&L->ctx->arena, &L->function->def->u.function_def.dropped, first, last);
 }
 
-void add_dropped_lines(Lowerer *L, DroppedLines *dropped, int first, int last) {
-  int (*ranges)[2] = arena_alloc_raw(&L->ctx->arena, sizeof(int[2]) * (size_t)(dropped->count + 1));
-  if (dropped->count)
-    memcpy(ranges, dropped->ranges, sizeof(int[2]) * (size_t)dropped->count);
-  ranges[dropped->count][0] = first;
-  ranges[dropped->count][1] = last;
-  dropped->ranges = ranges;
-  dropped->count++;
-}
 
 bool prune_known_if(Lowerer *L, Node *stmt, NodeList *out) {
   bool value;

@@ -324,19 +324,6 @@ static int comment_block_start(Converter *conv, const Node *stmt) {
   return line;
 }
 
-/* Lines [first, last] added to a function's dropped lines (their comments are not its). */
-static void add_dropped(Converter *conv, DroppedLines *dropped, int first, int last) {
-  int (*ranges)[2] = arena_alloc(&conv->ctx->arena, sizeof(int[2]) * (size_t)(dropped->count + 1));
-  for (int i = 0; i < dropped->count; i++) {
-    ranges[i][0] = dropped->ranges[i][0];
-    ranges[i][1] = dropped->ranges[i][1];
-  }
-  ranges[dropped->count][0] = first;
-  ranges[dropped->count][1] = last;
-  dropped->ranges = ranges;
-  dropped->count++;
-}
-
 /* The nested functions of `outer` moved out, into `lifted` (defs to put before it). */
 static void lift_from(Converter *conv, Node *outer, NameSet *module, NodeList *lifted) {
   NodeList *body = &outer->u.function_def.body;
@@ -460,7 +447,7 @@ static void lift_from(Converter *conv, Node *outer, NameSet *module, NodeList *l
        which that function then leaves out */
     def->u.function_def.replayed = true;
     def->u.function_def.comments_from = comment_block_start(conv, *n->slot);
-    add_dropped(conv, &outer->u.function_def.dropped, def->u.function_def.comments_from, (*n->slot)->span.end.line);
+    dropped_lines_add(&conv->ctx->arena, &outer->u.function_def.dropped, def->u.function_def.comments_from, (*n->slot)->span.end.line);
     node_list_push(&conv->ctx->arena, lifted, def);
   }
   outer->rewritten = true;
