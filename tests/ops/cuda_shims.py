@@ -31,6 +31,9 @@ class FakeStream:
 class _FakeProps:
     multi_processor_count = CPU_FAKE_SM_COUNT
     name = "cpu (TRITON_INTERPRET)"
+    # host code that sizes its grid as a CUDA launch would (blocks per SM) reads this too;
+    # the H100's and H200's value
+    max_threads_per_multi_processor = 2048
 
 
 @contextlib.contextmanager
