@@ -447,7 +447,8 @@ static void lift_from(Converter *conv, Node *outer, NameSet *module, NodeList *l
        which that function then leaves out */
     def->u.function_def.replayed = true;
     def->u.function_def.comments_from = comment_block_start(conv, *n->slot);
-    dropped_lines_add(&conv->ctx->arena, &outer->u.function_def.dropped, def->u.function_def.comments_from, (*n->slot)->span.end.line);
+    dropped_lines_add(&conv->ctx->arena, &outer->u.function_def.dropped, def->u.function_def.comments_from,
+                      (*n->slot)->span.end.line);
     node_list_push(&conv->ctx->arena, lifted, def);
   }
   outer->rewritten = true;
