@@ -134,8 +134,10 @@ def frames(locs, name, depth=0):
     return []
 
 
-def tma_findings(ttir, ptx, facts, kernel, tma_launch):
-    """Problems of the TMA path in one compile (empty when fine), and counts for the report."""
+def tma_findings(ttir, ptx, facts, kernel, tma_launch, bool_arrays=()):
+    """Problems of the TMA path in one compile (empty when fine), and counts for the report.
+    `bool_arrays`: the kernel's bool array parameters, whose tiles Triton gives no descriptor
+    (its descriptors take elements of a whole byte or more; a bool pointer's is one bit)."""
     locs = {}
     for line in ttir.splitlines():
         m = LOC_DEF.match(line)
@@ -163,7 +165,8 @@ def tma_findings(ttir, ptx, facts, kernel, tma_launch):
         box_ok = (dims[-1] * size >= 16  # TMA's inner box; a dimension over 256 is copied in several boxes
                   and math.prod(dims) * size % 128 == 0  # a whole tile of 128-byte multiples (the pipeliner's ring)
                   and math.prod(dims) * size <= TMA_MAX_TILE_BYTES)
-        if tma_launch and ok_name and box_ok:
+        of_bool = ok_name and re.sub(r"_desc_\d+_ok$", "", ok_name) in bool_arrays
+        if tma_launch and ok_name and box_ok and not of_bool:
             problems.append(f"line {site}: a {'x'.join(map(str, dims))} tile {m.group(1)} went through pointers "
                             f"on the TMA path ({ok_name} was False)")
     desc_loads = len(re.findall(r"\btt\.descriptor_load\b", ttir))
@@ -261,7 +264,9 @@ def compile_one(job):
     flags = {k: v for k, v in result["constexprs"].items() if k.endswith("_tma")}
     tma_launch = bool(flags) and all(v == "True" for v in flags.values())
     result["tma_launch"] = tma_launch
-    problems, counts = tma_findings(compiled.asm["ttir"], compiled.asm["ptx"], facts, kernel, tma_launch)
+    bool_arrays = {name for name, ty in signature.items() if ty in ("*i1", "*u1")}  # torch.bool: *u1
+    problems, counts = tma_findings(compiled.asm["ttir"], compiled.asm["ptx"], facts, kernel, tma_launch,
+                                    bool_arrays)
     result["problems"] += problems
     result.update(counts)
     # programmatic dependent launch: its waits and signals, and whether the launch asks for it

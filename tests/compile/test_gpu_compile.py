@@ -1013,3 +1013,22 @@ def test_choices_of_constexprs_compile_for_sm90_and_run(tmp_path):
                                     "m.launch_unpack_kernel(0, (2,), (x, y, 8, 4))\n"
                                     "torch.testing.assert_close(y, x.reshape(16, 4))\n")
     assert same, output
+
+
+BOOL_MASK_CALLS = """
+import torch
+def store(m):
+    x = torch.randn(64, 128)
+    m.launch_bool_mask_store_kernel(0, (2,), (x, torch.empty(64, 128, dtype=torch.bool), 32, 128))
+CALLS = {"bool_mask_store": [store]}
+"""
+
+
+def test_a_bool_tile_store_through_pointers_is_not_a_missed_descriptor(tmp_path):
+    """The checker asks a descriptor of every 2-D tile a TMA launch could give one, except of bool
+    arrays, which Triton gives none: the float load is a TMA load, the bool store a plain one."""
+    results = _compile_case(tmp_path, "bool_mask_store", BOOL_MASK_CALLS)
+    assert len(results) == 1 and results[0]["tma_launch"] and results[0]["problems"] == [], results
+    r = results[0]
+    assert r["descriptor_loads"] == 1 and r["ptx_tma_loads"] >= 1, r
+    assert r["descriptor_stores"] == 0 and r["pointer_tiles"] == 1, r
