@@ -250,8 +250,9 @@ static int signature_index(Function *fn, Str name) {
         return i;
     return -1;
   }
-  for (int i = 0; unflattened_param(fn, i); i++)
-    if (str_same(unflattened_param(fn, i)->u.arg.arg, name))
+  Node *param;
+  for (int i = 0; (param = unflattened_param(fn, i)); i++)
+    if (str_same(param->u.arg.arg, name))
       return i;
   return -1;
 }
