@@ -303,3 +303,42 @@ def test_tiles_wider_than_a_tma_box_take_descriptors(convert, convert_text):
     sums = torch.zeros(16)
     mod.launch_row_sums(0, (1,), (wider, sums, 16, 4096))
     torch.testing.assert_close(sums, wider.sum(1), rtol=1e-5, atol=1e-3)
+
+
+SCALED_GEMM = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def scaled_gemm(a, b, s, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    acc = ct.zeros((BM, BN), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
+        x = ct.load(a, index=(ct.bid(0), k), shape=(BM, BK))
+        y = ct.load(b, index=(k, ct.bid(1)), shape=(BK, BN))
+        acc = ct.mma(x, y, acc)
+    # one scale per row, a column of a (batch, rows, heads) array
+    scale = ct.load(s, index=(0, ct.bid(0), 1), shape=(1, BM, 1)).reshape((BM, 1))
+    ct.store(c, index=(ct.bid(0), ct.bid(1)), tile=(acc * scale.astype(ct.float32)).astype(c.dtype))
+'''
+
+
+def test_a_block_narrower_than_16_bytes_gets_no_descriptor(convert):
+    """The driver refuses a TMA box whose last dimension spans less than 16 bytes when the
+    launch encodes the descriptor ("Failed to create tensor map descriptor: invalid
+    argument", blockSize=[1, 64, 1] of a bfloat16 (16, T, 8) array: TileGym's
+    chunk_gated_delta_rule on the H100), though the kernel's condition sends such a tile
+    through pointers; the interpreter does not check it. The launcher gives None."""
+    mod = convert(SCALED_GEMM)
+    assert mod._host_descriptor(torch.zeros(2, 64, 8).half(), [1, 64, 1]) is None
+    assert mod._host_descriptor(torch.zeros(2, 64, 8).half(), [1, 64, 8]) is not None  # 16 bytes
+    assert mod._host_descriptor(torch.zeros(2, 64, 4).float(), [1, 64, 4]) is not None
+    made = _spy(mod)
+    a, b = torch.randn(32, 64).half(), torch.randn(64, 32).half()
+    s = torch.randn(2, 32, 8).half()
+    c = torch.zeros(32, 32).half()
+    mod.launch_scaled_gemm(0, (2, 2), (a, b, s, c, 16, 16, 16))
+    expected = (a.float() @ b.float()) * s[0, :, 1:2].float()
+    torch.testing.assert_close(c.float(), expected, rtol=1e-2, atol=1e-2)
+    given = {id(t): d for t, _, _, d in made}
+    assert given[id(a)] is not None and given[id(c)] is not None
+    assert id(s) in given and given[id(s)] is None

@@ -335,11 +335,14 @@ def _host_descriptor(tensor, block_shape, padding="zero"):
     parameters. tl.make_tensor_descriptor has each program write one to global memory and
     fence before its first load (on the H200 a decode step of 128 programs took 7.3 us so,
     4.1 with descriptors made on the host); cuTile passes its kernels such descriptors.
-    None for an empty tensor, which TMA cannot describe: the kernel then takes its
-    pointers. Made without TensorDescriptor's own checks, which the kernel's condition and
-    the TMA flag make (host time of every launch)."""
+    None where TMA cannot describe it, the kernel then taking its pointers: an empty
+    tensor, or a block whose last dimension spans less than 16 bytes (a (1, 64, 1) tile of
+    a float16 array: the driver refuses such a box at launch, "Failed to create tensor map
+    descriptor", though the kernel's own condition keeps it off the descriptor). Made
+    without TensorDescriptor's other checks, which the kernel's condition and the TMA flag
+    make (host time of every launch)."""
     shape = tensor.shape
-    if not all(shape):
+    if not all(shape) or block_shape[-1] * tensor.element_size() < 16:
         return None
     made = TensorDescriptor.__new__(TensorDescriptor)
     made.base, made.shape, made.strides = tensor, shape, tensor.stride()
