@@ -647,7 +647,7 @@ static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, c
     buf_printf(&copies,
                "pre_hook=lambda nargs, reset_only=False: %.*s(nargs, reset_only, kept=[%s], written=[%s]), "
                "post_hook=lambda nargs, exception: %.*s(nargs), ",
-               pre->u.name.id.len, pre->u.name.id.text, kept ? kept : "", written, post->u.name.id.len,
+               pre->u.name.id.len, pre->u.name.id.text, kept ? kept : "", written ? written : "", post->u.name.id.len,
                post->u.name.id.text);
   } else if (kept && kept[0]) {
     buf_printf(&copies, "restore_value=[%s], ", kept);

@@ -652,3 +652,35 @@ def test_a_product_kernels_pointer_candidate_computes_the_product(convert):
     c = mod.gemm(a, b, tile_m=32, tile_n=32, tile_k=16)
     assert mod.gemm_kernel.best_config.kwargs["_use_tma"] is False
     torch.testing.assert_close(c.float(), a.float() @ b.float(), atol=2e-2, rtol=2e-2)
+
+
+MAYBE_NUMBER = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def accumulate(x, state, USE_STATE: ct.Constant[int], B: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(B,))
+    if USE_STATE:  # `state` an array only here: a launch without it may pass a number
+        s = ct.load(state, index=(ct.bid(0),), shape=(B,))
+        ct.store(state, index=(ct.bid(0),), tile=s + t)
+    ct.store(x, index=(ct.bid(0),), tile=t * 2)
+'''
+
+
+def test_arrays_that_may_be_numbers_and_none_written_only(convert_text, convert):
+    """Every array it writes it also reads, and one may be a number (an array only under a
+    constexpr branch): the pre-hook's written list is empty. It was written `[(null)]`
+    (TileGym's chunk_gated_delta_rule: NameError at its first launch on the GPU)."""
+    text = convert_text(MAYBE_NUMBER)
+    assert re.search(r'kept=\["x", "state"\],\s+written=\[\],', text), text
+    mod = convert(MAYBE_NUMBER)
+    timed = _timing_every_candidate(mod)
+    x, state = torch.arange(16, dtype=torch.float32), torch.ones(16)
+    mod.launch_accumulate(0, (2,), (x, state, 1, 8))
+    assert torch.equal(x, torch.arange(16, dtype=torch.float32) * 2)  # once, though timed
+    assert torch.equal(state, torch.arange(16, dtype=torch.float32) + 1)
+    assert len(timed) >= 5
+    y = torch.arange(16, dtype=torch.float32)
+    mod.launch_accumulate(0, (2,), (y, 0, 0, 8))  # no state: a number in its place
+    assert torch.equal(y, torch.arange(16, dtype=torch.float32) * 2)
