@@ -60,6 +60,7 @@ void buf_puts(Buf *buf, const char *text);
 void buf_putc(Buf *buf, char c);
 void buf_printf(Buf *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void buf_free(Buf *buf);
+const char *buf_text(const Buf *buf); /* its text, "" while nothing was put (data NULL) */
 
 /* A span of source text: 1-based lines, 0-based byte columns (as CPython's
  * col_offset), and byte offsets into the source. */

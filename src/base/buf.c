@@ -30,6 +30,8 @@ void buf_put(Buf *buf, const char *text, size_t length) {
   buf->data[buf->len] = '\0';
 }
 
+const char *buf_text(const Buf *buf) { return buf->data ? buf->data : ""; }
+
 void buf_puts(Buf *buf, const char *text) { buf_put(buf, text, strlen(text)); }
 
 void buf_putc(Buf *buf, char c) { buf_put(buf, &c, 1); }

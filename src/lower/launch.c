@@ -647,7 +647,7 @@ static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, c
     buf_printf(&copies,
                "pre_hook=lambda nargs, reset_only=False: %.*s(nargs, reset_only, kept=[%s], written=[%s]), "
                "post_hook=lambda nargs, exception: %.*s(nargs), ",
-               pre->u.name.id.len, pre->u.name.id.text, kept ? kept : "", written ? written : "", post->u.name.id.len,
+               pre->u.name.id.len, pre->u.name.id.text, kept, written, post->u.name.id.len,
                post->u.name.id.text);
   } else if (kept && kept[0]) {
     buf_printf(&copies, "restore_value=[%s], ", kept);
@@ -698,7 +698,7 @@ static bool launch_configuration(Lowerer *L, Function *kernel, Tuning *tuning, B
   if (!why && !nameable)
     why = "it writes a tuple of arrays, which the autotuner cannot restore between timed runs";
   if (!why && !tuning->fixed) {
-    add_autotune(L, kernel, &sizes, kept.data, written.data, tuning->worker_warps);
+    add_autotune(L, kernel, &sizes, buf_text(&kept), buf_text(&written), tuning->worker_warps);
     buf_free(&kept);
     buf_free(&written);
     return false;

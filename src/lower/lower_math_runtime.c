@@ -48,7 +48,7 @@ Node *math_unary_helper(Lowerer *L, const char *name, const char *gpu_expr, cons
                                     "    x = x.to(ct_compute_dtype(dtype))\n"
                                     "%s"
                                     "    return r.to(dtype)\n",
-                                    name, doc, float32_only ? FLOAT32_ONLY : "", body.data);
+                                    name, doc, float32_only ? FLOAT32_ONLY : "", buf_text(&body));
   buf_free(&body);
   return use_runtime(L, arena_strndup(&L->ctx->arena, name, strlen(name)), source);
 }

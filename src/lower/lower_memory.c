@@ -192,7 +192,7 @@ void memory_require_float_array(Lowerer *L, Node *at, const TypeInfo *array, con
                             : ref->pointer; /* a view's dtype is its parent's, a parameter of the kernel */
   Buf pointer = {0};
   expr_text(L->ctx, root, &pointer);
-  const char *message = arena_printf(&L->ctx->arena, assertion, pointer.data);
+  const char *message = arena_printf(&L->ctx->arena, assertion, buf_text(&pointer));
   const char *key = arena_printf(&L->ctx->arena, "float-array|%s", message);
   if (memory_first_time(L, key)) {
     const char *text = arena_printf(&L->ctx->arena, "tl.static_assert(_1.dtype.element_ty.is_floating(), \"%s\")\n",
@@ -370,7 +370,7 @@ static int drop_repeated(Lowerer *L, Node **parts, int count) {
     for (int j = 0; j < kept && !repeated; j++) {
       Buf b = {0};
       expr_text(L->ctx, parts[j], &b);
-      repeated = strcmp(a.data, b.data) == 0;
+      repeated = strcmp(buf_text(&a), buf_text(&b)) == 0;
       buf_free(&b);
     }
     buf_free(&a);
@@ -741,7 +741,7 @@ static Node *tma_descriptor(Lowerer *L, const ArrayRef *array, Node **sizes, int
   if (L->loop_depth > 0)
     L->tma_reused = true;
   for (int i = 0; i < L->descriptor_count; i++)
-    if (strcmp(L->descriptor_keys[i], key.data) == 0) {
+    if (strcmp(L->descriptor_keys[i], buf_text(&key)) == 0) {
       buf_free(&key);
       *ok = new_name(L, arena_printf(&L->ctx->arena, "%s_ok", L->descriptor_names[i]));
       return new_name(L, L->descriptor_names[i]);
@@ -1261,7 +1261,7 @@ bool memory_same_text(Lowerer *L, const Node *a, const Node *b) {
   Buf x = {0}, y = {0};
   expr_text(L->ctx, a, &x);
   expr_text(L->ctx, b, &y);
-  bool same = strcmp(x.data, y.data) == 0;
+  bool same = strcmp(buf_text(&x), buf_text(&y)) == 0;
   buf_free(&x);
   buf_free(&y);
   return same;

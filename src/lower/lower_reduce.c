@@ -410,7 +410,7 @@ static Combine combine_of_function(Lowerer *L, Node *func, Node *at, Node **xs, 
       "    cuTile's reduce and scan do.\"\"\"\n"
       "    %s = %s(%s)\n"
       "    return %s\n",
-      name, params_text(L, n), func->type->member, targets.data, func->type->member, params_text(L, n),
+      name, params_text(L, n), func->type->member, buf_text(&targets), func->type->member, params_text(L, n),
       cast_back_text(L, results, operands, n));
   buf_free(&targets);
   return (Combine){name, use_runtime(L, name, source)};

@@ -817,7 +817,7 @@ static Node *cat_helper(Lowerer *L, int rank, int axis) {
       "    front of axis %d and merge the two.\"\"\"\n"
       "    pair = tl.permute(tl.join(a, b), (%s))\n"
       "    return tl.reshape(pair, (%s%s))\n",
-      name, axis, axis, axis, perm.data, shape.data, rank == 1 ? "," : "");
+      name, axis, axis, axis, buf_text(&perm), buf_text(&shape), rank == 1 ? "," : "");
   buf_free(&perm);
   buf_free(&shape);
   return use_runtime(L, name, source);
@@ -965,7 +965,7 @@ static Node *extract_helper(Lowerer *L, int rank) {
       "    (S0, ...)-shaped sub-tiles and take sub-tile (i0, ...). Triton has no tensor slicing:\n"
       "    reshape into (grid, sub) axes and tl.gather one grid entry along each grid axis.\"\"\"\n"
       "%s%s",
-      name, params.data, sizes_text(L, rank, "x.shape"), body.data);
+      name, buf_text(&params), sizes_text(L, rank, "x.shape"), buf_text(&body));
   buf_free(&params);
   buf_free(&body);
   return use_runtime(L, name, source);
@@ -1110,7 +1110,7 @@ static Node *insert_helper(Lowerer *L, int rank) {
       "    sub-tiles replaced by value. Triton tensors have no slice assignment: view x as (grid,\n"
       "    sub) axes and select with tl.where against the grid coordinates.\"\"\"\n"
       "%s",
-      name, params.data, body.data);
+      name, buf_text(&params), buf_text(&body));
   buf_free(&params);
   buf_free(&body);
   return use_runtime(L, name, source);
