@@ -21,7 +21,9 @@ which needs no GPU (the bundled ptxas makes the cubin).  Checks, per compile:
     or store whose site has a descriptor branch (`if X_desc_N_ok: ... else: ...`)
     and whose tile satisfies TMA's box rules (and is a multiple of 128 bytes, which
     the converter asks of a descriptor tile) went through pointers, and each
-    descriptor load/store of the TTIR became cp.async.bulk.tensor in the PTX.
+    descriptor load/store of the TTIR became cp.async.bulk.tensor in the PTX;
+  * each descriptor made on the host has a box the driver accepts when the launch
+    encodes it (a last dimension of a multiple of 16 bytes, every one at most 256).
 Exit status 0 when every check passes, 1 otherwise, 2 on bad usage.
 """
 
@@ -228,6 +230,26 @@ def bind(fn, backend, args, kwargs):
     return options, signature, constexprs, attrs
 
 
+def host_descriptor_findings(fn, args, kwargs, metas):
+    """What the driver would refuse when the launch encodes its host-made descriptors (Triton
+    makes the CUDA tensor map of each at every launch, not at compile time): a box whose last
+    dimension spans less than 16 bytes or a multiple of none ("Failed to create tensor map
+    descriptor: invalid argument"; a (1, 64, 1) float16 box, TileGym's chunk_gated_delta_rule),
+    or a dimension over 256 elements. `metas` is the compiled kernel's tensordesc_meta, one
+    entry per descriptor parameter (None where it is lowered to pointers)."""
+    problems = []
+    values = dict(zip(fn.arg_names, args), **kwargs)  # as recorded, in the kernel's parameter order below
+    given = [name for name in fn.arg_names if isinstance(values.get(name), dict) and "descriptor" in values[name]]
+    for name, meta in zip(given, metas or []):
+        if not meta:
+            continue
+        box, size = list(meta["block_size"]), meta["elem_size"]
+        if box[-1] * size % 16 or any(d > 256 for d in box):
+            problems.append(f"descriptor {name}: a box {box} of {size}-byte elements, which the driver refuses "
+                            "at launch (its last dimension must span a multiple of 16 bytes, each at most 256)")
+    return problems
+
+
 def compile_one(job):
     """Compile one distinct launch for one target; a result dict."""
     path, kernel, args, kwargs, cc, shared_limit = job
@@ -261,6 +283,7 @@ def compile_one(job):
     result["shared"] = compiled.metadata.shared
     if compiled.metadata.shared > shared_limit:
         result["problems"].append(f"shared memory {compiled.metadata.shared} bytes > {shared_limit}")
+    result["problems"] += host_descriptor_findings(fn, args, kwargs, getattr(compiled.metadata, "tensordesc_meta", None))
     flags = {k: v for k, v in result["constexprs"].items() if k.endswith("_tma")}
     tma_launch = bool(flags) and all(v == "True" for v in flags.values())
     result["tma_launch"] = tma_launch

@@ -1032,3 +1032,42 @@ def test_a_bool_tile_store_through_pointers_is_not_a_missed_descriptor(tmp_path)
     r = results[0]
     assert r["descriptor_loads"] == 1 and r["ptx_tma_loads"] >= 1, r
     assert r["descriptor_stores"] == 0 and r["pointer_tiles"] == 1, r
+
+
+NARROW_CALLS = """
+import torch
+def launch(m):
+    a, b = torch.randn(128, 64).half(), torch.randn(64, 128).half()
+    s, c = torch.randn(2, 128, 8).half(), torch.empty(128, 128).half()
+    m.launch_narrow_column_kernel(0, (2, 2), (a, b, s, c, 64, 64, 32))
+def every_descriptor(m):  # a launcher that made a descriptor of each array whose flag is set
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    def made(tensor, block_shape, padding="zero"):
+        d = TensorDescriptor.__new__(TensorDescriptor)
+        d.base, d.shape, d.strides, d.block_shape, d.padding = tensor, tensor.shape, tensor.stride(), block_shape, padding
+        return d
+    m._host_descriptor = made
+    launch(m)
+CALLS = {"narrow_column": [%s]}
+"""
+
+
+def test_a_host_descriptor_the_driver_refuses_is_found(tmp_path):
+    """Triton encodes a host-made descriptor at every launch, so a box the driver refuses (the
+    last dimension under 16 bytes: TileGym's chunk_gated_delta_rule on an H100, 'Failed to
+    create tensor map descriptor') fails only on a GPU. compile_check reads the compiled
+    kernel's descriptor boxes and reports it; the converter's launcher gives None for it."""
+    (tmp_path / "mods").mkdir()
+    _convert(HERE / "cases" / "narrow_column.py", tmp_path / "mods" / "narrow_column.py")
+    proc = _check_folder(tmp_path / "mods", NARROW_CALLS % "launch", tmp_path, "--targets", "90")
+    assert proc.returncode == 0 and "1 compiles, 0 failed" in proc.stdout, proc.stdout + proc.stderr
+    proc = _check_folder(tmp_path / "mods", NARROW_CALLS % "every_descriptor", tmp_path, "--targets", "90")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "descriptor s_desc_3: a box [1, 64, 1] of 2-byte elements" in proc.stdout
+    same, output = _run_interpreted(tmp_path / "mods" / "narrow_column.py",
+                                    "a, b = torch.randn(128, 64).half(), torch.randn(64, 128).half()\n"
+                                    "s, c = torch.randn(2, 128, 8).half(), torch.empty(128, 128).half()\n"
+                                    "m.launch_narrow_column_kernel(0, (2, 2), (a, b, s, c, 64, 64, 32))\n"
+                                    "want = (a.float() @ b.float()) * s[0, :, 1:2].float()\n"
+                                    "torch.testing.assert_close(c.float(), want, rtol=1e-2, atol=1e-2)\n")
+    assert same, output
