@@ -11,6 +11,7 @@ otherwise. Other descriptors are made in the kernel as before.
 """
 
 import re
+from pathlib import Path
 
 import torch
 
@@ -305,21 +306,8 @@ def test_tiles_wider_than_a_tma_box_take_descriptors(convert, convert_text):
     torch.testing.assert_close(sums, wider.sum(1), rtol=1e-5, atol=1e-3)
 
 
-SCALED_GEMM = '''
-import cuda.tile as ct
-
-
-@ct.kernel
-def scaled_gemm(a, b, s, c, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
-    acc = ct.zeros((BM, BN), dtype=ct.float32)
-    for k in range(ct.num_tiles(a, axis=1, shape=(BM, BK))):
-        x = ct.load(a, index=(ct.bid(0), k), shape=(BM, BK))
-        y = ct.load(b, index=(k, ct.bid(1)), shape=(BK, BN))
-        acc = ct.mma(x, y, acc)
-    # one scale per row, a column of a (batch, rows, heads) array
-    scale = ct.load(s, index=(0, ct.bid(0), 1), shape=(1, BM, 1)).reshape((BM, 1))
-    ct.store(c, index=(ct.bid(0), ct.bid(1)), tile=(acc * scale.astype(ct.float32)).astype(c.dtype))
-'''
+# a product scaled by a (1, BM, 1) column of a 3-D array (the compile tests' case)
+SCALED_GEMM = (Path(__file__).resolve().parents[1] / "compile" / "cases" / "narrow_column.py").read_text()
 
 
 def test_a_block_narrower_than_16_bytes_gets_no_descriptor(convert):
@@ -336,7 +324,7 @@ def test_a_block_narrower_than_16_bytes_gets_no_descriptor(convert):
     a, b = torch.randn(32, 64).half(), torch.randn(64, 32).half()
     s = torch.randn(2, 32, 8).half()
     c = torch.zeros(32, 32).half()
-    mod.launch_scaled_gemm(0, (2, 2), (a, b, s, c, 16, 16, 16))
+    mod.launch_narrow_column_kernel(0, (2, 2), (a, b, s, c, 16, 16, 16))
     expected = (a.float() @ b.float()) * s[0, :, 1:2].float()
     torch.testing.assert_close(c.float(), expected, rtol=1e-2, atol=1e-2)
     given = {id(t): d for t, _, _, d in made}
