@@ -1301,15 +1301,28 @@ static bool is_constant_true(const Node *expr) {
  * also says so in a constexpr (`a_slice_3_tma_ok: tl.constexpr = False`) that the
  * view's descriptor condition reads; under a run-time condition neither takes TMA.
  * Two different arrays (their dtypes and TMA flags differ) are a located error. */
+static bool same_tiled_view(Lowerer *L, const TiledViewInfo *va, const TiledViewInfo *vb) {
+  return va == vb || (va && vb && va->shape && vb->shape && memory_same_text(L, va->shape, vb->shape) &&
+                      (va->padding == vb->padding ||
+                       (va->padding && vb->padding && memory_same_text(L, va->padding, vb->padding))) &&
+                      (va->steps == vb->steps || (va->steps && vb->steps && memory_same_text(L, va->steps, vb->steps))));
+}
+
+/* Whether two array values are the same array: its pieces (pointer and shape
+ * locals) written the same, and the same tiled view of it, if any. */
+bool memory_same_array(Lowerer *L, const TypeInfo *x, const TypeInfo *y) {
+  if (x == y)
+    return true;
+  if (!x->array || !y->array || x->raw_memory != y->raw_memory || !same_tiled_view(L, x->tiled, y->tiled))
+    return false;
+  const ArrayRef *a = x->array, *b = y->array;
+  return a == b || (memory_same_text(L, a->pointer, b->pointer) && memory_same_text(L, a->shape, b->shape));
+}
+
 TypeInfo *memory_merge_arrays(Lowerer *L, Node *at, Str name, TypeInfo *body, TypeInfo *orelse, bool constexpr_if,
                               NodeList *body_out, NodeList *else_out) {
   ArrayRef *a = body->array, *b = orelse->array;
-  const TiledViewInfo *va = body->tiled, *vb = orelse->tiled;
-  bool same_view = va == vb || (va && vb && va->shape && vb->shape && memory_same_text(L, va->shape, vb->shape) &&
-                                (va->padding == vb->padding ||
-                                 (va->padding && vb->padding && memory_same_text(L, va->padding, vb->padding))) &&
-                                (va->steps == vb->steps ||
-                                 (va->steps && vb->steps && memory_same_text(L, va->steps, vb->steps))));
+  bool same_view = same_tiled_view(L, body->tiled, orelse->tiled);
   if (body->raw_memory != orelse->raw_memory)
     lower_error(L, at, "'%.*s' is the raw memory of an array (x.get_raw_memory()) in one branch and an array in the "
                 "other: use it in each branch", name.len, name.text);

@@ -128,6 +128,7 @@ void memory_check_store_cast(Lowerer *L, Node *at, const TypeInfo *value, const 
 
 /* Whether two expressions are written the same. */
 bool memory_same_text(Lowerer *L, const Node *a, const Node *b);
+bool memory_same_array(Lowerer *L, const TypeInfo *x, const TypeInfo *y);
 /* The table's ct.load, ct.store and ct.num_tiles (a tiled view's methods lower to them). */
 Node *lower_load(Lowerer *L, Node *call, const char *member);
 Node *lower_store(Lowerer *L, Node *call, const char *member);

@@ -502,6 +502,102 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   push_stmt(L, out, stmt);
 }
 
+/* Whether `type` is an array or a tuple holding one. */
+static bool holds_array(const TypeInfo *type) {
+  if (!type)
+    return false;
+  if (type->kind == VAL_ARRAY)
+    return true;
+  for (int i = 0; type->kind == VAL_TUPLE && type->elts && i < type->count; i++)
+    if (holds_array(type->elts[i]))
+      return true;
+  return false;
+}
+
+/* Whether two values hold the same arrays in the same places. */
+static bool same_arrays(Lowerer *L, const TypeInfo *a, const TypeInfo *b) {
+  if (a == b || (!holds_array(a) && !holds_array(b)))
+    return true;
+  if (!a || !b || a->kind != b->kind)
+    return false;
+  if (a->kind == VAL_ARRAY)
+    return memory_same_array(L, a, b);
+  if (!a->elts || !b->elts || a->count != b->count)
+    return false;
+  for (int i = 0; i < a->count; i++)
+    if (!same_arrays(L, a->elts[i], b->elts[i]))
+      return false;
+  return true;
+}
+
+/* The first statement of `stmts` (nested ones too) that assigns `name`. */
+static Node *assignment_of(Lowerer *L, NodeList *stmts, Str name) {
+  for (int i = 0; i < stmts->count; i++) {
+    Node *stmt = stmts->items[i];
+    if (stmt->kind == N_ASSIGN || stmt->kind == N_AUG_ASSIGN || stmt->kind == N_ANN_ASSIGN) {
+      Assigned *one = new_assigned(L);
+      NodeList single = {&stmt, 1, 1};
+      collect_assigned(one, &single, 0);
+      for (int n = 0; n < one->count; n++)
+        if (str_same(one->names[n], name))
+          return stmt;
+    }
+    NodeList *inner[2] = {NULL, NULL};
+    if (stmt->kind == N_FOR)
+      inner[0] = &stmt->u.for_.body;
+    else if (stmt->kind == N_WHILE)
+      inner[0] = &stmt->u.while_.body;
+    else if (stmt->kind == N_IF)
+      inner[0] = &stmt->u.if_.body, inner[1] = &stmt->u.if_.orelse;
+    for (int k = 0; k < 2; k++) {
+      Node *found = inner[k] ? assignment_of(L, inner[k], name) : NULL;
+      if (found)
+        return found;
+    }
+  }
+  return NULL;
+}
+
+/* The arrays of the names a loop body assigns, before the loop (loop_arrays_open),
+ * and after one pass over the body (loop_arrays_close): an array is no run-time
+ * value in the converted kernel (its pieces are named where it is used), so a
+ * name bound to another array in the loop (`dst = Y`, the swap `src, dst = dst,
+ * src`) would hold, in the converted loop, the array of the last assignment from
+ * the first iteration on, and after it also where the loop ran no iteration:
+ * cuTile's loop-carried array, another array than the one used. Refused, located
+ * at the assignment; a name first bound in the loop (each iteration binds it
+ * before its uses) is not carried. */
+typedef struct LoopArrays {
+  Assigned *assigned; /* the names the body assigns, with their types before the loop */
+  Node **at;          /* the first assignment of each, as written (lowering removes an array's) */
+} LoopArrays;
+
+static LoopArrays loop_arrays_open(Lowerer *L, NodeList *body) {
+  LoopArrays loop = {new_assigned(L), NULL};
+  collect_assigned(loop.assigned, body, 0);
+  save_assigned(L, loop.assigned);
+  loop.at = arena_alloc(&L->ctx->arena, sizeof(Node *) * (size_t)(loop.assigned->count + 1));
+  for (int i = 0; i < loop.assigned->count; i++)
+    loop.at[i] = assignment_of(L, body, loop.assigned->names[i]);
+  return loop;
+}
+
+static void loop_arrays_close(Lowerer *L, const LoopArrays *loop, Node *stmt) {
+  const Assigned *A = loop->assigned;
+  for (int i = 0; i < A->count; i++) {
+    TypeInfo *before = A->types[i];
+    Variable *var = scope_lookup(L, A->names[i]);
+    TypeInfo *after = var ? var->type : NULL;
+    if (!before || !(holds_array(before) || holds_array(after)) || same_arrays(L, before, after))
+      continue;
+    lower_error(L, loop->at[i] ? loop->at[i] : stmt,
+                "`%.*s` is bound to another array in this loop than before it: which array it is would "
+                "depend on the iteration, and an array is not a run-time value in the converted kernel; "
+                "name the arrays themselves in the loop (or choose them with a constexpr)",
+                A->names[i].len, A->names[i].text);
+  }
+}
+
 static void lower_while(Lowerer *L, Node *stmt, NodeList *out) {
   if (stmt->u.while_.orelse.count)
     lower_error(L, stmt, "`while ... else` is not valid in tile code");
@@ -519,9 +615,11 @@ static void lower_while(Lowerer *L, Node *stmt, NodeList *out) {
   if (condition_pending.count)
     lower_error(L, test, "this `while` condition cannot be converted: it needs statements before each test "
                 "(assign the value to a name before the loop and again at the end of its body)");
+  LoopArrays arrays = loop_arrays_open(L, &stmt->u.while_.body);
   L->loop_depth++;
   lower_stmts(L, &stmt->u.while_.body);
   L->loop_depth--;
+  loop_arrays_close(L, &arrays, stmt);
   concretize_assigned(L, &stmt->u.while_.body, NULL);
   push_stmt(L, out, stmt);
 }
@@ -700,9 +798,11 @@ static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
   counter->static_counter = is_static;
   scope_bind(L, stmt->u.for_.target->u.name.id, counter);
   concretize_assigned(L, &stmt->u.for_.body, stmt->u.for_.target);
+  LoopArrays arrays = loop_arrays_open(L, &stmt->u.for_.body);
   L->loop_depth++;
   lower_stmts(L, &stmt->u.for_.body);
   L->loop_depth--;
+  loop_arrays_close(L, &arrays, stmt);
   concretize_assigned(L, &stmt->u.for_.body, stmt->u.for_.target);
   push_stmt(L, out, stmt);
 }

@@ -11,10 +11,13 @@ that must not (100x70 float32: 280-byte rows; offset and transposed views).
 
 import math
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
 import torch
+
+import ops_common
 
 
 @pytest.fixture(autouse=True)
@@ -591,6 +594,75 @@ def k(x, z, y, FLAG: ct.Constant[int], B: ct.Constant[int]):
     ct.store(y, (ct.bid(0),), ct.load(v, (ct.bid(0),), (B,)))
 """)
     assert "`v` is a different array in each branch" in message, message
+
+
+LOOP_REBINDS = {
+    "store after a loop": """
+    dst = x
+    for i in range(n):
+        dst = y
+    ct.store(dst, index=(0,), tile=ct.full((B,), 1.0, dtype=x.dtype))
+""",
+    "while": """
+    dst = x
+    i = 0
+    while i < n:
+        ct.store(dst, index=(i,), tile=ct.full((B,), 1.0, dtype=x.dtype))
+        dst = y
+        i += 1
+""",
+    "swap": """
+    src = x
+    dst = y
+    for i in range(n):
+        ct.store(dst, index=(0,), tile=ct.load(src, index=(0,), shape=(B,)) + 1)
+        src, dst = dst, src
+""",
+}
+
+
+@pytest.mark.parametrize("case", sorted(LOOP_REBINDS))
+def test_a_name_bound_to_another_array_in_a_loop_is_an_error(tmp_path, case):
+    """In cuTile an array is a value a loop may carry: after `dst = y` in a loop, dst is y
+    from the next iteration on and after the loop, x where the loop ran no iteration. The
+    converted kernel names an array's pieces where it is used, so it took the last
+    assignment's array everywhere (exit 0, the store to y even with n = 0; a public cuTile
+    test suite's aliasing test). Refused, located at the assignment in the loop."""
+    source = ("import cuda.tile as ct\n\n@ct.kernel\n"
+              "def k(x, y, n: int, B: ct.Constant[int]):" + LOOP_REBINDS[case])
+    path = tmp_path / "loop_rebinds.py"
+    path.write_text(source)
+    proc = subprocess.run([str(ops_common.CONVERTER), str(path), "-o", str(tmp_path / "out.py")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and not (tmp_path / "out.py").exists(), proc.stderr
+    found = re.match(r"[^\n]*loop_rebinds\.py:(\d+):\d+: error: C2T402: `(\w+)` is bound to another array in "
+                     r"this loop than before it", proc.stderr)
+    assert found, proc.stderr
+    assigned = source.splitlines()[int(found.group(1)) - 1].strip()
+    assert assigned.startswith(found.group(2)) and assigned.endswith(("= y", "= dst, src")), proc.stderr
+
+
+def test_arrays_a_loop_binds_again_alike_or_afresh_convert(convert):
+    """A name given the same array again in the loop, or first bound in the loop (each
+    iteration binds it before its uses), is no loop-carried array: it converts."""
+    mod = convert("""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, z, n: int, B: ct.Constant[int]):
+    src = x
+    for i in range(n):
+        src = x
+        dst = z
+        t = ct.load(src, index=(i,), shape=(B,))
+        out = y
+        ct.store(out, index=(i,), tile=t * 2)
+        ct.store(dst, index=(i,), tile=t + 1)
+""")
+    x = torch.arange(8, dtype=torch.float32)
+    y, z = torch.zeros(8), torch.zeros(8)
+    mod.launch_k(0, (1,), (x, y, z, 2, 4))
+    assert torch.equal(y, x * 2) and torch.equal(z, x + 1)
 
 
 # A tile shape made of a local constant (`total = N * N`, a constexpr local in
