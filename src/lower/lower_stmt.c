@@ -742,9 +742,11 @@ static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList
     push_stmt(L, &body, template_stmts(L->ctx, "_1 = _2 + _3\n", TEMPLATE_NODES(index, counter_name, start)).items[0]);
   for (int i = 0; i < count; i++)
     push_stmt(L, &body, template_stmts(L->ctx, "_1 = _2[_3]\n", TEMPLATE_NODES(targets[i], tuples[i], counter_name)).items[0]);
+  LoopArrays arrays = loop_arrays_open(L, &stmt->u.for_.body);
   L->loop_depth++;
   lower_stmts(L, &stmt->u.for_.body);
   L->loop_depth--;
+  loop_arrays_close(L, &arrays, stmt);
   for (int i = 0; i < stmt->u.for_.body.count; i++)
     push_stmt(L, &body, stmt->u.for_.body.items[i]);
   concretize_assigned(L, &stmt->u.for_.body, NULL);

@@ -611,6 +611,12 @@ LOOP_REBINDS = {
         dst = y
         i += 1
 """,
+    "static": """
+    dst = x
+    for j in ct.static_iter((1, 2)):
+        ct.store(dst, index=(0,), tile=ct.full((B,), j, dtype=x.dtype))
+        dst = y
+""",
     "swap": """
     src = x
     dst = y
