@@ -1166,7 +1166,9 @@ static Node *tiles_along(Lowerer *L, TypeInfo *array, int rank, int axis, Node *
   } else {
     int perm[MAX_TILE_RANK];
     read_order(L, order, rank, perm);
-    result = T(L, "tl.cdiv(_1[_2], _3)", array->array->shape, new_int(L, perm[axis]), size);
+    long long one;
+    result = known_int(size, &one) && one == 1 ? T(L, "_1[_2]", array->array->shape, new_int(L, perm[axis]))
+                                                : T(L, "tl.cdiv(_1[_2], _3)", array->array->shape, new_int(L, perm[axis]), size);
   }
   result->type = type_tile(L->ctx, DT_INT32, 0, NULL);
   return result;
@@ -1184,6 +1186,23 @@ Node *lower_num_tiles(Lowerer *L, Node *call, const char *member) {
   long long axis;
   if (!known_int(axis_arg, &axis))
     lower_error(L, axis_arg, "%s: axis must be a constant", what);
+  if (rank == 0) { /* shape=(): a tile of one element along each of the array's axes (cuTile's 0-d shape) */
+    int array_rank = array->rank;
+    if (array_rank < 0 && (axis < 0 || args.arg[3]))
+      lower_error(L, axis_arg, "%s: a 0-d tile shape with %s needs the array's rank, not known here (load from "
+                  "the array first)", what, axis < 0 ? "a negative axis" : "an order");
+    if (array_rank < 0)
+      array_rank = (int)axis + 1; /* only its axis is read: Triton checks the rank when it compiles */
+    if (axis < 0)
+      axis += array_rank;
+    if (array_rank > MAX_TILE_RANK)
+      lower_limit(L, call, "dimensions of a tile", MAX_TILE_RANK);
+    if (axis < 0 || axis >= array_rank)
+      lower_error(L, axis_arg, "%s: axis %lld is out of range for a %d-d array", what, axis, array_rank);
+    for (int i = 0; i < array_rank; i++)
+      items[i] = new_int(L, 1);
+    return tiles_along(L, array, array_rank, (int)axis, items[axis], args.arg[3]);
+  }
   if (axis < 0)
     axis += rank;
   if (axis < 0 || axis >= rank)

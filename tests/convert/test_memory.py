@@ -501,6 +501,40 @@ def test_num_tiles(convert):
     assert out.tolist() == [cdiv(100, 16), cdiv(70, 32), cdiv(70, 16)]
 
 
+NUM_TILES_0D_KERNEL = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, out):
+    t = ct.load(x, index=(0, 0), shape=(2, 2))  # the array's rank, for the negative axis
+    ct.store(out, (0,), ct.num_tiles(x, axis=0, shape=()))
+    ct.store(out, (1,), ct.num_tiles(x, axis=-1, shape=()))
+    ct.store(out, (2,), ct.num_tiles(x, axis=1, shape=(), order=(1, 0)))
+
+@ct.kernel
+def k1(x, out):
+    ct.store(out, (0,), ct.num_tiles(x, axis=0, shape=()))
+"""
+
+
+def test_num_tiles_of_a_0d_shape_counts_elements(convert):
+    """shape=() is a tile of one element along each of the array's axes (cuTile broadcasts a
+    0-d shape to (1,) * rank): the count is the array's extent on the axis the order gives."""
+    mod = convert(NUM_TILES_0D_KERNEL)
+    x = torch.zeros(5, 7)
+    out = torch.zeros(3, dtype=torch.int32)
+    mod.launch_k(0, (1,), (x, out))
+    assert out.tolist() == [5, 7, 5]
+    mod.launch_k1(0, (1,), (torch.zeros(9), out))
+    assert out[0] == 9
+
+
+def test_the_0d_num_tiles_kernel_is_valid_cutile(cutile_export):
+    ct = cutile_export.ct
+    source = NUM_TILES_0D_KERNEL.replace("def k1(", "def unused_k1(")
+    assert cutile_export.cubin_size(source, [cutile_export.array(ct.float32, 2), cutile_export.array(ct.int32, 1)]) > 0
+
+
 SLICE_KERNEL = """
 import cuda.tile as ct
 
