@@ -1308,6 +1308,17 @@ static void hoist_local_imports_in(LocalImports *li, NodeList *block, Node *owne
     owner->rewritten = true;
 }
 
+/* The methods of a module-level class (and of the classes in it): their imports of cuda.tile
+ * are a function's. */
+static void hoist_local_imports_in_class(LocalImports *li, Node *cls) {
+  NodeList *body = &cls->u.class_def.body;
+  for (int i = 0; i < body->count; i++)
+    if (body->items[i]->kind == N_FUNCTION_DEF)
+      hoist_local_imports_in(li, &body->items[i]->u.function_def.body, body->items[i]);
+    else if (body->items[i]->kind == N_CLASS_DEF)
+      hoist_local_imports_in_class(li, body->items[i]);
+}
+
 static void hoist_local_imports(Converter *conv) {
   NodeList *body = &conv->module->u.module.body;
   NameSet module_names = {.conv = conv, .stores = true};
@@ -1318,6 +1329,8 @@ static void hoist_local_imports(Converter *conv) {
   for (int i = 0; i < body->count; i++)
     if (body->items[i]->kind == N_FUNCTION_DEF)
       hoist_local_imports_in(&li, &body->items[i]->u.function_def.body, body->items[i]);
+    else if (body->items[i]->kind == N_CLASS_DEF)
+      hoist_local_imports_in_class(&li, body->items[i]);
 }
 
 /* The kernels defined by statements of module-level host functions (in

@@ -3,6 +3,7 @@ cuda.tile.tune.exhaustive_search, ct.compiler_timeout, launches of kernels
 defined in another module, and the hints that stay notes (C2T101, C2T102)."""
 
 import ast
+import inspect
 import os
 import subprocess
 import sys
@@ -788,6 +789,47 @@ def test_cuda_tile_imported_only_inside_a_host_function(convert, device):
     mod = convert(LOCAL_IMPORT.split("def triple(")[0])
     x = torch.randn(40, device=device)
     assert torch.equal(mod.double(x), x * 2)
+
+
+METHOD_IMPORT = '''
+import torch
+
+
+class Runner:
+    """Launches the kernel from a method that imports cuda.tile itself."""
+
+    def run(self, x):
+        import cuda.tile as ct
+        ct.launch(torch.cuda.current_stream(), (1,), fill, (x, 16))
+
+    class Inner:
+        @staticmethod
+        def config():
+            from cuda.tile._context import init_context_config_from_env
+            return init_context_config_from_env()
+
+
+import cuda.tile as ct
+
+
+@ct.kernel
+def fill(x, T: ct.Constant[int]):
+    ct.store(x, (0,), ct.full((T,), 2.0, ct.float32))
+'''
+
+
+def test_cuda_tile_imported_inside_a_method(convert, convert_error, device):
+    """A method's import of cuda.tile is a function's: it leaves the method and its names
+    convert (the converted module kept it, and needed cuda.tile when the method ran); a use
+    of cuda.tile's internals there is the located error it is in a function (it passed)."""
+    message = convert_error(METHOD_IMPORT)
+    assert "host code uses ct._context.init_context_config_from_env" in message, message
+    source = METHOD_IMPORT.split("    class Inner:")[0] + "\n\nimport cuda.tile as ct" + METHOD_IMPORT.split("import cuda.tile as ct", 2)[2]
+    mod = convert(source)
+    assert "import cuda" not in inspect.getsource(mod.Runner)
+    x = torch.zeros(16, device=device)
+    mod.Runner().run(x)
+    assert torch.equal(x, torch.full((16,), 2.0, device=device))
 
 
 def test_a_local_cuda_tile_import_under_a_module_name_is_refused(convert_error):
