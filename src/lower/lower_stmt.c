@@ -582,12 +582,30 @@ static LoopArrays loop_arrays_open(Lowerer *L, NodeList *body) {
   return loop;
 }
 
+/* Whether a padding or rounding mode, or a dtype, is the same value in `a` as in `b`
+ * (true where neither is one, or a dtype is known only when Triton compiles). */
+static bool same_choice(const TypeInfo *a, const TypeInfo *b) {
+  bool enums = a->kind == VAL_ENUM || b->kind == VAL_ENUM, dtypes = a->kind == VAL_DTYPE || b->kind == VAL_DTYPE;
+  if (!enums && !dtypes)
+    return true;
+  if (a->kind != b->kind)
+    return false;
+  if (enums)
+    return a == b || (a->member && b->member && strcmp(a->member, b->member) == 0);
+  return a->dtype == b->dtype || a->dtype == DT_UNKNOWN || b->dtype == DT_UNKNOWN;
+}
+
 static void loop_arrays_close(Lowerer *L, const LoopArrays *loop, Node *stmt) {
   const Assigned *A = loop->assigned;
   for (int i = 0; i < A->count; i++) {
     TypeInfo *before = A->types[i];
     Variable *var = scope_lookup(L, A->names[i]);
     TypeInfo *after = var ? var->type : NULL;
+    if (before && after && !same_choice(before, after)) /* cuTile: "not constant", "depends on path taken" */
+      lower_error(L, loop->at[i] ? loop->at[i] : stmt,
+                  "`%.*s` is given another %s in this loop than before it: cuTile needs one value at compile "
+                  "time (its type would depend on the iteration)", A->names[i].len, A->names[i].text,
+                  before->kind == VAL_ENUM ? "mode" : before->kind == VAL_DTYPE ? "dtype" : "kind of value");
     if (!before || !(holds_array(before) || holds_array(after)) || same_arrays(L, before, after))
       continue;
     lower_error(L, loop->at[i] ? loop->at[i] : stmt,

@@ -682,6 +682,33 @@ def test_a_name_bound_to_another_array_in_a_loop_is_an_error(tmp_path, case):
     assert assigned.startswith(found.group(2)) and assigned.endswith(("= y", "= dst, src")), proc.stderr
 
 
+LOOP_CHOICES = {
+    "mode": ("pad = ct.PaddingMode.ZERO", "pad = ct.PaddingMode.NEG_ZERO",
+             "ct.load(x, index=(1,), shape=(B,), padding_mode=pad)", "mode"),
+    "dtype": ("dt = ct.float32", "dt = ct.float16", "ct.load(x, index=(i,), shape=(B,)).astype(dt)", "dtype"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LOOP_CHOICES))
+def test_a_mode_or_dtype_a_loop_changes_is_an_error(convert_error, case):
+    """A padding mode or a dtype is a compile-time value: a loop that gives the name another
+    one is invalid cuTile ("not constant", "type depends on path taken", tileiras 13.4's
+    front end); the converted kernel used the first one in every iteration."""
+    first, again, use, what = LOOP_CHOICES[case]
+    message = convert_error(f"""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, n: int, B: ct.Constant[int]):
+    {first}
+    for i in range(n):
+        t = {use}
+        ct.store(y, index=(i,), tile=t.astype(y.dtype))
+        {again}
+""")
+    assert f"is given another {what} in this loop than before it" in message, message
+
+
 def test_arrays_a_loop_binds_again_alike_or_afresh_convert(convert):
     """A name given the same array again in the loop, or first bound in the loop (each
     iteration binds it before its uses), is no loop-carried array: it converts."""
