@@ -334,10 +334,21 @@ static bool is_static_target(Lowerer *L, NodeList *body, Str name, int depth) {
 /* The local an assignment `X = <value>` binds, when `value` names the parameter
  * (and X is another name) or, with `item`, an item of it (`param[i]`); else a zero Str. */
 static Str alias_of(const UseScan *scan, const Node *node, bool item) {
-  if (node->kind != N_ASSIGN || node->u.assign.targets.count != 1 || node->u.assign.targets.items[0]->kind != N_NAME)
+  if (node->kind != N_ASSIGN || node->u.assign.targets.count != 1)
     return (Str){NULL, 0};
-  const Node *value = node->u.assign.value;
-  Str local = node->u.assign.targets.items[0]->u.name.id;
+  const Node *target = node->u.assign.targets.items[0], *value = node->u.assign.value;
+  bool unpacked = (target->kind == N_TUPLE || target->kind == N_LIST) &&
+                  (value->kind == N_TUPLE || value->kind == N_LIST) &&
+                  target->u.list.elts.count == value->u.list.elts.count;
+  for (int i = 0; unpacked && i < target->u.list.elts.count; i++) { /* `a, b = X, Y`: each name its item */
+    const Node *one = target->u.list.elts.items[i], *from = value->u.list.elts.items[i];
+    bool named = item ? names_param_item(from, scan->param) : names_param(from, scan->param);
+    if (one->kind == N_NAME && named && !str_same(one->u.name.id, scan->param))
+      return one->u.name.id;
+  }
+  if (target->kind != N_NAME)
+    return (Str){NULL, 0};
+  Str local = target->u.name.id;
   if (item ? !names_param_item(value, scan->param) : !names_param(value, scan->param) || str_same(local, scan->param))
     return (Str){NULL, 0};
   return local;

@@ -86,6 +86,15 @@ static void lower_assign(Lowerer *L, Node *stmt, NodeList *out) {
   if (value->type && value->type->kind == VAL_ARRAY && stmt->u.assign.targets.count == 1 &&
       stmt->u.assign.targets.items[0]->kind == N_NAME)
     return; /* an array view (x.slice(...)): its pieces are named already */
+  if (value->type && value->type->kind == VAL_TUPLE && value->type->elts && value->type->count > 0 &&
+      stmt->u.assign.targets.count == 1 &&
+      (stmt->u.assign.targets.items[0]->kind == N_TUPLE || stmt->u.assign.targets.items[0]->kind == N_LIST)) {
+    bool arrays = true; /* `dst, src = Y, X`: each name is another name of its array, nothing to run */
+    for (int i = 0; i < value->type->count && arrays; i++)
+      arrays = value->type->elts[i] && value->type->elts[i]->kind == VAL_ARRAY;
+    if (arrays)
+      return;
+  }
   if (value->type && value->type->kind == VAL_ENUM)
     return; /* `pad = ct.PaddingMode.ZERO`: the name's type holds the member, which its uses read */
   if (value->type && value->type->python_object && stmt->u.assign.targets.count == 1 &&

@@ -682,6 +682,32 @@ def test_a_name_bound_to_another_array_in_a_loop_is_an_error(tmp_path, case):
     assert assigned.startswith(found.group(2)) and assigned.endswith(("= y", "= dst, src")), proc.stderr
 
 
+def test_names_unpacked_from_a_tuple_of_arrays_are_those_arrays(convert, convert_text):
+    """`dst, src = y, x` gives each name its array, as `dst = y` does (it was refused: the
+    parameters, used only through the names, were typed scalars); a swap outside a loop
+    swaps the names; an array beside a number in the tuple works too. Nothing is left of
+    the assignments of arrays alone, nor of their comments' place."""
+    source = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, z, B: ct.Constant[int]):
+    a, b = x, y  # the two inputs
+    a, b = b, a
+    t = ct.load(a, index=(ct.bid(0),), shape=(B,))
+    u = ct.load(b, index=(ct.bid(0),), shape=(B,))
+    c, s = z, 2.0
+    ct.store(c, index=(ct.bid(0),), tile=t * s + u)
+"""
+    text = convert_text(source)
+    body = text.split("def k(")[1].split("def launch_k(")[0]
+    assert "a, b =" not in body and "    # the two inputs\n" in body, body
+    mod = convert(source)
+    x, y, z = torch.arange(8.0), torch.arange(8.0) * 10, torch.zeros(8)
+    mod.launch_k(0, (2,), (x, y, z, 4))
+    assert torch.equal(z, y * 2 + x)
+
+
 LOOP_CHOICES = {
     "mode": ("pad = ct.PaddingMode.ZERO", "pad = ct.PaddingMode.NEG_ZERO",
              "ct.load(x, index=(1,), shape=(B,), padding_mode=pad)", "mode"),
