@@ -17,8 +17,14 @@ Node *load_helper(Lowerer *L, int rank) { return use_template(L, TEMPLATE_ct_loa
 
 Node *memory_require_array(Lowerer *L, Node *call, const BoundArgs *args, const char *what, const char *verb) {
   Node *array = require_arg(L, call, args, 0, what, "array");
-  if (array->type->kind != VAL_ARRAY)
-    lower_error(L, args->source[0], "%s %s an array, not %s", what, verb, type_describe(L->ctx, array->type));
+  const TypeInfo *type = array->type;
+  if (type->kind == VAL_TILE && type->rank == 0 && type->dtype == DT_UNKNOWN && !type->opaque)
+    lower_error(L, args->source[0], "%s %s an array, not %s: the converter could not follow this value to an "
+                "array (it follows a kernel's parameter through other names and tile functions' parameters, "
+                "not through a tile function's result or a choice made at run time)", what, verb,
+                type_describe(L->ctx, type));
+  if (type->kind != VAL_ARRAY)
+    lower_error(L, args->source[0], "%s %s an array, not %s", what, verb, type_describe(L->ctx, type));
   if (array->type->raw_memory)
     lower_error(L, args->source[0], "%s %s an array, not its raw memory (x.get_raw_memory()): use the raw memory's "
                 "load_offset, store_offset and atomic_*_offset, or the array itself", what, verb);

@@ -708,6 +708,23 @@ def k(x, y, z, B: ct.Constant[int]):
     assert torch.equal(z, y * 2 + x)
 
 
+def test_an_array_returned_by_a_tile_function_is_a_located_error_that_says_so(convert_error):
+    """A kernel parameter reached only through a tile function's result is typed a scalar:
+    the message says what the converter follows (it was only "not a scalar of ?")."""
+    message = convert_error("""
+import cuda.tile as ct
+
+def swap(a, b):
+    return b, a
+
+@ct.kernel
+def k(x, y, B: ct.Constant[int]):
+    dst, src = swap(x, y)
+    ct.store(dst, index=(0,), tile=ct.load(src, index=(0,), shape=(B,)))
+""")
+    assert "could not follow this value to an array" in message and "tile function's result" in message, message
+
+
 LOOP_CHOICES = {
     "mode": ("pad = ct.PaddingMode.ZERO", "pad = ct.PaddingMode.NEG_ZERO",
              "ct.load(x, index=(1,), shape=(B,), padding_mode=pad)", "mode"),
