@@ -256,6 +256,9 @@ static void note_array_use(Lowerer *L, const ArrayRef *array) {
 static Node *lower_name(Lowerer *L, Node *expr) {
   Str id = expr->u.name.id;
   Variable *var = scope_lookup(L, id);
+  if (var && var->type && var->type->maybe_unbound)
+    lower_error(L, expr, "'%.*s' is bound in only one branch of a run-time `if` above: cuTile refuses this use "
+                "of a potentially undefined variable (bind it before the `if`, or in each branch)", id.len, id.text);
   if (var && var->type && var->type->kind == VAL_ARRAY)
     note_array_use(L, var->type->array);
   if (var)

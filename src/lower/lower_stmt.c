@@ -424,6 +424,21 @@ static TypeInfo *constant_tuple_choice(Lowerer *L, const TypeInfo *a, const Type
   return tuple;
 }
 
+/* Whether a block ends by leaving (return, break, continue, raise): what it binds is not seen
+ * after the `if` that holds it. */
+static bool block_leaves(const NodeList *block) {
+  if (block->count == 0)
+    return false;
+  NodeKind last = block->items[block->count - 1]->kind;
+  return last == N_RETURN || last == N_BREAK || last == N_CONTINUE || last == N_RAISE;
+}
+
+/* Values the converter holds at conversion, not at run time: arrays (their pieces are named
+ * where they are used), padding and rounding modes, dtypes. */
+static bool compile_time_value(const TypeInfo *type) {
+  return type->kind == VAL_ARRAY || type->kind == VAL_ENUM || type->kind == VAL_DTYPE;
+}
+
 static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   /* as written, for a version split on it (lower_version.c) */
   Node *source_test =
@@ -435,6 +450,7 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   if (prune_known_if(L, stmt, out))
     return;
   bool body_invalid = false, else_invalid = false;
+  bool body_leaves = block_leaves(&stmt->u.if_.body), else_leaves = block_leaves(&stmt->u.if_.orelse);
   if (test->type && test->type->kind == VAL_CONST) { /* decided when Triton compiles */
     body_invalid = invalid_branch_to_static_assert(L, &stmt->u.if_.body);
     else_invalid = stmt->u.if_.orelse.count && invalid_branch_to_static_assert(L, &stmt->u.if_.orelse);
@@ -464,10 +480,20 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   }
   branch_ranks_else(L, ranks);
   save_assigned(L, A);
+  bool static_test = test->type && test->type->kind == VAL_CONST;
+  TypeInfo **unbound = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(A->count + 1));
   for (int i = 0; i < A->count; i++) {
     after_body[i] = A->types[i];
-    if (before[i])
+    unbound[i] = NULL;
+    if (before[i]) {
       scope_bind(L, A->names[i], before[i]);
+    } else if (after_body[i] && !static_test && compile_time_value(after_body[i])) {
+      /* bound by the body only: not bound in the else branch (cuTile: an undefined variable) */
+      unbound[i] = type_new(L->ctx, after_body[i]->kind);
+      *unbound[i] = *after_body[i];
+      unbound[i]->maybe_unbound = true;
+      scope_bind(L, A->names[i], unbound[i]);
+    }
   }
   if (!else_invalid)
     lower_stmts(L, &stmt->u.if_.orelse);
@@ -476,9 +502,14 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   branch_ranks_close(L, ranks);
   save_assigned(L, A);
   for (int i = 0; i < A->count; i++) {
-    TypeInfo *from_body = after_body[i], *from_else = A->types[i], *merged;
-    bool static_test = test->type && test->type->kind == VAL_CONST;
-    if (!from_body || !from_else || same_constant(from_body, from_else))
+    TypeInfo *from_body = after_body[i], *from_else = A->types[i] == unbound[i] ? NULL : A->types[i], *merged;
+    TypeInfo *one_side = from_body ? from_body : from_else;
+    if ((!from_body || !from_else) && one_side && !before[i] && !static_test &&
+        !(from_body ? else_leaves : body_leaves) && compile_time_value(one_side)) {
+      merged = type_new(L->ctx, one_side->kind); /* bound on one path only: a use after the `if` is refused */
+      *merged = *one_side;
+      merged->maybe_unbound = true;
+    } else if (!from_body || !from_else || same_constant(from_body, from_else))
       merged = from_body ? from_body : from_else;
     /* `if F: S = BM` / `else: S = BN` (or tuples of such constants, `s = (BM, BK)` / `(BK,
        BM)`): a constant Triton knows when it compiles, a constexpr local assigned in each branch
@@ -505,6 +536,13 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
       tf32_join(L, stmt, merged, from_body, from_else); /* the constexpr decides: one branch runs */
     if (static_test && from_body && from_else)
       note_version_split(L, source_test, test, type_disagreement(L, from_body, from_else));
+    bool unbound_in_one = (from_body && from_body->maybe_unbound) || (from_else && from_else->maybe_unbound);
+    if (merged && unbound_in_one && !merged->maybe_unbound) { /* unbound on a path through an inner `if` */
+      TypeInfo *marked = type_new(L->ctx, merged->kind);
+      *marked = *merged;
+      marked->maybe_unbound = true;
+      merged = marked;
+    }
     if (merged)
       scope_bind(L, A->names[i], merged);
   }

@@ -185,6 +185,8 @@ struct TypeInfo {
   const TiledViewInfo *tiled; /* arrays: the array seen as a tiled view, or NULL */
   bool raw_memory;    /* arrays: the array seen as raw memory (x.get_raw_memory(), lower_memory_raw.c):
                          only its methods and dtype may be used */
+  bool maybe_unbound; /* arrays, modes, dtypes: bound in one branch only of the run-time `if` above
+                         (cuTile refuses a use: "potentially undefined variable") */
   TypeInfo **elts;    /* tuples */
   unsigned long long array_items; /* a tuple parameter of arrays and numbers: its arrays (bit k
                                      for item k); 0 for one of arrays only */

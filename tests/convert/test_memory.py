@@ -630,6 +630,69 @@ def k(x, z, y, FLAG: ct.Constant[int], B: ct.Constant[int]):
     assert "`v` is a different array in each branch" in message, message
 
 
+UNBOUND_AFTER_IF = {
+    "one branch": """
+    if flag > 0:
+        v = x
+    ct.store(y, index=(0,), tile=ct.load(v, index=(0,), shape=(B,)))
+""",
+    "an inner if": """
+    if flag > 0:
+        if flag > 1:
+            v = x
+    else:
+        v = x
+    ct.store(y, index=(0,), tile=ct.load(v, index=(0,), shape=(B,)))
+""",
+    "the else branch": """
+    if flag > 0:
+        v = x
+    else:
+        ct.store(y, index=(0,), tile=ct.load(v, index=(0,), shape=(B,)))
+""",
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNBOUND_AFTER_IF))
+def test_an_array_bound_on_one_path_of_a_run_time_if_is_an_error_where_used(convert_error, case):
+    """An array bound in one branch of a run-time `if` only: cuTile refuses a use where it may
+    be unbound ("Use of potentially undefined variable", tileiras 13.4's front end); the
+    converted kernel used the branch's array on every path."""
+    message = convert_error("import cuda.tile as ct\n\n@ct.kernel\n"
+                            "def k(x, y, flag: int, B: ct.Constant[int]):" + UNBOUND_AFTER_IF[case])
+    assert "'v' is bound in only one branch of a run-time `if` above" in message, message
+
+
+def test_an_array_bound_where_the_other_branch_leaves_or_by_a_constexpr_if_converts(convert):
+    """Bound on every path that goes on (the other branch returns), or under a constexpr `if`
+    and used under the same one: valid cuTile (exported with tileiras), converted."""
+    mod = convert("""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, flag: int, HAS: ct.Constant[int], B: ct.Constant[int]):
+    if HAS:
+        w = x
+    if flag > 0:
+        v = x
+        ct.store(y, index=(0,), tile=ct.load(v, index=(0,), shape=(B,)))
+    if flag > 1:
+        return
+    else:
+        u = x
+    ct.store(y, index=(1,), tile=ct.load(u, index=(0,), shape=(B,)) * 2)
+    if HAS:
+        ct.store(y, index=(2,), tile=ct.load(w, index=(0,), shape=(B,)) * 3)
+""")
+    x = torch.arange(4.0)
+    y = torch.zeros(12)
+    mod.launch_k(0, (1,), (x, y, 1, 1, 4))
+    assert torch.equal(y, torch.cat([x, x * 2, x * 3]))
+    y.zero_()
+    mod.launch_k(0, (1,), (x, y, 2, 1, 4))
+    assert torch.equal(y, torch.cat([x, torch.zeros(8)]))
+
+
 LOOP_REBINDS = {
     "store after a loop": """
     dst = x
