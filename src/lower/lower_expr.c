@@ -257,8 +257,9 @@ static Node *lower_name(Lowerer *L, Node *expr) {
   Str id = expr->u.name.id;
   Variable *var = scope_lookup(L, id);
   if (var && var->type && var->type->maybe_unbound)
-    lower_error(L, expr, "'%.*s' is bound in only one branch of a run-time `if` above: cuTile refuses this use "
-                "of a potentially undefined variable (bind it before the `if`, or in each branch)", id.len, id.text);
+    lower_error(L, expr, "'%.*s' may be unbound here: it is bound in only one branch of a run-time `if` above, or "
+                "first in a loop that may run no iteration; cuTile refuses this use of a potentially undefined "
+                "variable (bind it before, or in each branch)", id.len, id.text);
   if (var && var->type && var->type->kind == VAL_ARRAY)
     note_array_use(L, var->type->array);
   if (var)

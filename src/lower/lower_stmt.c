@@ -663,6 +663,21 @@ static void loop_arrays_close(Lowerer *L, const LoopArrays *loop, Node *stmt) {
   }
 }
 
+/* The names a loop's body binds first (unbound before it): after a loop that may run no
+ * iteration, a use is refused, as cuTile refuses a potentially undefined variable. */
+static void mark_first_bound(Lowerer *L, const LoopArrays *loop) {
+  const Assigned *A = loop->assigned;
+  for (int i = 0; i < A->count; i++) {
+    Variable *var = A->types[i] ? NULL : scope_lookup(L, A->names[i]);
+    if (!var || !var->type || var->type->maybe_unbound)
+      continue;
+    TypeInfo *marked = type_new(L->ctx, var->type->kind);
+    *marked = *var->type;
+    marked->maybe_unbound = true;
+    var->type = marked;
+  }
+}
+
 static void lower_while(Lowerer *L, Node *stmt, NodeList *out) {
   if (stmt->u.while_.orelse.count)
     lower_error(L, stmt, "`while ... else` is not valid in tile code");
@@ -686,6 +701,7 @@ static void lower_while(Lowerer *L, Node *stmt, NodeList *out) {
   L->loop_depth--;
   loop_arrays_close(L, &arrays, stmt);
   concretize_assigned(L, &stmt->u.while_.body, NULL);
+  mark_first_bound(L, &arrays);
   push_stmt(L, out, stmt);
 }
 
@@ -871,6 +887,8 @@ static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
   L->loop_depth--;
   loop_arrays_close(L, &arrays, stmt);
   concretize_assigned(L, &stmt->u.for_.body, stmt->u.for_.target);
+  if (!is_static) /* ct.static_iter(range(...)) is unrolled: what it binds is bound after it */
+    mark_first_bound(L, &arrays);
   push_stmt(L, out, stmt);
 }
 

@@ -660,7 +660,48 @@ def test_an_array_bound_on_one_path_of_a_run_time_if_is_an_error_where_used(conv
     converted kernel used the branch's array on every path."""
     message = convert_error("import cuda.tile as ct\n\n@ct.kernel\n"
                             "def k(x, y, flag: int, B: ct.Constant[int]):" + UNBOUND_AFTER_IF[case])
-    assert "'v' is bound in only one branch of a run-time `if` above" in message, message
+    assert "'v' may be unbound here: it is bound in only one branch of a run-time `if` above" in message, message
+
+
+UNBOUND_AFTER_LOOP = {
+    "an array": """
+    for i in range(n):
+        v = x
+    ct.store(y, index=(0,), tile=ct.load(v, index=(0,), shape=(B,)))
+""",
+    "a tile": """
+    i = 0
+    while i < n:
+        v = ct.load(x, index=(0,), shape=(B,))
+        i += 1
+    ct.store(y, index=(0,), tile=v)
+""",
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNBOUND_AFTER_LOOP))
+def test_a_name_first_bound_in_a_loop_is_an_error_where_used_after_it(convert_error, case):
+    """The loop may run no iteration: cuTile refuses the use after it ("Use of potentially
+    undefined variable"); the converted kernel had used the loop's array on every path. A
+    ct.static_iter loop is unrolled and binds its names for what follows (the next test)."""
+    message = convert_error("import cuda.tile as ct\n\n@ct.kernel\n"
+                            "def k(x, y, n: int, B: ct.Constant[int]):" + UNBOUND_AFTER_LOOP[case])
+    assert "'v' may be unbound here" in message and "first in a loop that may run no iteration" in message, message
+
+
+def test_a_name_a_static_loop_binds_is_bound_after_it(convert):
+    mod = convert("""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, B: ct.Constant[int]):
+    for i in ct.static_iter(range(2)):
+        v = ct.load(x, index=(i,), shape=(B,))
+    ct.store(y, index=(0,), tile=v)
+""")
+    x, y = torch.arange(8.0), torch.zeros(4)
+    mod.launch_k(0, (1,), (x, y, 4))
+    assert torch.equal(y, x[4:])
 
 
 def test_an_array_bound_where_the_other_branch_leaves_or_by_a_constexpr_if_converts(convert):
