@@ -433,12 +433,6 @@ static bool block_leaves(const NodeList *block) {
   return last == N_RETURN || last == N_BREAK || last == N_CONTINUE || last == N_RAISE;
 }
 
-/* Values the converter holds at conversion, not at run time: arrays (their pieces are named
- * where they are used), padding and rounding modes, dtypes. */
-static bool compile_time_value(const TypeInfo *type) {
-  return type->kind == VAL_ARRAY || type->kind == VAL_ENUM || type->kind == VAL_DTYPE;
-}
-
 static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   /* as written, for a version split on it (lower_version.c) */
   Node *source_test =
@@ -487,7 +481,7 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
     unbound[i] = NULL;
     if (before[i]) {
       scope_bind(L, A->names[i], before[i]);
-    } else if (after_body[i] && !static_test && compile_time_value(after_body[i])) {
+    } else if (after_body[i] && !static_test) {
       /* bound by the body only: not bound in the else branch (cuTile: an undefined variable) */
       unbound[i] = type_new(L->ctx, after_body[i]->kind);
       *unbound[i] = *after_body[i];
@@ -505,7 +499,7 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
     TypeInfo *from_body = after_body[i], *from_else = A->types[i] == unbound[i] ? NULL : A->types[i], *merged;
     TypeInfo *one_side = from_body ? from_body : from_else;
     if ((!from_body || !from_else) && one_side && !before[i] && !static_test &&
-        !(from_body ? else_leaves : body_leaves) && compile_time_value(one_side)) {
+        !(from_body ? else_leaves : body_leaves)) {
       merged = type_new(L->ctx, one_side->kind); /* bound on one path only: a use after the `if` is refused */
       *merged = *one_side;
       merged->maybe_unbound = true;

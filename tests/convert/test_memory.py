@@ -644,6 +644,11 @@ UNBOUND_AFTER_IF = {
         v = x
     ct.store(y, index=(0,), tile=ct.load(v, index=(0,), shape=(B,)))
 """,
+    "a tile": """
+    if flag > 0:
+        v = ct.load(x, index=(0,), shape=(B,))
+    ct.store(y, index=(0,), tile=v)
+""",
     "the else branch": """
     if flag > 0:
         v = x
@@ -657,7 +662,8 @@ UNBOUND_AFTER_IF = {
 def test_an_array_bound_on_one_path_of_a_run_time_if_is_an_error_where_used(convert_error, case):
     """An array bound in one branch of a run-time `if` only: cuTile refuses a use where it may
     be unbound ("Use of potentially undefined variable", tileiras 13.4's front end); the
-    converted kernel used the branch's array on every path."""
+    converted kernel used the branch's array on every path, and a tile's conversion did not
+    compile (Triton: "t is not defined", at exit 0)."""
     message = convert_error("import cuda.tile as ct\n\n@ct.kernel\n"
                             "def k(x, y, flag: int, B: ct.Constant[int]):" + UNBOUND_AFTER_IF[case])
     assert "'v' may be unbound here: it is bound in only one branch of a run-time `if` above" in message, message
