@@ -424,6 +424,14 @@ static TypeInfo *constant_tuple_choice(Lowerer *L, const TypeInfo *a, const Type
   return tuple;
 }
 
+/* `type` for a name that may be unbound where it is read next (a use is a located error). */
+static TypeInfo *maybe_unbound(Lowerer *L, const TypeInfo *type) {
+  TypeInfo *marked = type_new(L->ctx, type->kind);
+  *marked = *type;
+  marked->maybe_unbound = true;
+  return marked;
+}
+
 /* Whether a block ends by leaving (return, break, continue, raise): what it binds is not seen
  * after the `if` that holds it. */
 static bool block_leaves(const NodeList *block) {
@@ -483,9 +491,7 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
       scope_bind(L, A->names[i], before[i]);
     } else if (after_body[i] && !static_test) {
       /* bound by the body only: not bound in the else branch (cuTile: an undefined variable) */
-      unbound[i] = type_new(L->ctx, after_body[i]->kind);
-      *unbound[i] = *after_body[i];
-      unbound[i]->maybe_unbound = true;
+      unbound[i] = maybe_unbound(L, after_body[i]);
       scope_bind(L, A->names[i], unbound[i]);
     }
   }
@@ -500,9 +506,7 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
     TypeInfo *one_side = from_body ? from_body : from_else;
     if ((!from_body || !from_else) && one_side && !before[i] && !static_test &&
         !(from_body ? else_leaves : body_leaves)) {
-      merged = type_new(L->ctx, one_side->kind); /* bound on one path only: a use after the `if` is refused */
-      *merged = *one_side;
-      merged->maybe_unbound = true;
+      merged = maybe_unbound(L, one_side); /* bound on one path only: a use after the `if` is refused */
     } else if (!from_body || !from_else || same_constant(from_body, from_else))
       merged = from_body ? from_body : from_else;
     /* `if F: S = BM` / `else: S = BN` (or tuples of such constants, `s = (BM, BK)` / `(BK,
@@ -531,12 +535,8 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
     if (static_test && from_body && from_else)
       note_version_split(L, source_test, test, type_disagreement(L, from_body, from_else));
     bool unbound_in_one = (from_body && from_body->maybe_unbound) || (from_else && from_else->maybe_unbound);
-    if (merged && unbound_in_one && !merged->maybe_unbound) { /* unbound on a path through an inner `if` */
-      TypeInfo *marked = type_new(L->ctx, merged->kind);
-      *marked = *merged;
-      marked->maybe_unbound = true;
-      merged = marked;
-    }
+    if (merged && unbound_in_one && !merged->maybe_unbound) /* unbound on a path through an inner `if` */
+      merged = maybe_unbound(L, merged);
     if (merged)
       scope_bind(L, A->names[i], merged);
   }
@@ -665,10 +665,7 @@ static void mark_first_bound(Lowerer *L, const LoopArrays *loop) {
     Variable *var = A->types[i] ? NULL : scope_lookup(L, A->names[i]);
     if (!var || !var->type || var->type->maybe_unbound)
       continue;
-    TypeInfo *marked = type_new(L->ctx, var->type->kind);
-    *marked = *var->type;
-    marked->maybe_unbound = true;
-    var->type = marked;
+    var->type = maybe_unbound(L, var->type);
   }
 }
 
