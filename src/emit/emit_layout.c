@@ -419,12 +419,13 @@ static int header_last_token(Emitter *e, const Node *body_first) {
     i--;
   /* statements the converter left out (`a = x`, an array's other name) may stand between the
      header and the block's first statement: the header ends at the colon that ends a line */
+  if (i < 0 || (e->tokens[i].kind == TOK_OP && e->tokens[i].op == OP_COLON))
+    return i;
   int colon = i;
   while (colon >= 0 && !(e->tokens[colon].kind == TOK_OP && e->tokens[colon].op == OP_COLON &&
                          colon + 1 < e->token_count && e->tokens[colon + 1].kind == TOK_NEWLINE))
     colon--;
-  bool same_line = colon >= 0 && e->tokens[colon].span.end.line == e->tokens[i].span.end.line;
-  return colon >= 0 && !same_line && !(e->tokens[i].kind == TOK_OP && e->tokens[i].op == OP_COLON) ? colon : i;
+  return colon >= 0 && e->tokens[colon].span.end.line < e->tokens[i].span.end.line ? colon : i;
 }
 
 int emit_header_last_line(Emitter *e, const Node *body_first) {

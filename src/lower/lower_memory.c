@@ -1199,9 +1199,7 @@ Node *lower_num_tiles(Lowerer *L, Node *call, const char *member) {
       lower_limit(L, call, "dimensions of a tile", MAX_TILE_RANK);
     if (axis < 0 || axis >= array_rank)
       lower_error(L, axis_arg, "%s: axis %lld is out of range for a %d-d array", what, axis, array_rank);
-    for (int i = 0; i < array_rank; i++)
-      items[i] = new_int(L, 1);
-    return tiles_along(L, array, array_rank, (int)axis, items[axis], args.arg[3]);
+    return tiles_along(L, array, array_rank, (int)axis, new_int(L, 1), args.arg[3]);
   }
   if (axis < 0)
     axis += rank;
@@ -1348,7 +1346,7 @@ TypeInfo *memory_merge_arrays(Lowerer *L, Node *at, Str name, TypeInfo *body, Ty
   if (!same_view) /* the view's shape, padding and steps are read where it is used: one per name */
     lower_error(L, at, "'%.*s' is a tiled view in one branch and another view or an array in the other: use it in "
                 "each branch", name.len, name.text);
-  if (a == b || (memory_same_text(L, a->pointer, b->pointer) && memory_same_text(L, a->shape, b->shape)))
+  if (memory_same_array(L, body, orelse))
     return orelse;
   bool mergeable = a->param.len && str_same(a->param, b->param) && !a->descriptor_slots && !b->descriptor_slots &&
                    a->int64_index == b->int64_index && memory_same_text(L, a->strides, b->strides);

@@ -467,8 +467,8 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   save_assigned(L, A);
   TypeInfo **before = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(A->count + 1));
   TypeInfo **after_body = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(A->count + 1));
-  for (int i = 0; i < A->count; i++)
-    before[i] = A->types[i];
+  for (int i = 0; i < A->count; i++) /* a name that may be unbound here is unbound for what follows */
+    before[i] = A->types[i] && !A->types[i]->maybe_unbound ? A->types[i] : NULL;
   BranchRanks *ranks = branch_ranks_open(L, test);
   /* a kernel's if on a constexpr: which branch runs is known at launch (lower_tf32.c) */
   bool launch_decides = test->type && test->type->kind == VAL_CONST && L->function && L->function->role == ROLE_KERNEL;
@@ -617,6 +617,9 @@ static LoopArrays loop_arrays_open(Lowerer *L, NodeList *body) {
   LoopArrays loop = {new_assigned(L), NULL};
   collect_assigned(loop.assigned, body, 0);
   save_assigned(L, loop.assigned);
+  for (int i = 0; i < loop.assigned->count; i++) /* one that may be unbound is not bound before the loop */
+    if (loop.assigned->types[i] && loop.assigned->types[i]->maybe_unbound)
+      loop.assigned->types[i] = NULL;
   loop.at = arena_alloc(&L->ctx->arena, sizeof(Node *) * (size_t)(loop.assigned->count + 1));
   for (int i = 0; i < loop.assigned->count; i++)
     loop.at[i] = assignment_of(L, body, loop.assigned->names[i]);

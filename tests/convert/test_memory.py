@@ -695,6 +695,42 @@ def test_a_name_first_bound_in_a_loop_is_an_error_where_used_after_it(convert_er
     assert "'v' may be unbound here" in message and "first in a loop that may run no iteration" in message, message
 
 
+def test_loops_of_both_branches_of_a_constexpr_if_bind_a_name_afresh(convert, convert_text):
+    """Each branch of a constexpr `if` binds `v` first in its own loop (an array in one, another
+    in the other; a tile read under another constexpr `if` in each, as TileGym's paged decode
+    attention does): what the first loop leaves behind is no binding for the second, which
+    converts as one kernel (it was refused as an array bound anew in the loop, and the tile's
+    use made the converter split the kernel in two versions)."""
+    source = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, z, n: int, T: ct.Constant[int], P: ct.Constant[int], B: ct.Constant[int]):
+    if T:
+        for i in range(n):
+            v = x
+            if P == 1:
+                t = ct.load(v, index=(i,), shape=(B,))
+            if P == 1:
+                ct.store(z, index=(i,), tile=t)
+    else:
+        for i in range(n):
+            v = y
+            if P == 1:
+                t = ct.load(v, index=(i,), shape=(B,)) * 2
+            if P == 1:
+                ct.store(z, index=(i,), tile=t)
+"""
+    text = convert_text(source)
+    assert text.count("if P == 1:") == 4, text  # one kernel, not two versions of it
+    mod = convert(source)
+    x, y, z = torch.arange(8.0), torch.arange(8.0) + 10, torch.zeros(8)
+    mod.launch_k(0, (1,), (x, y, z, 2, 0, 1, 4))
+    assert torch.equal(z, y * 2)
+    mod.launch_k(0, (1,), (x, y, z, 2, 1, 1, 4))
+    assert torch.equal(z, x)
+
+
 def test_a_name_a_static_loop_binds_is_bound_after_it(convert):
     mod = convert("""
 import cuda.tile as ct
