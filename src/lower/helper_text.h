@@ -31,6 +31,7 @@ typedef enum HelperId {
   HELPER__tl_dtype, /* host_helpers.py */
   HELPER__tensor_items, /* host_helpers.py */
   HELPER__constant_items, /* host_helpers.py */
+  HELPER__same_array, /* host_helpers.py */
   HELPER__tma_compatible, /* host_helpers.py */
   HELPER__host_descriptor, /* host_helpers.py */
   HELPER__tma_workspace, /* host_helpers.py */
@@ -474,6 +475,21 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            item = tl.constexpr(item)\n"
     "        items.append(item)\n"
     "    return tuple(items)\n",
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
+  [HELPER__same_array] = {"_same_array",
+    "def _same_array(first, second):\n"
+    "    \"\"\"Whether two array arguments of a launch are one array (one address, dtype, shape and\n"
+    "    strides): a kernel that loads the same tile of both then reads it once (a constexpr flag\n"
+    "    SECOND_is_FIRST; MLA decoding is given its latent cache as both K and V).\"\"\"\n"
+    "    return (\n"
+    "        isinstance(first, torch.Tensor)\n"
+    "        and isinstance(second, torch.Tensor)\n"
+    "        and first.data_ptr() == second.data_ptr()\n"
+    "        and first.dtype == second.dtype\n"
+    "        and first.shape == second.shape\n"
+    "        and first.stride() == second.stride()\n"
+    "        and first.device == second.device\n"
+    "    )\n",
     {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__tma_compatible] = {"_tma_compatible",
     "def _tma_compatible(tensor):\n"

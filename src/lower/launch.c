@@ -249,6 +249,13 @@ static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *cal
         buf_printf(call, "            %.*s_tma=%s,\n", array.len, array.text, flag);
     }
   }
+  for (int i = 0; i < reuse_pair_count(L); i++) { /* lower_memory_reuse.c: two arrays one? */
+    Str first, second;
+    const char *flag = reuse_pair(L, i, &first, &second);
+    Node *helper = use_helper(L, HELPER__same_array);
+    buf_printf(call, "            %s=%.*s(%.*s, %.*s),\n", flag, helper->u.name.id.len, helper->u.name.id.text,
+               second.len, second.text, first.len, first.text);
+  }
   host_descriptor_args(L, call);
   tf32_launch_args(L, kernel, call);
 }

@@ -129,6 +129,32 @@ void tf32_branch_leave(Lowerer *L);
 void tf32_add_params(Lowerer *L, Node *def);
 void tf32_launch_args(Lowerer *L, const Function *kernel, Buf *call);
 
+/* ---- lower_memory_reuse.c: a load that takes the tile another load of the kernel read,
+ * where the launcher finds the two arrays one (a constexpr flag SECOND_is_FIRST) */
+void reuse_start_kernel(Lowerer *L);  /* its pairs of arrays: none yet */
+void reuse_start_version(Lowerer *L); /* the loads of a kernel version: none yet */
+int reuse_enter_loop(Lowerer *L);     /* lowering a loop body: gives what reuse_leave_loop takes */
+void reuse_leave_loop(Lowerer *L, int outer);
+void reuse_note_write(Lowerer *L);    /* a store, scatter or atomic was lowered */
+int reuse_pair_count(Lowerer *L);     /* the kernel's flags: its pairs of array parameters */
+const char *reuse_pair(Lowerer *L, int i, Str *first, Str *second);
+void reuse_keep_pairs(Lowerer *L, int count); /* the first `count` pairs (a failed attempt's others go) */
+bool reuse_is_flag(Lowerer *L, const Node *condition); /* a choice on one of the flags */
+/* What a value holds that lower_memory_reuse.c follows (reuse_value), given to the name it is
+ * assigned to after binding it (reuse_bind). */
+typedef struct ReuseValue {
+  int load;          /* the tile of this load (Variable.reuse_load), 0: none */
+  const char *flag;  /* a tile taken from another load where this flag holds */
+  int source;        /* ... that load's tile reshaped (0: not known to be) */
+  bool transposed;   /* ... transposed */
+} ReuseValue;
+ReuseValue reuse_value(Lowerer *L, const Node *value);
+void reuse_bind(Lowerer *L, Str name, ReuseValue value);
+/* The flag under which the left operand `x` of a 2-D product is a taken tile transposed, or
+ * NULL; *transposed: xᵀ read from the name holding the tile it was taken from, else NULL. */
+const char *reuse_operand(Lowerer *L, const Node *x, Node **transposed);
+Node *reuse_choice(Lowerer *L, const char *flag, Node *when, Node *otherwise); /* `when if flag else otherwise` */
+
 /* ---- lower_function.c */
 Node *new_arg(Lowerer *L, Str name, const char *annotation); /* a parameter, annotated or not */
 void take_host_descriptors(Lowerer *L, Node *def); /* lower_memory.c: descriptors the launcher makes */

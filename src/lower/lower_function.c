@@ -1355,7 +1355,7 @@ static void find_split_names(Lowerer *L, Node *def, bool kernel) {
 typedef struct Attempt {
   size_t message_len;
   int error_count;
-  int tma_array_count, tf32_array_count;
+  int tma_array_count, tf32_array_count, reuse_pair_count;
   bool needs_allocator, needs_by_target, uses_tma;
   unsigned host_enums;
   int depth;                /* lower_error leaves the nesting where it failed */
@@ -1364,8 +1364,9 @@ typedef struct Attempt {
 
 static Attempt attempt_begin(Lowerer *L) {
   Diag *diag = &L->ctx->diag;
-  return (Attempt){diag->messages.len, diag->error_count, L->tma_array_count, L->tf32_array_count, L->needs_allocator,
-                   L->needs_by_target, L->uses_tma, L->host_enums, L->depth, L->statement};
+  return (Attempt){diag->messages.len, diag->error_count, L->tma_array_count, L->tf32_array_count,
+                   reuse_pair_count(L), L->needs_allocator, L->needs_by_target, L->uses_tma, L->host_enums, L->depth,
+                   L->statement};
 }
 
 static void attempt_undo(Lowerer *L, const Attempt *a) {
@@ -1374,6 +1375,7 @@ static void attempt_undo(Lowerer *L, const Attempt *a) {
   diag->error_count = a->error_count;
   L->tma_array_count = a->tma_array_count;
   L->tf32_array_count = a->tf32_array_count;
+  reuse_keep_pairs(L, a->reuse_pair_count);
   L->needs_allocator = a->needs_allocator;
   L->needs_by_target = a->needs_by_target;
   L->uses_tma = a->uses_tma;
@@ -1409,6 +1411,7 @@ static void split_in_two(Lowerer *L, const Attempt *attempt, const Assumption *a
 static void lower_kernel_version(Lowerer *L, Node *def, const Assumption *assumptions, int count) {
   L->function->def = def; /* what the parameters' uses are read from */
   L->scope = arena_alloc(&L->ctx->arena, sizeof(Scope));
+  reuse_start_version(L);
   L->temp_counter = 0;
   L->descriptor_count = 0; /* descriptors are made in each version's own prologue */
   L->tf32_site_count = 0;   /* and its staged tfloat32 tiles (a failed attempt may leave some) */
@@ -1458,6 +1461,7 @@ static void lower_kernel_versions(Lowerer *L, Node *def, Node *pristine, const A
 void lower_kernel(Lowerer *L, Function *fn) {
   L->function = fn;
   L->tma_array_count = 0;
+  reuse_start_kernel(L);
   L->tma_reused = false;
   L->kernel_has_dot = false;
   L->kernel_pipelines_loops = false;
@@ -1489,6 +1493,14 @@ void lower_kernel(Lowerer *L, Function *fn) {
   for (int i = 0; i < L->tma_array_count; i++) {
     Str flag = suffixed(L, L->tma_arrays[i], "_tma");
     node_list_push(&L->ctx->arena, &def->u.function_def.args->u.arguments.args, new_arg(L, flag, "tl.constexpr"));
+  }
+  /* and one per pair of arrays a load takes the other's tile of (lower_memory_reuse.c):
+   * whether the launcher finds them one array */
+  for (int i = 0; i < reuse_pair_count(L); i++) {
+    Str first, second;
+    const char *flag = reuse_pair(L, i, &first, &second);
+    node_list_push(&L->ctx->arena, &def->u.function_def.args->u.arguments.args,
+                   new_arg(L, (Str){flag, (int)strlen(flag)}, "tl.constexpr"));
   }
   take_host_descriptors(L, def); /* X_desc_N, made by the launcher */
   tf32_add_params(L, def); /* staged tfloat32 copies: P_tf32, P_tf32_staged */

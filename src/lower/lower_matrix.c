@@ -211,6 +211,21 @@ Node *lower_matrix_mma(Lowerer *L, Node *call, const char *member) {
   Node *result = T(L, "_1(_2, _3, _4, input_precision=_5, use_fast_acc=_6)", use_helper(L, HELPER_ct_mma), x, y, acc,
                    precision, fast_node);
   result->type = accumulated_type(L, at, dims, rank);
+  /* x a tile another load's read, transposed (lower_memory_reuse.c): (yᵀ @ xᵀ + accᵀ)ᵀ, the
+     same sums of the same products, where the flag holds; Triton folds the transposes and
+     reads the tile from one buffer for both products */
+  Node *x_transposed;
+  const char *flag = rank == 2 ? reuse_operand(L, x, &x_transposed) : NULL;
+  if (flag) {
+    Arena *arena = &L->ctx->arena;
+    if (!x_transposed)
+      x_transposed = T(L, "tl.trans(_1)", node_copy_tree(arena, x));
+    Node *swapped = T(L, "tl.trans(_1(tl.trans(_2), _3, tl.trans(_4), input_precision=_5, use_fast_acc=_6))",
+                      use_helper(L, HELPER_ct_mma), node_copy_tree(arena, y), x_transposed,
+                      node_copy_tree(arena, acc), node_copy_tree(arena, precision), node_copy_tree(arena, fast_node));
+    swapped->type = result->type;
+    result = reuse_choice(L, flag, swapped, result);
+  }
   return result;
 }
 

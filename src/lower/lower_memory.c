@@ -308,6 +308,8 @@ Node *memory_choice_stmt(Lowerer *L, Node *target, Node *value) {
   Node *stmt = template_stmts(L->ctx, "if _1:\n    pass\nelse:\n    pass\n", TEMPLATE_NODES(condition)).items[0];
   stmt->u.if_.body.items[0] = choice_branch_stmt(L, target, by_tma);
   stmt->u.if_.orelse.items[0] = choice_branch_stmt(L, target, by_pointers);
+  if (reuse_is_flag(L, condition) && stmt->u.if_.orelse.items[0]->kind == N_IF)
+    stmt->u.if_.orelse.items[0]->u.if_.is_elif = true; /* `if V_is_K: ... elif V_desc_1_ok: ...` */
   memory_choice(L, condition, by_tma, by_pointers); /* grows the table */
   L->memory->choices[L->memory->choice_count - 1] = stmt; /* the order pass treats it as one statement */
   return stmt;
@@ -1022,6 +1024,15 @@ static Node *load_tile(Lowerer *L, const LoadParts *parts, Node *order) {
   }
   if (by_tma)
     loaded = memory_choice(L, ok, by_tma, loaded);
+  if (whole_param(access.array)) { /* the tile an earlier load of another array read (lower_memory_reuse.c) */
+    ReuseSite site = {.param = access.array->param, .rank = rank, .padding = (int)padding, .check = check};
+    for (int a = 0; a < rank; a++) {
+      site.index[a] = access.index[a];
+      site.size[a] = access.size[a];
+      site.perm[a] = access.perm[a];
+    }
+    loaded = reuse_load(L, &site, loaded);
+  }
   TypeInfo *type = type_tile(L->ctx, array->dtype, rank, NULL);
   type->dtype_expr = array->dtype_expr;
   for (int d = 0; d < rank; d++) {

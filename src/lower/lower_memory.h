@@ -29,6 +29,22 @@
  * them for the limit's message. */
 int memory_tuple_items(Lowerer *L, Node *arg, Node **items, int max, const char *what);
 
+/* -------------------------------------------------- lower_memory_reuse.c */
+
+/* A tile load of a whole array parameter, in the array's axes. */
+typedef struct ReuseSite {
+  Str param;
+  Node *index[MAX_TILE_RANK], *size[MAX_TILE_RANK]; /* per array axis */
+  int perm[MAX_TILE_RANK]; /* tile axis d walks array axis perm[d] */
+  int rank;
+  int padding;
+  const Node *check;
+} ReuseSite;
+
+/* `loaded` (the load of `site`), or the choice of it and the tile an earlier load of another
+ * array read, by their flag; the load is remembered for later ones. */
+Node *reuse_load(Lowerer *L, const ReuseSite *site, Node *loaded);
+
 /* ------------------------------------------------ lower_memory_helpers.c */
 
 Node *load_helper(Lowerer *L, int rank);         /* ct_load_Nd */

@@ -52,6 +52,8 @@ void memory_note_access(Lowerer *L, const Node *node, const ArrayRef *array, uns
   state->accesses = grow(L, state->accesses, state->access_count, &state->access_capacity, sizeof(MemoryAccess));
   Str key = array->param.len ? array->param : (Str){"?", 1};
   state->accesses[state->access_count++] = (MemoryAccess){node, key, effects};
+  if (effects & (MEM_WRITE | MEM_ATOMIC))
+    reuse_note_write(L); /* no load after it takes the tile of a load before it */
 }
 
 bool memory_first_time(Lowerer *L, const char *key) {

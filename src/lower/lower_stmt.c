@@ -81,8 +81,12 @@ static void lower_assign(Lowerer *L, Node *stmt, NodeList *out) {
       (first->kind == N_TUPLE || first->kind == N_LIST)) /* `m, n = x.shape` of an int64-indexed array */
     value = lower_int64_pieces(L, value, first->u.list.elts.count);
   stmt->u.assign.value = value;
-  for (int i = 0; i < stmt->u.assign.targets.count; i++)
+  ReuseValue reuse = reuse_value(L, value); /* read before the names are bound again */
+  for (int i = 0; i < stmt->u.assign.targets.count; i++) {
     bind_target(L, stmt->u.assign.targets.items[i], value->type);
+    if (stmt->u.assign.targets.items[i]->kind == N_NAME)
+      reuse_bind(L, stmt->u.assign.targets.items[i]->u.name.id, reuse);
+  }
   if (value->type && value->type->kind == VAL_ARRAY && stmt->u.assign.targets.count == 1 &&
       stmt->u.assign.targets.items[0]->kind == N_NAME)
     return; /* an array view (x.slice(...)): its pieces are named already */
@@ -691,7 +695,9 @@ static void lower_while(Lowerer *L, Node *stmt, NodeList *out) {
                 "(assign the value to a name before the loop and again at the end of its body)");
   LoopArrays arrays = loop_arrays_open(L, &stmt->u.while_.body);
   L->loop_depth++;
+  int outer_loop = reuse_enter_loop(L);
   lower_stmts(L, &stmt->u.while_.body);
+  reuse_leave_loop(L, outer_loop);
   L->loop_depth--;
   loop_arrays_close(L, &arrays, stmt);
   concretize_assigned(L, &stmt->u.while_.body, NULL);
@@ -819,7 +825,9 @@ static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList
     push_stmt(L, &body, template_stmts(L->ctx, "_1 = _2[_3]\n", TEMPLATE_NODES(targets[i], tuples[i], counter_name)).items[0]);
   LoopArrays arrays = loop_arrays_open(L, &stmt->u.for_.body);
   L->loop_depth++;
+  int outer_loop = reuse_enter_loop(L);
   lower_stmts(L, &stmt->u.for_.body);
+  reuse_leave_loop(L, outer_loop);
   L->loop_depth--;
   loop_arrays_close(L, &arrays, stmt);
   for (int i = 0; i < stmt->u.for_.body.count; i++)
@@ -877,7 +885,9 @@ static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
   concretize_assigned(L, &stmt->u.for_.body, stmt->u.for_.target);
   LoopArrays arrays = loop_arrays_open(L, &stmt->u.for_.body);
   L->loop_depth++;
+  int outer_loop = reuse_enter_loop(L);
   lower_stmts(L, &stmt->u.for_.body);
+  reuse_leave_loop(L, outer_loop);
   L->loop_depth--;
   loop_arrays_close(L, &arrays, stmt);
   concretize_assigned(L, &stmt->u.for_.body, stmt->u.for_.target);

@@ -213,13 +213,15 @@ Variable *scope_lookup(Lowerer *L, Str name) {
 
 void scope_bind(Lowerer *L, Str name, TypeInfo *type) {
   Variable *existing = scope_lookup(L, name);
+  unsigned serial = ++L->bind_serial;
   if (existing) {
-    existing->type = type;
+    /* a new value: what lower_memory_reuse.c knew of the old one is gone */
+    *existing = (Variable){existing->name, type, serial, 0, NULL, 0, false};
     return;
   }
   if (L->scope->count == C2T_MAX_SCOPE_NAMES)
     lower_limit(L, NULL, "local names in one function", C2T_MAX_SCOPE_NAMES);
-  L->scope->vars[L->scope->count++] = (Variable){name, type};
+  L->scope->vars[L->scope->count++] = (Variable){name, type, serial, 0, NULL, 0, false};
 }
 
 /* ------------------------------------------------------------- buffers */

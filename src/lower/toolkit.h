@@ -52,6 +52,10 @@
 /* Elements of a tuple built by a comprehension over ct.static_iter(...), which the converter
  * unrolls (lower_pyvalue.c); a longer one is a located error. */
 #define C2T_MAX_STATIC_TUPLE 256
+/* Loads of one kernel version lower_memory_reuse.c remembers, and the names read by one
+ * load's index it follows; past either, a load is not taken from another (no error). */
+#define C2T_MAX_REUSE_LOADS 256
+#define C2T_MAX_REUSE_NAMES 8
 
 /* ------------------------------------------------------------------ dtypes */
 
@@ -212,6 +216,14 @@ DType type_coded_dtype(const TypeInfo *type);
 typedef struct Variable {
   Str name;
   TypeInfo *type;
+  unsigned serial; /* of its last binding (Lowerer.bind_serial): rebinding changes it */
+  /* lower_memory_reuse.c: the load whose tile (as stored, reshaped at most) it holds, 0 for
+   * none; and where it holds a tile another load's gives where the launcher finds the two
+   * arrays one (flag: that constexpr), and whether it holds that tile transposed */
+  int reuse_load;
+  const char *reuse_flag;
+  int reuse_source;      /* ... the load whose tile that is, where the two are reshapes of each other (else 0) */
+  bool reuse_transposed;
 } Variable;
 
 typedef struct Scope {
@@ -359,6 +371,8 @@ typedef struct Lowerer {
                                 then too): its launchers take it */
   const struct OpRow *op_row; /* the op table row being lowered (lower_row) and its call: bind_call */
   const Node *op_call;        /* lets coded arguments through for that call only (OPF_FP4, OPF_E8M0) */
+  unsigned bind_serial;        /* bindings of names so far (Variable.serial) */
+  struct ReuseState *reuse;    /* lower_memory_reuse.c: loads a later load may take its tile from */
 } Lowerer;
 
 /* ---- toolkit.c */

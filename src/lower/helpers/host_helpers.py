@@ -309,6 +309,22 @@ def _constant_items(value, constant):
     return tuple(items)
 
 
+# helper: _same_array
+def _same_array(first, second):
+    """Whether two array arguments of a launch are one array (one address, dtype, shape and
+    strides): a kernel that loads the same tile of both then reads it once (a constexpr flag
+    SECOND_is_FIRST; MLA decoding is given its latent cache as both K and V)."""
+    return (
+        isinstance(first, torch.Tensor)
+        and isinstance(second, torch.Tensor)
+        and first.data_ptr() == second.data_ptr()
+        and first.dtype == second.dtype
+        and first.shape == second.shape
+        and first.stride() == second.stride()
+        and first.device == second.device
+    )
+
+
 # helper: _tma_compatible
 def _tma_compatible(tensor):
     """Whether a tensor descriptor (TMA) can address `tensor`: the last stride is 1, and the

@@ -1,0 +1,434 @@
+/*
+ * lower_memory_reuse.c — a load that reads the tile another load of the
+ * kernel read, where the launcher finds the two arrays one.
+ *
+ * A kernel may be given one array as two parameters, and load the same tile
+ * from both: MLA decoding passes its latent cache as both K and V, and reads
+ * each step's rows once as K and again as V, in another order:
+ *
+ *     k = ct.load(K, index=(b, j, 0), shape=(1, TN, D))
+ *     ...
+ *     v = ct.load(V, index=(j, b, 0), shape=(TN, 1, D), order=(1, 0, 2))
+ *
+ * Both read the array's tile (b, j, 0) of shape (1, TN, D), V's in another
+ * axis order. Where the module launches the kernel with one name for both
+ * (`ct.launch(stream, grid, kernel, (q, kv, kv, ...))`), and the launcher
+ * finds V and K one array at a launch (one address,
+ * dtype, shape and strides: a constexpr flag `V_is_K` it passes), the second
+ * load takes the first one's tile, reshaped and put in its own order:
+ *
+ *     if V_is_K:
+ *         v = tl.reshape(tl.reshape(k, (1, TN, D)), ...)
+ *     else:
+ *         <V's own load: its descriptor or its pointers>
+ *
+ * which saves the second copy (real cuTile hides it behind a producer warp
+ * that Triton 3.6 does not build). Where the two loads read the same
+ * elements the tile is the same, so this holds whatever the arrays hold:
+ *
+ *   - the first is a ct.load of a kernel parameter as a whole (no view), its
+ *     tile in the array's own axis order, and its value is still held by a
+ *     name (assigned from it, or from ct.reshape of such a name);
+ *   - the second is a ct.load of another parameter with the same index and
+ *     shape in the array's axes (each entry the same expression, no name it
+ *     reads bound again since), the same padding and check_bounds;
+ *   - both in the same loop body (or both outside loops), with no store,
+ *     scatter or atomic lowered between them: no write may come between
+ *     them in any iteration.
+ *
+ * Triton 3.6 keeps a tile in shared memory for a product only when every
+ * product reads it in one orientation; a tile read as `K @ Q` and, through
+ * the second load, as `Vᵀ @ P` is read back into registers for both (H100:
+ * 0.6-0.7x the time of the kernel without the reuse). So a ct.mma whose
+ * left operand is such a reused tile transposed is computed transposed too,
+ * under the same flag: `x @ y + acc` as `(yᵀ @ xᵀ + accᵀ)ᵀ`, the same sums
+ * of the same products, where Triton folds the transposes and reads the
+ * tile from the one buffer (H100, TileGym's MLA decoding: 1.03-1.30x real
+ * cuTile's speed, where the kernel without the reuse ran at 0.78-0.91x;
+ * docs/perf/h100_2026-12-06b/).
+ */
+#include <string.h>
+
+#include "lower_memory.h"
+#include "lower_shape.h"
+
+/* A load another may take its tile from. */
+typedef struct ReuseLoad {
+  int id;               /* Variable.reuse_load of the names that hold its tile */
+  Str param;            /* the array parameter it reads */
+  const Node *node;     /* its value, as load_tile returned it */
+  const char *flag;     /* where it took another load's tile: that flag, else NULL */
+  int source;           /* ... that load, where what it took is a reshape of it (else 0) */
+  Node *index[MAX_TILE_RANK], *size[MAX_TILE_RANK]; /* per array axis */
+  int rank;
+  int padding;
+  const Node *check;
+  bool as_stored;       /* its tile in the array's axis order (another may take it) */
+  int loop;             /* the loop body it is in (ReuseState.loop) */
+  unsigned writes;      /* stores, scatters and atomics lowered before it */
+  Str names[C2T_MAX_REUSE_NAMES]; /* the names its index reads, and their bindings then */
+  unsigned serials[C2T_MAX_REUSE_NAMES];
+  int name_count;
+} ReuseLoad;
+
+/* Two array parameters the launcher compares: flag = `SECOND_is_FIRST`. */
+typedef struct ReusePair {
+  Str first, second;
+  const char *flag;
+} ReusePair;
+
+/* Two parameters of the kernel (as declared, by position) that a ct.launch of the module
+ * passes one name for: the only pairs a load may take the other's tile for. */
+typedef struct LaunchedPair {
+  Str first, second;
+} LaunchedPair;
+
+typedef struct ReuseState {
+  LaunchedPair launched[C2T_MAX_TMA_ARRAYS]; /* of the kernel lowered now */
+  int launched_count;
+  ReuseLoad loads[C2T_MAX_REUSE_LOADS]; /* of the kernel version lowered now */
+  int load_count;
+  ReusePair pairs[C2T_MAX_TMA_ARRAYS]; /* of the kernel lowered now, all its versions */
+  int pair_count;
+  int loop, loops;  /* the loop body lowered now (0: none), and loop bodies entered so far */
+  unsigned writes;
+} ReuseState;
+
+static ReuseState *state(Lowerer *L) {
+  if (!L->reuse)
+    L->reuse = arena_alloc(&L->ctx->arena, sizeof(ReuseState));
+  return L->reuse;
+}
+
+/* ------------------------------------------------------ the launches */
+
+typedef struct LaunchScan {
+  Lowerer *L;
+  ReuseState *state;
+  const Node *def; /* the kernel */
+} LaunchScan;
+
+/* Whether `expr` names the kernel: `kernel`, or `kernel.replace_hints(...)`. */
+static bool names_kernel(const Node *expr, Str name) {
+  if (expr->kind == N_CALL && expr->u.call.func->kind == N_ATTRIBUTE &&
+      str_eq(expr->u.call.func->u.attribute.attr, "replace_hints"))
+    expr = expr->u.call.func->u.attribute.value;
+  return expr->kind == N_NAME && str_same(expr->u.name.id, name);
+}
+
+static void add_launched(ReuseState *s, Str first, Str second) {
+  for (int i = 0; i < s->launched_count; i++)
+    if (str_same(s->launched[i].first, first) && str_same(s->launched[i].second, second))
+      return;
+  if (s->launched_count < C2T_MAX_TMA_ARRAYS)
+    s->launched[s->launched_count++] = (LaunchedPair){first, second};
+}
+
+/* ct.launch(stream, grid, KERNEL, (a, b, b, ...)): the parameters given one name. */
+static void scan_launch(Node *node, void *data) {
+  LaunchScan *scan = data;
+  if (node->kind == N_CALL && node->u.call.args.count >= 4) {
+    const char *member = resolve_ct_member(scan->L->conv, node->u.call.func);
+    const Node *kernel = node->u.call.args.items[2], *args = node->u.call.args.items[3];
+    const NodeList *params = &scan->def->u.function_def.args->u.arguments.args;
+    if (member && strcmp(member, "launch") == 0 && names_kernel(kernel, scan->def->u.function_def.name) &&
+        args->kind == N_TUPLE && args->u.list.elts.count == params->count) {
+      const NodeList *given = &args->u.list.elts;
+      for (int i = 0; i < given->count; i++)
+        for (int j = i + 1; j < given->count; j++)
+          if (given->items[i]->kind == N_NAME && given->items[j]->kind == N_NAME &&
+              str_same(given->items[i]->u.name.id, given->items[j]->u.name.id)) {
+            add_launched(scan->state, params->items[i]->u.arg.arg, params->items[j]->u.arg.arg);
+            add_launched(scan->state, params->items[j]->u.arg.arg, params->items[i]->u.arg.arg);
+          }
+    }
+  }
+  node_children(node, scan_launch, data);
+}
+
+void reuse_start_kernel(Lowerer *L) {
+  ReuseState *s = state(L);
+  s->pair_count = 0;
+  s->launched_count = 0;
+  LaunchScan scan = {L, s, L->function->def};
+  NodeList *body = &L->conv->module->u.module.body;
+  for (int i = 0; i < body->count; i++)
+    scan_launch(body->items[i], &scan);
+}
+
+static bool launched_as_one(const ReuseState *s, Str first, Str second) {
+  for (int i = 0; i < s->launched_count; i++)
+    if (str_same(s->launched[i].first, first) && str_same(s->launched[i].second, second))
+      return true;
+  return false;
+}
+
+void reuse_start_version(Lowerer *L) {
+  ReuseState *s = state(L);
+  s->load_count = 0;
+  s->loop = 0;
+  s->writes = 0;
+}
+
+int reuse_enter_loop(Lowerer *L) {
+  ReuseState *s = state(L);
+  int outer = s->loop;
+  s->loop = ++s->loops;
+  return outer;
+}
+
+void reuse_leave_loop(Lowerer *L, int outer) { state(L)->loop = outer; }
+
+void reuse_note_write(Lowerer *L) { state(L)->writes++; }
+
+int reuse_pair_count(Lowerer *L) { return L->reuse ? L->reuse->pair_count : 0; }
+
+bool reuse_is_flag(Lowerer *L, const Node *condition) {
+  for (int i = 0; condition->kind == N_NAME && L->reuse && i < L->reuse->pair_count; i++)
+    if (str_eq(condition->u.name.id, L->reuse->pairs[i].flag))
+      return true;
+  return false;
+}
+
+void reuse_keep_pairs(Lowerer *L, int count) {
+  if (L->reuse && count < L->reuse->pair_count)
+    L->reuse->pair_count = count;
+}
+
+const char *reuse_pair(Lowerer *L, int i, Str *first, Str *second) {
+  const ReusePair *pair = &L->reuse->pairs[i];
+  *first = pair->first;
+  *second = pair->second;
+  return pair->flag;
+}
+
+/* ------------------------------------------------------------ the loads */
+
+typedef struct NameScan {
+  Str names[C2T_MAX_REUSE_NAMES];
+  int count;
+  bool overflow;
+} NameScan;
+
+static void scan_names(Node *node, void *data) {
+  NameScan *scan = data;
+  if (node->kind == N_NAME) {
+    for (int i = 0; i < scan->count; i++)
+      if (str_same(scan->names[i], node->u.name.id))
+        return;
+    if (scan->count == C2T_MAX_REUSE_NAMES)
+      scan->overflow = true;
+    else
+      scan->names[scan->count++] = node->u.name.id;
+    return;
+  }
+  node_children(node, scan_names, data);
+}
+
+static unsigned serial_of(Lowerer *L, Str name) {
+  const Variable *var = scope_lookup(L, name);
+  return var ? var->serial : 0; /* a parameter never bound again, or a global */
+}
+
+static bool same_node_text(Lowerer *L, const Node *a, const Node *b) {
+  if (!a || !b)
+    return a == b;
+  return memory_same_text(L, a, b);
+}
+
+/* Whether `load` reads the tile `index`/`size`/`padding`/`check` would, with nothing between. */
+static bool reads_the_same(Lowerer *L, const ReuseLoad *load, Node *const *index, Node *const *size, int rank,
+                           int padding, const Node *check) {
+  const ReuseState *s = L->reuse;
+  if (!load->as_stored || load->rank != rank || load->padding != padding || load->loop != s->loop ||
+      load->writes != s->writes || !same_node_text(L, load->check, check))
+    return false;
+  for (int a = 0; a < rank; a++)
+    if (!memory_same_text(L, load->index[a], index[a]) || !memory_same_text(L, load->size[a], size[a]))
+      return false;
+  for (int i = 0; i < load->name_count; i++)
+    if (serial_of(L, load->names[i]) != load->serials[i])
+      return false;
+  return true;
+}
+
+/* A name that holds the tile of load `id` now, or NULL. */
+static Variable *holder(Lowerer *L, int id) {
+  for (int i = L->scope && id ? L->scope->count - 1 : -1; i >= 0; i--)
+    if (L->scope->vars[i].reuse_load == id)
+      return &L->scope->vars[i];
+  return NULL;
+}
+
+static const char *pair_flag(Lowerer *L, Str first, Str second) {
+  ReuseState *s = state(L);
+  for (int i = 0; i < s->pair_count; i++)
+    if (str_same(s->pairs[i].first, first) && str_same(s->pairs[i].second, second))
+      return s->pairs[i].flag;
+  if (s->pair_count == C2T_MAX_TMA_ARRAYS)
+    return NULL; /* more pairs: the loads stay as they are */
+  const char *flag = arena_printf(&L->ctx->arena, "%.*s_is_%.*s", second.len, second.text, first.len, first.text);
+  s->pairs[s->pair_count++] = (ReusePair){first, second, flag};
+  return flag;
+}
+
+/* Whether the tile `var` holds has the dimensions `size` (no reshape needed). */
+static bool holds_shape(Lowerer *L, const Variable *var, Node *const *size, int rank) {
+  if (!var->type || var->type->kind != VAL_TILE || var->type->rank != rank)
+    return false;
+  for (int d = 0; d < rank; d++)
+    if (!var->type->dims[d] || !memory_same_text(L, var->type->dims[d], size[d]))
+      return false;
+  return true;
+}
+
+static bool identity(const int *perm, int rank) {
+  for (int d = 0; d < rank; d++)
+    if (perm[d] != d)
+      return false;
+  return true;
+}
+
+static bool is_tl_call(const Node *node, const char *name, int args) {
+  if (node->kind != N_CALL || node->u.call.args.count != args || node->u.call.keywords.count)
+    return false;
+  const Node *func = node->u.call.func;
+  return func->kind == N_ATTRIBUTE && func->u.attribute.value->kind == N_NAME &&
+         str_eq(func->u.attribute.value->u.name.id, "tl") && str_eq(func->u.attribute.attr, name);
+}
+
+/* Whether the tile `var` holds has the dimensions of the tuple node `shape`. */
+static bool has_shape(Lowerer *L, const Variable *var, const Node *shape) {
+  bool own = var->type && var->type->kind == VAL_TILE && shape->kind == N_TUPLE &&
+             shape->u.list.elts.count == var->type->rank;
+  for (int d = 0; own && d < var->type->rank; d++)
+    own = var->type->dims[d] && memory_same_text(L, var->type->dims[d], shape->u.list.elts.items[d]);
+  return own;
+}
+
+/* tl.reshape(tl.reshape(k, A), B) as tl.reshape(k, B) (a reshape keeps the elements' order),
+ * and as k where B is k's own shape; *reshaped: whether `taken` is such a chain (else it
+ * permutes, and stays as it is). */
+static Node *reshaped_once(Lowerer *L, Node *taken, const Variable *var, bool *reshaped) {
+  Node *inner = taken;
+  while (is_tl_call(inner, "reshape", 2))
+    inner = inner->u.call.args.items[0];
+  *reshaped = inner->kind == N_NAME;
+  if (inner == taken || inner->kind != N_NAME)
+    return taken;
+  Node *shape = taken->u.call.args.items[1];
+  return has_shape(L, var, shape) ? inner : T(L, "tl.reshape(_1, _2)", inner, shape);
+}
+
+Node *reuse_load(Lowerer *L, const ReuseSite *site, Node *loaded) {
+  if (!L->function || L->function->role != ROLE_KERNEL || !L->scope)
+    return loaded;
+  ReuseState *s = state(L);
+  int rank = site->rank;
+  NameScan scan = {0};
+  for (int a = 0; a < rank; a++)
+    scan_names(site->index[a], &scan);
+  if (scan.overflow)
+    return loaded;
+  const char *flag = NULL;
+  int source = 0;
+  for (int i = s->load_count - 1; i >= 0 && !flag; i--) {
+    const ReuseLoad *earlier = &s->loads[i];
+    if (str_same(earlier->param, site->param) || !launched_as_one(s, earlier->param, site->param) ||
+        !reads_the_same(L, earlier, site->index, site->size, rank, site->padding, site->check))
+      continue;
+    Variable *var = holder(L, earlier->id);
+    if (!var || !(flag = pair_flag(L, earlier->param, site->param)))
+      continue;
+    Node *sizes[MAX_TILE_RANK];
+    for (int a = 0; a < rank; a++)
+      sizes[a] = node_copy_tree(&L->ctx->arena, site->size[a]);
+    Node *taken = new_name(L, arena_strndup(&L->ctx->arena, var->name.text, (size_t)var->name.len));
+    if (!holds_shape(L, var, site->size, rank))
+      taken = T(L, "tl.reshape(_1, _2)", taken, shape_tuple_node(L, sizes, rank));
+    if (!identity(site->perm, rank)) {
+      for (int a = 0; a < rank; a++)
+        sizes[a] = node_copy_tree(&L->ctx->arena, site->size[a]);
+      taken = shape_permute(L, taken, site->perm, rank, sizes);
+    }
+    bool reshaped;
+    taken = reshaped_once(L, taken, var, &reshaped);
+    source = reshaped ? earlier->id : 0;
+    loaded = memory_choice(L, new_name(L, flag), taken, loaded);
+  }
+  if (s->load_count == C2T_MAX_REUSE_LOADS)
+    return loaded; /* remembered no more: later loads read their own */
+  ReuseLoad *load = &s->loads[s->load_count++];
+  *load = (ReuseLoad){.id = s->load_count, .param = site->param, .node = loaded, .flag = flag, .source = source, .rank = rank,
+                      .padding = site->padding, .check = site->check, .as_stored = identity(site->perm, rank),
+                      .loop = s->loop, .writes = s->writes, .name_count = scan.count};
+  for (int a = 0; a < rank; a++) {
+    load->index[a] = site->index[a];
+    load->size[a] = site->size[a];
+  }
+  for (int i = 0; i < scan.count; i++) {
+    load->names[i] = scan.names[i];
+    load->serials[i] = serial_of(L, scan.names[i]);
+  }
+  return loaded;
+}
+
+/* ------------------------------------------------------------ the names */
+
+ReuseValue reuse_value(Lowerer *L, const Node *value) {
+  ReuseValue out = {0};
+  if (!L->reuse || !L->scope || !value)
+    return out;
+  for (int i = L->reuse->load_count - 1; i >= 0; i--)
+    if (L->reuse->loads[i].node == value) {
+      const ReuseLoad *load = &L->reuse->loads[i];
+      return (ReuseValue){load->id, load->flag, load->source, false};
+    }
+  bool transpose = is_tl_call(value, "trans", 1);
+  const Node *name = value->kind == N_NAME ? value
+                     : is_tl_call(value, "reshape", 2) || transpose ? value->u.call.args.items[0]
+                                                                    : NULL;
+  const Variable *from = name && name->kind == N_NAME ? scope_lookup(L, name->u.name.id) : NULL;
+  if (!from)
+    return out;
+  ReuseValue held = {from->reuse_load, from->reuse_flag, from->reuse_source, from->reuse_transposed};
+  if (value->kind == N_NAME) /* another name for it */
+    return held;
+  if (held.transposed)
+    return out; /* reshaped or transposed again: not followed */
+  if (transpose) /* a 2-D tile transposed: for the product (reuse_operand) */
+    return value->type && value->type->rank == 2 ? (ReuseValue){0, held.flag, held.source, true} : out;
+  return held; /* reshaped: the same elements in the same order */
+}
+
+void reuse_bind(Lowerer *L, Str name, ReuseValue value) {
+  Variable *var = scope_lookup(L, name);
+  if (!var || (!value.load && !value.flag))
+    return;
+  var->reuse_load = value.load;
+  var->reuse_flag = value.flag;
+  var->reuse_source = value.source;
+  var->reuse_transposed = value.transposed;
+}
+
+const char *reuse_operand(Lowerer *L, const Node *x, Node **transposed) {
+  *transposed = NULL;
+  ReuseValue value = reuse_value(L, x);
+  if (!value.transposed || !value.flag || !x->type || x->type->rank != 2 || !x->type->dims[0] || !x->type->dims[1])
+    return NULL;
+  /* xᵀ is the tile of load `source` reshaped, where a name holds it still */
+  Variable *var = holder(L, value.source);
+  if (var) {
+    Arena *arena = &L->ctx->arena;
+    Node *shape = T(L, "(_1, _2)", node_copy_tree(arena, x->type->dims[1]), node_copy_tree(arena, x->type->dims[0]));
+    Node *name = new_name(L, arena_strndup(arena, var->name.text, (size_t)var->name.len));
+    *transposed = has_shape(L, var, shape) ? name : T(L, "tl.reshape(_1, _2)", name, shape);
+  }
+  return value.flag;
+}
+
+Node *reuse_choice(Lowerer *L, const char *flag, Node *when, Node *otherwise) {
+  Node *choice = memory_choice(L, new_name(L, flag), when, otherwise);
+  choice->type = otherwise->type;
+  return choice;
+}
