@@ -268,6 +268,10 @@ static const char *pair_flag(Lowerer *L, Str first, Str second) {
   if (s->pair_count == C2T_MAX_TMA_ARRAYS)
     return NULL; /* more pairs: the loads stay as they are */
   const char *flag = arena_printf(&L->ctx->arena, "%.*s_is_%.*s", second.len, second.text, first.len, first.text);
+  const NodeList *params = &L->function->def->u.function_def.args->u.arguments.args;
+  for (int i = 0; i < params->count; i++)
+    if (str_eq(params->items[i]->u.arg.arg, flag))
+      return NULL; /* a parameter of that name (locals of it are renamed: lower_names.c) */
   s->pairs[s->pair_count++] = (ReusePair){first, second, flag};
   return flag;
 }

@@ -464,11 +464,27 @@ static bool tile_code_global(Str name) {
          str_eq(name, "INTERPRETED") || is_helper_name(name);
 }
 
+/* Whether `name` is SECOND_is_FIRST for two parameters of `def` (lower_memory_reuse.c). */
+static bool named_for_pair(const Node *def, Str name) {
+  const Node *first, *second;
+  for (int i = 0; (second = declared_param_at(def, i)); i++) {
+    Str head = second->u.arg.arg;
+    if (name.len <= head.len + 4 || memcmp(name.text, head.text, (size_t)head.len) != 0 ||
+        memcmp(name.text + head.len, "_is_", 4) != 0)
+      continue;
+    Str tail = {name.text + head.len + 4, name.len - head.len - 4};
+    for (int j = 0; (first = declared_param_at(def, j)); j++)
+      if (j != i && str_same(first->u.arg.arg, tail))
+        return true;
+  }
+  return false;
+}
+
 /* Whether the converter may add a parameter or local `name` to function `def`, or its tile
  * code read a module-level `name`. */
 static bool converter_name(const Node *def, Str name) {
   if (str_eq(name, "_use_tma") || str_eq(name, "_store_tma") || str_eq(name, "_loop_stages") ||
-      tile_code_global(name))
+      tile_code_global(name) || named_for_pair(def, name))
     return true;
   const Node *arg;
   for (int i = 0; (arg = declared_param_at(def, i)); i++)

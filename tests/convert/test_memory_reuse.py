@@ -126,6 +126,14 @@ def test_a_load_reads_its_own_array_otherwise(convert_text, between, args):
     assert "_is_" not in convert_text(decode_source(between, args))
 
 
+def test_a_local_of_the_flag_s_name_is_renamed(convert):
+    mod = convert(decode_source("        V_is_K = 3\n        acc = acc * V_is_K / 3\n"))
+    B, TD, TH, TN, S = 1, 32, 16, 16, 32
+    q, kv, out = torch.randn(B, TD, TH).half(), torch.randn(B, S, TD).half(), torch.zeros(B, TD, TH)
+    mod.run(q, kv, out, TN, S)
+    torch.testing.assert_close(out, reference(q, kv, kv, TN), rtol=1e-4, atol=1e-3)
+
+
 TWO_LOOPS = """
 import cuda.tile as ct
 import torch
