@@ -2811,6 +2811,7 @@ static void expand_starred_arguments(Lowerer *L, Node *call) {
 }
 
 Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
+  reuse_note_write(L); /* it may store (lowered once per signature: its stores are not seen at each call) */
   expand_starred_arguments(L, call);
   if (fn->stub_reason) /* only tile functions no kernel calls call it */
     lower_error(L, call, "tile function '%.*s' cannot be converted without a call from a kernel: it stops at %s",

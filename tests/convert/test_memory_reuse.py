@@ -20,9 +20,15 @@ import torch
 ConstInt = ct.Constant[int]
 
 
+@ct.function
+def scale(Out, b):
+    ct.store(Out, index=(b, 0, 0), tile=ct.zeros((1, 32, 16), dtype=ct.float32))
+
+
 @ct.kernel
 def decode(Q, K, V, Out, TN: ConstInt, TD: ConstInt, TH: ConstInt, S: ConstInt):
     b = ct.bid(0)
+    scale(Out, b)  # lowered here once: a call of it later stores as well
     q = ct.load(Q, index=(b, 0, 0), shape=(1, TD, TH))
     q = ct.reshape(q, (TD, TH))
     acc = ct.zeros((TD, TH), dtype=ct.float32)
@@ -118,6 +124,7 @@ def test_one_array_given_as_two_views_is_two_arrays(convert):
 @pytest.mark.parametrize("between, args", [
     ("", "(q, kv, kv.clone(), out, TN, TD, TH, S)"),           # the module launches two arrays
     ("        ct.store(Out, index=(b, 0, 0), tile=ct.reshape(acc, (1, TD, TH)))\n", SAME),  # a store between
+    ("        scale(Out, b)\n", SAME),                          # a tile function (which may store) between
     ("        cnt = cnt + 0\n", SAME),                          # a name of the index bound again
     ("        k = k * 2\n", SAME),                              # the name holding K's tile bound again
     ("        if TN > 8:\n            k = ct.reshape(q, (TN, TD))\n", SAME),  # ... in a branch
