@@ -12,15 +12,15 @@
  *
  * Both read the array's tile (b, j, 0) of shape (1, TN, D), V's in another
  * axis order. Where the module launches the kernel with one name for both
- * (`ct.launch(stream, grid, kernel, (q, kv, kv, ...))`), and the launcher
- * finds V and K one array at a launch (one address,
- * dtype, shape and strides: a constexpr flag `V_is_K` it passes), the second
- * load takes the first one's tile, reshaped and put in its own order:
+ * (`ct.launch(stream, grid, kernel, (q, kv, kv, ...))`), the launcher
+ * passes a constexpr flag `V_is_K`, true where the two arguments are one
+ * array at that launch (one address, dtype, shape and strides), and under
+ * it the second load takes the first one's tile, in its own order:
  *
  *     if V_is_K:
- *         v = tl.reshape(tl.reshape(k, (1, TN, D)), ...)
- *     else:
- *         <V's own load: its descriptor or its pointers>
+ *         v = tl.reshape(k, (TN, 1, D))
+ *     elif V_desc_3_ok:
+ *         <V's own load: its descriptor, or its pointers below>
  *
  * which saves the second copy (real cuTile hides it behind a producer warp
  * that Triton 3.6 does not build). Where the two loads read the same
@@ -33,19 +33,19 @@
  *     shape in the array's axes (each entry the same expression, no name it
  *     reads bound again since), the same padding and check_bounds;
  *   - both in the same loop body (or both outside loops), with no store,
- *     scatter or atomic lowered between them: no write may come between
- *     them in any iteration.
+ *     scatter, atomic or call of a tile function lowered between them: no
+ *     write may come between them in any iteration.
  *
  * Triton 3.6 keeps a tile in shared memory for a product only when every
  * product reads it in one orientation; a tile read as `K @ Q` and, through
  * the second load, as `Vᵀ @ P` is read back into registers for both (H100:
- * 0.6-0.7x the time of the kernel without the reuse). So a ct.mma whose
+ * 1.2-1.4x the time of the kernel that loads twice). So a ct.mma whose
  * left operand is such a reused tile transposed is computed transposed too,
  * under the same flag: `x @ y + acc` as `(yᵀ @ xᵀ + accᵀ)ᵀ`, the same sums
  * of the same products, where Triton folds the transposes and reads the
- * tile from the one buffer (H100, TileGym's MLA decoding: 1.03-1.30x real
- * cuTile's speed, where the kernel without the reuse ran at 0.78-0.91x;
- * docs/perf/h100_2026-12-06b/).
+ * tile from the one buffer (H200, TileGym's MLA decoding at six shapes:
+ * 1.11-1.32x real cuTile's speed, where the kernel that loads twice ran at
+ * 0.80-0.90x; docs/perf/h200_2026-12-06b/).
  */
 #include <string.h>
 
