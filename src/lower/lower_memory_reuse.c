@@ -388,16 +388,14 @@ ReuseValue reuse_value(Lowerer *L, const Node *value) {
       const ReuseLoad *load = &L->reuse->loads[i];
       return (ReuseValue){load->id, load->flag, load->source, false};
     }
+  if (value->kind == N_NAME) { /* another name for what a name holds */
+    const Variable *from = scope_lookup(L, value->u.name.id);
+    return from ? (ReuseValue){from->reuse_load, from->reuse_flag, from->reuse_source, from->reuse_transposed} : out;
+  }
   bool transpose = is_tl_call(value, "trans", 1);
-  const Node *name = value->kind == N_NAME ? value
-                     : is_tl_call(value, "reshape", 2) || transpose ? value->u.call.args.items[0]
-                                                                    : NULL;
-  const Variable *from = name && name->kind == N_NAME ? scope_lookup(L, name->u.name.id) : NULL;
-  if (!from)
+  if (!transpose && !is_tl_call(value, "reshape", 2))
     return out;
-  ReuseValue held = {from->reuse_load, from->reuse_flag, from->reuse_source, from->reuse_transposed};
-  if (value->kind == N_NAME) /* another name for it */
-    return held;
+  ReuseValue held = reuse_value(L, value->u.call.args.items[0]);
   if (held.transposed)
     return out; /* reshaped or transposed again: not followed */
   if (transpose) /* a 2-D tile transposed: for the product (reuse_operand) */

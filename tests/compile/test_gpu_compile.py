@@ -1071,3 +1071,42 @@ def test_a_host_descriptor_the_driver_refuses_is_found(tmp_path):
                                     "want = (a.float() @ b.float()) * s[0, :, 1:2].float()\n"
                                     "torch.testing.assert_close(c.float(), want, rtol=1e-2, atol=1e-2)\n")
     assert same, output
+
+
+LATENT_CALLS = """
+import torch
+def one_array(m):  # the latent cache as both K and V: V's tile taken from K's
+    q, kv = torch.randn(1, 256, 16).half(), torch.randn(1, 512, 256).half()
+    m.launch_latent_decode_kernel(0, (1, 1, 1), (q, kv, kv, torch.empty(1, 256, 16), 64, 256, 16, 512))
+def two_arrays(m):
+    q, k, v = torch.randn(1, 256, 16).half(), torch.randn(1, 512, 256).half(), torch.randn(1, 512, 256).half()
+    m.launch_latent_decode_kernel(0, (1, 1, 1), (q, k, v, torch.empty(1, 256, 16), 64, 256, 16, 512))
+CALLS = {"latent_decode": [one_array, two_arrays]}
+"""
+
+
+def test_a_tile_taken_from_another_load_is_read_once_by_tma_for_both_products(tmp_path, monkeypatch):
+    """MLA decoding's pattern (one array as K and V, its rows loaded as both): with one array
+    the converted kernel copies each step's 64 x 256 tile once by TMA (two copies with two
+    arrays) and both products read it from shared memory (wgmma, and ldmatrix for the
+    transposed product; not the register round trip Triton makes of a tile two products read
+    in two orientations); the interpreter computes the same as with two arrays."""
+    asm = tmp_path / "asm"
+    asm.mkdir()
+    monkeypatch.setenv("C2T_DUMP_ASM", str(asm))
+    results = _compile_case(tmp_path, "latent_decode", LATENT_CALLS)
+    one, two = sorted(results, key=lambda r: r["constexprs"]["V_is_K"] != "True")
+    assert one["constexprs"]["V_is_K"] == "True" and two["constexprs"]["V_is_K"] == "False"
+    for r in (one, two):
+        assert r["tma_launch"] and r["ptx_wgmma"] > 0 and not r["problems"], r
+    assert one["descriptor_loads"] == 2 and two["descriptor_loads"] == 3, (one, two)
+    for ttgir in asm.glob("*.ttgir"):  # no tile read back from shared memory into plain registers
+        assert not re.search(r"ttg\.local_load .* -> tensor<[^>]*#(linear|blocked)", ttgir.read_text()), ttgir.name
+    ok, log = _run_interpreted(tmp_path / "mods" / "latent_decode.py", (
+        "torch.manual_seed(0)\n"
+        "q, kv = torch.randn(2, 32, 16).half(), torch.randn(2, 64, 32).half()\n"
+        "one, two = torch.zeros(2, 32, 16), torch.zeros(2, 32, 16)\n"
+        "m.launch_latent_decode_kernel(0, (2, 1, 1), (q, kv, kv, one, 16, 32, 16, 64))\n"
+        "m.launch_latent_decode_kernel(0, (2, 1, 1), (q, kv, kv.clone(), two, 16, 32, 16, 64))\n"
+        "assert torch.allclose(one, two, atol=1e-3, rtol=1e-4), (one - two).abs().max()\n"))
+    assert ok, log
