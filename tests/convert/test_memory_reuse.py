@@ -117,6 +117,9 @@ def test_one_array_given_as_two_views_is_two_arrays(convert):
     k, v = kv[:, :S], kv[:, S:]  # one storage, other addresses
     out = torch.zeros(B, TD, TH)
     assert not mod._same_array(v, k) and mod._same_array(k, k)
+    assert not mod._same_array(kv.view(torch.int16), kv)  # one address, another dtype
+    assert not mod._same_array(kv[:, :, :16], kv[:, :, :32])  # one address, another shape
+    assert not mod._same_array(kv, 3)  # a number where an array may be
     mod.run_apart(q, k, v, out, TN, S)
     torch.testing.assert_close(out, reference(q, k, v, TN), rtol=1e-4, atol=1e-3)
 
