@@ -25,8 +25,8 @@ which needs no GPU (the bundled ptxas makes the cubin).  Checks, per compile:
   * each descriptor made on the host has a box the driver accepts when the launch
     encodes it (a last dimension of a multiple of 16 bytes, every one at most 256).
 Exit status 0 when every check passes, 1 otherwise, 2 on bad usage.
-C2T_DUMP_ASM=FOLDER writes each compile's TTGIR and PTX there (KERNEL.HASH.ttgir, .ptx; HASH:
-of the launch's constexprs):
+C2T_DUMP_ASM=FOLDER writes each compile's TTGIR and PTX there (MODULE.KERNEL.HASH.ttgir, .ptx;
+HASH: of the launch's constexprs):
 where the products' operands live (ttg.local_load: a tile read back into registers) and
 which instructions they became (wgmma or mma.sync).
 """
@@ -306,7 +306,8 @@ def compile_one(job):
     if os.environ.get("C2T_DUMP_ASM"):
         launch = hashlib.sha1(json.dumps(result["constexprs"], sort_keys=True).encode()).hexdigest()[:8]
         for kind in ("ttgir", "ptx"):
-            Path(os.environ["C2T_DUMP_ASM"], f"{kernel}.{launch}.{kind}").write_text(compiled.asm[kind])
+            Path(os.environ["C2T_DUMP_ASM"], f"{Path(result['file']).stem}.{kernel}.{launch}.{kind}").write_text(
+                compiled.asm[kind])
     return result
 
 
