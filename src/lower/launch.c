@@ -258,6 +258,7 @@ static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *cal
   }
   host_descriptor_args(L, call);
   tf32_launch_args(L, kernel, call);
+  kmajor_launch_args(L, kernel, call);
 }
 
 /* The arguments of the launch's stream context after the stream: each array

@@ -154,6 +154,24 @@ void reuse_bind(Lowerer *L, Str name, ReuseValue value);
  * NULL; *transposed: xᵀ read from the name holding the tile it was taken from, else NULL. */
 const char *reuse_operand(Lowerer *L, const Node *x, Node **transposed);
 Node *reuse_choice(Lowerer *L, const char *flag, Node *when, Node *otherwise); /* `when if flag else otherwise` */
+/* The load of a whole array parameter whose tile `value` is (reshaped at most), in this loop
+ * body and with the names of its index bound as they were: its array, index and tile sizes
+ * per array axis (the nodes as lowered: copy them to use them). */
+typedef struct TrackedLoad {
+  Str param;
+  Node *index[5], *size[5];
+  int rank;
+  int padding; /* lower_memory.c's Padding */
+} TrackedLoad;
+bool reuse_tracked_load(Lowerer *L, const Node *value, TrackedLoad *out);
+
+/* ---- lower_memory_kmajor.c: float8 right-hand operands of products read from a K-major copy */
+void kmajor_scan_kernel(Lowerer *L, Node *def); /* before the kernel is lowered: the arrays it only reads */
+int kmajor_staged_count(Lowerer *L);            /* the arrays staged so far (a failed attempt's go: */
+void kmajor_keep_staged(Lowerer *L, int count);  /* kmajor_keep_staged) */
+Node *kmajor_operand(Lowerer *L, Node *y); /* y, or `staged if FLAG else y` */
+void kmajor_add_params(Lowerer *L, Node *def);
+void kmajor_launch_args(Lowerer *L, const Function *kernel, Buf *call);
 
 /* ---- lower_function.c */
 Node *new_arg(Lowerer *L, Str name, const char *annotation); /* a parameter, annotated or not */

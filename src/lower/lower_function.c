@@ -1355,7 +1355,7 @@ static void find_split_names(Lowerer *L, Node *def, bool kernel) {
 typedef struct Attempt {
   size_t message_len;
   int error_count;
-  int tma_array_count, tf32_array_count, reuse_pair_count;
+  int tma_array_count, tf32_array_count, reuse_pair_count, kmajor_staged_count;
   bool needs_allocator, needs_by_target, uses_tma;
   unsigned host_enums;
   int depth;                /* lower_error leaves the nesting where it failed */
@@ -1365,7 +1365,7 @@ typedef struct Attempt {
 static Attempt attempt_begin(Lowerer *L) {
   Diag *diag = &L->ctx->diag;
   return (Attempt){diag->messages.len, diag->error_count, L->tma_array_count, L->tf32_array_count,
-                   reuse_pair_count(L), L->needs_allocator, L->needs_by_target, L->uses_tma, L->host_enums, L->depth,
+                   reuse_pair_count(L), kmajor_staged_count(L), L->needs_allocator, L->needs_by_target, L->uses_tma, L->host_enums, L->depth,
                    L->statement};
 }
 
@@ -1376,6 +1376,7 @@ static void attempt_undo(Lowerer *L, const Attempt *a) {
   L->tma_array_count = a->tma_array_count;
   L->tf32_array_count = a->tf32_array_count;
   reuse_keep_pairs(L, a->reuse_pair_count);
+  kmajor_keep_staged(L, a->kmajor_staged_count);
   L->needs_allocator = a->needs_allocator;
   L->needs_by_target = a->needs_by_target;
   L->uses_tma = a->uses_tma;
@@ -1474,6 +1475,7 @@ void lower_kernel(Lowerer *L, Function *fn) {
   rename_launcher_clashing_params(L, def); /* a parameter `grid`: grid_1 */
   rename_generated_like_locals(L, def); /* a local x_shape beside an array x: x_shape_1 */
   tf32_scan_kernel(L, def); /* on the source, before lowering rewrites it */
+  kmajor_scan_kernel(L, def);
   Node *pristine = node_copy_tree(&L->ctx->arena, def);
   bool needs_debug = false;
   lower_kernel_versions(L, def, pristine, NULL, 0, &needs_debug);
@@ -1504,6 +1506,7 @@ void lower_kernel(Lowerer *L, Function *fn) {
   }
   take_host_descriptors(L, def); /* X_desc_N, made by the launcher */
   tf32_add_params(L, def); /* staged tfloat32 copies: P_tf32, P_tf32_staged */
+  kmajor_add_params(L, def); /* K-major float8 copies: P_kmajor, P_kmajor_staged */
   /* the stages of its pipelined loops (lower_pipeline.c): each launch candidate's own */
   if (L->kernel_pipelines_loops) {
     Node *arguments = def->u.function_def.args;

@@ -171,7 +171,7 @@ Node *lower_matrix_mma(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
   bind_op(L, call, what, member, &args);
   Node *x = require_arg(L, call, &args, 0, what, "x");
-  Node *y = require_arg(L, call, &args, 1, what, "y");
+  Node *y = kmajor_operand(L, require_arg(L, call, &args, 1, what, "y")); /* float8: from a K-major copy */
   Node *acc = require_arg(L, call, &args, 2, what, "acc");
   require_tile(L, SRC(args, "x"), what, "x", x->type, 2, 3);
   require_tile(L, SRC(args, "y"), what, "y", y->type, 2, 3);

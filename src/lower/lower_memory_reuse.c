@@ -52,6 +52,8 @@
 #include "lower_memory.h"
 #include "lower_shape.h"
 
+_Static_assert(MAX_TILE_RANK == 5, "TrackedLoad (lower.h) holds MAX_TILE_RANK entries");
+
 /* A load another may take its tile from. */
 typedef struct ReuseLoad {
   int id;               /* Variable.reuse_load of the names that hold its tile */
@@ -433,4 +435,24 @@ Node *reuse_choice(Lowerer *L, const char *flag, Node *when, Node *otherwise) {
   Node *choice = memory_choice(L, new_name(L, flag), when, otherwise);
   choice->type = otherwise->type;
   return choice;
+}
+
+bool reuse_tracked_load(Lowerer *L, const Node *value, TrackedLoad *out) {
+  ReuseValue held = reuse_value(L, value);
+  if (!held.load || held.flag || held.transposed || held.load > L->reuse->load_count)
+    return false;
+  const ReuseLoad *load = &L->reuse->loads[held.load - 1];
+  if (!load->as_stored || load->loop != L->reuse->loop)
+    return false;
+  for (int i = 0; i < load->name_count; i++) /* its index reads the same values now */
+    if (serial_of(L, load->names[i]) != load->serials[i])
+      return false;
+  out->param = load->param;
+  out->rank = load->rank;
+  out->padding = load->padding;
+  for (int a = 0; a < load->rank; a++) {
+    out->index[a] = load->index[a];
+    out->size[a] = load->size[a];
+  }
+  return true;
 }

@@ -432,11 +432,12 @@ static bool all_digits(const char *text, int len) {
 }
 
 /* Whether the converter may name something it adds for parameter `param` `name`:
- * PARAM_shape, _strides, _tma, _table, _len, _rank, _tf32, _tf32_staged, and
- * PARAM_desc_N (_ok), PARAM_host_desc_N, PARAM_tf32_desc_N. */
+ * PARAM_shape, _strides, _tma, _table, _len, _rank, _tf32, _tf32_staged, _kmajor, _kmajor_staged,
+ * and PARAM_desc_N (_ok), PARAM_host_desc_N, PARAM_tf32_desc_N, PARAM_kmajor_desc_N. */
 static bool named_for_param(Str name, Str param) {
-  static const char *const SUFFIXES[] = {"_shape", "_strides", "_tma", "_table", "_len", "_rank", "_tf32", "_tf32_staged"};
-  static const char *const NUMBERED[] = {"_desc_", "_host_desc_", "_tf32_desc_"};
+  static const char *const SUFFIXES[] = {"_shape", "_strides", "_tma", "_table", "_len", "_rank", "_tf32", "_tf32_staged",
+                                         "_kmajor", "_kmajor_staged"};
+  static const char *const NUMBERED[] = {"_desc_", "_host_desc_", "_tf32_desc_", "_kmajor_desc_"};
   if (name.len <= param.len || memcmp(name.text, param.text, (size_t)param.len) != 0)
     return false;
   const char *rest = name.text + param.len;

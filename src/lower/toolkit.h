@@ -373,6 +373,7 @@ typedef struct Lowerer {
   const Node *op_call;        /* lets coded arguments through for that call only (OPF_FP4, OPF_E8M0) */
   unsigned bind_serial;        /* bindings of names so far (Variable.serial) */
   struct ReuseState *reuse;    /* lower_memory_reuse.c: loads a later load may take its tile from */
+  struct KmajorState *kmajor;  /* lower_memory_kmajor.c: arrays read from a K-major copy */
 } Lowerer;
 
 /* ---- toolkit.c */

@@ -1110,3 +1110,32 @@ def test_a_tile_taken_from_another_load_is_read_once_by_tma_for_both_products(tm
         "m.launch_latent_decode_kernel(0, (2, 1, 1), (q, kv, kv.clone(), two, 16, 32, 16, 64))\n"
         "assert torch.allclose(one, two, atol=1e-3, rtol=1e-4), (one - two).abs().max()\n"))
     assert ok, log
+
+
+FP8_ATTENTION_CALLS = """
+import torch
+def launch(m, staged):
+    if not staged:
+        m._kmajor_stage = lambda array, *others: array
+    q, k, v = (torch.randn(2, 1024, 128).to(torch.float8_e5m2) for _ in range(3))
+    m.launch_attention(0, (8, 2, 1), (q, k, v, torch.empty(2, 1024, 128), 128, 64, 128, 1024))
+CALLS = {"fp8_attention": [lambda m: launch(m, True), lambda m: launch(m, False)]}
+"""
+
+
+def test_a_float8_right_hand_operand_is_read_from_the_k_major_copy(tmp_path, monkeypatch):
+    """p @ v in float8 with V stored N-major: float8 wgmma reads its right-hand operand K-major
+    only, so from V itself Triton reads each tile into registers and back transposed; from the
+    launcher's K-major copy (staged) the tile goes from TMA to wgmma with no such trip."""
+    asm = tmp_path / "asm"
+    asm.mkdir()
+    monkeypatch.setenv("C2T_DUMP_ASM", str(asm))
+    results = _compile_case(tmp_path, "fp8_attention", FP8_ATTENTION_CALLS)
+    kernels = {r["constexprs"]["V_kmajor_staged"]: r for r in results if r["kernel"] == "attention"}
+    assert set(kernels) == {"True", "False"}, results
+    for r in kernels.values():
+        assert r["tma_launch"] and r["ptx_wgmma"] > 0 and not r["problems"], r
+    trips = {}
+    for ttgir in asm.glob("fp8_attention.attention.*.ttgir"):
+        trips[ttgir.name] = bool(re.search(r"ttg\.local_load .* -> tensor<64x128xf8E5M2, #blocked", ttgir.read_text()))
+    assert sorted(trips.values()) == [False, True], trips  # the unstaged kernel's V tile, only

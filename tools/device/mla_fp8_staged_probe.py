@@ -3,6 +3,7 @@ fastest configuration (64x128 tiles, occupancy 2) against the converted module a
 of it whose V is read from a K-major copy (docs/perf/h100_2026-12-06c/), on the device.
 
     python3 tools/device/mla_fp8_staged_probe.py      # with .gpu/mla_pre_base.py, .gpu/mla_pre_vt.py
+    python3 tools/device/mla_fp8_staged_probe.py NAME=CONVERTED.py ...   # converted modules, V as it is
 
 .gpu/mla_pre_base.py is the converted tilegym/ops/cutile/mla.py (its register_impl lines left
 out); .gpu/mla_pre_vt.py the same with its V load reading `V_desc.load([b, h, 0, j * TILE_N])`
@@ -37,7 +38,9 @@ def load(path, name):
 
 
 def main():
-    base, staged = load(".gpu/mla_pre_base.py", "mla_base"), load(".gpu/mla_pre_vt.py", "mla_staged")
+    given = [arg.split("=", 1) for arg in sys.argv[1:]]
+    if not given:
+        given = [("base", ".gpu/mla_pre_base.py"), ("vt", ".gpu/mla_pre_vt.py")]
 
     def tensor(*shape):
         return torch.empty(*shape, device="cuda", dtype=torch.half).normal_(0, 0.3).to(torch.float8_e5m2)
@@ -59,7 +62,9 @@ def main():
                                  warmup=10, rep=40)
     reference = o.float().clone()
     print(f"cutile 64x128 occ2: {ms * 1e3:.1f} us {flops / ms / 1e9:.0f} TF ({time.time() - began:.0f} s)", flush=True)
-    for name, module, values in (("base", base, v), ("vt", staged, v_t)):
+    # the hand-made variant "vt" reads V transposed; the others are given V (their launcher stages it)
+    runs = [(name, load(path, f"mla_{name}"), v_t if name == "vt" else v) for name, path in given]
+    for name, module, values in runs:
         for tm, tn, warps, stages in CONFIGS:
             module._searched_launch = (lambda kernel, key, launch, shapes, candidates, *rest, w=warps, s=stages, **kw:
                                        launch(s, w))

@@ -1,0 +1,246 @@
+/*
+ * lower_memory_kmajor.c — float8 right-hand operands of products read from
+ * a K-major copy the launcher makes.
+ *
+ * sm_90's float8 wgmma reads its right-hand operand from shared memory in
+ * K-major order only. A (K, N) tile loaded from an array whose last axis is
+ * N (attention's `p @ v`, V of shape (..., S, D) read in (TILE_N, D) tiles;
+ * a GEMM's row-major B) is stored N-major, and Triton 3.6 reads it back
+ * into registers and writes it transposed at every step. Measured on an
+ * H100 (TileGym's MLA prefill, float8_e5m2, B4 H32 S8192 D128): 7267 us;
+ * 4258 us with V read from a (..., D, S) copy, where real cuTile takes 4586
+ * (docs/perf/h100_2026-12-06c/).
+ *
+ * So for an array P that the kernel only reads, by ct.load (found in its
+ * source before it is lowered: every mention is a ct.load's array, or its
+ * shape, dtype or ndim), a ct.mma whose right-hand operand is the tile of
+ * such a load (reshaped at most, its leading tile dimensions 1, the tile's
+ * last axis the product's N, padded with zeros or undetermined padding)
+ * takes the same tile from the launcher's copy of P with its last two axes
+ * swapped (`P_kmajor`, contiguous), through a descriptor the kernel makes:
+ *
+ *     P_kmajor_desc_3_ok: tl.constexpr = P_kmajor_staged and ...box rules...
+ *     if P_kmajor_desc_3_ok:
+ *         P_kmajor_desc_3 = tl.make_tensor_descriptor(P_kmajor, ...)
+ *     ...
+ *     acc = ct_mma(p, tl.trans(tl.reshape(P_kmajor_desc_3.load([b, h, 0, j * TN]), (D, TN)))
+ *                  if P_kmajor_desc_3_ok else v, acc, ...)
+ *
+ * The launcher (_kmajor_stage) makes the copy for float8 arrays only, when the
+ * launch's other arrays hold at least half as many elements (a product that
+ * reads each tile many times); otherwise it passes P itself and
+ * `P_kmajor_staged=False`, and the kernel reads `v` as before. The copy is
+ * made at each launch (a launch that reads it is not replayed: _owned_arrays),
+ * since the kernel never writes P, it holds what the loads would read.
+ */
+#include <string.h>
+
+#include "lower_memory.h"
+#include "lower_shape.h"
+
+typedef struct KmajorState {
+  Str readonly[C2T_MAX_TMA_ARRAYS]; /* array parameters the kernel only reads through ct.load */
+  int readonly_count;
+  Str staged[C2T_MAX_TMA_ARRAYS];   /* those a product reads from the copy: P_kmajor, P_kmajor_staged */
+  int staged_count;
+} KmajorState;
+
+static KmajorState *state(Lowerer *L) {
+  if (!L->kmajor)
+    L->kmajor = arena_alloc(&L->ctx->arena, sizeof(KmajorState));
+  return L->kmajor;
+}
+
+static bool has(const Str *names, int count, Str name) {
+  for (int i = 0; i < count; i++)
+    if (str_same(names[i], name))
+      return true;
+  return false;
+}
+
+/* ------------------------------------------------------------ the scan */
+
+typedef struct Mentions {
+  Lowerer *L;
+  const Node *allowed[256]; /* Name nodes that only read the array: ct.load's array, x.shape */
+  int allowed_count;
+  bool overflow;
+  Str params[C2T_MAX_TMA_ARRAYS];
+  bool other[C2T_MAX_TMA_ARRAYS]; /* mentioned otherwise (stored, passed, ...) */
+  int param_count;
+} Mentions;
+
+static void allow(Mentions *m, const Node *name) {
+  if (name->kind != N_NAME)
+    return;
+  if (m->allowed_count == (int)(sizeof m->allowed / sizeof m->allowed[0]))
+    m->overflow = true;
+  else
+    m->allowed[m->allowed_count++] = name;
+}
+
+static void find_reads(Node *node, void *data) {
+  Mentions *m = data;
+  if (node->kind == N_CALL && node->u.call.args.count >= 1 &&
+      (is_ct_member(m->L->conv, node->u.call.func, "load") || is_ct_member(m->L->conv, node->u.call.func, "num_tiles")))
+    allow(m, node->u.call.args.items[0]);
+  if (node->kind == N_ATTRIBUTE && (str_eq(node->u.attribute.attr, "shape") || str_eq(node->u.attribute.attr, "dtype") ||
+                                    str_eq(node->u.attribute.attr, "ndim")))
+    allow(m, node->u.attribute.value);
+  node_children(node, find_reads, data);
+}
+
+static void find_mentions(Node *node, void *data) {
+  Mentions *m = data;
+  if (node->kind == N_NAME) {
+    bool allowed = false;
+    for (int i = 0; i < m->allowed_count && !allowed; i++)
+      allowed = m->allowed[i] == node;
+    for (int i = 0; i < m->param_count; i++)
+      if (str_same(m->params[i], node->u.name.id) && !allowed)
+        m->other[i] = true;
+    return;
+  }
+  node_children(node, find_mentions, data);
+}
+
+void kmajor_scan_kernel(Lowerer *L, Node *def) {
+  KmajorState *s = state(L);
+  s->readonly_count = s->staged_count = 0;
+  Mentions *m = arena_alloc(&L->ctx->arena, sizeof(Mentions));
+  m->L = L;
+  const NodeList *params = &def->u.function_def.args->u.arguments.args;
+  for (int i = 0; i < params->count && m->param_count < C2T_MAX_TMA_ARRAYS; i++)
+    m->params[m->param_count++] = params->items[i]->u.arg.arg;
+  for (int i = 0; i < def->u.function_def.body.count; i++)
+    find_reads(def->u.function_def.body.items[i], m);
+  if (m->overflow)
+    return; /* too many to tell: none is staged */
+  for (int i = 0; i < def->u.function_def.body.count; i++)
+    find_mentions(def->u.function_def.body.items[i], m);
+  for (int i = 0; i < m->param_count; i++)
+    if (!m->other[i])
+      s->readonly[s->readonly_count++] = m->params[i];
+}
+
+/* ------------------------------------------------------------ the product */
+
+static bool known_one(const Node *size) {
+  long long value;
+  return shape_known_int(size, &value) && value == 1;
+}
+
+static void add_staged(KmajorState *s, Str array) {
+  if (!has(s->staged, s->staged_count, array) && s->staged_count < C2T_MAX_TMA_ARRAYS)
+    s->staged[s->staged_count++] = array;
+}
+
+Node *kmajor_operand(Lowerer *L, Node *y) {
+  TrackedLoad load;
+  if (!L->function || L->function->role != ROLE_KERNEL || !L->prologue || !L->kmajor || !y->type ||
+      y->type->rank != 2 || !y->type->dims[0] || !y->type->dims[1] || !reuse_tracked_load(L, y, &load) ||
+      load.rank < 2 || (load.padding != 0 && load.padding != 1) /* undetermined or zero: a descriptor's */ ||
+      !has(L->kmajor->readonly, L->kmajor->readonly_count, load.param))
+    return y;
+  bool descriptors = false; /* its loads take descriptors: the launcher sets Triton's allocator, which the copy's needs */
+  for (int i = 0; i < L->tma_array_count && !descriptors; i++)
+    descriptors = str_same(L->tma_arrays[i], load.param);
+  if (!descriptors)
+    return y;
+  int r = load.rank;
+  for (int a = 0; a < r - 2; a++)
+    if (!known_one(load.size[a]))
+      return y;
+  if (!memory_same_text(L, y->type->dims[0], load.size[r - 2]) || !memory_same_text(L, y->type->dims[1], load.size[r - 1]))
+    return y; /* not the (K, N) tile as stored: the product reads it another way */
+  Arena *arena = &L->ctx->arena;
+  Str P = load.param;
+  int number = ++L->temp_counter;
+  char *desc = arena_printf(arena, "%.*s_kmajor_desc_%d", P.len, P.text, number);
+  /* the copy: P's shape with its last two axes swapped, contiguous */
+  Buf shape = {0}, strides = {0}, block = {0};
+  for (int a = 0; a < r; a++) {
+    int from = a < r - 2 ? a : 2 * r - 3 - a; /* axis a of the copy is axis `from` of P */
+    buf_printf(&shape, "%s%.*s_shape[%d]", a ? ", " : "", P.len, P.text, from);
+    buf_printf(&block, "%s%s", a ? ", " : "", a < r - 2 ? "1" : a == r - 2 ? "_2" : "_1");
+  }
+  for (int a = 0; a < r; a++) { /* the stride of axis a: the product of the copy's later dimensions */
+    buf_printf(&strides, "%s", a ? ", " : "");
+    if (a == r - 1) {
+      buf_printf(&strides, "1");
+      continue;
+    }
+    for (int b = a + 1; b < r; b++) {
+      int from = b < r - 2 ? b : 2 * r - 3 - b;
+      buf_printf(&strides, "%s%.*s_shape[%d]", b > a + 1 ? " * " : "", P.len, P.text, from);
+    }
+  }
+  const char *bytes = arena_printf(arena, "(%.*s.dtype.element_ty.primitive_bitwidth // 8)", P.len, P.text);
+  NodeList made = template_stmts(
+      L->ctx,
+      arena_printf(arena,
+                   "%s_ok: tl.constexpr = (\n"
+                   "    %.*s_kmajor_staged and _1 * %s >= 16\n"
+                   "    and _1 * _2 * %s %% 128 == 0 and _1 * _2 * %s <= %d\n"
+                   ")\n"
+                   "if %s_ok:\n"
+                   "    %s = tl.make_tensor_descriptor(\n"
+                   "        %.*s_kmajor, shape=[%s], strides=[%s], block_shape=[%s]\n"
+                   "    )\n",
+                   desc, P.len, P.text, bytes, bytes, bytes, C2T_TMA_MAX_TILE_BYTES, desc, desc, P.len, P.text,
+                   buf_text(&shape), buf_text(&strides), buf_text(&block)),
+      TEMPLATE_NODES(node_copy_tree(arena, load.size[r - 2]), node_copy_tree(arena, load.size[r - 1])));
+  buf_free(&shape);
+  buf_free(&strides);
+  buf_free(&block);
+  for (int i = 0; i < made.count; i++)
+    node_list_push(arena, L->prologue, made.items[i]);
+  /* the tile at the same index: element offsets, the last two swapped */
+  Node *offsets = T0(L, "[]");
+  for (int a = 0; a < r; a++) {
+    int from = a < r - 2 ? a : 2 * r - 3 - a;
+    Node *index = node_copy_tree(arena, load.index[from]);
+    long long value;
+    bool zero = shape_known_int(index, &value) && value == 0;
+    node_list_push(arena, &offsets->u.list.elts,
+                   a < r - 2 || zero ? index : T(L, "_1 * _2", index, node_copy_tree(arena, load.size[from])));
+  }
+  Node *tile = T(L, arena_printf(arena, "tl.trans(tl.reshape(%s.load(_1), (_2, _3)))", desc), offsets,
+                 node_copy_tree(arena, load.size[r - 1]), node_copy_tree(arena, load.size[r - 2]));
+  add_staged(L->kmajor, P);
+  Node *chosen = T(L, arena_printf(arena, "_1 if %s_ok else _2", desc), tile, y);
+  chosen->type = y->type;
+  return chosen;
+}
+
+int kmajor_staged_count(Lowerer *L) { return L->kmajor ? L->kmajor->staged_count : 0; }
+
+void kmajor_keep_staged(Lowerer *L, int count) {
+  if (L->kmajor && count < L->kmajor->staged_count)
+    L->kmajor->staged_count = count;
+}
+
+/* ------------------------------------------------------------ params, launch */
+
+void kmajor_add_params(Lowerer *L, Node *def) {
+  NodeList *args = &def->u.function_def.args->u.arguments.args;
+  for (int i = 0; L->kmajor && i < L->kmajor->staged_count; i++) {
+    Str P = L->kmajor->staged[i];
+    node_list_push(&L->ctx->arena, args, new_arg(L, suffixed(L, P, "_kmajor"), NULL));
+    node_list_push(&L->ctx->arena, args, new_arg(L, suffixed(L, P, "_kmajor_staged"), "tl.constexpr"));
+  }
+}
+
+void kmajor_launch_args(Lowerer *L, const Function *kernel, Buf *call) {
+  for (int i = 0; L->kmajor && i < L->kmajor->staged_count; i++) {
+    Str P = L->kmajor->staged[i];
+    Str stage = use_helper(L, HELPER__kmajor_stage)->u.name.id;
+    buf_printf(call, "            %.*s_kmajor=(%.*s_kmajor := %.*s(%.*s", P.len, P.text, P.len, P.text, stage.len,
+               stage.text, P.len, P.text);
+    for (int p = 0; p < kernel->param_count; p++)
+      if (kernel->param_is_array[p] && !str_same(kernel->param_names[p], P))
+        buf_printf(call, ", %.*s", kernel->param_names[p].len, kernel->param_names[p].text);
+    buf_printf(call, ")),\n            %.*s_kmajor_staged=%.*s_kmajor is not %.*s,\n", P.len, P.text, P.len, P.text,
+               P.len, P.text);
+  }
+}

@@ -1,0 +1,89 @@
+"""Float8 right-hand operands of products read from a K-major copy the launcher makes
+(lower/lower_memory_kmajor.c): float8 wgmma reads its right-hand operand K-major only, so the
+(K, N) tile of an array whose last axis is N is read, where the launcher stages it, from the
+array with its last two axes swapped. Under Triton's interpreter the staged and unstaged paths
+give the same bits; the staging helper copies float8 arrays only, and arrays the kernel writes
+or reads otherwise are not staged.
+"""
+
+from pathlib import Path
+
+import pytest
+import torch
+
+ATTENTION = (Path(__file__).resolve().parents[1] / "compile" / "cases" / "fp8_attention.py").read_text()
+
+
+def test_the_product_reads_v_from_the_copy(convert_text):
+    text = convert_text(ATTENTION)
+    assert "    V_kmajor,\n    V_kmajor_staged: tl.constexpr,\n" in text
+    assert "tl.trans(tl.reshape(V_kmajor_desc_1.load([b, 0, j * TN]), (D, TN))) if V_kmajor_desc_1_ok else v," in text
+    assert "V_kmajor=(V_kmajor := _kmajor_stage(V, Q, K, Out))," in text
+    assert "K_kmajor" not in text  # K's tiles are K-major already (order=(0, 2, 1))
+
+
+@pytest.mark.parametrize("dtype", [torch.float8_e5m2, torch.float8_e4m3fn])
+def test_staged_and_unstaged_paths_give_the_same_bits(convert, dtype):
+    mod = convert(ATTENTION)
+    B, S, D, TM, TN = 2, 64, 32, 16, 16
+    q, k = (torch.randn(B, S, D) * 0.5).to(dtype), (torch.randn(B, S, D) * 0.5).to(dtype)
+    v = torch.randn(B, S, D).to(dtype)
+    stage, staged = mod._kmajor_stage, []
+    mod._kmajor_stage = lambda array, *others: staged.append(stage(array, *others)) or staged[-1]
+    with_copy = torch.zeros(B, S, D)
+    mod.run(q, k, v, with_copy, TM, TN)
+    assert len(staged) == 1 and staged[0] is not v
+    assert torch.equal(staged[0].view(torch.uint8), v.transpose(-1, -2).contiguous().view(torch.uint8))
+    mod._kmajor_stage = lambda array, *others: array
+    without = torch.zeros(B, S, D)
+    mod.run(q, k, v, without, TM, TN)
+    assert torch.equal(with_copy, without)
+
+
+def reference(q, k, v, TN):
+    """The kernel's arithmetic: per step of TN keys, exp(s - its max) @ v."""
+    s = q.float() @ k.float().transpose(1, 2)
+    out = torch.zeros(q.shape)
+    for j in range(k.shape[1] // TN):
+        block = s[:, :, j * TN:(j + 1) * TN]
+        p = torch.exp(block - block.max(-1, keepdim=True).values).to(q.dtype).float()
+        out += p @ v[:, j * TN:(j + 1) * TN].float()
+    return out
+
+
+def test_the_tile_read_from_the_copy_is_the_tile(convert):
+    """The staged path forced for float16 (whose products the interpreter computes as torch
+    does): the kernel computes the reference, so the copy's tile is read at the right place."""
+    mod = convert(ATTENTION)
+    mod._kmajor_stage = lambda array, *others: array.transpose(-1, -2).contiguous()
+    B, S, D, TM, TN = 2, 64, 32, 16, 16
+    q, k, v = (torch.randn(B, S, D) * 0.5).half(), (torch.randn(B, S, D) * 0.5).half(), torch.randn(B, S, D).half()
+    out = torch.zeros(B, S, D)
+    mod.run(q, k, v, out, TM, TN)
+    torch.testing.assert_close(out, reference(q, k, v, TN), rtol=1e-5, atol=1e-4)
+
+
+def test_the_copy_is_made_for_float8_arrays_only(convert):
+    mod = convert(ATTENTION)
+    big = torch.empty(10_000)
+    a = torch.randn(2, 3, 48, 40).to(torch.float8_e5m2)
+    assert torch.equal(mod._kmajor_stage(a, big).view(torch.uint8), a.transpose(-1, -2).contiguous().view(torch.uint8))
+    rows = a[:, :, :, :32]  # rows of a wider array: one batch of strided matrices
+    assert torch.equal(mod._kmajor_stage(rows, big).view(torch.uint8),
+                       rows.transpose(-1, -2).contiguous().view(torch.uint8))
+    half = a.half()
+    assert mod._kmajor_stage(half, big) is half  # bfloat16 and float16 wgmma read N-major operands
+    assert mod._kmajor_stage(a, torch.empty(8)) is a  # each tile read a few times: no copy
+    odd = torch.randn(2, 36, 8).to(torch.float8_e5m2)
+    assert mod._kmajor_stage(odd, big) is odd  # 36 rows: the copy's rows of 36 bytes would not suit TMA
+
+
+@pytest.mark.parametrize("change", [
+    ("        acc = ct.mma(p, v, acc)\n", "        acc = ct.mma(p, v, acc)\n        ct.store(V, index=(b, j, 0), tile=ct.reshape(v, (1, TN, D)))\n"),
+    ("index=(b, j, 0), shape=(1, TN, D))", "index=(b, j, 0), shape=(1, TN, D), padding_mode=ct.PaddingMode.NAN)"),
+    ("        acc = ct.mma(p, v, acc)\n", "        acc = ct.mma(p, ct.transpose(ct.transpose(v)) * 1, acc)\n"),
+])
+def test_an_array_the_kernel_writes_or_reads_otherwise_is_not_staged(convert_text, change):
+    source = ATTENTION.replace(*change)
+    assert source != ATTENTION
+    assert "V_kmajor" not in convert_text(source)
