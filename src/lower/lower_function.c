@@ -1365,8 +1365,8 @@ typedef struct Attempt {
 static Attempt attempt_begin(Lowerer *L) {
   Diag *diag = &L->ctx->diag;
   return (Attempt){diag->messages.len, diag->error_count, L->tma_array_count, L->tf32_array_count,
-                   reuse_pair_count(L), kmajor_staged_count(L), L->needs_allocator, L->needs_by_target, L->uses_tma, L->host_enums, L->depth,
-                   L->statement};
+                   reuse_pair_count(L), kmajor_staged_count(L), L->needs_allocator, L->needs_by_target,
+                   L->uses_tma, L->host_enums, L->depth, L->statement};
 }
 
 static void attempt_undo(Lowerer *L, const Attempt *a) {
