@@ -261,6 +261,12 @@ static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *cal
   kmajor_launch_args(L, kernel, call);
 }
 
+void launch_other_arrays(const Function *kernel, Str array, Buf *call) {
+  for (int p = 0; p < kernel->param_count; p++)
+    if (kernel->param_is_array[p] && !str_same(kernel->param_names[p], array))
+      buf_printf(call, ", %.*s", kernel->param_names[p].len, kernel->param_names[p].text);
+}
+
 /* The arguments of the launch's stream context after the stream: each array
  * parameter made a torch tensor, once per launch and zero-copy, as cuTile took
  * CUDA-array-interface and DLPack arrays (`x := _tensor(x, "x")`; a tuple of

@@ -172,6 +172,9 @@ void kmajor_keep_staged(Lowerer *L, int count);  /* kmajor_keep_staged) */
 Node *kmajor_operand(Lowerer *L, Node *y); /* y, or `staged if FLAG else y` */
 void kmajor_add_params(Lowerer *L, Node *def);
 void kmajor_launch_args(Lowerer *L, const Function *kernel, Buf *call);
+/* launch.c: `, A, B` for the kernel's array parameters other than `array` (what a staging
+ * helper weighs the copy against: the launch's other arrays) */
+void launch_other_arrays(const Function *kernel, Str array, Buf *call);
 
 /* ---- lower_function.c */
 Node *new_arg(Lowerer *L, Str name, const char *annotation); /* a parameter, annotated or not */

@@ -237,9 +237,7 @@ void kmajor_launch_args(Lowerer *L, const Function *kernel, Buf *call) {
     Str stage = use_helper(L, HELPER__kmajor_stage)->u.name.id;
     buf_printf(call, "            %.*s_kmajor=(%.*s_kmajor := %.*s(%.*s", P.len, P.text, P.len, P.text, stage.len,
                stage.text, P.len, P.text);
-    for (int p = 0; p < kernel->param_count; p++)
-      if (kernel->param_is_array[p] && !str_same(kernel->param_names[p], P))
-        buf_printf(call, ", %.*s", kernel->param_names[p].len, kernel->param_names[p].text);
+    launch_other_arrays(kernel, P, call);
     buf_printf(call, ")),\n            %.*s_kmajor_staged=%.*s_kmajor is not %.*s,\n", P.len, P.text, P.len, P.text,
                P.len, P.text);
   }

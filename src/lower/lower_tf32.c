@@ -466,9 +466,7 @@ void tf32_launch_args(Lowerer *L, const Function *kernel, Buf *call) {
     Str stage = use_helper(L, HELPER__tf32_stage)->u.name.id;
     buf_printf(call, "            %.*s_tf32=(%.*s_tf32 := %.*s(%.*s", P.len, P.text, P.len, P.text, stage.len,
                stage.text, P.len, P.text);
-    for (int p = 0; p < kernel->param_count; p++)
-      if (kernel->param_is_array[p] && !str_same(kernel->param_names[p], P))
-        buf_printf(call, ", %.*s", kernel->param_names[p].len, kernel->param_names[p].text);
+    launch_other_arrays(kernel, P, call);
     buf_printf(call, ")");
     if (L->tf32_array_when[i]) { /* the kernel reads the copy only for these constexpr values */
       buf_printf(call, " if ");
