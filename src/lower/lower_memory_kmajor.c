@@ -158,21 +158,21 @@ Node *kmajor_operand(Lowerer *L, Node *y) {
   int number = ++L->temp_counter;
   char *desc = arena_printf(arena, "%.*s_kmajor_desc_%d", P.len, P.text, number);
   /* the copy: P's shape with its last two axes swapped, contiguous */
-  Buf shape = {0}, strides = {0}, block = {0};
+  Buf *shape = lower_buf(L), *strides = lower_buf(L), *block = lower_buf(L); /* freed with the lowering */
   for (int a = 0; a < r; a++) {
     int from = a < r - 2 ? a : 2 * r - 3 - a; /* axis a of the copy is axis `from` of P */
-    buf_printf(&shape, "%s%.*s_shape[%d]", a ? ", " : "", P.len, P.text, from);
-    buf_printf(&block, "%s%s", a ? ", " : "", a < r - 2 ? "1" : a == r - 2 ? "_2" : "_1");
+    buf_printf(shape, "%s%.*s_shape[%d]", a ? ", " : "", P.len, P.text, from);
+    buf_printf(block, "%s%s", a ? ", " : "", a < r - 2 ? "1" : a == r - 2 ? "_2" : "_1");
   }
   for (int a = 0; a < r; a++) { /* the stride of axis a: the product of the copy's later dimensions */
-    buf_printf(&strides, "%s", a ? ", " : "");
+    buf_printf(strides, "%s", a ? ", " : "");
     if (a == r - 1) {
-      buf_printf(&strides, "1");
+      buf_printf(strides, "1");
       continue;
     }
     for (int b = a + 1; b < r; b++) {
       int from = b < r - 2 ? b : 2 * r - 3 - b;
-      buf_printf(&strides, "%s%.*s_shape[%d]", b > a + 1 ? " * " : "", P.len, P.text, from);
+      buf_printf(strides, "%s%.*s_shape[%d]", b > a + 1 ? " * " : "", P.len, P.text, from);
     }
   }
   const char *bytes = arena_printf(arena, "(%.*s.dtype.element_ty.primitive_bitwidth // 8)", P.len, P.text);
@@ -188,11 +188,8 @@ Node *kmajor_operand(Lowerer *L, Node *y) {
                    "        %.*s_kmajor, shape=[%s], strides=[%s], block_shape=[%s]\n"
                    "    )\n",
                    desc, P.len, P.text, bytes, bytes, bytes, C2T_TMA_MAX_TILE_BYTES, desc, desc, P.len, P.text,
-                   buf_text(&shape), buf_text(&strides), buf_text(&block)),
+                   buf_text(shape), buf_text(strides), buf_text(block)),
       TEMPLATE_NODES(node_copy_tree(arena, load.size[r - 2]), node_copy_tree(arena, load.size[r - 1])));
-  buf_free(&shape);
-  buf_free(&strides);
-  buf_free(&block);
   for (int i = 0; i < made.count; i++)
     node_list_push(arena, L->prologue, made.items[i]);
   /* the tile at the same index: element offsets, the last two swapped */
