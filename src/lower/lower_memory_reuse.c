@@ -278,16 +278,6 @@ static const char *pair_flag(Lowerer *L, Str first, Str second) {
   return flag;
 }
 
-/* Whether the tile `var` holds has the dimensions `size` (no reshape needed). */
-static bool holds_shape(Lowerer *L, const Variable *var, Node *const *size, int rank) {
-  if (!var->type || var->type->kind != VAL_TILE || var->type->rank != rank)
-    return false;
-  for (int d = 0; d < rank; d++)
-    if (!var->type->dims[d] || !memory_same_text(L, var->type->dims[d], size[d]))
-      return false;
-  return true;
-}
-
 static bool identity(const int *perm, int rank) {
   for (int d = 0; d < rank; d++)
     if (perm[d] != d)
@@ -349,9 +339,9 @@ Node *reuse_load(Lowerer *L, const ReuseSite *site, Node *loaded) {
     Node *sizes[MAX_TILE_RANK];
     for (int a = 0; a < rank; a++)
       sizes[a] = node_copy_tree(&L->ctx->arena, site->size[a]);
-    Node *taken = new_name(L, arena_strndup(&L->ctx->arena, var->name.text, (size_t)var->name.len));
-    if (!holds_shape(L, var, site->size, rank))
-      taken = T(L, "tl.reshape(_1, _2)", taken, shape_tuple_node(L, sizes, rank));
+    /* the tile as stored, then in this load's order (reshaped_once drops what is not needed) */
+    Node *holder_name = new_name(L, arena_strndup(&L->ctx->arena, var->name.text, (size_t)var->name.len));
+    Node *taken = T(L, "tl.reshape(_1, _2)", holder_name, shape_tuple_node(L, sizes, rank));
     if (!identity(site->perm, rank)) {
       for (int a = 0; a < rank; a++)
         sizes[a] = node_copy_tree(&L->ctx->arena, site->size[a]);
@@ -365,9 +355,10 @@ Node *reuse_load(Lowerer *L, const ReuseSite *site, Node *loaded) {
   if (s->load_count == C2T_MAX_REUSE_LOADS)
     return loaded; /* remembered no more: later loads read their own */
   ReuseLoad *load = &s->loads[s->load_count++];
-  *load = (ReuseLoad){.id = s->load_count, .param = site->param, .node = loaded, .flag = flag, .source = source, .rank = rank,
-                      .padding = site->padding, .check = site->check, .as_stored = identity(site->perm, rank),
-                      .loop = s->loop, .writes = s->writes, .name_count = scan.count};
+  *load = (ReuseLoad){.id = s->load_count, .param = site->param, .node = loaded, .flag = flag, .source = source,
+                      .rank = rank, .padding = site->padding, .check = site->check,
+                      .as_stored = identity(site->perm, rank), .loop = s->loop, .writes = s->writes,
+                      .name_count = scan.count};
   for (int a = 0; a < rank; a++) {
     load->index[a] = site->index[a];
     load->size[a] = site->size[a];
