@@ -620,7 +620,9 @@ def test_a_matrix_kernel_may_store_its_product_through_pointers(convert, convert
                        "c_desc_3": mod._host_descriptor(c, [32, 16])}  # as the launcher makes them
         mod.k.fn[(2, 3, 1)](a, tuple(a.shape), tuple(a.stride()), b, tuple(b.shape), tuple(b.stride()),
                             c, tuple(c.shape), tuple(c.stride()), 32, 16, 16,
-                            a_tma=True, b_tma=True, c_tma=True, **descriptors, _store_tma=store_tma)
+                            a_tma=True, b_tma=True, c_tma=True, **descriptors,
+                            b_kmajor=b, b_kmajor_staged=False,  # float8 only (lower_memory_kmajor.c)
+                            _store_tma=store_tma)
         assert torch.allclose(c, a @ b, atol=1e-4), store_tma
 
 
