@@ -23,8 +23,11 @@
  *     if P_kmajor_desc_3_ok:
  *         P_kmajor_desc_3 = tl.make_tensor_descriptor(P_kmajor, ...)
  *     ...
- *     acc = ct_mma(p, tl.trans(tl.reshape(P_kmajor_desc_3.load([b, h, 0, j * TN]), (D, TN)))
- *                  if P_kmajor_desc_3_ok else v, acc, ...)
+ *     if P_kmajor_desc_3_ok:
+ *         P_kmajor_tile_4 = tl.trans(tl.reshape(P_kmajor_desc_3.load([b, h, 0, j * TN]), (D, TN)))
+ *     else:
+ *         P_kmajor_tile_4 = v
+ *     acc = ct_mma(p, P_kmajor_tile_4, acc, ...)
  *
  * The launcher (_kmajor_stage) makes the copy for float8 arrays only, when the
  * launch's other arrays hold at least half as many elements (a product that
@@ -137,7 +140,8 @@ static void add_staged(KmajorState *s, Str array) {
 
 Node *kmajor_operand(Lowerer *L, Node *y) {
   TrackedLoad load;
-  if (!L->function || L->function->role != ROLE_KERNEL || !L->prologue || !L->kmajor || !y->type ||
+  if (!L->function || L->function->role != ROLE_KERNEL || !L->prologue || !L->pending || L->in_while_test ||
+      !L->kmajor || y->kind != N_NAME || !y->type ||
       y->type->rank != 2 || !y->type->dims[0] || !y->type->dims[1] || !reuse_tracked_load(L, y, &load) ||
       load.rank < 2 || (load.padding != 0 && load.padding != 1) /* undetermined or zero: a descriptor's */ ||
       !has(L->kmajor->readonly, L->kmajor->readonly_count, load.param))
@@ -202,10 +206,18 @@ Node *kmajor_operand(Lowerer *L, Node *y) {
     node_list_push(arena, &offsets->u.list.elts,
                    a < r - 2 || zero ? index : T(L, "_1 * _2", index, node_copy_tree(arena, load.size[from])));
   }
-  Node *tile = T(L, arena_printf(arena, "tl.trans(tl.reshape(%s.load(_1), (_2, _3)))", desc), offsets,
-                 node_copy_tree(arena, load.size[r - 1]), node_copy_tree(arena, load.size[r - 2]));
+  /* before the statement: the operand, from the copy where it was made, else y itself */
+  Str operand = new_temp_name(L, arena_printf(arena, "%.*s_kmajor_tile", P.len, P.text));
+  made = template_stmts(L->ctx,
+                        arena_printf(arena,
+                                     "if %s_ok:\n    %s = tl.trans(tl.reshape(%s.load(_1), (_2, _3)))\n"
+                                     "else:\n    %s = _4\n",
+                                     desc, operand.text, desc, operand.text),
+                        TEMPLATE_NODES(offsets, node_copy_tree(arena, load.size[r - 1]),
+                                       node_copy_tree(arena, load.size[r - 2]), node_copy_tree(arena, y)));
+  node_list_push(arena, L->pending, made.items[0]);
   add_staged(L->kmajor, P);
-  Node *chosen = T(L, arena_printf(arena, "_1 if %s_ok else _2", desc), tile, y);
+  Node *chosen = new_name(L, operand.text); /* new_temp_name's text ends in NUL */
   chosen->type = y->type;
   return chosen;
 }

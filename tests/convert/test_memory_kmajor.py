@@ -17,7 +17,11 @@ ATTENTION = (Path(__file__).resolve().parents[1] / "compile" / "cases" / "fp8_at
 def test_the_product_reads_v_from_the_copy(convert_text):
     text = convert_text(ATTENTION)
     assert "    V_kmajor,\n    V_kmajor_staged: tl.constexpr,\n" in text
-    assert "tl.trans(tl.reshape(V_kmajor_desc_1.load([b, 0, j * TN]), (D, TN))) if V_kmajor_desc_1_ok else v," in text
+    assert ("        if V_kmajor_desc_1_ok:\n"
+            "            V_kmajor_tile_2 = tl.trans(tl.reshape(V_kmajor_desc_1.load([b, 0, j * TN]), (D, TN)))\n"
+            "        else:\n"
+            "            V_kmajor_tile_2 = v\n"
+            "        acc = ct_mma(p, V_kmajor_tile_2, acc,") in text
     assert "V_kmajor=(V_kmajor := _kmajor_stage(V, Q, K, Out))," in text
     assert "K_kmajor" not in text  # K's tiles are K-major already (order=(0, 2, 1))
 
