@@ -79,6 +79,8 @@ typedef struct Emitter {
   bool converting;
   int wrap_depth;     /* extra indentation inside broken argument lists */
   int no_wrap;        /* > 0 inside f-strings, where lines cannot break */
+  const Node *whole_value; /* the value an assignment writes now: a conditional expression
+                            * there past the line limit is broken at `if` and `else` */
   bool breaking_items;/* emit_arguments: one parameter per line */
   int params_end_line;/* while breaking a def's parameters: the source line of its
                        * `:`; the comments of the lines before it go with the
@@ -87,6 +89,8 @@ typedef struct Emitter {
 
 /* The longest line the emitter writes before breaking an argument list. */
 #define EMIT_LINE_LIMIT 100
+/* Spaces per indentation level. */
+#define EMIT_INDENT_WIDTH 4
 
 /* ---- emit_layout.c */
 void emitter_init(Emitter *e, Context *ctx, Buf *out, const ParseResult *parsed);

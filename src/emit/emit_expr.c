@@ -136,21 +136,48 @@ static bool is_operator_chain(const Node *n) {
   return n->kind == N_BOOL_OP || (n->kind == N_BIN_OP && n->u.bin_op.op != AOP_POW);
 }
 
-/* In a converted module, does the operator chain `n` written on this line
- * run past the line limit (with one more character for a `,`, `)` or `:`
- * after it)? */
-static bool chain_wants_break(Emitter *e, const Node *n, Prec context) {
-  if (!e->converting || e->no_wrap > 0 || !is_operator_chain(n))
-    return false;
+/* `n` written on one line with no breaks, as the source would have it. */
+static int inline_width(Emitter *e, const Node *n, Prec context, bool *one_line) {
   Buf scratch = {0};
   Emitter inline_emitter = *e;
   inline_emitter.out = &scratch;
   inline_emitter.converting = false;
   emit_expr(&inline_emitter, n, context);
-  bool too_long = memchr(scratch.data ? scratch.data : "", '\n', scratch.len) == NULL &&
-                  emit_output_column(e) + (int)scratch.len + 1 > EMIT_LINE_LIMIT;
+  *one_line = memchr(scratch.data ? scratch.data : "", '\n', scratch.len) == NULL;
+  int width = (int)scratch.len;
   buf_free(&scratch);
-  return too_long;
+  return width;
+}
+
+/* A conditional expression that is the whole value of an assignment, too long for its line,
+ * whose three parts each fit a line of their own (`else ` before the last, one indentation
+ * deeper): broken there, as an operator chain. Others keep their calls' breaks. */
+static bool if_exp_wants_break(Emitter *e, const Node *n, Prec context) {
+  bool one_line;
+  if (n != e->whole_value || inline_width(e, n, context, &one_line) + emit_output_column(e) <= EMIT_LINE_LIMIT ||
+      !one_line)
+    return false;
+  int column = (e->indent + e->wrap_depth + 1) * EMIT_INDENT_WIDTH + (int)strlen("else ");
+  const Node *parts[3] = {n->u.if_exp.body, n->u.if_exp.test, n->u.if_exp.orelse};
+  for (int i = 0; i < 3; i++)
+    if (inline_width(e, parts[i], i == 2 ? PREC_TEST : PREC_OR, &one_line) + column > EMIT_LINE_LIMIT || !one_line)
+      return false;
+  return true;
+}
+
+/* In a converted module, does the operator chain `n` written on this line
+ * run past the line limit (with one more character for a `,`, `)` or `:`
+ * after it)? */
+static bool chain_wants_break(Emitter *e, const Node *n, Prec context) {
+  if (!e->converting || e->no_wrap > 0)
+    return false;
+  if (n->kind == N_IF_EXP)
+    return if_exp_wants_break(e, n, context);
+  if (!is_operator_chain(n))
+    return false;
+  bool one_line;
+  int width = inline_width(e, n, context, &one_line);
+  return one_line && emit_output_column(e) + width + 1 > EMIT_LINE_LIMIT;
 }
 
 /* The chain inside parentheses, one operand a line, each after its operator:
@@ -159,12 +186,23 @@ static bool chain_wants_break(Emitter *e, const Node *n, Prec context) {
  *         a
  *         and b
  *     )
- */
+ *
+ * and a conditional expression so, `if` and `else` before the test and the other value. */
 static void emit_chain_broken(Emitter *e, const Node *n) {
   const Node **operands;
   const char **ops;
-  int count = chain_operands(e, n, &operands, &ops);
-  Prec prec = expr_prec(n);
+  int count;
+  Prec prec;
+  const Node *parts[3];
+  const char *words[3] = {NULL, "if", "else"};
+  Prec precs[3] = {PREC_OR, PREC_OR, PREC_TEST};
+  if (n->kind == N_IF_EXP) {
+    parts[0] = n->u.if_exp.body, parts[1] = n->u.if_exp.test, parts[2] = n->u.if_exp.orelse;
+    operands = parts, ops = words, count = 3, prec = PREC_TEST;
+  } else {
+    count = chain_operands(e, n, &operands, &ops);
+    prec = expr_prec(n);
+  }
   buf_putc(e->out, '(');
   e->wrap_depth++;
   for (int i = 0; i < count; i++) {
@@ -175,7 +213,7 @@ static void emit_chain_broken(Emitter *e, const Node *n) {
       buf_putc(e->out, ' ');
     }
     /* left-associative: the first operand binds at the chain's level, the others one tighter */
-    emit_expr(e, operands[i], i == 0 && n->kind == N_BIN_OP ? prec : prec + 1);
+    emit_expr(e, operands[i], n->kind == N_IF_EXP ? precs[i] : i == 0 && n->kind == N_BIN_OP ? prec : prec + 1);
   }
   e->wrap_depth--;
   emit_end_line(e);

@@ -13,7 +13,7 @@
 
 #include "emit.h"
 
-enum { MAX_BLANK_LINES = 2, INDENT_WIDTH = 4 };
+enum { MAX_BLANK_LINES = 2, INDENT_WIDTH = EMIT_INDENT_WIDTH };
 
 /* ------------------------------------------------------------------ init */
 

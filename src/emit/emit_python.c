@@ -181,7 +181,9 @@ static void emit_assign(Emitter *e, const Node *s) {
     emit_expr(e, s->u.assign.targets.items[i], PREC_TUPLE);
     emit_text(e, " = ");
   }
+  e->whole_value = s->u.assign.value;
   emit_expr(e, s->u.assign.value, PREC_YIELD);
+  e->whole_value = NULL;
 }
 
 static void emit_ann_assign(Emitter *e, const Node *s) {

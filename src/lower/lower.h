@@ -147,6 +147,7 @@ typedef struct ReuseValue {
   const char *flag;  /* a tile taken from another load where this flag holds */
   int source;        /* ... that load's tile reshaped (0: not known to be) */
   bool transposed;   /* ... transposed */
+  int convert;       /* the tile of `load` converted by this astype (ReuseState.converts, 1-based), 0: none */
 } ReuseValue;
 ReuseValue reuse_value(Lowerer *L, const Node *value);
 void reuse_bind(Lowerer *L, Str name, ReuseValue value);
@@ -164,6 +165,19 @@ typedef struct TrackedLoad {
   int padding; /* lower_memory.c's Padding */
 } TrackedLoad;
 bool reuse_tracked_load(Lowerer *L, const Node *value, TrackedLoad *out);
+/* An astype as lower_math_astype bound it: math_astype_value(L, call, x, dtype, mode, mode_source)
+ * converts another tile x the same way (the nodes as lowered: copy dtype to use it). */
+typedef struct ReuseConvert {
+  Node *call, *dtype;
+  const char *mode;
+  Node *mode_source;
+  TypeInfo *from; /* the tile's type before */
+} ReuseConvert;
+/* `result` is astype(x) as `how` says: where x is a tracked load's tile, a name assigned
+ * `result` is followed as that tile converted (reuse_tracked_convert) */
+void reuse_note_convert(Lowerer *L, const Node *x, const Node *result, const ReuseConvert *how);
+/* The tracked load whose tile `value` holds converted, and how (reuse_tracked_load's rules). */
+bool reuse_tracked_convert(Lowerer *L, const Node *value, TrackedLoad *out, ReuseConvert *how);
 
 /* ---- lower_memory_kmajor.c: float8 right-hand operands of products read from a K-major copy */
 void kmajor_scan_kernel(Lowerer *L, Node *def); /* before the kernel is lowered: the arrays it only reads */

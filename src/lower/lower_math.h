@@ -32,6 +32,8 @@ Node *math_flushed(Lowerer *L, Node *x); /* flush_to_zero=True: x's float32 subn
 /* ---- lower_math_unary.c */
 Node *lower_math_unary_function(Lowerer *L, Node *call, const char *member);
 Node *lower_math_astype(Lowerer *L, Node *call, const char *member);
+/* astype of a lowered x to a lowered dtype (call `at` locates errors) */
+Node *math_astype_value(Lowerer *L, Node *at, Node *x, Node *dtype, const char *mode, Node *mode_source);
 Node *lower_math_bitcast(Lowerer *L, Node *call, const char *member);
 Node *lower_math_dtype_constructor(Lowerer *L, Node *call, const char *member);
 Node *lower_math_python_conversion(Lowerer *L, Node *call, const char *member); /* int() float() bool() */

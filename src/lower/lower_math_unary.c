@@ -490,6 +490,32 @@ static _Noreturn void refuse_to_float8_e8m0fnu(Lowerer *L, const Node *at, const
               mode ? " with rounding_mode=RoundingMode." : "", mode ? mode : "");
 }
 
+/* astype of the lowered tile or number x to the lowered dtype (the rules of
+ * lower_math_astype, whose call `at` locates errors) */
+Node *math_astype_value(Lowerer *L, Node *at, Node *x, Node *dtype, const char *mode, Node *mode_source) {
+  bool from_e8m0 = !math_is_number(x->type) && x->type->dtype == DT_FLOAT8_E8M0FNU;
+  if (from_e8m0 && dtype->type->dtype == DT_FLOAT8_E8M0FNU)
+    return x;
+  if (dtype->type->dtype == DT_FLOAT8_E8M0FNU)
+    refuse_to_float8_e8m0fnu(L, at, "astype()", x->type, mode, mode_source);
+  if (from_e8m0) {
+    /* exact in float32, so float32's conversion to the target is cuTile's (one rounding) */
+    if (mode && strcmp(mode, "RN") != 0)
+      lower_error(L, mode_source, "astype() of a float8_e8m0fnu tile with rounding_mode=RoundingMode.%s cannot be "
+                  "converted (the converter takes RN only from float8_e8m0fnu)", mode);
+    x = float8_e8m0fnu_as_float32(L, x);
+    if (dtype->type->dtype == DT_FLOAT32)
+      return x;
+  }
+  if (!math_is_number(x->type) && x->type->dtype == DT_FLOAT4_E2M1FN)
+    return convert_from_float4(L, at, x, dtype, dtype->type->dtype, mode, mode_source);
+  if (dtype->type->dtype == DT_FLOAT4_E2M1FN)
+    return convert_to_float4(L, at, x, mode, mode_source);
+  if (dtype->type->dtype == DT_TFLOAT32 || dtype->type->tf32_when)
+    return convert_to_tf32(L, at, x, dtype, mode, mode_source);
+  return convert_tile(L, at, x, dtype, dtype->type->dtype, mode, mode_source);
+}
+
 /* ct.astype(x, dtype, rounding_mode=), x.astype(dtype) */
 Node *lower_math_astype(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
@@ -502,27 +528,10 @@ Node *lower_math_astype(Lowerer *L, Node *call, const char *member) {
   const char *mode = math_rounding_mode(L, args.arg[2], args.source[2], "astype()");
   if (dtype->type->dtype != DT_UNKNOWN) /* (to an array's dtype it may be the tile's own: no conversion) */
     note_read_as_numbers(L, call, x->type);
-  bool from_e8m0 = !math_is_number(x->type) && x->type->dtype == DT_FLOAT8_E8M0FNU;
-  if (from_e8m0 && dtype->type->dtype == DT_FLOAT8_E8M0FNU)
-    return x;
-  if (dtype->type->dtype == DT_FLOAT8_E8M0FNU)
-    refuse_to_float8_e8m0fnu(L, call, "astype()", x->type, mode, args.source[2]);
-  if (from_e8m0) {
-    /* exact in float32, so float32's conversion to the target is cuTile's (one rounding) */
-    if (mode && strcmp(mode, "RN") != 0)
-      lower_error(L, args.source[2], "astype() of a float8_e8m0fnu tile with rounding_mode=RoundingMode.%s cannot be "
-                  "converted (the converter takes RN only from float8_e8m0fnu)", mode);
-    x = float8_e8m0fnu_as_float32(L, x);
-    if (dtype->type->dtype == DT_FLOAT32)
-      return x;
-  }
-  if (!math_is_number(x->type) && x->type->dtype == DT_FLOAT4_E2M1FN)
-    return convert_from_float4(L, call, x, dtype, dtype->type->dtype, mode, args.source[2]);
-  if (dtype->type->dtype == DT_FLOAT4_E2M1FN)
-    return convert_to_float4(L, call, x, mode, args.source[2]);
-  if (dtype->type->dtype == DT_TFLOAT32 || dtype->type->tf32_when)
-    return convert_to_tf32(L, call, x, dtype, mode, args.source[2]);
-  return convert_tile(L, call, x, dtype, dtype->type->dtype, mode, args.source[2]);
+  Node *result = math_astype_value(L, call, x, dtype, mode, args.source[2]);
+  /* a load's tile converted: lower_memory_kmajor.c may convert the same tile read from a copy */
+  reuse_note_convert(L, x, result, &(ReuseConvert){call, dtype, mode, args.source[2], x->type});
+  return result;
 }
 
 /* ct.bitcast(x, dtype): the same bits as another dtype of the same width. */

@@ -38,6 +38,7 @@
  */
 #include <string.h>
 
+#include "lower_math.h"
 #include "lower_memory.h"
 #include "lower_shape.h"
 
@@ -138,11 +139,20 @@ static void add_staged(KmajorState *s, Str array) {
     s->staged[s->staged_count++] = array;
 }
 
+/* Whether an astype to `dtype` may leave a float8 tile float8: a product of the copy's tile
+ * converted so may read it K-major (to a wider dtype it is read through registers anyway). */
+static bool may_stay_float8(const Node *dtype) {
+  DType to = dtype->type->dtype;
+  return to == DT_UNKNOWN || to == DT_FLOAT8_E4M3FN || to == DT_FLOAT8_E5M2;
+}
+
 Node *kmajor_operand(Lowerer *L, Node *y) {
   TrackedLoad load;
+  ReuseConvert convert = {0}; /* y is the load's tile converted so (astype), where convert.call is set */
   if (!L->function || L->function->role != ROLE_KERNEL || !L->prologue || !L->pending || L->in_while_test ||
-      !L->kmajor || y->kind != N_NAME || !y->type ||
-      y->type->rank != 2 || !y->type->dims[0] || !y->type->dims[1] || !reuse_tracked_load(L, y, &load) ||
+      !L->kmajor || y->kind != N_NAME || !y->type || y->type->rank != 2 || !y->type->dims[0] || !y->type->dims[1] ||
+      !(reuse_tracked_load(L, y, &load) ||
+        (reuse_tracked_convert(L, y, &load, &convert) && may_stay_float8(convert.dtype))) ||
       load.rank < 2 || (load.padding != 0 && load.padding != 1) /* undetermined or zero: a descriptor's */ ||
       !has(L->kmajor->readonly, L->kmajor->readonly_count, load.param))
     return y;
@@ -208,13 +218,23 @@ Node *kmajor_operand(Lowerer *L, Node *y) {
   }
   /* before the statement: the operand, from the copy where it was made, else y itself */
   Str operand = new_temp_name(L, arena_printf(arena, "%.*s_kmajor_tile", P.len, P.text));
+  Node *converted = NULL; /* the copy's tile converted as y was, else the tile as read */
+  if (convert.call) {
+    Node *tile = new_name(L, operand.text);
+    tile->type = type_new(L->ctx, VAL_TILE);
+    *tile->type = *convert.from; /* a copy: not the load's own (lower_tf32.c follows that one) */
+    converted = math_astype_value(L, convert.call, tile, node_copy_tree(arena, convert.dtype), convert.mode,
+                                  convert.mode_source);
+  }
   made = template_stmts(L->ctx,
                         arena_printf(arena,
-                                     "if %s_ok:\n    %s = tl.trans(tl.reshape(%s.load(_1), (_2, _3)))\n"
+                                     "if %s_ok:\n    %s = tl.trans(tl.reshape(%s.load(_1), (_2, _3)))\n%s"
                                      "else:\n    %s = _4\n",
-                                     desc, operand.text, desc, operand.text),
+                                     desc, operand.text, desc,
+                                     converted ? arena_printf(arena, "    %s = _5\n", operand.text) : "",
+                                     operand.text),
                         TEMPLATE_NODES(offsets, node_copy_tree(arena, load.size[r - 1]),
-                                       node_copy_tree(arena, load.size[r - 2]), node_copy_tree(arena, y)));
+                                       node_copy_tree(arena, load.size[r - 2]), node_copy_tree(arena, y), converted));
   node_list_push(arena, L->pending, made.items[0]);
   add_staged(L->kmajor, P);
   Node *chosen = new_name(L, operand.text); /* new_temp_name's text ends in NUL */

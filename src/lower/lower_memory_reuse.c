@@ -85,11 +85,20 @@ typedef struct LaunchedPair {
   Str first, second;
 } LaunchedPair;
 
+/* astype(x) of a load's tile x (reuse_note_convert): the value it made, and how. */
+typedef struct ReuseConverted {
+  const Node *node;
+  int load;
+  ReuseConvert how;
+} ReuseConverted;
+
 typedef struct ReuseState {
   LaunchedPair launched[C2T_MAX_TMA_ARRAYS]; /* of the kernel lowered now */
   int launched_count;
   ReuseLoad loads[C2T_MAX_REUSE_LOADS]; /* of the kernel version lowered now */
   int load_count;
+  ReuseConverted converts[C2T_MAX_REUSE_LOADS]; /* of the kernel version lowered now */
+  int convert_count;
   ReusePair pairs[C2T_MAX_TMA_ARRAYS]; /* of the kernel lowered now, all its versions */
   int pair_count;
   int loop, loops;  /* the loop body lowered now (0: none), and loop bodies entered so far */
@@ -168,6 +177,7 @@ static bool launched_as_one(const ReuseState *s, Str first, Str second) {
 void reuse_start_version(Lowerer *L) {
   ReuseState *s = state(L);
   s->load_count = 0;
+  s->convert_count = 0;
   s->loop = 0;
   s->writes = 0;
 }
@@ -257,7 +267,7 @@ static bool reads_the_same(Lowerer *L, const ReuseLoad *load, Node *const *index
 /* A name that holds the tile of load `id` now, or NULL. */
 static Variable *holder(Lowerer *L, int id) {
   for (int i = L->scope && id ? L->scope->count - 1 : -1; i >= 0; i--)
-    if (L->scope->vars[i].reuse_load == id)
+    if (L->scope->vars[i].reuse_load == id && !L->scope->vars[i].reuse_convert)
       return &L->scope->vars[i];
   return NULL;
 }
@@ -379,20 +389,25 @@ ReuseValue reuse_value(Lowerer *L, const Node *value) {
   for (int i = L->reuse->load_count - 1; i >= 0; i--)
     if (L->reuse->loads[i].node == value) {
       const ReuseLoad *load = &L->reuse->loads[i];
-      return (ReuseValue){load->id, load->flag, load->source, false};
+      return (ReuseValue){load->id, load->flag, load->source, false, 0};
     }
+  for (int i = L->reuse->convert_count - 1; i >= 0; i--)
+    if (L->reuse->converts[i].node == value)
+      return (ReuseValue){L->reuse->converts[i].load, NULL, 0, false, i + 1};
   if (value->kind == N_NAME) { /* another name for what a name holds */
     const Variable *from = scope_lookup(L, value->u.name.id);
-    return from ? (ReuseValue){from->reuse_load, from->reuse_flag, from->reuse_source, from->reuse_transposed} : out;
+    return from ? (ReuseValue){from->reuse_load, from->reuse_flag, from->reuse_source, from->reuse_transposed,
+                               from->reuse_convert}
+                : out;
   }
   bool transpose = is_tl_call(value, "trans", 1);
   if (!transpose && !is_tl_call(value, "reshape", 2))
     return out;
   ReuseValue held = reuse_value(L, value->u.call.args.items[0]);
-  if (held.transposed)
-    return out; /* reshaped or transposed again: not followed */
+  if (held.transposed || held.convert)
+    return out; /* reshaped or transposed again, or a converted tile reshaped: not followed */
   if (transpose) /* a 2-D tile transposed: for the product (reuse_operand) */
-    return value->type && value->type->rank == 2 ? (ReuseValue){0, held.flag, held.source, true} : out;
+    return value->type && value->type->rank == 2 ? (ReuseValue){0, held.flag, held.source, true, 0} : out;
   return held; /* reshaped: the same elements in the same order */
 }
 
@@ -404,6 +419,7 @@ void reuse_bind(Lowerer *L, Str name, ReuseValue value) {
   var->reuse_flag = value.flag;
   var->reuse_source = value.source;
   var->reuse_transposed = value.transposed;
+  var->reuse_convert = value.convert;
 }
 
 const char *reuse_operand(Lowerer *L, const Node *x, Node **transposed) {
@@ -428,8 +444,7 @@ Node *reuse_choice(Lowerer *L, const char *flag, Node *when, Node *otherwise) {
   return choice;
 }
 
-bool reuse_tracked_load(Lowerer *L, const Node *value, TrackedLoad *out) {
-  ReuseValue held = reuse_value(L, value);
+static bool tracked(Lowerer *L, ReuseValue held, TrackedLoad *out) {
   if (!held.load || held.flag || held.transposed || held.load > L->reuse->load_count)
     return false;
   const ReuseLoad *load = &L->reuse->loads[held.load - 1];
@@ -445,5 +460,28 @@ bool reuse_tracked_load(Lowerer *L, const Node *value, TrackedLoad *out) {
     out->index[a] = load->index[a];
     out->size[a] = load->size[a];
   }
+  return true;
+}
+
+bool reuse_tracked_load(Lowerer *L, const Node *value, TrackedLoad *out) {
+  ReuseValue held = reuse_value(L, value);
+  return !held.convert && tracked(L, held, out);
+}
+
+void reuse_note_convert(Lowerer *L, const Node *x, const Node *result, const ReuseConvert *how) {
+  if (!L->function || L->function->role != ROLE_KERNEL || !L->reuse || result == x ||
+      L->reuse->convert_count == C2T_MAX_REUSE_LOADS)
+    return;
+  ReuseValue held = reuse_value(L, x);
+  if (!held.load || held.flag || held.transposed || held.convert)
+    return;
+  L->reuse->converts[L->reuse->convert_count++] = (ReuseConverted){result, held.load, *how};
+}
+
+bool reuse_tracked_convert(Lowerer *L, const Node *value, TrackedLoad *out, ReuseConvert *how) {
+  ReuseValue held = reuse_value(L, value);
+  if (!held.convert || held.convert > L->reuse->convert_count || !tracked(L, held, out))
+    return false;
+  *how = L->reuse->converts[held.convert - 1].how;
   return true;
 }

@@ -224,6 +224,7 @@ typedef struct Variable {
   const char *reuse_flag;
   int reuse_source;      /* ... the load whose tile that is, where the two are reshapes of each other (else 0) */
   bool reuse_transposed;
+  int reuse_convert;     /* ... converted by an astype (ReuseValue.convert), not the tile itself */
 } Variable;
 
 typedef struct Scope {

@@ -190,6 +190,35 @@ def mix(x, y, z, out, BLOCK: ct.Constant[int]):
     torch.testing.assert_close(out, expected)
 
 
+def test_a_long_conditional_value_is_broken_at_if_and_else_and_still_computes(convert_text, convert, device):
+    source = '''import cuda.tile as ct
+
+
+@ct.kernel
+def pick(x, out, BLOCK: ct.Constant[int], SCALE_WITH_THE_EXPONENT: ct.Constant[int]):
+    a = ct.load(x, index=(ct.bid(0),), shape=(BLOCK,))
+    t = ct.exp(a) * 0.5 + 1.0 if SCALE_WITH_THE_EXPONENT > 0 and BLOCK >= 8 else ct.sqrt(a) * 0.25 - 1.0
+    u = a if BLOCK > 8 else a + a
+    ct.store(out, index=(ct.bid(0),), tile=t + u)
+'''
+    lines = convert_text(source).splitlines()
+    assert all(len(line) <= LIMIT for line in lines)
+    start = lines.index("    t = (")
+    assert lines[start + 1:start + 5] == [
+        "        ct_exp(a) * 0.5 + 1.0",
+        "        if SCALE_WITH_THE_EXPONENT > 0 and BLOCK >= 8",
+        "        else ct_sqrt(a) * 0.25 - 1.0",
+        "    )",
+    ]
+    assert "    u = a if BLOCK > 8 else a + a" in lines  # short enough: one line
+    mod = convert(source)
+    x = torch.rand(16, device=device) + 0.5
+    for scale, expected in ((1, torch.exp(x) * 0.5 + 1.0 + 2 * x), (0, x.sqrt() * 0.25 - 1.0 + 2 * x)):
+        out = torch.empty_like(x)
+        mod.launch_pick(0, (2,), (x, out, 8, scale))
+        torch.testing.assert_close(out, expected)
+
+
 def test_a_long_note_of_the_converter_goes_above_its_line(convert_text):
     lines = convert_text('''import cuda.tile as ct
 

@@ -3,7 +3,9 @@
 (K, N) tile of an array whose last axis is N is read, where the launcher stages it, from the
 array with its last two axes swapped. Under Triton's interpreter the staged and unstaged paths
 give the same bits; the staging helper copies float8 arrays only, and arrays the kernel writes
-or reads otherwise are not staged.
+or reads otherwise are not staged. A tile converted by astype to a dtype that may be float8
+(the array's own, or one chosen from the operands' dtypes) is read from the copy and converted
+the same way.
 """
 
 from pathlib import Path
@@ -12,6 +14,31 @@ import pytest
 import torch
 
 ATTENTION = (Path(__file__).resolve().parents[1] / "compile" / "cases" / "fp8_attention.py").read_text()
+
+# a GEMM whose operands go through astype to a dtype chosen from A's (tfloat32 for float32)
+GEMM = """
+import cuda.tile as ct
+import torch
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def gemm(A, B, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.full((TM, TN), 0, dtype=ct.float32)
+    dtype = ct.tfloat32 if A.dtype == ct.float32 else A.dtype
+    for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO).astype(dtype)
+        b = ct.load(B, index=(k, bn), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO).astype(dtype)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
+def run(a, b, c, TM, TN, TK):
+    M, N = c.shape
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(M, TM), ct.cdiv(N, TN), 1), gemm, (a, b, c, TM, TN, TK))
+"""
 
 
 def test_the_product_reads_v_from_the_copy(convert_text):
@@ -91,3 +118,56 @@ def test_an_array_the_kernel_writes_or_reads_otherwise_is_not_staged(convert_tex
     source = ATTENTION.replace(*change)
     assert source != ATTENTION
     assert "V_kmajor" not in convert_text(source)
+
+
+def test_a_converted_operand_is_read_from_the_copy_and_converted_so(convert_text):
+    text = convert_text(GEMM)
+    assert ("        if B_kmajor_desc_3_ok:\n"
+            "            B_kmajor_tile_4 = tl.trans(tl.reshape(\n"
+            "                B_kmajor_desc_3.load([bn * TN, k * TK]),\n"
+            "                (TN, TK),\n"
+            "            ))\n"
+            "            B_kmajor_tile_4 = (\n"
+            "                ct_to_tfloat32(B_kmajor_tile_4)\n"
+            "                if A.dtype.element_ty == tl.float32\n"
+            "                else B_kmajor_tile_4.to(dtype)\n"
+            "            )\n"
+            "        else:\n"
+            "            B_kmajor_tile_4 = b\n"
+            "        acc = ct_mma(\n"
+            "            a,\n"
+            "            B_kmajor_tile_4,\n") in text
+    assert "A_kmajor" not in text  # the left operand is read as stored
+
+
+@pytest.mark.parametrize("dtype", [torch.float8_e4m3fn, torch.float8_e5m2])
+def test_a_converted_operand_gives_the_same_bits_staged_and_unstaged(convert, dtype):
+    mod = convert(GEMM)
+    M, N, K = 40, 48, 64  # M and N not multiples of the tiles: zero padding on both paths
+    a, b = (torch.randn(M, K) * 0.5).to(dtype), (torch.randn(K, N) * 0.5).to(dtype)
+    stage, staged = mod._kmajor_stage, []
+    mod._kmajor_stage = lambda array, *others: staged.append(stage(array, *others)) or staged[-1]
+    with_copy = torch.zeros(M, N)
+    mod.run(a, b, with_copy, 16, 32, 32)
+    assert len(staged) == 1 and staged[0] is not b
+    mod._kmajor_stage = lambda array, *others: array
+    without = torch.zeros(M, N)
+    mod.run(a, b, without, 16, 32, 32)
+    assert torch.equal(with_copy, without)
+    torch.testing.assert_close(with_copy, a.float() @ b.float(), rtol=1e-5, atol=1e-4)
+
+
+B_LOAD = "b = ct.load(B, index=(k, bn), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO).astype(dtype)"
+
+
+@pytest.mark.parametrize("conversion, staged", [
+    (".astype(ct.float8_e5m2)", True),   # float8 stays float8
+    (".astype(ct.float16)", False),      # widened: read through registers anyway
+    (".astype(dtype).transpose().transpose()", False),  # the converted tile transposed: not followed
+    (".reshape((TK, TN)).astype(dtype)", True),          # the tile reshaped, then converted
+    (".astype(dtype).astype(dtype)", False),  # converted twice: not followed
+])
+def test_which_conversions_are_read_from_the_copy(convert_text, conversion, staged):
+    source = GEMM.replace(B_LOAD, B_LOAD.replace(".astype(dtype)", conversion))
+    assert source != GEMM
+    assert ("B_kmajor" in convert_text(source)) == staged

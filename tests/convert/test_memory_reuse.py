@@ -130,6 +130,7 @@ def test_one_array_given_as_two_views_is_two_arrays(convert):
     ("        scale(Out, b)\n", SAME),                          # a tile function (which may store) between
     ("        cnt = cnt + 0\n", SAME),                          # a name of the index bound again
     ("        k = k * 2\n", SAME),                              # the name holding K's tile bound again
+    ("        k = k.astype(ct.float32)\n", SAME),               # ... to K's tile converted
     ("        if TN > 8:\n            k = ct.reshape(q, (TN, TD))\n", SAME),  # ... in a branch
 ])
 def test_a_load_reads_its_own_array_otherwise(convert_text, between, args):
