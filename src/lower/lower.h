@@ -140,6 +140,13 @@ int reuse_pair_count(Lowerer *L);     /* the kernel's flags: its pairs of array 
 const char *reuse_pair(Lowerer *L, int i, Str *first, Str *second);
 void reuse_keep_pairs(Lowerer *L, int count); /* the first `count` pairs (a failed attempt's others go) */
 bool reuse_is_flag(Lowerer *L, const Node *condition); /* a choice on one of the flags */
+/* A launch-time condition under which a name holds a load's tile: the kernel's `if` on its
+ * constexpr parameters, one of whose branches bound it so (reuse_join). */
+typedef struct ReuseWhen {
+  Node *test;         /* the condition as lowered (the kernel's terms) */
+  bool taken;         /* the tile where it holds (else where it does not) */
+  const char *launch; /* the launcher's test for that: `TRANSPOSE_B` or `not TRANSPOSE_B` */
+} ReuseWhen;
 /* What a value holds that lower_memory_reuse.c follows (reuse_value), given to the name it is
  * assigned to after binding it (reuse_bind). */
 typedef struct ReuseValue {
@@ -148,9 +155,14 @@ typedef struct ReuseValue {
   int source;        /* ... that load's tile reshaped (0: not known to be) */
   bool transposed;   /* ... transposed */
   int convert;       /* the tile of `load` converted by this astype (ReuseState.converts, 1-based), 0: none */
+  const ReuseWhen *when; /* the tile of `load` only where this holds (NULL: always) */
 } ReuseValue;
 ReuseValue reuse_value(Lowerer *L, const Node *value);
 void reuse_bind(Lowerer *L, Str name, ReuseValue value);
+ReuseValue reuse_of_name(Lowerer *L, Str name); /* what the name holds now */
+/* After a kernel's `if` on `test` (`source`: as written) that the launch decides: what `name`
+ * holds, from what it held at the end of the body and of the else branch. */
+void reuse_join(Lowerer *L, Str name, Node *test, const Node *source, ReuseValue body, ReuseValue orelse);
 /* The flag under which the left operand `x` of a 2-D product is a taken tile transposed, or
  * NULL; *transposed: xᵀ read from the name holding the tile it was taken from, else NULL. */
 const char *reuse_operand(Lowerer *L, const Node *x, Node **transposed);
@@ -163,6 +175,7 @@ typedef struct TrackedLoad {
   Node *index[5], *size[5];
   int rank;
   int padding; /* lower_memory.c's Padding */
+  const ReuseWhen *when; /* the value is that tile only where this holds (NULL: always) */
 } TrackedLoad;
 bool reuse_tracked_load(Lowerer *L, const Node *value, TrackedLoad *out);
 /* An astype as lower_math_astype bound it: math_astype_value(L, call, x, dtype, mode, mode_source)

@@ -558,13 +558,16 @@ static bool names_param(const Node *node, Str param, const char *suffix) {
          memcmp(node->u.name.id.text + param.len, suffix, length) == 0;
 }
 
-/* Whether `array` is a whole array parameter of a known rank (its pointer,
- * shape and strides the parameter's own). */
-static bool whole_param(const ArrayRef *array) {
-  return array->param.len && !array->is_view && array->rank_branches == 0 && !array->descriptor_slots &&
+/* Whether `array` is a whole array parameter (its pointer, shape and strides the
+ * parameter's own), whatever its rank. */
+static bool whole_param_of_any_rank(const ArrayRef *array) {
+  return array->param.len && !array->is_view && !array->descriptor_slots &&
          names_param(array->pointer, array->param, "") && names_param(array->shape, array->param, "_shape") &&
          names_param(array->strides, array->param, "_strides");
 }
+
+/* ... of a known rank (not one learnt in a constexpr `if`: another launch may give another). */
+static bool whole_param(const ArrayRef *array) { return whole_param_of_any_rank(array) && array->rank_branches == 0; }
 
 /* Adds a candidate, where the list has room (else the descriptor is made in the function, as before). */
 static HostDescriptor *add_candidate(Lowerer *L, const char *name, Str array, Node **block, int rank,
@@ -1024,8 +1027,11 @@ static Node *load_tile(Lowerer *L, const LoadParts *parts, Node *order) {
   }
   if (by_tma)
     loaded = memory_choice(L, ok, by_tma, loaded);
-  if (whole_param(access.array)) { /* the tile an earlier load of another array read (lower_memory_reuse.c) */
-    ReuseSite site = {.param = access.array->param, .rank = rank, .padding = (int)padding, .check = check};
+  if (whole_param_of_any_rank(access.array)) {
+    /* the tile an earlier load of another array read (lower_memory_reuse.c); where the array's
+       rank was learnt in a constexpr `if`, only followed (lower_memory_kmajor.c) */
+    ReuseSite site = {.param = access.array->param, .rank = rank, .padding = (int)padding, .check = check,
+                      .rank_in_branch = access.array->rank_branches > 0};
     for (int a = 0; a < rank; a++) {
       site.index[a] = access.index[a];
       site.size[a] = access.size[a];

@@ -39,6 +39,8 @@ typedef struct ReuseSite {
   int rank;
   int padding;
   const Node *check;
+  bool rank_in_branch; /* the array's rank was learnt under a constexpr `if` (another launch may
+                          give another): followed for lower_memory_kmajor.c, never taken from or for */
 } ReuseSite;
 
 /* `loaded` (the load of `site`), or the choice of it and the tile an earlier load of another

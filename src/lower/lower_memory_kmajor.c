@@ -29,6 +29,17 @@
  *         P_kmajor_tile_4 = v
  *     acc = ct_mma(p, P_kmajor_tile_4, acc, ...)
  *
+ * The operand may also be such a tile converted by astype to a dtype that may leave it
+ * float8 (the array's own, or one chosen from the operands' dtypes, as TileGym's GEMMs write
+ * `ct.load(B, ...).astype(dtype)`): the copy's tile is converted the same way
+ * (math_astype_value). And it may be a name bound to such a tile in one branch of an `if` on
+ * the kernel's constexpr parameters and to something else in the other (`if TRANSPOSE_B: b =
+ * ct.transpose(ct.load(B, (n, k), ...)) else: b = ct.load(B, (k, n), ...)`, the product after
+ * the `if`; lower_memory_reuse.c, reuse_join): the copy's tile is read where that branch runs
+ * (`P_kmajor_desc_3_ok` holds `and not TRANSPOSE_B`), and the launcher makes the copy only for
+ * those launches (`_kmajor_stage(B, A, C) if not TRANSPOSE_B else B`). H100, TileGym's float8
+ * matmul at 2048^3-8192^3: 2.3-2.4x real cuTile's speed, where reading B as stored ran at 0.83x.
+ *
  * The launcher (_kmajor_stage) makes the copy for float8 arrays only, when the
  * launch's other arrays hold at least half as many elements (a product that
  * reads each tile many times); otherwise it passes P itself and
@@ -42,10 +53,19 @@
 #include "lower_memory.h"
 #include "lower_shape.h"
 
+/* The launches that read an array's copy: the conditions of its products' operands (one of
+ * them holds), or all launches (`always`). */
+typedef struct KmajorWhen {
+  bool always;
+  const char *launch[C2T_MAX_KMAJOR_WHENS];
+  int count;
+} KmajorWhen;
+
 typedef struct KmajorState {
   Str readonly[C2T_MAX_TMA_ARRAYS]; /* array parameters the kernel only reads through ct.load */
   int readonly_count;
   Str staged[C2T_MAX_TMA_ARRAYS];   /* those a product reads from the copy: P_kmajor, P_kmajor_staged */
+  KmajorWhen when[C2T_MAX_TMA_ARRAYS];
   int staged_count;
 } KmajorState;
 
@@ -134,9 +154,25 @@ static bool known_one(const Node *size) {
   return shape_known_int(size, &value) && value == 1;
 }
 
-static void add_staged(KmajorState *s, Str array) {
-  if (!has(s->staged, s->staged_count, array) && s->staged_count < C2T_MAX_TMA_ARRAYS)
+/* `array` read from its copy where `when` holds (NULL: at every launch) */
+static void add_staged(KmajorState *s, Str array, const ReuseWhen *when) {
+  int i = 0;
+  while (i < s->staged_count && !str_same(s->staged[i], array))
+    i++;
+  if (i == s->staged_count) {
+    if (s->staged_count == C2T_MAX_TMA_ARRAYS)
+      return;
     s->staged[s->staged_count++] = array;
+    s->when[i] = (KmajorWhen){0};
+  }
+  KmajorWhen *w = &s->when[i];
+  for (int j = 0; when && j < w->count; j++)
+    if (!strcmp(w->launch[j], when->launch))
+      return;
+  if (!when || w->count == C2T_MAX_KMAJOR_WHENS)
+    w->always = true;
+  else
+    w->launch[w->count++] = when->launch;
 }
 
 /* Whether an astype to `dtype` may leave a float8 tile float8: a product of the copy's tile
@@ -144,6 +180,16 @@ static void add_staged(KmajorState *s, Str array) {
 static bool may_stay_float8(const Node *dtype) {
   DType to = dtype->type->dtype;
   return to == DT_UNKNOWN || to == DT_FLOAT8_E4M3FN || to == DT_FLOAT8_E5M2;
+}
+
+/* The condition of `when` for the kernel's `and` (`not (A == 1)` written so), or NULL. */
+static Node *when_test(Lowerer *L, const ReuseWhen *when) {
+  if (!when)
+    return NULL;
+  Node *test = node_copy_tree(&L->ctx->arena, when->test);
+  if (!when->taken && test->kind != N_NAME)
+    test->parenthesized = true;
+  return test;
 }
 
 Node *kmajor_operand(Lowerer *L, Node *y) {
@@ -190,20 +236,23 @@ Node *kmajor_operand(Lowerer *L, Node *y) {
     }
   }
   const char *bytes = arena_printf(arena, "(%.*s.dtype.element_ty.primitive_bitwidth // 8)", P.len, P.text);
+  /* where y is the tile only on one branch of an `if` on constexpr parameters: there only */
+  const char *when = !load.when ? "" : load.when->taken ? " and _3" : " and not _3";
   NodeList made = template_stmts(
       L->ctx,
       arena_printf(arena,
                    "%s_ok: tl.constexpr = (\n"
-                   "    %.*s_kmajor_staged and _1 * %s >= 16\n"
+                   "    %.*s_kmajor_staged%s and _1 * %s >= 16\n"
                    "    and _1 * _2 * %s %% 128 == 0 and _1 * _2 * %s <= %d\n"
                    ")\n"
                    "if %s_ok:\n"
                    "    %s = tl.make_tensor_descriptor(\n"
                    "        %.*s_kmajor, shape=[%s], strides=[%s], block_shape=[%s]\n"
                    "    )\n",
-                   desc, P.len, P.text, bytes, bytes, bytes, C2T_TMA_MAX_TILE_BYTES, desc, desc, P.len, P.text,
+                   desc, P.len, P.text, when, bytes, bytes, bytes, C2T_TMA_MAX_TILE_BYTES, desc, desc, P.len, P.text,
                    buf_text(shape), buf_text(strides), buf_text(block)),
-      TEMPLATE_NODES(node_copy_tree(arena, load.size[r - 2]), node_copy_tree(arena, load.size[r - 1])));
+      TEMPLATE_NODES(node_copy_tree(arena, load.size[r - 2]), node_copy_tree(arena, load.size[r - 1]),
+                     when_test(L, load.when)));
   for (int i = 0; i < made.count; i++)
     node_list_push(arena, L->prologue, made.items[i]);
   /* the tile at the same index: element offsets, the last two swapped */
@@ -236,7 +285,7 @@ Node *kmajor_operand(Lowerer *L, Node *y) {
                         TEMPLATE_NODES(offsets, node_copy_tree(arena, load.size[r - 1]),
                                        node_copy_tree(arena, load.size[r - 2]), node_copy_tree(arena, y), converted));
   node_list_push(arena, L->pending, made.items[0]);
-  add_staged(L->kmajor, P);
+  add_staged(L->kmajor, P, load.when);
   Node *chosen = new_name(L, operand.text); /* new_temp_name's text ends in NUL */
   chosen->type = y->type;
   return chosen;
@@ -267,7 +316,16 @@ void kmajor_launch_args(Lowerer *L, const Function *kernel, Buf *call) {
     buf_printf(call, "            %.*s_kmajor=(%.*s_kmajor := %.*s(%.*s", P.len, P.text, P.len, P.text, stage.len,
                stage.text, P.len, P.text);
     launch_other_arrays(kernel, P, call);
-    buf_printf(call, ")),\n            %.*s_kmajor_staged=%.*s_kmajor is not %.*s,\n", P.len, P.text, P.len, P.text,
+    buf_printf(call, ")");
+    const KmajorWhen *when = &L->kmajor->when[i];
+    if (!when->always) { /* the copy only for the launches whose products read it */
+      bool grouped = when->count > 1;
+      buf_printf(call, " if ");
+      for (int j = 0; j < when->count; j++)
+        buf_printf(call, "%s%s%s%s", j ? " or " : "", grouped ? "(" : "", when->launch[j], grouped ? ")" : "");
+      buf_printf(call, " else %.*s", P.len, P.text);
+    }
+    buf_printf(call, "),\n            %.*s_kmajor_staged=%.*s_kmajor is not %.*s,\n", P.len, P.text, P.len, P.text,
                P.len, P.text);
   }
 }

@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "lower_memory.h"
+#include "../emit/emit.h"
 #include "lower_shape.h"
 
 _Static_assert(MAX_TILE_RANK == 5, "TrackedLoad (lower.h) holds MAX_TILE_RANK entries");
@@ -66,6 +67,7 @@ typedef struct ReuseLoad {
   int padding;
   const Node *check;
   bool as_stored;       /* its tile in the array's axis order (another may take it) */
+  bool rank_in_branch;  /* ReuseSite.rank_in_branch: followed, never taken from */
   int loop;             /* the loop body it is in (ReuseState.loop) */
   unsigned writes;      /* stores, scatters and atomics lowered before it */
   Str names[C2T_MAX_REUSE_NAMES]; /* the names its index reads, and their bindings then */
@@ -89,6 +91,7 @@ typedef struct LaunchedPair {
 typedef struct ReuseConverted {
   const Node *node;
   int load;
+  const ReuseWhen *when;
   ReuseConvert how;
 } ReuseConverted;
 
@@ -267,7 +270,7 @@ static bool reads_the_same(Lowerer *L, const ReuseLoad *load, Node *const *index
 /* A name that holds the tile of load `id` now, or NULL. */
 static Variable *holder(Lowerer *L, int id) {
   for (int i = L->scope && id ? L->scope->count - 1 : -1; i >= 0; i--)
-    if (L->scope->vars[i].reuse_load == id && !L->scope->vars[i].reuse_convert)
+    if (L->scope->vars[i].reuse_load == id && !L->scope->vars[i].reuse_convert && !L->scope->vars[i].reuse_when)
       return &L->scope->vars[i];
   return NULL;
 }
@@ -338,9 +341,9 @@ Node *reuse_load(Lowerer *L, const ReuseSite *site, Node *loaded) {
     return loaded;
   const char *flag = NULL;
   int source = 0;
-  for (int i = s->load_count - 1; i >= 0 && !flag; i--) {
+  for (int i = site->rank_in_branch ? -1 : s->load_count - 1; i >= 0 && !flag; i--) {
     const ReuseLoad *earlier = &s->loads[i];
-    if (str_same(earlier->param, site->param) || !launched_as_one(s, earlier->param, site->param) ||
+    if (earlier->rank_in_branch || str_same(earlier->param, site->param) || !launched_as_one(s, earlier->param, site->param) ||
         !reads_the_same(L, earlier, site->index, site->size, rank, site->padding, site->check))
       continue;
     Variable *var = holder(L, earlier->id);
@@ -367,7 +370,8 @@ Node *reuse_load(Lowerer *L, const ReuseSite *site, Node *loaded) {
   ReuseLoad *load = &s->loads[s->load_count++];
   *load = (ReuseLoad){.id = s->load_count, .param = site->param, .node = loaded, .flag = flag, .source = source,
                       .rank = rank, .padding = site->padding, .check = site->check,
-                      .as_stored = identity(site->perm, rank), .loop = s->loop, .writes = s->writes,
+                      .as_stored = identity(site->perm, rank), .rank_in_branch = site->rank_in_branch,
+                      .loop = s->loop, .writes = s->writes,
                       .name_count = scan.count};
   for (int a = 0; a < rank; a++) {
     load->index[a] = site->index[a];
@@ -389,17 +393,13 @@ ReuseValue reuse_value(Lowerer *L, const Node *value) {
   for (int i = L->reuse->load_count - 1; i >= 0; i--)
     if (L->reuse->loads[i].node == value) {
       const ReuseLoad *load = &L->reuse->loads[i];
-      return (ReuseValue){load->id, load->flag, load->source, false, 0};
+      return (ReuseValue){load->id, load->flag, load->source, false, 0, NULL};
     }
   for (int i = L->reuse->convert_count - 1; i >= 0; i--)
     if (L->reuse->converts[i].node == value)
-      return (ReuseValue){L->reuse->converts[i].load, NULL, 0, false, i + 1};
-  if (value->kind == N_NAME) { /* another name for what a name holds */
-    const Variable *from = scope_lookup(L, value->u.name.id);
-    return from ? (ReuseValue){from->reuse_load, from->reuse_flag, from->reuse_source, from->reuse_transposed,
-                               from->reuse_convert}
-                : out;
-  }
+      return (ReuseValue){L->reuse->converts[i].load, NULL, 0, false, i + 1, L->reuse->converts[i].when};
+  if (value->kind == N_NAME) /* another name for what a name holds */
+    return reuse_of_name(L, value->u.name.id);
   bool transpose = is_tl_call(value, "trans", 1);
   if (!transpose && !is_tl_call(value, "reshape", 2))
     return out;
@@ -407,7 +407,8 @@ ReuseValue reuse_value(Lowerer *L, const Node *value) {
   if (held.transposed || held.convert)
     return out; /* reshaped or transposed again, or a converted tile reshaped: not followed */
   if (transpose) /* a 2-D tile transposed: for the product (reuse_operand) */
-    return value->type && value->type->rank == 2 ? (ReuseValue){0, held.flag, held.source, true, 0} : out;
+    return value->type && value->type->rank == 2 && !held.when ? (ReuseValue){0, held.flag, held.source, true, 0, NULL}
+                                                                : out;
   return held; /* reshaped: the same elements in the same order */
 }
 
@@ -420,6 +421,53 @@ void reuse_bind(Lowerer *L, Str name, ReuseValue value) {
   var->reuse_source = value.source;
   var->reuse_transposed = value.transposed;
   var->reuse_convert = value.convert;
+  var->reuse_when = value.when;
+}
+
+ReuseValue reuse_of_name(Lowerer *L, Str name) {
+  const Variable *var = L->reuse && L->scope ? scope_lookup(L, name) : NULL;
+  if (!var)
+    return (ReuseValue){0};
+  return (ReuseValue){var->reuse_load, var->reuse_flag, var->reuse_source, var->reuse_transposed, var->reuse_convert,
+                      var->reuse_when};
+}
+
+/* A load's tile as it was read, held always: no flag, transpose, conversion or condition. */
+static bool plain_load(const ReuseValue *value) {
+  return value->load && !value->flag && !value->transposed && !value->convert && !value->when;
+}
+
+/* The launcher's text of `source` (a condition on constexpr parameters), negated where not `taken`. */
+static const char *launch_condition(Lowerer *L, const Node *source, bool taken) {
+  Buf *written = lower_buf(L);
+  Emitter emitter;
+  emitter_init_bare(&emitter, L->ctx, written);
+  if (!taken)
+    buf_puts(written, "not ");
+  emit_expr(&emitter, source, taken ? PREC_NOT : PREC_BOR);
+  return arena_strndup(&L->ctx->arena, written->data, written->len);
+}
+
+void reuse_join(Lowerer *L, Str name, Node *test, const Node *source, ReuseValue body, ReuseValue orelse) {
+  if (!L->reuse || !L->scope || !source || !constexpr_param_condition(L, source))
+    return;
+  ReuseValue merged = {0};
+  if (plain_load(&body) && plain_load(&orelse) && body.load <= L->reuse->load_count &&
+      orelse.load <= L->reuse->load_count) {
+    /* both branches hold the same tile (the same array, index, shape, padding, check): either's */
+    const ReuseLoad *a = &L->reuse->loads[body.load - 1], *b = &L->reuse->loads[orelse.load - 1];
+    if (str_same(a->param, b->param) && a->writes == b->writes &&
+        reads_the_same(L, a, b->index, b->size, b->rank, b->padding, b->check))
+      merged = body;
+  } else if (plain_load(&body) != plain_load(&orelse)) {
+    /* one branch holds a load's tile, the other something else: that tile where its branch runs */
+    bool taken = plain_load(&body);
+    ReuseWhen *when = arena_alloc(&L->ctx->arena, sizeof(ReuseWhen));
+    *when = (ReuseWhen){node_copy_tree(&L->ctx->arena, test), taken, launch_condition(L, source, taken)};
+    merged = taken ? body : orelse;
+    merged.when = when;
+  }
+  reuse_bind(L, name, merged);
 }
 
 const char *reuse_operand(Lowerer *L, const Node *x, Node **transposed) {
@@ -454,6 +502,7 @@ static bool tracked(Lowerer *L, ReuseValue held, TrackedLoad *out) {
     if (serial_of(L, load->names[i]) != load->serials[i])
       return false;
   out->param = load->param;
+  out->when = held.when;
   out->rank = load->rank;
   out->padding = load->padding;
   for (int a = 0; a < load->rank; a++) {
@@ -475,7 +524,7 @@ void reuse_note_convert(Lowerer *L, const Node *x, const Node *result, const Reu
   ReuseValue held = reuse_value(L, x);
   if (!held.load || held.flag || held.transposed || held.convert)
     return;
-  L->reuse->converts[L->reuse->convert_count++] = (ReuseConverted){result, held.load, *how};
+  L->reuse->converts[L->reuse->convert_count++] = (ReuseConverted){result, held.load, held.when, *how};
 }
 
 bool reuse_tracked_convert(Lowerer *L, const Node *value, TrackedLoad *out, ReuseConvert *how) {

@@ -480,6 +480,11 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
     tf32_branch_enter(L, source_test, true);
   if (!body_invalid) /* tl.static_assert(False, ...) is Triton already */
     lower_stmts(L, &stmt->u.if_.body);
+  /* what each name holds at the end of each branch (lower_memory_reuse.c follows loads' tiles) */
+  ReuseValue *reuse_body = arena_alloc(&L->ctx->arena, sizeof(ReuseValue) * (size_t)(A->count + 1));
+  ReuseValue *reuse_else = arena_alloc(&L->ctx->arena, sizeof(ReuseValue) * (size_t)(A->count + 1));
+  for (int i = 0; launch_decides && i < A->count; i++)
+    reuse_body[i] = reuse_of_name(L, A->names[i]);
   if (launch_decides) {
     tf32_branch_leave(L);
     tf32_branch_enter(L, source_test, false);
@@ -503,6 +508,8 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
     lower_stmts(L, &stmt->u.if_.orelse);
   if (launch_decides)
     tf32_branch_leave(L);
+  for (int i = 0; launch_decides && i < A->count; i++)
+    reuse_else[i] = reuse_of_name(L, A->names[i]);
   branch_ranks_close(L, ranks);
   save_assigned(L, A);
   for (int i = 0; i < A->count; i++) {
@@ -543,6 +550,8 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
       merged = maybe_unbound(L, merged);
     if (merged)
       scope_bind(L, A->names[i], merged);
+    if (merged && launch_decides && !body_leaves && !else_leaves)
+      reuse_join(L, A->names[i], test, source_test, reuse_body[i], reuse_else[i]);
   }
   push_stmt(L, out, stmt);
 }

@@ -216,12 +216,12 @@ void scope_bind(Lowerer *L, Str name, TypeInfo *type) {
   unsigned serial = ++L->bind_serial;
   if (existing) {
     /* a new value: what lower_memory_reuse.c knew of the old one is gone */
-    *existing = (Variable){existing->name, type, serial, 0, NULL, 0, false, 0};
+    *existing = (Variable){existing->name, type, serial, 0, NULL, 0, false, 0, NULL};
     return;
   }
   if (L->scope->count == C2T_MAX_SCOPE_NAMES)
     lower_limit(L, NULL, "local names in one function", C2T_MAX_SCOPE_NAMES);
-  L->scope->vars[L->scope->count++] = (Variable){name, type, serial, 0, NULL, 0, false, 0};
+  L->scope->vars[L->scope->count++] = (Variable){name, type, serial, 0, NULL, 0, false, 0, NULL};
 }
 
 /* ------------------------------------------------------------- buffers */

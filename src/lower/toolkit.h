@@ -56,6 +56,9 @@
  * load's index it follows; past either, a load is not taken from another (no error). */
 #define C2T_MAX_REUSE_LOADS 256
 #define C2T_MAX_REUSE_NAMES 8
+/* Launch-time conditions one array's K-major copy is made under (lower_memory_kmajor.c: its
+ * products' operands each hold the load's tile where one holds); past it, at every launch. */
+#define C2T_MAX_KMAJOR_WHENS 4
 
 /* ------------------------------------------------------------------ dtypes */
 
@@ -225,6 +228,7 @@ typedef struct Variable {
   int reuse_source;      /* ... the load whose tile that is, where the two are reshapes of each other (else 0) */
   bool reuse_transposed;
   int reuse_convert;     /* ... converted by an astype (ReuseValue.convert), not the tile itself */
+  const struct ReuseWhen *reuse_when; /* ... only where a launch-time condition holds (ReuseValue.when) */
 } Variable;
 
 typedef struct Scope {

@@ -1139,3 +1139,36 @@ def test_a_float8_right_hand_operand_is_read_from_the_k_major_copy(tmp_path, mon
     for ttgir in asm.glob("fp8_attention.attention.*.ttgir"):
         trips[ttgir.name] = bool(re.search(r"ttg\.local_load .* -> tensor<64x128xf8E5M2, #blocked", ttgir.read_text()))
     assert sorted(trips.values()) == [False, True], trips  # the unstaged kernel's V tile, only
+
+
+FP8_GEMM_CALLS = """
+import torch
+def launch(m, trans_b, staged=True):
+    if not staged:
+        m._kmajor_stage = lambda array, *others: array
+    a = torch.randn(1024, 512).to(torch.float8_e4m3fn)
+    b = torch.randn(512, 1024).to(torch.float8_e4m3fn)
+    m.launch_gemm(0, (8, 8, 1), (a, b.T.contiguous() if trans_b else b, torch.empty(1024, 1024), 128, 128, 64,
+                                 trans_b, 0))
+CALLS = {"fp8_gemm_branches": [lambda m: launch(m, False), lambda m: launch(m, False, False),
+                               lambda m: launch(m, True)]}
+"""
+
+
+def test_a_float8_operand_bound_in_a_launch_time_branch_is_read_from_the_copy(tmp_path, monkeypatch):
+    """B's (K, N) tiles, bound in one branch of an `if` on a constexpr, reach the product after
+    it: read from the K-major copy where the launch takes that branch (no trip through
+    registers), as loaded where it does not (K-major already), where no copy is made."""
+    asm = tmp_path / "asm"
+    asm.mkdir()
+    monkeypatch.setenv("C2T_DUMP_ASM", str(asm))
+    results = _compile_case(tmp_path, "fp8_gemm_branches", FP8_GEMM_CALLS)
+    kernels = {(r["constexprs"]["TRANS_B"], r["constexprs"]["B_kmajor_staged"]): r
+               for r in results if r["kernel"] == "gemm"}
+    assert set(kernels) == {("False", "True"), ("False", "False"), ("True", "False")}, results
+    for r in kernels.values():
+        assert r["tma_launch"] and r["ptx_wgmma"] > 0 and not r["problems"], r
+    trips = []
+    for ttgir in asm.glob("fp8_gemm_branches.gemm.*.ttgir"):
+        trips.append(bool(re.search(r"ttg\.local_load .* -> tensor<64x128xf8E4M3FN, #blocked", ttgir.read_text())))
+    assert sorted(trips) == [False, False, True], trips  # the unstaged kernel's N-major B tile, only

@@ -171,3 +171,81 @@ def test_which_conversions_are_read_from_the_copy(convert_text, conversion, stag
     source = GEMM.replace(B_LOAD, B_LOAD.replace(".astype(dtype)", conversion))
     assert source != GEMM
     assert ("B_kmajor" in convert_text(source)) == staged
+
+
+# B read in one of two orders chosen by a constexpr flag, the product after the `if`
+BRANCHED = """
+import cuda.tile as ct
+import torch
+
+ConstInt = ct.Constant[int]
+ConstBool = ct.Constant[bool]
+
+
+@ct.kernel
+def gemm(A, B, C, TM: ConstInt, TN: ConstInt, TK: ConstInt, TRANS_B: ConstBool, HINT: ConstInt):
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.full((TM, TN), 0, dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        if TRANS_B:
+            b = ct.load(B, index=(bn, k), shape=(TN, TK), padding_mode=ct.PaddingMode.ZERO)
+            b = ct.transpose(b)
+        else:
+            if HINT > 0:
+                b = ct.load(B, index=(k, bn), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO, latency=HINT)
+            else:
+                b = ct.load(B, index=(k, bn), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.astype(b, A.dtype)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
+def run(a, b, c, TM, TN, TK, trans_b, hint):
+    M, N = c.shape
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(M, TM), ct.cdiv(N, TN), 1), gemm,
+              (a, b, c, TM, TN, TK, trans_b, hint))
+"""
+
+
+def test_a_tile_bound_in_one_branch_of_a_launch_time_if_is_read_from_the_copy_there(convert_text):
+    text = convert_text(BRANCHED)
+    # the two loads of the else branch read the same tile: one tile, whichever runs
+    assert "    B_kmajor_desc_1_ok: tl.constexpr = (\n        B_kmajor_staged\n        and not TRANS_B\n" in text
+    assert ("            B_kmajor_tile_2 = B_kmajor_tile_2.to(A.dtype.element_ty)\n"
+            "        else:\n"
+            "            B_kmajor_tile_2 = b\n"
+            "        acc = ct_mma(a, B_kmajor_tile_2, acc,") in text
+    # the copy only for the launches that take that branch
+    assert "B_kmajor=(B_kmajor := _kmajor_stage(B, A, C) if not TRANS_B else B)," in text
+
+
+@pytest.mark.parametrize("trans_b, hint", [(False, 0), (False, 3), (True, 0)])
+def test_both_branches_compute_the_product_staged_or_not(convert, trans_b, hint):
+    mod = convert(BRANCHED)
+    M, N, K = 40, 48, 64
+    a = (torch.randn(M, K) * 0.5).to(torch.float8_e4m3fn)
+    b_math = (torch.randn(K, N) * 0.5).to(torch.float8_e4m3fn)
+    b = b_math.T.contiguous() if trans_b else b_math
+    stage, staged = mod._kmajor_stage, []
+    mod._kmajor_stage = lambda array, *others: staged.append(stage(array, *others)) or staged[-1]
+    with_copy = torch.zeros(M, N)
+    mod.run(a, b, with_copy, 16, 32, 32, trans_b, hint)
+    assert len(staged) == (0 if trans_b else 1)  # a launch that reads B (N, K) makes no copy
+    mod._kmajor_stage = lambda array, *others: array
+    without = torch.zeros(M, N)
+    mod.run(a, b, without, 16, 32, 32, trans_b, hint)
+    assert torch.equal(with_copy, without)
+    torch.testing.assert_close(with_copy, a.float() @ b_math.float(), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("change", [
+    # the branches read other tiles of B
+    ("            else:\n                b = ct.load(B, index=(k, bn)", "            else:\n                b = ct.load(B, index=(k, bm)"),
+    # an `if` decided at run time, not at launch
+    ("        if TRANS_B:\n", "        if ct.bid(2) > 0:\n"),
+])
+def test_a_tile_the_branches_do_not_agree_on_is_not_read_from_the_copy(convert_text, change):
+    source = BRANCHED.replace(*change)
+    assert source != BRANCHED
+    assert "B_kmajor" not in convert_text(source)

@@ -137,6 +137,15 @@ def test_a_load_reads_its_own_array_otherwise(convert_text, between, args):
     assert "_is_" not in convert_text(decode_source(between, args))
 
 
+def test_a_tile_of_an_array_whose_rank_a_launch_time_if_decides_is_not_taken(convert_text):
+    """K first read in the branches of an `if` on a constexpr: another launch may give K another
+    rank, so V's load reads its own array."""
+    load = "        k = ct.load(K, index=(b, cnt, 0), shape=(1, TN, TD))\n"
+    source = decode_source().replace(load, "        if TN > 4:\n    " + load + "        else:\n    " + load)
+    assert source != decode_source()
+    assert "_is_" not in convert_text(source)
+
+
 def test_a_local_of_the_flag_s_name_is_renamed(convert):
     mod = convert(decode_source("        V_is_K = 3\n        acc = acc * V_is_K / 3\n"))
     B, TD, TH, TN, S = 1, 32, 16, 16, 32
