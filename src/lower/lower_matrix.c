@@ -265,6 +265,8 @@ Node *lower_matrix_product(Lowerer *L, Node *at, const char *what, Node *x, Node
     dtype = dx;
   Node *precision = input_precision(L, at, what, xt, yt);
   L->kernel_has_dot = true;
+  if (yt->rank == 2)
+    y = kmajor_operand(L, y); /* float8: from a K-major copy */
   Node *result = T(L, "_1(_2, _3, input_precision=_4)", use_helper(L, HELPER_ct_matmul), x, y, precision);
   result->type = product_type(L, dtype, out, out_rank);
   if (dtype == DT_UNKNOWN && tf32_state(xt) == -1)

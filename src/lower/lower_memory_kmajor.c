@@ -13,7 +13,7 @@
  *
  * So for an array P that the kernel only reads, by ct.load (found in its
  * source before it is lowered: every mention is a ct.load's array, or its
- * shape, dtype or ndim), a ct.mma whose right-hand operand is the tile of
+ * shape, dtype or ndim), a ct.mma, ct.matmul or `@` whose 2-D right-hand operand is the tile of
  * such a load (reshaped at most, its leading tile dimensions 1, the tile's
  * last axis the product's N, padded with zeros or undetermined padding)
  * takes the same tile from the launcher's copy of P with its last two axes
@@ -318,11 +318,10 @@ void kmajor_launch_args(Lowerer *L, const Function *kernel, Buf *call) {
     launch_other_arrays(kernel, P, call);
     buf_printf(call, ")");
     const KmajorWhen *when = &L->kmajor->when[i];
-    if (!when->always) { /* the copy only for the launches whose products read it */
-      bool grouped = when->count > 1;
+    if (!when->always) { /* the copy only for the launches whose products read it (`or` binds loosest) */
       buf_printf(call, " if ");
       for (int j = 0; j < when->count; j++)
-        buf_printf(call, "%s%s%s%s", j ? " or " : "", grouped ? "(" : "", when->launch[j], grouped ? ")" : "");
+        buf_printf(call, "%s%s", j ? " or " : "", when->launch[j]);
       buf_printf(call, " else %.*s", P.len, P.text);
     }
     buf_printf(call, "),\n            %.*s_kmajor_staged=%.*s_kmajor is not %.*s,\n", P.len, P.text, P.len, P.text,

@@ -218,3 +218,68 @@ def test_a_tile_the_branches_do_not_agree_on_is_not_read_from_the_copy(convert_t
     source = BRANCHED.replace(*change)
     assert source != BRANCHED
     assert "B_kmajor" not in convert_text(source)
+
+
+@pytest.mark.parametrize("product", ["acc + a @ b", "acc + ct.matmul(a, b)"])
+def test_the_right_hand_operand_of_matmul_and_the_operator_is_read_from_the_copy(convert_text, convert, product):
+    source = GEMM.replace(".astype(dtype)\n", "\n").replace("acc = ct.mma(a, b, acc)", f"acc = {product}")
+    assert source.count("ct.PaddingMode.ZERO)\n") == 2 and product in source
+    text = convert_text(source)
+    assert "acc = acc + ct_matmul(a, B_kmajor_tile_" in text
+    mod = convert(source)
+    M, N, K = 40, 48, 64
+    a, b = torch.randn(M, K).half(), torch.randn(K, N).half()
+    outs = []
+    for stage in (lambda array, *others: array.transpose(-1, -2).contiguous(),  # staged, float16
+                  lambda array, *others: array):
+        mod._kmajor_stage = stage
+        outs.append(torch.zeros(M, N))
+        mod.run(a, b, outs[-1], 16, 32, 32)
+    assert torch.equal(outs[0], outs[1])
+    # each step's float16 product (cuTile's matmul keeps its operands' dtype) summed in float32
+    steps = sum((a[:, k:k + 32].float() @ b[k:k + 32].float()).half().float() for k in (0, 32))
+    torch.testing.assert_close(outs[0], steps, rtol=1e-3, atol=1e-3)
+
+
+def many_conditions(count):
+    """A kernel whose products read B's tile under `count` launch-time conditions, one each."""
+    flags = ", ".join(f"F{i}: ct.Constant[bool]" for i in range(count))
+    steps = "".join(f"""
+    if F{i}:
+        b = ct.transpose(ct.load(B, index=(0, 0), shape=(16, 32)))
+    else:
+        b = ct.load(B, index=(0, 0), shape=(32, 16))
+    acc = ct.mma(a, b, acc)""" for i in range(count))
+    return f"""
+import cuda.tile as ct
+import torch
+
+
+@ct.kernel
+def gemm(A, B, C, {flags}):
+    a = ct.load(A, index=(0, 0), shape=(16, 32))
+    acc = ct.zeros((16, 16), dtype=ct.float32){steps}
+    ct.store(C, index=(0, 0), tile=acc)
+
+
+def run(a, b, c, *flags):
+    ct.launch(torch.cuda.current_stream(), (1, 1, 1), gemm, (a, b, c, *flags))
+"""
+
+
+@pytest.mark.parametrize("count", [4, 5])  # C2T_MAX_KMAJOR_WHENS: 4
+def test_past_its_limit_of_conditions_the_copy_is_made_at_every_float8_launch(convert_text, convert, count):
+    text = " ".join(convert_text(many_conditions(count)).split()).replace("( ", "(").replace(" )", ")")
+    conditions = " or ".join(f"not F{i}" for i in range(count))
+    if count <= 4:
+        assert f"B_kmajor=(B_kmajor := _kmajor_stage(B, A, C) if {conditions} else B)," in text
+    else:
+        assert "B_kmajor=(B_kmajor := _kmajor_stage(B, A, C))," in text
+    mod = convert(many_conditions(count))
+    mod._kmajor_stage = lambda array, *others: array.transpose(-1, -2).contiguous()  # staged, float16
+    a, b = torch.randn(16, 32).half(), torch.randn(32, 16).half()
+    out = torch.zeros(16, 16)
+    for value in (False, True):  # each launch reads B one way at every step
+        out.zero_()
+        mod.run(a, b.T.contiguous() if value else b, out, *([value] * count))
+        torch.testing.assert_close(out, count * (a.float() @ b.float()), rtol=1e-3, atol=1e-3)
