@@ -117,6 +117,10 @@ typedef struct Function {
      parameter after _use_tma; None: it makes its own), lower_memory.c */
   struct HostDescriptor *host_descriptors;
   int host_descriptor_count;
+  /* a tile function: the array parameters whose products read a K-major copy (lower_memory_kmajor.c),
+     each taking P_kmajor and P_kmajor_staged after its descriptors, given by each call */
+  Str *kmajor_params;
+  int kmajor_param_count;
   /* a kernel defined inside a host function (resolve.c moved its def to
    * module level, before that function): where it stood, a placeholder
    * statement that host code rewriting makes the kernel object, built with

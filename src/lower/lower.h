@@ -160,6 +160,9 @@ typedef struct ReuseValue {
 ReuseValue reuse_value(Lowerer *L, const Node *value);
 void reuse_bind(Lowerer *L, Str name, ReuseValue value);
 ReuseValue reuse_of_name(Lowerer *L, Str name); /* what the name holds now */
+/* A tile function lowered for a call follows its own loads; the caller's wait in the result. */
+struct ReuseState *reuse_enter_function(Lowerer *L);
+void reuse_leave_function(Lowerer *L, struct ReuseState *caller);
 /* After a kernel's `if` on `test` (`source`: as written) that the launch decides: what `name`
  * holds, from what it held at the end of the body and of the else branch. */
 void reuse_join(Lowerer *L, Str name, Node *test, const Node *source, ReuseValue body, ReuseValue orelse);
@@ -199,6 +202,13 @@ void kmajor_keep_staged(Lowerer *L, int count);  /* kmajor_keep_staged) */
 Node *kmajor_operand(Lowerer *L, Node *y); /* y, or `staged if FLAG else y` */
 void kmajor_add_params(Lowerer *L, Node *def);
 void kmajor_launch_args(Lowerer *L, const Function *kernel, Buf *call);
+/* A tile function lowered for a call: its own arrays (the caller's state waits in the result),
+ * then its parameters P_kmajor, P_kmajor_staged (fn->kmajor_params), and the caller's again. */
+struct KmajorState *kmajor_enter_function(Lowerer *L, Node *def);
+void kmajor_leave_function(Lowerer *L, Function *fn, struct KmajorState *caller);
+/* A call of tile function fn: its P_kmajor, P_kmajor_staged arguments pushed onto `expanded`: the
+ * caller's own copy of an array parameter it only reads and passes whole, else the array, False. */
+void kmajor_call_args(Lowerer *L, const Function *fn, TypeInfo **types, int count, NodeList *expanded);
 /* launch.c: `, A, B` for the kernel's array parameters other than `array` (what a staging
  * helper weighs the copy against: the launch's other arrays) */
 void launch_other_arrays(const Function *kernel, Str array, Buf *call);

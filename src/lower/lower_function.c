@@ -2082,6 +2082,8 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
   Node *module_def = fn->def; /* a second version is lowered in a copy of its own */
   /* the arrays it uses through descriptors are its own parameters (the caller's list waits) */
   CallerTma *tma = save_caller_tma(L, arg_types != NULL);
+  struct KmajorState *kmajor = kmajor_enter_function(L, fn->pristine); /* its K-major copies, the caller's wait */
+  struct ReuseState *reuse = reuse_enter_function(L);                  /* ... and the loads it follows */
   int host_first = L->host_descriptor_count; /* the caller's candidates stay the caller's */
   bool caller_dot = L->kernel_has_dot;
   L->kernel_has_dot = false; /* whether it multiplies matrices itself */
@@ -2096,6 +2098,8 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
     discard_lowering(L, fn);
     restore_state(L, &saved);
     restore_caller_tma(L, tma);
+    L->kmajor = kmajor; /* the caller's again */
+    reuse_leave_function(L, reuse);
     L->needs_debug = needs_debug;
     L->runtime_scalars = runtime_scalars;
     restore_versions(L, caller);
@@ -2105,6 +2109,8 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
   add_tma_params(L, fn);
   /* after the flags: X_desc_N, given by a call or None, in a function that multiplies matrices */
   take_device_descriptors(L, fn, host_first, L->kernel_has_dot);
+  kmajor_leave_function(L, fn, kmajor); /* after the descriptors: P_kmajor, P_kmajor_staged */
+  reuse_leave_function(L, reuse);
   fn->multiplies = L->kernel_has_dot;
   L->kernel_has_dot = L->kernel_has_dot || caller_dot;
   fn->tma_reused = L->tma_reused;
@@ -2906,6 +2912,7 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
   if (fn->tma_param_count)
     node_list_push(&L->ctx->arena, &expanded, any_flag ? new_name(L, "_use_tma") : T0(L, "False"));
   pass_device_descriptors(L, fn, args->items, types, args->count, &expanded);
+  kmajor_call_args(L, fn, types, args->count, &expanded);
   if (any_flag && fn->tma_reused)
     L->tma_reused = true;
   if (fn->multiplies) /* lowered for an earlier call, maybe of another kernel */

@@ -86,6 +86,7 @@ static bool has(const Str *names, int count, Str name) {
 
 typedef struct Mentions {
   Lowerer *L;
+  int depth; /* tile functions entered to get here */
   const Node *allowed[256]; /* Name nodes that only read the array: ct.load's array, x.shape */
   int allowed_count;
   bool overflow;
@@ -103,11 +104,33 @@ static void allow(Mentions *m, const Node *name) {
     m->allowed[m->allowed_count++] = name;
 }
 
+static bool only_read(Lowerer *L, Node *def, Str param, int depth);
+
+/* An argument of a call of tile function `fn` for its parameter `param`: allowed where fn only reads it. */
+static void allow_argument(Mentions *m, Function *fn, Str param, Node *arg) {
+  Node *def = fn->pristine ? fn->pristine : fn->def; /* as written */
+  if (arg->kind == N_NAME && m->depth < C2T_MAX_KMAJOR_CALL_DEPTH && only_read(m->L, def, param, m->depth + 1))
+    allow(m, arg);
+}
+
 static void find_reads(Node *node, void *data) {
   Mentions *m = data;
   if (node->kind == N_CALL && node->u.call.args.count >= 1 &&
       (is_ct_member(m->L->conv, node->u.call.func, "load") || is_ct_member(m->L->conv, node->u.call.func, "num_tiles")))
     allow(m, node->u.call.args.items[0]);
+  Function *fn = node->kind == N_CALL && node->u.call.func->kind == N_NAME
+                     ? find_function(m->L->conv, node->u.call.func->u.name.id)
+                     : NULL;
+  if (fn && fn->role == ROLE_DEVICE) { /* an array passed to a tile function that only reads it */
+    const NodeList *params = &(fn->pristine ? fn->pristine : fn->def)->u.function_def.args->u.arguments.args;
+    for (int i = 0; i < node->u.call.args.count && i < params->count; i++)
+      allow_argument(m, fn, params->items[i]->u.arg.arg, node->u.call.args.items[i]);
+    for (int i = 0; i < node->u.call.keywords.count; i++) {
+      Node *keyword = node->u.call.keywords.items[i];
+      if (keyword->u.keyword.arg.len)
+        allow_argument(m, fn, keyword->u.keyword.arg, keyword->u.keyword.value);
+    }
+  }
   if (node->kind == N_ATTRIBUTE && (str_eq(node->u.attribute.attr, "shape") || str_eq(node->u.attribute.attr, "dtype") ||
                                     str_eq(node->u.attribute.attr, "ndim")))
     allow(m, node->u.attribute.value);
@@ -126,6 +149,19 @@ static void find_mentions(Node *node, void *data) {
     return;
   }
   node_children(node, find_mentions, data);
+}
+
+/* Whether function `def` only reads its parameter `param` (ct.load, its shape, dtype, ndim,
+ * or a tile function that only reads it, `depth` calls deep). */
+static bool only_read(Lowerer *L, Node *def, Str param, int depth) {
+  Mentions *m = arena_alloc(&L->ctx->arena, sizeof(Mentions));
+  *m = (Mentions){.L = L, .depth = depth, .param_count = 1};
+  m->params[0] = param;
+  for (int i = 0; i < def->u.function_def.body.count; i++)
+    find_reads(def->u.function_def.body.items[i], m);
+  for (int i = 0; i < def->u.function_def.body.count && !m->overflow; i++)
+    find_mentions(def->u.function_def.body.items[i], m);
+  return !m->overflow && !m->other[0];
 }
 
 void kmajor_scan_kernel(Lowerer *L, Node *def) {
@@ -195,18 +231,16 @@ static Node *when_test(Lowerer *L, const ReuseWhen *when) {
 Node *kmajor_operand(Lowerer *L, Node *y) {
   TrackedLoad load;
   ReuseConvert convert = {0}; /* y is the load's tile converted so (astype), where convert.call is set */
-  if (!L->function || L->function->role != ROLE_KERNEL || !L->prologue || !L->pending || L->in_while_test ||
+  if (!L->function || (L->function->role != ROLE_KERNEL && !L->device_tma) || !L->prologue || !L->pending ||
+      L->in_while_test ||
       !L->kmajor || y->kind != N_NAME || !y->type || y->type->rank != 2 || !y->type->dims[0] || !y->type->dims[1] ||
       !(reuse_tracked_load(L, y, &load) ||
         (reuse_tracked_convert(L, y, &load, &convert) && may_stay_float8(convert.dtype))) ||
       load.rank < 2 || (load.padding != 0 && load.padding != 1) /* undetermined or zero: a descriptor's */ ||
       !has(L->kmajor->readonly, L->kmajor->readonly_count, load.param))
     return y;
-  bool descriptors = false; /* its loads take descriptors: the launcher sets Triton's allocator, which the copy's needs */
-  for (int i = 0; i < L->tma_array_count && !descriptors; i++)
-    descriptors = str_same(L->tma_arrays[i], load.param);
-  if (!descriptors)
-    return y;
+  if (!has(L->tma_arrays, L->tma_array_count, load.param))
+    return y; /* its loads take no descriptors: the launcher sets Triton's allocator, which the copy's needs */
   int r = load.rank;
   for (int a = 0; a < r - 2; a++)
     if (!known_one(load.size[a]))
@@ -326,5 +360,59 @@ void kmajor_launch_args(Lowerer *L, const Function *kernel, Buf *call) {
     }
     buf_printf(call, "),\n            %.*s_kmajor_staged=%.*s_kmajor is not %.*s,\n", P.len, P.text, P.len, P.text,
                P.len, P.text);
+  }
+}
+
+/* ------------------------------------------------------------ tile functions */
+
+struct KmajorState *kmajor_enter_function(Lowerer *L, Node *def) {
+  KmajorState *caller = L->kmajor;
+  L->kmajor = NULL;
+  kmajor_scan_kernel(L, def);
+  return caller;
+}
+
+void kmajor_leave_function(Lowerer *L, Function *fn, struct KmajorState *caller) {
+  KmajorState *own = L->kmajor;
+  L->kmajor = caller;
+  fn->kmajor_param_count = 0;
+  if (!own || !own->staged_count)
+    return;
+  /* the caller gives the copy where its launch makes one: conditions inside are the function's own */
+  fn->kmajor_params = arena_alloc(&L->ctx->arena, sizeof(Str) * (size_t)own->staged_count);
+  NodeList *args = &fn->def->u.function_def.args->u.arguments.args;
+  for (int i = 0; i < own->staged_count; i++) {
+    Str P = own->staged[i];
+    fn->kmajor_params[fn->kmajor_param_count++] = P;
+    node_list_push(&L->ctx->arena, args, new_arg(L, suffixed(L, P, "_kmajor"), NULL));
+    node_list_push(&L->ctx->arena, args, new_arg(L, suffixed(L, P, "_kmajor_staged"), "tl.constexpr"));
+  }
+}
+
+void kmajor_call_args(Lowerer *L, const Function *fn, TypeInfo **types, int count, NodeList *expanded) {
+  Arena *arena = &L->ctx->arena;
+  for (int k = 0; k < fn->kmajor_param_count; k++) {
+    const ArrayRef *array = NULL;
+    for (int i = 0; i < count && i < fn->signature_count && !array; i++)
+      if (str_same(fn->signature_names[i], fn->kmajor_params[k]) && types[i] && types[i]->kind == VAL_ARRAY)
+        array = types[i]->array;
+    /* the caller's own copy: of an array parameter it passes whole, only reads, and reads
+       through descriptors (the launcher sets Triton's allocator), outside loops (the function
+       makes the copy's descriptor at each call) */
+    bool own = array && array->param.len && !array->is_view && !array->descriptor_slots && !array->rank_branches &&
+               array->pointer && array->pointer->kind == N_NAME && str_same(array->pointer->u.name.id, array->param) &&
+               L->kmajor && has(L->kmajor->readonly, L->kmajor->readonly_count, array->param) &&
+               L->loop_depth == 0 && (L->function->role == ROLE_KERNEL || L->device_tma);
+    own = own && has(L->tma_arrays, L->tma_array_count, array->param);
+    if (own) {
+      add_staged(L->kmajor, array->param, NULL);
+      node_list_push(arena, expanded, new_name(L, arena_printf(arena, "%.*s_kmajor", array->param.len,
+                                                                array->param.text)));
+      node_list_push(arena, expanded, new_name(L, arena_printf(arena, "%.*s_kmajor_staged", array->param.len,
+                                                                array->param.text)));
+    } else {
+      node_list_push(arena, expanded, array ? node_copy_tree(arena, array->pointer) : T0(L, "None"));
+      node_list_push(arena, expanded, T0(L, "False"));
+    }
   }
 }

@@ -67,7 +67,7 @@ typedef struct ReuseLoad {
   int padding;
   const Node *check;
   bool as_stored;       /* its tile in the array's axis order (another may take it) */
-  bool rank_in_branch;  /* ReuseSite.rank_in_branch: followed, never taken from */
+  bool rank_in_branch;  /* ReuseSite.rank_in_branch, or a tile function's: followed, never taken from */
   int loop;             /* the loop body it is in (ReuseState.loop) */
   unsigned writes;      /* stores, scatters and atomics lowered before it */
   Str names[C2T_MAX_REUSE_NAMES]; /* the names its index reads, and their bindings then */
@@ -330,8 +330,11 @@ static Node *reshaped_once(Lowerer *L, Node *taken, const Variable *var, bool *r
 }
 
 Node *reuse_load(Lowerer *L, const ReuseSite *site, Node *loaded) {
-  if (!L->function || L->function->role != ROLE_KERNEL || !L->scope)
+  if (!L->function || (L->function->role != ROLE_KERNEL && !L->device_tma) || !L->scope)
     return loaded;
+  /* a tile function lowered for a call: its loads are followed (lower_memory_kmajor.c), never
+     taken from one another (the flags are a kernel's, compared by its launcher) */
+  bool takes = L->function->role == ROLE_KERNEL && !site->rank_in_branch;
   ReuseState *s = state(L);
   int rank = site->rank;
   NameScan scan = {0};
@@ -341,7 +344,7 @@ Node *reuse_load(Lowerer *L, const ReuseSite *site, Node *loaded) {
     return loaded;
   const char *flag = NULL;
   int source = 0;
-  for (int i = site->rank_in_branch ? -1 : s->load_count - 1; i >= 0 && !flag; i--) {
+  for (int i = takes ? s->load_count - 1 : -1; i >= 0 && !flag; i--) {
     const ReuseLoad *earlier = &s->loads[i];
     if (earlier->rank_in_branch || str_same(earlier->param, site->param) || !launched_as_one(s, earlier->param, site->param) ||
         !reads_the_same(L, earlier, site->index, site->size, rank, site->padding, site->check))
@@ -370,7 +373,7 @@ Node *reuse_load(Lowerer *L, const ReuseSite *site, Node *loaded) {
   ReuseLoad *load = &s->loads[s->load_count++];
   *load = (ReuseLoad){.id = s->load_count, .param = site->param, .node = loaded, .flag = flag, .source = source,
                       .rank = rank, .padding = site->padding, .check = site->check,
-                      .as_stored = identity(site->perm, rank), .rank_in_branch = site->rank_in_branch,
+                      .as_stored = identity(site->perm, rank), .rank_in_branch = !takes,
                       .loop = s->loop, .writes = s->writes,
                       .name_count = scan.count};
   for (int a = 0; a < rank; a++) {
@@ -423,6 +426,14 @@ void reuse_bind(Lowerer *L, Str name, ReuseValue value) {
   var->reuse_convert = value.convert;
   var->reuse_when = value.when;
 }
+
+struct ReuseState *reuse_enter_function(Lowerer *L) {
+  ReuseState *caller = L->reuse;
+  L->reuse = NULL; /* its own loads (state() makes the list at its first) */
+  return caller;
+}
+
+void reuse_leave_function(Lowerer *L, struct ReuseState *caller) { L->reuse = caller; }
 
 ReuseValue reuse_of_name(Lowerer *L, Str name) {
   const Variable *var = L->reuse && L->scope ? scope_lookup(L, name) : NULL;
@@ -518,7 +529,7 @@ bool reuse_tracked_load(Lowerer *L, const Node *value, TrackedLoad *out) {
 }
 
 void reuse_note_convert(Lowerer *L, const Node *x, const Node *result, const ReuseConvert *how) {
-  if (!L->function || L->function->role != ROLE_KERNEL || !L->reuse || result == x ||
+  if (!L->function || (L->function->role != ROLE_KERNEL && !L->device_tma) || !L->reuse || result == x ||
       L->reuse->convert_count == C2T_MAX_REUSE_LOADS)
     return;
   ReuseValue held = reuse_value(L, x);

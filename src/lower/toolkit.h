@@ -59,6 +59,9 @@
 /* Launch-time conditions one array's K-major copy is made under (lower_memory_kmajor.c: its
  * products' operands each hold the load's tile where one holds); past it, at every launch. */
 #define C2T_MAX_KMAJOR_WHENS 4
+/* Calls into tile functions followed to find that an array passed to one is only read there
+ * (lower_memory_kmajor.c); deeper, it counts as written (no copy, no error). */
+#define C2T_MAX_KMAJOR_CALL_DEPTH 4
 
 /* ------------------------------------------------------------------ dtypes */
 

@@ -283,3 +283,89 @@ def test_past_its_limit_of_conditions_the_copy_is_made_at_every_float8_launch(co
         out.zero_()
         mod.run(a, b.T.contiguous() if value else b, out, *([value] * count))
         torch.testing.assert_close(out, count * (a.float() @ b.float()), rtol=1e-3, atol=1e-3)
+
+
+# the attention's loop in a tile function the kernel calls with its arrays
+IN_FUNCTION = """
+import cuda.tile as ct
+import torch
+
+ConstInt = ct.Constant[int]
+
+
+def attend(Q, K, V, Out, b, TM: ConstInt, TN: ConstInt, D: ConstInt, S: ConstInt):
+    q = ct.reshape(ct.load(Q, index=(b, ct.bid(0), 0), shape=(1, TM, D)), (TM, D))
+    acc = ct.zeros((TM, D), dtype=ct.float32)
+    for j in range(S // TN):
+        k = ct.reshape(ct.load(K, index=(b, 0, j), shape=(1, D, TN), order=(0, 2, 1)), (D, TN))
+        s = ct.mma(q, k, ct.zeros((TM, TN), dtype=ct.float32))
+        p = ct.astype(ct.exp(s - ct.max(s, axis=1)[:, None]), Q.dtype)
+        v = ct.reshape(ct.load(V, index=(b, j, 0), shape=(1, TN, D)), (TN, D))
+        acc = ct.mma(p, v, acc)
+    ct.store(Out, index=(b, ct.bid(0), 0), tile=ct.reshape(acc, (1, TM, D)))
+
+
+@ct.kernel
+def attention(Q, K, V, Out, TM: ConstInt, TN: ConstInt, D: ConstInt, S: ConstInt):
+    attend(Q, K, V, Out, ct.bid(1), TM, TN, D, S)
+
+
+def run(q, k, v, out, TM, TN):
+    B, S, D = q.shape
+    ct.launch(torch.cuda.current_stream(), (S // TM, B, 1), attention, (q, k, v, out, TM, TN, D, k.shape[1]))
+"""
+
+
+def test_a_tile_function_reads_the_copy_its_caller_gives(convert_text):
+    text = convert_text(IN_FUNCTION)
+    assert "    V_kmajor,\n    V_kmajor_staged: tl.constexpr,\n):" in text  # the function's, and the kernel's
+    assert "        acc = ct_mma(p, V_kmajor_tile_2, acc," in text
+    assert "        V_kmajor,\n        V_kmajor_staged,\n    )" in text  # the kernel's call passes its own
+    assert "V_kmajor=(V_kmajor := _kmajor_stage(V, Q, K, Out))," in text
+    assert "K_kmajor" not in text
+
+
+@pytest.mark.parametrize("dtype", [torch.float8_e5m2, torch.float8_e4m3fn])
+def test_a_tile_function_gives_the_same_bits_staged_and_unstaged(convert, dtype):
+    mod = convert(IN_FUNCTION)
+    B, S, D, TM, TN = 2, 64, 32, 16, 16
+    q, k = (torch.randn(B, S, D) * 0.5).to(dtype), (torch.randn(B, S, D) * 0.5).to(dtype)
+    v = torch.randn(B, S, D).to(dtype)
+    stage, staged = mod._kmajor_stage, []
+    mod._kmajor_stage = lambda array, *others: staged.append(stage(array, *others)) or staged[-1]
+    with_copy = torch.zeros(B, S, D)
+    mod.run(q, k, v, with_copy, TM, TN)
+    assert len(staged) == 1 and staged[0] is not v
+    mod._kmajor_stage = lambda array, *others: array
+    without = torch.zeros(B, S, D)
+    mod.run(q, k, v, without, TM, TN)
+    assert torch.equal(with_copy, without)
+    forced = torch.zeros(B, S, D)  # float16, the copy forced: the function reads the right tile
+    mod._kmajor_stage = lambda array, *others: array.transpose(-1, -2).contiguous()
+    qh, kh, vh = q.half(), k.half(), v.half()
+    mod.run(qh, kh, vh, forced, TM, TN)
+    torch.testing.assert_close(forced, reference(qh, kh, vh, TN), rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("change", [
+    # the function writes V too
+    ("    ct.store(Out, index=(b, ct.bid(0), 0)", "    ct.store(V, index=(b, 0, 0), tile=ct.zeros((1, TN, D), dtype=V.dtype))\n"
+                                                 "    ct.store(Out, index=(b, ct.bid(0), 0)"),
+    # the kernel writes V
+    ("    attend(Q, K, V, Out, ct.bid(1), TM, TN, D, S)\n",
+     "    attend(Q, K, V, Out, ct.bid(1), TM, TN, D, S)\n    ct.store(V, index=(0, 0, 0), tile=ct.zeros((1, TN, D), dtype=V.dtype))\n"),
+    # another tile function the kernel calls writes V
+    ("@ct.kernel\n", "def clear(X, TN: ConstInt, D: ConstInt):\n"
+                     "    ct.store(X, index=(0, 0, 0), tile=ct.zeros((1, TN, D), dtype=X.dtype))\n\n\n@ct.kernel\n"),
+    # called in a loop: the function would make the copy's descriptor at each call
+    ("    attend(Q, K, V, Out, ct.bid(1), TM, TN, D, S)\n", "    for b in range(ct.bid(1), ct.bid(1) + 1):\n"
+                                                        "        attend(Q, K, V, Out, b, TM, TN, D, S)\n"),
+])
+def test_a_tile_function_gets_no_copy_where_its_array_is_written_or_the_call_repeats(convert_text, change):
+    source = IN_FUNCTION.replace(*change)
+    if "def clear" in source:
+        source = source.replace("    attend(Q, K, V, Out, ct.bid(1), TM, TN, D, S)\n",
+                                "    attend(Q, K, V, Out, ct.bid(1), TM, TN, D, S)\n    clear(V, TN, D)\n")
+    assert source != IN_FUNCTION
+    text = convert_text(source)
+    assert "_kmajor_stage(V" not in text
