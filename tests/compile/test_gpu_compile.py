@@ -1172,3 +1172,23 @@ def test_a_float8_operand_bound_in_a_launch_time_branch_is_read_from_the_copy(tm
     for ttgir in asm.glob("fp8_gemm_branches.gemm.*.ttgir"):
         trips.append(bool(re.search(r"ttg\.local_load .* -> tensor<64x128xf8E4M3FN, #blocked", ttgir.read_text())))
     assert sorted(trips) == [False, False, True], trips  # the unstaged kernel's N-major B tile, only
+
+
+FP8_ATTENTION_FUNCTION_CALLS = FP8_ATTENTION_CALLS.replace('CALLS = {"fp8_attention"', 'CALLS = {"fp8_attention_function"')
+
+
+def test_a_tile_function_reads_the_k_major_copy_its_kernel_gives(tmp_path, monkeypatch):
+    """The same product in a tile function the kernel calls: staged, V's tile goes from TMA to
+    wgmma in the function as in the kernel; unstaged it is read back into registers."""
+    asm = tmp_path / "asm"
+    asm.mkdir()
+    monkeypatch.setenv("C2T_DUMP_ASM", str(asm))
+    results = _compile_case(tmp_path, "fp8_attention_function", FP8_ATTENTION_FUNCTION_CALLS)
+    kernels = {r["constexprs"]["V_kmajor_staged"]: r for r in results if r["kernel"] == "attention"}
+    assert set(kernels) == {"True", "False"}, results
+    for r in kernels.values():
+        assert r["tma_launch"] and r["ptx_wgmma"] > 0 and not r["problems"], r
+    trips = {}
+    for ttgir in asm.glob("fp8_attention_function.attention.*.ttgir"):
+        trips[ttgir.name] = bool(re.search(r"ttg\.local_load .* -> tensor<64x128xf8E5M2, #blocked", ttgir.read_text()))
+    assert sorted(trips.values()) == [False, True], trips
