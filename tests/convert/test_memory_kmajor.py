@@ -342,3 +342,25 @@ def test_a_tile_function_gets_no_copy_where_its_array_is_written_or_the_call_rep
     assert source != IN_FUNCTION
     text = convert_text(source)
     assert "_kmajor_stage(V" not in text
+
+
+def test_a_tile_function_between_passes_the_copy_on(convert_text, convert):
+    """kernel -> outer -> attend: the function between gives attend the copy the kernel gives it."""
+    source = IN_FUNCTION.replace(
+        "@ct.kernel\ndef attention(Q, K, V, Out, TM: ConstInt, TN: ConstInt, D: ConstInt, S: ConstInt):\n"
+        "    attend(Q, K, V, Out, ct.bid(1), TM, TN, D, S)\n",
+        "def outer(Q, K, V, Out, TM: ConstInt, TN: ConstInt, D: ConstInt, S: ConstInt):\n"
+        "    attend(Q, K, V, Out, ct.bid(1), TM, TN, D, S)\n\n\n"
+        "@ct.kernel\ndef attention(Q, K, V, Out, TM: ConstInt, TN: ConstInt, D: ConstInt, S: ConstInt):\n"
+        "    outer(Q, K, V, Out, TM, TN, D, S)\n")
+    assert source != IN_FUNCTION
+    text = convert_text(source)
+    assert text.count("        V_kmajor,\n        V_kmajor_staged,\n    )") == 2  # outer's call and the kernel's
+    assert "V_kmajor=(V_kmajor := _kmajor_stage(V, Q, K, Out))," in text
+    mod = convert(source)
+    mod._kmajor_stage = lambda array, *others: array.transpose(-1, -2).contiguous()  # staged, float16
+    B, S, D, TM, TN = 2, 64, 32, 16, 16
+    q, k, v = (torch.randn(B, S, D) * 0.5).half(), (torch.randn(B, S, D) * 0.5).half(), torch.randn(B, S, D).half()
+    out = torch.zeros(B, S, D)
+    mod.run(q, k, v, out, TM, TN)
+    torch.testing.assert_close(out, reference(q, k, v, TN), rtol=1e-3, atol=1e-3)
