@@ -1123,21 +1123,26 @@ CALLS = {"fp8_attention": [lambda m: launch(m, True), lambda m: launch(m, False)
 """
 
 
-def test_a_float8_right_hand_operand_is_read_from_the_k_major_copy(tmp_path, monkeypatch):
-    """p @ v in float8 with V stored N-major: float8 wgmma reads its right-hand operand K-major
-    only, so from V itself Triton reads each tile into registers and back transposed; from the
-    launcher's K-major copy (staged) the tile goes from TMA to wgmma with no such trip."""
+def _k_major_trips(tmp_path, monkeypatch, case, calls):
+    """Compile `case`'s attention kernel staged and unstaged for sm_90: per TTGIR file, whether
+    V's float8 tile is read from shared memory back into plain registers (the transpose trip)."""
     asm = tmp_path / "asm"
     asm.mkdir()
     monkeypatch.setenv("C2T_DUMP_ASM", str(asm))
-    results = _compile_case(tmp_path, "fp8_attention", FP8_ATTENTION_CALLS)
+    results = _compile_case(tmp_path, case, calls)
     kernels = {r["constexprs"]["V_kmajor_staged"]: r for r in results if r["kernel"] == "attention"}
     assert set(kernels) == {"True", "False"}, results
     for r in kernels.values():
         assert r["tma_launch"] and r["ptx_wgmma"] > 0 and not r["problems"], r
-    trips = {}
-    for ttgir in asm.glob("fp8_attention.attention.*.ttgir"):
-        trips[ttgir.name] = bool(re.search(r"ttg\.local_load .* -> tensor<64x128xf8E5M2, #blocked", ttgir.read_text()))
+    return {ttgir.name: bool(re.search(r"ttg\.local_load .* -> tensor<64x128xf8E5M2, #blocked", ttgir.read_text()))
+            for ttgir in asm.glob(f"{case}.attention.*.ttgir")}
+
+
+def test_a_float8_right_hand_operand_is_read_from_the_k_major_copy(tmp_path, monkeypatch):
+    """p @ v in float8 with V stored N-major: float8 wgmma reads its right-hand operand K-major
+    only, so from V itself Triton reads each tile into registers and back transposed; from the
+    launcher's K-major copy (staged) the tile goes from TMA to wgmma with no such trip."""
+    trips = _k_major_trips(tmp_path, monkeypatch, "fp8_attention", FP8_ATTENTION_CALLS)
     assert sorted(trips.values()) == [False, True], trips  # the unstaged kernel's V tile, only
 
 
@@ -1180,15 +1185,5 @@ FP8_ATTENTION_FUNCTION_CALLS = FP8_ATTENTION_CALLS.replace('CALLS = {"fp8_attent
 def test_a_tile_function_reads_the_k_major_copy_its_kernel_gives(tmp_path, monkeypatch):
     """The same product in a tile function the kernel calls: staged, V's tile goes from TMA to
     wgmma in the function as in the kernel; unstaged it is read back into registers."""
-    asm = tmp_path / "asm"
-    asm.mkdir()
-    monkeypatch.setenv("C2T_DUMP_ASM", str(asm))
-    results = _compile_case(tmp_path, "fp8_attention_function", FP8_ATTENTION_FUNCTION_CALLS)
-    kernels = {r["constexprs"]["V_kmajor_staged"]: r for r in results if r["kernel"] == "attention"}
-    assert set(kernels) == {"True", "False"}, results
-    for r in kernels.values():
-        assert r["tma_launch"] and r["ptx_wgmma"] > 0 and not r["problems"], r
-    trips = {}
-    for ttgir in asm.glob("fp8_attention_function.attention.*.ttgir"):
-        trips[ttgir.name] = bool(re.search(r"ttg\.local_load .* -> tensor<64x128xf8E5M2, #blocked", ttgir.read_text()))
+    trips = _k_major_trips(tmp_path, monkeypatch, "fp8_attention_function", FP8_ATTENTION_FUNCTION_CALLS)
     assert sorted(trips.values()) == [False, True], trips

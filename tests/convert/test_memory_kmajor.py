@@ -14,6 +14,8 @@ import pytest
 import torch
 
 ATTENTION = (Path(__file__).resolve().parents[1] / "compile" / "cases" / "fp8_attention.py").read_text()
+# the attention's loop in a tile function the kernel calls with its arrays
+IN_FUNCTION = (Path(__file__).resolve().parents[1] / "compile" / "cases" / "fp8_attention_function.py").read_text()
 
 # a GEMM whose operands go through astype to a dtype chosen from A's (tfloat32 for float32)
 GEMM = """
@@ -53,9 +55,10 @@ def test_the_product_reads_v_from_the_copy(convert_text):
     assert "K_kmajor" not in text  # K's tiles are K-major already (order=(0, 2, 1))
 
 
+@pytest.mark.parametrize("source", [ATTENTION, IN_FUNCTION], ids=["kernel", "tile_function"])
 @pytest.mark.parametrize("dtype", [torch.float8_e5m2, torch.float8_e4m3fn])
-def test_staged_and_unstaged_paths_give_the_same_bits(convert, dtype):
-    mod = convert(ATTENTION)
+def test_staged_and_unstaged_paths_give_the_same_bits(convert, dtype, source):
+    mod = convert(source)
     B, S, D, TM, TN = 2, 64, 32, 16, 16
     q, k = (torch.randn(B, S, D) * 0.5).to(dtype), (torch.randn(B, S, D) * 0.5).to(dtype)
     v = torch.randn(B, S, D).to(dtype)
@@ -82,10 +85,11 @@ def reference(q, k, v, TN):
     return out
 
 
-def test_the_tile_read_from_the_copy_is_the_tile(convert):
+@pytest.mark.parametrize("source", [ATTENTION, IN_FUNCTION], ids=["kernel", "tile_function"])
+def test_the_tile_read_from_the_copy_is_the_tile(convert, source):
     """The staged path forced for float16 (whose products the interpreter computes as torch
     does): the kernel computes the reference, so the copy's tile is read at the right place."""
-    mod = convert(ATTENTION)
+    mod = convert(source)
     mod._kmajor_stage = lambda array, *others: array.transpose(-1, -2).contiguous()
     B, S, D, TM, TN = 2, 64, 32, 16, 16
     q, k, v = (torch.randn(B, S, D) * 0.5).half(), (torch.randn(B, S, D) * 0.5).half(), torch.randn(B, S, D).half()
@@ -285,8 +289,6 @@ def test_past_its_limit_of_conditions_the_copy_is_made_at_every_float8_launch(co
         torch.testing.assert_close(out, count * (a.float() @ b.float()), rtol=1e-3, atol=1e-3)
 
 
-# the attention's loop in a tile function the kernel calls with its arrays
-IN_FUNCTION = (Path(__file__).resolve().parents[1] / "compile" / "cases" / "fp8_attention_function.py").read_text()
 
 
 def test_a_tile_function_reads_the_copy_its_caller_gives(convert_text):
@@ -296,28 +298,6 @@ def test_a_tile_function_reads_the_copy_its_caller_gives(convert_text):
     assert "        V_kmajor,\n        V_kmajor_staged,\n    )" in text  # the kernel's call passes its own
     assert "V_kmajor=(V_kmajor := _kmajor_stage(V, Q, K, Out))," in text
     assert "K_kmajor" not in text
-
-
-@pytest.mark.parametrize("dtype", [torch.float8_e5m2, torch.float8_e4m3fn])
-def test_a_tile_function_gives_the_same_bits_staged_and_unstaged(convert, dtype):
-    mod = convert(IN_FUNCTION)
-    B, S, D, TM, TN = 2, 64, 32, 16, 16
-    q, k = (torch.randn(B, S, D) * 0.5).to(dtype), (torch.randn(B, S, D) * 0.5).to(dtype)
-    v = torch.randn(B, S, D).to(dtype)
-    stage, staged = mod._kmajor_stage, []
-    mod._kmajor_stage = lambda array, *others: staged.append(stage(array, *others)) or staged[-1]
-    with_copy = torch.zeros(B, S, D)
-    mod.run(q, k, v, with_copy, TM, TN)
-    assert len(staged) == 1 and staged[0] is not v
-    mod._kmajor_stage = lambda array, *others: array
-    without = torch.zeros(B, S, D)
-    mod.run(q, k, v, without, TM, TN)
-    assert torch.equal(with_copy, without)
-    forced = torch.zeros(B, S, D)  # float16, the copy forced: the function reads the right tile
-    mod._kmajor_stage = lambda array, *others: array.transpose(-1, -2).contiguous()
-    qh, kh, vh = q.half(), k.half(), v.half()
-    mod.run(qh, kh, vh, forced, TM, TN)
-    torch.testing.assert_close(forced, reference(qh, kh, vh, TN), rtol=1e-3, atol=1e-3)
 
 
 @pytest.mark.parametrize("change", [
