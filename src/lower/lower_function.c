@@ -2111,6 +2111,8 @@ static void lower_device_function(Lowerer *L, Function *fn, TypeInfo **arg_types
   take_device_descriptors(L, fn, host_first, L->kernel_has_dot);
   kmajor_leave_function(L, fn, kmajor); /* after the descriptors: P_kmajor, P_kmajor_staged */
   reuse_leave_function(L, reuse);
+  /* a parameter as written named as one added since (V_tma, V_kmajor beside an array V) */
+  check_added_params(L, fn->pristine, &fn->def->u.function_def.args->u.arguments.args);
   fn->multiplies = L->kernel_has_dot;
   L->kernel_has_dot = L->kernel_has_dot || caller_dot;
   fn->tma_reused = L->tma_reused;

@@ -7,6 +7,7 @@ replace the other (the module's callers, the helpers or the kernels would reach 
 thing, with exit status 0). That is a located error at the
 module's binding; an import of the same module is the same binding and converts.
 """
+import pytest
 import torch
 
 KERNEL = '''
@@ -203,6 +204,28 @@ def scale(x, x_shape, y, TILE: ct.Constant[int]):
     ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)) * x_shape)
 ''')
     assert message.startswith("C2T402: 'x_shape' is the name of a parameter the converter adds to the "
+                              "Triton function")
+
+
+@pytest.mark.parametrize("name", ["x_tma", "x_kmajor"])
+def test_a_tile_function_parameter_named_as_one_added_after_its_own_is_refused(convert_error, name):
+    """A TMA flag or a K-major copy's parameter comes after a tile function's parameters as
+    written: a parameter so named already would be given twice."""
+    message = convert_error(f'''
+import cuda.tile as ct
+
+
+def product(x, y, {name}, T: ct.Constant[int]):
+    a = ct.load(x, index=(0, 0), shape=(T, T))
+    b = ct.load(x, index=(0, ct.bid(0)), shape=(T, T))
+    ct.store(y, index=(0, ct.bid(0)), tile=ct.mma(a, b, ct.zeros((T, T), dtype=ct.float32)) + {name})
+
+
+@ct.kernel
+def gemm(x, y, T: ct.Constant[int]):
+    product(x, y, 1.0, T)
+''')
+    assert message.startswith(f"C2T402: '{name}' is the name of a parameter the converter adds to the "
                               "Triton function")
 
 
