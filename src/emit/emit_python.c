@@ -176,14 +176,20 @@ static void emit_import_from(Emitter *e, const Node *s) {
   emit_aliases(e, &s->u.import_from.names);
 }
 
+/* The value a statement writes or returns (a conditional expression there past the line
+ * limit breaks at `if` and `else`: Emitter.whole_value). */
+static void emit_whole_value(Emitter *e, const Node *value, Prec context) {
+  e->whole_value = value;
+  emit_expr(e, value, context);
+  e->whole_value = NULL;
+}
+
 static void emit_assign(Emitter *e, const Node *s) {
   for (int i = 0; i < s->u.assign.targets.count; i++) {
     emit_expr(e, s->u.assign.targets.items[i], PREC_TUPLE);
     emit_text(e, " = ");
   }
-  e->whole_value = s->u.assign.value;
-  emit_expr(e, s->u.assign.value, PREC_YIELD);
-  e->whole_value = NULL;
+  emit_whole_value(e, s->u.assign.value, PREC_YIELD);
 }
 
 static void emit_ann_assign(Emitter *e, const Node *s) {
@@ -200,7 +206,7 @@ static void emit_ann_assign(Emitter *e, const Node *s) {
   emit_expr(e, s->u.ann_assign.annotation, PREC_TEST);
   if (s->u.ann_assign.value) {
     emit_text(e, " = ");
-    emit_expr(e, s->u.ann_assign.value, PREC_YIELD);
+    emit_whole_value(e, s->u.ann_assign.value, PREC_YIELD);
   }
 }
 
@@ -226,14 +232,14 @@ static void emit_simple_stmt_text(Emitter *e, const Node *s) {
     buf_putc(e->out, ' ');
     emit_text(e, emit_ast_op_spelling(s->u.aug_assign.op));
     emit_text(e, "= ");
-    emit_expr(e, s->u.aug_assign.value, PREC_YIELD);
+    emit_whole_value(e, s->u.aug_assign.value, PREC_YIELD);
     break;
   case N_ANN_ASSIGN: emit_ann_assign(e, s); break;
   case N_RETURN:
     emit_text(e, "return");
     if (s->u.return_.value) {
       buf_putc(e->out, ' ');
-      emit_expr(e, s->u.return_.value, PREC_TUPLE);
+      emit_whole_value(e, s->u.return_.value, PREC_TUPLE);
     }
     break;
   case N_DELETE:
