@@ -199,6 +199,7 @@ def pick(x, out, BLOCK: ct.Constant[int], SCALE_WITH_THE_EXPONENT: ct.Constant[i
     a = ct.load(x, index=(ct.bid(0),), shape=(BLOCK,))
     t = ct.exp(a) * 0.5 + 1.0 if SCALE_WITH_THE_EXPONENT > 0 and BLOCK >= 8 else ct.sqrt(a) * 0.25 - 1.0
     u = a if BLOCK > 8 else a + a
+    u += ct.exp(a) * 0.25 + 2.0 if SCALE_WITH_THE_EXPONENT > 1 and BLOCK >= 16 else ct.sqrt(a) * 0.125 - 2.0
     ct.store(out, index=(ct.bid(0),), tile=t + u)
 '''
     lines = convert_text(source).splitlines()
@@ -211,9 +212,17 @@ def pick(x, out, BLOCK: ct.Constant[int], SCALE_WITH_THE_EXPONENT: ct.Constant[i
         "    )",
     ]
     assert "    u = a if BLOCK > 8 else a + a" in lines  # short enough: one line
+    start = lines.index("    u += (")  # an augmented assignment's value too
+    assert lines[start + 1:start + 5] == [
+        "        ct_exp(a) * 0.25 + 2.0",
+        "        if SCALE_WITH_THE_EXPONENT > 1 and BLOCK >= 16",
+        "        else ct_sqrt(a) * 0.125 - 2.0",
+        "    )",
+    ]
     mod = convert(source)
     x = torch.rand(16, device=device) + 0.5
-    for scale, expected in ((1, torch.exp(x) * 0.5 + 1.0 + 2 * x), (0, x.sqrt() * 0.25 - 1.0 + 2 * x)):
+    for scale, expected in ((1, torch.exp(x) * 0.5 + 1.0 + 2 * x + x.sqrt() * 0.125 - 2.0),
+                            (0, x.sqrt() * 0.25 - 1.0 + 2 * x + x.sqrt() * 0.125 - 2.0)):
         out = torch.empty_like(x)
         mod.launch_pick(0, (2,), (x, out, 8, scale))
         torch.testing.assert_close(out, expected)
