@@ -481,8 +481,9 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   if (!body_invalid) /* tl.static_assert(False, ...) is Triton already */
     lower_stmts(L, &stmt->u.if_.body);
   /* what each name holds at the end of each branch (lower_memory_reuse.c follows loads' tiles) */
-  ReuseValue *reuse_body = arena_alloc(&L->ctx->arena, sizeof(ReuseValue) * (size_t)(A->count + 1));
-  ReuseValue *reuse_else = arena_alloc(&L->ctx->arena, sizeof(ReuseValue) * (size_t)(A->count + 1));
+  size_t reuse_bytes = launch_decides ? sizeof(ReuseValue) * (size_t)(A->count + 1) : 0;
+  ReuseValue *reuse_body = reuse_bytes ? arena_alloc(&L->ctx->arena, reuse_bytes) : NULL;
+  ReuseValue *reuse_else = reuse_bytes ? arena_alloc(&L->ctx->arena, reuse_bytes) : NULL;
   for (int i = 0; launch_decides && i < A->count; i++)
     reuse_body[i] = reuse_of_name(L, A->names[i]);
   if (launch_decides) {
