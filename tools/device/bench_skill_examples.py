@@ -12,7 +12,6 @@ Times: triton.testing.do_bench, median ms, L2 flushed before each call.
 """
 
 import argparse
-import importlib.util
 import json
 import math
 import subprocess
@@ -23,15 +22,9 @@ from pathlib import Path
 import torch
 import triton.testing
 
+from module_file import load
+
 REPO = Path(__file__).resolve().parents[2]
-
-
-def load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def modules(examples, folder, converter, work):

@@ -15,18 +15,12 @@ cuTile module's call, for comparison (real cuTile on the device machine).
     python3 tools/device/launch_cost_probe.py /tmp/splitk.py [--cutile corpus/cutile/matmul_splitk.py]
 """
 import argparse
-import importlib.util
 import statistics
 import time
 
 import torch
 
-
-def load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from module_file import load
 
 
 def host_us(call, calls=400, batch=40):

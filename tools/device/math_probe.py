@@ -4,8 +4,11 @@ argv[1] (`python3 tools/device/math_probe.py build/cutile2triton`; `--convert-on
 runs both on the same 2^20 inputs per dtype and prints, per operation and dtype, how many results
 differ in their bits and the largest distance in ulp (H200, session 19: every operation but pow
 bit-identical once launches compile with enable_reflect_ftz=False)."""
-import importlib.util, os, subprocess, sys
+import os, subprocess, sys
+
 import torch
+
+from module_file import load
 
 OPS = {
     "exp": "ct.exp(t)", "exp_approx": "ct.exp(t, rounding_mode=ct.RoundingMode.APPROX)",
@@ -31,13 +34,6 @@ os.makedirs("/tmp/mp", exist_ok=True)
 open("/tmp/mp/mk.py", "w").write("\n".join(src))
 rc = subprocess.run([sys.argv[1], "/tmp/mp/mk.py", "-o", "/tmp/mp/mk_triton.py"]).returncode
 assert rc == 0, rc
-
-
-def load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 if len(sys.argv) > 2 and sys.argv[2] == "--convert-only":

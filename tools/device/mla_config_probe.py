@@ -14,7 +14,6 @@ output of the same configuration. MLA_TILES, MLA_OPTIONS (Python literals) and M
 narrow a run: e.g. MLA_TILES="[(128, 64)]" MLA_OPTIONS="[(8, 3)]".
 """
 import ast
-import importlib.util
 import math
 import os
 import sys
@@ -22,6 +21,8 @@ import time
 
 import torch
 import triton
+
+from module_file import load as load_module
 
 import cuda.tile as ct
 
@@ -34,12 +35,7 @@ SECONDS = float(os.environ.get("MLA_SECONDS", "500"))
 
 
 def load(path):
-    name = "mla_probe_" + os.path.basename(path)[:-3]
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_module(path, "mla_probe_" + os.path.basename(path)[:-3])
 
 
 def main():

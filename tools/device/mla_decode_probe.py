@@ -13,13 +13,14 @@ MLA_SHAPES (a Python literal of (B, H, S)) and MLA_ALL (time every candidate at 
 not only the first two) narrow or widen a run.
 """
 import ast
-import importlib.util
 import math
 import os
 import sys
 
 import torch
 import triton
+
+from module_file import load as load_module
 
 import cuda.tile as ct
 
@@ -31,11 +32,7 @@ SHAPES = ast.literal_eval(os.environ.get(
 
 
 def load(path):
-    spec = importlib.util.spec_from_file_location("mla_decode_converted", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["mla_decode_converted"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_module(path, "mla_decode_converted")
 
 
 def main():

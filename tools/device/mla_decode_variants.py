@@ -11,13 +11,14 @@ launches, us), do_bench's time (us, the L2 cleared before each run: host time in
 the host is slower than the kernel), and the largest differences from cuTile's output and
 log-sum-exp. Each module must define launch__naive_absorb_mla_transpose_kernel.
 """
-import importlib.util
 import math
 import sys
 
 import torch
 import triton
 from torch.profiler import ProfilerActivity, profile
+
+from module_file import load as load_module
 
 import cuda.tile as ct
 
@@ -28,11 +29,7 @@ SHAPES = [(1, 16, 1024), (1, 32, 8192), (128, 16, 1024), (128, 32, 2048), (1024,
 
 
 def load(name, path):
-    spec = importlib.util.spec_from_file_location(f"mla_variant_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_module(path, f"mla_variant_{name}")
 
 
 def kernel_us(launch, repeats=20):

@@ -12,13 +12,14 @@ TILE_N)))`), and the launcher's descriptor block [1, 1, TILE_D, TILE_N]; the pro
 V transposed and made contiguous, and times that copy alone. Needs real cuTile and TileGym's
 sources in /tmp/tg (imported from there, not copied). Times: triton.testing.do_bench, us.
 """
-import importlib.util
 import math
 import sys
 import time
 
 import torch
 import triton
+
+from module_file import load
 
 import cuda.tile as ct
 
@@ -27,14 +28,6 @@ import tilegym.ops.cutile.mla as original  # noqa: E402
 
 B, H, S, D, P = 4, 32, 8192, 128, 64
 CONFIGS = [(256, 64, 8, 3), (128, 128, 8, 3), (128, 64, 8, 3)]  # tiles, warps, stages
-
-
-def load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def main():
