@@ -67,7 +67,7 @@ typedef struct ReuseLoad {
   int padding;
   const Node *check;
   bool as_stored;       /* its tile in the array's axis order (another may take it) */
-  bool rank_in_branch;  /* ReuseSite.rank_in_branch, or a tile function's: followed, never taken from */
+  bool followed_only;   /* ReuseSite.rank_in_branch, or a tile function's load: never taken from */
   int loop;             /* the loop body it is in (ReuseState.loop) */
   unsigned writes;      /* stores, scatters and atomics lowered before it */
   Str names[C2T_MAX_REUSE_NAMES]; /* the names its index reads, and their bindings then */
@@ -346,7 +346,8 @@ Node *reuse_load(Lowerer *L, const ReuseSite *site, Node *loaded) {
   int source = 0;
   for (int i = takes ? s->load_count - 1 : -1; i >= 0 && !flag; i--) {
     const ReuseLoad *earlier = &s->loads[i];
-    if (earlier->rank_in_branch || str_same(earlier->param, site->param) || !launched_as_one(s, earlier->param, site->param) ||
+    if (earlier->followed_only || str_same(earlier->param, site->param) ||
+        !launched_as_one(s, earlier->param, site->param) ||
         !reads_the_same(L, earlier, site->index, site->size, rank, site->padding, site->check))
       continue;
     Variable *var = holder(L, earlier->id);
@@ -373,7 +374,7 @@ Node *reuse_load(Lowerer *L, const ReuseSite *site, Node *loaded) {
   ReuseLoad *load = &s->loads[s->load_count++];
   *load = (ReuseLoad){.id = s->load_count, .param = site->param, .node = loaded, .flag = flag, .source = source,
                       .rank = rank, .padding = site->padding, .check = site->check,
-                      .as_stored = identity(site->perm, rank), .rank_in_branch = !takes,
+                      .as_stored = identity(site->perm, rank), .followed_only = !takes,
                       .loop = s->loop, .writes = s->writes,
                       .name_count = scan.count};
   for (int a = 0; a < rank; a++) {
