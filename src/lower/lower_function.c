@@ -2899,7 +2899,7 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
         continue;
       const ArrayRef *array = types[i] && types[i]->kind == VAL_ARRAY ? types[i]->array : NULL;
       bool passes_flag = array && array->param.len && !array->is_view && !array->tma_unsafe && !array->int64_index &&
-                         !array->descriptor_slots && !array->tma_when && array->rank_branches == 0 &&
+                         !array->descriptor_slots && !array->tma_when &&
                          (L->function->role == ROLE_KERNEL || L->device_tma) && L->loop_depth == 0;
       if (passes_flag) {
         memory_note_tma_array(L, array);

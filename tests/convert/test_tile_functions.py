@@ -954,3 +954,52 @@ def test_the_axis_parameter_kernel_is_valid_cutile(cutile_export):
     ct = cutile_export.ct
     f32 = cutile_export.array(ct.float32, 2)
     assert cutile_export.cubin_size(AXIS_PARAMETER, [f32, f32, 16]) > 0
+
+
+IN_A_BRANCH = '''
+import cuda.tile as ct
+
+
+@ct.function
+def copy_rows(src, dst, i, BM: ct.Constant[int], BN: ct.Constant[int]):
+    t = ct.load(src, index=(i, 0), shape=(BM, BN))
+    ct.store(dst, index=(i, 0), tile=t + 1)
+
+
+@ct.function
+def copy_planes(src, dst, i, BM: ct.Constant[int], BN: ct.Constant[int]):
+    t = ct.load(src, index=(0, i, 0), shape=(1, BM, BN))
+    ct.store(dst, index=(0, i, 0), tile=t * 2)
+
+
+@ct.kernel
+def branch_kernel(x, y, PLANES: ct.Constant[bool], BM: ct.Constant[int], BN: ct.Constant[int]):
+    i = ct.bid(0)
+    if PLANES:
+        copy_planes(x, y, i, BM, BN)
+    else:
+        copy_rows(x, y, i, BM, BN)
+'''
+
+
+def test_a_tile_function_called_where_the_rank_is_learnt_takes_the_kernel_s_flags(convert_text, convert, device):
+    """The kernel learns x's rank only in a constexpr branch (another launch may give another):
+    it cannot make x's descriptor itself, but the function it calls there makes its own, so the
+    call passes the kernel's flags (TileGym's Gemma attention: K and V first used in calls under
+    `if STAGE & 1:`, which took pointers); each launch's rank computes what cuTile does, through
+    descriptors and through pointers."""
+    text = convert_text(IN_A_BRANCH)
+    flat = " ".join(text.split())
+    assert flat.count("i, BM, BN, x_tma, y_tma, _use_tma") == 2, text
+    mod = convert(IN_A_BRANCH)
+    kernel = mod.branch_kernel.fn
+    for shape, planes, want in (((32, 16), False, lambda x: x + 1), ((1, 32, 16), True, lambda x: x * 2)):
+        x = torch.randn(shape, device=device)
+        for use_tma in (True, False):
+            y = torch.zeros_like(x)
+            kernel[(4, 1, 1)](x, tuple(x.shape), tuple(x.stride()), y, tuple(y.shape), tuple(y.stride()), planes, 8, 16,
+                              x_tma=True, y_tma=True, _use_tma=use_tma)
+            torch.testing.assert_close(y, want(x))
+        y = torch.zeros_like(x)
+        mod.launch_branch_kernel(0, (4,), (x, y, planes, 8, 16))
+        torch.testing.assert_close(y, want(x))
