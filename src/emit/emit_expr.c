@@ -409,19 +409,57 @@ static void emit_subscript_slice(Emitter *e, const Node *slice) {
     emit_expr(e, slice, PREC_TUPLE);
 }
 
-static void emit_dict(Emitter *e, const Node *n) {
-  buf_putc(e->out, '{');
+static void emit_dict_item(Emitter *e, const Node *n, int i) {
+  const Node *key = n->u.dict.keys.items[i];
+  if (key) {
+    emit_expr(e, key, PREC_TEST);
+    emit_text(e, ": ");
+    emit_expr(e, n->u.dict.values.items[i], PREC_TEST);
+  } else {
+    emit_text(e, "**");
+    emit_expr(e, n->u.dict.values.items[i], PREC_BOR);
+  }
+}
+
+/* Would the dict, written on this line, run past the line limit (with its
+ * closing brace and a character after it)? Even a one-item dict then breaks,
+ * its item on a line of its own, as a careful engineer (or black) writes it. */
+static bool dict_wants_break(Emitter *e, const Node *n) {
+  if (!e->converting || e->no_wrap > 0 || n->u.dict.values.count == 0)
+    return false;
+  Buf scratch = {0};
+  Emitter inline_emitter = *e;
+  inline_emitter.out = &scratch;
+  inline_emitter.converting = false;
   for (int i = 0; i < n->u.dict.values.count; i++) {
     if (i)
-      emit_text(e, ", ");
-    const Node *key = n->u.dict.keys.items[i];
-    if (key) {
-      emit_expr(e, key, PREC_TEST);
-      emit_text(e, ": ");
-      emit_expr(e, n->u.dict.values.items[i], PREC_TEST);
-    } else {
-      emit_text(e, "**");
-      emit_expr(e, n->u.dict.values.items[i], PREC_BOR);
+      emit_text(&inline_emitter, ", ");
+    emit_dict_item(&inline_emitter, n, i);
+  }
+  bool too_long = memchr(scratch.data ? scratch.data : "", '\n', scratch.len) == NULL &&
+                  emit_output_column(e) + (int)scratch.len + 3 > EMIT_LINE_LIMIT;
+  buf_free(&scratch);
+  return too_long;
+}
+
+static void emit_dict(Emitter *e, const Node *n) {
+  buf_putc(e->out, '{');
+  if (dict_wants_break(e, n)) { /* one item a line, each followed by a comma */
+    e->wrap_depth++;
+    for (int i = 0; i < n->u.dict.values.count; i++) {
+      emit_end_line(e);
+      emit_begin_line(e);
+      emit_dict_item(e, n, i);
+      buf_putc(e->out, ',');
+    }
+    e->wrap_depth--;
+    emit_end_line(e);
+    emit_begin_line(e);
+  } else {
+    for (int i = 0; i < n->u.dict.values.count; i++) {
+      if (i)
+        emit_text(e, ", ");
+      emit_dict_item(e, n, i);
     }
   }
   buf_putc(e->out, '}');

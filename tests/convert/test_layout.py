@@ -372,3 +372,33 @@ def test_comments_of_a_statement_the_converter_replaced_stay_at_its_place(conver
     at = lines.index("    # the rows from start on")
     assert lines[at - 1] == "" and lines[at + 1].startswith("    x_slice_1 = x + "), lines
     assert lines[at + 1].endswith("  # shape: (stop - start,)"), lines
+
+
+LONG_DICT = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    ct.store(y, index=(ct.bid(0),), tile=t * 2)
+
+
+def launch_settings(n):
+    return {"tiles_for_the_rows_of_this_launch": ct.cdiv(n, 16), "programs_for_one_tile": ct.cdiv(n, 16) * 1}
+'''
+
+
+def test_a_long_dict_is_broken_one_item_a_line(convert_text, convert):
+    """A dict the converter writes past 100 columns stands one item a line, each with its comma,
+    even a dict of one item (the autotuner's prune_configs_by: its lambda was hugged by the
+    braces, `)},` closing two brackets on one line); both still compute what they did."""
+    text = convert_text(LONG_DICT)
+    lines = text.splitlines()
+    at = lines.index("    return {")
+    assert lines[at + 1].strip().startswith('"tiles_for_the_rows_of_this_launch": ') and lines[at + 1].endswith(",")
+    assert lines[at + 2].strip().startswith('"programs_for_one_tile": ') and lines[at + 3] == "    }", lines[at:at + 4]
+    at = lines.index("    prune_configs_by={")
+    assert lines[at + 1].startswith('        "early_config_prune": lambda configs, nargs, **launch: '), lines[at:at + 3]
+    assert "    )},\n" not in text and _long_generated_lines(LONG_DICT, text) == []
+    assert convert(LONG_DICT).launch_settings(100) == {"tiles_for_the_rows_of_this_launch": 7, "programs_for_one_tile": 7}
