@@ -619,6 +619,41 @@ static bool written_arrays(Lowerer *L, Function *kernel, Buf *kept, Buf *written
   return true;
 }
 
+/* Whether the kernel's launch spreads its grid (lower_spread.c): its programs share one
+ * grid-stride loop whose iterations are apart, and no parameter is a tuple or list of arrays
+ * (whose storage _SpreadGrid would not see). */
+static bool spread_grid(const Lowerer *L, const Function *kernel) {
+  if (!L->kernel_spreads)
+    return false;
+  for (int p = 0; p < kernel->param_count; p++)
+    if (kernel->param_is_array_tuple[p] || (kernel->param_is_array_list && kernel->param_is_array_list[p]))
+      return false;
+  return true;
+}
+
+/* `_SpreadGrid(grid, n_rows, (y,), (x,))`: the launch's grid, spread by the autotuner's
+ * candidate, at most the loop's stop (a parameter, else None), given the arrays the kernel
+ * writes and its other arrays. */
+static void spread_grid_text(Lowerer *L, const Function *kernel, Buf *text) {
+  Node *helper = use_helper(L, HELPER__SpreadGrid);
+  buf_printf(text, "%.*s(grid, ", helper->u.name.id.len, helper->u.name.id.text);
+  if (L->spread_stop.len)
+    buf_printf(text, "%.*s, (", L->spread_stop.len, L->spread_stop.text);
+  else
+    buf_puts(text, "None, (");
+  for (int i = 0; i < L->spread_written_count; i++)
+    buf_printf(text, "%.*s, ", L->spread_written[i].len, L->spread_written[i].text);
+  buf_puts(text, "), (");
+  for (int p = 0; p < kernel->param_count; p++) {
+    bool written = false;
+    for (int i = 0; i < L->spread_written_count && !written; i++)
+      written = str_same(L->spread_written[i], kernel->param_names[p]);
+    if (kernel->param_is_array[p] && !written)
+      buf_printf(text, "%.*s, ", kernel->param_names[p].len, kernel->param_names[p].text);
+  }
+  buf_puts(text, "))");
+}
+
 /* @triton.autotune above the kernel's @triton.jit (see above). */
 static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, const char *kept, const char *written,
                          int worker_warps) {
@@ -628,7 +663,7 @@ static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, c
   for (int i = 0; i < args->count; i++) {
     Str name = args->items[i]->u.arg.arg;
     bool keyed = is_constexpr_param(def, name) && !str_eq(name, "_use_tma") && !str_eq(name, "_store_tma") &&
-                 !str_eq(name, "_loop_stages"); /* a candidate's choice */
+                 !str_eq(name, "_loop_stages") && !str_eq(name, "_grid_spread"); /* a candidate's choice */
     for (int p = 0; p < kernel->param_count && !keyed; p++)
       if (kernel->param_is_array[p] || kernel->param_is_array_tuple[p]) {
         Str param = kernel->param_names[p];
@@ -670,13 +705,14 @@ static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, c
              "triton.autotune("
              "configs=[%s], "
              "key=[%s], "
-             "prune_configs_by={\"early_config_prune\": lambda configs, nargs, **launch: %.*s(configs, %s%s%s%s%s)}, "
+             "prune_configs_by={\"early_config_prune\": lambda configs, nargs, **launch: %.*s(configs, %s%s%s%s%s%s)}, "
              "%s"
              "do_bench=lambda launch, quantiles: %.*s(launch, quantiles))",
              configs, key.data ? key.data : "", candidates->u.name.id.len, candidates->u.name.id.text, elements,
              L->kernel_has_dot ? ", dot=True" : "", L->tma_array_count > 0 ? ", tma=True" : "",
              L->kernel_pipelines_loops ? ", loops=True" : "", L->kernel_store_choice ? ", stores=True" : "",
-             copies.data ? copies.data : "", timing->u.name.id.len, timing->u.name.id.text);
+             spread_grid(L, kernel) ? ", spread=True" : "", copies.data ? copies.data : "", timing->u.name.id.len,
+             timing->u.name.id.text);
   buf_free(&copies);
   Node *decorator = T0(L, arena_strndup(&L->ctx->arena, text.data, text.len));
   buf_free(&key);
@@ -821,6 +857,11 @@ void lower_launcher(Lowerer *L, Function *kernel) {
     buf_puts(&after, ")");
   }
   Node *launch = use_helper(L, HELPER__c2t_launch); /* kernel[grid](...), with Triton's dispatch once per key */
+  Buf grid = {0}; /* the host's grid, or where the autotuner may spread it, a _SpreadGrid of it */
+  if (!fixed && spread_grid(L, kernel))
+    spread_grid_text(L, kernel, &grid);
+  else
+    buf_puts(&grid, "grid");
   /* the docstring on one line, or broken before ct.launch where that runs past the line limit */
   const char *docstring_break = 4 + 53 + 2 * name.len > EMIT_LINE_LIMIT ? "\n    " : " ";
   buf_printf(&text,
@@ -830,7 +871,7 @@ void lower_launcher(Lowerer *L, Function *kernel) {
              "    %s%s = args\n"
              "%s"
              "    with _kernel_stream(stream, %s):\n"
-             "%s%.*s(\n            %.*s,\n            grid,\n%s        )%s\n",
+             "%s%.*s(\n            %.*s,\n            %s,\n%s        )%s\n",
              launcher_name.len, launcher_name.text, fixed ? ", num_worker_warps=None" : "",
              L->launches_dependent ? ", programmatic_dependent_launch=False" : "", name.len,
              name.text, docstring_break, name.len,
@@ -841,7 +882,7 @@ void lower_launcher(Lowerer *L, Function *kernel) {
              L->tma_array_count ? "    triton.set_allocator(_tma_workspace)  # set per thread (autograd's threads too)\n"
                                 : "",
              first_array_param(L, kernel), fixed ? fitting.data : "        ", launch->u.name.id.len,
-             launch->u.name.id.text, name.len, name.text,
+             launch->u.name.id.text, name.len, name.text, grid.data,
              call->data ? call->data : "", after.data ? after.data : "");
   NodeList made = template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), NULL, 0);
   use_helper(L, HELPER__host_kernel);
@@ -849,6 +890,7 @@ void lower_launcher(Lowerer *L, Function *kernel) {
     L->uses_array_lists |= kernel->param_is_array_list[i];
   buf_free(options.notes);
   buf_free(&fitting);
+  buf_free(&grid);
   buf_free(&after);
   buf_free(&text);
   buf_free(unpack);

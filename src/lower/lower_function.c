@@ -1476,6 +1476,7 @@ void lower_kernel(Lowerer *L, Function *fn) {
   rename_generated_like_locals(L, def); /* a local x_shape beside an array x: x_shape_1 */
   tf32_scan_kernel(L, def); /* on the source, before lowering rewrites it */
   kmajor_scan_kernel(L, def);
+  spread_scan_kernel(L, def);
   Node *pristine = node_copy_tree(&L->ctx->arena, def);
   bool needs_debug = false;
   lower_kernel_versions(L, def, pristine, NULL, 0, &needs_debug);
@@ -1511,6 +1512,12 @@ void lower_kernel(Lowerer *L, Function *fn) {
   if (L->kernel_pipelines_loops) {
     Node *arguments = def->u.function_def.args;
     node_list_push(&L->ctx->arena, &arguments->u.arguments.args, new_arg(L, (Str){"_loop_stages", 12}, "tl.constexpr"));
+    node_list_push(&L->ctx->arena, &arguments->u.arguments.defaults, T0(L, "1"));
+  }
+  /* the factor a launch candidate spreads the grid by (lower_spread.c): read only by the launch */
+  if (L->kernel_spreads) {
+    Node *arguments = def->u.function_def.args;
+    node_list_push(&L->ctx->arena, &arguments->u.arguments.args, new_arg(L, (Str){"_grid_spread", 12}, "tl.constexpr"));
     node_list_push(&L->ctx->arena, &arguments->u.arguments.defaults, T0(L, "1"));
   }
   /* and one for the kernel: whether descriptors are used at all (an autotune candidate

@@ -485,6 +485,7 @@ static bool named_for_pair(const Node *def, Str name) {
  * code read a module-level `name`. */
 static bool converter_name(const Node *def, Str name) {
   if (str_eq(name, "_use_tma") || str_eq(name, "_store_tma") || str_eq(name, "_loop_stages") ||
+      str_eq(name, "_grid_spread") ||
       tile_code_global(name) || named_for_pair(def, name))
     return true;
   const Node *arg;

@@ -62,6 +62,11 @@
 /* Calls into tile functions followed to find that an array passed to one is only read there
  * (lower_memory_kmajor.c); deeper, it counts as written (no copy, no error). */
 #define C2T_MAX_KMAJOR_CALL_DEPTH 4
+/* Arrays a kernel's grid-stride loop writes, and names bound before the loop (its parameters
+ * included), that lower_spread.c follows to let the launch spread the grid; past either, the
+ * grid is the host's (no error). */
+#define C2T_MAX_SPREAD_WRITTEN 8
+#define C2T_MAX_SPREAD_NAMES 256
 
 /* ------------------------------------------------------------------ dtypes */
 
@@ -325,6 +330,12 @@ typedef struct Lowerer {
   bool kernel_has_dot; /* the kernel lowered now multiplies matrices (tl.dot): its launch candidates differ */
   bool kernel_pipelines_loops; /* a loop of the kernel is tl.range(..., num_stages=_loop_stages) */
   bool kernel_store_choice; /* a store of the kernel after a tl.dot takes its descriptor only if _store_tma */
+  /* the kernel's programs share one grid-stride loop whose iterations are apart (lower_spread.c):
+     its launch may spread the grid; the arrays it writes and the loop's stop, a parameter's name */
+  bool kernel_spreads;
+  Str spread_written[C2T_MAX_SPREAD_WRITTEN];
+  int spread_written_count;
+  Str spread_stop;
   int loop_depth;     /* loops of the function being lowered around the statement lowered now */
   bool tma_reused;    /* a descriptor of the function lowered now (or of a tile function it calls
                          with flags) is read or written in a loop: made once, used at each iteration */

@@ -48,7 +48,7 @@ def cases(examples, converter, work, only):
     f16 = torch.float16
     if "softmax" in only:
         mods = modules(examples, "02_softmax", converter, work)
-        for m, n in ((8192, 8192), (4096, 32768)):
+        for m, n in ((8192, 8192), (4096, 32768), (16384, 4096), (32768, 1024)):
             x = torch.randn(m, n, device="cuda", dtype=f16)
             vendor = lambda x=x: torch.softmax(x, dim=-1)  # noqa: E731
             for backend, mod in mods.items():

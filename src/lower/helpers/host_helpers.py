@@ -424,6 +424,48 @@ def _launch_key(values):
     return tuple(key)
 
 
+# helper: _SpreadGrid
+class _SpreadGrid:
+    """The grid of a kernel whose programs share one loop, `for i in range(ct.bid(0), stop,
+    ct.num_blocks(0))`, and whose iterations touch what no other iteration touches (the
+    converter's rule: lower_spread.c): the program count cannot change what it computes, so
+    the autotuner's candidate launches `_grid_spread` times the host's programs along the first
+    axis (at most `stop`, at least the host's count). The host asks for few programs (the SM
+    count times cuTile's occupancy), each walking its rows one after the other; more programs
+    keep more rows in flight (on an H100, the converting skill's softmax at 32768x1024
+    float16: 1946 GB/s on 528 programs, 2476 on 4224). Where an array the kernel writes shares
+    its storage with another array of the launch (one tensor given twice), the rule's proof
+    does not hold: the host's grid."""
+
+    def __init__(self, grid, stop, written, others):
+        self.grid, self.stop, self.written, self.others = tuple(grid), stop, written, others
+
+    def __call__(self, meta):
+        spread = meta.get("_grid_spread", 1)
+        first = self.grid[0]
+        if spread > 1 and self._apart():
+            wanted = first * spread
+            if type(self.stop) is int:
+                wanted = min(wanted, max(first, self.stop))
+            first = wanted
+        return (first, *self.grid[1:])
+
+    def _apart(self):
+        """Whether no written array shares its storage with another array of the launch."""
+        seen = set()
+        for value in self.others:
+            if isinstance(value, torch.Tensor):
+                seen.add(value.untyped_storage().data_ptr())
+        for value in self.written:
+            if not isinstance(value, torch.Tensor):
+                return False
+            storage = value.untyped_storage().data_ptr()
+            if storage in seen:
+                return False
+            seen.add(storage)
+        return True
+
+
 # helper: _c2t_launch needs _launch_key
 _LAUNCHED = {}
 _LAUNCHED_LIMIT = 4096  # kept launch keys (all kernels); more are dropped together
@@ -614,8 +656,8 @@ def _c2t_launch(kernel, grid, *args, **constants):
         return kernel[grid](*args, **constants)
     device = torch.cuda.current_device() if kept is not None else None
     if kept is not None and kept[5] == device:  # Triton launches on the current device
-        compiled, names, padding, direct, _, _ = kept
-        grid = (*grid, 1, 1)
+        compiled, names, padding, direct, _, _, meta = kept
+        grid = (*(grid(meta) if meta is not None else grid), 1, 1)
         stream = torch._C._cuda_getCurrentRawStream(device)
         runtime = triton.knobs.runtime
         extra = [constants[name] for name in names]
@@ -649,7 +691,7 @@ def _c2t_launch(kernel, grid, *args, **constants):
         return
     if record is not None:
         record.append(None)
-    compiled = kernel[tuple(grid)](*args, **constants)
+    compiled = kernel[grid if callable(grid) else tuple(grid)](*args, **constants)
     if not isinstance(compiled, triton.compiler.CompiledKernel):  # the interpreter
         return
     # the parameters after the positional ones: the keyword constants, then constexprs with
@@ -665,7 +707,13 @@ def _c2t_launch(kernel, grid, *args, **constants):
             _LAUNCHED.clear()
         direct = _direct_launch(compiled) if _SCRATCH is not None else None
         # the kernel too: while the entry lives, no other kernel object can take its id
-        _LAUNCHED[key] = (compiled, names, (None,) * len(rest), direct, kernel, torch.cuda.current_device())
+        # a grid the launch options decide (a spread grid): the autotuner's choice for this key
+        meta = None
+        if callable(grid):
+            chosen = getattr(kernel, "best_config", None)
+            meta = dict(chosen.kwargs) if chosen is not None else {}
+        device = torch.cuda.current_device()
+        _LAUNCHED[key] = (compiled, names, (None,) * len(rest), direct, kernel, device, meta)
 
 
 # helper: _replayed needs _c2t_launch

@@ -414,7 +414,7 @@ def _fitting_stages(kernel, key, launch, stages=3):
 
 
 # helper: _launch_candidates needs _launch_warps
-def _launch_candidates(configs, elements, tma=False, dot=False, loops=False, stores=False):
+def _launch_candidates(configs, elements, tma=False, dot=False, loops=False, stores=False, spread=False):
     """The candidates @triton.autotune times (its early_config_prune) for a kernel whose
     largest tile has `elements` elements, from the warp counts of `configs` (the decorator's):
     the hand pick first (_launch_warps, or the nearest allowed count; 3 stages), the other
@@ -449,7 +449,12 @@ def _launch_candidates(configs, elements, tma=False, dot=False, loops=False, sto
     stages (small loads need more of them in flight: H200, TileGym's persistent layer norm,
     bfloat16 128000x256 in 32x256 tiles, 8 warps, one program per SM, 43.2 us at 4 stages
     against 47.3 at 3 with the L2 flushed before each run; with 16x1024 tiles and 4 warps 4
-    stages took 75 us against 51, so larger tiles do not try it)."""
+    stages took 75 us against 51, so larger tiles do not try it). With `spread` (a kernel whose
+    programs share one grid-stride loop, its launch spreading the grid) the first two warp counts
+    at 1 and 3 stages are also tried on 8 times the host's programs (_grid_spread; through
+    pointers where the kernel has descriptor paths): on an H100 the converting skill's
+    softmax, float16, one row a tile, 8192x8192 on 528 programs took 105.5 us at its best
+    candidate and 96.8 on one program a row; 32768x1024, 69.0 us against 54.2 on 4224)."""
     allowed = sorted({config.num_warps for config in configs})
     by_hand = _launch_warps(elements, dot)
     first = min(allowed, key=lambda w: abs(w.bit_length() - by_hand.bit_length()))
@@ -477,6 +482,9 @@ def _launch_candidates(configs, elements, tma=False, dot=False, loops=False, sto
     picks.append((first, 1, ()))
     if dot and tma:
         picks.append((first, 1, (("_use_tma", False),)))
+    if spread and not dot:
+        wide = (("_grid_spread", 8), ("_use_tma", False)) if tma else (("_grid_spread", 8),)
+        picks += [(w, s, wide) for w in order[:2] for s in (1, 3)]
     configs = []
     for w, s, chosen in dict.fromkeys(picks):
         chosen = dict(chosen)

@@ -1,0 +1,414 @@
+/*
+ * lower_spread.c — kernels whose programs share one grid-stride loop:
+ * the launcher may launch more programs than the host asked for.
+ *
+ * A persistent kernel is written
+ *
+ *     bid = ct.bid(0)
+ *     num_programs = ct.num_blocks(0)
+ *     offsets = ct.arange(TILE, dtype=ct.int32)
+ *     for row in range(bid, n_rows, num_programs):
+ *         t = ct.gather(x, (row, offsets), ...)
+ *         ...
+ *         ct.scatter(y, (row, offsets), ...)
+ *
+ * and launched on the SM count times a small factor (cuTile's occupancy).
+ * Translated as it stands, each Triton program walks its rows one after the
+ * other, and the grid caps how many rows are in flight: on an H100 the skill's
+ * softmax at 32768x1024 (float16) moved 1946 GB/s on 528 programs against
+ * 2476 on 4224 and 2660 for the hand-written kernel, one program a row.
+ *
+ * Where the program count cannot change what the kernel computes, the
+ * launcher lets the autotuner choose it: `_grid_spread`, a constexpr of the
+ * kernel that its code does not read, is a candidate's factor on the grid's
+ * first axis (_SpreadGrid: at most `stop` programs, at least the host's).
+ * That holds when (spread_scan_kernel, on the source before it is lowered):
+ *
+ *   - the body is statements without effects, then that one `for` (no `else`,
+ *     no `break` or `return` in it), then nothing: its start is ct.bid(0) and
+ *     its step ct.num_blocks(0) (or names bound once to them before the loop,
+ *     read nowhere else), and ct.bid and ct.num_blocks appear nowhere else
+ *     (another axis is not spread, but a program reading it would see its
+ *     position move);
+ *   - no name the loop body binds was bound before it (a parameter, a local
+ *     of the statements above, the loop's own variable): no value is carried
+ *     from one iteration to the next, which a program walking other rows would
+ *     see change;
+ *   - the body calls only cuTile's operations, Python's builtins and methods
+ *     of values (no tile function, whose effects are not followed here, no
+ *     atomic operation, whose order would change a result);
+ *   - every array it writes (ct.store, ct.scatter) is a parameter, written
+ *     with the loop variable itself as the same item of the index at every
+ *     write, by one operation, without order= (so iteration i writes where no
+ *     other iteration writes), and read nowhere (only its .shape, .dtype and
+ *     .ndim): no iteration reads what another writes.
+ *
+ * The last rule holds for the parameters' names; where two parameters are one
+ * tensor at run time, _SpreadGrid keeps the host's grid (_apart: a written
+ * array shares its storage with no other array of the launch).
+ */
+
+#include <stdio.h>
+#include <string.h>
+
+#include "lower.h"
+
+typedef struct SpreadScan {
+  Lowerer *L;
+  bool ok;
+  Str loop_var, bid_name, blocks_name;
+  const Node *bid_def, *blocks_def, *range_start, *range_step; /* the uses allowed */
+  /* each written array: its name, which index item holds the loop variable, by which operation */
+  Str written[C2T_MAX_SPREAD_WRITTEN];
+  int written_axis[C2T_MAX_SPREAD_WRITTEN];
+  const char *written_by[C2T_MAX_SPREAD_WRITTEN];
+  int written_count;
+  Str bound_before[C2T_MAX_SPREAD_NAMES];
+  int bound_before_count;
+} SpreadScan;
+
+static const char *member_of(SpreadScan *s, const Node *func) { return resolve_ct_member(s->L->conv, func); }
+
+static bool is_ct_call(SpreadScan *s, const Node *n, const char *member, long long axis) {
+  if (!n || n->kind != N_CALL || n->u.call.args.count != 1 || n->u.call.keywords.count != 0)
+    return false;
+  const char *m = member_of(s, n->u.call.func);
+  const Node *a = n->u.call.args.items[0];
+  char digits[4];
+  snprintf(digits, sizeof digits, "%lld", axis);
+  return m && strcmp(m, member) == 0 && a->kind == N_CONSTANT && a->u.constant.kind == CONST_NUMBER &&
+         str_eq(a->u.constant.text, digits);
+}
+
+static bool name_is(const Node *n, Str name) { return n && n->kind == N_NAME && name.len && str_same(n->u.name.id, name); }
+
+static int written_index(const SpreadScan *s, Str name) {
+  for (int i = 0; i < s->written_count; i++)
+    if (str_same(s->written[i], name))
+      return i;
+  return -1;
+}
+
+static void note_bound(SpreadScan *s, Str name) {
+  if (s->bound_before_count == C2T_MAX_SPREAD_NAMES)
+    s->ok = false; /* past the limit: not spread (the kernel converts as before) */
+  else
+    s->bound_before[s->bound_before_count++] = name;
+}
+
+static bool bound_before(const SpreadScan *s, Str name) {
+  for (int i = 0; i < s->bound_before_count; i++)
+    if (str_same(s->bound_before[i], name))
+      return true;
+  return false;
+}
+
+/* The names a target binds (a name, or the items of a tuple or list), each passed to `each`. */
+static void target_names(SpreadScan *s, const Node *target, void (*each)(SpreadScan *, Str)) {
+  if (!target)
+    return;
+  if (target->kind == N_NAME)
+    each(s, target->u.name.id);
+  else if (target->kind == N_TUPLE || target->kind == N_LIST)
+    for (int i = 0; i < target->u.list.elts.count; i++)
+      target_names(s, target->u.list.elts.items[i], each);
+  else if (target->kind == N_STARRED)
+    target_names(s, target->u.starred.value, each);
+  else
+    s->ok = false; /* an attribute or an item of something: not followed */
+}
+
+static void refuse_if_bound_before(SpreadScan *s, Str name) {
+  if (bound_before(s, name))
+    s->ok = false;
+}
+
+/* A write, ct.store(A, index, tile) or ct.scatter(A, indices, value): A a
+ * parameter, the loop variable an item of its index, as at A's other writes. */
+static void check_write(SpreadScan *s, const Node *call, const char *member) {
+  const Node *array = call->u.call.args.count > 0 ? call->u.call.args.items[0] : NULL;
+  const Node *index = call->u.call.args.count > 1 ? call->u.call.args.items[1] : NULL;
+  for (int i = 0; i < call->u.call.keywords.count; i++) {
+    const Node *k = call->u.call.keywords.items[i];
+    Str arg = k->u.keyword.arg;
+    if (str_eq(arg, "array"))
+      array = k->u.keyword.value;
+    else if (str_eq(arg, "index") || str_eq(arg, "indices"))
+      index = k->u.keyword.value;
+    else if (str_eq(arg, "order") || !arg.len)
+      s->ok = false;
+  }
+  if (!array || array->kind != N_NAME || !index) {
+    s->ok = false;
+    return;
+  }
+  int axis = -1;
+  if (name_is(index, s->loop_var))
+    axis = 0;
+  else if (index->kind == N_TUPLE)
+    for (int i = 0; i < index->u.list.elts.count && axis < 0; i++)
+      if (name_is(index->u.list.elts.items[i], s->loop_var))
+        axis = i;
+  if (axis < 0) {
+    s->ok = false;
+    return;
+  }
+  int at = written_index(s, array->u.name.id);
+  if (at < 0) {
+    if (s->written_count == C2T_MAX_SPREAD_WRITTEN) {
+      s->ok = false;
+      return;
+    }
+    at = s->written_count++;
+    s->written[at] = array->u.name.id;
+    s->written_axis[at] = axis;
+    s->written_by[at] = member;
+  } else if (s->written_axis[at] != axis || strcmp(s->written_by[at], member) != 0) {
+    s->ok = false;
+  }
+}
+
+/* Python's builtins a loop body may call (none has an effect on arrays). */
+static bool harmless_builtin(Str name) {
+  static const char *const NAMES[] = {"range", "min", "max", "int", "float", "bool", "len", "abs", "isinstance",
+                                      "print", "tuple", "list", "divmod", "pow", "round", NULL};
+  for (int i = 0; NAMES[i]; i++)
+    if (str_eq(name, NAMES[i]))
+      return true;
+  return false;
+}
+
+typedef struct SpreadWalk {
+  SpreadScan *s;
+  bool in_loop; /* inside the loop's body (else the statements before it) */
+} SpreadWalk;
+
+static void walk_node(Node *n, void *data);
+
+static void check_call(SpreadWalk *w, Node *call) {
+  SpreadScan *s = w->s;
+  const Node *func = call->u.call.func;
+  const char *member = member_of(s, func);
+  if (member) {
+    if (strncmp(member, "atomic", 6) == 0)
+      s->ok = false;
+    else if ((strcmp(member, "bid") == 0 || strcmp(member, "num_blocks") == 0) && call != s->bid_def &&
+             call != s->blocks_def && call != s->range_start && call != s->range_step)
+      s->ok = false;
+    else if (strcmp(member, "store") == 0 || strcmp(member, "scatter") == 0) {
+      if (!w->in_loop)
+        s->ok = false; /* a write before the loop: each program makes it */
+      else
+        check_write(s, call, member);
+    }
+    return;
+  }
+  if (func->kind == N_NAME) {
+    if (!harmless_builtin(func->u.name.id))
+      s->ok = false; /* a tile function (or anything else): its effects are not followed */
+    return;
+  }
+  if (func->kind == N_ATTRIBUTE) { /* a method of a value: t.astype(...), t.reshape(...) */
+    Str attr = func->u.attribute.attr;
+    if (str_eq(attr, "store") || str_eq(attr, "scatter") || strncmp(attr.text, "atomic", 6) == 0 ||
+        str_eq(attr, "tiled_view") || str_eq(attr, "slice"))
+      s->ok = false;
+    return;
+  }
+  s->ok = false;
+}
+
+static void walk_list(SpreadWalk *w, NodeList *list) {
+  for (int i = 0; i < list->count && w->s->ok; i++)
+    walk_node(list->items[i], w);
+}
+
+static void walk_node(Node *n, void *data) {
+  SpreadWalk *w = data;
+  SpreadScan *s = w->s;
+  if (!n || !s->ok)
+    return;
+  switch (n->kind) {
+  case N_BREAK:
+  case N_RETURN:
+  case N_YIELD:
+  case N_YIELD_FROM:
+  case N_GLOBAL:
+  case N_NONLOCAL:
+  case N_DELETE:
+  case N_WHILE: /* a while loop's condition may read what the body carries */
+  case N_FUNCTION_DEF:
+  case N_LAMBDA:
+    s->ok = false;
+    return;
+  case N_ASSIGN:
+    for (int i = 0; i < n->u.assign.targets.count; i++)
+      target_names(s, n->u.assign.targets.items[i], w->in_loop ? refuse_if_bound_before : note_bound);
+    break;
+  case N_AUG_ASSIGN:
+    target_names(s, n->u.aug_assign.target, w->in_loop ? refuse_if_bound_before : note_bound);
+    break;
+  case N_ANN_ASSIGN:
+    target_names(s, n->u.ann_assign.target, w->in_loop ? refuse_if_bound_before : note_bound);
+    break;
+  case N_NAMED_EXPR:
+    target_names(s, n->u.named_expr.target, w->in_loop ? refuse_if_bound_before : note_bound);
+    break;
+  case N_FOR:
+    target_names(s, n->u.for_.target, w->in_loop ? refuse_if_bound_before : note_bound);
+    break;
+  case N_WITH:
+    s->ok = false;
+    return;
+  case N_CALL:
+    check_call(w, n);
+    break;
+  default: break;
+  }
+  if (s->ok)
+    node_children(n, walk_node, w);
+}
+
+/* Every use of a written array: the first argument of its writes, or .shape, .dtype, .ndim. */
+typedef struct ReadWalk {
+  SpreadScan *s;
+} ReadWalk;
+
+static void read_walk(Node *n, void *data) {
+  ReadWalk *r = data;
+  SpreadScan *s = r->s;
+  if (!n || !s->ok)
+    return;
+  if (n->kind == N_ATTRIBUTE && n->u.attribute.value->kind == N_NAME &&
+      written_index(s, n->u.attribute.value->u.name.id) >= 0) {
+    Str attr = n->u.attribute.attr;
+    if (!str_eq(attr, "shape") && !str_eq(attr, "dtype") && !str_eq(attr, "ndim"))
+      s->ok = false;
+    return; /* the name itself is not walked */
+  }
+  if (n->kind == N_CALL) {
+    const char *member = member_of(s, n->u.call.func);
+    if (member && (strcmp(member, "store") == 0 || strcmp(member, "scatter") == 0)) {
+      for (int i = 0; i < n->u.call.args.count; i++)
+        if (i > 0 || n->u.call.args.items[i]->kind != N_NAME)
+          read_walk(n->u.call.args.items[i], r);
+      for (int i = 0; i < n->u.call.keywords.count; i++)
+        if (!str_eq(n->u.call.keywords.items[i]->u.keyword.arg, "array"))
+          read_walk(n->u.call.keywords.items[i]->u.keyword.value, r);
+      return;
+    }
+  }
+  if (n->kind == N_NAME && written_index(s, n->u.name.id) >= 0) {
+    s->ok = false;
+    return;
+  }
+  node_children(n, read_walk, r);
+}
+
+static bool is_docstring(const Node *stmt) {
+  return stmt->kind == N_EXPR_STMT && stmt->u.expr_stmt.value->kind == N_STRING;
+}
+
+/* The statement `name = ct.<member>(0)` before the loop that binds `name`, if it is one. */
+static const Node *binding_call(SpreadScan *s, NodeList *body, int before, Str name, const char *member) {
+  const Node *found = NULL;
+  for (int i = 0; i < before; i++) {
+    const Node *stmt = body->items[i];
+    if (stmt->kind == N_ASSIGN && stmt->u.assign.targets.count == 1 && name_is(stmt->u.assign.targets.items[0], name)) {
+      if (found || !is_ct_call(s, stmt->u.assign.value, member, 0))
+        return NULL; /* bound twice, or to something else */
+      found = stmt->u.assign.value;
+    }
+  }
+  return found;
+}
+
+void spread_scan_kernel(Lowerer *L, Node *def) {
+  L->kernel_spreads = false;
+  L->spread_written_count = 0;
+  L->spread_stop = (Str){0};
+  NodeList *body = &def->u.function_def.body;
+  int first = body->count > 0 && is_docstring(body->items[0]) ? 1 : 0;
+  if (body->count - first < 1)
+    return;
+  Node *loop = body->items[body->count - 1];
+  if (loop->kind != N_FOR || loop->u.for_.is_async || loop->u.for_.orelse.count || loop->u.for_.target->kind != N_NAME)
+    return;
+  const Node *iter = loop->u.for_.iter;
+  if (iter->kind != N_CALL || iter->u.call.func->kind != N_NAME || !str_eq(iter->u.call.func->u.name.id, "range") ||
+      iter->u.call.args.count != 3 || iter->u.call.keywords.count)
+    return;
+  SpreadScan s = {.L = L, .ok = true, .loop_var = loop->u.for_.target->u.name.id};
+  const Node *start = iter->u.call.args.items[0], *stop = iter->u.call.args.items[1],
+             *step = iter->u.call.args.items[2];
+  if (is_ct_call(&s, start, "bid", 0))
+    s.range_start = start;
+  else if (start->kind == N_NAME && (s.bid_def = binding_call(&s, body, body->count - 1, start->u.name.id, "bid")))
+    s.bid_name = start->u.name.id;
+  else
+    return;
+  if (is_ct_call(&s, step, "num_blocks", 0))
+    s.range_step = step;
+  else if (step->kind == N_NAME &&
+           (s.blocks_def = binding_call(&s, body, body->count - 1, step->u.name.id, "num_blocks")))
+    s.blocks_name = step->u.name.id;
+  else
+    return;
+  /* the parameters are bound before the loop */
+  const NodeList *params = &def->u.function_def.args->u.arguments.args;
+  for (int i = 0; i < params->count; i++)
+    note_bound(&s, params->items[i]->u.arg.arg);
+  SpreadWalk walk = {&s, false};
+  for (int i = first; i < body->count - 1 && s.ok; i++) {
+    Node *stmt = body->items[i];
+    if (stmt->kind != N_ASSIGN && stmt->kind != N_ANN_ASSIGN && stmt->kind != N_AUG_ASSIGN && stmt->kind != N_PASS &&
+        !is_docstring(stmt) && stmt->kind != N_ASSERT)
+      s.ok = false; /* an `if` or a loop before the loop: not followed */
+    walk_node(stmt, &walk);
+  }
+  if (!s.ok)
+    return;
+  /* the range's own arguments and the loop's target are the loop's, not a carried value */
+  walk.in_loop = false;
+  walk_node((Node *)stop, &walk);
+  note_bound(&s, s.loop_var);
+  walk.in_loop = true;
+  walk_list(&walk, &loop->u.for_.body);
+  /* bid and num_blocks names: read only by the range */
+  if (!s.ok || s.written_count == 0)
+    return;
+  for (int i = first; i < body->count && s.ok; i++) {
+    ReadWalk r = {&s};
+    read_walk(body->items[i], &r);
+  }
+  if (!s.ok)
+    return;
+  if (s.bid_name.len || s.blocks_name.len) {
+    /* their only reads: the range's start and step */
+    SpreadScan names = s;
+    names.written_count = 0;
+    if (s.bid_name.len)
+      names.written[names.written_count++] = s.bid_name;
+    if (s.blocks_name.len)
+      names.written[names.written_count++] = s.blocks_name;
+    for (int i = first; i < body->count - 1 && names.ok; i++) {
+      const Node *stmt = body->items[i];
+      if (stmt->kind == N_ASSIGN && (stmt->u.assign.value == s.bid_def || stmt->u.assign.value == s.blocks_def))
+        continue;
+      ReadWalk r = {&names};
+      read_walk(body->items[i], &r);
+    }
+    ReadWalk r = {&names};
+    read_walk((Node *)stop, &r);
+    for (int i = 0; i < loop->u.for_.body.count && names.ok; i++)
+      read_walk(loop->u.for_.body.items[i], &r);
+    if (!names.ok)
+      return;
+  }
+  for (int i = 0; i < params->count; i++)
+    if (stop->kind == N_NAME && str_same(params->items[i]->u.arg.arg, stop->u.name.id))
+      L->spread_stop = stop->u.name.id;
+  L->kernel_spreads = true;
+  L->spread_written_count = s.written_count;
+  memcpy(L->spread_written, s.written, sizeof(Str) * (size_t)s.written_count);
+}

@@ -1,0 +1,172 @@
+"""Persistent kernels whose programs share one grid-stride loop (src/lower/lower_spread.c):
+where the program count cannot change what the kernel computes, the launch's grid is a
+_SpreadGrid and the autotuner may launch more programs than the host asked for; anywhere
+else the host's grid stands."""
+
+import pytest
+import torch
+
+ROWS = '''
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def scale_rows(x, y, n_rows: int, TILE: ct.Constant[int]):
+    """y[r] = 2 x[r] + 1, a row a step of a persistent loop"""
+    bid = ct.bid(0)
+    programs = ct.num_blocks(0)
+    offsets = ct.arange(TILE, dtype=ct.int32)
+    for row in range(bid, n_rows, programs):
+        t = ct.gather(x, (row, offsets), padding_value=0)
+        u = t * 2
+        ct.scatter(y, (row, offsets), u + 1)
+
+
+@ct.kernel
+def tile_rows(x, y, n_rows: int, TILE: ct.Constant[int]):
+    for row in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        t = ct.load(x, index=(row, 0), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO)
+        if TILE > 8:
+            ct.store(y, index=(row, 0), tile=t * 2 + 1)
+        else:
+            ct.store(y, index=(row, 0), tile=t * 2 + 1)
+
+
+def run(kernel, x, programs):
+    y = torch.zeros_like(x)
+    ct.launch(torch.cuda.current_stream(), (programs, 1, 1), kernel, (x, y, x.shape[0], x.shape[1]))
+    return y
+'''
+
+
+def test_a_grid_stride_loop_may_spread_its_grid(convert_text):
+    text = convert_text(ROWS)
+    assert text.count("_grid_spread: tl.constexpr = 1,") == 2
+    assert text.count("spread=True") == 2
+    assert "_SpreadGrid(grid, n_rows, (y,), (x,))" in text
+    assert '"_grid_spread"' not in text[:text.index("def scale_rows")]  # a candidate's choice, not the key
+
+
+@pytest.mark.parametrize("name", ["scale_rows", "tile_rows"])
+def test_any_program_count_computes_what_cutile_does(convert, device, name):
+    """The rule's claim: the grid's first axis may be any count. The kernel run on 1, 3, 7
+    and one program a row, and through the launcher (its autotuner trying the spread
+    candidates), against torch."""
+    mod = convert(ROWS)
+    x = torch.randn(13, 16, device=device)
+    want = x * 2 + 1
+    kernel = getattr(mod, name).fn
+    flags = {k: v for k, v in (("x_tma", True), ("y_tma", True), ("_use_tma", False)) if k in kernel.arg_names}
+    for programs in (1, 3, 7, 13, 40):
+        y = torch.zeros_like(x)
+        kernel[(programs, 1, 1)](x, tuple(x.shape), tuple(x.stride()), y, tuple(y.shape), tuple(y.stride()), 13, 16,
+                                 **flags)
+        torch.testing.assert_close(y, want)
+    torch.testing.assert_close(mod.run(getattr(mod, name), x, 2), want)
+
+
+def test_the_spread_grid_is_capped_and_kept_off_aliased_arrays(convert, device):
+    mod = convert(ROWS)
+    x, y = torch.randn(13, 16, device=device), torch.zeros(13, 16, device=device)
+    spread = mod._SpreadGrid((4, 1, 1), 100, (y,), (x,))
+    assert spread({"_grid_spread": 1}) == (4, 1, 1)
+    assert spread({"_grid_spread": 8}) == (32, 1, 1)
+    assert mod._SpreadGrid((4, 1, 1), 13, (y,), (x,))({"_grid_spread": 8}) == (13, 1, 1)  # at most the rows
+    assert mod._SpreadGrid((20, 1, 1), 13, (y,), (x,))({"_grid_spread": 8}) == (20, 1, 1)  # at least the host's
+    assert mod._SpreadGrid((4, 2, 1), None, (y,), (x,))({"_grid_spread": 8}) == (32, 2, 1)  # no stop known
+    # one tensor given as both arrays (in place), or a view of it: the host's grid
+    assert mod._SpreadGrid((4, 1, 1), 100, (x,), (x,))({"_grid_spread": 8}) == (4, 1, 1)
+    assert mod._SpreadGrid((4, 1, 1), 100, (x[1:],), (x,))({"_grid_spread": 8}) == (4, 1, 1)
+
+
+def test_in_place_launches_compute_what_cutile_does(convert, device):
+    mod = convert(ROWS)
+    x = torch.randn(13, 16, device=device)
+    want = x * 2 + 1
+    for name in ("scale_rows", "tile_rows"):
+        z = x.clone()
+        getattr(mod, "launch_" + name)(0, (2, 1, 1), (z, z, 13, 16))
+        torch.testing.assert_close(z, want)
+
+
+KEPT_OFF = {
+    "a value carried from one iteration to the next": '''
+    acc = ct.zeros((1, TILE), dtype=ct.float32)
+    for row in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        acc = acc + ct.load(x, index=(row, 0), shape=(1, TILE))
+        ct.store(y, index=(row, 0), tile=acc)
+''',
+    "a store after the loop": '''
+    for row in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        ct.store(y, index=(row, 0), tile=ct.load(x, index=(row, 0), shape=(1, TILE)))
+    ct.store(y, index=(0, 0), tile=ct.zeros((1, TILE), dtype=ct.float32))
+''',
+    "an index that is not the loop's variable": '''
+    for row in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        ct.store(y, index=(row // 2, 0), tile=ct.load(x, index=(row, 0), shape=(1, TILE)))
+''',
+    "a written array read": '''
+    for row in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        t = ct.load(y, index=(row + 1, 0), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(y, index=(row, 0), tile=t + ct.load(x, index=(row, 0), shape=(1, TILE)))
+''',
+    "a tile function called": '''
+    for row in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        ct.store(y, index=(row, 0), tile=twice(ct.load(x, index=(row, 0), shape=(1, TILE))))
+''',
+    "an atomic operation": '''
+    for row in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        ct.atomic_add(y, (row, 0), 1.0)
+''',
+    "the block index read elsewhere": '''
+    bid = ct.bid(0)
+    for row in range(bid, n_rows, ct.num_blocks(0)):
+        ct.store(y, index=(row, 0), tile=ct.load(x, index=(row, 0), shape=(1, TILE)) + bid)
+''',
+    "a loop that does not start at the block index": '''
+    for row in range(0, n_rows, ct.num_blocks(0)):
+        ct.store(y, index=(row, 0), tile=ct.load(x, index=(row, 0), shape=(1, TILE)))
+''',
+    "one array written at two positions": '''
+    for row in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        t = ct.load(x, index=(row, 0), shape=(1, TILE))
+        ct.scatter(y, (row, 0), 1.0)
+        ct.scatter(y, (0, row), 2.0)
+''',
+    "a write before the loop": '''
+    ct.store(y, index=(0, 0), tile=ct.zeros((1, TILE), dtype=ct.float32))
+    for row in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        ct.store(y, index=(row, 0), tile=ct.load(x, index=(row, 0), shape=(1, TILE)))
+''',
+    "a break": '''
+    for row in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        if row > 4:
+            break
+        ct.store(y, index=(row, 0), tile=ct.load(x, index=(row, 0), shape=(1, TILE)))
+''',
+    "the loop's variable rebound": '''
+    for row in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        t = ct.load(x, index=(row, 0), shape=(1, TILE))
+        row = row + 1
+        ct.store(y, index=(row, 0), tile=t)
+''',
+}
+
+
+@pytest.mark.parametrize("why", sorted(KEPT_OFF))
+def test_the_host_grid_stands_where_the_program_count_may_matter(convert_text, why):
+    source = '''
+import cuda.tile as ct
+
+
+@ct.function
+def twice(t):
+    return t * 2
+
+
+@ct.kernel
+def k(x, y, n_rows: int, TILE: ct.Constant[int]):
+''' + KEPT_OFF[why]
+    text = convert_text(source)
+    assert "_grid_spread: tl.constexpr" not in text and "_SpreadGrid(grid" not in text and "spread=True" not in text, why
