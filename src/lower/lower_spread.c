@@ -37,18 +37,18 @@
  *   - the body calls only cuTile's operations, Python's builtins and methods
  *     of values (no tile function, whose effects are not followed here, no
  *     atomic operation, whose order would change a result);
- *   - every array it writes (ct.store, ct.scatter) is a parameter, written
- *     with the loop variable itself as the same item of the index at every
- *     write, by one operation, without order= (so iteration i writes where no
- *     other iteration writes), and read nowhere (only its .shape, .dtype and
- *     .ndim): no iteration reads what another writes.
+ *   - every array it writes is a parameter, written with the loop variable
+ *     itself as an item of the index, by one ct.store, or by ct.scatter calls
+ *     all at the same item (an element index: iteration i writes where no other
+ *     iteration writes; two ct.store calls could store tiles of two extents),
+ *     without order=, and read nowhere (only its .shape, .dtype and .ndim): no
+ *     iteration reads what another writes.
  *
  * The last rule holds for the parameters' names; where two parameters are one
  * tensor at run time, _SpreadGrid keeps the host's grid (_apart: a written
  * array shares its storage with no other array of the launch).
  */
 
-#include <stdio.h>
 #include <string.h>
 
 #include "lower.h"
@@ -69,15 +69,14 @@ typedef struct SpreadScan {
 
 static const char *member_of(SpreadScan *s, const Node *func) { return resolve_ct_member(s->L->conv, func); }
 
-static bool is_ct_call(SpreadScan *s, const Node *n, const char *member, long long axis) {
+/* Whether `n` is `ct.<member>(0)` (ct.bid(0), ct.num_blocks(0)). */
+static bool is_axis0_call(SpreadScan *s, const Node *n, const char *member) {
   if (!n || n->kind != N_CALL || n->u.call.args.count != 1 || n->u.call.keywords.count != 0)
     return false;
   const char *m = member_of(s, n->u.call.func);
   const Node *a = n->u.call.args.items[0];
-  char digits[4];
-  snprintf(digits, sizeof digits, "%lld", axis);
   return m && strcmp(m, member) == 0 && a->kind == N_CONSTANT && a->u.constant.kind == CONST_NUMBER &&
-         str_eq(a->u.constant.text, digits);
+         str_eq(a->u.constant.text, "0");
 }
 
 static bool name_is(const Node *n, Str name) { return n && n->kind == N_NAME && name.len && str_same(n->u.name.id, name); }
@@ -163,7 +162,10 @@ static void check_write(SpreadScan *s, const Node *call, const char *member) {
     s->written[at] = array->u.name.id;
     s->written_axis[at] = axis;
     s->written_by[at] = member;
-  } else if (s->written_axis[at] != axis || strcmp(s->written_by[at], member) != 0) {
+  } else if (s->written_axis[at] != axis || strcmp(s->written_by[at], member) != 0 || strcmp(member, "store") == 0) {
+    /* at another item, by the other operation, or a second ct.store: its tile may span
+       another extent of that axis (a (2, N) tile at row i covers what a (1, N) tile at row
+       2i does) */
     s->ok = false;
   }
 }
@@ -305,6 +307,28 @@ static void read_walk(Node *n, void *data) {
   node_children(n, read_walk, r);
 }
 
+/* Whether `n` reads `name` anywhere (a Name node of it). */
+typedef struct Mention {
+  Str name;
+  bool found;
+} Mention;
+
+static void find_mention(Node *n, void *data) {
+  Mention *m = data;
+  if (!n || m->found)
+    return;
+  if (n->kind == N_NAME && str_same(n->u.name.id, m->name))
+    m->found = true;
+  else
+    node_children(n, find_mention, m);
+}
+
+static bool mentions(const Node *n, Str name) {
+  Mention m = {name, false};
+  find_mention((Node *)n, &m);
+  return m.found;
+}
+
 static bool is_docstring(const Node *stmt) {
   return stmt->kind == N_EXPR_STMT && stmt->u.expr_stmt.value->kind == N_STRING;
 }
@@ -315,7 +339,7 @@ static const Node *binding_call(SpreadScan *s, NodeList *body, int before, Str n
   for (int i = 0; i < before; i++) {
     const Node *stmt = body->items[i];
     if (stmt->kind == N_ASSIGN && stmt->u.assign.targets.count == 1 && name_is(stmt->u.assign.targets.items[0], name)) {
-      if (found || !is_ct_call(s, stmt->u.assign.value, member, 0))
+      if (found || !is_axis0_call(s, stmt->u.assign.value, member))
         return NULL; /* bound twice, or to something else */
       found = stmt->u.assign.value;
     }
@@ -341,13 +365,13 @@ void spread_scan_kernel(Lowerer *L, Node *def) {
   SpreadScan s = {.L = L, .ok = true, .loop_var = loop->u.for_.target->u.name.id};
   const Node *start = iter->u.call.args.items[0], *stop = iter->u.call.args.items[1],
              *step = iter->u.call.args.items[2];
-  if (is_ct_call(&s, start, "bid", 0))
+  if (is_axis0_call(&s, start, "bid"))
     s.range_start = start;
   else if (start->kind == N_NAME && (s.bid_def = binding_call(&s, body, body->count - 1, start->u.name.id, "bid")))
     s.bid_name = start->u.name.id;
   else
     return;
-  if (is_ct_call(&s, step, "num_blocks", 0))
+  if (is_axis0_call(&s, step, "num_blocks"))
     s.range_step = step;
   else if (step->kind == N_NAME &&
            (s.blocks_def = binding_call(&s, body, body->count - 1, step->u.name.id, "num_blocks")))
@@ -374,7 +398,6 @@ void spread_scan_kernel(Lowerer *L, Node *def) {
   note_bound(&s, s.loop_var);
   walk.in_loop = true;
   walk_list(&walk, &loop->u.for_.body);
-  /* bid and num_blocks names: read only by the range */
   if (!s.ok || s.written_count == 0)
     return;
   for (int i = first; i < body->count && s.ok; i++) {
@@ -383,27 +406,22 @@ void spread_scan_kernel(Lowerer *L, Node *def) {
   }
   if (!s.ok)
     return;
-  if (s.bid_name.len || s.blocks_name.len) {
-    /* their only reads: the range's start and step */
-    SpreadScan names = s;
-    names.written_count = 0;
-    if (s.bid_name.len)
-      names.written[names.written_count++] = s.bid_name;
-    if (s.blocks_name.len)
-      names.written[names.written_count++] = s.blocks_name;
-    for (int i = first; i < body->count - 1 && names.ok; i++) {
+  /* the names bound to ct.bid(0) and ct.num_blocks(0): read only by the range */
+  Str own[2] = {s.bid_name, s.blocks_name};
+  for (int k = 0; k < 2; k++) {
+    if (!own[k].len)
+      continue;
+    for (int i = first; i < body->count - 1; i++) {
       const Node *stmt = body->items[i];
-      if (stmt->kind == N_ASSIGN && (stmt->u.assign.value == s.bid_def || stmt->u.assign.value == s.blocks_def))
-        continue;
-      ReadWalk r = {&names};
-      read_walk(body->items[i], &r);
+      bool binding = stmt->kind == N_ASSIGN && (stmt->u.assign.value == s.bid_def || stmt->u.assign.value == s.blocks_def);
+      if (!binding && mentions(stmt, own[k]))
+        return;
     }
-    ReadWalk r = {&names};
-    read_walk((Node *)stop, &r);
-    for (int i = 0; i < loop->u.for_.body.count && names.ok; i++)
-      read_walk(loop->u.for_.body.items[i], &r);
-    if (!names.ok)
+    if (mentions(stop, own[k]))
       return;
+    for (int i = 0; i < loop->u.for_.body.count; i++)
+      if (mentions(loop->u.for_.body.items[i], own[k]))
+        return;
   }
   for (int i = 0; i < params->count; i++)
     if (stop->kind == N_NAME && str_same(params->items[i]->u.arg.arg, stop->u.name.id))

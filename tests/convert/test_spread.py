@@ -28,9 +28,10 @@ def tile_rows(x, y, n_rows: int, TILE: ct.Constant[int]):
     for row in range(ct.bid(0), n_rows, ct.num_blocks(0)):
         t = ct.load(x, index=(row, 0), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO)
         if TILE > 8:
-            ct.store(y, index=(row, 0), tile=t * 2 + 1)
+            t = t * 2
         else:
-            ct.store(y, index=(row, 0), tile=t * 2 + 1)
+            t = t + t
+        ct.store(y, index=(row, 0), tile=t + 1)
 
 
 def run(kernel, x, programs):
@@ -133,6 +134,16 @@ KEPT_OFF = {
         t = ct.load(x, index=(row, 0), shape=(1, TILE))
         ct.scatter(y, (row, 0), 1.0)
         ct.scatter(y, (0, row), 2.0)
+''',
+    "two stores of one array": '''
+    for row in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        ct.store(y, index=(row, 0), tile=ct.load(x, index=(row, 0), shape=(1, TILE)))
+        ct.store(y, index=(row, 0), tile=ct.load(x, index=(row, 0), shape=(2, TILE)))
+''',
+    "the program count read elsewhere": '''
+    programs = ct.num_blocks(0)
+    for row in range(ct.bid(0), n_rows - programs + programs, programs):
+        ct.store(y, index=(row, 0), tile=ct.load(x, index=(row, 0), shape=(1, TILE)))
 ''',
     "a write before the loop": '''
     ct.store(y, index=(0, 0), tile=ct.zeros((1, TILE), dtype=ct.float32))
