@@ -15,8 +15,9 @@
  * and launched on the SM count times a small factor (cuTile's occupancy).
  * Translated as it stands, each Triton program walks its rows one after the
  * other, and the grid caps how many rows are in flight: on an H100 the skill's
- * softmax at 32768x1024 (float16) moved 1946 GB/s on 528 programs against
- * 2476 on 4224 and 2660 for the hand-written kernel, one program a row.
+ * softmax at 32768x1024 (float16) moved 1909 GB/s on 528 programs at best
+ * against 2537 on 8448 and 2697 for the hand-written kernel, one program a row
+ * (docs/perf/h100_2026-12-06e/spread_probe.txt).
  *
  * Where the program count cannot change what the kernel computes, the
  * launcher lets the autotuner choose it: `_grid_spread`, a constexpr of the
