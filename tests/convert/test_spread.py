@@ -76,6 +76,7 @@ def test_the_spread_grid_is_capped_and_kept_off_aliased_arrays(convert, device):
     assert mod._SpreadGrid((4, 1, 1), 13, (y,), (x,))({"_grid_spread": 8}) == (13, 1, 1)  # at most the rows
     assert mod._SpreadGrid((20, 1, 1), 13, (y,), (x,))({"_grid_spread": 8}) == (20, 1, 1)  # at least the host's
     assert mod._SpreadGrid((4, 2, 1), None, (y,), (x,))({"_grid_spread": 8}) == (32, 2, 1)  # no stop known
+    assert mod._SpreadGrid((2**30, 1, 1), None, (y,), (x,))({"_grid_spread": 8}) == (2**31 - 1, 1, 1)  # CUDA's limit
     # one tensor given as both arrays (in place), or a view of it: the host's grid
     assert mod._SpreadGrid((4, 1, 1), 100, (x,), (x,))({"_grid_spread": 8}) == (4, 1, 1)
     assert mod._SpreadGrid((4, 1, 1), 100, (x[1:],), (x,))({"_grid_spread": 8}) == (4, 1, 1)

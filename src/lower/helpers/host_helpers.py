@@ -444,10 +444,10 @@ class _SpreadGrid:
         spread = meta.get("_grid_spread", 1)
         first = self.grid[0]
         if spread > 1 and self._apart():
-            wanted = first * spread
+            wanted = min(first * spread, 2**31 - 1)  # CUDA's limit of a grid's first axis
             if type(self.stop) is int:
                 wanted = min(wanted, max(first, self.stop))
-            first = wanted
+            first = max(first, wanted)
         return (first, *self.grid[1:])
 
     def _apart(self):
