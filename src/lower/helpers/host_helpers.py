@@ -433,9 +433,10 @@ class _SpreadGrid:
     axis (at most `stop`, at least the host's count). The host asks for few programs (the SM
     count times cuTile's occupancy), each walking its rows one after the other; more programs
     keep more rows in flight (on an H100, the converting skill's softmax at 32768x1024
-    float16: 1909 GB/s on 528 programs at best, 2537 on 8448). Where an array the kernel writes shares
-    its storage with another array of the launch (one tensor given twice), the rule's proof
-    does not hold: the host's grid."""
+    float16: 1909 GB/s on 528 programs at best, 2537 on 8448). Where an array the kernel
+    writes shares its storage with another array of the launch (one tensor given twice), the
+    rule's proof does not hold: the host's grid. Never past CUDA's limit of a grid's first
+    axis."""
 
     def __init__(self, grid, stop, written, others):
         self.grid, self.stop, self.written, self.others = tuple(grid), stop, written, others
