@@ -231,6 +231,8 @@ static void walk_node(Node *n, void *data) {
   SpreadScan *s = w->s;
   if (!n || !s->ok)
     return;
+  /* before the loop a binding is noted; in it, one of a name bound before is refused */
+  void (*bind)(SpreadScan *, Str) = w->in_loop ? refuse_if_bound_before : note_bound;
   switch (n->kind) {
   case N_BREAK:
   case N_RETURN:
@@ -239,6 +241,7 @@ static void walk_node(Node *n, void *data) {
   case N_GLOBAL:
   case N_NONLOCAL:
   case N_DELETE:
+  case N_WITH:
   case N_WHILE: /* a while loop's condition may read what the body carries */
   case N_FUNCTION_DEF:
   case N_LAMBDA:
@@ -246,26 +249,13 @@ static void walk_node(Node *n, void *data) {
     return;
   case N_ASSIGN:
     for (int i = 0; i < n->u.assign.targets.count; i++)
-      target_names(s, n->u.assign.targets.items[i], w->in_loop ? refuse_if_bound_before : note_bound);
+      target_names(s, n->u.assign.targets.items[i], bind);
     break;
-  case N_AUG_ASSIGN:
-    target_names(s, n->u.aug_assign.target, w->in_loop ? refuse_if_bound_before : note_bound);
-    break;
-  case N_ANN_ASSIGN:
-    target_names(s, n->u.ann_assign.target, w->in_loop ? refuse_if_bound_before : note_bound);
-    break;
-  case N_NAMED_EXPR:
-    target_names(s, n->u.named_expr.target, w->in_loop ? refuse_if_bound_before : note_bound);
-    break;
-  case N_FOR:
-    target_names(s, n->u.for_.target, w->in_loop ? refuse_if_bound_before : note_bound);
-    break;
-  case N_WITH:
-    s->ok = false;
-    return;
-  case N_CALL:
-    check_call(w, n);
-    break;
+  case N_AUG_ASSIGN: target_names(s, n->u.aug_assign.target, bind); break;
+  case N_ANN_ASSIGN: target_names(s, n->u.ann_assign.target, bind); break;
+  case N_NAMED_EXPR: target_names(s, n->u.named_expr.target, bind); break;
+  case N_FOR: target_names(s, n->u.for_.target, bind); break;
+  case N_CALL: check_call(w, n); break;
   default: break;
   }
   if (s->ok)
@@ -306,28 +296,6 @@ static void read_walk(Node *n, void *data) {
     return;
   }
   node_children(n, read_walk, r);
-}
-
-/* Whether `n` reads `name` anywhere (a Name node of it). */
-typedef struct Mention {
-  Str name;
-  bool found;
-} Mention;
-
-static void find_mention(Node *n, void *data) {
-  Mention *m = data;
-  if (!n || m->found)
-    return;
-  if (n->kind == N_NAME && str_same(n->u.name.id, m->name))
-    m->found = true;
-  else
-    node_children(n, find_mention, m);
-}
-
-static bool mentions(const Node *n, Str name) {
-  Mention m = {name, false};
-  find_mention((Node *)n, &m);
-  return m.found;
 }
 
 static bool is_docstring(const Node *stmt) {
@@ -408,22 +376,23 @@ void spread_scan_kernel(Lowerer *L, Node *def) {
   if (!s.ok)
     return;
   /* the names bound to ct.bid(0) and ct.num_blocks(0): read only by the range */
-  Str own[2] = {s.bid_name, s.blocks_name};
-  for (int k = 0; k < 2; k++) {
-    if (!own[k].len)
-      continue;
-    for (int i = first; i < body->count - 1; i++) {
-      const Node *stmt = body->items[i];
-      bool binding = stmt->kind == N_ASSIGN && (stmt->u.assign.value == s.bid_def || stmt->u.assign.value == s.blocks_def);
-      if (!binding && mentions(stmt, own[k]))
-        return;
-    }
-    if (mentions(stop, own[k]))
+  Str own[2];
+  int owned = 0;
+  if (s.bid_name.len)
+    own[owned++] = s.bid_name;
+  if (s.blocks_name.len)
+    own[owned++] = s.blocks_name;
+  for (int i = first; i < body->count - 1 && owned; i++) {
+    Node *stmt = body->items[i];
+    bool binding = stmt->kind == N_ASSIGN && (stmt->u.assign.value == s.bid_def || stmt->u.assign.value == s.blocks_def);
+    if (!binding && node_reads_any(stmt, own, owned))
       return;
-    for (int i = 0; i < loop->u.for_.body.count; i++)
-      if (mentions(loop->u.for_.body.items[i], own[k]))
-        return;
   }
+  if (owned && node_reads_any((Node *)stop, own, owned))
+    return;
+  for (int i = 0; i < loop->u.for_.body.count && owned; i++)
+    if (node_reads_any(loop->u.for_.body.items[i], own, owned))
+      return;
   for (int i = 0; i < params->count; i++)
     if (stop->kind == N_NAME && str_same(params->items[i]->u.arg.arg, stop->u.name.id))
       L->spread_stop = stop->u.name.id;
