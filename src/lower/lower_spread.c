@@ -80,7 +80,9 @@ static bool is_axis0_call(SpreadScan *s, const Node *n, const char *member) {
          str_eq(a->u.constant.text, "0");
 }
 
-static bool name_is(const Node *n, Str name) { return n && n->kind == N_NAME && name.len && str_same(n->u.name.id, name); }
+static bool name_is(const Node *n, Str name) {
+  return n && n->kind == N_NAME && name.len && str_same(n->u.name.id, name);
+}
 
 static int written_index(const SpreadScan *s, Str name) {
   for (int i = 0; i < s->written_count; i++)
@@ -384,7 +386,8 @@ void spread_scan_kernel(Lowerer *L, Node *def) {
     own[owned++] = s.blocks_name;
   for (int i = first; i < body->count - 1 && owned; i++) {
     Node *stmt = body->items[i];
-    bool binding = stmt->kind == N_ASSIGN && (stmt->u.assign.value == s.bid_def || stmt->u.assign.value == s.blocks_def);
+    const Node *value = stmt->kind == N_ASSIGN ? stmt->u.assign.value : NULL;
+    bool binding = value && (value == s.bid_def || value == s.blocks_def);
     if (!binding && node_reads_any(stmt, own, owned))
       return;
   }
