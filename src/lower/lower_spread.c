@@ -42,8 +42,10 @@
  *     itself as an item of the index, by one ct.store, or by ct.scatter calls
  *     all at the same item (an element index: iteration i writes where no other
  *     iteration writes; two ct.store calls could store tiles of two extents),
- *     without order=, and read nowhere (only its .shape, .dtype and .ndim): no
- *     iteration reads what another writes.
+ *     without order=, and read nowhere (only its .shape, .dtype and .ndim),
+ *     but by ct.gather at the item its ct.scatter calls write (an in-place
+ *     row: iteration i reads only what it writes): no iteration reads what
+ *     another writes.
  *
  * The last rule holds for the parameters' names; where two parameters are one
  * tensor at run time, _SpreadGrid keeps the host's grid (_apart: a written
@@ -125,32 +127,43 @@ static void refuse_if_bound_before(SpreadScan *s, Str name) {
     s->ok = false;
 }
 
-/* A write, ct.store(A, index, tile) or ct.scatter(A, indices, value): A a
- * parameter, the loop variable an item of its index, as at A's other writes. */
-static void check_write(SpreadScan *s, const Node *call, const char *member) {
-  const Node *array = call->u.call.args.count > 0 ? call->u.call.args.items[0] : NULL;
-  const Node *index = call->u.call.args.count > 1 ? call->u.call.args.items[1] : NULL;
+/* The array and index arguments of an access, ct.store(A, index, tile),
+ * ct.scatter(A, indices, value) or ct.gather(A, indices), positional or by
+ * keyword; false where another keyword makes it something the rule does not
+ * follow (order=, **options). */
+static bool access_args(const Node *call, const Node **array, const Node **index) {
+  *array = call->u.call.args.count > 0 ? call->u.call.args.items[0] : NULL;
+  *index = call->u.call.args.count > 1 ? call->u.call.args.items[1] : NULL;
   for (int i = 0; i < call->u.call.keywords.count; i++) {
     const Node *k = call->u.call.keywords.items[i];
     Str arg = k->u.keyword.arg;
     if (str_eq(arg, "array"))
-      array = k->u.keyword.value;
+      *array = k->u.keyword.value;
     else if (str_eq(arg, "index") || str_eq(arg, "indices"))
-      index = k->u.keyword.value;
+      *index = k->u.keyword.value;
     else if (str_eq(arg, "order") || !arg.len)
-      s->ok = false;
+      return false;
   }
-  if (!array || array->kind != N_NAME || !index) {
-    s->ok = false;
-    return;
-  }
-  int axis = -1;
+  return *array && (*array)->kind == N_NAME && *index;
+}
+
+/* The item of an index that is the loop variable itself (0 for the variable
+ * alone, a 1-D index), or -1. */
+static int loop_item(const SpreadScan *s, const Node *index) {
   if (name_is(index, s->loop_var))
-    axis = 0;
-  else if (index->kind == N_TUPLE)
-    for (int i = 0; i < index->u.list.elts.count && axis < 0; i++)
+    return 0;
+  if (index->kind == N_TUPLE)
+    for (int i = 0; i < index->u.list.elts.count; i++)
       if (name_is(index->u.list.elts.items[i], s->loop_var))
-        axis = i;
+        return i;
+  return -1;
+}
+
+/* A write, ct.store or ct.scatter: of a parameter, the loop variable an item
+ * of its index, as at the array's other writes. */
+static void check_write(SpreadScan *s, const Node *call, const char *member) {
+  const Node *array, *index;
+  int axis = access_args(call, &array, &index) ? loop_item(s, index) : -1;
   if (axis < 0) {
     s->ok = false;
     return;
@@ -283,7 +296,13 @@ static void read_walk(Node *n, void *data) {
   }
   if (n->kind == N_CALL) {
     const char *member = member_of(s, n->u.call.func);
-    if (member && (strcmp(member, "store") == 0 || strcmp(member, "scatter") == 0)) {
+    const Node *array, *index;
+    bool own_row = false; /* a gather of an array the loop scatters to, at the same item: its own row */
+    if (member && strcmp(member, "gather") == 0 && access_args(n, &array, &index)) {
+      int at = written_index(s, array->u.name.id);
+      own_row = at >= 0 && strcmp(s->written_by[at], "scatter") == 0 && loop_item(s, index) == s->written_axis[at];
+    }
+    if (member && (strcmp(member, "store") == 0 || strcmp(member, "scatter") == 0 || own_row)) {
       for (int i = 0; i < n->u.call.args.count; i++)
         if (i > 0 || n->u.call.args.items[i]->kind != N_NAME)
           read_walk(n->u.call.args.items[i], r);

@@ -146,6 +146,18 @@ KEPT_OFF = {
     for row in range(ct.bid(0), n_rows - programs + programs, programs):
         ct.store(y, index=(row, 0), tile=ct.load(x, index=(row, 0), shape=(1, TILE)))
 ''',
+    "a row of the written array read at another row": '''
+    offsets = ct.arange(TILE, dtype=ct.int32)
+    for row in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        t = ct.gather(y, (row + 1, offsets), padding_value=0)
+        ct.scatter(y, (row, offsets), t * 2)
+''',
+    "a stored array gathered at its row": '''
+    offsets = ct.arange(TILE, dtype=ct.int32)
+    for row in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        t = ct.gather(y, (row, offsets), padding_value=0)
+        ct.store(y, index=(row, 0), tile=ct.reshape(t, (1, TILE)))
+''',
     "a write before the loop": '''
     ct.store(y, index=(0, 0), tile=ct.zeros((1, TILE), dtype=ct.float32))
     for row in range(ct.bid(0), n_rows, ct.num_blocks(0)):
@@ -182,3 +194,34 @@ def k(x, y, n_rows: int, TILE: ct.Constant[int]):
 ''' + KEPT_OFF[why]
     text = convert_text(source)
     assert "_grid_spread: tl.constexpr" not in text and "_SpreadGrid(grid" not in text and "spread=True" not in text, why
+
+
+IN_PLACE = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def double_rows(x, n_rows: int, TILE: ct.Constant[int]):
+    """x[r] = 2 x[r] in place: each iteration reads and writes its own row only"""
+    offsets = ct.arange(TILE, dtype=ct.int32)
+    for row in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        t = ct.gather(x, (row, offsets), padding_value=0)
+        ct.scatter(x, (row, offsets), t * 2)
+'''
+
+
+def test_a_row_gathered_and_scattered_in_place_may_spread(convert_text, convert, device):
+    """TileGym's online cross-entropy writes its probabilities over the logits it read, row by
+    row: a gather of the scattered array at the loop's own row reads only what that iteration
+    writes. Any program count computes what cuTile does."""
+    assert "_SpreadGrid(grid, n_rows, (x,), ())" in convert_text(IN_PLACE)
+    mod = convert(IN_PLACE)
+    kernel = mod.double_rows.fn
+    start = torch.arange(13 * 16, dtype=torch.float32, device=device).reshape(13, 16)
+    for programs in (1, 3, 13, 40):
+        x = start.clone()
+        kernel[(programs, 1, 1)](x, tuple(x.shape), tuple(x.stride()), 13, 16)
+        torch.testing.assert_close(x, start * 2)
+    x = start.clone()
+    mod.launch_double_rows(0, (2, 1, 1), (x, 13, 16))
+    torch.testing.assert_close(x, start * 2)
