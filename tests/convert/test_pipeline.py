@@ -65,11 +65,30 @@ def test_small_tiles_in_pipelined_loops_also_try_four_stages(convert):
         return [(c.num_warps, c.num_stages) for c in mod._launch_candidates(configs, elements, **flags)]
 
     small = picks(64, loops=True)
-    assert small == [(4, 3), (8, 3), (16, 3), (4, 4), (4, 2), (4, 1)]
+    assert small == [(4, 3), (8, 3), (16, 3), (4, 4), (4, 2), (4, 1), (8, 1), (16, 1)]
     assert picks(8192, loops=True).count((16, 4)) == 1
     assert all(stages != 4 for _, stages in picks(16384, loops=True))
     assert all(stages != 4 for _, stages in picks(64))
     assert picks(64, tma=True, loops=True)[4] == (4, 4)
+
+
+def test_streamed_rows_also_try_the_other_warp_counts_unpipelined(convert):
+    """A row streamed through a loop by plain loads can be fastest unpipelined with more warps
+    than the hand pick (H100: 16 warps at 1 stage against 8 at 3 for 2048-element tiles), so a
+    kernel with pipelined loops tries the next two warp counts at 1 stage too, after the hand
+    pick's; matrix products and kernels without such loops do not."""
+    mod = convert(ROWS)
+    configs = mod.row_sums.configs
+
+    def picks(elements, **flags):
+        return [(c.num_warps, c.num_stages) for c in mod._launch_candidates(configs, elements, **flags)]
+
+    wide = picks(2048, loops=True)
+    assert wide[-3:] == [(8, 1), (4, 1), (16, 1)]
+    assert [c for c in picks(2048) if c[1] == 1] == [(8, 1)]
+    assert [c for c in picks(64 * 64, loops=True, dot=True) if c[1] == 1] == [(4, 1)]
+    spread = picks(2048, loops=True, spread=True)
+    assert spread[:len(wide)] == wide  # the spread candidates come after them
 
 
 def test_a_fixed_launch_gives_the_loops_its_stage_count(tmp_path):

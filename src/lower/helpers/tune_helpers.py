@@ -449,7 +449,11 @@ def _launch_candidates(configs, elements, tma=False, dot=False, loops=False, sto
     stages (small loads need more of them in flight: H200, TileGym's persistent layer norm,
     bfloat16 128000x256 in 32x256 tiles, 8 warps, one program per SM, 43.2 us at 4 stages
     against 47.3 at 3 with the L2 flushed before each run; with 16x1024 tiles and 4 warps 4
-    stages took 75 us against 51, so larger tiles do not try it). With `spread` (a kernel whose
+    stages took 75 us against 51, so larger tiles do not try it); such a kernel also tries the
+    next two warp counts at 1 stage: a row streamed through a loop by plain loads, each thread
+    holding fewer elements, can beat any pipelined candidate (H100, TileGym's RMSNorm of
+    65536x8192 float16 rows in 2048-element tiles, one program a row: 720 us with 16 warps
+    at 1 stage, 817 at 3, 859 with 8 warps at 3; real cuTile 710). With `spread` (a kernel whose
     programs share one grid-stride loop, its launch spreading the grid) the first two warp counts
     at 1 and 3 stages are also tried on 16 times the host's programs (_grid_spread; through
     pointers where the kernel has descriptor paths): on an H100 the converting skill's
@@ -482,6 +486,8 @@ def _launch_candidates(configs, elements, tma=False, dot=False, loops=False, sto
     if loops and not dot and elements <= 8192:
         picks.insert(len(picks) - 1, (first, 4, ()))
     picks.append((first, 1, ()))
+    if loops and not dot:
+        picks += [(w, 1, ()) for w in order[1:3]]
     if dot and tma:
         picks.append((first, 1, (("_use_tma", False),)))
     if spread and not dot:
