@@ -3,7 +3,9 @@
 # H200 (the device tool's machine); prepared as for run_tilegym.sh (.cutile, .gpu/tilegym.tar.xz).
 # Env: FILES (test files, relative to TileGym's root), PER (ids per file, default 3, spread
 # over the file's perf ids in collection order), PICK (instead: the collected perf ids matching
-# this extended regular expression), TS (--timeout per side, s), TT (whole run, s).
+# this extended regular expression), CHUNK (k/n: only the k-th of every n selected ids, so that
+# a selection too slow for one call runs over n calls), TS (--timeout per side, s), TT (whole
+# run, s).
 # Writes $OUT/collect.txt, $OUT/ids.txt, $OUT/ps.txt, $OUT/ps.json; tools/device/perf_records.py
 # makes the table (each side's time and the GPU time of its kernels) from ps.json.
 source .cutile/setup.sh >/dev/null || exit 1
@@ -26,6 +28,10 @@ for found in ids.values():
         print(found[i])
 PY
 [ -n "$PICK" ] && grep "::.*test_perf" $OUT/collect.txt | grep -E "$PICK" > $OUT/ids.txt
+if [ -n "$CHUNK" ]; then
+  awk -v k="${CHUNK%/*}" -v n="${CHUNK#*/}" '(NR - k) % n == 0' $OUT/ids.txt > $OUT/ids_chunk.txt
+  mv $OUT/ids_chunk.txt $OUT/ids.txt
+fi
 mapfile -t IDS < $OUT/ids.txt
 export PYTHONPATH=$PWD/.gpu/python${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 timeout ${TT:-420} python3 -m cutile2triton.difftest /tmp/tg "${IDS[@]}" -n 0 --converter $PWD/.gpu/newbin \
