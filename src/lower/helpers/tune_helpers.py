@@ -450,8 +450,9 @@ def _launch_candidates(configs, elements, tma=False, dot=False, loops=False, sto
     bfloat16 128000x256 in 32x256 tiles, 8 warps, one program per SM, 43.2 us at 4 stages
     against 47.3 at 3 with the L2 flushed before each run; with 16x1024 tiles and 4 warps 4
     stages took 75 us against 51, so larger tiles do not try it); such a kernel also tries the
-    next two warp counts at 1 stage: a row streamed through a loop by plain loads, each thread
-    holding fewer elements, can beat any pipelined candidate (H100, TileGym's RMSNorm of
+    next two warp counts at 1 stage where each thread keeps 4 elements of the tile or more: a
+    row streamed through a loop by plain loads, each thread holding fewer elements, can beat
+    any pipelined candidate (H100, TileGym's RMSNorm of
     65536x8192 float16 rows in 2048-element tiles, one program a row: 720 us with 16 warps
     at 1 stage, 817 at 3, 859 with 8 warps at 3; real cuTile 710). With `spread` (a kernel whose
     programs share one grid-stride loop, its launch spreading the grid) the first two warp counts
@@ -487,7 +488,7 @@ def _launch_candidates(configs, elements, tma=False, dot=False, loops=False, sto
         picks.insert(len(picks) - 1, (first, 4, ()))
     picks.append((first, 1, ()))
     if loops and not dot:
-        picks += [(w, 1, ()) for w in order[1:3]]
+        picks += [(w, 1, ()) for w in order[1:3] if elements >= w * 32 * 4]
     if dot and tma:
         picks.append((first, 1, (("_use_tma", False),)))
     if spread and not dot:
