@@ -1481,6 +1481,10 @@ void lower_kernel(Lowerer *L, Function *fn) {
   bool needs_debug = false;
   lower_kernel_versions(L, def, pristine, NULL, 0, &needs_debug);
   fn->def = def;
+  /* no launch candidate spreads a kernel that multiplies matrices (_launch_candidates): a
+     persistent GEMM's programs are one per SM for its operands' sake */
+  if (L->kernel_has_dot)
+    L->kernel_spreads = false;
   L->needs_debug = needs_debug;
   L->assumptions = NULL;
   L->assumption_count = 0;

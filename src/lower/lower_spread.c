@@ -39,7 +39,12 @@
  *     of values (no tile function, whose effects are not followed here, no
  *     atomic operation, whose order would change a result);
  *   - every array it writes is a parameter, written with the loop variable
- *     itself as an item of the index, by one ct.store, or by ct.scatter calls
+ *     itself as an item of the index (or, by one ct.store, with items that
+ *     give the variable back: its quotient and remainder by one divisor, of
+ *     those in turn, `b, v = i // n, i % n` and `h = b % m, b = b // m`, as a
+ *     kernel walks (batch, head, block) flattened; i -> (i // n, i % n) is one
+ *     to one for any n but 0, so two iterations store two tiles), by one
+ *     ct.store, or by ct.scatter calls
  *     all at the same item (an element index: iteration i writes where no other
  *     iteration writes; two ct.store calls could store tiles of two extents),
  *     without order=, and read nowhere (only its .shape, .dtype and .ndim),
@@ -68,6 +73,18 @@ typedef struct SpreadScan {
   int written_count;
   Str bound_before[C2T_MAX_SPREAD_NAMES];
   int bound_before_count;
+  /* quotients and remainders of the loop variable (derived[0] stands for the variable
+     itself): of derived[parent], by a divisor bound before the loop or a number, and the
+     name a statement of the loop body binds to it once, if any */
+  struct {
+    int parent;
+    AstOp op;
+    const Node *divisor;
+    Str name;
+  } derived[C2T_MAX_SPREAD_DERIVED];
+  int derived_count;
+  Str counting; /* count_bindings: the name, and how often the loop body binds it */
+  int count;
 } SpreadScan;
 
 static const char *member_of(SpreadScan *s, const Node *func) { return resolve_ct_member(s->L->conv, func); }
@@ -159,11 +176,133 @@ static int loop_item(const SpreadScan *s, const Node *index) {
   return -1;
 }
 
+/* Whether `n` is a divisor the loop body cannot change: a number, or a name
+ * bound before the loop (the loop rebinds none of those). */
+static bool invariant_divisor(const SpreadScan *s, const Node *n) {
+  if (n->kind == N_CONSTANT)
+    return n->u.constant.kind == CONST_NUMBER;
+  return n->kind == N_NAME && !str_same(n->u.name.id, s->loop_var) && bound_before(s, n->u.name.id);
+}
+
+static bool same_divisor(const Node *a, const Node *b) {
+  if (a->kind != b->kind)
+    return false;
+  return a->kind == N_NAME ? str_same(a->u.name.id, b->u.name.id) : str_same(a->u.constant.text, b->u.constant.text);
+}
+
+/* The derived value that `n` is (0: the loop variable; a quotient or remainder,
+ * spelled out or by the name bound to it), entered in s->derived if new; -1 if
+ * `n` is none (or past C2T_MAX_SPREAD_DERIVED). */
+static int derived_of(SpreadScan *s, const Node *n) {
+  if (n->kind == N_NAME) {
+    for (int i = 0; i < s->derived_count; i++)
+      if (s->derived[i].name.len && str_same(s->derived[i].name, n->u.name.id))
+        return i;
+    return -1;
+  }
+  if (n->kind != N_BIN_OP || (n->u.bin_op.op != AOP_FLOORDIV && n->u.bin_op.op != AOP_MOD) ||
+      !invariant_divisor(s, n->u.bin_op.right))
+    return -1;
+  int parent = derived_of(s, n->u.bin_op.left);
+  if (parent < 0)
+    return -1;
+  for (int i = 1; i < s->derived_count; i++)
+    if (s->derived[i].parent == parent && s->derived[i].op == n->u.bin_op.op &&
+        same_divisor(s->derived[i].divisor, n->u.bin_op.right))
+      return i;
+  if (s->derived_count == C2T_MAX_SPREAD_DERIVED)
+    return -1;
+  int at = s->derived_count++;
+  s->derived[at].parent = parent;
+  s->derived[at].op = n->u.bin_op.op;
+  s->derived[at].divisor = n->u.bin_op.right;
+  s->derived[at].name = (Str){0};
+  return at;
+}
+
+/* Whether derived value `id` is given back by the items marked in `held`: one of
+ * them, or its quotient and remainder by one divisor, each given back. */
+static bool given_back(const SpreadScan *s, int id, const bool *held) {
+  if (held[id])
+    return true;
+  for (int q = 1; q < s->derived_count; q++) {
+    if (s->derived[q].parent != id || s->derived[q].op != AOP_FLOORDIV || !given_back(s, q, held))
+      continue;
+    for (int r = 1; r < s->derived_count; r++)
+      if (s->derived[r].parent == id && s->derived[r].op == AOP_MOD &&
+          same_divisor(s->derived[r].divisor, s->derived[q].divisor) && given_back(s, r, held))
+        return true;
+  }
+  return false;
+}
+
+/* Whether the items of a ct.store's index give the loop variable back. */
+static bool index_gives_back(SpreadScan *s, const Node *index) {
+  if (index->kind != N_TUPLE)
+    return false;
+  bool held[C2T_MAX_SPREAD_DERIVED] = {false};
+  for (int i = 0; i < index->u.list.elts.count; i++) {
+    int id = derived_of(s, index->u.list.elts.items[i]);
+    if (id >= 0)
+      held[id] = true;
+  }
+  return given_back(s, 0, held);
+}
+
+static void count_binding(SpreadScan *s, Str name) {
+  if (str_same(name, s->counting))
+    s->count++;
+}
+
+static void count_bindings(Node *n, void *data) {
+  SpreadScan *s = data;
+  if (!n)
+    return;
+  switch (n->kind) {
+  case N_ASSIGN:
+    for (int i = 0; i < n->u.assign.targets.count; i++)
+      target_names(s, n->u.assign.targets.items[i], count_binding);
+    break;
+  case N_AUG_ASSIGN: target_names(s, n->u.aug_assign.target, count_binding); break;
+  case N_ANN_ASSIGN: target_names(s, n->u.ann_assign.target, count_binding); break;
+  case N_NAMED_EXPR: target_names(s, n->u.named_expr.target, count_binding); break;
+  case N_FOR: target_names(s, n->u.for_.target, count_binding); break;
+  default: break;
+  }
+  node_children(n, count_bindings, s);
+}
+
+/* The names the loop body's own statements bind, once, to a quotient or
+ * remainder of the loop variable (idx_b = idx_block // n). */
+static void name_derived(SpreadScan *s, NodeList *body) {
+  s->derived_count = 1; /* derived[0]: the loop variable */
+  s->derived[0].parent = -1;
+  s->derived[0].name = s->loop_var;
+  for (int i = 0; i < body->count; i++) {
+    Node *stmt = body->items[i];
+    if (stmt->kind != N_ASSIGN || stmt->u.assign.targets.count != 1 || stmt->u.assign.targets.items[0]->kind != N_NAME ||
+        stmt->u.assign.value->kind != N_BIN_OP)
+      continue;
+    Str name = stmt->u.assign.targets.items[0]->u.name.id;
+    s->counting = name;
+    s->count = 0;
+    for (int j = 0; j < body->count; j++)
+      count_bindings(body->items[j], s);
+    int id = s->count == 1 ? derived_of(s, stmt->u.assign.value) : -1;
+    if (id > 0 && !s->derived[id].name.len)
+      s->derived[id].name = name;
+  }
+}
+
 /* A write, ct.store or ct.scatter: of a parameter, the loop variable an item
- * of its index, as at the array's other writes. */
+ * of its index (or, for a ct.store, items that give it back), as at the array's
+ * other writes. */
 static void check_write(SpreadScan *s, const Node *call, const char *member) {
   const Node *array, *index;
-  int axis = access_args(call, &array, &index) ? loop_item(s, index) : -1;
+  bool found = access_args(call, &array, &index);
+  int axis = found ? loop_item(s, index) : -1;
+  if (axis < 0 && found && strcmp(member, "store") == 0 && index_gives_back(s, index))
+    axis = C2T_MAX_SPREAD_DERIVED; /* no single item: only this one ct.store writes the array */
   if (axis < 0) {
     s->ok = false;
     return;
@@ -386,6 +525,7 @@ void spread_scan_kernel(Lowerer *L, Node *def) {
   walk.in_loop = false;
   walk_node((Node *)stop, &walk);
   note_bound(&s, s.loop_var);
+  name_derived(&s, &loop->u.for_.body);
   walk.in_loop = true;
   walk_list(&walk, &loop->u.for_.body);
   if (!s.ok || s.written_count == 0)

@@ -67,6 +67,7 @@
  * grid is the host's (no error). */
 #define C2T_MAX_SPREAD_WRITTEN 8
 #define C2T_MAX_SPREAD_NAMES 256
+#define C2T_MAX_SPREAD_DERIVED 32
 
 /* ------------------------------------------------------------------ dtypes */
 

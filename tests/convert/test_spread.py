@@ -225,3 +225,120 @@ def test_a_row_gathered_and_scattered_in_place_may_spread(convert_text, convert,
     x = start.clone()
     mod.launch_double_rows(0, (2, 1, 1), (x, 13, 16))
     torch.testing.assert_close(x, start * 2)
+
+
+FLATTENED = '''
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def scale_blocks(x, y, TILE: ct.Constant[int]):
+    """y = 3 x + 1 over (batch, head, block of TILE) flattened into one grid-stride loop"""
+    heads = x.shape[1]
+    blocks = ct.cdiv(x.shape[2], TILE)
+    total = x.shape[0] * heads * blocks
+    for idx in range(ct.bid(0), total, ct.num_blocks(0)):
+        bh = idx // blocks
+        v = idx % blocks
+        b = bh // heads
+        h = bh % heads
+        t = ct.load(x, index=(b, h, v), shape=(1, 1, TILE), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(y, index=(b, h, v), tile=t * 3 + 1)
+
+
+@ct.kernel
+def scale_pairs(x, y, TILE: ct.Constant[int]):
+    """the same over (row, block) with the quotient and remainder spelt in the index"""
+    blocks = ct.cdiv(x.shape[1], TILE)
+    for idx in range(ct.bid(0), x.shape[0] * blocks, ct.num_blocks(0)):
+        t = ct.load(x, index=(idx // blocks, idx % blocks), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(y, index=(idx // blocks, idx % blocks), tile=t * 3 + 1)
+'''
+
+
+def test_a_store_at_the_loop_variable_s_quotient_and_remainder_may_spread(convert_text, convert, device):
+    """i -> (i // n, i % n) is one to one, so a kernel that walks (batch, head, block) flattened
+    and stores at the parts writes one tile an iteration, as at the loop variable itself. Any
+    program count computes what cuTile does."""
+    text = convert_text(FLATTENED)
+    assert text.count("_grid_spread: tl.constexpr = 1,") == 2 and text.count("spread=True") == 2
+    mod = convert(FLATTENED)
+
+    def run(kernel, x, programs):
+        kernel = kernel.fn
+        flags = {k: v for k, v in (("x_tma", True), ("y_tma", True), ("_use_tma", False)) if k in kernel.arg_names}
+        y = torch.zeros_like(x)
+        kernel[(programs, 1, 1)](x, tuple(x.shape), tuple(x.stride()), y, tuple(y.shape), tuple(y.stride()), 16,
+                                 **flags)
+        return y
+
+    x = torch.randn(2, 3, 40, device=device)  # 18 blocks of 16 (the last one short)
+    for programs in (1, 5, 18, 40):
+        torch.testing.assert_close(run(mod.scale_blocks, x, programs), x * 3 + 1)
+        torch.testing.assert_close(run(mod.scale_pairs, x.reshape(6, 40), programs), x.reshape(6, 40) * 3 + 1)
+    y = torch.zeros_like(x)
+    mod.launch_scale_blocks(0, (2, 1, 1), (x, y, 16))
+    torch.testing.assert_close(y, x * 3 + 1)
+
+
+FLATTENED_KEPT_OFF = {
+    "a quotient and a remainder by two divisors": '''
+    blocks = ct.cdiv(x.shape[1], TILE)
+    for idx in range(ct.bid(0), x.shape[0] * blocks, ct.num_blocks(0)):
+        t = ct.load(x, index=(idx // blocks, idx % TILE), shape=(1, TILE))
+        ct.store(y, index=(idx // blocks, idx % TILE), tile=t)
+''',
+    "a quotient alone": '''
+    blocks = ct.cdiv(x.shape[1], TILE)
+    for idx in range(ct.bid(0), x.shape[0] * blocks, ct.num_blocks(0)):
+        r = idx // blocks
+        ct.store(y, index=(r, 0), tile=ct.load(x, index=(r, 0), shape=(1, TILE)))
+''',
+    "a part bound twice": '''
+    blocks = ct.cdiv(x.shape[1], TILE)
+    for idx in range(ct.bid(0), x.shape[0] * blocks, ct.num_blocks(0)):
+        r = idx // blocks
+        c = idx % blocks
+        if TILE > 8:
+            r = 0
+        ct.store(y, index=(r, c), tile=ct.load(x, index=(r, c), shape=(1, TILE)))
+''',
+    "a divisor the loop computes": '''
+    for idx in range(ct.bid(0), x.shape[0] * 4, ct.num_blocks(0)):
+        blocks = 4
+        ct.store(y, index=(idx // blocks, idx % blocks), tile=ct.load(x, index=(0, 0), shape=(1, TILE)))
+''',
+    "the parts scattered": '''
+    blocks = ct.cdiv(x.shape[1], TILE)
+    for idx in range(ct.bid(0), x.shape[0] * blocks, ct.num_blocks(0)):
+        ct.scatter(y, (idx // blocks, idx % blocks), 1.0)
+''',
+    "a product of matrices (a persistent GEMM)": '''
+    blocks = ct.cdiv(x.shape[1], TILE)
+    for idx in range(ct.bid(0), ct.cdiv(x.shape[0], TILE) * blocks, ct.num_blocks(0)):
+        a = ct.load(x, index=(idx // blocks, 0), shape=(TILE, TILE), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, a, ct.zeros((TILE, TILE), dtype=ct.float32))
+        ct.store(y, index=(idx // blocks, idx % blocks), tile=acc)
+''',
+    "the parts stored twice": '''
+    blocks = ct.cdiv(x.shape[1], TILE)
+    for idx in range(ct.bid(0), x.shape[0] * blocks, ct.num_blocks(0)):
+        t = ct.load(x, index=(idx // blocks, idx % blocks), shape=(1, TILE))
+        ct.store(y, index=(idx // blocks, idx % blocks), tile=t)
+        ct.store(y, index=(idx // blocks, idx % blocks), tile=t + 1)
+''',
+}
+
+
+@pytest.mark.parametrize("why", sorted(FLATTENED_KEPT_OFF))
+def test_the_host_grid_stands_where_the_parts_may_not_give_the_variable_back(convert_text, why):
+    source = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+''' + FLATTENED_KEPT_OFF[why]
+    text = convert_text(source)
+    assert "_grid_spread: tl.constexpr" not in text and "_SpreadGrid(grid" not in text, why
