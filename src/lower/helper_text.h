@@ -872,11 +872,12 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            _LAUNCHED.clear()\n"
     "        direct = _direct_launch(compiled) if _SCRATCH is not None else None\n"
     "        # the kernel too: while the entry lives, no other kernel object can take its id\n"
-    "        # a grid the launch options decide (a spread grid): the autotuner's choice for this key\n"
+    "        # a grid the launch options decide (a spread grid): the autotuner's choice for this key,\n"
+    "        # or the options given (a searched launch's candidate; they are in the key)\n"
     "        meta = None\n"
     "        if callable(grid):\n"
     "            chosen = getattr(kernel, \"best_config\", None)\n"
-    "            meta = dict(chosen.kwargs) if chosen is not None else {}\n"
+    "            meta = dict(chosen.kwargs) if chosen is not None else dict(constants)\n"
     "        device = torch.cuda.current_device()\n"
     "        _LAUNCHED[key] = (compiled, names, (None,) * len(rest), direct, kernel, device, meta)\n",
     {HELPER__launch_key, -1, -1, -1, -1, -1}, false, false, 2u},

@@ -780,10 +780,11 @@ static bool launch_configuration(Lowerer *L, Function *kernel, Tuning *tuning, B
   if (tuning->searched) {
     Node *candidates = use_helper(L, HELPER__launch_candidates);
     tuning->candidates =
-        arena_printf(&L->ctx->arena, "lambda configs: %.*s(configs, %s%s%s%s%s)", candidates->u.name.id.len,
+        arena_printf(&L->ctx->arena, "lambda configs: %.*s(configs, %s%s%s%s%s%s)", candidates->u.name.id.len,
                      candidates->u.name.id.text, elements, L->kernel_has_dot ? ", dot=True" : "",
                      L->tma_array_count > 0 ? ", tma=True" : "",
-                     L->kernel_pipelines_loops ? ", loops=True" : "", L->kernel_store_choice ? ", stores=True" : "");
+                     L->kernel_pipelines_loops ? ", loops=True" : "", L->kernel_store_choice ? ", stores=True" : "",
+                     spread_grid(L, kernel) ? ", spread=True" : "");
   }
   return true;
 }
@@ -858,7 +859,7 @@ void lower_launcher(Lowerer *L, Function *kernel) {
   }
   Node *launch = use_helper(L, HELPER__c2t_launch); /* kernel[grid](...), with Triton's dispatch once per key */
   Buf grid = {0}; /* the host's grid, or where the autotuner may spread it, a _SpreadGrid of it */
-  if (!fixed && spread_grid(L, kernel))
+  if ((!fixed || tuning.searched) && spread_grid(L, kernel)) /* a searched candidate may spread it too */
     spread_grid_text(L, kernel, &grid);
   else
     buf_puts(&grid, "grid");

@@ -3,6 +3,9 @@ where the program count cannot change what the kernel computes, the launch's gri
 _SpreadGrid and the autotuner may launch more programs than the host asked for; anywhere
 else the host's grid stands."""
 
+import subprocess
+
+import ops_common
 import pytest
 import torch
 
@@ -342,3 +345,54 @@ def k(x, y, TILE: ct.Constant[int]):
 ''' + FLATTENED_KEPT_OFF[why]
     text = convert_text(source)
     assert "_grid_spread: tl.constexpr" not in text and "_SpreadGrid(grid" not in text, why
+
+
+SEARCHED = '''
+import torch
+import cuda.tile as ct
+from cuda.tile.tune import exhaustive_search
+
+
+@ct.kernel
+def scale_rows(x, y, n_rows: int, TILE: ct.Constant[int]):
+    for row in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        t = ct.load(x, index=(row, 0), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(y, index=(row, 0), tile=t * 2 + 1)
+
+
+def tune(x, y):
+    return exhaustive_search([16], 0, lambda t: (2,), scale_rows, lambda t: (x, y, x.shape[0], t), quiet=True)
+'''
+
+
+def test_a_module_that_tunes_itself_may_spread_the_grid_too(convert_text, convert, device):
+    """A kernel of a module that times its kernels (exhaustive_search) has fixed launch options,
+    which the search may replace (_searched_launch): its candidates spread the grid as the
+    autotuner's do. Made the only candidates, the spread ones compute what cuTile does."""
+    text = convert_text(SEARCHED)
+    assert "_SpreadGrid(grid, n_rows, (y,), (x,))" in text and "spread=True" in text
+    fixed = subprocess.run([str(ops_common.CONVERTER), "--no-autotune", "-o", "-", "-"], input=SEARCHED,
+                           capture_output=True, text=True, timeout=60)
+    assert fixed.returncode == 0 and "_SpreadGrid(" not in fixed.stdout  # fixed options: the host's grid
+    mod = convert(SEARCHED)
+    x = torch.randn(13, 16, device=device)
+    y = torch.zeros_like(x)
+    mod.tune(x, y)  # under the interpreter the search times nothing: the fixed options
+    torch.testing.assert_close(y, x * 2 + 1)
+    grids = []
+    spread_grid = mod._SpreadGrid.__call__
+    mod._SpreadGrid.__call__ = lambda self, meta: grids.append(spread_grid(self, meta)) or grids[-1]
+    made = mod._launch_candidates
+    mod._launch_candidates = lambda configs, *args, **options: [None] + [
+        c for c in made(configs, *args, **options) if c.kwargs.get("_grid_spread", 1) > 1]
+    trial = mod._OptionTrial()  # as the search's second round launches each candidate
+    mod._OptionTrial.current = trial
+    try:
+        for index in (1, 2, 3, 4):
+            trial.index = index
+            y.zero_()
+            mod.launch_scale_rows(0, (2, 1, 1), (x, y, 13, 16))
+            torch.testing.assert_close(y, x * 2 + 1)
+    finally:
+        mod._OptionTrial.current = None
+    assert trial.count == 5 and grids[-4:] == [(13, 1, 1)] * 4  # 2 x 16 programs, at most a row each

@@ -708,11 +708,12 @@ def _c2t_launch(kernel, grid, *args, **constants):
             _LAUNCHED.clear()
         direct = _direct_launch(compiled) if _SCRATCH is not None else None
         # the kernel too: while the entry lives, no other kernel object can take its id
-        # a grid the launch options decide (a spread grid): the autotuner's choice for this key
+        # a grid the launch options decide (a spread grid): the autotuner's choice for this key,
+        # or the options given (a searched launch's candidate; they are in the key)
         meta = None
         if callable(grid):
             chosen = getattr(kernel, "best_config", None)
-            meta = dict(chosen.kwargs) if chosen is not None else {}
+            meta = dict(chosen.kwargs) if chosen is not None else dict(constants)
         device = torch.cuda.current_device()
         _LAUNCHED[key] = (compiled, names, (None,) * len(rest), direct, kernel, device, meta)
 
