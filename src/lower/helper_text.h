@@ -36,6 +36,7 @@ typedef enum HelperId {
   HELPER__host_descriptor, /* host_helpers.py */
   HELPER__tma_workspace, /* host_helpers.py */
   HELPER__launch_key, /* host_helpers.py */
+  HELPER__grid_steps, /* host_helpers.py */
   HELPER__SpreadGrid, /* host_helpers.py */
   HELPER__c2t_launch, /* host_helpers.py */
   HELPER__replayed, /* host_helpers.py */
@@ -589,6 +590,19 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            add(value)\n"
     "    return tuple(key)\n",
     {-1, -1, -1, -1, -1, -1}, false, false, 0u},
+  [HELPER__grid_steps] = {"_grid_steps",
+    "def _grid_steps(grid, stop, step):\n"
+    "    \"\"\"Whether a kernel's loop `for i in range(ct.bid(0), stop, step)`, launched on `grid`,\n"
+    "    walks what it would walk stepping by the program count (the converter's rule:\n"
+    "    lower_spread.c): the host gives its program count as the step (a persistent kernel's\n"
+    "    NUM_SMS), or no program reaches a second iteration either way (stop, where known, within\n"
+    "    both). Then the kernel steps by the program count (_step_is_grid), and its grid may\n"
+    "    spread.\"\"\"\n"
+    "    first = grid if isinstance(grid, int) else grid[0]\n"
+    "    if type(step) is not int or type(first) is not int:\n"
+    "        return False\n"
+    "    return first == step or (type(stop) is int and first >= stop and step >= stop)\n",
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__SpreadGrid] = {"_SpreadGrid",
     "class _SpreadGrid:\n"
     "    \"\"\"The grid of a kernel whose programs share one loop, `for i in range(ct.bid(0), stop,\n"
@@ -601,15 +615,17 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    float16: 1909 GB/s on 528 programs at best, 2537 on 8448). Where an array the kernel\n"
     "    writes shares its storage with another array of the launch (one tensor given twice), the\n"
     "    rule's proof does not hold: the host's grid. Never past CUDA's limit of a grid's first\n"
-    "    axis.\"\"\"\n"
+    "    axis. A loop that steps by a parameter is spread only where it steps by the program\n"
+    "    count (`steps`, which the launcher finds from the host's grid).\"\"\"\n"
     "\n"
-    "    def __init__(self, grid, stop, written, others):\n"
+    "    def __init__(self, grid, stop, written, others, steps=True):\n"
     "        self.grid, self.stop, self.written, self.others = tuple(grid), stop, written, others\n"
+    "        self.steps = steps\n"
     "\n"
     "    def __call__(self, meta):\n"
     "        spread = meta.get(\"_grid_spread\", 1)\n"
     "        first = self.grid[0]\n"
-    "        if spread > 1 and self._apart():\n"
+    "        if spread > 1 and self.steps and self._apart():\n"
     "            wanted = min(first * spread, 2**31 - 1)  # CUDA's limit of a grid's first axis\n"
     "            if type(self.stop) is int:\n"
     "                wanted = min(wanted, max(first, self.stop))\n"

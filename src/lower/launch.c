@@ -189,6 +189,8 @@ static void host_descriptor_args(Lowerer *L, Buf *call) {
  * length and rank), then the TMA flags the kernel reads (checked on the real
  * tensors; a list's on every array of it).
  * The arrays are torch tensors by then: first_array_param makes them so. */
+static const char *grid_steps_text(Lowerer *L);
+
 static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *call) {
   for (int i = 0; i < kernel->param_count; i++) {
     Str param = kernel->param_names[i];
@@ -259,6 +261,8 @@ static void launch_arguments(Lowerer *L, Function *kernel, Buf *unpack, Buf *cal
   host_descriptor_args(L, call);
   tf32_launch_args(L, kernel, call);
   kmajor_launch_args(L, kernel, call);
+  if (L->spread_step.len) /* lower_spread.c: the loop steps by the program count where this holds */
+    buf_printf(call, "            _step_is_grid=%s,\n", grid_steps_text(L));
 }
 
 void launch_other_arrays(const Function *kernel, Str array, Buf *call) {
@@ -631,9 +635,22 @@ static bool spread_grid(const Lowerer *L, const Function *kernel) {
   return true;
 }
 
+/* `_grid_steps(grid, n_rows, NUM_SMS)`: whether the launch lets a loop that steps by a
+ * parameter step by the program count (lower_spread.c); NULL for a loop stepping by
+ * ct.num_blocks(0). */
+static const char *grid_steps_text(Lowerer *L) {
+  if (!L->spread_step.len)
+    return NULL;
+  Node *helper = use_helper(L, HELPER__grid_steps);
+  return arena_printf(&L->ctx->arena, "%.*s(grid, %.*s, %.*s)", helper->u.name.id.len, helper->u.name.id.text,
+                      L->spread_stop.len ? L->spread_stop.len : 4, L->spread_stop.len ? L->spread_stop.text : "None",
+                      L->spread_step.len, L->spread_step.text);
+}
+
 /* `_SpreadGrid(grid, n_rows, (y,), (x,))`: the launch's grid, spread by the autotuner's
  * candidate, at most the loop's stop (a parameter, else None), given the arrays the kernel
- * writes and its other arrays. */
+ * writes and its other arrays (and, where the loop steps by a parameter, whether it steps
+ * by the program count). */
 static void spread_grid_text(Lowerer *L, const Function *kernel, Buf *text) {
   Node *helper = use_helper(L, HELPER__SpreadGrid);
   buf_printf(text, "%.*s(grid, ", helper->u.name.id.len, helper->u.name.id.text);
@@ -651,7 +668,10 @@ static void spread_grid_text(Lowerer *L, const Function *kernel, Buf *text) {
     if (kernel->param_is_array[p] && !written)
       buf_printf(text, "%.*s, ", kernel->param_names[p].len, kernel->param_names[p].text);
   }
-  buf_puts(text, "))");
+  buf_puts(text, ")");
+  if (L->spread_step.len)
+    buf_printf(text, ", %s", grid_steps_text(L));
+  buf_puts(text, ")");
 }
 
 /* @triton.autotune above the kernel's @triton.jit (see above). */
@@ -711,7 +731,10 @@ static void add_autotune(Lowerer *L, Function *kernel, const TileSizes *sizes, c
              configs, key.data ? key.data : "", candidates->u.name.id.len, candidates->u.name.id.text, elements,
              L->kernel_has_dot ? ", dot=True" : "", L->tma_array_count > 0 ? ", tma=True" : "",
              L->kernel_pipelines_loops ? ", loops=True" : "", L->kernel_store_choice ? ", stores=True" : "",
-             spread_grid(L, kernel) ? ", spread=True" : "", copies.data ? copies.data : "", timing->u.name.id.len,
+             !spread_grid(L, kernel) ? ""
+             : L->spread_step.len    ? ", spread=launch.get(\"_step_is_grid\", False)"
+                                     : ", spread=True",
+             copies.data ? copies.data : "", timing->u.name.id.len,
              timing->u.name.id.text);
   buf_free(&copies);
   Node *decorator = T0(L, arena_strndup(&L->ctx->arena, text.data, text.len));
@@ -784,7 +807,9 @@ static bool launch_configuration(Lowerer *L, Function *kernel, Tuning *tuning, B
                      candidates->u.name.id.text, elements, L->kernel_has_dot ? ", dot=True" : "",
                      L->tma_array_count > 0 ? ", tma=True" : "",
                      L->kernel_pipelines_loops ? ", loops=True" : "", L->kernel_store_choice ? ", stores=True" : "",
-                     spread_grid(L, kernel) ? ", spread=True" : "");
+                     !spread_grid(L, kernel) ? ""
+                     : L->spread_step.len    ? arena_printf(&L->ctx->arena, ", spread=%s", grid_steps_text(L))
+                                             : ", spread=True");
   }
   return true;
 }
@@ -818,6 +843,8 @@ static void fitting_key(Lowerer *L, Function *kernel, Buf *key) {
     else if (is_constexpr_param(kernel->def, param))
       buf_printf(key, "%s%.*s", count++ ? ", " : "", param.len, param.text);
   }
+  if (L->spread_step.len) /* _step_is_grid: another kernel, options of their own */
+    buf_printf(key, "%s%s", count++ ? ", " : "", grid_steps_text(L));
   buf_puts(key, count == 1 ? ",)" : ")");
 }
 

@@ -72,6 +72,14 @@ static bool annotation_is(Lowerer *L, Node *annotation, const char *member, int 
   return false;
 }
 
+bool function_param_is_constant(Lowerer *L, const Node *def, Str name) {
+  const NodeList *params = &def->u.function_def.args->u.arguments.args;
+  for (int i = 0; i < params->count; i++)
+    if (str_same(params->items[i]->u.arg.arg, name))
+      return annotation_is(L, params->items[i]->u.arg.annotation, "Constant", 0);
+  return false;
+}
+
 /* The call `ct.CLASS(...)` among the metadata of `Annotated[T, ...]` (or of a name bound to
  * that), else NULL. */
 static const Node *annotated_call(Lowerer *L, const Node *annotation, const char *class_name, int depth) {
@@ -1484,7 +1492,7 @@ void lower_kernel(Lowerer *L, Function *fn) {
   /* no launch candidate spreads a kernel that multiplies matrices (_launch_candidates): a
      persistent GEMM's programs are one per SM for its operands' sake */
   if (L->kernel_has_dot)
-    L->kernel_spreads = false;
+    L->kernel_spreads = false; /* _step_is_grid stays: stepping by the program count holds anyway */
   L->needs_debug = needs_debug;
   L->assumptions = NULL;
   L->assumption_count = 0;
@@ -1523,6 +1531,12 @@ void lower_kernel(Lowerer *L, Function *fn) {
     Node *arguments = def->u.function_def.args;
     node_list_push(&L->ctx->arena, &arguments->u.arguments.args, new_arg(L, (Str){"_grid_spread", 12}, "tl.constexpr"));
     node_list_push(&L->ctx->arena, &arguments->u.arguments.defaults, T0(L, "1"));
+  }
+  /* whether its loop, stepping by a parameter, may step by the program count (_grid_steps) */
+  if (L->spread_step.len) {
+    Node *arguments = def->u.function_def.args;
+    node_list_push(&L->ctx->arena, &arguments->u.arguments.args, new_arg(L, (Str){"_step_is_grid", 13}, "tl.constexpr"));
+    node_list_push(&L->ctx->arena, &arguments->u.arguments.defaults, T0(L, "False"));
   }
   /* and one for the kernel: whether descriptors are used at all (an autotune candidate
    * may take the pointer path, which is faster for tiles that go straight to registers).

@@ -30,7 +30,13 @@
  *     its step ct.num_blocks(0) (or names bound once to them before the loop,
  *     read nowhere else), and ct.bid and ct.num_blocks appear nowhere else
  *     (another axis is not spread, but a program reading it would see its
- *     position move);
+ *     position move); or its step is a parameter read and bound nowhere else
+ *     (a persistent kernel's NUM_SMS, the host's program count): the loop then
+ *     steps by `tl.num_programs(0) if _step_is_grid else NUM_SMS`, and the
+ *     launcher sets _step_is_grid and lets the grid spread only where the
+ *     host's grid makes the two one walk (_grid_steps: the parameter is the
+ *     program count, or no program reaches a second iteration either way);
+ *   - no product of matrices (no candidate spreads such a kernel);
  *   - no name the loop body binds was bound before it (a parameter, a local
  *     of the statements above, the loop's own variable): no value is carried
  *     from one iteration to the next, which a program walking other rows would
@@ -50,7 +56,11 @@
  *     without order=, and read nowhere (only its .shape, .dtype and .ndim),
  *     but by ct.gather at the item its ct.scatter calls write (an in-place
  *     row: iteration i reads only what it writes): no iteration reads what
- *     another writes.
+ *     another writes. An `if` whose test only constants decide (constexpr
+ *     parameters) has one outcome per specialization of the kernel: the rule
+ *     holds for each combination of outcomes on its own (an array stored under
+ *     one and gathered under the other), up to C2T_MAX_SPREAD_BRANCHES such
+ *     tests (more are followed as any `if`, both arms together).
  *
  * The last rule holds for the parameters' names; where two parameters are one
  * tensor at run time, _SpreadGrid keeps the host's grid (_apart: a written
@@ -85,6 +95,13 @@ typedef struct SpreadScan {
   int derived_count;
   Str counting; /* count_bindings: the name, and how often the loop body binds it */
   int count;
+  const Node *def;
+  Str step_param; /* the parameter the loop steps by, where not ct.num_blocks(0) */
+  /* the loop body's `if`s whose test only constants decide (constexpr parameters): one
+     outcome per specialization of the kernel, so each pass follows one arm of each */
+  const Node *const_ifs[C2T_MAX_SPREAD_BRANCHES];
+  int const_if_count;
+  unsigned arms; /* this pass: bit k set, the body of const_ifs[k]; clear, its orelse */
 } SpreadScan;
 
 static const char *member_of(SpreadScan *s, const Node *func) { return resolve_ct_member(s->L->conv, func); }
@@ -325,6 +342,48 @@ static void check_write(SpreadScan *s, const Node *call, const char *member) {
   }
 }
 
+/* Whether an `if` test is decided by constants alone: constexpr parameters
+ * (ct.Constant[...]), numbers, and operators on those. */
+static bool constant_test(SpreadScan *s, const Node *n) {
+  switch (n->kind) {
+  case N_CONSTANT: return true;
+  case N_NAME: return function_param_is_constant(s->L, s->def, n->u.name.id);
+  case N_UNARY_OP: return constant_test(s, n->u.unary_op.operand);
+  case N_BIN_OP: return constant_test(s, n->u.bin_op.left) && constant_test(s, n->u.bin_op.right);
+  case N_BOOL_OP:
+    for (int i = 0; i < n->u.bool_op.values.count; i++)
+      if (!constant_test(s, n->u.bool_op.values.items[i]))
+        return false;
+    return true;
+  case N_COMPARE:
+    for (int i = 0; i < n->u.compare.count; i++)
+      if (!constant_test(s, n->u.compare.comparators[i]))
+        return false;
+    return constant_test(s, n->u.compare.left);
+  default: return false;
+  }
+}
+
+static void collect_constant_ifs(Node *n, void *data) {
+  SpreadScan *s = data;
+  if (!n)
+    return;
+  /* past C2T_MAX_SPREAD_BRANCHES an `if` is followed as any other: both arms in one pass */
+  if (n->kind == N_IF && s->const_if_count < C2T_MAX_SPREAD_BRANCHES && constant_test(s, n->u.if_.test))
+    s->const_ifs[s->const_if_count++] = n;
+  node_children(n, collect_constant_ifs, s);
+}
+
+/* The arm of `n` this pass follows, or NULL where `n` is not an `if` of constants. */
+static NodeList *constant_arm(SpreadScan *s, Node *n) {
+  if (n->kind != N_IF)
+    return NULL;
+  for (int k = 0; k < s->const_if_count; k++)
+    if (s->const_ifs[k] == n)
+      return s->arms >> k & 1 ? &n->u.if_.body : &n->u.if_.orelse;
+  return NULL;
+}
+
 /* Python's builtins a loop body may call (none has an effect on arrays). */
 static bool harmless_builtin(Str name) {
   static const char *const NAMES[] = {"range", "min", "max", "int", "float", "bool", "len", "abs", "isinstance",
@@ -347,8 +406,8 @@ static void check_call(SpreadWalk *w, Node *call) {
   const Node *func = call->u.call.func;
   const char *member = member_of(s, func);
   if (member) {
-    if (strncmp(member, "atomic", 6) == 0)
-      s->ok = false;
+    if (strncmp(member, "atomic", 6) == 0 || strncmp(member, "mma", 3) == 0 || strcmp(member, "matmul") == 0)
+      s->ok = false; /* an atomic's order would change a result; a product of matrices is not spread */
     else if ((strcmp(member, "bid") == 0 || strcmp(member, "num_blocks") == 0) && call != s->bid_def &&
              call != s->blocks_def && call != s->range_start && call != s->range_step)
       s->ok = false;
@@ -385,6 +444,11 @@ static void walk_node(Node *n, void *data) {
   SpreadScan *s = w->s;
   if (!n || !s->ok)
     return;
+  NodeList *arm = w->in_loop ? constant_arm(s, n) : NULL;
+  if (arm) { /* one specialization's arm (the test reads only constants) */
+    walk_list(w, arm);
+    return;
+  }
   /* before the loop a binding is noted; in it, one of a name bound before is refused */
   void (*bind)(SpreadScan *, Str) = w->in_loop ? refuse_if_bound_before : note_bound;
   switch (n->kind) {
@@ -410,6 +474,10 @@ static void walk_node(Node *n, void *data) {
   case N_NAMED_EXPR: target_names(s, n->u.named_expr.target, bind); break;
   case N_FOR: target_names(s, n->u.for_.target, bind); break;
   case N_CALL: check_call(w, n); break;
+  case N_BIN_OP: /* a product of matrices: no candidate spreads such a kernel (_launch_candidates) */
+    if (n->u.bin_op.op == AOP_MATMULT)
+      s->ok = false;
+    break;
   default: break;
   }
   if (s->ok)
@@ -426,6 +494,12 @@ static void read_walk(Node *n, void *data) {
   SpreadScan *s = r->s;
   if (!n || !s->ok)
     return;
+  NodeList *arm = constant_arm(s, n);
+  if (arm) {
+    for (int i = 0; i < arm->count; i++)
+      read_walk(arm->items[i], r);
+    return;
+  }
   if (n->kind == N_ATTRIBUTE && n->u.attribute.value->kind == N_NAME &&
       written_index(s, n->u.attribute.value->u.name.id) >= 0) {
     Str attr = n->u.attribute.attr;
@@ -476,10 +550,35 @@ static const Node *binding_call(SpreadScan *s, NodeList *body, int before, Str n
   return found;
 }
 
+static bool is_param(const Node *def, Str name) {
+  const NodeList *params = &def->u.function_def.args->u.arguments.args;
+  for (int i = 0; i < params->count; i++)
+    if (str_same(params->items[i]->u.arg.arg, name))
+      return true;
+  return false;
+}
+
+/* Each array some pass found written, once (false past C2T_MAX_SPREAD_WRITTEN). */
+static bool merge_written(const SpreadScan *s, Str *all, int *count) {
+  for (int i = 0; i < s->written_count; i++) {
+    bool seen = false;
+    for (int j = 0; j < *count && !seen; j++)
+      seen = str_same(all[j], s->written[i]);
+    if (seen)
+      continue;
+    if (*count == C2T_MAX_SPREAD_WRITTEN)
+      return false;
+    all[(*count)++] = s->written[i];
+  }
+  return true;
+}
+
 void spread_scan_kernel(Lowerer *L, Node *def) {
   L->kernel_spreads = false;
   L->spread_written_count = 0;
   L->spread_stop = (Str){0};
+  L->spread_step = (Str){0};
+  L->spread_loop_var = (Str){0};
   NodeList *body = &def->u.function_def.body;
   int first = body->count > 0 && is_docstring(body->items[0]) ? 1 : 0;
   if (body->count - first < 1)
@@ -491,7 +590,7 @@ void spread_scan_kernel(Lowerer *L, Node *def) {
   if (iter->kind != N_CALL || iter->u.call.func->kind != N_NAME || !str_eq(iter->u.call.func->u.name.id, "range") ||
       iter->u.call.args.count != 3 || iter->u.call.keywords.count)
     return;
-  SpreadScan s = {.L = L, .ok = true, .loop_var = loop->u.for_.target->u.name.id};
+  SpreadScan s = {.L = L, .ok = true, .loop_var = loop->u.for_.target->u.name.id, .def = def};
   const Node *start = iter->u.call.args.items[0], *stop = iter->u.call.args.items[1],
              *step = iter->u.call.args.items[2];
   if (is_axis0_call(&s, start, "bid"))
@@ -505,6 +604,8 @@ void spread_scan_kernel(Lowerer *L, Node *def) {
   else if (step->kind == N_NAME &&
            (s.blocks_def = binding_call(&s, body, body->count - 1, step->u.name.id, "num_blocks")))
     s.blocks_name = step->u.name.id;
+  else if (step->kind == N_NAME && is_param(def, step->u.name.id) && !str_same(step->u.name.id, s.loop_var))
+    s.step_param = step->u.name.id; /* the host's program count, where the launcher finds it is */
   else
     return;
   /* the parameters are bound before the loop */
@@ -526,23 +627,44 @@ void spread_scan_kernel(Lowerer *L, Node *def) {
   walk_node((Node *)stop, &walk);
   note_bound(&s, s.loop_var);
   name_derived(&s, &loop->u.for_.body);
+  for (int i = 0; i < loop->u.for_.body.count; i++)
+    collect_constant_ifs(loop->u.for_.body.items[i], &s);
+  /* one pass per outcome of the constant tests: each specialization of the kernel holds
+     the rule on its own (TileGym's persistent layer norm stores Mean under one outcome and
+     gathers it under the other) */
+  Str written[C2T_MAX_SPREAD_WRITTEN];
+  int written_count = 0;
   walk.in_loop = true;
-  walk_list(&walk, &loop->u.for_.body);
-  if (!s.ok || s.written_count == 0)
-    return;
-  for (int i = first; i < body->count && s.ok; i++) {
-    ReadWalk r = {&s};
-    read_walk(body->items[i], &r);
+  for (unsigned arms = 0; arms < 1u << s.const_if_count && s.ok; arms++) {
+    s.arms = arms;
+    s.written_count = 0;
+    walk_list(&walk, &loop->u.for_.body);
+    for (int i = first; i < body->count && s.ok; i++) {
+      ReadWalk r = {&s};
+      read_walk(body->items[i], &r);
+    }
+    if (s.ok && !merge_written(&s, written, &written_count))
+      s.ok = false;
   }
-  if (!s.ok)
+  if (!s.ok || written_count == 0)
     return;
-  /* the names bound to ct.bid(0) and ct.num_blocks(0): read only by the range */
-  Str own[2];
+  /* the names bound to ct.bid(0) and ct.num_blocks(0), and a step parameter: read only by
+     the range (a parameter bound nowhere either) */
+  Str own[3];
   int owned = 0;
   if (s.bid_name.len)
     own[owned++] = s.bid_name;
   if (s.blocks_name.len)
     own[owned++] = s.blocks_name;
+  if (s.step_param.len) {
+    own[owned++] = s.step_param;
+    s.counting = s.step_param;
+    s.count = 0;
+    for (int i = first; i < body->count; i++)
+      count_bindings(body->items[i], &s);
+    if (s.count)
+      return;
+  }
   for (int i = first; i < body->count - 1 && owned; i++) {
     Node *stmt = body->items[i];
     const Node *value = stmt->kind == N_ASSIGN ? stmt->u.assign.value : NULL;
@@ -559,6 +681,8 @@ void spread_scan_kernel(Lowerer *L, Node *def) {
     if (stop->kind == N_NAME && str_same(params->items[i]->u.arg.arg, stop->u.name.id))
       L->spread_stop = stop->u.name.id;
   L->kernel_spreads = true;
-  L->spread_written_count = s.written_count;
-  memcpy(L->spread_written, s.written, sizeof(Str) * (size_t)s.written_count);
+  L->spread_step = s.step_param;
+  L->spread_loop_var = s.loop_var;
+  L->spread_written_count = written_count;
+  memcpy(L->spread_written, written, sizeof(Str) * (size_t)written_count);
 }

@@ -873,8 +873,15 @@ static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
   if (args->count < 1 || args->count > 3 || iter->u.call.keywords.count)
     lower_error(L, iter, "range() takes 1 to 3 positional arguments");
   bool pipelined = !is_static && loop_may_pipeline(L, stmt); /* decided on the source body */
+  /* the persistent loop that steps by a parameter holding the host's program count
+     (lower_spread.c): by the program count itself where the launcher found it is one */
+  bool steps_by_grid = !is_static && L->spread_step.len && L->loop_depth == 0 && args->count == 3 &&
+                       args->items[2]->kind == N_NAME && str_same(args->items[2]->u.name.id, L->spread_step) &&
+                       stmt->u.for_.target->kind == N_NAME && str_same(stmt->u.for_.target->u.name.id, L->spread_loop_var);
   for (int i = 0; i < args->count; i++)
     args->items[i] = lower_expr(L, args->items[i]);
+  if (steps_by_grid)
+    args->items[2] = template_expr(L->ctx, "tl.num_programs(0) if _step_is_grid else _1", &args->items[2], 1);
   if (is_static)
     iter->u.call.func = T0(L, "tl.static_range");
   if (pipelined) { /* lower_pipeline.c: Triton starts the loop's loads early */

@@ -68,6 +68,7 @@
 #define C2T_MAX_SPREAD_WRITTEN 8
 #define C2T_MAX_SPREAD_NAMES 256
 #define C2T_MAX_SPREAD_DERIVED 32
+#define C2T_MAX_SPREAD_BRANCHES 6
 
 /* ------------------------------------------------------------------ dtypes */
 
@@ -337,6 +338,7 @@ typedef struct Lowerer {
   Str spread_written[C2T_MAX_SPREAD_WRITTEN];
   int spread_written_count;
   Str spread_stop;
+  Str spread_step, spread_loop_var; /* a parameter the loop steps by (else ct.num_blocks(0)), and its variable */
   int loop_depth;     /* loops of the function being lowered around the statement lowered now */
   bool tma_reused;    /* a descriptor of the function lowered now (or of a tile function it calls
                          with flags) is read or written in a loop: made once, used at each iteration */

@@ -396,3 +396,122 @@ def test_a_module_that_tunes_itself_may_spread_the_grid_too(convert_text, conver
     finally:
         mod._OptionTrial.current = None
     assert trial.count == 5 and grids[-4:] == [(13, 1, 1)] * 4  # 2 x 16 programs, at most a row each
+
+
+STEPPED = '''
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def center_rows(x, y, mean, n_rows: int, TILE: ct.Constant[int], COMPUTE: ct.Constant[int],
+                NUM_SMS: ct.Constant[int]):
+    """y[r] = x[r] - mean[r], the mean computed and stored, or read (TileGym's persistent
+    layer norm), in a loop that steps by the host's program count"""
+    pid = ct.bid(0)
+    for r in range(pid, n_rows, NUM_SMS):
+        t = ct.load(x, index=(r, 0), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO)
+        if COMPUTE:
+            m = ct.sum(t, axis=1) / TILE
+            ct.store(mean, index=(r,), tile=m)
+        else:
+            m = ct.gather(mean, r + ct.arange(1, dtype=ct.int32))
+        ct.store(y, index=(r, 0), tile=t - m[:, None])
+'''
+
+
+def _only_spread_candidates(mod):
+    """The launch candidates that spread the grid, where the launch allows any."""
+    made = mod._launch_candidates
+
+    def spread_only(configs, *args, **options):
+        found = made(configs, *args, **options)
+        return [c for c in found if c.kwargs.get("_grid_spread", 1) > 1] or found
+
+    mod._launch_candidates = spread_only
+
+
+def test_a_loop_stepping_by_the_host_s_program_count_may_spread(convert_text, convert, device):
+    """TileGym's persistent layer norm steps by NUM_SMS, the grid's size its host passes. Where
+    the launch's grid is that count (_grid_steps), the kernel steps by the program count and
+    may be spread; elsewhere it steps by the parameter on the host's grid, as cuTile does:
+    3 programs stepping by 5 leave rows 3, 4, 8 and 9. Mean is stored under one constant and
+    gathered under the other, never both in one specialization."""
+    text = convert_text(STEPPED)
+    assert "tl.num_programs(0) if _step_is_grid else NUM_SMS" in text
+    assert "_step_is_grid: tl.constexpr = False," in text
+    assert "_SpreadGrid(grid, n_rows, (y, mean), (x,), _grid_steps(grid, n_rows, NUM_SMS))" in text
+    assert "_step_is_grid=_grid_steps(grid, n_rows, NUM_SMS)," in text
+    assert 'spread=launch.get("_step_is_grid", False)' in text
+    mod = convert(STEPPED)
+    _only_spread_candidates(mod)
+    x = torch.randn(13, 16, device=device)
+    given = torch.randn(13, device=device)
+    for grid, step in ((4, 4), (13, 13), (3, 5), (5, 3), (20, 16)):
+        covered = torch.zeros(13, dtype=torch.bool)
+        for p in range(grid):
+            covered[p::step] = True
+        for compute in (1, 0):
+            y = torch.zeros_like(x)
+            mean = torch.zeros(13, device=device) if compute else given.clone()
+            mod.launch_center_rows(0, (grid, 1, 1), (x, y, mean, 13, 16, compute, step))
+            want_mean = x.mean(dim=1) if compute else given
+            want = torch.where(covered[:, None].to(device), x - want_mean[:, None], torch.zeros_like(x))
+            torch.testing.assert_close(y, want, msg=f"grid {grid}, step {step}, compute {compute}")
+            if compute:
+                torch.testing.assert_close(mean, torch.where(covered.to(device), want_mean, torch.zeros_like(given)))
+
+
+def test_grid_steps_holds_where_the_step_is_the_program_count(convert):
+    mod = convert(STEPPED)
+    assert mod._grid_steps((4, 1, 1), None, 4) and mod._grid_steps(4, 100, 4)
+    assert not mod._grid_steps((3, 1, 1), None, 5) and not mod._grid_steps((5, 1, 1), 100, 3)
+    assert mod._grid_steps((20, 1, 1), 13, 16)  # no program reaches a second row either way
+    assert not mod._grid_steps((20, 1, 1), None, 16) and not mod._grid_steps((20, 1, 1), 13, 8)
+    assert not mod._grid_steps((4, 1, 1), None, 4.0)
+    x = torch.zeros(4)
+    assert mod._SpreadGrid((4, 1, 1), None, (x,), (), True)({"_grid_spread": 8}) == (32, 1, 1)
+    assert mod._SpreadGrid((3, 1, 1), None, (x,), (), False)({"_grid_spread": 8}) == (3, 1, 1)
+
+
+STEPPED_KEPT_OFF = {
+    "the step read in the body": '''
+    for r in range(ct.bid(0), n_rows, NUM_SMS):
+        ct.store(y, index=(r, 0), tile=ct.load(x, index=(r, 0), shape=(1, TILE)) + NUM_SMS)
+''',
+    "the step rebound before the loop": '''
+    NUM_SMS = NUM_SMS * 2
+    for r in range(ct.bid(0), n_rows, NUM_SMS):
+        ct.store(y, index=(r, 0), tile=ct.load(x, index=(r, 0), shape=(1, TILE)))
+''',
+    "a written array read under a test the launch decides": '''
+    offsets = ct.arange(TILE, dtype=ct.int32)
+    for r in range(ct.bid(0), n_rows, NUM_SMS):
+        if flag > 0:
+            ct.scatter(y, (r, offsets), 1.0)
+        else:
+            t = ct.gather(y, (r + 1, offsets), padding_value=0)
+            ct.scatter(x, (r, offsets), t)
+''',
+    "a written array read at another row under the same constant": '''
+    offsets = ct.arange(TILE, dtype=ct.int32)
+    for r in range(ct.bid(0), n_rows, NUM_SMS):
+        if TILE > 8:
+            t = ct.gather(y, (r + 1, offsets), padding_value=0)
+            ct.scatter(y, (r, offsets), t)
+''',
+}
+
+
+@pytest.mark.parametrize("why", sorted(STEPPED_KEPT_OFF))
+def test_the_host_grid_stands_where_a_stepped_loop_may_see_it(convert_text, why):
+    source = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, n_rows: int, flag: int, TILE: ct.Constant[int], NUM_SMS: ct.Constant[int]):
+''' + STEPPED_KEPT_OFF[why]
+    text = convert_text(source)
+    assert "_grid_spread: tl.constexpr" not in text and "_SpreadGrid(grid" not in text, why
+    assert "_step_is_grid" not in text, why

@@ -424,6 +424,20 @@ def _launch_key(values):
     return tuple(key)
 
 
+# helper: _grid_steps
+def _grid_steps(grid, stop, step):
+    """Whether a kernel's loop `for i in range(ct.bid(0), stop, step)`, launched on `grid`,
+    walks what it would walk stepping by the program count (the converter's rule:
+    lower_spread.c): the host gives its program count as the step (a persistent kernel's
+    NUM_SMS), or no program reaches a second iteration either way (stop, where known, within
+    both). Then the kernel steps by the program count (_step_is_grid), and its grid may
+    spread."""
+    first = grid if isinstance(grid, int) else grid[0]
+    if type(step) is not int or type(first) is not int:
+        return False
+    return first == step or (type(stop) is int and first >= stop and step >= stop)
+
+
 # helper: _SpreadGrid
 class _SpreadGrid:
     """The grid of a kernel whose programs share one loop, `for i in range(ct.bid(0), stop,
@@ -436,15 +450,17 @@ class _SpreadGrid:
     float16: 1909 GB/s on 528 programs at best, 2537 on 8448). Where an array the kernel
     writes shares its storage with another array of the launch (one tensor given twice), the
     rule's proof does not hold: the host's grid. Never past CUDA's limit of a grid's first
-    axis."""
+    axis. A loop that steps by a parameter is spread only where it steps by the program
+    count (`steps`, which the launcher finds from the host's grid)."""
 
-    def __init__(self, grid, stop, written, others):
+    def __init__(self, grid, stop, written, others, steps=True):
         self.grid, self.stop, self.written, self.others = tuple(grid), stop, written, others
+        self.steps = steps
 
     def __call__(self, meta):
         spread = meta.get("_grid_spread", 1)
         first = self.grid[0]
-        if spread > 1 and self._apart():
+        if spread > 1 and self.steps and self._apart():
             wanted = min(first * spread, 2**31 - 1)  # CUDA's limit of a grid's first axis
             if type(self.stop) is int:
                 wanted = min(wanted, max(first, self.stop))
