@@ -595,13 +595,13 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    \"\"\"Whether a kernel's loop `for i in range(ct.bid(0), stop, step)`, launched on `grid`,\n"
     "    walks what it would walk stepping by the program count (the converter's rule:\n"
     "    lower_spread.c): the host gives its program count as the step (a persistent kernel's\n"
-    "    NUM_SMS), or no program reaches a second iteration either way (stop, where known, within\n"
-    "    both). Then the kernel steps by the program count (_step_is_grid), and its grid may\n"
-    "    spread.\"\"\"\n"
+    "    NUM_SMS), or no program reaches a second iteration either way (a positive step, and stop,\n"
+    "    where known, within both: a negative one walks down). Then the kernel steps by the\n"
+    "    program count (_step_is_grid), and its grid may spread.\"\"\"\n"
     "    first = grid if isinstance(grid, int) else grid[0]\n"
     "    if type(step) is not int or type(first) is not int:\n"
     "        return False\n"
-    "    return first == step or (type(stop) is int and first >= stop and step >= stop)\n",
+    "    return first == step or (type(stop) is int and step > 0 and first >= stop and step >= stop)\n",
     {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__SpreadGrid] = {"_SpreadGrid",
     "class _SpreadGrid:\n"

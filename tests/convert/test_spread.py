@@ -469,6 +469,7 @@ def test_grid_steps_holds_where_the_step_is_the_program_count(convert):
     assert mod._grid_steps((20, 1, 1), 13, 16)  # no program reaches a second row either way
     assert not mod._grid_steps((20, 1, 1), None, 16) and not mod._grid_steps((20, 1, 1), 13, 8)
     assert not mod._grid_steps((4, 1, 1), None, 4.0)
+    assert not mod._grid_steps((3, 1, 1), -5, -1)  # a step down walks rows 3, 2, 1, ... from each program
     x = torch.zeros(4)
     assert mod._SpreadGrid((4, 1, 1), None, (x,), (), True)({"_grid_spread": 8}) == (32, 1, 1)
     assert mod._SpreadGrid((3, 1, 1), None, (x,), (), False)({"_grid_spread": 8}) == (3, 1, 1)

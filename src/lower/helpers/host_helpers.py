@@ -429,13 +429,13 @@ def _grid_steps(grid, stop, step):
     """Whether a kernel's loop `for i in range(ct.bid(0), stop, step)`, launched on `grid`,
     walks what it would walk stepping by the program count (the converter's rule:
     lower_spread.c): the host gives its program count as the step (a persistent kernel's
-    NUM_SMS), or no program reaches a second iteration either way (stop, where known, within
-    both). Then the kernel steps by the program count (_step_is_grid), and its grid may
-    spread."""
+    NUM_SMS), or no program reaches a second iteration either way (a positive step, and stop,
+    where known, within both: a negative one walks down). Then the kernel steps by the
+    program count (_step_is_grid), and its grid may spread."""
     first = grid if isinstance(grid, int) else grid[0]
     if type(step) is not int or type(first) is not int:
         return False
-    return first == step or (type(stop) is int and first >= stop and step >= stop)
+    return first == step or (type(stop) is int and step > 0 and first >= stop and step >= stop)
 
 
 # helper: _SpreadGrid
