@@ -579,6 +579,7 @@ void spread_scan_kernel(Lowerer *L, Node *def) {
   L->spread_stop = (Str){0};
   L->spread_step = (Str){0};
   L->spread_loop_var = (Str){0};
+  L->spread_kernel = NULL;
   NodeList *body = &def->u.function_def.body;
   int first = body->count > 0 && is_docstring(body->items[0]) ? 1 : 0;
   if (body->count - first < 1)
@@ -683,6 +684,7 @@ void spread_scan_kernel(Lowerer *L, Node *def) {
   L->kernel_spreads = true;
   L->spread_step = s.step_param;
   L->spread_loop_var = s.loop_var;
+  L->spread_kernel = L->function;
   L->spread_written_count = written_count;
   memcpy(L->spread_written, written, sizeof(Str) * (size_t)written_count);
 }

@@ -875,7 +875,8 @@ static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
   bool pipelined = !is_static && loop_may_pipeline(L, stmt); /* decided on the source body */
   /* the persistent loop that steps by a parameter holding the host's program count
      (lower_spread.c): by the program count itself where the launcher found it is one */
-  bool steps_by_grid = !is_static && L->spread_step.len && L->loop_depth == 0 && args->count == 3 &&
+  bool steps_by_grid = !is_static && L->spread_step.len && L->function == L->spread_kernel && L->loop_depth == 0 &&
+                       args->count == 3 &&
                        args->items[2]->kind == N_NAME && str_same(args->items[2]->u.name.id, L->spread_step) &&
                        stmt->u.for_.target->kind == N_NAME && str_same(stmt->u.for_.target->u.name.id, L->spread_loop_var);
   for (int i = 0; i < args->count; i++)

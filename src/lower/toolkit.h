@@ -339,6 +339,7 @@ typedef struct Lowerer {
   int spread_written_count;
   Str spread_stop;
   Str spread_step, spread_loop_var; /* a parameter the loop steps by (else ct.num_blocks(0)), and its variable */
+  const struct Function *spread_kernel; /* the kernel whose loop that is (not a tile function lowered later) */
   int loop_depth;     /* loops of the function being lowered around the statement lowered now */
   bool tma_reused;    /* a descriptor of the function lowered now (or of a tile function it calls
                          with flags) is read or written in a loop: made once, used at each iteration */

@@ -516,3 +516,32 @@ def k(x, y, n_rows: int, flag: int, TILE: ct.Constant[int], NUM_SMS: ct.Constant
     text = convert_text(source)
     assert "_grid_spread: tl.constexpr" not in text and "_SpreadGrid(grid" not in text, why
     assert "_step_is_grid" not in text, why
+
+
+def test_only_the_kernel_s_own_loop_steps_by_the_program_count(convert_text):
+    """A tile function's loop over the same names keeps its step: _step_is_grid is the
+    spread kernel's parameter alone."""
+    text = convert_text('''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, n_rows: int, TILE: ct.Constant[int], NUM_SMS: ct.Constant[int]):
+    for r in range(ct.bid(0), n_rows, NUM_SMS):
+        ct.store(y, index=(r, 0), tile=ct.load(x, index=(r, 0), shape=(1, TILE)))
+
+
+@ct.function
+def total(x, TILE: ct.Constant[int], NUM_SMS: ct.Constant[int]):
+    acc = ct.zeros((1, TILE), dtype=ct.float32)
+    for r in range(0, 8, NUM_SMS):
+        acc = acc + ct.load(x, index=(r, 0), shape=(1, TILE))
+    return acc
+
+
+@ct.kernel
+def k2(x, y, TILE: ct.Constant[int], NUM_SMS: ct.Constant[int]):
+    ct.store(y, index=(0, 0), tile=total(x, TILE, NUM_SMS))
+''')
+    assert text.count("tl.num_programs(0) if _step_is_grid else NUM_SMS") == 1
+    assert "for r in range(0, 8, NUM_SMS):" in text[text.index("def total("):]
