@@ -266,6 +266,21 @@ static bool index_gives_back(SpreadScan *s, const Node *index) {
   return given_back(s, 0, held);
 }
 
+/* The names statement or expression `n` itself binds (not its children), each passed to `each`. */
+static void node_bindings(SpreadScan *s, const Node *n, void (*each)(SpreadScan *, Str)) {
+  switch (n->kind) {
+  case N_ASSIGN:
+    for (int i = 0; i < n->u.assign.targets.count; i++)
+      target_names(s, n->u.assign.targets.items[i], each);
+    break;
+  case N_AUG_ASSIGN: target_names(s, n->u.aug_assign.target, each); break;
+  case N_ANN_ASSIGN: target_names(s, n->u.ann_assign.target, each); break;
+  case N_NAMED_EXPR: target_names(s, n->u.named_expr.target, each); break;
+  case N_FOR: target_names(s, n->u.for_.target, each); break;
+  default: break;
+  }
+}
+
 static void count_binding(SpreadScan *s, Str name) {
   if (str_same(name, s->counting))
     s->count++;
@@ -275,17 +290,7 @@ static void count_bindings(Node *n, void *data) {
   SpreadScan *s = data;
   if (!n)
     return;
-  switch (n->kind) {
-  case N_ASSIGN:
-    for (int i = 0; i < n->u.assign.targets.count; i++)
-      target_names(s, n->u.assign.targets.items[i], count_binding);
-    break;
-  case N_AUG_ASSIGN: target_names(s, n->u.aug_assign.target, count_binding); break;
-  case N_ANN_ASSIGN: target_names(s, n->u.ann_assign.target, count_binding); break;
-  case N_NAMED_EXPR: target_names(s, n->u.named_expr.target, count_binding); break;
-  case N_FOR: target_names(s, n->u.for_.target, count_binding); break;
-  default: break;
-  }
+  node_bindings(s, n, count_binding);
   node_children(n, count_bindings, s);
 }
 
@@ -466,13 +471,10 @@ static void walk_node(Node *n, void *data) {
     s->ok = false;
     return;
   case N_ASSIGN:
-    for (int i = 0; i < n->u.assign.targets.count; i++)
-      target_names(s, n->u.assign.targets.items[i], bind);
-    break;
-  case N_AUG_ASSIGN: target_names(s, n->u.aug_assign.target, bind); break;
-  case N_ANN_ASSIGN: target_names(s, n->u.ann_assign.target, bind); break;
-  case N_NAMED_EXPR: target_names(s, n->u.named_expr.target, bind); break;
-  case N_FOR: target_names(s, n->u.for_.target, bind); break;
+  case N_AUG_ASSIGN:
+  case N_ANN_ASSIGN:
+  case N_NAMED_EXPR:
+  case N_FOR: node_bindings(s, n, bind); break;
   case N_CALL: check_call(w, n); break;
   case N_BIN_OP: /* a product of matrices: no candidate spreads such a kernel (_launch_candidates) */
     if (n->u.bin_op.op == AOP_MATMULT)
