@@ -198,7 +198,6 @@ bool reuse_tracked_convert(Lowerer *L, const Node *value, TrackedLoad *out, Reus
 /* ---- lower_memory_kmajor.c: float8 right-hand operands of products read from a K-major copy */
 void kmajor_scan_kernel(Lowerer *L, Node *def); /* before the kernel is lowered: the arrays it only reads */
 void spread_scan_kernel(Lowerer *L, Node *def); /* before the kernel is lowered: may its grid be spread */
-bool function_param_is_constant(Lowerer *L, const Node *def, Str name); /* annotated ct.Constant[...] */
 int kmajor_staged_count(Lowerer *L);            /* the arrays staged so far (a failed attempt's go: */
 void kmajor_keep_staged(Lowerer *L, int count);  /* kmajor_keep_staged) */
 Node *kmajor_operand(Lowerer *L, Node *y); /* y, or `staged if FLAG else y` */

@@ -72,13 +72,6 @@ static bool annotation_is(Lowerer *L, Node *annotation, const char *member, int 
   return false;
 }
 
-bool function_param_is_constant(Lowerer *L, const Node *def, Str name) {
-  const NodeList *params = &def->u.function_def.args->u.arguments.args;
-  for (int i = 0; i < params->count; i++)
-    if (str_same(params->items[i]->u.arg.arg, name))
-      return annotation_is(L, params->items[i]->u.arg.annotation, "Constant", 0);
-  return false;
-}
 
 /* The call `ct.CLASS(...)` among the metadata of `Annotated[T, ...]` (or of a name bound to
  * that), else NULL. */
@@ -1484,6 +1477,7 @@ void lower_kernel(Lowerer *L, Function *fn) {
   rename_generated_like_locals(L, def); /* a local x_shape beside an array x: x_shape_1 */
   tf32_scan_kernel(L, def); /* on the source, before lowering rewrites it */
   kmajor_scan_kernel(L, def);
+  find_split_names(L, def, true); /* the spread scan's constexpr tests (each version finds them again) */
   spread_scan_kernel(L, def);
   Node *pristine = node_copy_tree(&L->ctx->arena, def);
   bool needs_debug = false;

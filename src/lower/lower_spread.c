@@ -95,7 +95,6 @@ typedef struct SpreadScan {
   int derived_count;
   Str counting; /* count_bindings: the name, and how often the loop body binds it */
   int count;
-  const Node *def;
   Str step_param; /* the parameter the loop steps by, where not ct.num_blocks(0) */
   /* the loop body's `if`s whose test only constants decide (constexpr parameters): one
      outcome per specialization of the kernel, so each pass follows one arm of each */
@@ -347,34 +346,12 @@ static void check_write(SpreadScan *s, const Node *call, const char *member) {
   }
 }
 
-/* Whether an `if` test is decided by constants alone: constexpr parameters
- * (ct.Constant[...]), numbers, and operators on those. */
-static bool constant_test(SpreadScan *s, const Node *n) {
-  switch (n->kind) {
-  case N_CONSTANT: return true;
-  case N_NAME: return function_param_is_constant(s->L, s->def, n->u.name.id);
-  case N_UNARY_OP: return constant_test(s, n->u.unary_op.operand);
-  case N_BIN_OP: return constant_test(s, n->u.bin_op.left) && constant_test(s, n->u.bin_op.right);
-  case N_BOOL_OP:
-    for (int i = 0; i < n->u.bool_op.values.count; i++)
-      if (!constant_test(s, n->u.bool_op.values.items[i]))
-        return false;
-    return true;
-  case N_COMPARE:
-    for (int i = 0; i < n->u.compare.count; i++)
-      if (!constant_test(s, n->u.compare.comparators[i]))
-        return false;
-    return constant_test(s, n->u.compare.left);
-  default: return false;
-  }
-}
-
 static void collect_constant_ifs(Node *n, void *data) {
   SpreadScan *s = data;
   if (!n)
     return;
   /* past C2T_MAX_SPREAD_BRANCHES an `if` is followed as any other: both arms in one pass */
-  if (n->kind == N_IF && s->const_if_count < C2T_MAX_SPREAD_BRANCHES && constant_test(s, n->u.if_.test))
+  if (n->kind == N_IF && s->const_if_count < C2T_MAX_SPREAD_BRANCHES && constexpr_param_condition(s->L, n->u.if_.test))
     s->const_ifs[s->const_if_count++] = n;
   node_children(n, collect_constant_ifs, s);
 }
@@ -593,7 +570,7 @@ void spread_scan_kernel(Lowerer *L, Node *def) {
   if (iter->kind != N_CALL || iter->u.call.func->kind != N_NAME || !str_eq(iter->u.call.func->u.name.id, "range") ||
       iter->u.call.args.count != 3 || iter->u.call.keywords.count)
     return;
-  SpreadScan s = {.L = L, .ok = true, .loop_var = loop->u.for_.target->u.name.id, .def = def};
+  SpreadScan s = {.L = L, .ok = true, .loop_var = loop->u.for_.target->u.name.id};
   const Node *start = iter->u.call.args.items[0], *stop = iter->u.call.args.items[1],
              *step = iter->u.call.args.items[2];
   if (is_axis0_call(&s, start, "bid"))
