@@ -198,6 +198,7 @@ bool reuse_tracked_convert(Lowerer *L, const Node *value, TrackedLoad *out, Reus
 /* ---- lower_memory_kmajor.c: float8 right-hand operands of products read from a K-major copy */
 void kmajor_scan_kernel(Lowerer *L, Node *def); /* before the kernel is lowered: the arrays it only reads */
 void spread_scan_kernel(Lowerer *L, Node *def); /* before the kernel is lowered: may its grid be spread */
+bool function_has_param(Lowerer *L, Str name); /* a parameter of the function being lowered */
 int kmajor_staged_count(Lowerer *L);            /* the arrays staged so far (a failed attempt's go: */
 void kmajor_keep_staged(Lowerer *L, int count);  /* kmajor_keep_staged) */
 Node *kmajor_operand(Lowerer *L, Node *y); /* y, or `staged if FLAG else y` */

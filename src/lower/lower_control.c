@@ -217,7 +217,7 @@ typedef struct ParamScan {
   bool only_params;
 } ParamScan;
 
-static bool is_parameter(Lowerer *L, Str name) {
+bool function_has_param(Lowerer *L, Str name) {
   NodeList *params = &L->function->def->u.function_def.args->u.arguments.args;
   for (int i = 0; i < params->count; i++)
     if (str_same(params->items[i]->u.arg.arg, name))
@@ -227,7 +227,7 @@ static bool is_parameter(Lowerer *L, Str name) {
 
 static void scan_names(Node *node, void *data) {
   ParamScan *scan = data;
-  if (node->kind == N_NAME && !is_parameter(scan->L, node->u.name.id) && !str_eq(node->u.name.id, "tl"))
+  if (node->kind == N_NAME && !function_has_param(scan->L, node->u.name.id) && !str_eq(node->u.name.id, "tl"))
     scan->only_params = false;
   node_children(node, scan_names, data);
 }

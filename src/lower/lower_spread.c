@@ -529,14 +529,6 @@ static const Node *binding_call(SpreadScan *s, NodeList *body, int before, Str n
   return found;
 }
 
-static bool is_param(const Node *def, Str name) {
-  const NodeList *params = &def->u.function_def.args->u.arguments.args;
-  for (int i = 0; i < params->count; i++)
-    if (str_same(params->items[i]->u.arg.arg, name))
-      return true;
-  return false;
-}
-
 /* Each array some pass found written, once (false past C2T_MAX_SPREAD_WRITTEN). */
 static bool merge_written(const SpreadScan *s, Str *all, int *count) {
   for (int i = 0; i < s->written_count; i++) {
@@ -584,7 +576,7 @@ void spread_scan_kernel(Lowerer *L, Node *def) {
   else if (step->kind == N_NAME &&
            (s.blocks_def = binding_call(&s, body, body->count - 1, step->u.name.id, "num_blocks")))
     s.blocks_name = step->u.name.id;
-  else if (step->kind == N_NAME && is_param(def, step->u.name.id) && !str_same(step->u.name.id, s.loop_var))
+  else if (step->kind == N_NAME && function_has_param(L, step->u.name.id) && !str_same(step->u.name.id, s.loop_var))
     s.step_param = step->u.name.id; /* the host's program count, where the launcher finds it is */
   else
     return;
