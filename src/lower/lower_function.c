@@ -1484,8 +1484,9 @@ void lower_kernel(Lowerer *L, Function *fn) {
   lower_kernel_versions(L, def, pristine, NULL, 0, &needs_debug);
   fn->def = def;
   /* no launch candidate spreads a kernel that multiplies matrices (_launch_candidates): a
-     persistent GEMM's programs are one per SM for its operands' sake */
-  if (L->kernel_has_dot)
+     persistent GEMM's programs are one per SM for its operands' sake; and with fixed launch
+     options (--no-autotune) there is no candidate to spread the grid at all */
+  if (L->kernel_has_dot || L->conv->no_autotune)
     L->kernel_spreads = false; /* _step_is_grid stays: stepping by the program count holds anyway */
   L->needs_debug = needs_debug;
   L->assumptions = NULL;

@@ -52,6 +52,22 @@ def test_a_grid_stride_loop_may_spread_its_grid(convert_text):
     assert '"_grid_spread"' not in text[:text.index("def scale_rows")]  # a candidate's choice, not the key
 
 
+def test_fixed_launch_options_leave_the_spread_out(tmp_path, device):
+    """With --no-autotune no candidate spreads the grid: the kernels take no _grid_spread and
+    the launch no _SpreadGrid, and the fixed module still computes what cuTile does."""
+    src, dst = tmp_path / "rows.py", tmp_path / "rows_fixed.py"
+    src.write_text(ROWS)
+    proc = subprocess.run([str(ops_common.CONVERTER), "--no-autotune", str(src), "-o", str(dst)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    text = dst.read_text()
+    assert "_grid_spread" not in text and "_SpreadGrid" not in text and "@triton.autotune" not in text
+    mod = ops_common.import_file(dst, "c2t_case_rows_fixed")
+    x = torch.randn(13, 16, device=device)
+    for name in ("scale_rows", "tile_rows"):
+        torch.testing.assert_close(mod.run(getattr(mod, name), x, 5), x * 2 + 1)
+
+
 @pytest.mark.parametrize("name", ["scale_rows", "tile_rows"])
 def test_any_program_count_computes_what_cutile_does(convert, device, name):
     """The rule's claim: the grid's first axis may be any count. The kernel run on 1, 3, 7
@@ -374,6 +390,7 @@ def test_a_module_that_tunes_itself_may_spread_the_grid_too(convert_text, conver
     fixed = subprocess.run([str(ops_common.CONVERTER), "--no-autotune", "-o", "-", "-"], input=SEARCHED,
                            capture_output=True, text=True, timeout=60)
     assert fixed.returncode == 0 and "_SpreadGrid(" not in fixed.stdout  # fixed options: the host's grid
+    assert "_grid_spread" not in fixed.stdout
     mod = convert(SEARCHED)
     x = torch.randn(13, 16, device=device)
     y = torch.zeros_like(x)
