@@ -36,6 +36,7 @@ typedef enum HelperId {
   HELPER__host_descriptor, /* host_helpers.py */
   HELPER__tma_workspace, /* host_helpers.py */
   HELPER__launch_key, /* host_helpers.py */
+  HELPER__loop_stop, /* host_helpers.py */
   HELPER__grid_steps, /* host_helpers.py */
   HELPER__SpreadGrid, /* host_helpers.py */
   HELPER__c2t_launch, /* host_helpers.py */
@@ -590,6 +591,19 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            add(value)\n"
     "    return tuple(key)\n",
     {-1, -1, -1, -1, -1, -1}, false, false, 0u},
+  [HELPER__loop_stop] = {"_loop_stop",
+    "def _loop_stop(stop):\n"
+    "    \"\"\"The stop of a kernel's grid-stride loop as a launch gives it: an int, None (not known\n"
+    "    on the host), or a function of the launch's arguments computing it as the kernel does\n"
+    "    (`lambda: -(-N // BLOCK_N)` for ct.cdiv(N, BLOCK_N)); an int, else None (a value the host\n"
+    "    cannot compute so, such as a number given for an array).\"\"\"\n"
+    "    if callable(stop):\n"
+    "        try:\n"
+    "            stop = stop()\n"
+    "        except Exception:\n"
+    "            return None\n"
+    "    return stop if type(stop) is int else None\n",
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__grid_steps] = {"_grid_steps",
     "def _grid_steps(grid, stop, step):\n"
     "    \"\"\"Whether a kernel's loop `for i in range(ct.bid(0), stop, step)`, launched on `grid`,\n"
@@ -598,11 +612,12 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    NUM_SMS), or no program reaches a second iteration either way (a positive step, and stop,\n"
     "    where known, within both: a negative one walks down). Then the kernel steps by the\n"
     "    program count (_step_is_grid), and its grid may spread.\"\"\"\n"
+    "    stop = _loop_stop(stop)\n"
     "    first = grid if isinstance(grid, int) else grid[0]\n"
     "    if type(step) is not int or type(first) is not int:\n"
     "        return False\n"
     "    return first == step or (type(stop) is int and step > 0 and first >= stop and step >= stop)\n",
-    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
+    {HELPER__loop_stop, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__SpreadGrid] = {"_SpreadGrid",
     "class _SpreadGrid:\n"
     "    \"\"\"The grid of a kernel whose programs share one loop, `for i in range(ct.bid(0), stop,\n"
@@ -619,8 +634,8 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    count (`steps`, which the launcher finds from the host's grid).\"\"\"\n"
     "\n"
     "    def __init__(self, grid, stop, written, others, steps=True):\n"
-    "        self.grid, self.stop, self.written, self.others = tuple(grid), stop, written, others\n"
-    "        self.steps = steps\n"
+    "        self.grid, self.written, self.others = tuple(grid), written, others\n"
+    "        self.stop, self.steps = _loop_stop(stop), steps\n"
     "\n"
     "    def __call__(self, meta):\n"
     "        spread = meta.get(\"_grid_spread\", 1)\n"
@@ -646,7 +661,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "                return False\n"
     "            seen.add(storage)\n"
     "        return True\n",
-    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
+    {HELPER__loop_stop, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__c2t_launch] = {"_c2t_launch",
     "_LAUNCHED = {}\n"
     "_LAUNCHED_LIMIT = 4096  # kept launch keys (all kernels); more are dropped together\n"

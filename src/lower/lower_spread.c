@@ -529,6 +529,111 @@ static const Node *binding_call(SpreadScan *s, NodeList *body, int before, Str n
   return found;
 }
 
+/* How often the kernel's body binds `name` (a parameter rebound, a local bound twice). */
+static int bindings_of(SpreadScan *s, NodeList *body, Str name) {
+  s->counting = name;
+  s->count = 0;
+  for (int i = 0; i < body->count; i++)
+    count_bindings(body->items[i], s);
+  return s->count;
+}
+
+static bool is_whole_number(const Node *n) {
+  if (n->kind != N_CONSTANT || n->u.constant.kind != CONST_NUMBER)
+    return false;
+  for (int i = 0; i < n->u.constant.text.len; i++)
+    if (strchr(".eEjJxXoObB", n->u.constant.text.text[i]))
+      return false; /* a float, a complex number, or another base (declined, not wrong) */
+  return true;
+}
+
+/* A copy of `n` the emitter writes from its children, not from the source. */
+static Node *rewritten_copy(SpreadScan *s, const Node *n) {
+  Node *copy = arena_alloc(&s->L->ctx->arena, sizeof(Node));
+  *copy = *n;
+  copy->rewritten = true;
+  return copy;
+}
+
+/* The loop's stop as the host computes it from the launch's arguments (for _loop_stop: the
+ * spread grid's cap, and _grid_steps): a parameter the body does not rebind, a whole number,
+ * an array parameter's .shape[k], ct.cdiv (-(-x // y), cuTile's exact ceiling), min and max,
+ * + - * // % and unary minus of those (Python's integer arithmetic is the kernel's), and a
+ * name bound once, before the loop, to such an expression, followed at most
+ * C2T_MAX_SPREAD_STOP_DEPTH names deep. NULL for anything else: the host knows no stop. */
+static Node *host_stop(SpreadScan *s, NodeList *body, int before, const Node *n, int depth) {
+  switch (n->kind) {
+  case N_CONSTANT:
+    return is_whole_number(n) ? node_copy_tree(&s->L->ctx->arena, (Node *)n) : NULL;
+  case N_NAME: {
+    Str name = n->u.name.id;
+    if (function_has_param(s->L, name))
+      return bindings_of(s, body, name) == 0 ? node_copy_tree(&s->L->ctx->arena, (Node *)n) : NULL;
+    if (depth >= C2T_MAX_SPREAD_STOP_DEPTH || bindings_of(s, body, name) != 1)
+      return NULL;
+    for (int i = 0; i < before; i++) {
+      const Node *stmt = body->items[i];
+      if (stmt->kind == N_ASSIGN && stmt->u.assign.targets.count == 1 && name_is(stmt->u.assign.targets.items[0], name))
+        return host_stop(s, body, i, stmt->u.assign.value, depth + 1);
+    }
+    return NULL;
+  }
+  case N_UNARY_OP: {
+    if (n->u.unary_op.op != AOP_USUB)
+      return NULL;
+    Node *operand = host_stop(s, body, before, n->u.unary_op.operand, depth);
+    Node *copy = operand ? rewritten_copy(s, n) : NULL;
+    if (copy)
+      copy->u.unary_op.operand = operand;
+    return copy;
+  }
+  case N_BIN_OP: {
+    AstOp op = n->u.bin_op.op;
+    if (op != AOP_ADD && op != AOP_SUB && op != AOP_MULT && op != AOP_FLOORDIV && op != AOP_MOD)
+      return NULL;
+    Node *left = host_stop(s, body, before, n->u.bin_op.left, depth);
+    Node *right = left ? host_stop(s, body, before, n->u.bin_op.right, depth) : NULL;
+    if (!right)
+      return NULL;
+    Node *copy = rewritten_copy(s, n);
+    copy->u.bin_op.left = left;
+    copy->u.bin_op.right = right;
+    return copy;
+  }
+  case N_SUBSCRIPT: { /* X.shape[k] of an array parameter */
+    const Node *value = n->u.subscript.value;
+    if (value->kind != N_ATTRIBUTE || !str_eq(value->u.attribute.attr, "shape") ||
+        value->u.attribute.value->kind != N_NAME || !function_has_param(s->L, value->u.attribute.value->u.name.id) ||
+        bindings_of(s, body, value->u.attribute.value->u.name.id) != 0 || !is_whole_number(n->u.subscript.slice))
+      return NULL;
+    return node_copy_tree(&s->L->ctx->arena, (Node *)n);
+  }
+  case N_CALL: {
+    const NodeList *args = &n->u.call.args;
+    if (n->u.call.keywords.count || args->count < 2)
+      return NULL;
+    const char *member = member_of(s, n->u.call.func);
+    bool cdiv = member && strcmp(member, "cdiv") == 0 && args->count == 2;
+    bool builtin = !member && n->u.call.func->kind == N_NAME &&
+                   (str_eq(n->u.call.func->u.name.id, "min") || str_eq(n->u.call.func->u.name.id, "max")) &&
+                   !function_has_param(s->L, n->u.call.func->u.name.id) && !bindings_of(s, body, n->u.call.func->u.name.id);
+    if (!cdiv && !builtin)
+      return NULL;
+    Node *copy = rewritten_copy(s, n);
+    copy->u.call.args = (NodeList){0};
+    for (int i = 0; i < args->count; i++) {
+      Node *arg = host_stop(s, body, before, args->items[i], depth);
+      if (!arg)
+        return NULL;
+      node_list_push(&s->L->ctx->arena, &copy->u.call.args, arg);
+    }
+    return cdiv ? T(s->L, "-(-_1 // _2)", copy->u.call.args.items[0], copy->u.call.args.items[1]) : copy;
+  }
+  default:
+    return NULL;
+  }
+}
+
 /* Each array some pass found written, once (false past C2T_MAX_SPREAD_WRITTEN). */
 static bool merge_written(const SpreadScan *s, Str *all, int *count) {
   for (int i = 0; i < s->written_count; i++) {
@@ -649,9 +754,16 @@ void spread_scan_kernel(Lowerer *L, Node *def) {
   for (int i = 0; i < loop->u.for_.body.count && owned; i++)
     if (node_reads_any(loop->u.for_.body.items[i], own, owned))
       return;
-  for (int i = 0; i < params->count; i++)
-    if (stop->kind == N_NAME && str_same(params->items[i]->u.arg.arg, stop->u.name.id))
-      L->spread_stop = stop->u.name.id;
+  Node *host = host_stop(&s, body, body->count - 1, stop, 0);
+  if (host && host->kind == N_NAME)
+    L->spread_stop = host->u.name.id; /* a parameter: the launch's argument */
+  else if (host) { /* computed from the launch's arguments when the launch is made */
+    Buf text = {0};
+    buf_puts(&text, "lambda: ");
+    expr_text(L->ctx, host, &text);
+    L->spread_stop = (Str){arena_strndup(&L->ctx->arena, buf_text(&text), text.len), (int)text.len};
+    buf_free(&text);
+  }
   L->kernel_spreads = true;
   L->spread_step = s.step_param;
   L->spread_loop_var = s.loop_var;

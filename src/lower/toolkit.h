@@ -69,6 +69,10 @@
 #define C2T_MAX_SPREAD_NAMES 256
 #define C2T_MAX_SPREAD_DERIVED 32
 #define C2T_MAX_SPREAD_BRANCHES 6
+/* Names bound before such a loop that its stop is followed through to compute it on the host
+ * (lower_spread.c, host_stop); deeper, the host knows no stop and the spread grid is not capped
+ * (no error). */
+#define C2T_MAX_SPREAD_STOP_DEPTH 8
 
 /* ------------------------------------------------------------------ dtypes */
 

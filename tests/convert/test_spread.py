@@ -492,6 +492,79 @@ def test_grid_steps_holds_where_the_step_is_the_program_count(convert):
     assert mod._SpreadGrid((3, 1, 1), None, (x,), (), False)({"_grid_spread": 8}) == (3, 1, 1)
 
 
+COMPUTED_STOP = '''
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def scale_tiles(x, y, TILE: ct.Constant[int], NUM_SMS: ct.Constant[int]):
+    """y = 2 x + 1, a tile a step of a loop whose stop the kernel computes"""
+    n_tiles = ct.cdiv(x.shape[0], TILE)
+    last = n_tiles
+    for t in range(ct.bid(0), last, NUM_SMS):
+        v = ct.load(x, index=(t,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(y, index=(t,), tile=v * 2 + 1)
+
+
+@ct.kernel
+def scale_doubled(x, y, n_rows: int, TILE: ct.Constant[int], NUM_SMS: ct.Constant[int]):
+    """the stop a parameter the kernel rebinds: the host's value is not the loop's"""
+    n_rows = n_rows * 2
+    for r in range(ct.bid(0), n_rows, NUM_SMS):
+        v = ct.load(x, index=(r, 0), shape=(1, TILE))
+        ct.store(y, index=(r, 0), tile=v * 2 + 1)
+'''
+
+
+def test_a_stop_the_kernel_computes_caps_the_spread_grid(convert_text, convert, device):
+    """A stop bound before the loop to an expression of the parameters is computed on the
+    host too (cuTile's exact ceiling for ct.cdiv): the spread grid holds no program past it,
+    and a host grid of at least the stop lets the loop step by the program count. A parameter
+    the kernel rebinds is not the loop's stop: the host knows none there (5 programs stepping
+    by 6 over 2 x 4 rows: cuTile leaves row 5, where 4 taken for the stop would walk them all)."""
+    text = convert_text(COMPUTED_STOP)
+    stop = "lambda: -(-x.shape[0] // TILE)"
+    assert f"_SpreadGrid(\n                grid,\n                {stop},\n" in text
+    assert f"_step_is_grid=_grid_steps(grid, {stop}, NUM_SMS)," in text
+    assert "_SpreadGrid(grid, None, (y,), (x,), _grid_steps(grid, None, NUM_SMS))" in text
+    mod = convert(COMPUTED_STOP)
+    _only_spread_candidates(mod)
+    grids = []
+    spread_grid = mod._SpreadGrid.__call__
+    mod._SpreadGrid.__call__ = lambda self, meta: grids.append(spread_grid(self, meta)) or grids[-1]
+    x = torch.randn(50, device=device)
+    # 2 by 2: spread, at most the 7 tiles; 9 by 16: one tile a program either way, the loop
+    # steps by the program count (never fewer than the host's programs); 3 by 5: the host's
+    for grid, step, programs in ((2, 2, 7), (9, 16, 9), (3, 5, 3)):
+        y = torch.zeros_like(x)
+        grids.clear()
+        mod.launch_scale_tiles(0, (grid, 1, 1), (x, y, 8, step))
+        covered = torch.zeros(7, dtype=torch.bool)
+        for p in range(grid):
+            covered[p::step] = True
+        want = torch.where(covered.repeat_interleave(8)[:50].to(device), x * 2 + 1, torch.zeros_like(x))
+        torch.testing.assert_close(y, want, msg=f"grid {grid}, step {step}")
+        assert grids and all(g[0] == programs for g in grids), (grid, step, grids)
+    assert mod._grid_steps((9, 1, 1), lambda: -(-50 // 8), 16) and not mod._grid_steps((9, 1, 1), None, 16)
+    x = torch.randn(8, 16, device=device)
+    y = torch.zeros_like(x)
+    mod.launch_scale_doubled(0, (5, 1, 1), (x, y, 4, 16, 6))
+    want = (x * 2 + 1).index_fill(0, torch.tensor([5], device=device), 0.0)
+    torch.testing.assert_close(y, want)
+
+
+def test_the_host_computes_a_stop_or_knows_none(convert):
+    mod = convert(COMPUTED_STOP)
+    assert mod._loop_stop(7) == 7 and mod._loop_stop(lambda: 3 * 4) == 12 and mod._loop_stop(None) is None
+    assert mod._loop_stop(lambda: 2.5) is None and mod._loop_stop(lambda: (3).shape[0]) is None
+    assert mod._loop_stop(lambda: 1 // 0) is None and mod._loop_stop(torch.tensor(3)) is None
+    x = torch.zeros(4)
+    assert mod._SpreadGrid((4, 1, 1), lambda: 10, (x,), ())({"_grid_spread": 8}) == (10, 1, 1)
+    assert mod._SpreadGrid((4, 1, 1), lambda: 1 // 0, (x,), ())({"_grid_spread": 8}) == (32, 1, 1)
+    assert mod._grid_steps((20, 1, 1), lambda: 13, 16) and not mod._grid_steps((20, 1, 1), lambda: 1 // 0, 16)
+
+
 STEPPED_KEPT_OFF = {
     "the step read in the body": '''
     for r in range(ct.bid(0), n_rows, NUM_SMS):

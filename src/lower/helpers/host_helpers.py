@@ -424,7 +424,21 @@ def _launch_key(values):
     return tuple(key)
 
 
-# helper: _grid_steps
+# helper: _loop_stop
+def _loop_stop(stop):
+    """The stop of a kernel's grid-stride loop as a launch gives it: an int, None (not known
+    on the host), or a function of the launch's arguments computing it as the kernel does
+    (`lambda: -(-N // BLOCK_N)` for ct.cdiv(N, BLOCK_N)); an int, else None (a value the host
+    cannot compute so, such as a number given for an array)."""
+    if callable(stop):
+        try:
+            stop = stop()
+        except Exception:
+            return None
+    return stop if type(stop) is int else None
+
+
+# helper: _grid_steps needs _loop_stop
 def _grid_steps(grid, stop, step):
     """Whether a kernel's loop `for i in range(ct.bid(0), stop, step)`, launched on `grid`,
     walks what it would walk stepping by the program count (the converter's rule:
@@ -432,13 +446,14 @@ def _grid_steps(grid, stop, step):
     NUM_SMS), or no program reaches a second iteration either way (a positive step, and stop,
     where known, within both: a negative one walks down). Then the kernel steps by the
     program count (_step_is_grid), and its grid may spread."""
+    stop = _loop_stop(stop)
     first = grid if isinstance(grid, int) else grid[0]
     if type(step) is not int or type(first) is not int:
         return False
     return first == step or (type(stop) is int and step > 0 and first >= stop and step >= stop)
 
 
-# helper: _SpreadGrid
+# helper: _SpreadGrid needs _loop_stop
 class _SpreadGrid:
     """The grid of a kernel whose programs share one loop, `for i in range(ct.bid(0), stop,
     ct.num_blocks(0))`, and whose iterations touch what no other iteration touches (the
@@ -454,8 +469,8 @@ class _SpreadGrid:
     count (`steps`, which the launcher finds from the host's grid)."""
 
     def __init__(self, grid, stop, written, others, steps=True):
-        self.grid, self.stop, self.written, self.others = tuple(grid), stop, written, others
-        self.steps = steps
+        self.grid, self.written, self.others = tuple(grid), written, others
+        self.stop, self.steps = _loop_stop(stop), steps
 
     def __call__(self, meta):
         spread = meta.get("_grid_spread", 1)
