@@ -22,7 +22,8 @@
  * Where the program count cannot change what the kernel computes, the
  * launcher lets the autotuner choose it: `_grid_spread`, a constexpr of the
  * kernel that its code does not read, is a candidate's factor on the grid's
- * first axis (_SpreadGrid: at most `stop` programs, at least the host's).
+ * first axis (_SpreadGrid: at most `stop` programs, where the host can compute
+ * the loop's stop as the kernel does (host_stop), at least the host's).
  * That holds when (spread_scan_kernel, on the source before it is lowered):
  *
  *   - the body is statements without effects, then that one `for` (no `else`,
