@@ -1853,7 +1853,7 @@ static void push_imports(Lowerer *L, NodeList *out, const Node *replaced, int he
     buf_puts(&text, "import contextlib\n");
   if ((L->host_enums || L->needs_enum) && !module_imports(L, "enum", helpers_at))
     buf_puts(&text, "import enum\n");
-  if ((L->uses_array_lists || L->launcher_count) && !module_imports(L, "operator", helpers_at))
+  if (L->uses_array_lists && !module_imports(L, "operator", helpers_at)) /* _array_list_key */
     buf_puts(&text, "import operator\n");
   if (L->needs_interpreted_flag && !module_imports(L, "os", helpers_at))
     buf_puts(&text, "import os\n");
