@@ -85,6 +85,9 @@ typedef struct Emitter {
   int params_end_line;/* while breaking a def's parameters: the source line of its
                        * `:`; the comments of the lines before it go with the
                        * parameters (0: no comments are written there) */
+  int items_first_line;/* while writing a converted simple statement: its source lines; */
+  int items_last_line; /* the comments of those lines go with the items of its broken
+                       * lists (0: none, they stand above the statement) */
 } Emitter;
 
 /* The longest line the emitter writes before breaking an argument list. */
@@ -109,6 +112,13 @@ void emit_leave(Emitter *e);
  * between them when `keep_blank_lines`), the blank lines before the
  * statement, then the comments on its lines before `last_line`. */
 void emit_comments_before(Emitter *e, int first_line, int last_line, bool keep_blank_lines);
+/* The comments of a statement starting on `first_line` that stand on its lines above `line`,
+ * each on a line of its own (those inside an f-string's debug text are the text's). */
+void emit_comments_inside_before(Emitter *e, int first_line, int line);
+/* The next comment, where it ends a source line above `line`, at the end of the output's line. */
+void emit_trailing_comment_above(Emitter *e, int line);
+/* Whether a comment not yet written stands on source lines first_line..last_line. */
+bool emit_comment_within(const Emitter *e, int first_line, int last_line);
 /* The comment at the end of source line `line`, if it is the next one:
  * "  # text". Call before emit_end_line. */
 void emit_trailing_comment(Emitter *e, int line);
@@ -144,7 +154,7 @@ void emit_arguments_broken(Emitter *e, const Node *arguments, int header_line);
 /* `a, *b, c=1, **d`: positional arguments first, then keywords. The call
  * form also writes a sole generator argument bare: `f(x for x in y)`. */
 void emit_argument_list(Emitter *e, const NodeList *args, const NodeList *keywords);
-void emit_call_arguments(Emitter *e, const NodeList *args, const NodeList *keywords);
+void emit_call_arguments(Emitter *e, const Node *call); /* a call's args and keywords */
 void emit_type_params(Emitter *e, const NodeList *params); /* `[T, *Ts, **P]`, nothing when empty */
 void emit_pattern(Emitter *e, const Node *pattern, bool top_level);
 const char *emit_ast_op_spelling(AstOp op);

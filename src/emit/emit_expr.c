@@ -93,7 +93,8 @@ static bool expr_has_own_brackets(const Node *n) {
          n->kind == N_SLICE;
 }
 
-static void emit_argument_list_broken(Emitter *e, const NodeList *args, const NodeList *keywords);
+static void emit_argument_list_broken(Emitter *e, const Node *list, const NodeList *args, const NodeList *keywords);
+static bool list_wants_break(Emitter *e, const Node *list, const NodeList *args, const NodeList *keywords);
 
 /* ------------------------------------------------ long operator chains */
 
@@ -234,9 +235,9 @@ void emit_expr(Emitter *e, const Node *n, Prec context) {
     /* a converted tuple past the line limit: in parentheses, one element a line, as a
      * call's arguments (the same tuple wherever it stands) */
     const NodeList no_keywords = {0};
-    if (emit_wants_break(e, &n->u.list.elts, &no_keywords, NULL, 0)) {
+    if (list_wants_break(e, n, &n->u.list.elts, &no_keywords)) {
       buf_putc(e->out, '(');
-      emit_argument_list_broken(e, &n->u.list.elts, &no_keywords);
+      emit_argument_list_broken(e, n, &n->u.list.elts, &no_keywords);
       buf_putc(e->out, ')');
       emit_leave(e);
       return;
@@ -507,18 +508,127 @@ void emit_argument_list(Emitter *e, const NodeList *args, const NodeList *keywor
   }
 }
 
-/* A call's arguments one per line, each followed by a comma. */
-static void emit_argument_list_broken(Emitter *e, const NodeList *args, const NodeList *keywords) {
+/* Whether `node` (a list, or an item of one) is the source's, within the converted statement
+ * whose comments go with the items of its broken lists (emit_simple_stmt). */
+static bool within_statement(const Emitter *e, const Node *node) {
+  int line = node ? node->span.start.line : 0;
+  return e->items_last_line > 0 && line >= e->items_first_line && node->span.end.line <= e->items_last_line;
+}
+
+/* The source lines of a list whose items may take the comments there: the list's own, or,
+ * for a list the converter made (a launch in place of ct.launch), those of its items from the
+ * source, closed on the statement's last line. All 0 where it stands on one line. */
+typedef struct {
+  int first, last; /* the lines of the list's items */
+  int close;       /* the line of its closing bracket: a comment there is not the items' */
+} ListLines;
+
+static ListLines list_lines(const Emitter *e, const Node *list, const NodeList *args, const NodeList *keywords) {
+  ListLines lines = {0, 0, 0};
+  if (within_statement(e, list)) {
+    lines = (ListLines){list->span.start.line, list->span.end.line, list->span.end.line};
+  } else if (e->items_last_line > 0 && !(list && list->span.start.line > 0)) {
+    for (int l = 0; l < 2; l++)
+      for (int i = 0; i < (l ? keywords : args)->count; i++) {
+        const Node *item = (l ? keywords : args)->items[i];
+        if (!within_statement(e, item))
+          continue;
+        if (!lines.first || item->span.start.line < lines.first)
+          lines.first = item->span.start.line;
+        if (item->span.end.line > lines.last)
+          lines.last = item->span.end.line;
+      }
+    lines.close = e->items_last_line;
+  }
+  if (lines.first >= lines.last)
+    lines = (ListLines){0, 0, 0};
+  return lines;
+}
+
+/* Whether an item of a list the converter made (no source lines of its own) would take a
+ * comment not yet written: one on a line of its own among the items, or one ending an item's
+ * last line. Not the comments of what the converter left out (a hint's keyword). */
+static bool made_list_takes_comment(const Emitter *e, ListLines lines, const NodeList *args,
+                                    const NodeList *keywords) {
+  for (int c = e->next_comment; c < e->comment_count && e->comments[c].pos.line < lines.close; c++) {
+    int line = e->comments[c].pos.line;
+    if (line < lines.first || (e->dropped && emit_comment_dropped(e, c)))
+      continue;
+    if (e->comments[c].own_line && line < lines.last)
+      return true;
+    for (int l = 0; l < 2; l++)
+      for (int i = 0; i < (l ? keywords : args)->count; i++) {
+        const Node *item = (l ? keywords : args)->items[i];
+        if (within_statement(e, item) && item->span.end.line == line)
+          return true;
+      }
+  }
+  return false;
+}
+
+/* Whether the list `list` (its items `args` and `keywords`) is written one item a line: past
+ * the line limit, or, in a converted statement, over several source lines with comments among
+ * its items, which then stay by them. */
+static bool list_wants_break(Emitter *e, const Node *list, const NodeList *args, const NodeList *keywords) {
+  if (emit_wants_break(e, args, keywords, NULL, 0))
+    return true;
+  if (!e->converting || e->no_wrap > 0 || args->count + keywords->count < 2)
+    return false;
+  ListLines lines = list_lines(e, list, args, keywords);
+  if (!lines.first)
+    return false;
+  if (within_statement(e, list))
+    return emit_comment_within(e, lines.first, lines.close - 1);
+  return made_list_takes_comment(e, lines, args, keywords);
+}
+
+/* The line break before an item of a broken list, and the comments of the statement's lines
+ * above the item: the one ending the line the list opens on (`first`: the list's first item)
+ * stays at the end of it, the others stand on lines of their own. */
+static void emit_item_break(Emitter *e, ListLines lines, const Node *item, bool first) {
+  bool keeps = lines.first && within_statement(e, item);
+  if (keeps && first)
+    emit_trailing_comment_above(e, item->span.start.line);
+  emit_end_line(e);
+  if (keeps)
+    emit_comments_inside_before(e, e->items_first_line, item->span.start.line);
+}
+
+/* After an item and its comma: the comment that ends its last source line, unless the next
+ * item (`next`, NULL for none) starts on that line, which then ends with it, or the list
+ * closes there (the comment follows the bracket: it is the enclosing code's). */
+static void emit_item_trailing_comment(Emitter *e, ListLines lines, const Node *item, const Node *next) {
+  int line = item->span.end.line;
+  if (!lines.first || !within_statement(e, item) || line >= lines.close)
+    return;
+  if (next && next->span.start.line == line)
+    return;
+  emit_trailing_comment(e, line);
+}
+
+/* The value of the item after a call's argument `i` of `args` then `keywords`, or NULL. */
+static const Node *next_call_item(const NodeList *args, const NodeList *keywords, int i) {
+  if (i + 1 < args->count)
+    return args->items[i + 1];
+  int k = i + 1 - args->count;
+  return k < keywords->count ? keywords->items[k] : NULL;
+}
+
+/* A call's arguments one per line, each followed by a comma (and, in a converted statement,
+ * the comments of its lines where they stood). */
+static void emit_argument_list_broken(Emitter *e, const Node *list, const NodeList *args, const NodeList *keywords) {
+  ListLines lines = list_lines(e, list, args, keywords);
   e->wrap_depth++;
   for (int i = 0; i < args->count; i++) {
-    emit_end_line(e);
+    emit_item_break(e, lines, args->items[i], i == 0);
     emit_begin_line(e);
     emit_named_expression(e, args->items[i]);
     buf_putc(e->out, ',');
+    emit_item_trailing_comment(e, lines, args->items[i], next_call_item(args, keywords, i));
   }
   for (int i = 0; i < keywords->count; i++) {
     const Node *k = keywords->items[i];
-    emit_end_line(e);
+    emit_item_break(e, lines, k, i == 0 && args->count == 0);
     emit_begin_line(e);
     if (k->u.keyword.arg.len) {
       emit_str(e, k->u.keyword.arg);
@@ -528,6 +638,7 @@ static void emit_argument_list_broken(Emitter *e, const NodeList *args, const No
     }
     emit_expr(e, k->u.keyword.value, PREC_TEST);
     buf_putc(e->out, ',');
+    emit_item_trailing_comment(e, lines, k, next_call_item(args, keywords, args->count + i));
   }
   e->wrap_depth--;
   emit_end_line(e);
@@ -544,7 +655,8 @@ void emit_arguments_broken(Emitter *e, const Node *arguments, int header_line) {
   e->breaking_items = false;
 }
 
-void emit_call_arguments(Emitter *e, const NodeList *args, const NodeList *keywords) {
+void emit_call_arguments(Emitter *e, const Node *call) {
+  const NodeList *args = &call->u.call.args, *keywords = &call->u.call.keywords;
   bool sole_generator = args->count == 1 && keywords->count == 0 && args->items[0]->kind == N_GENERATOR_EXP &&
                         !args->items[0]->parenthesized;
   if (sole_generator) {
@@ -553,8 +665,8 @@ void emit_call_arguments(Emitter *e, const NodeList *args, const NodeList *keywo
     emit_leave(e);
     return;
   }
-  if (emit_wants_break(e, args, keywords, NULL, 0)) {
-    emit_argument_list_broken(e, args, keywords);
+  if (list_wants_break(e, call, args, keywords)) {
+    emit_argument_list_broken(e, call, args, keywords);
     return;
   }
   emit_argument_list(e, args, keywords);
@@ -831,7 +943,7 @@ static void emit_node(Emitter *e, const Node *n) {
   case N_CALL:
     emit_expr(e, n->u.call.func, PREC_ATOM);
     buf_putc(e->out, '(');
-    emit_call_arguments(e, &n->u.call.args, &n->u.call.keywords);
+    emit_call_arguments(e, n);
     buf_putc(e->out, ')');
     break;
   case N_CONSTANT: emit_constant(e, n); break;
@@ -860,8 +972,8 @@ static void emit_node(Emitter *e, const Node *n) {
     /* a converted list past the line limit: one element a line, as a call's arguments */
     const NodeList no_keywords = {0};
     buf_putc(e->out, '[');
-    if (emit_wants_break(e, &n->u.list.elts, &no_keywords, NULL, 0))
-      emit_argument_list_broken(e, &n->u.list.elts, &no_keywords);
+    if (list_wants_break(e, n, &n->u.list.elts, &no_keywords))
+      emit_argument_list_broken(e, n, &n->u.list.elts, &no_keywords);
     else
       emit_named_list(e, &n->u.list.elts);
     buf_putc(e->out, ']');

@@ -293,7 +293,25 @@ void emit_comments_before(Emitter *e, int first_line, int last_line, bool keep_b
   }
   if (keep_blank_lines)
     emit_blank_lines_before(e, first_line);
-  while ((c = next_comment(e)) && c->pos.line < last_line) {
+  emit_comments_inside_before(e, first_line, last_line);
+}
+
+void emit_trailing_comment_above(Emitter *e, int line) {
+  const Comment *c = next_comment(e);
+  if (c && !c->own_line && c->pos.line < line)
+    emit_trailing_comment(e, c->pos.line);
+}
+
+bool emit_comment_within(const Emitter *e, int first_line, int last_line) {
+  for (int i = e->next_comment; i < e->comment_count && e->comments[i].pos.line <= last_line; i++)
+    if (e->comments[i].pos.line >= first_line && !(e->dropped && emit_comment_dropped(e, i)))
+      return true;
+  return false;
+}
+
+void emit_comments_inside_before(Emitter *e, int first_line, int line) {
+  const Comment *c;
+  while ((c = next_comment(e)) && c->pos.line < line) {
     if (comment_in_debug_text(e, c, first_line))
       e->next_comment++; /* already part of the f-string's verbatim text */
     else

@@ -302,12 +302,33 @@ static void emit_note(Emitter *e, const char *note, size_t start) {
   buf_free(&statement);
 }
 
+/* A converted statement's comments that no item of its broken lists took
+ * (emit_argument_list_broken), moved above it: those of its lines before `last_line`. */
+static void emit_comments_left_inside(Emitter *e, int first_line, int last_line, size_t start) {
+  Buf statement = {0};
+  buf_put(&statement, e->out->data + start, e->out->len - start);
+  e->out->len = start;
+  emit_comments_inside_before(e, first_line, last_line);
+  buf_put(e->out, statement.data, statement.len);
+  buf_free(&statement);
+}
+
 static void emit_simple_stmt(Emitter *e, const Node *s, const Node *next) {
   int first_line = s->span.start.line, last_line = s->span.end.line;
-  emit_comments_before(e, first_line, last_line, true);
+  /* a converted statement's comments go with the items of its broken lists where they can */
+  bool items = e->converting && first_line > 0 && last_line > first_line;
+  emit_comments_before(e, first_line, items ? first_line : last_line, true);
   size_t start = e->out->len;
+  if (items) {
+    e->items_first_line = first_line;
+    e->items_last_line = last_line;
+  }
   emit_begin_line(e);
   emit_simple_stmt_text(e, s);
+  if (items) {
+    e->items_first_line = e->items_last_line = 0;
+    emit_comments_left_inside(e, first_line, last_line, start);
+  }
   /* With `a; b  # c` the comment belongs to the last statement of the line. */
   bool shares_line = next && last_line > 0 && next->span.start.line == last_line;
   if (!shares_line && last_line > 0)

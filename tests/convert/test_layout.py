@@ -402,3 +402,58 @@ def test_a_long_dict_is_broken_one_item_a_line(convert_text, convert):
     assert lines[at + 1].startswith('        "early_config_prune": lambda configs, nargs, **launch: '), lines[at:at + 3]
     assert "    )},\n" not in text and _long_generated_lines(LONG_DICT, text) == []
     assert convert(LONG_DICT).launch_settings(100) == {"tiles_for_the_rows_of_this_launch": 7, "programs_for_one_tile": 7}
+
+
+ARGUMENT_COMMENTS = '''
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def scale(x, y, FACTOR: ct.Constant[int], TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    ct.store(y, index=(ct.bid(0),), tile=t * FACTOR)
+
+
+def run(x, y):
+    ct.launch(  # one program a tile
+        torch.cuda.current_stream(),
+        (ct.cdiv(x.shape[0], 16), 1, 1),
+        scale,  # the kernel
+        (
+            x,  # read
+            # written:
+            y,
+            3,  # FACTOR
+            16,  # TILE
+        ),
+    )  # done
+'''
+
+
+def test_the_comments_of_a_launch_s_arguments_stay_on_them(convert_text, convert, device):
+    """ct.launch becomes the kernel's launcher, without the kernel argument: each argument's
+    comment stays on it (the call stays broken one argument a line for them, short as it is),
+    a comment on a line of its own stays above the argument under it, the opening line's stays
+    there, and the dropped kernel argument's stands above the next (before, every comment of
+    the statement went above the call)."""
+    lines = [line.rstrip() for line in convert_text(ARGUMENT_COMMENTS).splitlines()]
+    at = lines.index("    launch_scale(  # one program a tile")
+    assert lines[at + 1:at + 12] == [
+        "        torch.cuda.current_stream(),",
+        "        (-(-x.shape[0] // 16), 1, 1),",
+        "        # the kernel",
+        "        (",
+        "            x,  # read",
+        "            # written:",
+        "            y,",
+        "            3,  # FACTOR",
+        "            16,  # TILE",
+        "        ),",
+        "    )  # done",
+    ], lines[at:at + 12]
+    mod = convert(ARGUMENT_COMMENTS)
+    x = torch.arange(40, dtype=torch.float32, device=device)
+    y = torch.zeros_like(x)
+    mod.run(x, y)
+    torch.testing.assert_close(y, x * 3)
