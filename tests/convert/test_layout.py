@@ -457,3 +457,29 @@ def test_the_comments_of_a_launch_s_arguments_stay_on_them(convert_text, convert
     y = torch.zeros_like(x)
     mod.run(x, y)
     torch.testing.assert_close(y, x * 3)
+
+
+DROPPED_HINT_COMMENTS = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    ct.store(
+        y,
+        index=(ct.bid(0),),
+        tile=t * 2,
+        allow_tma=False,  # faster here
+        latency=3,  # a hint
+    )
+'''
+
+
+def test_comments_of_dropped_hints_stand_above_the_short_call_they_were_in(convert_text):
+    """The comments of keywords the conversion leaves out have no argument to stay on: the call
+    the converter writes stays on one line, under them."""
+    lines = [line.rstrip() for line in convert_text(DROPPED_HINT_COMMENTS).splitlines()]
+    at = lines.index("    # faster here")
+    assert lines[at + 1] == "    # a hint" and lines[at + 2].startswith("    ct_store_1d(y, "), lines[at:at + 3]
+    assert lines[at + 2].endswith(")"), lines[at + 2]
