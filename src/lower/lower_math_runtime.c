@@ -28,7 +28,6 @@ Node *math_unary_helper(Lowerer *L, const char *name, const char *gpu_expr, cons
   if (interpreted_expr) {
     if (strstr(interpreted_expr, "interpreted_numpy"))
       use_helper(L, HELPER_interpreted_numpy);
-    L->needs_libdevice = true;
     L->needs_interpreted_flag = true;
     buf_printf(&body,
                "    if INTERPRETED:\n"
@@ -39,6 +38,8 @@ Node *math_unary_helper(Lowerer *L, const char *name, const char *gpu_expr, cons
   } else {
     buf_printf(&body, "    r = %s\n", gpu_expr);
   }
+  if (strstr(buf_text(&body), "libdevice.")) /* not an inline_asm_elementwise alone */
+    L->needs_libdevice = true;
   const char *source = arena_printf(&L->ctx->arena,
                                     "@triton.jit\n"
                                     "def %s(x):\n"
