@@ -508,6 +508,14 @@ void emit_argument_list(Emitter *e, const NodeList *args, const NodeList *keywor
   }
 }
 
+/* Item `i` of a list: of `args`, then of `keywords`; NULL past the last. */
+static const Node *list_item(const NodeList *args, const NodeList *keywords, int i) {
+  if (i < args->count)
+    return args->items[i];
+  i -= args->count;
+  return i < keywords->count ? keywords->items[i] : NULL;
+}
+
 /* Whether `node` (a list, or an item of one) is the source's, within the converted statement
  * whose comments go with the items of its broken lists (emit_simple_stmt). */
 static bool within_statement(const Emitter *e, const Node *node) {
@@ -528,16 +536,15 @@ static ListLines list_lines(const Emitter *e, const Node *list, const NodeList *
   if (within_statement(e, list)) {
     lines = (ListLines){list->span.start.line, list->span.end.line, list->span.end.line};
   } else if (e->items_last_line > 0 && !(list && list->span.start.line > 0)) {
-    for (int l = 0; l < 2; l++)
-      for (int i = 0; i < (l ? keywords : args)->count; i++) {
-        const Node *item = (l ? keywords : args)->items[i];
-        if (!within_statement(e, item))
-          continue;
-        if (!lines.first || item->span.start.line < lines.first)
-          lines.first = item->span.start.line;
-        if (item->span.end.line > lines.last)
-          lines.last = item->span.end.line;
-      }
+    const Node *item;
+    for (int i = 0; (item = list_item(args, keywords, i)); i++) {
+      if (!within_statement(e, item))
+        continue;
+      if (!lines.first || item->span.start.line < lines.first)
+        lines.first = item->span.start.line;
+      if (item->span.end.line > lines.last)
+        lines.last = item->span.end.line;
+    }
     lines.close = e->items_last_line;
   }
   if (lines.first >= lines.last)
@@ -556,12 +563,10 @@ static bool made_list_takes_comment(const Emitter *e, ListLines lines, const Nod
       continue;
     if (e->comments[c].own_line && line < lines.last)
       return true;
-    for (int l = 0; l < 2; l++)
-      for (int i = 0; i < (l ? keywords : args)->count; i++) {
-        const Node *item = (l ? keywords : args)->items[i];
-        if (within_statement(e, item) && item->span.end.line == line)
-          return true;
-      }
+    const Node *item;
+    for (int i = 0; (item = list_item(args, keywords, i)); i++)
+      if (within_statement(e, item) && item->span.end.line == line)
+        return true;
   }
   return false;
 }
@@ -606,14 +611,6 @@ static void emit_item_trailing_comment(Emitter *e, ListLines lines, const Node *
   emit_trailing_comment(e, line);
 }
 
-/* The value of the item after a call's argument `i` of `args` then `keywords`, or NULL. */
-static const Node *next_call_item(const NodeList *args, const NodeList *keywords, int i) {
-  if (i + 1 < args->count)
-    return args->items[i + 1];
-  int k = i + 1 - args->count;
-  return k < keywords->count ? keywords->items[k] : NULL;
-}
-
 /* A call's arguments one per line, each followed by a comma (and, in a converted statement,
  * the comments of its lines where they stood). */
 static void emit_argument_list_broken(Emitter *e, const Node *list, const NodeList *args, const NodeList *keywords) {
@@ -624,7 +621,7 @@ static void emit_argument_list_broken(Emitter *e, const Node *list, const NodeLi
     emit_begin_line(e);
     emit_named_expression(e, args->items[i]);
     buf_putc(e->out, ',');
-    emit_item_trailing_comment(e, lines, args->items[i], next_call_item(args, keywords, i));
+    emit_item_trailing_comment(e, lines, args->items[i], list_item(args, keywords, i + 1));
   }
   for (int i = 0; i < keywords->count; i++) {
     const Node *k = keywords->items[i];
@@ -638,7 +635,7 @@ static void emit_argument_list_broken(Emitter *e, const Node *list, const NodeLi
     }
     emit_expr(e, k->u.keyword.value, PREC_TEST);
     buf_putc(e->out, ',');
-    emit_item_trailing_comment(e, lines, k, next_call_item(args, keywords, args->count + i));
+    emit_item_trailing_comment(e, lines, k, list_item(args, keywords, args->count + i + 1));
   }
   e->wrap_depth--;
   emit_end_line(e);
