@@ -106,6 +106,8 @@ typedef struct ReuseState {
   int pair_count;
   int loop, loops;  /* the loop body lowered now (0: none), and loop bodies entered so far */
   unsigned writes;
+  NodeList launches; /* the module's ct.launch calls, found once (scan_launches) */
+  bool scanned;
 } ReuseState;
 
 static ReuseState *state(Lowerer *L) {
@@ -138,26 +140,36 @@ static void add_launched(ReuseState *s, Str first, Str second) {
     s->launched[s->launched_count++] = (LaunchedPair){first, second};
 }
 
-/* ct.launch(stream, grid, KERNEL, (a, b, b, ...)): the parameters given one name. */
-static void scan_launch(Node *node, void *data) {
+/* The module's calls ct.launch(stream, grid, KERNEL, ARGS), in one walk for all its kernels
+ * (a walk per kernel made a module of many kernels take quadratic time). */
+static void scan_launches(Node *node, void *data) {
   LaunchScan *scan = data;
   if (node->kind == N_CALL && node->u.call.args.count >= 4) {
     const char *member = resolve_ct_member(scan->L->conv, node->u.call.func);
-    const Node *kernel = node->u.call.args.items[2], *args = node->u.call.args.items[3];
-    const NodeList *params = &scan->def->u.function_def.args->u.arguments.args;
-    if (member && strcmp(member, "launch") == 0 && names_kernel(kernel, scan->def->u.function_def.name) &&
-        args->kind == N_TUPLE && args->u.list.elts.count == params->count) {
-      const NodeList *given = &args->u.list.elts;
-      for (int i = 0; i < given->count; i++)
-        for (int j = i + 1; j < given->count; j++)
-          if (given->items[i]->kind == N_NAME && given->items[j]->kind == N_NAME &&
-              str_same(given->items[i]->u.name.id, given->items[j]->u.name.id)) {
-            add_launched(scan->state, params->items[i]->u.arg.arg, params->items[j]->u.arg.arg);
-            add_launched(scan->state, params->items[j]->u.arg.arg, params->items[i]->u.arg.arg);
-          }
-    }
+    if (member && strcmp(member, "launch") == 0)
+      node_list_push(&scan->L->ctx->arena, &scan->state->launches, node);
   }
-  node_children(node, scan_launch, data);
+  node_children(node, scan_launches, data);
+}
+
+/* ct.launch(stream, grid, KERNEL, (a, b, b, ...)): the parameters given one name. */
+static void note_launch(LaunchScan *scan, const Node *launch) {
+  const char *member = resolve_ct_member(scan->L->conv, launch->u.call.func);
+  if (!member || strcmp(member, "launch") != 0 || launch->u.call.args.count < 4)
+    return; /* no longer a ct.launch: the host code rewritten since the walk */
+  const Node *kernel = launch->u.call.args.items[2], *args = launch->u.call.args.items[3];
+  const NodeList *params = &scan->def->u.function_def.args->u.arguments.args;
+  if (!names_kernel(kernel, scan->def->u.function_def.name) || args->kind != N_TUPLE ||
+      args->u.list.elts.count != params->count)
+    return;
+  const NodeList *given = &args->u.list.elts;
+  for (int i = 0; i < given->count; i++)
+    for (int j = i + 1; j < given->count; j++)
+      if (given->items[i]->kind == N_NAME && given->items[j]->kind == N_NAME &&
+          str_same(given->items[i]->u.name.id, given->items[j]->u.name.id)) {
+        add_launched(scan->state, params->items[i]->u.arg.arg, params->items[j]->u.arg.arg);
+        add_launched(scan->state, params->items[j]->u.arg.arg, params->items[i]->u.arg.arg);
+      }
 }
 
 void reuse_start_kernel(Lowerer *L) {
@@ -165,9 +177,14 @@ void reuse_start_kernel(Lowerer *L) {
   s->pair_count = 0;
   s->launched_count = 0;
   LaunchScan scan = {L, s, L->function->def};
-  NodeList *body = &L->conv->module->u.module.body;
-  for (int i = 0; i < body->count; i++)
-    scan_launch(body->items[i], &scan);
+  if (!s->scanned) {
+    NodeList *body = &L->conv->module->u.module.body;
+    for (int i = 0; i < body->count; i++)
+      scan_launches(body->items[i], &scan);
+    s->scanned = true;
+  }
+  for (int i = 0; i < s->launches.count; i++)
+    note_launch(&scan, s->launches.items[i]);
 }
 
 static bool launched_as_one(const ReuseState *s, Str first, Str second) {
