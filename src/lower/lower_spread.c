@@ -294,6 +294,15 @@ static void count_bindings(Node *n, void *data) {
   node_children(n, count_bindings, s);
 }
 
+/* How often the statements of `body` bind `name` (a parameter rebound, a local bound twice). */
+static int bindings_of(SpreadScan *s, NodeList *body, Str name) {
+  s->counting = name;
+  s->count = 0;
+  for (int i = 0; i < body->count; i++)
+    count_bindings(body->items[i], s);
+  return s->count;
+}
+
 /* The names the loop body's own statements bind, once, to a quotient or
  * remainder of the loop variable (idx_b = idx_block // n). */
 static void name_derived(SpreadScan *s, NodeList *body) {
@@ -306,11 +315,7 @@ static void name_derived(SpreadScan *s, NodeList *body) {
         stmt->u.assign.value->kind != N_BIN_OP)
       continue;
     Str name = stmt->u.assign.targets.items[0]->u.name.id;
-    s->counting = name;
-    s->count = 0;
-    for (int j = 0; j < body->count; j++)
-      count_bindings(body->items[j], s);
-    int id = s->count == 1 ? derived_of(s, stmt->u.assign.value) : -1;
+    int id = bindings_of(s, body, name) == 1 ? derived_of(s, stmt->u.assign.value) : -1;
     if (id > 0 && !s->derived[id].name.len)
       s->derived[id].name = name;
   }
@@ -530,15 +535,6 @@ static const Node *binding_call(SpreadScan *s, NodeList *body, int before, Str n
   return found;
 }
 
-/* How often the kernel's body binds `name` (a parameter rebound, a local bound twice). */
-static int bindings_of(SpreadScan *s, NodeList *body, Str name) {
-  s->counting = name;
-  s->count = 0;
-  for (int i = 0; i < body->count; i++)
-    count_bindings(body->items[i], s);
-  return s->count;
-}
-
 static bool is_whole_number(const Node *n) {
   if (n->kind != N_CONSTANT || n->u.constant.kind != CONST_NUMBER)
     return false;
@@ -736,11 +732,7 @@ void spread_scan_kernel(Lowerer *L, Node *def) {
     own[owned++] = s.blocks_name;
   if (s.step_param.len) {
     own[owned++] = s.step_param;
-    s.counting = s.step_param;
-    s.count = 0;
-    for (int i = first; i < body->count; i++)
-      count_bindings(body->items[i], &s);
-    if (s.count)
+    if (bindings_of(&s, body, s.step_param))
       return;
   }
   for (int i = first; i < body->count - 1 && owned; i++) {
