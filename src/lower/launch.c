@@ -1818,10 +1818,10 @@ static bool is_ct_import(Lowerer *L, const Node *stmt) {
   return false;
 }
 
-/* Whether the module imports `module` by one of its first `before` statements (those before
+/* Whether the module imports `module` (as `as`, where not NULL) by one of its first `before` statements (those before
  * the converter's helpers, which need the name when they are defined: an `import os` at the
  * end of a tutorial comes too late for them). */
-static bool module_imports(Lowerer *L, const char *module, int before) {
+static bool module_imports_as(Lowerer *L, const char *module, const char *as, int before) {
   NodeList *body = &L->conv->module->u.module.body;
   for (int i = 0; i < body->count && i < before; i++) {
     Node *stmt = body->items[i];
@@ -1829,11 +1829,16 @@ static bool module_imports(Lowerer *L, const char *module, int before) {
       continue;
     for (int j = 0; j < stmt->u.import.names.count; j++) {
       Node *alias = stmt->u.import.names.items[j];
-      if (str_eq(alias->u.alias.name, module) && alias->u.alias.asname.len == 0)
+      if (str_eq(alias->u.alias.name, module) &&
+          (as ? str_eq(alias->u.alias.asname, as) : alias->u.alias.asname.len == 0))
         return true;
     }
   }
   return false;
+}
+
+static bool module_imports(Lowerer *L, const char *module, int before) {
+  return module_imports_as(L, module, NULL, before);
 }
 
 static void push_all(Lowerer *L, NodeList *out, NodeList stmts) {
@@ -1847,7 +1852,7 @@ static void push_all(Lowerer *L, NodeList *out, NodeList stmts) {
  * to the last, so the emitter is given those source lines through the
  * spans (the statements stay marked as written by the converter). Those the module imports
  * itself before the helpers (statement `helpers_at`) are not repeated. */
-static void push_imports(Lowerer *L, NodeList *out, const Node *replaced, int helpers_at) {
+static void push_imports(Lowerer *L, NodeList *out, NodeList *droppable, const Node *replaced, int helpers_at) {
   Buf text = {0};
   if (!module_imports(L, "contextlib", helpers_at))
     buf_puts(&text, "import contextlib\n");
@@ -1863,12 +1868,21 @@ static void push_imports(Lowerer *L, NodeList *out, const Node *replaced, int he
       buf_printf(&text, "%s\n", helper_import(i));
   if (!module_imports(L, "torch", helpers_at))
     buf_puts(&text, "import torch\n");
-  buf_puts(&text, "import triton\nimport triton.language as tl\n");
+  if (!module_imports(L, "triton", helpers_at))
+    buf_puts(&text, "import triton\n");
+  if (!module_imports_as(L, "triton.language", "tl", helpers_at))
+    buf_puts(&text, "import triton.language as tl\n");
   if (L->needs_libdevice)
     buf_puts(&text, "from triton.language.extra import libdevice\n");
   for (int i = 0; helper_import(i); i++) /* from triton.tools.tensor_descriptor import TensorDescriptor */
     if (L->helper_imports >> i & 1 && strncmp(helper_import(i), "import ", 7) != 0)
       buf_printf(&text, "%s\n", helper_import(i));
+  if (!text.len) { /* the module imports all of them itself */
+    if (replaced) /* the comments on the cuda.tile import's lines go with it; those above stay */
+      dropped_lines_add(&L->ctx->arena, &L->conv->module->u.module.dropped, replaced->span.start.line,
+                        replaced->span.end.line);
+    return;
+  }
   NodeList imports = template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), NULL, 0);
   buf_free(&text);
   if (replaced) {
@@ -1878,6 +1892,7 @@ static void push_imports(Lowerer *L, NodeList *out, const Node *replaced, int he
     first->rewritten = last->rewritten = true;
   }
   push_all(L, out, imports);
+  push_all(L, droppable, imports);
 }
 
 /* A cuda.tile import guarded by a module-level if/try (`try: import
@@ -2332,7 +2347,7 @@ static int helpers_index(Lowerer *L, const NodeList *helpers) {
 }
 
 /* The banner above the block, so a reader knows where the user's code ends. */
-static void push_helpers_banner(Lowerer *L, NodeList *out) {
+static void push_helpers_banner(Lowerer *L, NodeList *out, NodeList *droppable) {
   static const char *const lines[] = {
       "----------------------------------------------------------------------------",
       "Written by cutile2triton: the helpers the converted code above calls.",
@@ -2344,6 +2359,7 @@ static void push_helpers_banner(Lowerer *L, NodeList *out) {
     comment->u.piece.text = (Str){lines[i], (int)strlen(lines[i])};
     comment->rewritten = true;
     node_list_push(&L->ctx->arena, out, comment);
+    node_list_push(&L->ctx->arena, droppable, comment);
   }
 }
 
@@ -2384,18 +2400,20 @@ void finish_module(Lowerer *L) {
   push_helpers(L, &helpers);
   int helpers_at = helpers_index(L, &helpers);
   NodeList out = {0}, registrations = {0}, own = {0};
+  NodeList droppable = {0}; /* what the converter adds that may go unread: drop_unread_made */
+  push_all(L, &droppable, helpers);
   /* the constexpr twins of constants bound before the converter's imports
    * (`from .config import BLOCK` above `import cuda.tile`) follow them: they call tl */
   NodeList early_twins = {0};
   bool imports_done = false;
   for (int i = 0; i <= body->count; i++) {
     if (i == imports_at && !imports_done) {
-      push_imports(L, &out, NULL, helpers_at);
+      push_imports(L, &out, &droppable, NULL, helpers_at);
       imports_done = true;
       push_all(L, &out, early_twins);
     }
     if (i == helpers_at && helpers.count) {
-      push_helpers_banner(L, &out);
+      push_helpers_banner(L, &out, &droppable);
       push_all(L, &out, helpers);
       push_all(L, &out, registrations);
     }
@@ -2404,7 +2422,7 @@ void finish_module(Lowerer *L) {
     Node *stmt = body->items[i];
     if (is_ct_import(L, stmt)) {
       if (!imports_done) {
-        push_imports(L, &out, stmt, helpers_at);
+        push_imports(L, &out, &droppable, stmt, helpers_at);
         push_all(L, &out, early_twins);
       }
       imports_done = true;
@@ -2417,6 +2435,7 @@ void finish_module(Lowerer *L) {
       push_statement_launchers(L, stmt);
     }
   }
+  drop_unread_made(L, &out, &droppable);
   /* what the converter added: the statements of `out` that are not the module's own (in
    * the same order in both) */
   NodeList made = {0};

@@ -300,6 +300,11 @@ Str kernel_launcher_name(Lowerer *L, Function *kernel); /* launch_NAME, or the n
 void lower_host_code(Lowerer *L);                   /* ct.launch, ct.cdiv, dtypes in host code */
 void finish_module(Lowerer *L);                     /* imports, twins, launchers, runtime helpers */
 
+/* ---- lower_unread.c */
+/* `out` (the converted module's statements) without the statements of `droppable` (the
+ * converter's imports, helpers and the helpers' banner) that no statement staying reads. */
+void drop_unread_made(Lowerer *L, NodeList *out, const NodeList *droppable);
+
 /* ---- lower_names.c */
 /* A located error (C2T403) where a statement of `module_stmts` binds at module level a
  * name that a statement of `made` (what the converter adds: helpers, imports, launchers,
