@@ -181,6 +181,7 @@ typedef struct UseScan {
   unsigned long long used_items;  /* the items `param[k]` read with a number k < 64, bit k */
   unsigned long long array_items; /* those of them used as arrays */
   bool other_array_item;          /* an item used as an array at another index (a name, k >= 64) */
+  const NodeList *body;           /* the body of the function `param` is a parameter of */
 } UseScan;
 
 /* k of a subscript `[k]` written as a decimal number below 64, else -1. */
@@ -267,8 +268,8 @@ static bool callee_param_is_array(Lowerer *L, Function *fn, int index, int depth
     return false;
   if (annotation_is(L, arg->u.arg.annotation, "Array", 0) || annotation_is(L, arg->u.arg.annotation, "IndexedWithInt64", 0))
     return true;
-  UseScan scan = {L, arg->u.arg.arg, false, false, false, depth, false, false, false, 0, 0, false};
   NodeList *body = &fn->def->u.function_def.body;
+  UseScan scan = {.L = L, .param = arg->u.arg.arg, .depth = depth, .body = body};
   for (int i = 0; i < body->count && !scan.is_array; i++)
     scan_array_use(body->items[i], &scan);
   return scan.is_array;
@@ -359,10 +360,11 @@ static Str alias_of(const UseScan *scan, const Node *node, bool item) {
 static bool alias_used_as_array(UseScan *scan, Str alias_name, bool in_kernel) {
   if (!alias_name.len || scan->depth >= C2T_MAX_PARAM_SCAN_DEPTH)
     return false;
-  UseScan alias = {scan->L, alias_name, false, false, in_kernel, scan->depth + 1, false, false, false, 0, 0, false};
-  NodeList *body = &scan->L->function->def->u.function_def.body;
-  for (int i = 0; i < body->count && !alias.is_array; i++)
-    scan_array_use(body->items[i], &alias);
+  /* the alias is a local of the function the parameter is of, not of the one being lowered */
+  UseScan alias = {
+      .L = scan->L, .param = alias_name, .in_kernel = in_kernel, .depth = scan->depth + 1, .body = scan->body};
+  for (int i = 0; i < scan->body->count && !alias.is_array; i++)
+    scan_array_use(scan->body->items[i], &alias);
   return alias.is_array;
 }
 
@@ -514,8 +516,8 @@ static ParamKind kernel_param_kind_items(Lowerer *L, Node *arg, unsigned long lo
                 "launches one only under its development-only calling convention (DataclassConstraint); pass "
                 "its fields as parameters", arg->u.arg.arg.len, arg->u.arg.arg.text, annotation->u.name.id.len,
                 annotation->u.name.id.text);
-  UseScan scan = {L, arg->u.arg.arg, false, false, L->function->role == ROLE_KERNEL, 0, false, false, false, 0, 0, false};
   NodeList *body = &L->function->def->u.function_def.body;
+  UseScan scan = {.L = L, .param = arg->u.arg.arg, .in_kernel = L->function->role == ROLE_KERNEL, .body = body};
   for (int i = 0; i < body->count; i++)
     scan_array_use(body->items[i], &scan);
   if (scan.is_array)

@@ -1432,9 +1432,23 @@ typedef struct TileUse {
   bool found;
 } TileUse;
 
+/* A def nested in a function that its decorator makes tile code (@ct.function, @ct.kernel): what
+ * it calls says nothing of the function around it (a host factory defining a tile function). */
+static bool is_nested_tile_def(Converter *conv, const Node *node) {
+  if (node->kind != N_FUNCTION_DEF)
+    return false;
+  const NodeList *decorators = &node->u.function_def.decorator_list;
+  for (int i = 0; i < decorators->count; i++) {
+    const char *member = resolve_ct_member(conv, decorator_callee(decorators->items[i]));
+    if (member && (strcmp(member, "function") == 0 || strcmp(member, "kernel") == 0))
+      return true;
+  }
+  return false;
+}
+
 static void scan_for_tile_use(Node *node, void *data) {
   TileUse *scan = data;
-  if (scan->found)
+  if (scan->found || is_nested_tile_def(scan->conv, node))
     return;
   if (node->kind == N_CALL) {
     const char *member = resolve_ct_member(scan->conv, node->u.call.func);
@@ -1472,7 +1486,7 @@ typedef struct TileCallScan {
 
 static void scan_for_tile_only_calls(Node *node, void *data) {
   TileCallScan *scan = data;
-  if (scan->found)
+  if (scan->found || is_nested_tile_def(scan->conv, node))
     return;
   if (node->kind == N_CALL && node->u.call.func->kind == N_NAME) {
     Function *fn = find_function(scan->conv, node->u.call.func->u.name.id);

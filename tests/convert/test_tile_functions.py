@@ -1003,3 +1003,62 @@ def test_a_tile_function_called_where_the_rank_is_learnt_takes_the_kernel_s_flag
         y = torch.zeros_like(x)
         mod.launch_branch_kernel(0, (4,), (x, y, planes, 8, 16))
         torch.testing.assert_close(y, want(x))
+
+
+# ------------------------------------------------- an array passed on under another name
+
+RENAMED_IN_FUNCTION = '''
+import cuda.tile as ct
+
+
+@ct.function
+def bump(a, T: ct.Constant[int]):
+    b = a
+    t = ct.load(b, index=(ct.bid(0),), shape=(T,))
+    ct.store(b, index=(ct.bid(0),), tile=t + 1)
+
+
+def add_into(grid, idx, values):  # a plain helper no kernel calls, renaming its argument
+    update = values
+    ct.atomic_add(grid, (idx,), update)
+
+
+@ct.kernel
+def bump_kernel(x, T: ct.Constant[int]):
+    bump(x, T)
+'''
+
+
+def test_a_tile_function_s_local_name_for_its_array_parameter(convert, device):
+    """Whether a tile function's parameter is an array is learnt from its own body, the names
+    it binds to it included (`b = a`), not from the body of the function being lowered: the
+    kernel's x is an array (it was refused as a scalar), and a helper no kernel calls, which
+    was scanned with no function being lowered, no longer crashes the converter."""
+    mod = convert(RENAMED_IN_FUNCTION)
+    x = torch.arange(32, dtype=torch.float32, device=device)
+    mod.launch_bump_kernel(0, (4,), (x, 8))
+    torch.testing.assert_close(x, torch.arange(32, dtype=torch.float32, device=device) + 1)
+
+
+FACTORY = '''
+import cuda.tile as ct
+
+
+def make_counter(n):
+    width = n.bit_length()  # plain Python, on the host
+
+    @ct.function
+    def bump(counts, idx):
+        return ct.atomic_add(counts, idx, width)
+
+    return bump
+'''
+
+
+def test_a_host_factory_of_a_tile_function_is_host_code(convert_error):
+    """A plain function is tile code when it calls tile-only operations, but not those of a
+    @ct.function (or @ct.kernel) it defines: the factory stays host code, and the error is
+    the one for ct.function in host code (it was an error about the factory's own host code:
+    `n.bit_length()` in tile code)."""
+    message = convert_error(FACTORY)
+    assert message.startswith("C2T403: host code uses ct.function,"), message
