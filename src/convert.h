@@ -233,5 +233,6 @@ void stats_notes(Converter *conv, const char *note_text);              /* counts
  * c2t_report.stats (include/cutile2triton.h). */
 void stats_format(const ConvertStats *stats, Buf *out);
 bool str_same(Str a, Str b);
+int str_order(Str a, Str b); /* <0, 0, >0: a before, equal to or after b (bytes, then length) */
 
 #endif /* C2T_CONVERT_H */

@@ -91,15 +91,9 @@ static void index_target(Lowerer *L, NameIndex *index, const Node *target, const
   }
 }
 
-static int compare_str(Str a, Str b) {
-  int common = a.len < b.len ? a.len : b.len;
-  int by_text = memcmp(a.text, b.text, (size_t)common);
-  return by_text ? by_text : (a.len > b.len) - (a.len < b.len);
-}
-
 static int compare_bound(const void *a, const void *b) {
   const BoundName *x = a, *y = b;
-  int by_name = compare_str(x->name, y->name);
+  int by_name = str_order(x->name, y->name);
   return by_name ? by_name : (x->order > y->order) - (x->order < y->order);
 }
 
@@ -136,7 +130,7 @@ static const Node *bound_by(const NameIndex *index, Str name, const Node **alias
   int low = 0, high = index->count; /* the first entry not below `name` */
   while (low < high) {
     int middle = low + (high - low) / 2;
-    if (compare_str(index->names[middle].name, name) < 0)
+    if (str_order(index->names[middle].name, name) < 0)
       low = middle + 1;
     else
       high = middle;

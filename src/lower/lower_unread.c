@@ -36,15 +36,9 @@ typedef struct Liveness {
   int *work, work_count; /* kept droppable statements whose reads are not yet followed */
 } Liveness;
 
-static int compare_names(Str a, Str b) {
-  int common = a.len < b.len ? a.len : b.len;
-  int by_text = memcmp(a.text, b.text, (size_t)common);
-  return by_text ? by_text : (a.len > b.len) - (a.len < b.len);
-}
-
 static int compare_made_names(const void *a, const void *b) {
   const MadeName *x = a, *y = b;
-  int by_name = compare_names(x->name, y->name);
+  int by_name = str_order(x->name, y->name);
   return by_name ? by_name : (x->stmt > y->stmt) - (x->stmt < y->stmt);
 }
 
@@ -130,7 +124,7 @@ static void read_name(Liveness *lv, Str name) {
   int lo = 0, hi = lv->binding_count;
   while (lo < hi) { /* the first binding of name */
     int mid = lo + (hi - lo) / 2;
-    if (compare_names(lv->bindings[mid].name, name) < 0)
+    if (str_order(lv->bindings[mid].name, name) < 0)
       lo = mid + 1;
     else
       hi = mid;

@@ -22,6 +22,12 @@ bool str_eq(Str a, const char *text) {
 
 bool str_same(Str a, Str b) { return a.len == b.len && memcmp(a.text, b.text, (size_t)a.len) == 0; }
 
+int str_order(Str a, Str b) {
+  int common = a.len < b.len ? a.len : b.len;
+  int by_text = memcmp(a.text, b.text, (size_t)common);
+  return by_text ? by_text : (a.len > b.len) - (a.len < b.len);
+}
+
 static void push_node(Converter *conv, NodeList *list, Node *node) { node_list_push(&conv->ctx->arena, list, node); }
 
 const Binding *find_binding(Converter *conv, Str name) {
