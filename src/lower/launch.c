@@ -1818,9 +1818,9 @@ static bool is_ct_import(Lowerer *L, const Node *stmt) {
   return false;
 }
 
-/* Whether the module imports `module` (as `as`, where not NULL) by one of its first `before` statements (those before
- * the converter's helpers, which need the name when they are defined: an `import os` at the
- * end of a tutorial comes too late for them). */
+/* Whether the module imports `module` (as `as`, where not NULL) by one of its first `before`
+ * statements (those before the converter's helpers, which need the name when they are
+ * defined: an `import os` at the end of a tutorial comes too late for them). */
 static bool module_imports_as(Lowerer *L, const char *module, const char *as, int before) {
   NodeList *body = &L->conv->module->u.module.body;
   for (int i = 0; i < body->count && i < before; i++) {
