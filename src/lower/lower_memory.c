@@ -1108,7 +1108,9 @@ Node *lower_store(Lowerer *L, Node *call, const char *member) {
   if (tile->type->kind == VAL_CONST || tile->type->rank == 0)
     return store_element(L, array, index, tile, check);
   if (tile->type->rank < 0)
-    lower_error(L, args.source[STORE_TILE], "ct.store(): the rank of this tile is not known at conversion time");
+    lower_error(L, args.source[STORE_TILE], "ct.store(): the rank of this tile is not known at conversion time%s%s%s",
+                tile->type->opaque ? ": it comes from a tile function of another module (" : "",
+                tile->type->opaque ? TYPE_OPAQUE_WHY : "", tile->type->opaque ? ")" : "");
   StoreParts parts = {array, tile, check, args.arg[STORE_ALLOW_TMA], {0}, 0};
   parts.rank = tuple_items(L, index, parts.index_items, MAX_TILE_RANK);
   if (parts.rank != tile->type->rank || parts.rank > MAX_TILE_RANK || (array->rank >= 0 && array->rank != parts.rank))

@@ -224,6 +224,8 @@ TypeInfo *type_const_float(Context *ctx, double value);
 TypeInfo *type_const_bool(Context *ctx, bool value);
 bool type_is_scalar(const TypeInfo *type); /* a rank-0 tile or a constant */
 const char *type_describe(Context *ctx, const TypeInfo *type); /* "tile of float16 (64, 64)" */
+/* Why what a tile function of another module returns (TypeInfo.opaque) is unknown here. */
+extern const char *const TYPE_OPAQUE_WHY;
 /* The coded dtype (dtype_is_coded) of `type` when it is a tile of one or that
  * dtype, or a tuple holding one (the first found); DT_UNKNOWN when none. */
 DType type_coded_dtype(const TypeInfo *type);

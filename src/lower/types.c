@@ -217,6 +217,10 @@ bool type_is_scalar(const TypeInfo *type) {
   return type && (type->kind == VAL_CONST || (type->kind == VAL_TILE && type->rank == 0));
 }
 
+const char *const TYPE_OPAQUE_WHY =
+    "the function is copied into this module, and what it returns is known, only where its file is found "
+    "beside this one and can be copied: README, 'What the conversion does', sibling modules";
+
 const char *type_describe(Context *ctx, const TypeInfo *type) {
   static const char *KIND_NAMES[] = {
       [VAL_UNKNOWN] = "a value of unknown kind", [VAL_ARRAY] = "an array", [VAL_TILE] = "a tile",
@@ -229,6 +233,11 @@ const char *type_describe(Context *ctx, const TypeInfo *type) {
     return "nothing";
   if (type->kind == VAL_TILE && type->rank == 0)
     return arena_printf(&ctx->arena, "a scalar of %s", dtype_info(type->dtype)->cutile);
+  if (type->kind == VAL_TILE && type->rank < 0 && type->opaque)
+    return arena_printf(&ctx->arena,
+                        "a tile that comes from a tile function of another module, whose rank is not known at "
+                        "conversion (%s)",
+                        TYPE_OPAQUE_WHY);
   if (type->kind == VAL_TILE && type->rank < 0) /* e.g. branches of an `if` gave it two ranks */
     return arena_printf(&ctx->arena, "a tile of %s whose rank is not known at conversion", dtype_info(type->dtype)->cutile);
   if (type->kind == VAL_TILE)

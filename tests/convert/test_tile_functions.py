@@ -329,6 +329,23 @@ def k(x, y, B: ct.Constant[int]):
     ct.store(y, index=(ct.bid(0),), tile=softplus_ct(t))
 ''')
     assert "the rank of this tile is not known at conversion time" in message
+    # the message says where the tile comes from, and where the conditions of the copy are
+    assert "it comes from a tile function of another module" in message and "sibling modules" in message
+
+
+def test_an_operation_needing_the_rank_of_what_an_imported_function_returns(convert_error):
+    message = convert_error('''
+import cuda.tile as ct
+from .helpers import softplus_ct
+
+
+@ct.kernel
+def k(x, y, B: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(B, B))
+    ct.store(y, index=(ct.bid(0), 0), tile=(softplus_ct(t) * 2).permute((1, 0)))
+''')
+    assert message.startswith("C2T402: permute() needs a tile of known rank, not a tile that comes from a tile "
+                              "function of another module"), message
 
 
 # ------------------------------------------ keyword arguments and defaults
