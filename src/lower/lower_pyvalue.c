@@ -80,7 +80,8 @@ Node *lower_python_value(Lowerer *L, Node *expr, const char *name) {
   const char *attr = dot + 1;
   double value;
   bool is_math = module_length == 4 && strncmp(name, "math", 4) == 0;
-  bool is_numpy = module_length == 5 && strncmp(name, "numpy", 5) == 0;
+  bool is_numpy = (module_length == 5 && strncmp(name, "numpy", 5) == 0) ||
+                  (module_length == 4 && strncmp(name, "cupy", 4) == 0); /* cupy.float32 is numpy.float32 */
   bool is_torch = module_length == 5 && strncmp(name, "torch", 5) == 0;
   if (strchr(attr, '.') == NULL) {
     if (float_constant(attr, &value) && (strcmp(attr, "tau") != 0 || is_math)) {
@@ -93,7 +94,7 @@ Node *lower_python_value(Lowerer *L, Node *expr, const char *name) {
       return lower_ct_value(L, expr, cutile);
   }
   lower_error(L, expr, "%s cannot be used in tile code (tile code reads the constants of math%s and the dtypes of "
-              "numpy and torch)", name, is_math ? "" : ", numpy, torch");
+              "numpy (or cupy) and torch)", name, is_math ? "" : ", numpy, cupy, torch");
 }
 
 /* ---------------------------------------------------------- math calls */

@@ -195,9 +195,10 @@ const char *resolve_ct_member(Converter *conv, const Node *expr) {
 /* ------------------------------------------------ Python modules of values */
 
 /* The Python modules whose values tile code may read (cuTile evaluates
- * them in Python while compiling). */
+ * them in Python while compiling). CuPy's dtypes and constants are numpy's
+ * own (cupy.float32 is numpy.float32). */
 static const char *python_module(Str name) {
-  static const char *const MODULES[] = {"math", "numpy", "torch", NULL};
+  static const char *const MODULES[] = {"math", "numpy", "torch", "cupy", NULL};
   for (int i = 0; MODULES[i]; i++)
     if (str_eq(name, MODULES[i]))
       return MODULES[i];

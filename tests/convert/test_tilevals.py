@@ -140,6 +140,27 @@ def test_numpy_torch_and_private_dtypes(convert, imports, index_dtype, float_dty
     assert torch.equal(y, (x.float() + r + 0.5).half())
 
 
+@pytest.mark.parametrize("imports,index_dtype,float_dtype,out_dtype", [
+    ("import cupy as cp", "cp.int32", "cp.float32", "cp.float16"),
+    ("from cupy import int32, float32, float16", "int32", "float32", "float16"),
+])
+def test_cupy_dtypes_are_numpy_s(convert, monkeypatch, imports, index_dtype, float_dtype, out_dtype):
+    # cupy.float32 is numpy.float32, which cuTile takes as a dtype in tile code; CuPy is not
+    # installed here, so the converted module imports a stand-in holding numpy's types
+    import numpy
+    import types
+    cupy = types.ModuleType("cupy")
+    cupy.int32, cupy.float32, cupy.float16 = numpy.int32, numpy.float32, numpy.float16
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    mod = convert(DTYPE_KERNEL.format(imports=imports, index_dtype=index_dtype, float_dtype=float_dtype,
+                                      out_dtype=out_dtype))
+    x = torch.randn(N, dtype=torch.float16)
+    y = torch.empty(N, dtype=torch.float16)
+    mod.launch_k(0, (N // 16,), (x, y, 16))
+    r = torch.arange(16).repeat(N // 16).float()
+    assert torch.equal(y, (x.float() + r + 0.5).half())
+
+
 def test_module_dtype_alias_of_torch(convert):
     mod = convert("""
 import torch
