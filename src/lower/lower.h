@@ -175,7 +175,7 @@ Node *reuse_choice(Lowerer *L, const char *flag, Node *when, Node *otherwise); /
  * per array axis (the nodes as lowered: copy them to use them). */
 typedef struct TrackedLoad {
   Str param;
-  Node *index[5], *size[5];
+  Node *index[C2T_MAX_RANK], *size[C2T_MAX_RANK]; /* MAX_TILE_RANK of lower_memory.h at most */
   int rank;
   int padding; /* lower_memory.c's Padding */
   const ReuseWhen *when; /* the value is that tile only where this holds (NULL: always) */

@@ -337,8 +337,9 @@ static bool tma_possible(Lowerer *L, const TileAccess *access) {
   const ArrayRef *array = access->array;
   if (memory_view_slices_axis(L, array, access->rank - 1))
     return false;
-  return access->rank >= 2 && access->allow_tma && array->param.len && !array->tma_unsafe && !array->int64_index &&
-         L->prologue && (L->function->role == ROLE_KERNEL || L->device_tma);
+  return access->rank >= 2 && access->rank <= TMA_MAX_RANK && access->allow_tma && array->param.len &&
+         !array->tma_unsafe && !array->int64_index && L->prologue &&
+         (L->function->role == ROLE_KERNEL || L->device_tma);
 }
 
 /* Why an access takes the pointer path only (--stats, lower/stats.c), or
@@ -351,6 +352,8 @@ static const char *tma_refusal(Lowerer *L, const TileAccess *access) {
     return "in a tile function lowered without a call";
   if (access->rank < 2)
     return "1-D tile";
+  if (access->rank > TMA_MAX_RANK)
+    return "tile of more than 5 dimensions";
   if (!access->allow_tma)
     return "allow_tma=False";
   if (!array->param.len)

@@ -17,8 +17,12 @@
 #include "lower.h"
 
 /* Tiles of ct.load / ct.store / gather / scatter / atomics: at most this
- * many dimensions (the ct_load_Nd helpers exist for 1 to 5). */
-#define MAX_TILE_RANK 5
+ * many dimensions, as a tile's (C2T_MAX_RANK); the ct_load_Nd helpers are
+ * made for the rank asked. */
+#define MAX_TILE_RANK 8
+/* A tensor descriptor (a TMA tensor map) has at most 5 dimensions: a tile of
+ * more goes through pointers. */
+#define TMA_MAX_RANK 5
 /* Array.slice views of arrays whose rank is not known yet, per module. */
 #define MEMORY_MAX_VIEWS 64
 

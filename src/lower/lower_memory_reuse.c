@@ -53,7 +53,7 @@
 #include "../emit/emit.h"
 #include "lower_shape.h"
 
-_Static_assert(MAX_TILE_RANK == 5, "TrackedLoad (lower.h) holds MAX_TILE_RANK entries");
+_Static_assert(MAX_TILE_RANK <= C2T_MAX_RANK, "TrackedLoad (lower.h) holds C2T_MAX_RANK entries");
 
 /* A load another may take its tile from. */
 typedef struct ReuseLoad {

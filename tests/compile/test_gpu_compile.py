@@ -1187,3 +1187,38 @@ def test_a_tile_function_reads_the_k_major_copy_its_kernel_gives(tmp_path, monke
     wgmma in the function as in the kernel; unstaged it is read back into registers."""
     trips = _k_major_trips(tmp_path, monkeypatch, "fp8_attention_function", FP8_ATTENTION_FUNCTION_CALLS)
     assert sorted(trips.values()) == [False, True], trips
+
+
+RANK_SEVEN_CALLS = """
+import torch
+def launch(m):
+    E, X, N = 4, 16, 3
+    m.launch_rank_seven_kernel(0, (N,), (torch.randn(E, N, 2, 1, 1, X, X), torch.empty(E, N, 2, 1, X, X),
+                                          torch.randn(E, N, 2, 1, 1, X), torch.zeros(E, 1, 1, 1, 1, X),
+                                          torch.empty(E, N, 2 * X, X), E, X))
+CALLS = {"rank_seven_tiles": [launch]}
+"""
+
+
+def test_tiles_of_more_than_five_dimensions(tmp_path):
+    """A 7-D load and 6-D store, gather, scatter and atomic add compile for sm_90 through pointers
+    (a descriptor has at most five dimensions; the 4-D store keeps one) and compute under the
+    interpreter what torch does."""
+    results = _compile_case(tmp_path, "rank_seven_tiles", RANK_SEVEN_CALLS)
+    assert len(results) == 1 and results[0]["problems"] == [], results
+    text = (tmp_path / "mods" / "rank_seven_tiles.py").read_text()
+    assert text.count("tl.make_tensor_descriptor(") == 1 and "ct_load_7d(" in text, text
+    same, output = _run_interpreted(tmp_path / "mods" / "rank_seven_tiles.py", """
+E, X, N = 4, 8, 3
+A, B = torch.randn(E, N, 2, 1, 1, X, X), torch.zeros(E, N, 2, 1, X, X)
+C, D, S = torch.randn(E, N, 2, 1, 1, X), torch.zeros(E, 1, 1, 1, 1, X), torch.zeros(E, N, 2 * X, X)
+C0 = C.clone()
+m.launch_rank_seven_kernel(0, (N,), (A, B, C, D, S, E, X))
+assert torch.equal(B, A.reshape(E, N, 2, 1, X, X)) and torch.equal(S, A.reshape(E, N, 2 * X, X))
+want = C0.clone()
+want[:, :, 1, 0, 0, :] = C0[:, :, 0, 0, 0, :] * 2
+assert torch.equal(C, want)
+torch.testing.assert_close(D, C0[:, :, 0, 0, 0, :].sum(1).reshape(E, 1, 1, 1, 1, X))
+""")
+    assert same, output
+
