@@ -426,11 +426,32 @@ static void check_number_width(Lowerer *L, const Node *at, const char *what, con
 
 /* `left op right` for the operators of the binary family, with cuTile's
  * dtypes; `what` names it in errors. */
+/* The counter of a ct.static_iter loop as what cuTile has it, a Python int (of a value known
+ * at each unrolled step, not here). */
+static TypeInfo *counter_as_number(Lowerer *L, TypeInfo *type) {
+  TypeInfo *number = type_new(L->ctx, VAL_CONST);
+  number->rank = 0;
+  number->dtype = DT_UNKNOWN;
+  number->not_bfloat16 = type->not_bfloat16;
+  return number;
+}
+
 static Node *lower_binary(Lowerer *L, Node *at, const char *what, AstOp op, Node *left, Node *right) {
   TypeInfo *lt = left->type, *rt = right->type;
   require_operand(L, at, what, lt);
   require_operand(L, at, what, rt);
   OpClass cls = class_of(op);
+  /* `2 ** i` of a ct.static_iter counter is Python's power of ints, which cuTile folds at each
+   * step (of an int32 tile it would have none): Triton folds it too, the counter being a
+   * constexpr under tl.static_range */
+  if (cls == OPC_POW && (math_is_number(lt) || lt->static_counter) && (math_is_number(rt) || rt->static_counter) &&
+      (lt->static_counter || rt->static_counter)) {
+    lt = lt->static_counter ? counter_as_number(L, lt) : lt;
+    rt = rt->static_counter ? counter_as_number(L, rt) : rt;
+    Node *folded = T(L, "_1 ** _2", left, right);
+    folded->type = number_result(L, at, lt, rt, op);
+    return folded;
+  }
   DType dtype = operation_dtype(L, at, what, cls, lt, rt);
   if (math_is_number(lt) && math_is_number(rt)) { /* Python's arithmetic, as cuTile's on loose constants */
     Node *folded = T(L, "_1 + _2", left, right);

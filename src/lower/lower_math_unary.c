@@ -367,8 +367,9 @@ static Node *convert_tile(Lowerer *L, Node *at, Node *x, Node *dtype_node, DType
     }
   }
   /* a float to bool is x != 0, NaN true: cuTile's `ftoi unsigned` to i1, which tileiras 13.4 writes as
-     setp.neu (read in its PTX), and Triton's cast (une) */
-  Node *result = T(L, "_1.to(_2)", x, dtype_node);
+     setp.neu (read in its PTX), and Triton's cast (une). The counter of a ct.static_iter loop is
+     a Python int to Triton (tl.static_range), which has no .to: tl.cast takes both. */
+  Node *result = T(L, x->type->static_counter ? "tl.cast(_1, _2)" : "_1.to(_2)", x, dtype_node);
   result->type = math_tile_type(L, x->type, dtype);
   if (dtype == DT_UNKNOWN)
     result->type->dtype_expr = dtype_node;

@@ -1222,3 +1222,25 @@ torch.testing.assert_close(D, C0[:, :, 0, 0, 0, :].sum(1).reshape(E, 1, 1, 1, 1,
 """)
     assert same, output
 
+
+STATIC_COUNTER_CALLS = """
+import torch
+def launch(m):
+    m.launch_static_counter_kernel(0, (2,), (torch.randn(32), torch.empty(32), 16))
+CALLS = {"static_counter_numbers": [launch]}
+"""
+
+
+def test_the_counter_of_a_static_loop_as_a_number(tmp_path):
+    """float(i), int(i), astype and ** of a ct.static_iter counter compile for sm_90 (Triton
+    refused i.to(...): under tl.static_range the counter is a Python int) and compute what
+    cuTile does, each step adding 4 * i + 2 ** i + i ** 2."""
+    results = _compile_case(tmp_path, "static_counter_numbers", STATIC_COUNTER_CALLS)
+    assert len(results) == 1 and results[0]["problems"] == [], results
+    same, output = _run_interpreted(tmp_path / "mods" / "static_counter_numbers.py", """
+x, o = torch.randn(32), torch.empty(32)
+m.launch_static_counter_kernel(0, (2,), (x, o, 16))
+torch.testing.assert_close(o, x + sum(4 * i + 2 ** i + i ** 2 for i in range(1, 4)))
+""")
+    assert same, output
+
