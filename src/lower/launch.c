@@ -1315,6 +1315,16 @@ static Node *type_alias_value(Lowerer *L, const Node *name) {
   return NULL;
 }
 
+/* T of `ct.Constant[T]` or of a module-level alias of it (ConstInt), else NULL. */
+static Node *constant_annotation_type(Lowerer *L, Node *expr) {
+  Node *alias = type_alias_value(L, expr);
+  Node *subscript = alias ? alias : expr;
+  if (subscript->kind != N_SUBSCRIPT)
+    return NULL;
+  const char *member = resolve_ct_member(L->conv, subscript->u.subscript.value);
+  return member && strcmp(member, "Constant") == 0 ? subscript->u.subscript.slice : NULL;
+}
+
 /* Type aliases of cuTile types in the blocks of a module-level if or try
  * (`try: import cuda.tile as ct; ConstInt = ct.Constant[int]; ... except
  * ImportError: ...`) go away as module-level ones do, kept in
@@ -1705,6 +1715,14 @@ static void rewrite_host_node(Node **slot, HostRewrite *rw) {
     fold_presence_test(rw, &node->u.if_exp.test, true);
   if (node->kind == N_CALL && is_hasattr_of_cutile(L, node)) {
     *slot = hasattr_of_cutile(L, node);
+    return;
+  }
+  Node *constant_type = node->kind == N_CALL ? constant_annotation_type(L, node->u.call.func) : NULL;
+  if (constant_type) { /* ct.Constant[float](v) is typing.Annotated[float, ...](v), float(v) */
+    node->u.call.func = node_copy_tree(&L->ctx->arena, constant_type);
+    node->rewritten = true;
+    rewrite_call_arguments(node, data);
+    rewrite_host_slot(&node->u.call.func, data);
     return;
   }
   if (node->kind == N_CALL) {

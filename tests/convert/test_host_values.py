@@ -666,3 +666,34 @@ FOUND = "yes" if {test} else "no"
         assert torch.equal(mod.run(x), x * 2)
     else:
         assert mod.run(x) is None
+
+
+@pytest.mark.parametrize("scale,block", [
+    ("ct.Constant[float](2)", "ct.Constant[int](16.0)"),
+    ("ConstFloat(2)", "ConstInt(16.0)"),  # module-level aliases, which the conversion drops
+])
+def test_a_constant_annotation_called_on_the_host_is_its_type(convert, device, scale, block):
+    """ct.Constant[float](v) is typing.Annotated[float, ...](v) in cuTile 1.7, so float(v): a
+    launch argument written so is converted to float(v) (it was refused, and a call of an alias
+    of it named the alias the conversion drops)."""
+    mod = convert(f'''
+import torch
+import cuda.tile as ct
+
+ConstFloat = ct.Constant[float]
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def scale_kernel(x, y, s: ct.Constant[float], T: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    ct.store(y, index=(ct.bid(0),), tile=t * s)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (x.shape[0] // 16,), scale_kernel, (x, y, {scale}, {block}))
+    return y
+''')
+    x = torch.randn(64, device=device)
+    torch.testing.assert_close(mod.run(x), x * 2)
