@@ -766,6 +766,19 @@ bool lower_is_builtin_call(Lowerer *L, const Node *expr, const char *name) {
          !scope_lookup(L, expr->u.call.func->u.name.id);
 }
 
+static bool is_launch_tuple(const TypeInfo *type) {
+  return type && type->kind == VAL_CONST && type->dtype == DT_UNKNOWN && type->const_tuple;
+}
+
+/* An item of a Constant parameter's tuple: a constant known at each launch, or a tuple again. */
+static TypeInfo *launch_tuple_item(Lowerer *L) {
+  TypeInfo *type = type_new(L->ctx, VAL_CONST);
+  type->rank = 0;
+  type->dtype = DT_UNKNOWN;
+  type->const_tuple = true;
+  return type;
+}
+
 static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList *out) {
   Node *targets[C2T_MAX_STATIC_ZIP], *tuples[C2T_MAX_STATIC_ZIP];
   Node *index = NULL, *start = NULL;
@@ -810,10 +823,13 @@ static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList
     count = 1;
   }
   int length = -1;
-  for (int i = 0; i < count; i++) {
+  /* a Constant parameter's tuple (`layout: ct.Constant[tuple]`): a constexpr to Triton, of a
+   * length known at each launch, indexed by the constexpr counter as a tuple is */
+  bool launch_tuple = count == 1 && is_launch_tuple(tuples[0]->type);
+  for (int i = 0; i < count && !launch_tuple; i++) {
     if (!tuples[i]->type || tuples[i]->type->kind != VAL_TUPLE)
-      lower_error(L, iter, "ct.static_iter can only be converted over range(...), a tuple, or enumerate() or zip() "
-                  "of tuples, not %s", type_describe(L->ctx, tuples[i]->type));
+      lower_error(L, iter, "ct.static_iter can only be converted over range(...), a tuple, a Constant parameter's "
+                  "tuple, or enumerate() of one or zip() of tuples, not %s", type_describe(L->ctx, tuples[i]->type));
     if (length < 0 || tuples[i]->type->count < length) /* zip stops at the shortest */
       length = tuples[i]->type->count;
   }
@@ -826,7 +842,8 @@ static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList
   if (index)
     scope_bind(L, index->u.name.id, type_tile(L->ctx, DT_INT32, 0, NULL));
   for (int i = 0; i < count; i++)
-    scope_bind(L, targets[i]->u.name.id, lower_static_element_type(L, iter, tuples[i]->type, "ct.static_iter"));
+    scope_bind(L, targets[i]->u.name.id,
+               launch_tuple ? launch_tuple_item(L) : lower_static_element_type(L, iter, tuples[i]->type, "ct.static_iter"));
   concretize_assigned(L, &stmt->u.for_.body, NULL);
   NodeList body = {0};
   if (index)
@@ -845,7 +862,8 @@ static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList
   concretize_assigned(L, &stmt->u.for_.body, NULL);
   stmt->u.for_.body = body;
   stmt->u.for_.target = new_name(L, arena_strndup(&L->ctx->arena, counter.text, (size_t)counter.len));
-  stmt->u.for_.iter = T(L, "tl.static_range(_1)", new_int(L, length));
+  stmt->u.for_.iter = launch_tuple ? T(L, "tl.static_range(len(_1))", node_copy_tree(&L->ctx->arena, tuples[0]))
+                                   : T(L, "tl.static_range(_1)", new_int(L, length));
   push_stmt(L, out, stmt);
 }
 

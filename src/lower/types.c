@@ -233,6 +233,8 @@ const char *type_describe(Context *ctx, const TypeInfo *type) {
     return "nothing";
   if (type->kind == VAL_TILE && type->rank == 0)
     return arena_printf(&ctx->arena, "a scalar of %s", dtype_info(type->dtype)->cutile);
+  if (type->kind == VAL_CONST && type->const_tuple && type->dtype == DT_UNKNOWN)
+    return "a Constant parameter's tuple (or an item of one), known only at launch";
   if (type->kind == VAL_TILE && type->rank < 0 && type->opaque)
     return arena_printf(&ctx->arena,
                         "a tile that comes from a tile function of another module, whose rank is not known at "

@@ -1244,3 +1244,25 @@ torch.testing.assert_close(o, x + sum(4 * i + 2 ** i + i ** 2 for i in range(1, 
 """)
     assert same, output
 
+
+CONSTANT_TUPLE_CALLS = """
+import torch
+def launch(m):
+    m.launch_constant_tuple_loop_kernel(0, (2,), (torch.randn(32, 8), torch.empty(32), (1, 4, 6), 16))
+CALLS = {"constant_tuple_loop": [launch]}
+"""
+
+
+def test_a_static_loop_over_a_constant_tuple_parameter(tmp_path):
+    """ct.static_iter over a `ct.Constant[tuple]` parameter, plain and enumerated (real cuTile
+    compiles it under its calling convention v2; it was refused as 'not a constant'), compiles
+    for sm_90 and sums the columns it names."""
+    results = _compile_case(tmp_path, "constant_tuple_loop", CONSTANT_TUPLE_CALLS)
+    assert len(results) == 1 and results[0]["problems"] == [], results
+    same, output = _run_interpreted(tmp_path / "mods" / "constant_tuple_loop.py", """
+x, out = torch.randn(32, 8), torch.empty(32)
+m.launch_constant_tuple_loop_kernel(0, (2,), (x, out, (1, 4, 6), 16))
+torch.testing.assert_close(out, x[:, [1, 4, 6]].sum(1) + x[:, 1] + 2 * x[:, 4] + 3 * x[:, 6])
+""")
+    assert same, output
+
