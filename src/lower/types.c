@@ -231,8 +231,10 @@ const char *type_describe(Context *ctx, const TypeInfo *type) {
   };
   if (!type)
     return "nothing";
+  /* " of float16", or nothing where the dtype comes only with a launch or a call */
+  const char *of = type->dtype == DT_UNKNOWN ? "" : arena_printf(&ctx->arena, " of %s", dtype_info(type->dtype)->cutile);
   if (type->kind == VAL_TILE && type->rank == 0)
-    return arena_printf(&ctx->arena, "a scalar of %s", dtype_info(type->dtype)->cutile);
+    return arena_printf(&ctx->arena, "a scalar%s", of);
   if (type->kind == VAL_CONST && type->const_tuple && type->dtype == DT_UNKNOWN)
     return "a Constant parameter's tuple (or an item of one), known only at launch";
   if (type->kind == VAL_TILE && type->rank < 0 && type->opaque)
@@ -241,8 +243,8 @@ const char *type_describe(Context *ctx, const TypeInfo *type) {
                         "conversion (%s)",
                         TYPE_OPAQUE_WHY);
   if (type->kind == VAL_TILE && type->rank < 0) /* e.g. branches of an `if` gave it two ranks */
-    return arena_printf(&ctx->arena, "a tile of %s whose rank is not known at conversion", dtype_info(type->dtype)->cutile);
+    return arena_printf(&ctx->arena, "a tile%s whose rank is not known at conversion", of);
   if (type->kind == VAL_TILE)
-    return arena_printf(&ctx->arena, "a %d-d tile of %s", type->rank, dtype_info(type->dtype)->cutile);
+    return arena_printf(&ctx->arena, "a %d-d tile%s", type->rank, of);
   return KIND_NAMES[type->kind];
 }

@@ -355,10 +355,21 @@ static void check_copyable(Node *node, void *data) {
     *ok = false;
 }
 
+/* `@ct.function` alone, bare (by its last name, as decorated_as_tile_code reads it): a tile
+ * function, which this module's kernels call as the sibling's would; the decorator's module
+ * name is read, so its import comes with the copy. */
+static bool only_tile_function_decorator(const Node *def) {
+  const NodeList *decorators = &def->u.function_def.decorator_list;
+  if (decorators->count != 1)
+    return false;
+  const Node *d = decorators->items[0];
+  return d->kind == N_ATTRIBUTE && d->u.attribute.value->kind == N_NAME && str_eq(d->u.attribute.attr, "function");
+}
+
 static bool copyable(const Node *node, int depth) {
   if (node->kind == N_FSTRING || node->kind == N_CLASS_DEF || (node->kind == N_FUNCTION_DEF && depth > 0))
     return false;
-  if (node->kind == N_FUNCTION_DEF && node->u.function_def.decorator_list.count)
+  if (node->kind == N_FUNCTION_DEF && node->u.function_def.decorator_list.count && !only_tile_function_decorator(node))
     return false;
   bool ok = true;
   node_children((Node *)node, check_copyable, &ok);

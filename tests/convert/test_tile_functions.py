@@ -1079,3 +1079,44 @@ def test_a_host_factory_of_a_tile_function_is_host_code(convert_error):
     `n.bit_length()` in tile code)."""
     message = convert_error(FACTORY)
     assert message.startswith("C2T403: host code uses ct.function,"), message
+
+
+SHAPE_LIB = '''
+import cuda.tile as ct
+
+
+@ct.function
+def plus_ones(x):
+    return ct.full(x.shape, 1.0, dtype=x.dtype) + x
+'''
+
+SHAPE_USER = '''
+import torch
+import cuda.tile as ct
+
+from .shape_lib import plus_ones
+
+
+@ct.kernel
+def plus_kernel(x, y, B: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0), 0), tile=plus_ones(ct.load(x, index=(ct.bid(0), 0), shape=(B, B))))
+
+
+def plus(x):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (x.shape[0] // 8,), plus_kernel, (x, y, 8))
+    return y
+'''
+
+
+def test_a_library_function_reading_the_shape_of_its_argument(tmp_path, device):
+    """x.shape of a tile function's parameter is known only with a call: in a library module no
+    kernel of which calls it, the function becomes the stub that says so (the module was refused,
+    'tile attribute shape cannot be converted here'), and a kernel of another module that
+    imports it converts its own copy, for its argument."""
+    out = _convert_package(tmp_path, {"shape_lib.py": SHAPE_LIB, "shape_user.py": SHAPE_USER})
+    lib = (out / "shape_lib.py").read_text()
+    assert "tl.static_assert(" in lib and "'.shape' needs a tile of known rank" in lib, lib
+    user = _import_converted(tmp_path, "shape_user")
+    x = torch.randn(16, 8, device=device)
+    torch.testing.assert_close(user.plus(x), x + 1)
