@@ -544,11 +544,7 @@ static Node *lower_constant_tuple_item(Lowerer *L, Node *expr, Node *base) {
   long long i;
   if (!constant_index(index, &i))
     lower_error(L, expr->u.subscript.slice, "an index of a Constant parameter's tuple must be a constant");
-  TypeInfo *type = type_new(L->ctx, VAL_CONST);
-  type->rank = 0;
-  type->dtype = DT_UNKNOWN; /* its value comes with each launch */
-  type->const_tuple = true; /* an item may be a tuple again (nested) */
-  return typed(T(L, "_1[_2]", base, new_int(L, i)), type);
+  return typed(T(L, "_1[_2]", base, new_int(L, i)), type_launch_tuple_item(L->ctx));
 }
 
 /* t[None, :], t[:, None], t[..., None]: expand_dims, same syntax in Triton. */

@@ -56,13 +56,8 @@ static void bind_target(Lowerer *L, Node *target, TypeInfo *type) {
     if (type && type->kind == VAL_CONST && type->const_tuple && type->dtype == DT_UNKNOWN) {
       /* `a, b = S` of a constant tuple (ct.Constant[tuple], a static shape): its items are
          constants known when Triton compiles (which checks the length) */
-      for (int i = 0; i < elts->count; i++) {
-        TypeInfo *item = type_new(L->ctx, VAL_CONST);
-        item->rank = 0;
-        item->dtype = DT_UNKNOWN;
-        item->const_tuple = true; /* a tuple again, for a nested one */
-        bind_target(L, elts->items[i], item);
-      }
+      for (int i = 0; i < elts->count; i++)
+        bind_target(L, elts->items[i], type_launch_tuple_item(L->ctx));
       return;
     }
     if (!type || type->kind != VAL_TUPLE || type->count != elts->count)
@@ -770,15 +765,6 @@ static bool is_launch_tuple(const TypeInfo *type) {
   return type && type->kind == VAL_CONST && type->dtype == DT_UNKNOWN && type->const_tuple;
 }
 
-/* An item of a Constant parameter's tuple: a constant known at each launch, or a tuple again. */
-static TypeInfo *launch_tuple_item(Lowerer *L) {
-  TypeInfo *type = type_new(L->ctx, VAL_CONST);
-  type->rank = 0;
-  type->dtype = DT_UNKNOWN;
-  type->const_tuple = true;
-  return type;
-}
-
 static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList *out) {
   Node *targets[C2T_MAX_STATIC_ZIP], *tuples[C2T_MAX_STATIC_ZIP];
   Node *index = NULL, *start = NULL;
@@ -843,7 +829,8 @@ static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList
     scope_bind(L, index->u.name.id, type_tile(L->ctx, DT_INT32, 0, NULL));
   for (int i = 0; i < count; i++)
     scope_bind(L, targets[i]->u.name.id,
-               launch_tuple ? launch_tuple_item(L) : lower_static_element_type(L, iter, tuples[i]->type, "ct.static_iter"));
+               launch_tuple ? type_launch_tuple_item(L->ctx)
+                            : lower_static_element_type(L, iter, tuples[i]->type, "ct.static_iter"));
   concretize_assigned(L, &stmt->u.for_.body, NULL);
   NodeList body = {0};
   if (index)

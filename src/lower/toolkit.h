@@ -219,6 +219,9 @@ struct TypeInfo {
 
 TypeInfo *type_new(Context *ctx, ValueKind kind);
 TypeInfo *type_tile(Context *ctx, DType dtype, int rank, const int *shape);
+/* An item of a Constant parameter's tuple (`t: ct.Constant[tuple]`): a constant known at each
+ * launch, or a tuple again. */
+TypeInfo *type_launch_tuple_item(Context *ctx);
 TypeInfo *type_const_int(Context *ctx, long long value);
 TypeInfo *type_const_float(Context *ctx, double value);
 TypeInfo *type_const_bool(Context *ctx, bool value);

@@ -61,6 +61,14 @@ TypeInfo *type_tile(Context *ctx, DType dtype, int rank, const int *shape) {
   return type;
 }
 
+TypeInfo *type_launch_tuple_item(Context *ctx) {
+  TypeInfo *type = type_new(ctx, VAL_CONST);
+  type->rank = 0;
+  type->dtype = DT_UNKNOWN; /* its value comes with each launch */
+  type->const_tuple = true; /* an item may be a tuple again (nested) */
+  return type;
+}
+
 TypeInfo *type_const_int(Context *ctx, long long value) {
   TypeInfo *type = type_new(ctx, VAL_CONST);
   type->dtype = DT_INT32;

@@ -121,6 +121,14 @@ def k(x, y, TILE: ct.Constant[int]):
 """
 
 
+def _check_dtype_kernel(mod):
+    x = torch.randn(N, dtype=torch.float16)
+    y = torch.empty(N, dtype=torch.float16)
+    mod.launch_k(0, (N // 16,), (x, y, 16))
+    r = torch.arange(16).repeat(N // 16).float()
+    assert torch.equal(y, (x.float() + r + 0.5).half())
+
+
 @pytest.mark.parametrize("imports,index_dtype,float_dtype,out_dtype", [
     ("", "np.int32", "np.float32", "np.float16"),
     ("", "torch.int32", "torch.float32", "torch.float16"),
@@ -131,13 +139,8 @@ def k(x, y, TILE: ct.Constant[int]):
     ("from numpy import int32, float32, float16", "int32", "float32", "float16"),
 ])
 def test_numpy_torch_and_private_dtypes(convert, imports, index_dtype, float_dtype, out_dtype):
-    mod = convert(DTYPE_KERNEL.format(imports=imports, index_dtype=index_dtype, float_dtype=float_dtype,
-                                      out_dtype=out_dtype))
-    x = torch.randn(N, dtype=torch.float16)
-    y = torch.empty(N, dtype=torch.float16)
-    mod.launch_k(0, (N // 16,), (x, y, 16))
-    r = torch.arange(16).repeat(N // 16).float()
-    assert torch.equal(y, (x.float() + r + 0.5).half())
+    _check_dtype_kernel(convert(DTYPE_KERNEL.format(imports=imports, index_dtype=index_dtype,
+                                                    float_dtype=float_dtype, out_dtype=out_dtype)))
 
 
 @pytest.mark.parametrize("imports,index_dtype,float_dtype,out_dtype", [
@@ -152,13 +155,8 @@ def test_cupy_dtypes_are_numpy_s(convert, monkeypatch, imports, index_dtype, flo
     cupy = types.ModuleType("cupy")
     cupy.int32, cupy.float32, cupy.float16 = numpy.int32, numpy.float32, numpy.float16
     monkeypatch.setitem(sys.modules, "cupy", cupy)
-    mod = convert(DTYPE_KERNEL.format(imports=imports, index_dtype=index_dtype, float_dtype=float_dtype,
-                                      out_dtype=out_dtype))
-    x = torch.randn(N, dtype=torch.float16)
-    y = torch.empty(N, dtype=torch.float16)
-    mod.launch_k(0, (N // 16,), (x, y, 16))
-    r = torch.arange(16).repeat(N // 16).float()
-    assert torch.equal(y, (x.float() + r + 0.5).half())
+    _check_dtype_kernel(convert(DTYPE_KERNEL.format(imports=imports, index_dtype=index_dtype,
+                                                    float_dtype=float_dtype, out_dtype=out_dtype)))
 
 
 def test_module_dtype_alias_of_torch(convert):
