@@ -216,6 +216,9 @@ bool is_ct_member(Converter *conv, const Node *expr, const char *member);
  * torch or something in them (`math.inf` -> "math.inf", `np.float32` with
  * `import numpy as np` -> "numpy.float32"), NULL otherwise. */
 const char *resolve_python_name(Converter *conv, const Node *expr);
+/* The Python module tile code may read values of (math, numpy, torch, cupy) that `name` names,
+ * else NULL. */
+const char *resolve_python_module(Str name);
 /* Whether the root name of `expr` (ct in ct.PaddingMode.ZERO) is bound by a
  * cuda.tile import, not by a module-level assignment. */
 bool is_rooted_at_ct_import(Converter *conv, const Node *expr);

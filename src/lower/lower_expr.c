@@ -402,8 +402,8 @@ static Node *lower_tile_attribute(Lowerer *L, Node *expr, Node *base, Str attr) 
     }
     return typed(tuple, type);
   }
-  if ((str_eq(attr, "shape") || str_eq(attr, "ndim")) && tile->rank < 0) /* a parameter of a tile function
-                                                                             lowered without a call */
+  /* of a tile function's parameter, where the function is lowered without a call */
+  if ((str_eq(attr, "shape") || str_eq(attr, "ndim")) && tile->rank < 0)
     lower_error(L, expr, "'.%.*s' needs a tile of known rank, not %s", attr.len, attr.text,
                 type_describe(L->ctx, tile));
   lower_error(L, expr, "tile attribute '%.*s' cannot be converted here", attr.len, attr.text);

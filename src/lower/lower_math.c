@@ -424,8 +424,6 @@ static void check_number_width(Lowerer *L, const Node *at, const char *what, con
   }
 }
 
-/* `left op right` for the operators of the binary family, with cuTile's
- * dtypes; `what` names it in errors. */
 /* The counter of a ct.static_iter loop as what cuTile has it, a Python int (of a value known
  * at each unrolled step, not here). */
 static TypeInfo *counter_as_number(Lowerer *L, TypeInfo *type) {
@@ -436,6 +434,8 @@ static TypeInfo *counter_as_number(Lowerer *L, TypeInfo *type) {
   return number;
 }
 
+/* `left op right` for the operators of the binary family, with cuTile's
+ * dtypes; `what` names it in errors. */
 static Node *lower_binary(Lowerer *L, Node *at, const char *what, AstOp op, Node *left, Node *right) {
   TypeInfo *lt = left->type, *rt = right->type;
   require_operand(L, at, what, lt);

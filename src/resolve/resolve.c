@@ -197,7 +197,7 @@ const char *resolve_ct_member(Converter *conv, const Node *expr) {
 /* The Python modules whose values tile code may read (cuTile evaluates
  * them in Python while compiling). CuPy's dtypes and constants are numpy's
  * own (cupy.float32 is numpy.float32). */
-static const char *python_module(Str name) {
+const char *resolve_python_module(Str name) {
   static const char *const MODULES[] = {"math", "numpy", "torch", "cupy", NULL};
   for (int i = 0; MODULES[i]; i++)
     if (str_eq(name, MODULES[i]))
@@ -230,14 +230,14 @@ const char *resolve_python_name(Converter *conv, const Node *expr) { return pyth
 static void resolve_python_import(Converter *conv, Node *alias) {
   Str name = alias->u.alias.name, asname = alias->u.alias.asname;
   if (asname.len) {
-    const char *module = python_module(name);
+    const char *module = resolve_python_module(name);
     if (module)
       add_binding_python(conv, alias, asname, NULL, NULL, module);
     return;
   }
   const char *dot = memchr(name.text, '.', (size_t)name.len);
   Str first = {name.text, dot ? (int)(dot - name.text) : name.len};
-  const char *module = python_module(first);
+  const char *module = resolve_python_module(first);
   if (module)
     add_binding_python(conv, alias, first, NULL, NULL, module);
 }
@@ -360,7 +360,7 @@ static void resolve_other_import_from(Converter *conv, Node *stmt) {
  * from cuda.tile_experimental import autotune_launch | from cuda import tile_experimental */
 static void resolve_import_from(Converter *conv, Node *stmt) {
   Str module = stmt->u.import_from.module;
-  const char *python = stmt->u.import_from.level == 0 ? python_module(module) : NULL;
+  const char *python = stmt->u.import_from.level == 0 ? resolve_python_module(module) : NULL;
   if (python) {
     resolve_python_import_from(conv, stmt, python);
     return;

@@ -524,8 +524,7 @@ static bool is_sibling_import(const Node *stmt) {
   Str module = stmt->u.import_from.module;
   if (stmt->u.import_from.level == 0 &&
       ((module.len >= 4 && memcmp(module.text, "cuda", 4) == 0 && (module.len == 4 || module.text[4] == '.')) ||
-       str_eq(module, "math") || str_eq(module, "numpy") || str_eq(module, "torch") || str_eq(module, "triton") ||
-       str_eq(module, "cupy")))
+       resolve_python_module(module) || str_eq(module, "triton")))
     return false;
   return module.len > 0;
 }
