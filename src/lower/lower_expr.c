@@ -444,6 +444,10 @@ static Node *lower_attribute(Lowerer *L, Node *expr) {
     return lower_tile_attribute(L, expr, base, attr);
   if (base->type && base->type->kind == VAL_TUPLE && base->type->dataclass)
     return lower_dataclass_field(L, expr, base, attr);
+  if (base->type && base->type->kind == VAL_DTYPE) /* cuTile 1.7: "No such attribute 'bitwidth' for object of
+                                                      type DTypeConstructor" */
+    lower_error(L, expr, "a dtype has no attributes in tile code ('.%.*s' is one on the host): cuTile refuses it too",
+                attr.len, attr.text);
   expr->u.attribute.value = base;
   return typed(expr, type_new(L->ctx, VAL_UNKNOWN));
 }

@@ -1120,3 +1120,31 @@ def test_a_library_function_reading_the_shape_of_its_argument(tmp_path, device):
     user = _import_converted(tmp_path, "shape_user")
     x = torch.randn(16, 8, device=device)
     torch.testing.assert_close(user.plus(x), x + 1)
+
+
+
+DTYPE_ATTRIBUTE = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, B: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(B,))
+    ct.store(y, index=(ct.bid(0),), tile=ct.astype(t, ct.float32) + t.dtype.bitwidth)
+'''
+
+
+def test_an_attribute_of_a_dtype_in_tile_code_is_refused_where_it_is(convert_error):
+    """ct.float16.bitwidth is 16 on the host; in tile code cuTile 1.7 refuses any attribute of a
+    dtype ("No such attribute 'bitwidth' for object of type DTypeConstructor"). The conversion
+    said so at the + that read it ('the + operator on a value of unknown kind'); now at the
+    attribute, naming it."""
+    message = convert_error(DTYPE_ATTRIBUTE)
+    assert message.startswith("C2T402: a dtype has no attributes in tile code ('.bitwidth'"), message
+
+
+def test_cutile_refuses_an_attribute_of_a_dtype_in_tile_code(cutile_export):
+    """The refusal above is cuTile's own: export_kernel stops at the attribute."""
+    with pytest.raises(Exception, match="bitwidth"):
+        cutile_export.cubin_size(DTYPE_ATTRIBUTE, [cutile_export.array(cutile_export.ct.float16, 1),
+                                                   cutile_export.array(cutile_export.ct.float32, 1), 8])
