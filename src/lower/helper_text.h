@@ -50,7 +50,7 @@ typedef enum HelperId {
   HELPER__default_tile_context, /* host_helpers.py */
   HELPER__callable_kernel, /* host_helpers.py */
   HELPER__nested_kernel, /* host_helpers.py */
-  HELPER_launch_kernel, /* host_helpers.py */
+  HELPER_ct_launch, /* host_helpers.py */
   HELPER__ct_kernel, /* host_helpers.py */
   HELPER__PaddingMode, /* host_helpers.py */
   HELPER__RoundingMode, /* host_helpers.py */
@@ -1146,8 +1146,8 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    kernel.__name__ = name or launcher.__name__[len(\"launch_\"):]\n"
     "    return kernel\n",
     {HELPER__TileKernel, -1, -1, -1, -1, -1}, false, false, 0u},
-  [HELPER_launch_kernel] = {"launch_kernel",
-    "def launch_kernel(stream, grid, kernel, args):\n"
+  [HELPER_ct_launch] = {"ct_launch",
+    "def ct_launch(stream, grid, kernel, args):\n"
     "    \"\"\"ct.launch(stream, grid, kernel, args) of a kernel chosen at run time or imported from\n"
     "    another module: any kernel converted by cutile2triton, or a variant of one.\"\"\"\n"
     "    launch = getattr(kernel, \"launch_tile_kernel\", None)\n"
@@ -2338,7 +2338,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            end = torch.cuda.Event(enable_timing=True)\n"
     "            start.record()\n"
     "            began = perf_counter()\n"
-    "            launch_kernel(stream, grid, kernel, args)\n"
+    "            ct_launch(stream, grid, kernel, args)\n"
     "            host_s = min(perf_counter() - began, _LAUNCH_WAIT_LIMIT_S)\n"
     "            end.record()\n"
     "            end.synchronize()\n"
@@ -2349,7 +2349,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "\n"
     "_GPU_CYCLES_PER_S = 2.0e9  # about the H100's and H200's SM clock; a slower clock waits longer\n"
     "_LAUNCH_WAIT_LIMIT_S = 0.01  # a launch's host time longer than this waits no longer\n",
-    {HELPER_launch_kernel, -1, -1, -1, -1, -1}, false, false, 0u},
+    {HELPER_ct_launch, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__OptionTrial] = {"_OptionTrial",
     "class _OptionTrial:\n"
     "    \"\"\"The launch options the module's exhaustive search tries for one configuration, for\n"
@@ -2470,7 +2470,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        variant = base.replace_hints(**(hints_fn(config) if hints_fn is not None else {}))\n"
     "        try:\n"
     "            if INTERPRETED:\n"
-    "                launch_kernel(stream, grid_fn(config), variant, args_fn(config))\n"
+    "                ct_launch(stream, grid_fn(config), variant, args_fn(config))\n"
     "                measure = _Measurement(config, 0.0, 1)\n"
     "            else:\n"
     "                trial = _OptionTrial()\n"
@@ -2563,7 +2563,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            trial = _OptionTrial()\n"
     "            try:\n"
     "                if INTERPRETED:\n"
-    "                    launch_kernel(stream, grid_fn(config), variant, args_fn(config))\n"
+    "                    ct_launch(stream, grid_fn(config), variant, args_fn(config))\n"
     "                    time_us = 0.0\n"
     "                else:\n"
     "                    time_us = timed(config, variant, trial)\n"
@@ -2580,7 +2580,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        tuned[key] = (config, grid_fn(config), variant, record)\n"
     "    config, grid, variant, record = tuned[key]\n"
     "    args = launch_args_fn(config) if launch_args_fn is not None else args_fn(config)\n"
-    "    launch_kernel(stream, grid, variant, args)\n"
+    "    ct_launch(stream, grid, variant, args)\n"
     "    return _TunedResult(config, grid, variant, record, cache_hit)\n",
     {HELPER__trial_timer, HELPER__OptionTrial, HELPER__search_launch_options, HELPER__AUTOTUNED, -1, -1}, false, true, 1u},
   [HELPER__clear_autotune_cache] = {"_clear_autotune_cache",

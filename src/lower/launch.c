@@ -18,7 +18,7 @@
  * _host_kernel gives the kernel object
  * what cuTile host code uses of it: replace_hints (a variant with other
  * hints), _pyfunc (for ct.kernel(k._pyfunc, **hints)) and the launch that
- * launch_kernel calls, so a kernel imported from another module, or chosen
+ * ct_launch calls, so a kernel imported from another module, or chosen
  * at run time, launches the same way (host_helpers.py).
  */
 #include <stdio.h>
@@ -987,8 +987,7 @@ static bool launcher_name_taken(Lowerer *L, Str name) {
 }
 
 /* The name of a kernel's launcher: `launch_NAME`, else (a module-level name or a runtime
- * helper has it: `launch_kernel` is the helper of ct.launch for any kernel) `launch_NAME_kernel`,
- * then `launch_NAME_2`, ... up to C2T_MAX_LAUNCHER_TRIES. */
+ * helper has it) `launch_NAME_kernel`, then `launch_NAME_2`, ... up to C2T_MAX_LAUNCHER_TRIES. */
 Str kernel_launcher_name(Lowerer *L, Function *kernel) {
   if (kernel->launcher_name.len)
     return kernel->launcher_name;
@@ -1057,7 +1056,7 @@ static Function *kernel_named(HostRewrite *rw, const Node *expr) {
 }
 
 /* ct.launch(stream, grid, k, args) -> launch_k(stream, grid, args) for a kernel
- * of this module named directly, else launch_kernel(stream, grid, kernel, args);
+ * of this module named directly, else ct_launch(stream, grid, kernel, args);
  * programmatic_dependent_launch=X (a kernel of this module only) -> the launcher's
  * keyword of that name (launch_pdl=X to Triton) */
 static Node *rewrite_launch(HostRewrite *rw, Node *call) {
@@ -1072,7 +1071,7 @@ static Node *rewrite_launch(HostRewrite *rw, Node *call) {
     lower_error(L, keywords->items[0], "ct.launch(..., programmatic_dependent_launch=) of a kernel chosen at run "
                 "time or imported cannot be converted: launch a kernel of this module by its name");
   if (!kernel) /* a kernel chosen at run time, a variant, or one of another module: its own launch */
-    return T(L, "_1(_2, _3, _4, _5)", use_helper(L, HELPER_launch_kernel), args->items[0], args->items[1],
+    return T(L, "_1(_2, _3, _4, _5)", use_helper(L, HELPER_ct_launch), args->items[0], args->items[1],
              args->items[2], args->items[3]);
   Str name = kernel_launcher_name(L, kernel);
   Node *launcher = new_name(L, arena_strndup(&L->ctx->arena, name.text, (size_t)name.len));
@@ -1191,7 +1190,7 @@ static Node *rewrite_host_member(Lowerer *L, Node *node, const char *member) {
   if (strcmp(member, "__version__") == 0) /* the cuTile whose semantics the converted code keeps */
     return use_helper(L, HELPER__CUTILE_VERSION);
   if (strcmp(member, "launch") == 0) /* ct.launch as a value (passed to a timer): the same signature */
-    return use_helper(L, HELPER_launch_kernel);
+    return use_helper(L, HELPER_ct_launch);
   /* what host code asks cuTile's internals about the machine and its compiler */
   if (strcmp(member, "_cext.get_compute_capability") == 0)
     return T0(L, "torch.cuda.get_device_capability");

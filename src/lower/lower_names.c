@@ -2,7 +2,7 @@
  * lower_names.c — the module's own top-level names against those the
  * converter adds.
  *
- * The converted module carries the helpers its code calls (launch_kernel,
+ * The converted module carries the helpers its code calls (ct_launch,
  * _tensor, ct_cdiv, ...), the imports they need (os, operator, torch,
  * triton, tl, ...), the launchers of its kernels and the constexpr twins
  * (NAME_TL) of the module constants tile code reads, all at module level.
@@ -263,8 +263,8 @@ static void check_block(Lowerer *L, const NameIndex *made, const NodeList *block
 
 /* A function's parameters and locals (and those of the functions and classes it holds)
  * against the module-level names its converted code reads: a helper the converted module
- * defines (`launch_kernel = kernel` in a host function whose ct.launch became a call of the
- * helper launch_kernel would call the local), or a module it imports, the converter or the
+ * defines (`ct_launch = kernel` in a host function whose ct.launch became a call of the
+ * helper ct_launch would call the local), or a module it imports, the converter or the
  * module itself (`torch = ...` in a host function where `ct.float16` became `torch.float16`
  * would read the local's attribute; a tile function's parameter `tl` would hide Triton's
  * language from its whole body). */

@@ -385,7 +385,7 @@ def test_the_search_also_times_launch_options_and_keeps_the_fastest(convert, mon
 
     def launch_time_us(stream, grid, kernel, get_args, flush_l2):
         args = get_args()
-        mod.launch_kernel(stream, grid, kernel, args)
+        mod.ct_launch(stream, grid, kernel, args)
         options = spy.options[-1]
         timed.append((args[2], options["num_warps"], options["num_stages"]))
         return 100.0 if args[2] == 32 else 5.0 if options["num_stages"] == 1 else 10.0

@@ -234,7 +234,7 @@ def test_a_kernel_launched_from_another_module(tmp_path, device):
         torch.testing.assert_close(ops.scale(x, 3.0), x * 3.0)
         torch.testing.assert_close(ops.scale_fast(x, -2.0), x * -2.0)
         with pytest.raises(TypeError, match="not a kernel converted"):
-            ops.launch_kernel(0, (1,), print, ())
+            ops.ct_launch(0, (1,), print, ())
     finally:
         sys.path.remove(str(converted.parent))
         for name in [n for n in sys.modules if n.split(".")[0] == converted.name]:
@@ -375,9 +375,10 @@ def test_a_kernel_that_reads_locals_of_its_host_function_takes_them_as_constexpr
     object gives them at each launch. A local used as a dtype is a ct.Constant[ct.DType]. Two
     factories' kernels of one name are told apart at module level (host_name)."""
     text = convert_text(CLOSURES)
-    # the first keeps its name; its launcher is not launch_kernel, the helper of ct.launch for any kernel
-    assert "\ndef kernel(" in text and "def make_cast_kernel(" in text and "def launch_kernel_kernel(" in text
-    assert 'kernel = _nested_kernel(launch_kernel_kernel, lambda: (depth, scale, offset), "kernel")' in text
+    # the first keeps its name and its launcher is launch_kernel (the helper of ct.launch for any
+    # kernel is ct_launch)
+    assert "\ndef kernel(" in text and "def make_cast_kernel(" in text and "def launch_kernel(" in text
+    assert 'kernel = _nested_kernel(launch_kernel, lambda: (depth, scale, offset))\n' in text
     assert 'kernel = _nested_kernel(launch_make_cast_kernel, lambda: (elem,), "kernel")' in text
     assert "_tl_dtype(elem" in text
     mod = convert(CLOSURES)
@@ -588,8 +589,8 @@ def test_a_decorator_that_tells_a_kernel_from_a_message_gets_a_callable_kernel(c
 
 def test_a_launcher_name_taken_by_the_module_or_a_helper_takes_another(convert, convert_text, device):
     """A kernel's launcher is launch_NAME unless a module-level name or a runtime helper has
-    it: `kernel`'s would be the helper launch_kernel (ct.launch of any kernel), `softmax`'s
-    the module's own launch_softmax."""
+    it: `softmax`'s would be the module's own launch_softmax. `kernel`'s is launch_kernel (the
+    helper of ct.launch for any kernel, which had that name, is ct_launch)."""
     source = """
 import torch
 import cuda.tile as ct
@@ -614,7 +615,7 @@ def run(k, x, y):
     ct.launch(torch.cuda.current_stream(), (1,), k, (x, y))
 """
     text = convert_text(source)
-    assert "def launch_kernel_kernel(" in text and "def launch_softmax_kernel(" in text
+    assert "def launch_kernel(" in text and "def launch_softmax_kernel(" in text
     mod = convert(source)
     x, y = torch.randn(16, device=device), torch.zeros(16, device=device)
     mod.run(mod.kernel, x, y)

@@ -1,6 +1,6 @@
 """The module's own names against those the converter adds (src/lower/lower_names.c).
 
-The converted module carries helpers (launch_kernel, _tensor, ct_cdiv, ...), the imports
+The converted module carries helpers (ct_launch, _tensor, ct_cdiv, ...), the imports
 they need (os, operator, torch, triton, tl, ...) and constexpr twins (NAME_TL) of module
 constants at module level; a name the module binds itself that one of them binds too would
 replace the other (the module's callers, the helpers or the kernels would reach the wrong
@@ -38,11 +38,20 @@ def source(run="run", imports="", tail=""):
 
 
 def test_a_function_named_as_a_helper_is_refused_at_its_def(convert_error):
-    # exhaustive_search's helper times launches with launch_kernel, the helper of ct.launch
-    message = convert_error(source(run="launch_kernel"))
-    assert message.startswith("C2T403: the module binds 'launch_kernel' at module level, which the "
+    # exhaustive_search's helper times launches with ct_launch, the helper of ct.launch
+    message = convert_error(source(run="ct_launch"))
+    assert message.startswith("C2T403: the module binds 'ct_launch' at module level, which the "
                               "converted module also binds (a function of the code it adds)")
-    assert "rename the module's 'launch_kernel'" in message
+    assert "rename the module's 'ct_launch'" in message
+
+
+def test_a_host_function_named_launch_kernel_converts(convert):
+    """The helper of ct.launch for any kernel was named launch_kernel, a name host code gives
+    its own wrappers (a public module: `def launch_kernel(x, occupancy=2)` calling ct.launch of
+    a variant), which was refused as a name both bind; the helper is ct_launch now."""
+    mod = convert(source(run="launch_kernel"))
+    x = torch.randn(64)
+    assert torch.equal(mod.launch_kernel(x), x * 2)
 
 
 def test_a_name_the_helpers_import_is_refused_where_the_module_assigns_it(convert_error, convert_text):
@@ -77,8 +86,8 @@ def test_bindings_in_module_level_blocks_and_targets_are_seen(convert_error):
     assert "binds 'os'" in convert_error(source(tail=tail))
     tail = "\nfor _tensor in range(2):\n    pass\n"
     assert "binds '_tensor'" in convert_error(source(tail=tail))
-    tail = "\nfirst, (second, *launch_kernel) = 1, (2, 3)\n"
-    assert "binds 'launch_kernel'" in convert_error(source(tail=tail))
+    tail = "\nfirst, (second, *ct_launch) = 1, (2, 3)\n"
+    assert "binds 'ct_launch'" in convert_error(source(tail=tail))
     tail = "\nwith open(__file__) as INTERPRETED:\n    pass\n"
     assert "binds 'INTERPRETED'" in convert_error(source(tail=tail))
 
@@ -87,7 +96,7 @@ def test_imports_of_the_same_module_and_unrelated_names_convert_and_run(convert)
     imports = "import os\nimport os.path\nimport triton.language as tl\nfrom time import time\nimport random as launch"
     # a function of the module using names the converter's code does not bind (time: the
     # search's timing imports perf_counter itself) and one it binds only inside functions
-    tail = "\n\ndef now():\n    return time()\n\n\ndef other(launch_kernel):\n    return launch_kernel + 1\n"
+    tail = "\n\ndef now():\n    return time()\n\n\ndef other(ct_launch):\n    return ct_launch + 1\n"
     mod = convert(source(imports=imports, tail=tail))
     x = torch.randn(64)
     assert torch.equal(mod.run(x), x * 2)
@@ -96,7 +105,7 @@ def test_imports_of_the_same_module_and_unrelated_names_convert_and_run(convert)
 
 
 def test_a_helper_name_the_module_does_not_need_is_free(convert):
-    # without exhaustive_search the module carries no launch_kernel helper
+    # without exhaustive_search the module carries no ct_launch helper
     mod = convert('''
 import cuda.tile as ct
 import torch
@@ -107,13 +116,13 @@ def scale(x, y, TILE: ct.Constant[int]):
     ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)) * 2)
 
 
-def launch_kernel(x):
+def ct_launch(x):
     y = torch.empty_like(x)
     ct.launch(0, (ct.cdiv(x.shape[0], 16),), scale, (x, y, 16))
     return y
 ''')
     x = torch.randn(64)
-    assert torch.equal(mod.launch_kernel(x), x * 2)
+    assert torch.equal(mod.ct_launch(x), x * 2)
 
 
 
@@ -275,8 +284,21 @@ def run(x, y):
 
 
 def test_a_host_local_hiding_the_helper_its_converted_launch_calls_is_refused(convert_error):
-    # ct.launch of a kernel chosen at run time becomes launch_kernel(stream, grid, kernel, args)
-    message = convert_error('''
+    # ct.launch of a kernel chosen at run time becomes ct_launch(stream, grid, kernel, args)
+    message = convert_error(HOST_LOCAL.format(name="ct_launch"))
+    assert message.startswith("C2T403: the function binds 'ct_launch', a helper of the converted module "
+                              "that its converted code calls")
+
+
+def test_a_host_local_named_launch_kernel_converts(convert):
+    """A public module binds `launch_kernel = kernel.replace_hints(...)` and launches it: the
+    helper of ct.launch had that name and the module was refused; the helper is ct_launch now."""
+    mod = convert(HOST_LOCAL.format(name="launch_kernel"))
+    x = torch.randn(48)
+    assert torch.equal(mod.run(x, 2), x * 2) and torch.equal(mod.run(x, 3), x * 3)
+
+
+HOST_LOCAL = '''
 import cuda.tile as ct
 import torch
 
@@ -293,12 +315,10 @@ def triple(x, y, TILE: ct.Constant[int]):
 
 def run(x, which):
     y = torch.empty_like(x)
-    launch_kernel = double if which == 2 else triple
-    ct.launch(0, (ct.cdiv(x.shape[0], 16),), launch_kernel, (x, y, 16))
+    {name} = double if which == 2 else triple
+    ct.launch(0, (ct.cdiv(x.shape[0], 16),), {name}, (x, y, 16))
     return y
-''')
-    assert message.startswith("C2T403: the function binds 'launch_kernel', a helper of the converted module "
-                              "that its converted code calls")
+'''
 
 
 HOST_TORCH = '''
@@ -361,7 +381,7 @@ def scale(x, y, TILE: ct.Constant[int]):
 
 
 def test_a_global_declaration_of_a_name_the_converter_binds_is_refused(convert_error, convert):
-    # `global launch_kernel` then an assignment would replace the helper the converted
+    # `global ct_launch` then an assignment would replace the helper the converted
     # ct.launch of a kernel chosen at run time calls, from inside a function
     module = '''
 import cuda.tile as ct
@@ -385,8 +405,8 @@ def run(x):
     ct.launch(0, (2,), kernels[0], (x, y, 16))
     return y
 '''
-    message = convert_error(module.format(name="launch_kernel"))
-    assert message.startswith("C2T403: the function declares 'launch_kernel' global, which the converted "
+    message = convert_error(module.format(name="ct_launch"))
+    assert message.startswith("C2T403: the function declares 'ct_launch' global, which the converted "
                               "module binds at module level (a function of the code it adds)"), message
     mod = convert(module.format(name="chosen"))  # a name of its own converts
     mod.setup()

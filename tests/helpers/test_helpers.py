@@ -506,11 +506,11 @@ def test_launch_time_keeps_the_gpu_waiting_while_the_host_makes_the_launch(monke
                                                                 stream["queued"].append(("sleep", cycles))))
     monkeypatch.setattr(time, "perf_counter", lambda: clock["host"])  # the helper imports it
 
-    def launch_kernel(stream_arg, grid, kernel, args):
+    def ct_launch(stream_arg, grid, kernel, args):
         clock["host"] += 2e-4  # the launcher's Python
         stream["queued"].append(("kernel", (clock["host"], 3e-6)))
 
-    monkeypatch.setattr(T, "launch_kernel", launch_kernel)
+    monkeypatch.setattr(T, "ct_launch", ct_launch)
     mean_us = T._launch_time_us(0, (1,), None, lambda: (), False, warmup=2, repeats=5)
     assert mean_us == pytest.approx(3.0)
     assert len(sleeps) == 6  # every launch but the first

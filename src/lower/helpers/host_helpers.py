@@ -993,8 +993,8 @@ def _nested_kernel(launcher, captured=None, name=None, /, **hints):
     return kernel
 
 
-# helper: launch_kernel
-def launch_kernel(stream, grid, kernel, args):
+# helper: ct_launch
+def ct_launch(stream, grid, kernel, args):
     """ct.launch(stream, grid, kernel, args) of a kernel chosen at run time or imported from
     another module: any kernel converted by cutile2triton, or a variant of one."""
     launch = getattr(kernel, "launch_tile_kernel", None)

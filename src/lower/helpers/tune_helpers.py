@@ -19,7 +19,7 @@ import torch
 import triton
 import triton.language as tl
 
-from host_helpers import INTERPRETED, launch_kernel  # noqa: F401  (the generated module has them)
+from host_helpers import INTERPRETED, ct_launch  # noqa: F401  (the generated module has them)
 
 
 # helper: _TuningResult
@@ -59,7 +59,7 @@ class _TuningResult:
         return self.summary()
 
 
-# helper: _launch_time_us needs launch_kernel
+# helper: _launch_time_us needs ct_launch
 def _launch_time_us(stream, grid, kernel, get_args, flush_l2, warmup=3, repeats=20):
     """Mean time in microseconds of one launch on the GPU, measured with CUDA events after
     `warmup` launches; the L2 cache is flushed before each launch when flush_l2. Before each
@@ -90,7 +90,7 @@ def _launch_time_us(stream, grid, kernel, get_args, flush_l2, warmup=3, repeats=
             end = torch.cuda.Event(enable_timing=True)
             start.record()
             began = perf_counter()
-            launch_kernel(stream, grid, kernel, args)
+            ct_launch(stream, grid, kernel, args)
             host_s = min(perf_counter() - began, _LAUNCH_WAIT_LIMIT_S)
             end.record()
             end.synchronize()
@@ -226,7 +226,7 @@ def _exhaustive_search(
         variant = base.replace_hints(**(hints_fn(config) if hints_fn is not None else {}))
         try:
             if INTERPRETED:
-                launch_kernel(stream, grid_fn(config), variant, args_fn(config))
+                ct_launch(stream, grid_fn(config), variant, args_fn(config))
                 measure = _Measurement(config, 0.0, 1)
             else:
                 trial = _OptionTrial()
@@ -321,7 +321,7 @@ def _autotune_launch(stream, grid_fn, kernel, args_fn, launch_args_fn=None, hint
             trial = _OptionTrial()
             try:
                 if INTERPRETED:
-                    launch_kernel(stream, grid_fn(config), variant, args_fn(config))
+                    ct_launch(stream, grid_fn(config), variant, args_fn(config))
                     time_us = 0.0
                 else:
                     time_us = timed(config, variant, trial)
@@ -338,7 +338,7 @@ def _autotune_launch(stream, grid_fn, kernel, args_fn, launch_args_fn=None, hint
         tuned[key] = (config, grid_fn(config), variant, record)
     config, grid, variant, record = tuned[key]
     args = launch_args_fn(config) if launch_args_fn is not None else args_fn(config)
-    launch_kernel(stream, grid, variant, args)
+    ct_launch(stream, grid, variant, args)
     return _TunedResult(config, grid, variant, record, cache_hit)
 
 
