@@ -681,6 +681,69 @@ static void mark_first_bound(Lowerer *L, const LoopArrays *loop) {
   }
 }
 
+/* A tuple a ct.static_iter loop grows (`cols += (c,)` in its body): Triton unrolls the
+ * tl.static_range loop as cuTile does, so after it the tuple holds what each iteration
+ * appended. The body is lowered once, which leaves the tuple's type as after one iteration;
+ * static_tuples_open notes the tuples before the loop and static_tuples_close gives each one
+ * that grew by m items its `trips` * m items (each iteration's the same type), or, where the
+ * trip count is known only at launch, a located error (`len(cols)` and its unpacking would
+ * have been wrong). */
+typedef struct StaticTuples {
+  Str names[C2T_MAX_SCOPE_NAMES];
+  int counts[C2T_MAX_SCOPE_NAMES];
+  int count;
+} StaticTuples;
+
+static void static_tuples_open(Lowerer *L, StaticTuples *tuples) {
+  tuples->count = 0;
+  for (int i = 0; i < L->scope->count; i++) {
+    const TypeInfo *type = L->scope->vars[i].type;
+    if (type && type->kind == VAL_TUPLE && type->count >= 0 && type->elts && !type->array) {
+      tuples->names[tuples->count] = L->scope->vars[i].name;
+      tuples->counts[tuples->count++] = type->count;
+    }
+  }
+}
+
+/* A run-time loop (`for` over range(), `while`) whose body changes a tuple's length: its type
+ * would depend on the iterations run; cuTile refuses it ("Type of `found` depends on path
+ * taken"), and Triton's code generator refuses such a loop-carried value. */
+static void run_time_tuples_close(Lowerer *L, const StaticTuples *tuples, const Node *loop) {
+  for (int i = 0; i < tuples->count; i++) {
+    const Variable *var = scope_lookup(L, tuples->names[i]);
+    const TypeInfo *type = var ? var->type : NULL;
+    if (type && type->kind == VAL_TUPLE && type->count != tuples->counts[i])
+      lower_error(L, loop, "the tuple '%.*s' has %d items before this loop and %d after its body: its type would "
+                  "depend on the iterations run, which cuTile refuses (a ct.static_iter loop is unrolled and "
+                  "may grow a tuple)", tuples->names[i].len, tuples->names[i].text, tuples->counts[i], type->count);
+  }
+}
+
+static void static_tuples_close(Lowerer *L, const StaticTuples *tuples, long long trips, const Node *loop) {
+  for (int i = 0; i < tuples->count; i++) {
+    Variable *var = scope_lookup(L, tuples->names[i]);
+    TypeInfo *type = var ? var->type : NULL;
+    int before = tuples->counts[i];
+    if (!type || type->kind != VAL_TUPLE || type->count <= before || !type->elts)
+      continue;
+    if (trips < 0)
+      lower_error(L, loop, "the tuple '%.*s' grows in this ct.static_iter loop, whose trip count is known only at "
+                  "launch: the converter needs it to know the tuple's length after the loop",
+                  tuples->names[i].len, tuples->names[i].text);
+    long long grown = (long long)(type->count - before);
+    if (before + trips * grown > C2T_MAX_STATIC_TUPLE)
+      lower_limit(L, loop, "elements of a tuple grown in a ct.static_iter loop", C2T_MAX_STATIC_TUPLE);
+    int count = (int)(before + trips * grown);
+    TypeInfo *after = type_new(L->ctx, VAL_TUPLE);
+    *after = *type;
+    after->count = count;
+    after->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(count + 1));
+    for (int k = 0; k < count; k++)
+      after->elts[k] = type->elts[k < before ? k : before + (int)((k - before) % grown)];
+    var->type = after;
+  }
+}
+
 static void lower_while(Lowerer *L, Node *stmt, NodeList *out) {
   if (stmt->u.while_.orelse.count)
     lower_error(L, stmt, "`while ... else` is not valid in tile code");
@@ -699,12 +762,15 @@ static void lower_while(Lowerer *L, Node *stmt, NodeList *out) {
     lower_error(L, test, "this `while` condition cannot be converted: it needs statements before each test "
                 "(assign the value to a name before the loop and again at the end of its body)");
   LoopArrays arrays = loop_arrays_open(L, &stmt->u.while_.body);
+  StaticTuples tuples;
+  static_tuples_open(L, &tuples);
   L->loop_depth++;
   int outer_loop = reuse_enter_loop(L);
   lower_stmts(L, &stmt->u.while_.body);
   reuse_leave_loop(L, outer_loop);
   L->loop_depth--;
   loop_arrays_close(L, &arrays, stmt);
+  run_time_tuples_close(L, &tuples, stmt);
   concretize_assigned(L, &stmt->u.while_.body, NULL);
   mark_first_bound(L, &arrays);
   push_stmt(L, out, stmt);
@@ -838,12 +904,15 @@ static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList
   for (int i = 0; i < count; i++)
     push_stmt(L, &body, template_stmts(L->ctx, "_1 = _2[_3]\n", TEMPLATE_NODES(targets[i], tuples[i], counter_name)).items[0]);
   LoopArrays arrays = loop_arrays_open(L, &stmt->u.for_.body);
+  StaticTuples grown;
+  static_tuples_open(L, &grown);
   L->loop_depth++;
   int outer_loop = reuse_enter_loop(L);
   lower_stmts(L, &stmt->u.for_.body);
   reuse_leave_loop(L, outer_loop);
   L->loop_depth--;
   loop_arrays_close(L, &arrays, stmt);
+  static_tuples_close(L, &grown, launch_tuple ? -1 : length, iter);
   for (int i = 0; i < stmt->u.for_.body.count; i++)
     push_stmt(L, &body, stmt->u.for_.body.items[i]);
   concretize_assigned(L, &stmt->u.for_.body, NULL);
@@ -852,6 +921,19 @@ static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList
   stmt->u.for_.iter = launch_tuple ? T(L, "tl.static_range(len(_1))", node_copy_tree(&L->ctx->arena, tuples[0]))
                                    : T(L, "tl.static_range(_1)", new_int(L, length));
   push_stmt(L, out, stmt);
+}
+
+/* The trip count of range(args) (lowered), -1 where a bound is known only at launch. */
+static long long static_range_trips(const NodeList *args) {
+  long long bounds[3] = {0, 0, 1};
+  for (int i = 0; i < args->count; i++)
+    if (!shape_known_int(args->items[i], &bounds[args->count == 1 ? 1 : i]))
+      return -1;
+  long long start = bounds[0], stop = bounds[1], step = bounds[2];
+  if (step == 0)
+    return -1;
+  return step > 0 ? (stop > start ? (stop - start - 1) / step + 1 : 0)
+                  : (start > stop ? (start - stop - 1) / -step + 1 : 0);
 }
 
 /* for i in range(...) | for i in ct.static_iter(range(...)) */
@@ -907,12 +989,18 @@ static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
   scope_bind(L, stmt->u.for_.target->u.name.id, counter);
   concretize_assigned(L, &stmt->u.for_.body, stmt->u.for_.target);
   LoopArrays arrays = loop_arrays_open(L, &stmt->u.for_.body);
+  StaticTuples grown;
+  static_tuples_open(L, &grown);
   L->loop_depth++;
   int outer_loop = reuse_enter_loop(L);
   lower_stmts(L, &stmt->u.for_.body);
   reuse_leave_loop(L, outer_loop);
   L->loop_depth--;
   loop_arrays_close(L, &arrays, stmt);
+  if (is_static)
+    static_tuples_close(L, &grown, static_range_trips(args), iter);
+  else
+    run_time_tuples_close(L, &grown, stmt);
   concretize_assigned(L, &stmt->u.for_.body, stmt->u.for_.target);
   if (!is_static) /* ct.static_iter(range(...)) is unrolled: what it binds is bound after it */
     mark_first_bound(L, &arrays);

@@ -578,6 +578,69 @@ def k(x, y):
 
 # ------------------------------------------------- Triton's GPU code generator
 
+STATIC_TUPLE_GROWTH = '''
+import cuda.tile as ct
+
+
+def columns(x, count):
+    found = ()
+    for i in ct.static_iter(range(count)):
+        found += (ct.load(x, index=(i,), shape=(4,)),)
+    return found
+
+
+@ct.kernel
+def k(x, y):
+    cols = columns(x, 3)
+    acc = ct.zeros((4,), dtype=ct.float32)
+    for c in ct.static_iter(cols):
+        acc = acc + c
+    first, second, third = cols
+    pairs = ()
+    for i in ct.static_iter(range(2)):
+        for j in ct.static_iter(range(0, 3, 2)):
+            pairs = pairs + (cols[j] * (i + 1),)
+    for p in ct.static_iter(pairs):
+        acc = acc + p * 10
+    acc = acc + first * 100 + third * 1000 + len(cols) + len(pairs) * 0.5
+    ct.store(y, index=(0,), tile=acc)
+'''
+
+
+def test_a_tuple_grown_in_a_static_iter_loop(convert_checked, convert_text):
+    """A tuple grown in a ct.static_iter loop (`found += (tile,)`, the columns helper of a public
+    MPM kernel) holds, after the loop, what every iteration appended: cuTile unrolls the loop,
+    and so does Triton's tl.static_range. The converter lowers the body once and took the tuple
+    to hold one iteration's items: it iterated over the first column only (exit 0, the sum of
+    one column instead of three), folded len() to 1 and refused unpacking into three names."""
+    text = convert_text(STATIC_TUPLE_GROWTH)
+    assert "for c_k_1 in tl.static_range(3):" in text and "for p_k_2 in tl.static_range(4):" in text, text
+    mod = convert_checked(STATIC_TUPLE_GROWTH)
+    x, y = tiles(3), torch.zeros(TILE)
+    mod.launch_k(0, (1,), (x, y))
+    c = [tile(x, i) for i in range(3)]
+    want = sum(c) + 10 * (c[0] + c[2]) * 3 + 100 * c[0] + 1000 * c[2] + 3 + 4 * 0.5
+    torch.testing.assert_close(y, want)
+
+
+def test_a_tuple_grown_in_a_static_iter_loop_of_a_launch_count_is_refused(convert_error):
+    # the trip count comes with the launch: the tuple's length after the loop is not known here
+    message = convert_error('''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, N: ct.Constant[int]):
+    found = ()
+    for i in ct.static_iter(range(N)):
+        found += (ct.load(x, index=(i,), shape=(4,)),)
+    a, b = found
+    ct.store(y, index=(0,), tile=a + b)
+''')
+    assert message.startswith("C2T402: the tuple 'found' grows in this ct.static_iter loop, whose trip count is "
+                              "known only at launch"), message
+
+
 GPU_CASES = {
     "while_jumps": (WHILE_JUMPS, ("x", "y"), {"TILE": TILE}),
     "for_break": (FOR_BREAK, ("x", "y"), {"TILE": TILE}),
@@ -592,6 +655,7 @@ GPU_CASES = {
     "static_range": (STATIC_RANGE, ("x", "y"), {"N": 4}),
     "static_enumerate_zip": (STATIC_ENUMERATE_ZIP, ("x", "y"), {}),
     "static_counter_index": (STATIC_COUNTER_INDEX, ("x", "y"), {}),
+    "static_tuple_growth": (STATIC_TUPLE_GROWTH, ("x", "y"), {}),
 }
 
 
@@ -895,3 +959,22 @@ def k(y, B: ct.Constant[int]):
     ct.store(y, index=(ct.bid(0),), tile=ct.arange(n, dtype=ct.float32))
 '''
     assert "'n' sizes a tile here" in convert_error(source)
+
+
+@pytest.mark.parametrize("loop", ["for i in range(3):", "while ct.bid(0) < 0:"])
+def test_a_tuple_grown_in_a_run_time_loop_is_refused(convert_error, loop):
+    """cuTile refuses a tuple whose length a run-time loop changes ("Type of `found` depends on
+    path taken"), as Triton's code generator refuses the loop-carried value; the conversion
+    wrote the loop as it was (exit 0, a module Triton does not compile)."""
+    message = convert_error(f'''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y):
+    found = ()
+    {loop}
+        found += (ct.load(x, index=(0,), shape=(4,)),)
+    ct.store(y, index=(0,), tile=found[0])
+''')
+    assert message.startswith("C2T402: the tuple 'found' has 0 items before this loop and 1 after its body"), message
