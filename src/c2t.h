@@ -363,6 +363,8 @@ struct Node {
                                the first line of its comments (those just above it too), which
                                the function it left does not write; 0 for any other def */
       DroppedLines dropped; /* converted: the lines of branches dropped in its body */
+      const char *copied_from; /* a def copied from a sibling module (resolve_siblings.c): "PATH:LINE"
+                                  where it stands there, which its errors name; NULL otherwise */
     } function_def;
     struct {
       Str name;

@@ -29,6 +29,13 @@ _Noreturn void lower_error(Lowerer *L, const Node *at, const char *fmt, ...) {
   va_start(args, fmt);
   vsnprintf(message, sizeof message, fmt, args);
   va_end(args);
+  /* in a function copied from a sibling module, whose nodes stand at the import here */
+  const char *copied = L->function && L->function->def ? L->function->def->u.function_def.copied_from : NULL;
+  if (copied) {
+    Str name = L->function->def->u.function_def.name;
+    size_t used = strlen(message);
+    snprintf(message + used, sizeof message - used, " (in %.*s, copied from %s)", name.len, name.text, copied);
+  }
   /* C2T402 in tile code, C2T403 in host code (docs/diagnostics.md) */
   diag_error_code(&L->ctx->diag, L->function ? C2T_CODE_TILE : C2T_CODE_HOST, error_pos(L, at), "%s", message);
 }

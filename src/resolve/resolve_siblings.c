@@ -507,10 +507,17 @@ static NodeList sibling_copies(Converter *conv, Loaded *loaded, Node *stmt) {
     return (NodeList){0};
   if (loaded->copied_count + s->copied_count > C2T_MAX_SIBLING_NAMES)
     return (NodeList){0};
+  const char *path = NULL;
+  for (int i = 0; i < loaded->count; i++)
+    if (loaded->modules[i] == s->module)
+      path = loaded->paths[i];
   const NodeList *body = &s->module->u.module.body;
   for (int i = 0; i < body->count; i++)
     for (int c = 0; c < s->copied_count; c++)
       if (s->copied[c] == body->items[i]) {
+        if (body->items[i]->kind == N_FUNCTION_DEF && path) /* its errors name where it stands there */
+          body->items[i]->u.function_def.copied_from =
+              arena_printf(&conv->ctx->arena, "%s:%d", path, body->items[i]->span.start.line);
         place_at(body->items[i], &stmt->span);
         node_list_push(&conv->ctx->arena, &copies, body->items[i]);
         loaded->copied[loaded->copied_count++] = body->items[i];

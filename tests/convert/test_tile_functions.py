@@ -1148,3 +1148,38 @@ def test_cutile_refuses_an_attribute_of_a_dtype_in_tile_code(cutile_export):
     with pytest.raises(Exception, match="bitwidth"):
         cutile_export.cubin_size(DTYPE_ATTRIBUTE, [cutile_export.array(cutile_export.ct.float16, 1),
                                                    cutile_export.array(cutile_export.ct.float32, 1), 8])
+
+
+COPIED_LIB = '''
+import cuda.tile as ct
+
+
+def widen(t):
+    return ct.astype(t, ct.float32) + t.dtype.bitwidth
+'''
+
+COPIED_USER = '''
+import torch
+import cuda.tile as ct
+
+from .copied_lib import widen
+
+
+@ct.kernel
+def widen_kernel(x, y, B: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=widen(ct.load(x, index=(ct.bid(0),), shape=(B,))))
+'''
+
+
+def test_an_error_in_a_copied_function_names_where_it_stands(tmp_path):
+    """A plain function copied from a sibling module stands at the import here, where its errors
+    pointed without naming it; the message now names the function and its line in the sibling."""
+    pkg = tmp_path / "c2tpkg" / "cutile"
+    pkg.mkdir(parents=True)
+    (pkg / "copied_lib.py").write_text(COPIED_LIB)
+    (pkg / "copied_user.py").write_text(COPIED_USER)
+    proc = subprocess.run([str(ops_common.CONVERTER), str(pkg / "copied_user.py"), "-o", str(tmp_path / "out.py")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    assert "copied_user.py:5:1: error: C2T402: a dtype has no attributes in tile code" in proc.stderr, proc.stderr
+    assert "(in widen, copied from " in proc.stderr and "copied_lib.py:5)" in proc.stderr, proc.stderr
