@@ -72,6 +72,9 @@ typedef struct Function {
    * known only at launch, as numbers (astype, arithmetic, a math function); 0: none seen. The launcher
    * refuses an array of torch.float8_e8m0fnu there, which the kernel gets as its uint8 bits (lower_call.c) */
   int *param_read_line;
+  /* kernels: per array parameter, 1 + the rank its accesses pin (ArrayRef.pinned_rank, read once
+   * the kernel is lowered), which the launcher checks; NULL items for other parameters */
+  int **param_pinned_rank;
   /* kernels: per parameter, whether the kernel uses it as an array outside its constexpr
      branches (lower_expr.c) or writes through it (launch.c); one it does not may be given a
      number, as cuTile types a parameter by the launch's argument (a scalar where only a

@@ -98,6 +98,7 @@ typedef enum HelperId {
   HELPER_ct_mma_scaled_operand, /* matrix_helpers.py */
   HELPER_ct_mma_scaled, /* matrix_helpers.py */
   HELPER_ct_negative_zero, /* memory_helpers.py */
+  HELPER_ct_descriptor_coordinate, /* memory_helpers.py */
   HELPER_ct_slice_range, /* memory_helpers.py */
   HELPER_ct_atomic_cas, /* memory_helpers.py */
   HELPER_ct_load_element_0d, /* memory_helpers.py */
@@ -212,18 +213,21 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "_CUTILE_VERSION = \"1.7.0\"\n",
     {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__tensor] = {"_tensor",
-    "def _tensor(array, name, read_at=0, number=False):\n"
+    "def _tensor(array, name, rank=None, read_at=0, number=False):\n"
     "    \"\"\"An array argument of a launch as the torch tensor the kernel is given. cuTile took,\n"
     "    zero-copy, torch tensors, arrays with __cuda_array_interface__ (CuPy, Numba) and DLPack\n"
     "    arrays (numpy, JAX, ...): the tensor made here shares the array's memory, so the kernel\n"
-    "    writes into the caller's array. A torch tensor is taken as it is (one isinstance check and\n"
-    "    one dtype test), except that a float8_e8m0fnu tensor, a dtype Triton kernels do not take,\n"
-    "    is given as its uint8 view (the same memory): its bits, which the converted kernel holds\n"
-    "    float8_e8m0fnu tiles as. `read_at`: the line of the cuTile source where the kernel reads\n"
-    "    this array's tiles as numbers (astype, arithmetic, a math function), which such bits\n"
-    "    are not: a float8_e8m0fnu array is refused there. With `number`, a bool, int or float is\n"
-    "    taken as it is: the kernel uses this parameter as an array only in constexpr branches, and\n"
-    "    cuTile types a parameter by its argument (a number where those branches are not taken).\"\"\"\n"
+    "    writes into the caller's array. `rank`: the number of entries the kernel indexes the\n"
+    "    array with, which cuTile's launch requires of the array (\"Index size 1 does not match\n"
+    "    the array rank 2\"); an array of another rank is refused. A torch tensor is taken as it\n"
+    "    is (one isinstance check and one dtype test), except that a float8_e8m0fnu tensor, a\n"
+    "    dtype Triton kernels do not take, is given as its uint8 view (the same memory): its\n"
+    "    bits, which the converted kernel holds float8_e8m0fnu tiles as. `read_at`: the line of\n"
+    "    the cuTile source where the kernel reads this array's tiles as numbers (astype,\n"
+    "    arithmetic, a math function), which such bits are not: a float8_e8m0fnu array is refused\n"
+    "    there. With `number`, a bool, int or float is taken as it is: the kernel uses this\n"
+    "    parameter as an array only in constexpr branches, and cuTile types a parameter by its\n"
+    "    argument (a number where those branches are not taken).\"\"\"\n"
     "    if isinstance(array, torch.Tensor):\n"
     "        tensor = array\n"
     "    elif number and type(array) in (bool, int, float):\n"
@@ -236,6 +240,10 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        takes = \"a torch tensor or an object with __cuda_array_interface__ or __dlpack__\"\n"
     "        kind = type(array).__name__\n"
     "        raise TypeError(f\"kernel argument {name!r} is a {kind}, not an array ({takes})\")\n"
+    "    if rank is not None and tensor.dim() != rank:\n"
+    "        what = f\"kernel argument {name!r} is a {tensor.dim()}-d array\"\n"
+    "        why = \"cuTile: the index size must match the array rank\"\n"
+    "        raise TypeError(f\"{what} where the kernel indexes a {rank}-d one ({why})\")\n"
     "    if tensor.dtype is torch.float8_e8m0fnu:\n"
     "        if read_at:\n"
     "            what = f\"kernel argument {name!r} is a float8_e8m0fnu array\"\n"
@@ -1941,6 +1949,18 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    \"\"\"-0.0 (padding_mode=NEG_ZERO) as a float32 scalar. Triton turns a literal -0.0 into\n"
     "    +0.0 (measured in its interpreter), so the value is made from its bits.\"\"\"\n"
     "    return tl.full((), 0x80000000, tl.uint32).to(tl.float32, bitcast=True)\n",
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
+  [HELPER_ct_descriptor_coordinate] = {"ct_descriptor_coordinate",
+    "@triton.jit\n"
+    "def ct_descriptor_coordinate(offset):\n"
+    "    \"\"\"A tile's element offset as the 32-bit coordinate a tensor descriptor takes: Triton\n"
+    "    refuses a 64-bit one, which an index computed from int64 values gives (an element of a\n"
+    "    torch.long array). An offset outside int32's range lies outside any array a descriptor\n"
+    "    covers: it is clamped, so the tile stays outside (padding there, as cuTile reads), never\n"
+    "    wrapped into the array.\"\"\"\n"
+    "    if offset.dtype.primitive_bitwidth <= 32:\n"
+    "        return offset\n"
+    "    return tl.minimum(tl.maximum(offset, -2147483648), 2147483647).to(tl.int32)\n",
     {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_slice_range] = {"ct_slice_range",
     "@triton.jit\n"

@@ -286,6 +286,10 @@ static const char *first_array_param(Lowerer *L, const Function *kernel) {
                                                                                             : NULL;
     /* an array whose tiles the kernel reads as numbers: its float8_e8m0fnu arrays are refused (_tensor) */
     int read_line = kernel->param_is_array[i] && kernel->param_read_line ? kernel->param_read_line[i] : 0;
+    /* an array its accesses index with a fixed number of entries: another rank is refused (_tensor) */
+    int pinned = kernel->param_is_array[i] && kernel->param_pinned_rank && kernel->param_pinned_rank[i]
+                     ? *kernel->param_pinned_rank[i]
+                     : 0;
     unsigned long long items = kernel->param_array_items ? kernel->param_array_items[i] : 0;
     if (convert && kernel->param_is_array_tuple[i] && items) { /* arrays and numbers: which are arrays */
       Node *helper = use_helper(L, HELPER__tensor_items);
@@ -300,8 +304,9 @@ static const char *first_array_param(Lowerer *L, const Function *kernel) {
       continue;
     }
     if (convert)
-      buf_printf(&text, "%s%.*s := %s(%.*s, \"%.*s\"%s%s)", text.len ? ", " : "", param.len, param.text, convert,
+      buf_printf(&text, "%s%.*s := %s(%.*s, \"%.*s\"%s%s%s)", text.len ? ", " : "", param.len, param.text, convert,
                  param.len, param.text, param.len, param.text,
+                 pinned ? arena_printf(&L->ctx->arena, ", rank=%d", pinned - 1) : "",
                  read_line ? arena_printf(&L->ctx->arena, ", read_at=%d", read_line) : "",
                  maybe_number(kernel, i) ? ", number=True" : "");
   }

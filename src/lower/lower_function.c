@@ -581,6 +581,7 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
   fn->param_is_dtype = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
   fn->param_is_array_list = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(original->count + 1));
   fn->param_read_line = arena_alloc(&L->ctx->arena, sizeof(int) * (size_t)(original->count + 1));
+  fn->param_pinned_rank = arena_alloc(&L->ctx->arena, sizeof(int *) * (size_t)(original->count + 1));
   fn->param_constant_items = arena_alloc(&L->ctx->arena, sizeof(const char *) * (size_t)(original->count + 1));
   fn->param_array_items = arena_alloc(&L->ctx->arena, sizeof(unsigned long long) * (size_t)(original->count + 1));
   for (int i = 0; i < original->count; i++) {
@@ -634,6 +635,7 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
       node_list_push(&L->ctx->arena, &params,
                      new_arg(L, suffixed(L, name, "_strides"), static_strides ? "tl.constexpr" : NULL));
       TypeInfo *type = array_param_type(L, name, int64_index);
+      fn->param_pinned_rank[i] = &type->array->pinned_rank;
       type->array->static_shape = static_shape;
       type->array->static_strides = static_strides;
       scope_bind(L, name, type);

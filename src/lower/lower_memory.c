@@ -65,8 +65,20 @@ int memory_tuple_items(Lowerer *L, Node *arg, Node **items, int max, const char 
   return 1;
 }
 
+/* ... whose entries must be integers: cuTile refuses a float one ("Expected a tuple of signed
+ * integers"), which Triton would take as an offset. */
 static int tuple_items(Lowerer *L, Node *arg, Node **items, int max) {
-  return memory_tuple_items(L, arg, items, max, "entries in an index, shape or order tuple of a memory operation");
+  int count = memory_tuple_items(L, arg, items, max, "entries in an index, shape or order tuple of a memory operation");
+  for (int i = 0; i < count && i < max; i++) {
+    const TypeInfo *type = items[i]->type;
+    bool is_float = type && ((type->kind == VAL_CONST && type->is_float) ||
+                             (type->kind == VAL_TILE && type->dtype != DT_UNKNOWN && math_dtype_is_float(type->dtype)));
+    if (is_float)
+      lower_error(L, items[i]->span.start.line > 0 ? items[i] : arg,
+                  "the entries of a memory operation's index, shape or order must be integers, not %s",
+                  type_describe(L->ctx, type));
+  }
+  return count;
 }
 
 /* The entries of a tile shape: a shape kept in a local is read entry by entry; an entry
@@ -383,6 +395,15 @@ static int drop_repeated(Lowerer *L, Node **parts, int count) {
       parts[kept++] = parts[i];
   }
   return kept;
+}
+
+void memory_learn_rank(TypeInfo *array, int rank) {
+  if (array->rank >= 0)
+    return;
+  array->rank = rank;
+  ArrayRef *ref = array->array;
+  if (ref && ref->param.len && !ref->is_view && !ref->descriptor_slots && !ref->rank_branches && !ref->pinned_rank)
+    ref->pinned_rank = rank + 1;
 }
 
 /* `_use_tma and x_tma and BN * (x.dtype.element_ty.primitive_bitwidth // 8) >= 16 and ...`:
@@ -813,10 +834,17 @@ static Node *scaled(Lowerer *L, Node *index, Node *size) {
   return T(L, "_1 * _2", index, size);
 }
 
+Node *memory_descriptor_offset(Lowerer *L, Node *offset, const TypeInfo *index) {
+  if (!index || index->kind != VAL_TILE ||
+      (index->dtype != DT_INT64 && index->dtype != DT_UINT64 && index->dtype != DT_UNKNOWN))
+    return offset;
+  return T(L, "_1(_2)", use_helper(L, HELPER_ct_descriptor_coordinate), offset);
+}
+
 static Node *element_offsets(Lowerer *L, const TileAccess *access) {
   Node *offsets[MAX_TILE_RANK];
   for (int a = 0; a < access->rank; a++)
-    offsets[a] = scaled(L, access->index[a], access->size[a]);
+    offsets[a] = memory_descriptor_offset(L, scaled(L, access->index[a], access->size[a]), access->index[a]->type);
   return list_of(L, offsets, access->rank);
 }
 
@@ -887,8 +915,7 @@ static Node *load_element(Lowerer *L, TypeInfo *array, Node *index, Padding padd
   int rank = tuple_items(L, index, items, MAX_TILE_RANK);
   if (rank > MAX_TILE_RANK || (array->rank >= 0 && array->rank != rank))
     lower_error(L, index, "ct.load(): the index needs one entry per array dimension");
-  if (array->rank < 0)
-    array->rank = rank;
+  memory_learn_rank(array, rank);
   stats_memory(L->conv, "scalar element (shape=())");
   Node *loaded = pointer_call(L, load_element_helper(L, rank), array->array, items, rank);
   push_arg(L, loaded, padding_value(L, padding));
@@ -1012,8 +1039,7 @@ static Node *load_tile(Lowerer *L, const LoadParts *parts, Node *order) {
     access.index[access.perm[d]] = index_items[d];
     access.size[access.perm[d]] = shape_items[d];
   }
-  if (array->rank < 0)
-    array->rank = rank;
+  memory_learn_rank(array, rank);
   Node *loaded = pointer_call(L, load_helper(L, rank), access.array, access.index, rank);
   for (int a = 0; a < rank; a++)
     push_arg(L, loaded, access.size[a]);
@@ -1072,8 +1098,7 @@ static Node *store_element(Lowerer *L, TypeInfo *array, Node *index, Node *value
   int rank = tuple_items(L, index, items, MAX_TILE_RANK);
   if (rank > MAX_TILE_RANK || (array->rank >= 0 && array->rank != rank))
     lower_error(L, index, "ct.store(): the index needs one entry per array dimension");
-  if (array->rank < 0)
-    array->rank = rank;
+  memory_learn_rank(array, rank);
   stats_memory(L->conv, "scalar element (shape=())");
   Node *stored = pointer_call(L, store_element_helper(L, rank), array->array, items, rank);
   push_arg(L, stored, value);
@@ -1145,8 +1170,7 @@ static Node *store_tile(Lowerer *L, const StoreParts *parts, Node *order) {
     access.size[access.perm[d]] = tile->type->dims[d];
     sizes_known &= tile->type->dims[d] != NULL;
   }
-  if (array->rank < 0)
-    array->rank = rank;
+  memory_learn_rank(array, rank);
   Node *value = tile;
   if (!is_identity(access.perm, rank)) {
     int inverse[MAX_TILE_RANK];

@@ -100,6 +100,16 @@ void memory_note_access(Lowerer *L, const Node *node, const ArrayRef *array, uns
  * of rank r takes no TMA when the view (or a view it was sliced from)
  * slices axis r - 1, the contiguous one. */
 void memory_note_view_axis(Lowerer *L, const ArrayRef *view, int axis);
+/* An array of rank unknown until now is indexed with `rank` entries: it has that rank. A kernel's
+ * array parameter so indexed outside a constexpr `if` of unknown rank gets it pinned: cuTile
+ * refuses a launch whose array has another rank ("Index size 1 does not match the array rank
+ * 2"), and the launcher checks it (_tensor's rank=), where the kernel would read another rank's
+ * array with the wrong strides. */
+void memory_learn_rank(TypeInfo *array, int rank);
+/* An element offset of a tensor descriptor's load or store: as it is, or, where the index it
+ * scales may be 64-bit (int64, or an integer dtype known only at launch), through
+ * ct_descriptor_coordinate (Triton takes 32-bit coordinates only). */
+Node *memory_descriptor_offset(Lowerer *L, Node *offset, const TypeInfo *index);
 bool memory_view_slices_axis(Lowerer *L, const ArrayRef *view, int axis);
 /* True the first time `key` is asked for in this module. */
 bool memory_first_time(Lowerer *L, const char *key);

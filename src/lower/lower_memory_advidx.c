@@ -103,8 +103,7 @@ static void advanced_index(Lowerer *L, TypeInfo *array, Node *indices, Node *sou
   if (count < 2)
     lower_error(L, source, "%s needs a 2-D or higher-rank array; use ct.gather() / ct.scatter() for 1-D arrays",
                 what);
-  if (array->rank < 0)
-    array->rank = count;
+  memory_learn_rank(array, count);
   out->rank = count;
   out->sparse = -1;
   for (int d = 0; d < count; d++) {

@@ -100,8 +100,7 @@ static ElementAccess element_access(Lowerer *L, TypeInfo *array, Node *indices, 
     if (!memory_is_integer(items[i]->type))
       lower_error(L, items[i], "%s: indices must be integer tiles or scalars, not %s", what,
                   type_describe(L->ctx, items[i]->type));
-  if (array->rank < 0)
-    array->rank = rank;
+  memory_learn_rank(array, rank);
   if (rank == 0) /* a 0-d array's one element: at its base, never out of bounds */
     return (ElementAccess){array, NULL, NULL, broadcast_shape(L, items, 0, indices)};
   ArrayRef *ref = array->array;

@@ -296,8 +296,8 @@ Node *kmajor_operand(Lowerer *L, Node *y) {
     Node *index = node_copy_tree(arena, load.index[from]);
     long long value;
     bool zero = shape_known_int(index, &value) && value == 0;
-    node_list_push(arena, &offsets->u.list.elts,
-                   a < r - 2 || zero ? index : T(L, "_1 * _2", index, node_copy_tree(arena, load.size[from])));
+    Node *offset = a < r - 2 || zero ? index : T(L, "_1 * _2", index, node_copy_tree(arena, load.size[from]));
+    node_list_push(arena, &offsets->u.list.elts, memory_descriptor_offset(L, offset, load.index[from]->type));
   }
   /* before the statement: the operand, from the copy where it was made, else y itself */
   Str operand = new_temp_name(L, arena_printf(arena, "%.*s_kmajor_tile", P.len, P.text));

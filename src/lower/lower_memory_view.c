@@ -184,8 +184,7 @@ static StridedTile strided_tile(Lowerer *L, const TiledViewInfo *view, TypeInfo 
     else if (memory_known_int(tile.size[d], &size) && (size <= 0 || (size & (size - 1))))
       lower_error(L, tile.size[d], "%s: tile dimensions must be powers of two, not %lld", what, size);
   }
-  if (array->rank < 0)
-    array->rank = tile.rank;
+  memory_learn_rank(array, tile.rank);
   return tile;
 }
 

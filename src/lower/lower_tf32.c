@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "lower.h"
+#include "lower_memory.h"
 #include "../emit/emit.h"
 
 /* How far a right-hand operand is followed back through names, and how many names
@@ -363,7 +364,7 @@ void tf32_twin_for_load(Lowerer *L, const ArrayRef *array, Node **index, Node **
   Str twin = new_temp_name(L, arena_printf(&L->ctx->arena, "%.*s_tf32", P.len, P.text));
   Node *offsets[2];
   for (int a = 0; a < 2; a++)
-    offsets[a] = T(L, "_1 * _2", index[1 - a], size[1 - a]);
+    offsets[a] = memory_descriptor_offset(L, T(L, "_1 * _2", index[1 - a], size[1 - a]), index[1 - a]->type);
   made = template_stmts(L->ctx,
                         arena_printf(&L->ctx->arena,
                                      "if %s_ok:\n    %.*s = tl.trans(%s.load([_1, _2]))\nelse:\n    %.*s = None\n",

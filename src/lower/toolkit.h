@@ -156,6 +156,8 @@ typedef struct ArrayRef {
                               where its descriptors go (made once there, not at each use); NULL otherwise */
   int rank_branches; /* constexpr `if`s being lowered that it entered with an unknown rank (lower_control.c):
                         a descriptor made there checks the rank at compile time */
+  int pinned_rank;   /* a kernel's array parameter: 1 + the rank its accesses index it with outside such
+                        `if`s (memory_learn_rank), which the launcher checks; 0: none */
 } ArrayRef;
 
 /* A tiled view (x.tiled_view(tile_shape, padding_mode=...)): its tile shape and padding

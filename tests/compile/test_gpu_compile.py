@@ -1266,3 +1266,35 @@ torch.testing.assert_close(out, x[:, [1, 4, 6]].sum(1) + x[:, 1] + 2 * x[:, 4] +
 """)
     assert same, output
 
+
+
+INT64_INDEX_CALLS = """
+import torch
+def launch(m):
+    a, b = torch.randn(64, 32).half(), torch.randn(32, 32).half()
+    m.launch_int64_index_kernel(0, (3,), (torch.tensor([16, 48, 0]), a, b, torch.empty(48, 32).half(), 16, 32, 32))
+CALLS = {"int64_tile_index": [launch]}
+"""
+
+
+def test_a_tile_index_computed_from_int64_values_takes_descriptors(tmp_path):
+    """A tile index computed from an int64 value (an element of a torch.long array, as varlen
+    kernels read cu_seqlens) gave a descriptor load a 64-bit offset, which Triton refuses ("Block
+    pointers only support 32 bit offsets"), on the GPU and under the interpreter alike, for the
+    launch that takes descriptors (the hand pick of a kernel with a matrix product). Such an
+    offset now goes through ct_descriptor_coordinate: the TMA path compiles for sm_90 and the
+    product is computed from the rows the offsets name."""
+    results = _compile_case(tmp_path, "int64_tile_index", INT64_INDEX_CALLS)
+    assert len(results) == 1 and results[0]["problems"] == [], results
+    assert results[0]["tma_launch"] and results[0]["ptx_tma_loads"] > 0, results
+    text = (tmp_path / "mods" / "int64_tile_index.py").read_text()
+    assert "a_desc_1.load([ct_descriptor_coordinate(ct_floordiv(s, BM) * BM), 0])" in text, text
+    same, output = _run_interpreted(tmp_path / "mods" / "int64_tile_index.py", """
+starts = torch.tensor([16, 48, 0])
+a, b = torch.randn(64, 32).half(), torch.randn(32, 32).half()
+out = torch.empty(48, 32).half()
+m.launch_int64_index_kernel(0, (3,), (starts, a, b, out, 16, 32, 32))
+rows = torch.cat([a[16:32], a[48:64], a[0:16]])
+torch.testing.assert_close(out.float(), rows.float() @ b.float(), atol=2e-2, rtol=2e-2)
+""")
+    assert same, output

@@ -238,6 +238,85 @@ def test_an_array_rank_known_at_launch_picks_a_branch(convert, convert_text, tes
     assert_same(y[0], a1)
 
 
+RANK_PINNED = """
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int]):
+    {read}
+    ct.store(y, index=(0,), tile=t)
+"""
+
+RANK_READS = {
+    "load": "t = ct.load(x, index=(0,), shape=(T,))",
+    "gather": "t = ct.gather(x, ct.arange(T, dtype=ct.int32))",
+}
+
+
+@pytest.mark.parametrize("read", list(RANK_READS))
+def test_an_array_of_another_rank_than_the_kernel_indexes_is_refused_at_launch(convert, convert_text, read):
+    """A kernel that indexes x with one entry takes a 1-d x: cuTile refuses a 2-d one when the
+    launch compiles ("Index size 1 does not match the array rank 2"; for ct.gather "indices
+    must be a tuple of length 2"). The converted kernel read it as if it were 1-d, along its
+    first axis with that axis's stride (column 0 of each row, zeros elsewhere), and the
+    launch returned that; now the launcher refuses it."""
+    source = RANK_PINNED.format(read=RANK_READS[read])
+    text = convert_text(source)
+    assert '_tensor(x, "x", rank=1)' in text and '_tensor(y, "y", rank=1)' in text, text
+    mod = convert(source)
+    x, y = torch.randn(16), torch.zeros(16)
+    mod.launch_k(0, (1,), (x, y, 16))
+    assert_same(y, x)
+    with pytest.raises(TypeError, match=r"'x' is a 2-d array where the kernel indexes a 1-d one"):
+        mod.launch_k(0, (1,), (torch.randn(4, 4), y, 16))
+
+
+@pytest.mark.parametrize("read", list(RANK_READS))
+def test_cutile_refuses_an_array_of_another_rank_than_the_kernel_indexes(cutile_export, read):
+    """The refusal above is cuTile's own, for ct.load and ct.gather alike."""
+    c = cutile_export
+    source = RANK_PINNED.format(read=RANK_READS[read])
+    assert c.cubin_size(source, [c.array(c.ct.float32, 1), c.array(c.ct.float32, 1), 16]) > 0
+    with pytest.raises(Exception, match="rank 2|length 2"):
+        c.cubin_size(source, [c.array(c.ct.float32, 2), c.array(c.ct.float32, 1), 16])
+
+
+FLOAT_INDEX = """
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(logits, out, TILE_V: ct.Constant[int]):
+    pid = ct.bid(0)
+    column = pid / 2
+    ct.store(out, index=(pid, 0), tile=ct.load(logits, index=(pid, column), shape=(1, TILE_V)))
+"""
+
+
+def test_a_float_index_entry_is_refused_where_it_is(convert_error):
+    """pid / 2 is a float (true division): cuTile refuses it as an index entry ("Expected a
+    tuple of signed integers"); the conversion passed it on as a tile index (a public SimPO
+    kernel's `target / TILE_V`), which the interpreter truncated."""
+    message = convert_error(FLOAT_INDEX)
+    assert message.startswith("C2T402: the entries of a memory operation's index, shape or order must be "
+                              "integers, not a scalar of float32"), message
+
+
+def test_cutile_refuses_a_float_index_entry(cutile_export):
+    c = cutile_export
+    with pytest.raises(Exception, match="signed integer"):
+        c.cubin_size(FLOAT_INDEX, [c.array(c.ct.float32, 2), c.array(c.ct.float32, 2), 16])
+
+
+def test_an_array_whose_rank_picks_a_branch_is_not_pinned(convert_text):
+    # its rank is learnt inside a constexpr `if` of unknown rank: another launch may give another
+    # (y too: it is stored to only in the branches)
+    text = convert_text(RANK_AT_LAUNCH.format(test="A.ndim == 2"))
+    launch = next(line for line in text.splitlines() if "_kernel_stream(stream" in line)
+    assert '_tensor(A, "A")' in launch and "rank=" not in launch, launch
+
+
 @pytest.mark.parametrize("view", ["offset_columns", "transposed", "offset_buffer"])
 def test_copy_2d_views(convert, view):
     base = torch.randn(40, 33)

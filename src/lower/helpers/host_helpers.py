@@ -28,18 +28,21 @@ _CUTILE_VERSION = "1.7.0"
 
 
 # helper: _tensor
-def _tensor(array, name, read_at=0, number=False):
+def _tensor(array, name, rank=None, read_at=0, number=False):
     """An array argument of a launch as the torch tensor the kernel is given. cuTile took,
     zero-copy, torch tensors, arrays with __cuda_array_interface__ (CuPy, Numba) and DLPack
     arrays (numpy, JAX, ...): the tensor made here shares the array's memory, so the kernel
-    writes into the caller's array. A torch tensor is taken as it is (one isinstance check and
-    one dtype test), except that a float8_e8m0fnu tensor, a dtype Triton kernels do not take,
-    is given as its uint8 view (the same memory): its bits, which the converted kernel holds
-    float8_e8m0fnu tiles as. `read_at`: the line of the cuTile source where the kernel reads
-    this array's tiles as numbers (astype, arithmetic, a math function), which such bits
-    are not: a float8_e8m0fnu array is refused there. With `number`, a bool, int or float is
-    taken as it is: the kernel uses this parameter as an array only in constexpr branches, and
-    cuTile types a parameter by its argument (a number where those branches are not taken)."""
+    writes into the caller's array. `rank`: the number of entries the kernel indexes the
+    array with, which cuTile's launch requires of the array ("Index size 1 does not match
+    the array rank 2"); an array of another rank is refused. A torch tensor is taken as it
+    is (one isinstance check and one dtype test), except that a float8_e8m0fnu tensor, a
+    dtype Triton kernels do not take, is given as its uint8 view (the same memory): its
+    bits, which the converted kernel holds float8_e8m0fnu tiles as. `read_at`: the line of
+    the cuTile source where the kernel reads this array's tiles as numbers (astype,
+    arithmetic, a math function), which such bits are not: a float8_e8m0fnu array is refused
+    there. With `number`, a bool, int or float is taken as it is: the kernel uses this
+    parameter as an array only in constexpr branches, and cuTile types a parameter by its
+    argument (a number where those branches are not taken)."""
     if isinstance(array, torch.Tensor):
         tensor = array
     elif number and type(array) in (bool, int, float):
@@ -52,6 +55,10 @@ def _tensor(array, name, read_at=0, number=False):
         takes = "a torch tensor or an object with __cuda_array_interface__ or __dlpack__"
         kind = type(array).__name__
         raise TypeError(f"kernel argument {name!r} is a {kind}, not an array ({takes})")
+    if rank is not None and tensor.dim() != rank:
+        what = f"kernel argument {name!r} is a {tensor.dim()}-d array"
+        why = "cuTile: the index size must match the array rank"
+        raise TypeError(f"{what} where the kernel indexes a {rank}-d one ({why})")
     if tensor.dtype is torch.float8_e8m0fnu:
         if read_at:
             what = f"kernel argument {name!r} is a float8_e8m0fnu array"

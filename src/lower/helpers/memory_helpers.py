@@ -21,6 +21,19 @@ def ct_negative_zero():
     return tl.full((), 0x80000000, tl.uint32).to(tl.float32, bitcast=True)
 
 
+# helper: ct_descriptor_coordinate
+@triton.jit
+def ct_descriptor_coordinate(offset):
+    """A tile's element offset as the 32-bit coordinate a tensor descriptor takes: Triton
+    refuses a 64-bit one, which an index computed from int64 values gives (an element of a
+    torch.long array). An offset outside int32's range lies outside any array a descriptor
+    covers: it is clamped, so the tile stays outside (padding there, as cuTile reads), never
+    wrapped into the array."""
+    if offset.dtype.primitive_bitwidth <= 32:
+        return offset
+    return tl.minimum(tl.maximum(offset, -2147483648), 2147483647).to(tl.int32)
+
+
 # helper: ct_slice_range
 @triton.jit
 def ct_slice_range(start, length: tl.constexpr):
