@@ -189,6 +189,7 @@ static TypeInfo *broadcast_type(Lowerer *L, const TypeInfo *left, const TypeInfo
   TypeInfo *type = broadcast_shapes(L, left, right, dtype);
   if (type->dtype == DT_UNKNOWN)
     type->not_bfloat16 = math_never_bfloat16(left) && math_never_bfloat16(right);
+  type->float_kind = false; /* lower_binary's `/` says so */
   return type;
 }
 
@@ -473,6 +474,8 @@ static Node *lower_binary(Lowerer *L, Node *at, const char *what, AstOp op, Node
     break;
   }
   result->type = broadcast_type(L, lt, rt, dtype);
+  if (cls == OPC_TRUEDIV && dtype == DT_UNKNOWN) /* a float whichever dtypes come with the launch */
+    result->type->float_kind = true;
   return result;
 }
 

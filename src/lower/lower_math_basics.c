@@ -50,6 +50,7 @@ TypeInfo *math_tile_type(Lowerer *L, const TypeInfo *like, DType dtype) {
   type->dtype = dtype;
   type->dtype_expr = NULL;
   type->tf32_when = NULL; /* arithmetic results are never tfloat32 */
+  type->float_kind = false;
   type->loose = false;
   return type;
 }

@@ -72,11 +72,12 @@ static int tuple_items(Lowerer *L, Node *arg, Node **items, int max) {
   for (int i = 0; i < count && i < max; i++) {
     const TypeInfo *type = items[i]->type;
     bool is_float = type && ((type->kind == VAL_CONST && type->is_float) ||
-                             (type->kind == VAL_TILE && type->dtype != DT_UNKNOWN && math_dtype_is_float(type->dtype)));
+                             (type->kind == VAL_TILE && (type->dtype != DT_UNKNOWN ? math_dtype_is_float(type->dtype)
+                                                                                    : type->float_kind)));
     if (is_float)
       lower_error(L, items[i]->span.start.line > 0 ? items[i] : arg,
-                  "the entries of a memory operation's index, shape or order must be integers, not %s",
-                  type_describe(L->ctx, type));
+                  "the entries of a memory operation's index, shape or order must be integers, not %s%s",
+                  type_describe(L->ctx, type), type->float_kind ? " of a float dtype (a true division's)" : "");
   }
   return count;
 }

@@ -184,6 +184,7 @@ struct TypeInfo {
   bool not_bfloat16;  /* dtype unknown at conversion, but never bfloat16 (a kernel's scalar
                          argument is int32, float32 or bool, and what is computed from those) */
   bool is_float;      /* constants: a float value */
+  bool float_kind;    /* tiles of a dtype known only at launch that is a float one all the same (x / y) */
   bool const_tuple;   /* constants: a Constant parameter annotated as a tuple (ct.Constant[tuple]),
                          or an item of one: indexed and measured (len) as a constexpr tuple */
   bool python_object;  /* constants: a Python object Triton holds only as a constexpr (an Enum

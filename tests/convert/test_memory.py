@@ -303,6 +303,16 @@ def test_a_float_index_entry_is_refused_where_it_is(convert_error):
                               "integers, not a scalar of float32"), message
 
 
+def test_a_true_division_of_launch_dtypes_is_no_index_entry(convert_error):
+    """target / TILE_V with target loaded from an array whose dtype comes with the launch: a
+    float whatever that dtype is (cuTile's `/` is true division), so it is refused as an index
+    entry too; the conversion passed it on (Triton's GPU compiler refused the float offset)."""
+    message = convert_error(FLOAT_INDEX.replace("pid / 2", "ct.load(targets, index=(pid,), shape=(1,)) / TILE_V")
+                            .replace("def k(logits, out,", "def k(logits, targets, out,"))
+    assert message.startswith("C2T402: the entries of a memory operation's index, shape or order must be "
+                              "integers, not a 1-d tile of a float dtype (a true division's)"), message
+
+
 def test_cutile_refuses_a_float_index_entry(cutile_export):
     c = cutile_export
     with pytest.raises(Exception, match="signed integer"):
