@@ -49,6 +49,7 @@
 
 #include "lower.h"
 #include "lower_math.h"
+#include "lower_memory.h"
 
 enum { JUMP_BREAK = 1, JUMP_CONTINUE = 2, JUMP_RETURN = 4 };
 
@@ -736,6 +737,11 @@ Node *lower_conditional_expr(Lowerer *L, Node *expr) {
   expr->u.if_exp.body = lower_expr(L, expr->u.if_exp.body);
   expr->u.if_exp.orelse = lower_expr(L, expr->u.if_exp.orelse);
   TypeInfo *body = expr->u.if_exp.body->type, *orelse = expr->u.if_exp.orelse->type;
+  bool arrays = body && orelse && (body->kind == VAL_ARRAY || orelse->kind == VAL_ARRAY);
+  if (arrays && !(body->kind == orelse->kind && memory_same_array(L, body, orelse)))
+    lower_error(L, expr, "this conditional expression chooses between two arrays (or views of them) by a value "
+                "known only at launch: an array is not a run-time value in the converted kernel (its pointer, "
+                "shape and strides are parameters); load or store through each array in its own branch of an `if`");
   if (test->type && test->type->kind == VAL_CONST) {
     /* another rank or kind per outcome: a version of the function per outcome */
     int disagreement = type_disagreement(L, body, orelse);

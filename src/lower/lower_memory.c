@@ -506,7 +506,7 @@ static void scan_locals(Node *node, void *data) {
 
 /* Whether a block shape reads a local (`shape=(1, total)`): its descriptor
  * cannot be made at the top of the kernel, before the local is set. */
-static bool sizes_read_locals(Lowerer *L, Node **sizes, int rank) {
+bool memory_sizes_read_locals(Lowerer *L, Node **sizes, int rank) {
   LocalScan scan = {L, false};
   for (int a = 0; a < rank && !scan.found; a++)
     scan_locals(sizes[a], &scan);
@@ -790,7 +790,7 @@ static Node *tma_descriptor(Lowerer *L, const ArrayRef *array, Node **sizes, int
   /* a view's condition may read its shape (`len(x_slice_1_shape) == 2`), a local
    * made where the view is, and a block shape may read a local constexpr: such a
    * descriptor and its condition go next to the use, made at each use */
-  bool at_use = (array->is_view || sizes_read_locals(L, sizes, rank)) && !array->descriptor_slots;
+  bool at_use = (array->is_view || memory_sizes_read_locals(L, sizes, rank)) && !array->descriptor_slots;
   node_list_push(&L->ctx->arena, at_use ? L->pending : L->prologue, made.items[0]);
   text = arena_printf(&L->ctx->arena,
                       "if %s_ok:\n    %s = tl.make_tensor_descriptor(_1, shape=_2, strides=_3, block_shape=_4%s)\n", name,

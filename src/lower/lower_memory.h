@@ -110,6 +110,9 @@ void memory_learn_rank(TypeInfo *array, int rank);
  * scales may be 64-bit (int64, or an integer dtype known only at launch), through
  * ct_descriptor_coordinate (Triton takes 32-bit coordinates only). */
 Node *memory_descriptor_offset(Lowerer *L, Node *offset, const TypeInfo *index);
+/* Whether a block shape reads a local of the function (`shape=(1, total)`, `TK = 32` in the
+ * kernel): a descriptor of it cannot be made at the top of the kernel, before the local is set. */
+bool memory_sizes_read_locals(Lowerer *L, Node **sizes, int rank);
 bool memory_view_slices_axis(Lowerer *L, const ArrayRef *view, int axis);
 /* True the first time `key` is asked for in this module. */
 bool memory_first_time(Lowerer *L, const char *key);

@@ -247,6 +247,8 @@ Node *kmajor_operand(Lowerer *L, Node *y) {
       return y;
   if (!memory_same_text(L, y->type->dims[0], load.size[r - 2]) || !memory_same_text(L, y->type->dims[1], load.size[r - 1]))
     return y; /* not the (K, N) tile as stored: the product reads it another way */
+  if (memory_sizes_read_locals(L, load.size, r))
+    return y; /* the copy's descriptor is made at the top of the kernel, before such a local */
   Arena *arena = &L->ctx->arena;
   Str P = load.param;
   int number = ++L->temp_counter;

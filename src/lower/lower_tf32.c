@@ -334,7 +334,8 @@ void tf32_twin_for_load(Lowerer *L, const ArrayRef *array, Node **index, Node **
   if (rank != 2 || !zero_padded || !array->param.len || array->is_view || array->descriptor_slots ||
       !L->function || L->function->role != ROLE_KERNEL || !L->prologue || !L->pending || L->in_while_test ||
       (type->dtype != DT_UNKNOWN && type->dtype != DT_FLOAT32) || !is_candidate(L, array->param) ||
-      L->tf32_site_count >= C2T_MAX_TF32_SITES)
+      L->tf32_site_count >= C2T_MAX_TF32_SITES ||
+      memory_sizes_read_locals(L, size, 2)) /* its descriptor is made at the top, before such a local */
     return;
   if (!L->tf32_sites)
     L->tf32_sites = arena_alloc(&L->ctx->arena, sizeof(Tf32Site) * C2T_MAX_TF32_SITES);

@@ -379,6 +379,36 @@ def test_only_a_right_operand_converted_to_tfloat32_gets_a_staged_copy(convert_t
     assert "_tf32" not in plain.split("def k(")[1].split("\ndef ")[0]
 
 
+STAGED_LOCAL_TILE = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(A, B, C, N: ct.Constant[int]):
+    TM = 16
+    TK = 32
+    acc = ct.zeros((TM, N), dtype=ct.float32)
+    for kk in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(ct.bid(0), kk), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, index=(kk, 0), shape=(TK, N), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a.astype(ct.tfloat32), b.astype(ct.tfloat32), acc)
+    ct.store(C, index=(ct.bid(0), 0), tile=acc)
+"""
+
+
+def test_a_tile_size_of_a_kernel_local_takes_no_staged_copy(convert, convert_text):
+    """The staged tfloat32 copy's descriptor is made at the top of the kernel, and its block
+    shape read the kernel's local TK (`TK = 32`, Megatron's mHC RMS-norm backward) before
+    the local was set: exit 0, a module whose launch raised UnboundLocalError. Such a
+    product now rounds B's tiles in the kernel, as any other does."""
+    text = convert_text(STAGED_LOCAL_TILE)
+    assert "_tf32_staged" not in text.split("def k(")[1].split("\ndef ")[0]
+    mod = convert(STAGED_LOCAL_TILE)
+    x, y, out = torch.randn(32, 64), torch.randn(64, 16), torch.zeros(32, 16)
+    mod.launch_k(0, (2, 1, 1), (x, y, out, 16))
+    want = tf32_rounded(x).double() @ tf32_rounded(y).double()
+    torch.testing.assert_close(out.double(), want, rtol=1e-5, atol=1e-5)
+
+
 STAGED_BRANCHES = """
 import cuda.tile as ct
 

@@ -290,3 +290,19 @@ def test_a_tiled_view_passed_to_tile_functions_keeps_its_shape_padding_and_steps
     for i in range(5):  # windows of 8 rows every 4 rows: later windows overwrite the overlap
         want_z[4 * i:4 * i + 8, :8] = x[4 * i:4 * i + 8, :8] + 8
     torch.testing.assert_close(z, want_z)
+
+
+def test_a_conditional_expression_of_two_arrays_views_is_refused(convert_error):
+    """`x.tiled_view(T) if USE_X else y.tiled_view(T)` (cuTile's own tiled-view tests): an array
+    is three parameters in the converted kernel, not a value an expression can choose; the
+    conversion kept x's view for both outcomes (exit 0, y never read)."""
+    message = convert_error('''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, z, TILE: ct.Constant[int], USE_X: ct.Constant[bool]):
+    tv = x.tiled_view(TILE) if USE_X else y.tiled_view(TILE)
+    z.tiled_view(TILE).store(0, tv.load(0))
+''')
+    assert message.startswith("C2T402: this conditional expression chooses between two arrays (or views of them)"), message
