@@ -225,6 +225,7 @@ Str suffixed(Lowerer *L, Str name, const char *suffix);
 void lower_kernel(Lowerer *L, Function *kernel); /* parameters, decorator, body, launcher */
 TypeInfo *array_param_type(Lowerer *L, Str name, bool int64_index);
 Node *lower_device_call(Lowerer *L, Node *call, Function *fn);
+void expand_starred_arguments(Lowerer *L, Node *call); /* f(*t): the items of a tuple of known length */
 void lower_unused_device_function(Lowerer *L, Function *fn);
 void note_return_type(Lowerer *L, Node *at, TypeInfo *type);
 

@@ -339,6 +339,7 @@ Node *lower_call(Lowerer *L, Node *call) {
   Node *callee = call->u.call.func;
   const char *member = resolve_ct_member(L->conv, callee);
   if (member) {
+    expand_starred_arguments(L, call);
     const OpRow *row = op_find(member);
     if (!row || strchr(row->name, '.'))
       lower_error(L, call, "ct.%s is not a name of cuda.tile (cutile2triton --list-ops lists them)", member);

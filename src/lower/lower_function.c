@@ -2819,8 +2819,8 @@ static void lower_device_function_for(Lowerer *L, Function *fn, TypeInfo **types
 
 /* f(*pair) where `pair` is a tuple display or a local tuple of a length known here: its items
  * as arguments, each in its place (cuTile binds them so), written `pair[k]` to be lowered
- * with the others. */
-static void expand_starred_arguments(Lowerer *L, Node *call) {
+ * with the others. Calls of tile functions and of cuTile operations (ct.scatter(*args)). */
+void expand_starred_arguments(Lowerer *L, Node *call) {
   NodeList *args = &call->u.call.args, expanded = {0};
   for (int i = 0; i < args->count; i++) {
     Node *arg = args->items[i], *value = arg->kind == N_STARRED ? arg->u.starred.value : NULL;

@@ -403,6 +403,38 @@ def test_the_starred_kernel_is_valid_cutile(cutile_export):
     assert cutile_export.cubin_size(STARRED, [f32, f32, 16]) > 0
 
 
+STARRED_OPERATIONS = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int]):
+    index = (ct.bid(0),)
+    t = ct.load(x, *(index,), shape=(T,))
+    args = (index, t * 2)
+    ct.store(y, *args)
+'''
+
+
+def test_starred_arguments_of_cutile_operations_are_the_tuples_items(convert, device):
+    """ct.store(y, *args) and ct.load(x, *(index,), ...) (cuTile's own tuple tests): the items
+    of a tuple of a length known when converting, as for a tile function's call; they were
+    refused ("starred arguments cannot be converted"). An array reached only through such a
+    tuple (`ct.store(*args)` with y in args) is still refused: the scan that finds a kernel's
+    array parameters does not follow starred arguments."""
+    mod = convert(STARRED_OPERATIONS)
+    x = torch.randn(32, device=device)
+    y = torch.empty_like(x)
+    mod.launch_k(0, (2,), (x, y, 16))
+    torch.testing.assert_close(y, x * 2)
+
+
+def test_the_starred_operations_kernel_is_valid_cutile(cutile_export):
+    ct = cutile_export.ct
+    f32 = cutile_export.array(ct.float32, 1)
+    assert cutile_export.cubin_size(STARRED_OPERATIONS, [f32, f32, 16]) > 0
+
+
 def test_a_starred_item_of_no_known_length_is_a_located_error(convert_error):
     source = STARRED.replace("index=(*prefix, 0), shape", "index=(*ct.bid(0), 0), shape")
     assert "a starred item of a tuple must be a tuple whose length is known" in convert_error(source)
