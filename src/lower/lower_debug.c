@@ -402,12 +402,49 @@ Node *lower_assert(Lowerer *L, Node *call, const char *member) {
 /* ct.static_assert(condition, message=None): checked now when the value is
  * known; on a launch constant, tl.static_assert checks it when Triton
  * compiles, as cuTile does. */
+/* A message written as an f-string of values known when the kernel compiles (`f"got {BLOCK_N}"`,
+ * BLOCK_N a Constant parameter): its values lowered, for Triton, which formats an f-string of
+ * constexprs while it compiles as cuTile formats it; NULL for any other message. A format spec
+ * or `{x=}` is a located error (Triton's f-strings have neither). */
+static Node *fstring_message(Lowerer *L, Node *source) {
+  if (!source || source->kind != N_STRING || source->u.string.is_bytes)
+    return NULL;
+  bool any = false;
+  for (int i = 0; i < source->u.string.parts.count; i++) {
+    Node *part = source->u.string.parts.items[i];
+    if (part->kind != N_FSTRING)
+      continue;
+    any = true;
+    for (int k = 0; k < part->u.fstring.parts.count; k++) {
+      Node *value = part->u.fstring.parts.items[k];
+      if (value->kind != N_FORMATTED_VALUE)
+        continue;
+      if (value->u.formatted_value.format_spec || value->u.formatted_value.debug_text.len)
+        lower_error(L, value, "ct.static_assert(): a format spec or `=` in the message's f-string cannot be converted "
+                    "(Triton formats its values plainly)");
+      Node *lowered = lower_expr(L, value->u.formatted_value.value);
+      if (!lowered->type || lowered->type->kind != VAL_CONST || lowered->type->const_tuple)
+        lower_error(L, value->u.formatted_value.value, "ct.static_assert(): the message's f-string can format numbers "
+                    "known when the kernel compiles, not %s", type_describe(L->ctx, lowered->type));
+      value->u.formatted_value.value = lowered;
+      value->rewritten = true;
+    }
+    part->rewritten = true;
+  }
+  if (!any)
+    return NULL;
+  source->rewritten = true;
+  return source;
+}
+
 Node *lower_static_assert(Lowerer *L, Node *call, const char *member) {
   NodeList *args = &call->u.call.args;
   if (args->count < 1 || args->count > 2 || call->u.call.keywords.count)
     lower_error(L, call, "ct.static_assert() takes a condition and an optional message");
   Node *cond = lower_expr(L, args->items[0]);
-  const char *message = message_text(L, args->count > 1 ? args->items[1] : NULL, "ct.static_assert()");
+  Node *formatted = fstring_message(L, args->count > 1 ? args->items[1] : NULL);
+  const char *message =
+      formatted ? "(its f-string message)" : message_text(L, args->count > 1 ? args->items[1] : NULL, "ct.static_assert()");
   const TypeInfo *type = cond->type;
   if (is_known_constant(type)) {
     bool holds = type->is_float ? type->float_value != 0 : type->int_value != 0;
@@ -418,7 +455,8 @@ Node *lower_static_assert(Lowerer *L, Node *call, const char *member) {
   if (!type || type->kind != VAL_CONST)
     lower_error(L, args->items[0], "ct.static_assert() needs a compile-time condition, not %s",
                 type_describe(L->ctx, type));
-  Node *checked = T(L, "tl.static_assert(_1, _2)", cond, string_node(L, *message ? message : "static assertion failed"));
+  Node *checked = T(L, "tl.static_assert(_1, _2)", cond,
+                    formatted ? formatted : string_node(L, *message ? message : "static assertion failed"));
   checked->type = type_new(L->ctx, VAL_NONE);
   return checked;
 }

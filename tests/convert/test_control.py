@@ -641,6 +641,35 @@ def k(x, y, N: ct.Constant[int]):
                               "known only at launch"), message
 
 
+FSTRING_ASSERT = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, BLOCK: ct.Constant[int], GROUP: ct.Constant[int]):
+    ct.static_assert(BLOCK == GROUP, f"the kernel needs BLOCK == GROUP, got {BLOCK} vs {GROUP}")
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(BLOCK,)))
+'''
+
+
+def test_a_static_assert_message_formatted_from_constants(convert_checked, convert_text):
+    """ct.static_assert(cond, f"... {BLOCK} ...") with launch constants (FlashInfer's grouped
+    fp8 GEMM; cuTile's own tests): Triton formats an f-string of constexprs while it compiles, as
+    cuTile does; it was refused ("the message must be a string literal")."""
+    assert 'f"the kernel needs BLOCK == GROUP, got {BLOCK} vs {GROUP}"' in convert_text(FSTRING_ASSERT)
+    mod = convert_checked(FSTRING_ASSERT)
+    x, y = tiles(2), torch.zeros(2 * TILE)
+    mod.launch_k(0, (2,), (x, y, TILE, TILE))
+    torch.testing.assert_close(y, x)
+    with pytest.raises(Exception, match="got 4 vs 8"):
+        mod.launch_k(0, (2,), (x, y, TILE, 8))
+
+
+def test_a_static_assert_message_with_a_format_spec_is_refused(convert_error):
+    message = convert_error(FSTRING_ASSERT.replace("{BLOCK} vs", "{BLOCK:4d} vs"))
+    assert message.startswith("C2T402: ct.static_assert(): a format spec or `=` in the message's f-string"), message
+
+
 GPU_CASES = {
     "while_jumps": (WHILE_JUMPS, ("x", "y"), {"TILE": TILE}),
     "for_break": (FOR_BREAK, ("x", "y"), {"TILE": TILE}),
@@ -656,6 +685,7 @@ GPU_CASES = {
     "static_enumerate_zip": (STATIC_ENUMERATE_ZIP, ("x", "y"), {}),
     "static_counter_index": (STATIC_COUNTER_INDEX, ("x", "y"), {}),
     "static_tuple_growth": (STATIC_TUPLE_GROWTH, ("x", "y"), {}),
+    "fstring_assert": (FSTRING_ASSERT, ("x", "y"), {"BLOCK": 4, "GROUP": 4}),
 }
 
 
