@@ -205,6 +205,9 @@ static void print_lowered(Printer *P, Node *source, Node *value, int depth) {
     buf_puts(P->text, type->count == 1 ? ",)" : ")");
     return;
   }
+  if (type && type->kind == VAL_TUPLE && type->count < 0)
+    lower_error(L, source, "a tuple whose length is not known at conversion (the shape of an array of a rank known "
+                "only at launch: no load or store of it fixes the rank) cannot be printed in tile code");
   refuse_coded(L, source, "print()", type, 0);
   if (is_known_constant(type) && type->loose) {
     char number[64];

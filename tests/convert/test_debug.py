@@ -278,3 +278,18 @@ def test_the_static_exception_kernel_is_valid_cutile(cutile_export):
     assert cutile_export.cubin_size(STATIC_EXCEPTION, [f32, f32, 0, 16]) > 0
     with pytest.raises(Exception, match="MODE must be 0 or 1"):
         cutile_export.cubin_size(STATIC_EXCEPTION, [f32, f32, 2, 16])
+
+
+def test_printing_the_shape_of_an_array_of_unknown_rank_says_why(convert_error):
+    """x.shape of an array no load or store fixes the rank of: a tuple of a length known only
+    at launch. The refusal said 'only tiles, constants and tuples of them can be printed ...,
+    not a tuple'; it now says what the tuple lacks."""
+    message = convert_error('''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, TILE: ct.Constant[int]):
+    ct.print(x.shape)
+''')
+    assert message.startswith("C2T402: a tuple whose length is not known at conversion (the shape of an array"), message
