@@ -276,7 +276,7 @@ static void push_return_setup(Lowerer *L, LoopFlags *F, const NodeList *body, No
     return;
   Node *zero = zero_of(L, first->u.return_.value);
   if (!zero)
-    lower_error(L, first, "`return` of %s inside a `while` loop cannot be converted (Triton needs a value of "
+    lower_error(L, first, "`return` of %s inside a loop cannot be converted (Triton needs a value of "
                 "its type before the loop; only scalars and tiles of known dtype and shape can be made)",
                 type_describe(L->ctx, first->u.return_.value->type));
   F->return_value = new_temp_name(L, "return_value");
@@ -389,14 +389,17 @@ static void rewrite_for(Lowerer *L, Node *loop, NodeList *out) {
     lower_error(L, at, "break, continue and return are not allowed inside a ct.static_iter loop");
   }
   check_range_step(L, loop);
-  if (jumps & JUMP_RETURN)
-    lower_error(L, find_jump(body, N_RETURN), "returning from inside a `for` loop is not supported by cuTile");
   LoopFlags F = {0};
   if (jumps & JUMP_CONTINUE)
     F.keep_iterating = new_flag(L, "keep_iterating");
-  if (jumps & JUMP_BREAK) {
+  const Node *first_return = find_jump(body, N_RETURN);
+  if (jumps & JUMP_RETURN) /* as a `while` loop's: the value kept, the loop left, returned after it */
+    push_return_setup(L, &F, body, out);
+  if (jumps & (JUMP_BREAK | JUMP_RETURN)) {
     F.keep_looping = new_flag(L, "keep_looping");
     rewrite_for_as_while(L, loop, &F, out);
+    if (first_return)
+      push_return_after(L, &F, first_return, out);
     return;
   }
   if (jumps & JUMP_CONTINUE)
