@@ -334,19 +334,23 @@ static bool is_static_target(Lowerer *L, NodeList *body, Str name, int depth) {
 }
 
 /* The local an assignment `X = <value>` binds, when `value` names the parameter
- * (and X is another name) or, with `item`, an item of it (`param[i]`); else a zero Str. */
-static Str alias_of(const UseScan *scan, const Node *node, bool item) {
+ * (and X is another name) or, with `item`, an item of it (`param[i]`); else a zero Str.
+ * *from_value: the value it binds (of `a, b = X, Y`, X or Y). */
+static Str alias_of(const UseScan *scan, const Node *node, bool item, const Node **from_value) {
   if (node->kind != N_ASSIGN || node->u.assign.targets.count != 1)
     return (Str){NULL, 0};
   const Node *target = node->u.assign.targets.items[0], *value = node->u.assign.value;
+  *from_value = value;
   bool unpacked = (target->kind == N_TUPLE || target->kind == N_LIST) &&
                   (value->kind == N_TUPLE || value->kind == N_LIST) &&
                   target->u.list.elts.count == value->u.list.elts.count;
   for (int i = 0; unpacked && i < target->u.list.elts.count; i++) { /* `a, b = X, Y`: each name its item */
     const Node *one = target->u.list.elts.items[i], *from = value->u.list.elts.items[i];
     bool named = item ? names_param_item(from, scan->param) : names_param(from, scan->param);
-    if (one->kind == N_NAME && named && !str_same(one->u.name.id, scan->param))
+    if (one->kind == N_NAME && named && !str_same(one->u.name.id, scan->param)) {
+      *from_value = from; /* `Ai, Bi = As[g], Bs[g]`: As[g], not the tuple */
       return one->u.name.id;
+    }
   }
   if (target->kind != N_NAME)
     return (Str){NULL, 0};
@@ -394,10 +398,11 @@ static void scan_array_use(Node *node, void *data) {
       scan->list_use = scan->dynamic_item = true;
   }
   /* `X = param[i]` in a kernel, X then used as an array: param holds arrays */
-  if (scan->in_kernel && alias_used_as_array(scan, alias_of(scan, node, true), true))
-    note_array_item(scan, node->u.assign.value);
+  const Node *from = NULL;
+  if (scan->in_kernel && alias_used_as_array(scan, alias_of(scan, node, true, &from), true))
+    note_array_item(scan, from);
   /* `X = param`, X then used as an array: param is an array (X another name of it) */
-  if (alias_used_as_array(scan, alias_of(scan, node, false), scan->in_kernel))
+  if (alias_used_as_array(scan, alias_of(scan, node, false, &from), scan->in_kernel))
     scan->is_array = true;
   if (node->kind == N_ATTRIBUTE && scan->in_kernel && names_param_item(node->u.attribute.value, scan->param)) {
     char *attr = str_dup(scan->L, node->u.attribute.attr);

@@ -537,3 +537,26 @@ def test_the_wide_lists_kernel_is_valid_cutile(cutile_export):
                                        stride_divisible_by=[1], shape_divisible_by=[1], base_addr_divisible_by=16)
     wide_list = compilation.ListConstraint(wide, alias_groups=[], elements_may_alias=False)
     assert cutile_export.cubin_size(WIDE_LISTS, [wide_list, wide, cutile_export.array(ct.int64, 1), 8]) > 0
+
+
+UNPACKED_ITEMS = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(As, Bs):
+    for g in range(len(As)):
+        Ai, Bi = As[g], Bs[g]
+        ct.store(Ai, (0, 0), ct.load(Bi, (0, 0), (16, 32)))
+'''
+
+
+def test_items_of_two_lists_unpacked_in_one_assignment(convert, device):
+    """`Ai, Bi = As[g], Bs[g]` (a public MoE grouped GEMM): the scan that finds which parameters
+    hold arrays took the assigned tuple for a subscript and crashed (exit 139)."""
+    mod = convert(UNPACKED_ITEMS)
+    As = [torch.zeros(16, 32, device=device) for _ in range(3)]
+    Bs = [torch.randn(16, 32, device=device) for _ in range(3)]
+    mod.launch_k(0, (1,), (As, Bs))
+    for a, b in zip(As, Bs):
+        assert torch.equal(a, b)
