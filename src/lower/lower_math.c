@@ -290,6 +290,20 @@ static void convert_integer_side(Lowerer *L, Node **side, Node *other) {
   }
 }
 
+/* A loosely typed integer whose value comes with the launch (`t = n * 3; t += 1`, n a Constant
+ * parameter) beside an 8- or 16-bit integer tile: cuTile computes in the tile's dtype, Triton
+ * promotes the tile to the scalar's int32 where the scalar is no constexpr (a local assigned
+ * twice): the scalar is cast to the tile's dtype. */
+static void match_narrow_integer(Lowerer *L, Node **side, const Node *other) {
+  const TypeInfo *type = (*side)->type, *tile = other->type;
+  if (!math_is_number(type) || type->dtype != DT_UNKNOWN || type->is_float || math_is_number(tile) ||
+      !integer_tile(tile) || tile->dtype == DT_BOOL || dtype_info(tile->dtype)->bits > 16)
+    return;
+  Node *cast = T(L, "tl.cast(_1, _2)", *side, T0(L, dtype_info(tile->dtype)->triton));
+  cast->type = (*side)->type;
+  *side = cast;
+}
+
 /* Two tiles whose dtypes are both known only at launch are left to
  * Triton's promotion, which agrees with cuTile's for every pair cuTile
  * accepts except integer/bool with bfloat16 (computed in float32): a
@@ -468,6 +482,8 @@ static Node *lower_binary(Lowerer *L, Node *at, const char *what, AstOp op, Node
   case OPC_MOD: result = T(L, "_1(_2, _3)", use_helper(L, HELPER_ct_mod), left, right); break;
   case OPC_POW: result = T(L, "_1(_2, _3)", use_helper(L, HELPER_ct_pow), left, right); break;
   default:
+    match_narrow_integer(L, &left, right);
+    match_narrow_integer(L, &right, left);
     match_bfloat16(L, &left, &right);
     result = T(L, "_1 + _2", left, right);
     result->u.bin_op.op = op;

@@ -700,3 +700,27 @@ def test_broadcast_of_tiles_whose_shapes_are_separate_constexprs(convert, device
     mod.launch_k(0, (1,), (mask, x, z, *mask_shape, 16, 32))
     assert torch.equal(z, torch.where(mask, x, 0.0))
 
+
+
+LOOSE_REASSIGNED = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, out, n: ct.Constant[int]):
+    t = n * 3
+    t += 1
+    b = ct.astype(ct.load(x, (0,), (4,)), ct.int8) + t
+    ct.store(out, (0,), b.astype(ct.int32))
+'''
+
+
+def test_a_reassigned_loose_integer_keeps_an_int8_tiles_dtype(convert):
+    """t = n * 3; t += 1 (n a Constant parameter) is a loosely typed integer, so int8 + t stays
+    int8 in cuTile (its test_loose_typing); assigned twice it is no constexpr local in Triton,
+    which promoted the sum to int32 (161 instead of int8's -95). The integer is cast to the tile's
+    dtype. Left: the same sum with a tile whose dtype comes with the launch."""
+    mod = convert(LOOSE_REASSIGNED)
+    x, out = torch.full((4,), 100, dtype=torch.int32), torch.zeros(4, dtype=torch.int32)
+    mod.launch_k(0, (1,), (x, out, 20))
+    assert torch.equal(out, torch.full((4,), -95, dtype=torch.int32)), out
