@@ -255,16 +255,30 @@ static bool integer_tile(const TypeInfo *type) {
   return !math_is_number(type) && type->dtype != DT_UNKNOWN && math_category(type->dtype) != 'f';
 }
 
+/* Whether a dtype expression `x.dtype.element_ty` names an array parameter that a local has
+ * taken the name of since (`x = ct.load(x, ...)`): the name then holds a tile. */
+static bool dtype_array_rebound(Lowerer *L, const Node *dtype_expr) {
+  const Node *base = dtype_expr;
+  while (base->kind == N_ATTRIBUTE)
+    base = base->u.attribute.value;
+  if (base->kind != N_NAME)
+    return false;
+  const Variable *var = scope_lookup(L, base->u.name.id);
+  return var && var->type && var->type->kind != VAL_ARRAY && var->type->kind != VAL_LIST;
+}
+
 /* The dtype of an operand as Triton text without evaluating it twice:
  * a known dtype, the dtype expression of an array's tile, or `name.dtype`. */
 static Node *dtype_text_of(Lowerer *L, Node *operand) {
   TypeInfo *type = operand->type;
   if (type->dtype != DT_UNKNOWN)
     return T0(L, dtype_info(type->dtype)->triton);
-  if (type->dtype_expr)
-    return type->dtype_expr;
-  if (operand->kind == N_NAME)
+  if (operand->kind == N_NAME) /* the tile's own: `x = ct.load(x, ...)` leaves no array x to read it from */
     return T(L, "_1.dtype", operand);
+  if (type->dtype_expr && !dtype_array_rebound(L, type->dtype_expr))
+    return type->dtype_expr;
+  if (type->dtype_expr) /* the array it names was rebound to a tile: the operand's own dtype */
+    return T(L, "(_1).dtype", node_copy_tree(&L->ctx->arena, operand));
   return NULL;
 }
 

@@ -724,3 +724,25 @@ def test_a_reassigned_loose_integer_keeps_an_int8_tiles_dtype(convert):
     x, out = torch.full((4,), 100, dtype=torch.int32), torch.zeros(4, dtype=torch.int32)
     mod.launch_k(0, (1,), (x, out, 20))
     assert torch.equal(out, torch.full((4,), -95, dtype=torch.int32)), out
+
+
+REBOUND_ARRAY = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y):
+    x = ct.load(x, (0,), (16,))
+    m = ct.bid(0) + 1
+    ct.store(y, (0,), m * x + m * (x + 1))
+'''
+
+
+def test_an_array_parameter_rebound_to_its_tile(convert):
+    """x = ct.load(x, ...), then int * x: the int was converted to the tile's dtype through
+    `x.dtype.element_ty`, the array's, which the name no longer held (AttributeError at launch,
+    exit 0); the tile's own dtype is read now (`x.dtype`, `(x + 1).dtype`)."""
+    mod = convert(REBOUND_ARRAY)
+    x, y = torch.arange(16.0), torch.zeros(16)
+    mod.launch_k(0, (1,), (x, y))
+    torch.testing.assert_close(y, x + (x + 1))
