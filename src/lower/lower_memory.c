@@ -1221,8 +1221,51 @@ static Node *tiles_along(Lowerer *L, TypeInfo *array, int rank, int axis, Node *
   return result;
 }
 
+/* The slot of argument `index` (positional) or keyword `name` of a call as written, or NULL. */
+static Node **written_arg(Node *call, int index, const char *name) {
+  if (call->u.call.args.count > index)
+    return &call->u.call.args.items[index];
+  for (int k = 0; k < call->u.call.keywords.count; k++)
+    if (str_eq(call->u.call.keywords.items[k]->u.keyword.arg, name))
+      return &call->u.call.keywords.items[k]->u.keyword.value;
+  return NULL;
+}
+
+/* ct.num_tiles(B, 0 if TRANS else 1, (TN, TK) if TRANS else (TK, TN)) with TRANS a constant
+ * (a public MoE grouped GEMM): the count along each outcome's axis, chosen by the condition
+ * as Triton compiles, `(num_0 if TRANS else num_1)`; a shape chosen by the same condition
+ * follows it. NULL when the axis is no such conditional. */
+static Node *num_tiles_by_condition(Lowerer *L, Node *call) {
+  Node **axis = written_arg(call, 1, "axis");
+  if (!axis || (*axis)->kind != N_IF_EXP)
+    return NULL;
+  Node *test_source = (*axis)->u.if_exp.test;
+  Node *test = lower_condition(L, node_copy_tree(&L->ctx->arena, test_source));
+  if (!test->type || test->type->kind != VAL_CONST)
+    return NULL; /* a run-time choice of axis: refused below */
+  Node *made[2];
+  for (int side = 0; side < 2; side++) {
+    Node *copy = node_copy_tree(&L->ctx->arena, call);
+    Node **slot = written_arg(copy, 1, "axis");
+    *slot = side ? (*slot)->u.if_exp.orelse : (*slot)->u.if_exp.body;
+    Node **shape = written_arg(copy, 2, "shape");
+    if (shape && (*shape)->kind == N_IF_EXP && memory_same_text(L, (*shape)->u.if_exp.test, test_source))
+      *shape = side ? (*shape)->u.if_exp.orelse : (*shape)->u.if_exp.body;
+    made[side] = lower_num_tiles(L, copy, "num_tiles");
+  }
+  long long value;
+  if (shape_known_int(test, &value))
+    return made[value ? 0 : 1];
+  Node *chosen = T(L, "(_1 if _2 else _3)", made[0], test, made[1]);
+  chosen->type = made[0]->type;
+  return chosen;
+}
+
 Node *lower_num_tiles(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.num_tiles()";
+  Node *chosen = num_tiles_by_condition(L, call);
+  if (chosen)
+    return chosen;
   BoundArgs args;
   bind_call(L, call, what, "array, /, axis, shape, order", &args);
   TypeInfo *array = array_arg(L, call, &args, what);

@@ -1391,3 +1391,31 @@ def test_the_shape_of_a_view_of_unknown_rank_unpacks(convert, device):
     want = torch.zeros_like(x)
     want[:, 5:37] = x[:, 5:37] + 1
     torch.testing.assert_close(y, want)
+
+
+NUM_TILES_BY_CONDITION = """
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(B, out, TN: ct.Constant[int], TK: ct.Constant[int], TRANS: ct.Constant[bool]):
+    n = ct.num_tiles(B, 0 if TRANS else 1, (TN, TK) if TRANS else (TK, TN))
+    ct.store(out, (0,), ct.full((1,), n, dtype=ct.int32))
+"""
+
+
+def test_num_tiles_along_an_axis_a_constant_chooses(convert):
+    """ct.num_tiles(B, 0 if TRANS else 1, ...) with TRANS a Constant (a public MoE grouped GEMM):
+    the count of each outcome, chosen as Triton compiles; it was refused ('axis must be a
+    constant')."""
+    mod = convert(NUM_TILES_BY_CONDITION)
+    b = torch.zeros(64, 40)
+    for trans, want in ((True, 4), (False, 3)):
+        out = torch.zeros(1, dtype=torch.int32)
+        mod.launch_k(0, (1,), (b, out, 16, 8, trans))
+        assert out.item() == want, (trans, out)
+
+
+def test_cutile_compiles_num_tiles_along_a_chosen_axis(cutile_export):
+    c = cutile_export
+    assert c.cubin_size(NUM_TILES_BY_CONDITION, [c.array(c.ct.float32, 2), c.array(c.ct.int32, 1), 16, 8, True]) > 0
