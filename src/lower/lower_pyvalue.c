@@ -470,13 +470,12 @@ static void iterable_values(Lowerer *L, CompNames *names, Node *iterable, CompVa
     long long start = bounds[0], stop = bounds[1], step = bounds[2];
     if (step == 0)
       lower_error(L, iterable, "range() arg 3 must not be zero");
-    long long length = step > 0 ? (stop > start ? (stop - start - 1) / step + 1 : 0)
-                                : (start > stop ? (start - stop - 1) / -step + 1 : 0);
+    unsigned long long length = range_length(start, stop, step);
     if (length > C2T_MAX_STATIC_TUPLE)
       lower_limit(L, iterable, "elements of a tuple comprehension", C2T_MAX_STATIC_TUPLE);
     *count = (int)length;
     *values = arena_alloc(&L->ctx->arena, sizeof(CompValue) * (size_t)(length ? length : 1));
-    for (long long k = 0; k < length; k++)
+    for (int k = 0; k < (int)length; k++)
       (*values)[k] = (CompValue){new_int(L, start + k * step), NULL, 0};
     return;
   }

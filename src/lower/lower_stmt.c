@@ -929,11 +929,10 @@ static long long static_range_trips(const NodeList *args) {
   for (int i = 0; i < args->count; i++)
     if (!shape_known_int(args->items[i], &bounds[args->count == 1 ? 1 : i]))
       return -1;
-  long long start = bounds[0], stop = bounds[1], step = bounds[2];
-  if (step == 0)
+  if (bounds[2] == 0)
     return -1;
-  return step > 0 ? (stop > start ? (stop - start - 1) / step + 1 : 0)
-                  : (start > stop ? (start - stop - 1) / -step + 1 : 0);
+  unsigned long long length = range_length(bounds[0], bounds[1], bounds[2]);
+  return length > C2T_MAX_STATIC_TUPLE ? C2T_MAX_STATIC_TUPLE + 1 : (long long)length; /* past the limit: refused */
 }
 
 /* for i in range(...) | for i in ct.static_iter(range(...)) */

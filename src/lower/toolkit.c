@@ -295,3 +295,11 @@ void require_constexpr_twin(Lowerer *L, const Binding *binding) {
       return;
   L->twins[L->twin_count++] = binding;
 }
+unsigned long long range_length(long long start, long long stop, long long step) {
+  unsigned long long a = (unsigned long long)start, b = (unsigned long long)stop;
+  if (step > 0 && stop > start)
+    return (b - a - 1) / (unsigned long long)step + 1;
+  if (step < 0 && start > stop)
+    return (a - b - 1) / (0ULL - (unsigned long long)step) + 1;
+  return 0;
+}

@@ -427,6 +427,9 @@ Node *new_float(Lowerer *L, double value); /* that literal, typed a float consta
  * '/' is floor division, '%' floor modulo, 'n' is -x, 'a' is abs(x)); a
  * result outside int64 or a division by zero is a located error at `at`. */
 long long fold_int(Lowerer *L, const Node *at, char op, long long x, long long y);
+/* The number of values of range(start, stop, step), step not 0 (unsigned: a range over the whole
+ * of int64 has more values than a long long holds). */
+unsigned long long range_length(long long start, long long stop, long long step);
 /* A float constant's value truncated to an int64, as int(x): a located
  * error where Python's int(x) does not fit int64 (inf, nan, |x| >= 2**63). */
 long long fold_float_to_int(Lowerer *L, const Node *at, double value);

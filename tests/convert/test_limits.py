@@ -193,3 +193,16 @@ def test_functions_moved_with_a_nested_kernel_in_a_chain_up_to_the_limit(convert
     found = convert_error(chain_factory(MAX_HELPER_DEPTH))
     assert found == ("C2T002: too many plain functions of a host function calling one another, moved with its "
                      f"kernel (limit is {MAX_HELPER_DEPTH})"), found
+
+
+@pytest.mark.parametrize("loop", ["grown", "comprehension"])
+def test_a_range_over_all_of_int64_is_past_the_limit(convert_error, loop):
+    """range(-(2**63 - 1), 2**63 - 1) has more values than a long long holds: counted in unsigned
+    arithmetic (stop - start overflowed before, undefined behaviour in C), it is past the limit."""
+    body = ("    found = ()\n    for i in ct.static_iter(range(-9223372036854775807, 9223372036854775807)):\n"
+            "        found += (ct.load(x, index=(0,), shape=(4,)),)\n" if loop == "grown" else
+            "    found = tuple(ct.load(x, index=(0,), shape=(4,)) for i in ct.static_iter("
+            "range(9223372036854775807, -9223372036854775807, -1)))\n")
+    message = convert_error("import cuda.tile as ct\n\n\n@ct.kernel\ndef k(x, y):\n" + body +
+                            "    ct.store(y, index=(0,), tile=found[0])\n")
+    assert message.startswith("C2T002: too many elements of a tuple"), message
