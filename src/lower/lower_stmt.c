@@ -689,12 +689,18 @@ static void mark_first_bound(Lowerer *L, const LoopArrays *loop) {
  * trip count is known only at launch, a located error (`len(cols)` and its unpacking would
  * have been wrong). */
 typedef struct StaticTuples {
-  Str names[C2T_MAX_SCOPE_NAMES];
-  int counts[C2T_MAX_SCOPE_NAMES];
+  Str *names; /* in the arena, as many as the scope holds tuples (not a scope's worth on the stack
+                 at each level of nested loops) */
+  int *counts;
   int count;
 } StaticTuples;
 
 static void static_tuples_open(Lowerer *L, StaticTuples *tuples) {
+  int tuple_count = 0;
+  for (int i = 0; i < L->scope->count; i++)
+    tuple_count += L->scope->vars[i].type && L->scope->vars[i].type->kind == VAL_TUPLE;
+  tuples->names = arena_alloc(&L->ctx->arena, sizeof(Str) * (size_t)(tuple_count + 1));
+  tuples->counts = arena_alloc(&L->ctx->arena, sizeof(int) * (size_t)(tuple_count + 1));
   tuples->count = 0;
   for (int i = 0; i < L->scope->count; i++) {
     const TypeInfo *type = L->scope->vars[i].type;
