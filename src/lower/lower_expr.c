@@ -97,6 +97,37 @@ static Node *arena_dup_node(Lowerer *L, const Node *node) {
   return copy;
 }
 
+/* The type of a module-level tuple of numbers, nested tuples of them too, each item known;
+ * NULL for one holding anything else (an opaque constant then). */
+static TypeInfo *literal_tuple_type(Lowerer *L, Node *value, int depth) {
+  NodeList *elts = &value->u.list.elts;
+  if (depth >= C2T_MAX_RANK * 4) /* deeper: an opaque constant */
+    return NULL;
+  TypeInfo *type = type_new(L->ctx, VAL_TUPLE);
+  type->count = elts->count;
+  type->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(elts->count + 1));
+  for (int i = 0; i < elts->count; i++) {
+    Node *elt = elts->items[i];
+    if (elt->kind == N_TUPLE) {
+      if (!(type->elts[i] = literal_tuple_type(L, elt, depth + 1)))
+        return NULL;
+      continue;
+    }
+    bool negative = elt->kind == N_UNARY_OP && elt->u.unary_op.op == AOP_USUB;
+    Node *number = negative ? elt->u.unary_op.operand : elt;
+    if (number->kind != N_CONSTANT || number->u.constant.kind == CONST_NONE ||
+        number->u.constant.kind == CONST_ELLIPSIS)
+      return NULL; /* not only numbers: as before, an opaque constant */
+    TypeInfo *e = lower_constant(L, arena_dup_node(L, number))->type;
+    if (negative) {
+      e->int_value = -e->int_value;
+      e->float_value = -e->float_value;
+    }
+    type->elts[i] = e;
+  }
+  return type;
+}
+
 /* A module-level constant read in tile code: Triton only reads globals that
  * are tl.constexpr, so kernels read a constexpr twin NAME_TL (emitted next
  * to the original by launch.c). One bound in a branch of an `if` decided at
@@ -120,28 +151,8 @@ static Node *lower_module_constant(Lowerer *L, Node *expr, const Binding *bindin
     type->int_value = -type->int_value;
     type->float_value = -type->float_value;
   }
-  else if (value->kind == N_TUPLE) { /* a tuple of numbers: each element known */
-    NodeList *elts = &value->u.list.elts;
-    type = type_new(L->ctx, VAL_TUPLE);
-    type->count = elts->count;
-    type->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(elts->count + 1));
-    for (int i = 0; i < elts->count && type; i++) {
-      Node *elt = elts->items[i];
-      bool negative = elt->kind == N_UNARY_OP && elt->u.unary_op.op == AOP_USUB;
-      Node *number = negative ? elt->u.unary_op.operand : elt;
-      if (number->kind != N_CONSTANT || number->u.constant.kind == CONST_NONE ||
-          number->u.constant.kind == CONST_ELLIPSIS) {
-        type = NULL; /* not only numbers: as before, an opaque constant */
-        break;
-      }
-      TypeInfo *e = lower_constant(L, arena_dup_node(L, number))->type;
-      if (negative) {
-        e->int_value = -e->int_value;
-        e->float_value = -e->float_value;
-      }
-      type->elts[i] = e;
-    }
-  }
+  else if (value->kind == N_TUPLE) /* a tuple of numbers (nested tuples too): each element known */
+    type = literal_tuple_type(L, value, 0);
   if (!type) {
     type = type_new(L->ctx, VAL_CONST);
     type->rank = 0;

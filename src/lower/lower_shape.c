@@ -453,6 +453,30 @@ static void flatten_nested(Lowerer *L, Node *value, int level, Nested *out, cons
     flatten_nested(L, value->u.list.elts.items[i], level + 1, out, what);
 }
 
+/* A tuple value held in a name or returned by an expression (`value = (0, 1, 0, 4)`,
+ * `ct.astile(value, ...)`) as the tuple display of its items (`value[0]`, ...), nested
+ * tuples too, so that ct.astile reads it as it reads a tuple written in the call. */
+static Node *astile_items(Lowerer *L, Node *value, int level, const char *what) {
+  if (value->kind == N_TUPLE || !value->type || value->type->kind != VAL_TUPLE)
+    return value;
+  if (!value->type->elts || value->type->count < 0)
+    lower_error(L, value, "%s of a tuple whose length is not known at conversion cannot be converted", what);
+  if (level >= C2T_MAX_RANK)
+    lower_limit(L, value, arena_printf(&L->ctx->arena, "levels of nested tuples in %s", what), C2T_MAX_RANK);
+  Node *tuple = T(L, "()");
+  tuple->kind = N_TUPLE;
+  tuple->u.list.elts = (NodeList){0};
+  for (int i = 0; i < value->type->count; i++) {
+    TypeInfo *entry = value->type->elts[i];
+    bool known = entry && entry->kind == VAL_CONST && !entry->is_float && entry->dtype != DT_UNKNOWN;
+    Node *item = known ? new_int(L, entry->int_value) : T(L, "_1[_2]", value, new_int(L, i));
+    item->type = entry;
+    node_list_push(&L->ctx->arena, &tuple->u.list.elts, astile_items(L, item, level + 1, what));
+  }
+  tuple->type = value->type;
+  return tuple;
+}
+
 /* ct.astile(value, /, *, dtype): a scalar becomes a 0-d tile; a nested tuple
  * of scalars a tile shaped by its nesting. Triton builds tensors only from
  * ranges and splats, so each element is put in place with tl.where against
@@ -461,7 +485,7 @@ Node *lower_astile(Lowerer *L, Node *call, const char *member) {
   const char *what = "ct.astile()";
   BoundArgs args;
   bind_call(L, call, what, "value, /, *, dtype", &args);
-  Node *value = require_arg(L, call, &args, 0, what, "value");
+  Node *value = astile_items(L, require_arg(L, call, &args, 0, what, "value"), 0, what);
   Node *dtype = require_dtype(L, call, &args, 1, what);
   if (value->kind != N_TUPLE) {
     if (!type_is_scalar(value->type))

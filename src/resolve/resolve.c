@@ -934,21 +934,106 @@ static void find_dtype_use(Node *node, void *data) {
 
 /* `name: X.Constant[int]` (X.Constant[X.DType] for a dtype), X the module the kernel's
  * decorator names (`ct` of `ct.kernel`), appended to the kernel's parameters. */
-static void add_captured_param(Converter *conv, Node *def, Node *kernel_callee, Str name, bool dtype) {
+/* How a host function binds one name: the statements storing it (not in nested
+ * functions, lambdas and classes, which bind their own), the value of `name = value`
+ * when that is one, and whether anything else might (a def, import, except-as,
+ * match, global or nonlocal of it, nested scopes too). */
+typedef struct Binds {
+  Str name;
+  int stores;
+  Node *value;
+  bool tuple; /* some `name = (...)` binds a tuple display */
+  bool other;
+} Binds;
+
+static void count_binds(Node *node, void *data) {
+  Binds *b = data;
+  switch (node->kind) {
+  case N_NAME:
+    if (node->u.name.ctx != CTX_LOAD && str_same(node->u.name.id, b->name))
+      b->stores++;
+    return;
+  case N_ASSIGN:
+    if (node->u.assign.targets.count == 1 && node->u.assign.targets.items[0]->kind == N_NAME &&
+        str_same(node->u.assign.targets.items[0]->u.name.id, b->name)) {
+      b->value = node->u.assign.value;
+      b->tuple |= b->value->kind == N_TUPLE;
+    }
+    break;
+  case N_FUNCTION_DEF:
+  case N_CLASS_DEF:
+  case N_IMPORT:
+  case N_IMPORT_FROM:
+  case N_EXCEPT_HANDLER:
+  case N_MATCH:
+  case N_GLOBAL:
+  case N_NONLOCAL:
+    b->other = true; /* what they bind is not looked into: the value is not taken as known */
+    return;
+  default: break;
+  }
+  node_children(node, count_binds, data);
+}
+
+/* A tuple of numbers and bools, nested tuples too, written out. */
+static bool is_literal_tuple(const Node *node, int depth) {
+  if (depth > C2T_MAX_PARSE_DEPTH) /* the parser nests no deeper */
+    return false;
+  if (node->kind == N_UNARY_OP && node->u.unary_op.op == AOP_USUB)
+    node = node->u.unary_op.operand;
+  if (node->kind == N_CONSTANT)
+    return depth > 0 && node->u.constant.kind != CONST_NONE && node->u.constant.kind != CONST_ELLIPSIS;
+  if (node->kind != N_TUPLE)
+    return false;
+  for (int i = 0; i < node->u.list.elts.count; i++)
+    if (!is_literal_tuple(node->u.list.elts.items[i], depth + 1))
+      return false;
+  return true;
+}
+
+/* The tuple of numbers a host function binds `name` to in its one `name = (...)`,
+ * no other statement binding it, or NULL; *tuple: whether a `name = (...)` binds
+ * a tuple display to it (a constexpr tuple parameter then). A kernel it defines reads that tuple
+ * whenever it runs (or nothing: a NameError), so the tuple is the kernel's own
+ * local: all tuple operations take it there, where a constexpr parameter would
+ * be typed a number (cuTile's tests ct.astile such a closure value). */
+static Node *host_literal_tuple(Converter *conv, Node *host, Str name, bool *tuple) {
+  *tuple = false;
+  if (host->kind != N_FUNCTION_DEF)
+    return NULL;
+  NameSet params = {.conv = conv, .stores = true};
+  collect_parameters(&params, host->u.function_def.args);
+  Binds binds = {.name = name};
+  NodeList *body = &host->u.function_def.body;
+  for (int i = 0; i < body->count; i++)
+    if (body->items[i]->kind == N_FUNCTION_DEF || body->items[i]->kind == N_CLASS_DEF) {
+      Node *def = body->items[i];
+      if (str_same(def->kind == N_FUNCTION_DEF ? def->u.function_def.name : def->u.class_def.name, name))
+        binds.other = true;
+    } else
+      count_binds(body->items[i], &binds);
+  *tuple = binds.tuple;
+  if (resolve_set_has(&params, name) || binds.stores != 1 || binds.other || !binds.value ||
+      !is_literal_tuple(binds.value, 0))
+    return NULL;
+  return binds.value;
+}
+
+static void add_captured_param(Converter *conv, Node *def, Node *kernel_callee, Str name, const char *held) {
   Arena *arena = &conv->ctx->arena;
   Node *module = kernel_callee->u.attribute.value;
   Node *constant = arena_alloc(arena, sizeof(Node));
   *constant = *kernel_callee;
   constant->u.attribute.attr = (Str){"Constant", 8};
   Node *slice = arena_alloc(arena, sizeof(Node));
-  if (dtype) {
+  if (strcmp(held, "DType") == 0) {
     *slice = *kernel_callee;
     slice->u.attribute.value = module;
     slice->u.attribute.attr = (Str){"DType", 5};
   } else {
     slice->kind = N_NAME;
     slice->span = kernel_callee->span;
-    slice->u.name.id = (Str){"int", 3};
+    slice->u.name.id = (Str){held, (int)strlen(held)};
     slice->u.name.ctx = CTX_LOAD;
   }
   Node *annotation = arena_alloc(arena, sizeof(Node));
@@ -1136,6 +1221,7 @@ static void hoist_kernel(Converter *conv, Node *host, Node **slot, const NameSet
   /* what it reads of the host function's locals (a closure) becomes constexpr parameters
      after its own: cuTile compiles a closure's values in, as constants */
   Str captured[C2T_MAX_CAPTURED];
+  bool captured_tuple[C2T_MAX_CAPTURED];
   const Node *first = NULL;
   int count = closure_reads(conv, inner, locals, captured, C2T_MAX_CAPTURED, &first);
   NameSet defined = {.conv = conv, .stores = true};
@@ -1152,6 +1238,26 @@ static void hoist_kernel(Converter *conv, Node *host, Node **slot, const NameSet
         node_children(inner, rename_reads, &rename);
       continue;
     }
+    bool tuple_bound;
+    Node *tuple = host_literal_tuple(conv, host, read, &tuple_bound);
+    if (tuple) { /* `read = (...)` first in the kernel's body */
+      Node *assign = arena_alloc(&conv->ctx->arena, sizeof(Node));
+      assign->kind = N_ASSIGN;
+      assign->span = tuple->span;
+      Node *target = arena_alloc(&conv->ctx->arena, sizeof(Node));
+      target->kind = N_NAME;
+      target->span = tuple->span;
+      target->u.name.id = read;
+      target->u.name.ctx = CTX_STORE;
+      push_node(conv, &assign->u.assign.targets, target);
+      assign->u.assign.value = node_copy_tree(&conv->ctx->arena, tuple);
+      NodeList *inner_body = &inner->u.function_def.body;
+      push_node(conv, inner_body, assign);
+      memmove(inner_body->items + 1, inner_body->items, sizeof(Node *) * (size_t)(inner_body->count - 1));
+      inner_body->items[0] = assign;
+      continue;
+    }
+    captured_tuple[values] = tuple_bound;
     captured[values++] = read;
     NameSearch search = {read, NULL};
     node_children(inner, find_read, &search);
@@ -1174,7 +1280,7 @@ static void hoist_kernel(Converter *conv, Node *host, Node **slot, const NameSet
     NodeList *inner_body = &inner->u.function_def.body;
     for (int s = 0; s < inner_body->count; s++)
       find_dtype_use(inner_body->items[s], &use);
-    add_captured_param(conv, inner, callee, captured[i], use.found);
+    add_captured_param(conv, inner, callee, captured[i], use.found ? "DType" : captured_tuple[i] ? "tuple" : "int");
   }
   /* at module level under its own name, or `HOST_NAME` where another module-level name has it
      (factories often name their kernels alike) */
@@ -1340,6 +1446,123 @@ static void hoist_local_imports(Converter *conv) {
       hoist_local_imports_in_class(&li, body->items[i]);
 }
 
+/* ------------------------------------------------------ kernel factories */
+
+/* `def make(latency): def kernel(x, ...): <tile code>; return kernel` and, in
+ * host code, `ct.kernel(make(2))` (or `k = make(2)` ... `ct.kernel(k)`): the
+ * factory returns a plain function that ct.kernel makes a kernel of where it
+ * is called (cuTile's tests of hints and memory assumptions do so). The def is
+ * taken as the kernel `@ct.kernel def kernel` would be in that factory: moved
+ * to module level with what it reads of the factory as constexpr parameters,
+ * and the factory returns the kernel object, whose function ct.kernel takes. */
+#define RESOLVE_MAX_FACTORIES 64 /* functions whose result host code gives ct.kernel, and names it gives it */
+
+typedef struct FactoryScan {
+  Converter *conv;
+  Str names[RESOLVE_MAX_FACTORIES];
+  Node *callee[RESOLVE_MAX_FACTORIES]; /* the ct.kernel of its call */
+  int count;
+  Str given[RESOLVE_MAX_FACTORIES]; /* names given to ct.kernel, and the ct.kernel of each */
+  Node *given_callee[RESOLVE_MAX_FACTORIES];
+  int given_count;
+} FactoryScan;
+
+static void add_factory(FactoryScan *scan, Str name, Node *callee, const Node *at) {
+  for (int i = 0; i < scan->count; i++)
+    if (str_same(scan->names[i], name))
+      return;
+  if (scan->count == RESOLVE_MAX_FACTORIES) {
+    diag_limit(&scan->conv->ctx->diag, at->span.start, "functions whose result host code gives ct.kernel",
+               RESOLVE_MAX_FACTORIES);
+    return;
+  }
+  scan->names[scan->count] = name;
+  scan->callee[scan->count++] = callee;
+}
+
+/* ct.kernel(F(...)) and ct.kernel(NAME) */
+static void find_factory_calls(Node *node, void *data) {
+  FactoryScan *scan = data;
+  if (node->kind == N_CALL && node->u.call.args.count && is_ct_member(scan->conv, node->u.call.func, "kernel")) {
+    Node *made = node->u.call.args.items[0];
+    if (made->kind == N_CALL && made->u.call.func->kind == N_NAME)
+      add_factory(scan, made->u.call.func->u.name.id, node->u.call.func, made);
+    else if (made->kind == N_NAME) {
+      bool seen = false;
+      for (int i = 0; i < scan->given_count && !seen; i++)
+        seen = str_same(scan->given[i], made->u.name.id);
+      if (!seen && scan->given_count == RESOLVE_MAX_FACTORIES)
+        diag_limit(&scan->conv->ctx->diag, made->span.start, "names host code gives ct.kernel", RESOLVE_MAX_FACTORIES);
+      else if (!seen) {
+        scan->given[scan->given_count] = made->u.name.id;
+        scan->given_callee[scan->given_count++] = node->u.call.func;
+      }
+    }
+  }
+  node_children(node, find_factory_calls, data);
+}
+
+/* NAME = F(...) for a NAME given to ct.kernel */
+static void find_factory_assignments(Node *node, void *data) {
+  FactoryScan *scan = data;
+  if (node->kind == N_ASSIGN && node->u.assign.targets.count == 1 &&
+      node->u.assign.targets.items[0]->kind == N_NAME && node->u.assign.value->kind == N_CALL &&
+      node->u.assign.value->u.call.func->kind == N_NAME) {
+    Str target = node->u.assign.targets.items[0]->u.name.id;
+    for (int i = 0; i < scan->given_count; i++)
+      if (str_same(scan->given[i], target))
+        add_factory(scan, node->u.assign.value->u.call.func->u.name.id, scan->given_callee[i], node->u.assign.value);
+  }
+  node_children(node, find_factory_assignments, data);
+}
+
+/* Whether `def` (not a nested tile def's own body) calls a tile-only cuTile operation. */
+static bool def_uses_tile_ops(Converter *conv, Node *def);
+
+/* Give the def a factory returns the decorator `@ct.kernel` (the `callee` host code calls). */
+static void decorate_returned_kernel(Converter *conv, Node *factory, Node *callee) {
+  NodeList *body = &factory->u.function_def.body;
+  for (int i = 0; i < body->count; i++) {
+    Node *stmt = body->items[i];
+    if (stmt->kind != N_RETURN || !stmt->u.return_.value || stmt->u.return_.value->kind != N_NAME)
+      continue;
+    Str returned = stmt->u.return_.value->u.name.id;
+    Node *def = NULL;
+    int defs = 0;
+    for (int k = 0; k < i; k++)
+      if (body->items[k]->kind == N_FUNCTION_DEF && str_same(body->items[k]->u.function_def.name, returned)) {
+        def = body->items[k];
+        defs++;
+      }
+    if (defs != 1 || def->u.function_def.decorator_list.count || !def_uses_tile_ops(conv, def))
+      continue;
+    Node *decorator = arena_alloc(&conv->ctx->arena, sizeof(Node));
+    *decorator = *callee;
+    decorator->span = def->span;
+    if (callee->kind == N_ATTRIBUTE) {
+      Node *module = arena_alloc(&conv->ctx->arena, sizeof(Node));
+      *module = *callee->u.attribute.value;
+      decorator->u.attribute.value = module;
+    }
+    push_node(conv, &def->u.function_def.decorator_list, decorator);
+  }
+}
+
+static void mark_kernel_factories(Converter *conv) {
+  FactoryScan scan = {.conv = conv};
+  find_factory_calls(conv->module, &scan);
+  if (scan.given_count)
+    find_factory_assignments(conv->module, &scan);
+  NodeList *body = &conv->module->u.module.body;
+  for (int f = 0; f < scan.count; f++)
+    for (int i = 0; i < body->count; i++) {
+      Node *stmt = body->items[i];
+      if (stmt->kind == N_FUNCTION_DEF && str_same(stmt->u.function_def.name, scan.names[f]) &&
+          !is_ct_def(conv, stmt, true))
+        decorate_returned_kernel(conv, stmt, scan.callee[f]);
+    }
+}
+
 /* The kernels defined by statements of module-level host functions (in
  * their blocks too), moved before those functions (see above). */
 static void hoist_nested_kernels(Converter *conv) {
@@ -1465,6 +1688,14 @@ static void scan_for_tile_use(Node *node, void *data) {
     }
   }
   node_children(node, scan_for_tile_use, data);
+}
+
+static bool def_uses_tile_ops(Converter *conv, Node *def) {
+  TileUse scan = {conv, false};
+  NodeList *body = &def->u.function_def.body;
+  for (int i = 0; i < body->count && !scan.found; i++)
+    scan_for_tile_use(body->items[i], &scan);
+  return scan.found;
 }
 
 static bool uses_tile_only_names(Converter *conv, Function *fn) {
@@ -1653,6 +1884,7 @@ void resolve_module(Converter *conv) {
   resolve_sibling_imports(conv);
   resolve_statements(conv, &conv->module->u.module.body, 0);
   hoist_local_imports(conv);
+  mark_kernel_factories(conv);
   hoist_nested_kernels(conv);
   resolve_nested_functions(conv);
   if (conv->ct_module_count == 0 && !conv->cuda_package_bound && conv->binding_count == 0)

@@ -946,3 +946,71 @@ def test_the_class_kernels_are_valid_cutile(cutile_export):
     f32 = cutile_export.array(ct.float32, 1)
     source = CLASS_KERNELS + "\nk = Ops.doubled\n"
     assert cutile_export.cubin_size(source, [f32, f32, 16]) > 0
+
+
+FACTORY_OF_A_PLAIN_DEF = '''
+import torch
+import cuda.tile as ct
+
+
+def make_kernel(scale):
+    def kernel(x, y, T: ct.Constant[int]):
+        t = ct.load(x, (ct.bid(0),), (T,), latency=2)
+        ct.store(y, (ct.bid(0),), t * scale)
+
+    return kernel
+
+
+def run(x, y, scale):
+    k = ct.kernel(make_kernel(scale), occupancy=2)
+    ct.launch(torch.cuda.current_stream(), (x.shape[0] // 8,), k, (x, y, 8))
+    return k
+
+
+class Runner:
+    def run(self, x, y, scale):
+        made = make_kernel(scale)
+        ct.launch(torch.cuda.current_stream(), (x.shape[0] // 8,), ct.kernel(made), (x, y, 8))
+'''
+
+
+def test_a_plain_def_a_factory_returns_for_ct_kernel_is_a_kernel(convert, convert_text, device):
+    """`ct.kernel(make_kernel(2))` (cuTile's own tests make kernels so, in test methods too):
+    the def the factory returns is the kernel, its reads of the factory's locals constexpr
+    parameters read at each launch. It was kept as host code naming cuda.tile: exit 0, then
+    a TypeError at the launch."""
+    text = convert_text(FACTORY_OF_A_PLAIN_DEF)
+    assert "kernel = _nested_kernel(launch_kernel, lambda: (scale,))" in text
+    assert "ct.load(x" not in text and "k = _ct_kernel(make_kernel(scale), occupancy=2)" in text
+    mod = convert(FACTORY_OF_A_PLAIN_DEF)
+    x = torch.arange(16, dtype=torch.float32, device=device)
+    y = torch.zeros(16, device=device)
+    assert mod.run(x, y, 3).hints == {"num_ctas": None, "occupancy": 2, "opt_level": 3, "num_worker_warps": None}
+    torch.testing.assert_close(y, x * 3)
+    mod.Runner().run(x, y, 5)
+    torch.testing.assert_close(y, x * 5)
+
+
+def test_a_factory_returning_a_host_function_is_left_as_written(convert_text):
+    """A factory's def that uses no tile operation is no kernel: it stays where it is."""
+    text = convert_text('''
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def copy(x, y, T: ct.Constant[int]):
+    ct.store(y, (ct.bid(0),), ct.load(x, (ct.bid(0),), (T,)))
+
+
+def make_grid(n):
+    def grid(x):
+        return (x.shape[0] // n,)
+
+    return grid
+
+
+def run(x, y):
+    ct.launch(torch.cuda.current_stream(), make_grid(8)(x), ct.kernel(copy._pyfunc), (x, y, 8))
+''')
+    assert "    def grid(x):\n        return (x.shape[0] // n,)" in text

@@ -206,3 +206,23 @@ def test_a_range_over_all_of_int64_is_past_the_limit(convert_error, loop):
     message = convert_error("import cuda.tile as ct\n\n\n@ct.kernel\ndef k(x, y):\n" + body +
                             "    ct.store(y, index=(0,), tile=found[0])\n")
     assert message.startswith("C2T002: too many elements of a tuple"), message
+
+
+RESOLVE_MAX_FACTORIES = 64
+
+
+def kernel_factories(count):
+    """`count` factories of plain tile defs, each one's result given to ct.kernel."""
+    factories = "".join(f"def make{i}():\n    def k(x):\n        ct.store(x, (0,), ct.load(x, (0,), (16,)) + {i})\n\n"
+                        f"    return k\n\n\n" for i in range(count))
+    calls = "".join(f"    ct.launch(0, (1,), ct.kernel(make{i}()), (x,))\n" for i in range(count))
+    return "import cuda.tile as ct\n\n\n" + factories + "def run(x):\n" + calls
+
+
+def test_kernel_factories_up_to_the_limit(convert_text, convert_error):
+    text = convert_text(kernel_factories(RESOLVE_MAX_FACTORIES))
+    last = RESOLVE_MAX_FACTORIES - 1
+    assert f"def make{last}():\n    k = _nested_kernel(launch_make{last}_k, None, \"k\")\n" in text
+    found = convert_error(kernel_factories(RESOLVE_MAX_FACTORIES + 1))
+    assert found == ("C2T002: too many functions whose result host code gives ct.kernel "
+                     f"(limit is {RESOLVE_MAX_FACTORIES})"), found

@@ -84,6 +84,63 @@ def test_astile(convert):
                        torch.tensor([1.5, 2.5]))
 
 
+def test_astile_of_a_tuple_held_in_a_name(convert):
+    """ct.astile of a tuple kept in a local, a module-level constant or a tuple expression:
+    the tuple's items, as for one written in the call (it was refused: "the value must be
+    a scalar or a nested tuple of scalars")."""
+    mod = convert("""
+import torch
+import cuda.tile as ct
+
+GRID = ((0, 1), (0, 4))
+
+@ct.kernel
+def k(y, z, w, v):
+    pair = (1.5, v)
+    ct.store(y, (0, 0), ct.astile(GRID, dtype=ct.int32))
+    ct.store(z, (0,), ct.astile(pair, dtype=ct.float32))
+    ct.store(w, (0,), ct.astile((pair[1], v + 1) if v > 0 else (7, 8), dtype=ct.int32))
+""")
+    y = torch.zeros(2, 2, dtype=torch.int32, device=ops_common.DEVICE)
+    z = torch.zeros(2, device=ops_common.DEVICE)
+    w = torch.zeros(2, dtype=torch.int32, device=ops_common.DEVICE)
+    mod.launch_k(0, (1,), (y, z, w, 3))
+    assert torch.equal(y.cpu(), torch.tensor([[0, 1], [0, 4]], dtype=torch.int32))
+    assert torch.equal(z.cpu(), torch.tensor([1.5, 3.0]))
+    assert torch.equal(w.cpu(), torch.tensor([3, 4], dtype=torch.int32))
+
+
+def test_a_tuple_a_host_function_binds_once_is_the_nested_kernels_own(convert, convert_text):
+    """A kernel defined in a host function that reads a tuple of numbers the function binds
+    once (cuTile's test of ct.astile of a closure value): the tuple is the kernel's local.
+    As a constexpr parameter it was typed a number: exit 0, then the kernel failed to
+    compile. A tuple bound twice stays a value read at each launch."""
+    source = """
+import torch
+import cuda.tile as ct
+
+def run(x, n):
+    value = (0, -1, 0, 4)
+    scale = (2, 3)
+    if n:
+        scale = (n, n)
+
+    @ct.kernel
+    def kernel(X):
+        ct.store(X, (0,), ct.astile(value, dtype=ct.int32) * scale[0])
+
+    ct.launch(torch.cuda.current_stream(), (1,), kernel, (x,))
+    return x
+"""
+    text = convert_text(source)
+    assert "    value = (0, -1, 0, 4)\n" in text.split("def kernel(")[1]
+    assert "_nested_kernel(launch_kernel, lambda: (scale,))" in text
+    mod = convert(source)
+    x = torch.zeros(4, dtype=torch.int32, device=ops_common.DEVICE)
+    assert torch.equal(mod.run(x, 0).cpu(), torch.tensor([0, -2, 0, 8], dtype=torch.int32))
+    assert torch.equal(mod.run(x, 5).cpu(), torch.tensor([0, -5, 0, 20], dtype=torch.int32))
+
+
 # ------------------------------------------------------------------ shape
 
 def test_reshape(convert):
