@@ -68,6 +68,7 @@ typedef enum HelperId {
   HELPER_ct_compute_dtype, /* math_helpers.py */
   HELPER_interpreted_numpy, /* math_helpers.py */
   HELPER_ct_bf16_operand, /* math_helpers.py */
+  HELPER_ct_loose_integer, /* math_helpers.py */
   HELPER_ct_truediv, /* math_helpers.py */
   HELPER_ct_floordiv, /* math_helpers.py */
   HELPER_ct_mod, /* math_helpers.py */
@@ -1381,6 +1382,18 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    float32, so x becomes bfloat16 there and stays as it is otherwise.\"\"\"\n"
     "    if other_dtype == tl.bfloat16:\n"
     "        return x.to(tl.bfloat16)\n"
+    "    else:\n"
+    "        return x\n",
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
+  [HELPER_ct_loose_integer] = {"ct_loose_integer",
+    "@triton.jit\n"
+    "def ct_loose_integer(x, other_dtype: tl.constexpr):\n"
+    "    \"\"\"x, a loosely typed integer (a Python int of the cuTile source computed while the\n"
+    "    kernel runs), with a tile of dtype `other_dtype`: cuTile computes in the tile's dtype,\n"
+    "    Triton promotes an 8- or 16-bit integer tile to x's int32, so x becomes that dtype\n"
+    "    there and stays as it is otherwise.\"\"\"\n"
+    "    if other_dtype.is_int() and other_dtype.primitive_bitwidth > 1 and other_dtype.primitive_bitwidth <= 16:\n"
+    "        return tl.cast(x, other_dtype)\n"
     "    else:\n"
     "        return x\n",
     {-1, -1, -1, -1, -1, -1}, false, false, 0u},

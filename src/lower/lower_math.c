@@ -307,13 +307,64 @@ static void convert_integer_side(Lowerer *L, Node **side, Node *other) {
 /* A loosely typed integer whose value comes with the launch (`t = n * 3; t += 1`, n a Constant
  * parameter) beside an 8- or 16-bit integer tile: cuTile computes in the tile's dtype, Triton
  * promotes the tile to the scalar's int32 where the scalar is no constexpr (a local assigned
- * twice): the scalar is cast to the tile's dtype. */
-static void match_narrow_integer(Lowerer *L, Node **side, const Node *other) {
-  const TypeInfo *type = (*side)->type, *tile = other->type;
-  if (!math_is_number(type) || type->dtype != DT_UNKNOWN || type->is_float || math_is_number(tile) ||
-      !integer_tile(tile) || tile->dtype == DT_BOOL || dtype_info(tile->dtype)->bits > 16)
+ * twice): the scalar is cast to the tile's dtype, through ct_loose_integer where that dtype
+ * comes with the launch (there only for a scalar read from such a local: a constexpr int
+ * takes the tile's dtype in Triton too). */
+typedef struct StoreCount {
+  Str name;
+  int count;
+} StoreCount;
+
+static void count_stores(Node *node, void *data) {
+  StoreCount *c = data;
+  if (node->kind == N_NAME && node->u.name.ctx == CTX_STORE && str_same(node->u.name.id, c->name))
+    c->count++;
+  node_children(node, count_stores, data);
+}
+
+typedef struct ReassignedScan {
+  Lowerer *L;
+  bool found;
+} ReassignedScan;
+
+/* A name `expr` reads that the function being lowered binds more than once (a parameter
+ * counts once): no tl.constexpr local in Triton, a run-time scalar there. */
+static void find_reassigned(Node *node, void *data) {
+  ReassignedScan *scan = data;
+  if (scan->found)
     return;
-  Node *cast = T(L, "tl.cast(_1, _2)", *side, T0(L, dtype_info(tile->dtype)->triton));
+  if (node->kind == N_NAME && node->u.name.ctx == CTX_LOAD) {
+    Node *def = scan->L->function->def;
+    StoreCount c = {node->u.name.id, 0};
+    NodeList *params = &def->u.function_def.args->u.arguments.args;
+    for (int i = 0; i < params->count; i++)
+      c.count += str_same(params->items[i]->u.arg.arg, c.name);
+    for (int i = 0; i < def->u.function_def.body.count; i++)
+      count_stores(def->u.function_def.body.items[i], &c);
+    scan->found = c.count > 1;
+    return;
+  }
+  node_children(node, find_reassigned, data);
+}
+
+static void match_narrow_integer(Lowerer *L, Node **side, Node *other) {
+  const TypeInfo *type = (*side)->type, *tile = other->type;
+  if (!math_is_number(type) || type->dtype != DT_UNKNOWN || type->is_float || math_is_number(tile))
+    return;
+  Node *cast;
+  ReassignedScan scan = {L, false};
+  if (tile->kind == VAL_TILE && tile->dtype == DT_UNKNOWN && !tile->not_bfloat16 && !tile->float_kind && L->function)
+    find_reassigned(*side, &scan); /* a constexpr's int Triton takes in the tile's dtype already */
+  if (scan.found) {
+    /* the tile's dtype comes with the launch: Triton casts where it is a narrow integer one */
+    Node *dtype = dtype_text_of(L, other);
+    if (!dtype)
+      return; /* not reachable for tiles made by ct operations: they carry a dtype expression */
+    cast = T(L, "_1(_2, _3)", use_helper(L, HELPER_ct_loose_integer), *side, dtype);
+  } else if (integer_tile(tile) && tile->dtype != DT_BOOL && dtype_info(tile->dtype)->bits <= 16)
+    cast = T(L, "tl.cast(_1, _2)", *side, T0(L, dtype_info(tile->dtype)->triton));
+  else
+    return;
   cast->type = (*side)->type;
   *side = cast;
 }

@@ -1298,3 +1298,30 @@ rows = torch.cat([a[16:32], a[48:64], a[0:16]])
 torch.testing.assert_close(out.float(), rows.float() @ b.float(), atol=2e-2, rtol=2e-2)
 """)
     assert same, output
+
+
+LOOSE_INTEGER_CALLS = """
+import torch
+def int8(m):
+    m.launch_loose_integer_kernel(0, (2,), (torch.full((32,), 100, dtype=torch.int8), torch.zeros(32, dtype=torch.int32), 20, 16))
+def float16(m):
+    m.launch_loose_integer_kernel(0, (2,), (torch.ones(32).half(), torch.zeros(32, dtype=torch.int32), 20, 16))
+CALLS = {"loose_integer": [int8, float16]}
+"""
+
+
+def test_a_loose_integer_takes_the_dtype_of_a_tile_known_at_launch(tmp_path):
+    """`int8_tile + t`, t a run-time Python int and the tile's dtype the launch's: Triton promoted
+    the sum to int32 (161 where cuTile wraps to -95). ct_loose_integer casts t to an 8- or 16-bit
+    integer dtype while Triton compiles, which compiles for sm_90 for each dtype."""
+    results = _compile_case(tmp_path, "loose_integer", LOOSE_INTEGER_CALLS)
+    assert len(results) == 2 and all(r["problems"] == [] for r in results), results
+    text = (tmp_path / "mods" / "loose_integer.py").read_text()
+    assert "a + ct_loose_integer(t, a.dtype)" in text, text
+    same, output = _run_interpreted(tmp_path / "mods" / "loose_integer.py", """
+for dtype, want in ((torch.int8, -95), (torch.uint8, 161), (torch.int16, 161), (torch.float16, 161)):
+    out = torch.zeros(32, dtype=torch.int32)
+    m.launch_loose_integer_kernel(0, (2,), (torch.full((32,), 100, dtype=dtype), out, 20, 16))
+    assert out.tolist() == [want] * 32, (dtype, out)
+""")
+    assert same, output

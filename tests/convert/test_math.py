@@ -719,7 +719,8 @@ def test_a_reassigned_loose_integer_keeps_an_int8_tiles_dtype(convert):
     """t = n * 3; t += 1 (n a Constant parameter) is a loosely typed integer, so int8 + t stays
     int8 in cuTile (its test_loose_typing); assigned twice it is no constexpr local in Triton,
     which promoted the sum to int32 (161 instead of int8's -95). The integer is cast to the tile's
-    dtype. Left: the same sum with a tile whose dtype comes with the launch."""
+    dtype (through ct_loose_integer where that dtype comes with the launch: the compile case
+    loose_integer)."""
     mod = convert(LOOSE_REASSIGNED)
     x, out = torch.full((4,), 100, dtype=torch.int32), torch.zeros(4, dtype=torch.int32)
     mod.launch_k(0, (1,), (x, out, 20))

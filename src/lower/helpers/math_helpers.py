@@ -104,6 +104,19 @@ def ct_bf16_operand(x, other_dtype: tl.constexpr):
         return x
 
 
+# helper: ct_loose_integer
+@triton.jit
+def ct_loose_integer(x, other_dtype: tl.constexpr):
+    """x, a loosely typed integer (a Python int of the cuTile source computed while the
+    kernel runs), with a tile of dtype `other_dtype`: cuTile computes in the tile's dtype,
+    Triton promotes an 8- or 16-bit integer tile to x's int32, so x becomes that dtype
+    there and stays as it is otherwise."""
+    if other_dtype.is_int() and other_dtype.primitive_bitwidth > 1 and other_dtype.primitive_bitwidth <= 16:
+        return tl.cast(x, other_dtype)
+    else:
+        return x
+
+
 # helper: ct_truediv needs ct_common_dtype ct_float_dtype
 @triton.jit
 def ct_truediv(x, y):
