@@ -558,6 +558,11 @@ bool prune_known_if(Lowerer *L, Node *stmt, NodeList *out) {
    * converts nowhere (another rank, an op valid only for other dtypes) */
   NodeList *live = value ? &stmt->u.if_.body : &stmt->u.if_.orelse;
   lower_stmts(L, live);
+  /* a live branch that converts to nothing (`if USE_X: src = x`, an array's other name) leaves
+     nothing: the `pass` its block was given would stand among the statements around it */
+  if (live->count == 1 && live->items[0]->kind == N_PASS && !live->items[0]->span.start.line &&
+      !live->items[0]->note)
+    return true;
   for (int i = 0; i < live->count; i++)
     push(L, out, live->items[i]);
   return true;
@@ -741,10 +746,13 @@ Node *lower_conditional_expr(Lowerer *L, Node *expr) {
   expr->u.if_exp.orelse = lower_expr(L, expr->u.if_exp.orelse);
   TypeInfo *body = expr->u.if_exp.body->type, *orelse = expr->u.if_exp.orelse->type;
   bool arrays = body && orelse && (body->kind == VAL_ARRAY || orelse->kind == VAL_ARRAY);
-  if (arrays && !(body->kind == orelse->kind && memory_same_array(L, body, orelse)))
+  if (arrays && !(body->kind == orelse->kind && memory_same_array(L, body, orelse))) {
+    if (test->type && test->type->kind == VAL_CONST) /* a constexpr's choice: a version per outcome */
+      note_version_split(L, source_test, test, 3);
     lower_error(L, expr, "this conditional expression chooses between two arrays (or views of them) by a value "
                 "known only at launch: an array is not a run-time value in the converted kernel (its pointer, "
                 "shape and strides are parameters); load or store through each array in its own branch of an `if`");
+  }
   if (test->type && test->type->kind == VAL_CONST) {
     /* another rank or kind per outcome: a version of the function per outcome */
     int disagreement = type_disagreement(L, body, orelse);

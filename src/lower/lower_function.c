@@ -333,8 +333,17 @@ static bool is_static_target(Lowerer *L, NodeList *body, Str name, int depth) {
   return false;
 }
 
+/* `value` names the parameter, or chooses it (`x if USE_X else y`, nested too). */
+static bool chooses_param(const Node *value, Str param, int depth) {
+  if (value->kind == N_IF_EXP && depth < C2T_MAX_PARAM_SCAN_DEPTH)
+    return chooses_param(value->u.if_exp.body, param, depth + 1) ||
+           chooses_param(value->u.if_exp.orelse, param, depth + 1);
+  return names_param(value, param);
+}
+
 /* The local an assignment `X = <value>` binds, when `value` names the parameter
- * (and X is another name) or, with `item`, an item of it (`param[i]`); else a zero Str.
+ * (and X is another name) or one outcome of a conditional expression names it, or, with
+ * `item`, an item of it (`param[i]`); else a zero Str.
  * *from_value: the value it binds (of `a, b = X, Y`, X or Y). */
 static Str alias_of(const UseScan *scan, const Node *node, bool item, const Node **from_value) {
   if (node->kind != N_ASSIGN || node->u.assign.targets.count != 1)
@@ -355,7 +364,7 @@ static Str alias_of(const UseScan *scan, const Node *node, bool item, const Node
   if (target->kind != N_NAME)
     return (Str){NULL, 0};
   Str local = target->u.name.id;
-  if (item ? !names_param_item(value, scan->param) : !names_param(value, scan->param) || str_same(local, scan->param))
+  if (item ? !names_param_item(value, scan->param) : !chooses_param(value, scan->param, 0) || str_same(local, scan->param))
     return (Str){NULL, 0};
   return local;
 }

@@ -526,10 +526,15 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
                                             : constant_tuple_choice(L, from_body, from_else);
     else if (from_body->kind == VAL_CONST || from_else->kind == VAL_CONST)
       merged = concretized(L, from_body->kind == VAL_CONST ? from_body : from_else);
-    else if (from_body->kind == VAL_ARRAY && from_else->kind == VAL_ARRAY && from_body->array && from_else->array)
+    else if (from_body->kind == VAL_ARRAY && from_else->kind == VAL_ARRAY && from_body->array && from_else->array) {
+      /* two arrays by a constexpr (`if USE_X: src = x` / `else: src = y`): where they cannot be one
+         name, a version of the function per outcome, each reading its own array */
+      if (static_test && !memory_same_array(L, from_body, from_else))
+        note_version_split(L, source_test, test, 3);
       merged = memory_merge_arrays(L, stmt, A->names[i], from_body, from_else,
                                    test->type && test->type->kind == VAL_CONST, &stmt->u.if_.body,
                                    &stmt->u.if_.orelse);
+    }
     else if (from_body->kind == from_else->kind &&
              (from_body->kind == VAL_TUPLE || from_body->kind == VAL_ENUM || from_body->kind == VAL_DTYPE))
       merged = merged_value(L, stmt, A->names[i], from_body, from_else);

@@ -704,13 +704,15 @@ def test_view_chosen_by_a_constexpr_branch_keeps_tma_where_it_can(convert_text):
 
 
 def test_a_name_bound_to_two_arrays_by_an_if_is_an_error(convert_error):
+    """By a value known only when the kernel runs (by a constexpr: a version each, see
+    test_versioning.py)."""
     message = convert_error("""
 import cuda.tile as ct
 
 @ct.kernel
-def k(x, z, y, FLAG: ct.Constant[int], B: ct.Constant[int]):
+def k(x, z, y, flag: int, B: ct.Constant[int]):
     ct.store(y, (1,), ct.load(x, (0,), (B,)) + ct.load(z, (0,), (B,)))
-    if FLAG == 1:
+    if flag == 1:
         v = x
     else:
         v = z

@@ -164,7 +164,7 @@ def k(x, y, B: ct.Constant[int]):
     ("raw.store_offset(0, ct.zeros((B,), dtype=ct.float32))", "the value (a 1-d tile of float32) does not broadcast"),
     ("t = x.load_offset(offs)", "works on the raw memory of an array"),
     ("t = raw.get_raw_memory()", "not its raw memory"),
-    ("if B > 4:\n        m = raw\n    else:\n        m = x\n    t = m.load_offset(offs)",
+    ("if ct.bid(0) > 4:\n        m = raw\n    else:\n        m = x\n    t = m.load_offset(offs)",
      "raw memory of an array (x.get_raw_memory()) in one branch"),
 ])
 def test_what_raw_memory_cannot_do_is_a_located_error(convert_error, body, message):

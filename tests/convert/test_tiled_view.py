@@ -60,13 +60,30 @@ def test_what_a_tiled_view_cannot_do_is_a_located_error(convert_error):
     assert "step 0 of traversal_steps is not positive" in convert_error(zero)
     short = _kernel("t = x.tiled_view((B, B), traversal_steps=(B,)).load((i, 0))")
     assert "traversal_steps needs one entry per array dimension" in convert_error(short)
-    # a name bound to two views by a condition: each use would read one view's shape
-    chosen = _kernel("if B > 8:\n"
+    # a name bound to two views by a run-time condition: each use would read one view's shape
+    chosen = _kernel("if i > 8:\n"
                      "        tv = x.tiled_view((B, 2 * B))\n"
                      "    else:\n"
                      "        tv = x.tiled_view((2 * B, B))\n"
                      "    ct.store(y, (i, 0), tv.load((i, 0)))")
     assert "a tiled view in one branch and another view" in convert_error(chosen)
+
+
+def test_two_views_chosen_by_a_constexpr_are_a_version_each(convert, device):
+    """The same two views chosen by `B > 8`, a constexpr: one version of the kernel per
+    outcome, each with its own view (it was refused as for a run-time condition)."""
+    mod = convert(_kernel("if B > 8:\n"
+                          "        tv = x.tiled_view((B, 2 * B))\n"
+                          "    else:\n"
+                          "        tv = x.tiled_view((2 * B, B))\n"
+                          "    ct.store(y, (i, 0), tv.load((i, 0)))"))
+    x = torch.randn(32, 32, device=device)
+    for b, rows, cols in ((16, 16, 32), (4, 8, 4)):
+        y = torch.zeros(32, 32, device=device)
+        mod.launch_k(0, (1,), (x, y, b))
+        want = torch.zeros(32, 32, device=device)
+        want[:rows, :cols] = x[:rows, :cols]
+        torch.testing.assert_close(y, want)
 
 
 STEPS = """
@@ -292,17 +309,36 @@ def test_a_tiled_view_passed_to_tile_functions_keeps_its_shape_padding_and_steps
     torch.testing.assert_close(z, want_z)
 
 
-def test_a_conditional_expression_of_two_arrays_views_is_refused(convert_error):
+def test_a_constexpr_choice_of_two_arrays_views_is_a_version_each(convert, device):
     """`x.tiled_view(T) if USE_X else y.tiled_view(T)` (cuTile's own tiled-view tests): an array
-    is three parameters in the converted kernel, not a value an expression can choose; the
-    conversion kept x's view for both outcomes (exit 0, y never read)."""
-    message = convert_error('''
+    is three parameters in the converted kernel, not a value an expression can choose, so the
+    kernel is lowered once per outcome of the constexpr, each version reading its own array.
+    The conversion had kept x's view for both outcomes (exit 0, y never read), then refused it."""
+    mod = convert('''
 import cuda.tile as ct
 
 
 @ct.kernel
 def k(x, y, z, TILE: ct.Constant[int], USE_X: ct.Constant[bool]):
     tv = x.tiled_view(TILE) if USE_X else y.tiled_view(TILE)
+    z.tiled_view(TILE).store(0, tv.load(0))
+''')
+    x, y = torch.arange(8.0, device=device), -torch.arange(8.0, device=device)
+    for use_x, want in ((True, x), (False, y)):
+        z = torch.zeros(8, device=device)
+        mod.launch_k(0, (1,), (x, y, z, 8, use_x))
+        torch.testing.assert_close(z, want)
+
+
+def test_a_run_time_choice_of_two_arrays_views_is_refused(convert_error):
+    """The same choice by a value known only when the kernel runs has no version to take."""
+    message = convert_error('''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, z, TILE: ct.Constant[int], use_x: int):
+    tv = x.tiled_view(TILE) if use_x > 0 else y.tiled_view(TILE)
     z.tiled_view(TILE).store(0, tv.load(0))
 ''')
     assert message.startswith("C2T402: this conditional expression chooses between two arrays (or views of them)"), message

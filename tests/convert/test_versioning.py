@@ -692,3 +692,38 @@ def test_each_version_keeps_its_own_comments_and_none_of_the_other(convert, conv
         assert "\n\n\n" not in version.rstrip(), version
     _column_sums(convert(COMMENTED_VERSIONS), 1)
     _column_sums(convert(COMMENTED_VERSIONS), 4)
+
+
+CHOSEN_ARRAY = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, out, USE_X: ct.Constant[bool], T: ct.Constant[int]):
+    src = x if USE_X else y
+    if USE_X:
+        dst = out
+    else:
+        dst = out
+    if not USE_X:
+        other = x
+    else:
+        other = y
+    ct.store(dst, (ct.bid(0),), ct.load(src, (ct.bid(0),), (T,)) * 10 + ct.load(other, (ct.bid(0),), (T,)))
+'''
+
+
+def test_an_array_chosen_by_a_constexpr_is_a_version_each(convert, convert_text):
+    """`src = x if USE_X else y`, or the same by an `if` statement, then loads through src: the
+    arrays are parameters (pointer, shape and strides), not values Triton can choose at run
+    time, so the kernel is lowered once per outcome. Both were refused ("ct.load() works on
+    an array, not a scalar"; "a different array in each branch"); no `pass` is left where the
+    chosen name's assignment converted to nothing."""
+    text = convert_text(CHOSEN_ARRAY)
+    assert "pass" not in text.split("def k(")[1].split("def launch_k")[0]
+    mod = convert(CHOSEN_ARRAY)
+    x, y = torch.arange(16.0, device=ops_common.DEVICE), torch.full((16,), 0.5, device=ops_common.DEVICE)
+    for use_x, want in ((True, x * 10 + 0.5), (False, y * 10 + x)):
+        out = torch.zeros(16, device=ops_common.DEVICE)
+        mod.launch_k(0, (2,), (x, y, out, use_x, 8))
+        torch.testing.assert_close(out, want)
