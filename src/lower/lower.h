@@ -238,6 +238,7 @@ Node *lower_python_value(Lowerer *L, Node *expr, const char *name);
 Node *lower_python_call(Lowerer *L, Node *call, const char *name); /* math.sqrt(2.0), math.sqrt(D) */
 Node *lower_python_float(Lowerer *L, Node *call, const char *member); /* float("inf"), else float(x) */
 Node *lower_python_len(Lowerer *L, Node *call, const char *member);   /* len(tuple) */
+Node *lower_python_sum(Lowerer *L, Node *call, const char *member);   /* sum(tuple) */
 Node *lower_python_tuple(Lowerer *L, Node *call, const char *member); /* tuple(e for i in static_iter(range)) */
 const char *plain_string_text(Lowerer *L, const Node *string);       /* "abc" -> abc, else NULL */
 Node *lower_call(Lowerer *L, Node *call);

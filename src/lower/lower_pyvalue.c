@@ -357,6 +357,36 @@ Node *lower_python_len(Lowerer *L, Node *call, const char *member) {
               type_describe(L->ctx, type));
 }
 
+/* sum(iterable, /, start=0) of a tuple known at conversion: Python's, which cuTile runs
+ * while it compiles (ct.static_eval(sum(t)), its tests): start + t[0] + t[1] + ..., each `+`
+ * as cuTile computes it (constants fold; without start, from t[0]: 0 + x is x). A generator
+ * over ct.static_iter(...) is summed as the tuple it makes. */
+Node *lower_python_sum(Lowerer *L, Node *call, const char *member) {
+  (void)member;
+  NodeList *raw = &call->u.call.args;
+  if (raw->count >= 1 && raw->items[0]->kind == N_GENERATOR_EXP)
+    raw->items[0] = T(L, "tuple(_1)", raw->items[0]);
+  BoundArgs args;
+  bind_call(L, call, "sum()", "iterable, /, start", &args);
+  Node *items = require_arg(L, call, &args, 0, "sum()", "iterable");
+  const TypeInfo *type = items->type;
+  if (!type || type->kind != VAL_TUPLE || type->count < 0 || type->array || (!type->elts && type->count))
+    lower_error(L, args.source[0], "sum() of %s cannot be converted (sum() of a tuple known at conversion can)",
+                type_describe(L->ctx, type));
+  Node *total = args.arg[1];
+  for (int i = 0; i < type->count; i++) {
+    TypeInfo *entry = type->elts[i];
+    bool known = entry && entry->kind == VAL_CONST && !entry->is_float && entry->dtype != DT_UNKNOWN &&
+                 entry->dtype != DT_BOOL;
+    Node *item = items->kind == N_TUPLE ? items->u.list.elts.items[i]
+                 : known               ? new_int(L, entry->int_value)
+                                       : T(L, "_1[_2]", items, new_int(L, i));
+    item->type = entry;
+    total = total ? lower_binary_operator(L, call, AOP_ADD, total, item) : item;
+  }
+  return total ? total : new_int(L, 0);
+}
+
 /* ------------------------------------------------ tuple comprehensions */
 
 /* tuple(e for ... in ct.static_iter(...) ...): cuTile runs the generator while it compiles; the

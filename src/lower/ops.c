@@ -153,6 +153,9 @@ const OpRow *op_find(const char *name) {
 
 const OpRow *op_row(const char *name) {
   for (int i = 0; i < c2t_op_row_count; i++)
+    if (strcmp(bare_name(c2t_op_rows[i].name), name) == 0 && !(c2t_op_rows[i].flags & OPF_BUILTIN_ONLY))
+      return &c2t_op_rows[i];
+  for (int i = 0; i < c2t_op_row_count; i++)
     if (strcmp(bare_name(c2t_op_rows[i].name), name) == 0)
       return &c2t_op_rows[i];
   return NULL;
@@ -176,11 +179,15 @@ const OpRow *op_find_method(const char *name, bool on_array) {
 }
 
 const OpRow *op_find_builtin(const char *python_name) {
-  for (size_t i = 0; i < sizeof BUILTINS / sizeof BUILTINS[0]; i++)
-    if (strcmp(BUILTINS[i].python, python_name) == 0)
-      for (int r = 0; r < c2t_op_row_count; r++)
-        if (strcmp(c2t_op_rows[r].name, BUILTINS[i].name) == 0)
-          return &c2t_op_rows[r];
+  for (size_t i = 0; i < sizeof BUILTINS / sizeof BUILTINS[0]; i++) {
+    if (strcmp(BUILTINS[i].python, python_name) != 0)
+      continue;
+    const OpRow *found = NULL; /* the builtin's own row where a cuda.tile name is spelled alike (sum) */
+    for (int r = 0; r < c2t_op_row_count; r++)
+      if (strcmp(c2t_op_rows[r].name, BUILTINS[i].name) == 0 && (!found || (c2t_op_rows[r].flags & OPF_BUILTIN_ONLY)))
+        found = &c2t_op_rows[r];
+    return found;
+  }
   return NULL;
 }
 

@@ -216,6 +216,38 @@ def test_static_eval_and_ensure_constant(convert):
     assert y.tolist() == [11, 12, 13, 14]
 
 
+SUMS = """
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(y, n: ct.Constant[int]):
+    tup = (1, 2, 3)
+    s1 = ct.static_eval(sum(tup))
+    ct.static_assert(s1 == 6)
+    s2 = sum((n, 2 * n))
+    s3 = ct.static_eval(sum(i * i for i in ct.static_iter(range(4))))
+    s4 = sum((), 5)
+    t = ct.arange(4, dtype=ct.int32)
+    ct.store(y, (0,), sum((t, t * 10), s1 + s2 + s3 + s4))
+"""
+
+
+def test_sum_of_a_tuple_known_at_conversion(convert, convert_text):
+    """ct.static_eval(sum(t)) (cuTile's test_static_eval): Python's sum of a tuple, start
+    included, of a generator over ct.static_iter too, each `+` as cuTile's; it was refused
+    ("'sum' cannot be called in tile code"). Items known at conversion are written as numbers."""
+    assert "s1: tl.constexpr = 1 + 2 + 3" in convert_text(SUMS)
+    mod = convert(SUMS)
+    y = torch.zeros(4, dtype=torch.int32)
+    mod.launch_k(0, (1,), (y, 3))
+    assert y.tolist() == [34 + 11 * i for i in range(4)]
+
+
+def test_sum_of_a_tuple_of_unknown_length_is_an_error(convert_error):
+    assert "sum() of" in convert_error(kernel('t = t + sum(ct.bid(0))'))
+
+
 def test_ensure_constant_of_runtime_value_is_an_error(convert_error):
     assert "not a compile-time constant" in convert_error(kernel('t = t + ct.ensure_constant(n)'))
 
