@@ -500,6 +500,30 @@ static Node *counter_tuple_subscript(Lowerer *L, Node *expr, Node *base, Node *i
   return typed(expr, type);
 }
 
+/* tuple[i] with i known when the kernel compiles, not here (`(ct.float16, ct.float32)[D]`,
+ * `(64, 128)[MODE]`, D and MODE ct.Constant parameters): Triton indexes the tuple while it
+ * compiles, as cuTile does; the item is a dtype when every item is one (plain dtypes: their
+ * Triton dtype is the item), else of the type the items share, as for a loop counter. */
+static Node *constexpr_tuple_subscript(Lowerer *L, Node *expr, Node *base, Node *index) {
+  TypeInfo *tuple = base->type;
+  bool dtypes = true;
+  for (int k = 0; k < tuple->count; k++) {
+    const TypeInfo *e = tuple->elts[k];
+    dtypes &= e && e->kind == VAL_DTYPE;
+    if (e && e->kind == VAL_DTYPE && (e->dtype == DT_UNKNOWN || e->dtype == DT_TFLOAT32 || dtype_is_coded(e->dtype)))
+      lower_error(L, expr, "a tuple holding %s indexed by a value known only when the kernel compiles cannot be "
+                  "converted (its Triton dtype is not the item itself)", type_describe(L->ctx, e));
+  }
+  Node *item = T(L, "_1[_2]", base, index);
+  if (dtypes) {
+    TypeInfo *type = type_new(L->ctx, VAL_DTYPE);
+    type->dtype = DT_UNKNOWN;
+    type->dtype_expr = item;
+    return typed(item, type);
+  }
+  return typed(item, lower_static_element_type(L, expr, tuple, "indexing with a value known when the kernel compiles"));
+}
+
 static Node *lower_tuple_subscript(Lowerer *L, Node *expr, Node *base, Node *index) {
   long long i;
   if (!constant_index(index, &i) && index->kind == N_NAME && index->type && index->type->static_counter)
@@ -511,9 +535,12 @@ static Node *lower_tuple_subscript(Lowerer *L, Node *expr, Node *base, Node *ind
     type->not_bfloat16 = true;
     return typed(T(L, "_1[_2]", base, index), type);
   }
+  if (!constant_index(index, &i) && index->type && index->type->kind == VAL_CONST && !index->type->is_float &&
+      !index->type->const_tuple && !tuple->array && tuple->count > 0 && tuple->elts)
+    return constexpr_tuple_subscript(L, expr, base, index);
   if (!constant_index(index, &i))
     lower_error(L, expr->u.subscript.slice, "a tuple index in tile code must be a constant (or the counter of a "
-                "ct.static_iter(range(...)) loop)");
+                "ct.static_iter(range(...)) loop, or a value known when the kernel compiles)");
   if (tuple->count >= 0 && i < 0)
     i += tuple->count;
   if (tuple->count >= 0 && (i < 0 || i >= tuple->count))

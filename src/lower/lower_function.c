@@ -926,6 +926,12 @@ static bool constexpr_value(const ConstexprLocals *C, const Node *e) {
       k = k->u.unary_op.operand;
     if (v->kind == N_NAME && is_constexpr_name(C, v->u.name.id)) /* an item of a constexpr tuple: x_shape[-1] */
       return k->kind == N_CONSTANT && k->u.constant.kind == CONST_NUMBER;
+    if (v->kind == N_TUPLE) { /* `(64, 128)[MODE]`: a tuple of constexprs indexed by one */
+      for (int i = 0; i < v->u.list.elts.count; i++)
+        if (!constexpr_value(C, v->u.list.elts.items[i]))
+          return false;
+      return constexpr_value(C, k);
+    }
     if (v->kind != N_ATTRIBUTE || !str_eq(v->u.attribute.attr, "shape") || v->u.attribute.value->kind != N_NAME ||
         k->kind != N_CONSTANT || k->u.constant.kind != CONST_NUMBER)
       return false;

@@ -1325,3 +1325,33 @@ for dtype, want in ((torch.int8, -95), (torch.uint8, 161), (torch.int16, 161), (
     assert out.tolist() == [want] * 32, (dtype, out)
 """)
     assert same, output
+
+
+TUPLE_INDEX_CALLS = """
+import torch
+def half(m):
+    m.launch_constexpr_tuple_index_kernel(0, (2,), (torch.randn(32), torch.zeros(32), 0))
+def single(m):
+    m.launch_constexpr_tuple_index_kernel(0, (2,), (torch.randn(32), torch.zeros(32), 1))
+CALLS = {"constexpr_tuple_index": [half, single]}
+"""
+
+
+def test_a_tuple_indexed_by_a_constant_parameter_compiles(tmp_path):
+    """`(ct.float16, ct.float32)[MODE]` and `(8, 16)[MODE]`, MODE a ct.Constant: Triton indexes the
+    tuples while it compiles (they were refused: "a tuple index in tile code must be a
+    constant"); n, assigned once so, is a tl.constexpr local and sizes the tile."""
+    results = _compile_case(tmp_path, "constexpr_tuple_index", TUPLE_INDEX_CALLS)
+    assert len(results) == 2 and all(r["problems"] == [] for r in results), results
+    text = (tmp_path / "mods" / "constexpr_tuple_index.py").read_text()
+    assert "dt = (tl.float16, tl.float32)[MODE]" in text and "n: tl.constexpr = (8, 16)[MODE]" in text, text
+    same, output = _run_interpreted(tmp_path / "mods" / "constexpr_tuple_index.py", """
+x = torch.randn(32)
+for mode, size, rounded in ((0, 8, x.half().float()), (1, 16, x)):
+    y = torch.zeros(32)
+    m.launch_constexpr_tuple_index_kernel(0, (2,), (x, y, mode))
+    want = torch.zeros(32)
+    want[:2 * size] = rounded[:2 * size]
+    assert torch.equal(y, want), (mode, y)
+""")
+    assert same, output
