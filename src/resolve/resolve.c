@@ -1548,12 +1548,45 @@ static void decorate_returned_kernel(Converter *conv, Node *factory, Node *calle
   }
 }
 
+/* `def add_one(x, ...): <tile code>` in a host function that gives it ct.kernel itself
+ * (`ct.kernel(add_one)`): taken as `@ct.kernel def add_one`, as for a factory's def. */
+static void decorate_local_kernels(Converter *conv, Node *host) {
+  NodeList *body = &host->u.function_def.body;
+  FactoryScan own = {.conv = conv};
+  for (int i = 0; i < body->count; i++)
+    if (body->items[i]->kind != N_FUNCTION_DEF)
+      find_factory_calls(body->items[i], &own);
+  for (int g = 0; g < own.given_count; g++) {
+    Node *def = NULL;
+    int defs = 0;
+    for (int i = 0; i < body->count; i++)
+      if (body->items[i]->kind == N_FUNCTION_DEF && str_same(body->items[i]->u.function_def.name, own.given[g])) {
+        def = body->items[i];
+        defs++;
+      }
+    if (defs != 1 || def->u.function_def.decorator_list.count || !def_uses_tile_ops(conv, def))
+      continue;
+    Node *decorator = arena_alloc(&conv->ctx->arena, sizeof(Node));
+    *decorator = *own.given_callee[g];
+    decorator->span = def->span;
+    if (decorator->kind == N_ATTRIBUTE) {
+      Node *module = arena_alloc(&conv->ctx->arena, sizeof(Node));
+      *module = *decorator->u.attribute.value;
+      decorator->u.attribute.value = module;
+    }
+    push_node(conv, &def->u.function_def.decorator_list, decorator);
+  }
+}
+
 static void mark_kernel_factories(Converter *conv) {
   FactoryScan scan = {.conv = conv};
   find_factory_calls(conv->module, &scan);
   if (scan.given_count)
     find_factory_assignments(conv->module, &scan);
   NodeList *body = &conv->module->u.module.body;
+  for (int i = 0; scan.given_count && i < body->count; i++)
+    if (body->items[i]->kind == N_FUNCTION_DEF && !is_ct_def(conv, body->items[i], true))
+      decorate_local_kernels(conv, body->items[i]);
   for (int f = 0; f < scan.count; f++)
     for (int i = 0; i < body->count; i++) {
       Node *stmt = body->items[i];

@@ -1014,3 +1014,31 @@ def run(x, y):
     ct.launch(torch.cuda.current_stream(), make_grid(8)(x), ct.kernel(copy._pyfunc), (x, y, 8))
 ''')
     assert "    def grid(x):\n        return (x.shape[0] // n,)" in text
+
+
+def test_a_plain_def_a_host_function_gives_ct_kernel_itself_is_a_kernel(convert):
+    """`def add_one(...)` of tile code inside the host function that launches ct.kernel(add_one)
+    (cuTile's own tests do so): the def is the kernel. The host function was taken for tile
+    code, and its plain helper with a dict comprehension refused as tile code."""
+    mod = convert('''
+import torch
+import cuda.tile as ct
+
+
+def pick_tile(n):
+    table = {size: size for size in (16, 32, 64)}
+    return table[16 if n <= 16 else 32 if n <= 32 else 64]
+
+
+def run(x):
+    def add_one(x, y, T: ct.Constant[int]):
+        t = ct.load(x, (ct.bid(0),), (T,))
+        ct.store(y, (ct.bid(0),), t + 1)
+
+    T = pick_tile(x.shape[0])
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], T), 1, 1), ct.kernel(add_one), (x, y, T))
+    return y
+''')
+    x = torch.arange(64.0, device=ops_common.DEVICE)
+    torch.testing.assert_close(mod.run(x), x + 1)
