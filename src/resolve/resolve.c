@@ -1519,6 +1519,19 @@ static void find_factory_assignments(Node *node, void *data) {
 /* Whether `def` (not a nested tile def's own body) calls a tile-only cuTile operation. */
 static bool def_uses_tile_ops(Converter *conv, Node *def);
 
+/* `@ct.kernel` on `def`: a copy of `callee`, the ct.kernel host code calls. */
+static void add_kernel_decorator(Converter *conv, Node *def, const Node *callee) {
+  Node *decorator = arena_alloc(&conv->ctx->arena, sizeof(Node));
+  *decorator = *callee;
+  decorator->span = def->span;
+  if (callee->kind == N_ATTRIBUTE) {
+    Node *module = arena_alloc(&conv->ctx->arena, sizeof(Node));
+    *module = *callee->u.attribute.value;
+    decorator->u.attribute.value = module;
+  }
+  push_node(conv, &def->u.function_def.decorator_list, decorator);
+}
+
 /* Give the def a factory returns the decorator `@ct.kernel` (the `callee` host code calls). */
 static void decorate_returned_kernel(Converter *conv, Node *factory, Node *callee) {
   NodeList *body = &factory->u.function_def.body;
@@ -1536,15 +1549,7 @@ static void decorate_returned_kernel(Converter *conv, Node *factory, Node *calle
       }
     if (defs != 1 || def->u.function_def.decorator_list.count || !def_uses_tile_ops(conv, def))
       continue;
-    Node *decorator = arena_alloc(&conv->ctx->arena, sizeof(Node));
-    *decorator = *callee;
-    decorator->span = def->span;
-    if (callee->kind == N_ATTRIBUTE) {
-      Node *module = arena_alloc(&conv->ctx->arena, sizeof(Node));
-      *module = *callee->u.attribute.value;
-      decorator->u.attribute.value = module;
-    }
-    push_node(conv, &def->u.function_def.decorator_list, decorator);
+    add_kernel_decorator(conv, def, callee);
   }
 }
 
@@ -1566,15 +1571,7 @@ static void decorate_local_kernels(Converter *conv, Node *host) {
       }
     if (defs != 1 || def->u.function_def.decorator_list.count || !def_uses_tile_ops(conv, def))
       continue;
-    Node *decorator = arena_alloc(&conv->ctx->arena, sizeof(Node));
-    *decorator = *own.given_callee[g];
-    decorator->span = def->span;
-    if (decorator->kind == N_ATTRIBUTE) {
-      Node *module = arena_alloc(&conv->ctx->arena, sizeof(Node));
-      *module = *decorator->u.attribute.value;
-      decorator->u.attribute.value = module;
-    }
-    push_node(conv, &def->u.function_def.decorator_list, decorator);
+    add_kernel_decorator(conv, def, own.given_callee[g]);
   }
 }
 
