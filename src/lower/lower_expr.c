@@ -511,8 +511,10 @@ static Node *constexpr_tuple_subscript(Lowerer *L, Node *expr, Node *base, Node 
     const TypeInfo *e = tuple->elts[k];
     dtypes &= e && e->kind == VAL_DTYPE;
     if (e && e->kind == VAL_DTYPE && (e->dtype == DT_UNKNOWN || e->dtype == DT_TFLOAT32 || dtype_is_coded(e->dtype)))
-      lower_error(L, expr, "a tuple holding %s indexed by a value known only when the kernel compiles cannot be "
-                  "converted (its Triton dtype is not the item itself)", type_describe(L->ctx, e));
+      lower_error(L, expr, "a tuple holding the dtype %s indexed by a value known only when the kernel compiles "
+                  "cannot be converted (the converted kernel holds such tiles in another Triton dtype, chosen "
+                  "where the dtype is known at conversion)",
+                  e->dtype == DT_UNKNOWN ? "of an array" : dtype_info(e->dtype)->cutile);
   }
   Node *item = T(L, "_1[_2]", base, index);
   if (dtypes) {

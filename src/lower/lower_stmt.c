@@ -1017,11 +1017,17 @@ static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
   push_stmt(L, out, stmt);
 }
 
+static bool holds_array(const TypeInfo *type);
+
 static void lower_return(Lowerer *L, Node *stmt, NodeList *out) {
   if (stmt->u.return_.value) {
     if (L->function->role == ROLE_KERNEL)
       lower_error(L, stmt, "a kernel cannot return a value");
     stmt->u.return_.value = lower_expr(L, stmt->u.return_.value);
+    if (holds_array(stmt->u.return_.value->type))
+      lower_error(L, stmt->u.return_.value, "a tile function returning an array (or a view of one) cannot be "
+                  "converted: an array is its pointer, shape and strides, parameters of the function that uses "
+                  "it, not a value it can return; make the view (or choose the array) where it is used");
     note_return_type(L, stmt, stmt->u.return_.value->type);
   }
   push_stmt(L, out, stmt);

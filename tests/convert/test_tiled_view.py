@@ -342,3 +342,23 @@ def k(x, y, z, TILE: ct.Constant[int], use_x: int):
     z.tiled_view(TILE).store(0, tv.load(0))
 ''')
     assert message.startswith("C2T402: this conditional expression chooses between two arrays (or views of them)"), message
+
+
+def test_a_tile_function_returning_a_view_is_a_located_error(convert_error):
+    """cuTile's test_tiled_view_helper_func: a helper that returns `arr.tiled_view(tile_size)`.
+    The view's shape was read again in the caller, where the helper's parameter is not
+    defined ("name 'tile_size' is not defined"); the error now says what cannot be done."""
+    message = convert_error('''
+import cuda.tile as ct
+
+
+def get_view(arr, tile_size):
+    return arr.tiled_view(tile_size)
+
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    tv = get_view(x, TILE)
+    ct.store(y, (0,), tv.load(0))
+''')
+    assert message.startswith("C2T402: a tile function returning an array (or a view of one) cannot be converted"), message

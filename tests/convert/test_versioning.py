@@ -727,3 +727,19 @@ def test_an_array_chosen_by_a_constexpr_is_a_version_each(convert, convert_text)
         out = torch.zeros(16, device=ops_common.DEVICE)
         mod.launch_k(0, (2,), (x, y, out, use_x, 8))
         torch.testing.assert_close(out, want)
+
+
+def test_a_tuple_of_float8_dtypes_indexed_by_a_constant_is_a_located_error(convert_error):
+    """float4_e2m1fn (and float8_e8m0fnu) tiles are held as their bits in other Triton dtypes,
+    chosen where the dtype is known at conversion: a tuple holding one indexed by a ct.Constant
+    is refused by name (float8_e4m3fn alone is Triton's float8e4nv and converts)."""
+    message = convert_error('''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, D: ct.Constant[int]):
+    dt = (ct.float4_e2m1fn, ct.float8_e4m3fn)[D]
+    ct.store(y, (0,), ct.load(x, (0,), (16,)).astype(dt).astype(ct.float32))
+''')
+    assert message.startswith("C2T402: a tuple holding the dtype float4_e2m1fn indexed by a value known only"), message
