@@ -932,8 +932,6 @@ static void find_dtype_use(Node *node, void *data) {
   node_children(node, find_dtype_use, data);
 }
 
-/* `name: X.Constant[int]` (X.Constant[X.DType] for a dtype), X the module the kernel's
- * decorator names (`ct` of `ct.kernel`), appended to the kernel's parameters. */
 /* How a host function binds one name: the statements storing it (not in nested
  * functions, lambdas and classes, which bind their own), the value of `name = value`
  * when that is one, and whether anything else might (a def, import, except-as,
@@ -1019,6 +1017,8 @@ static Node *host_literal_tuple(Converter *conv, Node *host, Str name, bool *tup
   return binds.value;
 }
 
+/* `name: X.Constant[held]` (`held`: "int", "tuple" or "DType", X.DType then), X the module
+ * the kernel's decorator names (`ct` of `ct.kernel`), appended to the kernel's parameters. */
 static void add_captured_param(Converter *conv, Node *def, Node *kernel_callee, Str name, const char *held) {
   Arena *arena = &conv->ctx->arena;
   Node *module = kernel_callee->u.attribute.value;
@@ -1532,6 +1532,19 @@ static void add_kernel_decorator(Converter *conv, Node *def, const Node *callee)
   push_node(conv, &def->u.function_def.decorator_list, decorator);
 }
 
+/* The one def of `name` among the first `before` statements of `body`, when it has no
+ * decorator and its body uses tile operations; else NULL. */
+static Node *plain_tile_def(Converter *conv, NodeList *body, int before, Str name) {
+  Node *def = NULL;
+  int defs = 0;
+  for (int k = 0; k < before; k++)
+    if (body->items[k]->kind == N_FUNCTION_DEF && str_same(body->items[k]->u.function_def.name, name)) {
+      def = body->items[k];
+      defs++;
+    }
+  return defs == 1 && !def->u.function_def.decorator_list.count && def_uses_tile_ops(conv, def) ? def : NULL;
+}
+
 /* Give the def a factory returns the decorator `@ct.kernel` (the `callee` host code calls). */
 static void decorate_returned_kernel(Converter *conv, Node *factory, Node *callee) {
   NodeList *body = &factory->u.function_def.body;
@@ -1539,17 +1552,9 @@ static void decorate_returned_kernel(Converter *conv, Node *factory, Node *calle
     Node *stmt = body->items[i];
     if (stmt->kind != N_RETURN || !stmt->u.return_.value || stmt->u.return_.value->kind != N_NAME)
       continue;
-    Str returned = stmt->u.return_.value->u.name.id;
-    Node *def = NULL;
-    int defs = 0;
-    for (int k = 0; k < i; k++)
-      if (body->items[k]->kind == N_FUNCTION_DEF && str_same(body->items[k]->u.function_def.name, returned)) {
-        def = body->items[k];
-        defs++;
-      }
-    if (defs != 1 || def->u.function_def.decorator_list.count || !def_uses_tile_ops(conv, def))
-      continue;
-    add_kernel_decorator(conv, def, callee);
+    Node *def = plain_tile_def(conv, body, i, stmt->u.return_.value->u.name.id);
+    if (def)
+      add_kernel_decorator(conv, def, callee);
   }
 }
 
@@ -1562,16 +1567,9 @@ static void decorate_local_kernels(Converter *conv, Node *host) {
     if (body->items[i]->kind != N_FUNCTION_DEF)
       find_factory_calls(body->items[i], &own);
   for (int g = 0; g < own.given_count; g++) {
-    Node *def = NULL;
-    int defs = 0;
-    for (int i = 0; i < body->count; i++)
-      if (body->items[i]->kind == N_FUNCTION_DEF && str_same(body->items[i]->u.function_def.name, own.given[g])) {
-        def = body->items[i];
-        defs++;
-      }
-    if (defs != 1 || def->u.function_def.decorator_list.count || !def_uses_tile_ops(conv, def))
-      continue;
-    add_kernel_decorator(conv, def, own.given_callee[g]);
+    Node *def = plain_tile_def(conv, body, body->count, own.given[g]);
+    if (def)
+      add_kernel_decorator(conv, def, own.given_callee[g]);
   }
 }
 
@@ -1730,11 +1728,7 @@ static bool def_uses_tile_ops(Converter *conv, Node *def) {
 
 static bool uses_tile_only_names(Converter *conv, Function *fn) {
   /* a ct.Constant annotation alone does not make tile code: host code may annotate so */
-  TileUse scan = {conv, false};
-  NodeList *body = &fn->def->u.function_def.body;
-  for (int i = 0; i < body->count && !scan.found; i++)
-    scan_for_tile_use(body->items[i], &scan);
-  return scan.found;
+  return def_uses_tile_ops(conv, fn->def);
 }
 
 /* @ct.function without host=True: callable from tile code only. */
