@@ -101,7 +101,7 @@ static Node *arena_dup_node(Lowerer *L, const Node *node) {
  * NULL for one holding anything else (an opaque constant then). */
 static TypeInfo *literal_tuple_type(Lowerer *L, Node *value, int depth) {
   NodeList *elts = &value->u.list.elts;
-  if (depth >= C2T_MAX_RANK * 4) /* deeper: an opaque constant */
+  if (depth >= C2T_MAX_PARSE_DEPTH) /* the parser nests no deeper */
     return NULL;
   TypeInfo *type = type_new(L->ctx, VAL_TUPLE);
   type->count = elts->count;

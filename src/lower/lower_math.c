@@ -304,12 +304,6 @@ static void convert_integer_side(Lowerer *L, Node **side, Node *other) {
   }
 }
 
-/* A loosely typed integer whose value comes with the launch (`t = n * 3; t += 1`, n a Constant
- * parameter) beside an 8- or 16-bit integer tile: cuTile computes in the tile's dtype, Triton
- * promotes the tile to the scalar's int32 where the scalar is no constexpr (a local assigned
- * twice): the scalar is cast to the tile's dtype, through ct_loose_integer where that dtype
- * comes with the launch (there only for a scalar read from such a local: a constexpr int
- * takes the tile's dtype in Triton too). */
 typedef struct StoreCount {
   Str name;
   int count;
@@ -347,6 +341,12 @@ static void find_reassigned(Node *node, void *data) {
   node_children(node, find_reassigned, data);
 }
 
+/* A loosely typed integer whose value comes with the launch (`t = n * 3; t += 1`, n a Constant
+ * parameter) beside an 8- or 16-bit integer tile: cuTile computes in the tile's dtype, Triton
+ * promotes the tile to the scalar's int32 where the scalar is no constexpr (a local assigned
+ * twice): the scalar is cast to the tile's dtype, through ct_loose_integer where that dtype
+ * comes with the launch (there only for a scalar read from such a local: a constexpr int
+ * takes the tile's dtype in Triton too). */
 static void match_narrow_integer(Lowerer *L, Node **side, Node *other) {
   const TypeInfo *type = (*side)->type, *tile = other->type;
   if (!math_is_number(type) || type->dtype != DT_UNKNOWN || type->is_float || math_is_number(tile))
