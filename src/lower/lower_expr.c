@@ -592,6 +592,35 @@ static Node *lower_constant_tuple_item(Lowerer *L, Node *expr, Node *base) {
 }
 
 /* t[None, :], t[:, None], t[..., None]: expand_dims, same syntax in Triton. */
+/* `t[..., None]`: Triton indexes tensors with None and ':' only ("unsupported tensor index:
+ * Ellipsis"), so the '...' becomes the ':'s it stands for, one per axis no other item names. */
+static void spell_out_ellipsis(Lowerer *L, Node *expr, int rank, int explicit_axes) {
+  if (rank < 0)
+    lower_error(L, expr, "'...' indexing a tile whose rank is not known at conversion cannot be converted");
+  Node *slice = expr->u.subscript.slice;
+  int count = slice->kind == N_TUPLE ? slice->u.list.elts.count : 1;
+  Node **items = slice->kind == N_TUPLE ? slice->u.list.elts.items : &slice;
+  Node *spelled = arena_alloc(&L->ctx->arena, sizeof(Node));
+  spelled->kind = N_TUPLE;
+  spelled->span = slice->span;
+  for (int i = 0; i < count; i++) {
+    if (!(items[i]->kind == N_CONSTANT && items[i]->u.constant.kind == CONST_ELLIPSIS)) {
+      node_list_push(&L->ctx->arena, &spelled->u.list.elts, items[i]);
+      continue;
+    }
+    for (int k = 0; k < rank - explicit_axes; k++) {
+      Node *all = arena_alloc(&L->ctx->arena, sizeof(Node));
+      all->kind = N_SLICE;
+      all->span = items[i]->span;
+      node_list_push(&L->ctx->arena, &spelled->u.list.elts, all);
+    }
+  }
+  if (!spelled->u.list.elts.count) /* t[...] of a 0-d tile: Triton has no empty index */
+    lower_error(L, expr, "'...' alone indexing a 0-d tile cannot be converted (it is the tile itself)");
+  expr->u.subscript.slice = spelled->u.list.elts.count == 1 ? spelled->u.list.elts.items[0] : spelled;
+  expr->rewritten = true;
+}
+
 static Node *lower_tile_subscript(Lowerer *L, Node *expr, Node *base) {
   Node *slice = expr->u.subscript.slice;
   int count = slice->kind == N_TUPLE ? slice->u.list.elts.count : 1;
@@ -611,6 +640,8 @@ static Node *lower_tile_subscript(Lowerer *L, Node *expr, Node *base) {
     lower_error(L, slice, "at most one '...' may index a tile");
   expr->u.subscript.value = base;
   const TypeInfo *input = base->type;
+  if (ellipses)
+    spell_out_ellipsis(L, expr, input->rank, count - added - ellipses);
   int rank = input->rank < 0 ? -1 : input->rank + added;
   TypeInfo *type = type_tile(L->ctx, input->dtype, rank, NULL);
   type->dtype_expr = input->dtype_expr;

@@ -323,3 +323,29 @@ def test_insert(convert):
 ])
 def test_errors(convert_error, body, message):
     assert message in convert_error(kernel(body, (8,), 1))
+
+
+ELLIPSIS_INDEX = """
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, z, w, T0: ct.Constant[int], T1: ct.Constant[int]):
+    tx = ct.load(x, index=(0, 0), shape=(T0, T1))
+    ct.store(y, index=(0, 0, 0), tile=tx[..., None])
+    ct.store(z, index=(0, 0, 0), tile=tx[None, ...])
+    ct.store(w, index=(0, 0, 0, 0), tile=tx[:, None, ..., None])
+"""
+
+
+def test_ellipsis_indexing_a_tile_is_spelled_out(convert, convert_text):
+    """`tx[..., None]` (cuTile's test_new_axis_indexing): Triton indexes tensors with None and
+    ':' only ("unsupported tensor index: Ellipsis"), so the '...' becomes the ':'s it stands
+    for. It was kept as written: exit 0, then the kernel failed to compile."""
+    text = convert_text(ELLIPSIS_INDEX)
+    assert "tx[:, :, None]" in text and "tx[None, :, :]" in text and "tx[:, None, :, None]" in text
+    mod = convert(ELLIPSIS_INDEX)
+    x = torch.randn(4, 8, device=ops_common.DEVICE)
+    y, z, w = (torch.zeros(s, device=ops_common.DEVICE) for s in ((4, 8, 1), (1, 4, 8), (4, 1, 8, 1)))
+    mod.launch_k(0, (1,), (x, y, z, w, 4, 8))
+    assert torch.equal(y, x[..., None]) and torch.equal(z, x[None]) and torch.equal(w, x[:, None, :, None])
