@@ -728,6 +728,35 @@ static Node *compare_compile_time(Lowerer *L, Node *expr, AstOp op, Node *left, 
   return result;
 }
 
+/* `ACT == "relu"`, ACT a ct.Constant (a string at launch, as Triton's matmul tutorial passes
+ * its ACTIVATION): Triton compares the constexpr while it compiles, so an `if` on it keeps one
+ * branch, as cuTile's does. Two strings written out compare here; a string and a number or an
+ * enum member are unequal, as in Python. */
+static Node *compare_strings(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right) {
+  if (op != AOP_EQ && op != AOP_NOTEQ)
+    lower_error(L, expr, "only == and != compare strings in tile code");
+  bool equal_test = op == AOP_EQ;
+  const TypeInfo *lt = left->type, *rt = right->type;
+  if (lt && rt && lt->kind == VAL_STRING && rt->kind == VAL_STRING) {
+    const char *a = plain_string_text(L, left), *b = plain_string_text(L, right);
+    if (!a || !b)
+      lower_error(L, expr, "a comparison of strings can be converted only for plain literals (no prefix, escape "
+                  "or triple quotes)");
+    return known_bool(L, (strcmp(a, b) == 0) == equal_test);
+  }
+  const TypeInfo *other = lt && lt->kind == VAL_STRING ? rt : lt;
+  if (other && other->kind == VAL_CONST && other->dtype == DT_UNKNOWN && !other->is_float && !other->const_tuple) {
+    Node *result = T(L, "_1 == _2", left, right); /* decided by Triton at compile time */
+    result->u.compare.ops[0] = op;
+    result->type = launch_bool(L);
+    return result;
+  }
+  if (other && (is_known_number(other) || other->kind == VAL_ENUM))
+    return known_bool(L, !equal_test);
+  lower_error(L, expr, "a comparison of a string with %s cannot be converted (a string compares with a string or "
+              "with a ct.Constant holding one)", type_describe(L->ctx, other));
+}
+
 /* `x in (a, b, c)`: cuTile compares x with each item (==) and ors the
  * results, stopping at one known to be true. */
 static Node *compare_contained(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right) {
@@ -843,6 +872,8 @@ Node *lower_comparison(Lowerer *L, Node *expr, AstOp op, Node *left, Node *right
     return compare_tuples(L, expr, op, left, right);
   if (is_dtype_or_none(left->type) || is_dtype_or_none(right->type))
     return compare_compile_time(L, expr, op, left, right);
+  if ((left->type && left->type->kind == VAL_STRING) || (right->type && right->type->kind == VAL_STRING))
+    return compare_strings(L, expr, op, left, right);
   if (op == AOP_IS || op == AOP_ISNOT)
     lower_error(L, expr, "'is' comparisons cannot be converted in tile code on %s and %s (only on None and dtypes)",
                 type_describe(L->ctx, left->type), type_describe(L->ctx, right->type));

@@ -1355,3 +1355,31 @@ for mode, size, rounded in ((0, 8, x.half().float()), (1, 16, x)):
     assert torch.equal(y, want), (mode, y)
 """)
     assert same, output
+
+
+STRING_CONSTANT_CALLS = """
+import torch
+def relu(m):
+    m.launch_string_constant_kernel(0, (2,), (torch.randn(32), torch.zeros(32), "relu", 16))
+def neg(m):
+    m.launch_string_constant_kernel(0, (2,), (torch.randn(32), torch.zeros(32), "neg", 16))
+CALLS = {"string_constant": [relu, neg]}
+"""
+
+
+def test_a_string_constant_compared_in_an_if_compiles(tmp_path):
+    """`if ACT == "relu":` with ACT a ct.Constant[str] (it was refused: "a comparison on a string
+    cannot be converted"): Triton compares the constexpr string while it compiles and keeps
+    one branch, for each string."""
+    results = _compile_case(tmp_path, "string_constant", STRING_CONSTANT_CALLS)
+    assert len(results) == 2 and all(r["problems"] == [] for r in results), results
+    text = (tmp_path / "mods" / "string_constant.py").read_text()
+    assert 'if ACT == "relu":' in text and 'elif ACT != "none":' in text, text
+    same, output = _run_interpreted(tmp_path / "mods" / "string_constant.py", """
+x = torch.randn(32)
+for act, want in (("relu", x.clamp(min=0)), ("neg", -x), ("none", x)):
+    y = torch.zeros(32)
+    m.launch_string_constant_kernel(0, (2,), (x, y, act, 16))
+    assert torch.equal(y, want), act
+""")
+    assert same, output

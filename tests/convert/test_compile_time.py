@@ -878,3 +878,31 @@ def test_tuples_chosen_by_a_run_time_condition_keep_both_choices(convert):
         b = torch.zeros(1, 16)
         mod.launch_k(0, (1,), (a, b, torch.tensor([sign]), 16))
         torch.testing.assert_close(b[0], a[row])
+
+
+def test_strings_compare_at_conversion_or_when_triton_compiles(convert_text, convert_error):
+    """Two strings written out compare at conversion (the dead branch is not converted); a string
+    and a number are unequal, as in Python; an ordering of strings is a located error."""
+    text = convert_text('''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, MODE: ct.Constant[str]):
+    t = ct.load(x, (0,), (16,))
+    if "a" == "b" or 3 == "3":
+        t = ct.no_such_op(t)
+    if MODE != "keep":
+        t = t * 2
+    ct.store(x, (0,), t)
+''')
+    assert "no_such_op" not in text and 'if MODE != "keep":' in text
+    assert "only == and != compare strings" in convert_error('''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, MODE: ct.Constant[str]):
+    if MODE < "m":
+        ct.store(x, (0,), ct.zeros((16,), dtype=ct.float32))
+''')
