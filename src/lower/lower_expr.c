@@ -624,7 +624,17 @@ static void spell_out_ellipsis(Lowerer *L, Node *expr, int rank, int explicit_ax
 static Node *lower_tile_subscript(Lowerer *L, Node *expr, Node *base) {
   Node *slice = expr->u.subscript.slice;
   int count = slice->kind == N_TUPLE ? slice->u.list.elts.count : 1;
-  Node **items = slice->kind == N_TUPLE ? slice->u.list.elts.items : &slice;
+  Node **items = slice->kind == N_TUPLE ? slice->u.list.elts.items : &expr->u.subscript.slice;
+  for (int i = 0; i < count; i++) { /* np.newaxis is None (Triton reads no numpy global) */
+    const char *python = items[i]->kind == N_ATTRIBUTE ? resolve_python_name(L->conv, items[i]) : NULL;
+    if (python && strcmp(python, "numpy.newaxis") == 0) {
+      Node *none = T(L, "None");
+      none->span = items[i]->span;
+      items[i] = none;
+      expr->rewritten = true;
+    }
+  }
+  slice = expr->u.subscript.slice;
   int added = 0, ellipses = 0;
   for (int i = 0; i < count; i++) {
     Node *item = items[i];

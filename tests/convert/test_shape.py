@@ -349,3 +349,19 @@ def test_ellipsis_indexing_a_tile_is_spelled_out(convert, convert_text):
     y, z, w = (torch.zeros(s, device=ops_common.DEVICE) for s in ((4, 8, 1), (1, 4, 8), (4, 1, 8, 1)))
     mod.launch_k(0, (1,), (x, y, z, w, 4, 8))
     assert torch.equal(y, x[..., None]) and torch.equal(z, x[None]) and torch.equal(w, x[:, None, :, None])
+
+
+def test_numpy_newaxis_indexing_a_tile_is_none(convert_text):
+    """`tx[:, :, np.newaxis]` (cuTile's test_new_axis_indexing): np.newaxis is None; Triton reads
+    no numpy global in a kernel, so it is written None (it was refused)."""
+    text = convert_text("""
+import numpy as np
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, T0: ct.Constant[int], T1: ct.Constant[int]):
+    tx = ct.load(x, index=(0, 0), shape=(T0, T1))
+    ct.store(y, index=(0, 0, 0), tile=tx[:, :, np.newaxis])
+""")
+    assert "tx[:, :, None]" in text and "np.newaxis" not in text.split("def k(")[1].split("def launch_k")[0]
