@@ -347,15 +347,21 @@ static void find_reassigned(Node *node, void *data) {
  * twice): the scalar is cast to the tile's dtype, through ct_loose_integer where that dtype
  * comes with the launch (there only for a scalar read from such a local: a constexpr int
  * takes the tile's dtype in Triton too). */
+bool math_reads_reassigned(Lowerer *L, Node *expr) {
+  ReassignedScan scan = {L, false};
+  if (L->function)
+    find_reassigned(expr, &scan);
+  return scan.found;
+}
+
 static void match_narrow_integer(Lowerer *L, Node **side, Node *other) {
   const TypeInfo *type = (*side)->type, *tile = other->type;
   if (!math_is_number(type) || type->dtype != DT_UNKNOWN || type->is_float || math_is_number(tile))
     return;
   Node *cast;
-  ReassignedScan scan = {L, false};
-  if (tile->kind == VAL_TILE && tile->dtype == DT_UNKNOWN && !tile->not_bfloat16 && !tile->float_kind && L->function)
-    find_reassigned(*side, &scan); /* a constexpr's int Triton takes in the tile's dtype already */
-  if (scan.found) {
+  /* a constexpr's int Triton takes in the tile's dtype already */
+  if (tile->kind == VAL_TILE && tile->dtype == DT_UNKNOWN && !tile->not_bfloat16 && !tile->float_kind &&
+      math_reads_reassigned(L, *side)) {
     /* the tile's dtype comes with the launch: Triton casts where it is a narrow integer one */
     Node *dtype = dtype_text_of(L, other);
     if (!dtype)

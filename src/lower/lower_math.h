@@ -63,6 +63,9 @@ Node *lower_matrix_product(Lowerer *L, Node *at, const char *what, Node *x, Node
 
 /* Whether two dimension expressions are written alike (NULL: unknown). */
 bool math_same_dim(Lowerer *L, const Node *a, const Node *b);
+/* Whether `expr` reads a name the function being lowered binds more than once (no tl.constexpr
+ * local in Triton, which holds a run-time value there whatever the converter knows of it). */
+bool math_reads_reassigned(Lowerer *L, Node *expr);
 
 /* ---- lower_math_runtime.c: helpers of the generated module */
 Node *math_unary_helper(Lowerer *L, const char *name, const char *gpu_expr, const char *interpreted_expr,

@@ -189,6 +189,17 @@ Node *shape_constexpr_item(Lowerer *L, Node *tuple, int i, const Node *at) {
 
 /* A constant shape argument: a tuple of constant ints or one int. With
  * allow_infer, one entry may be -1 (its index goes to *inferred). */
+/* A dimension known here (`value`) that reads a local bound more than once (`a = 1` in both
+ * branches of a run-time `if`: a tensor to Triton, whose shapes take constexprs only) as the
+ * number; other dimensions as written. */
+static Node *known_dim(Lowerer *L, Node *dim, long long value) {
+  if (dim->kind == N_CONSTANT || !math_reads_reassigned(L, dim))
+    return dim;
+  Node *number = new_int(L, value);
+  number->type = dim->type;
+  return number;
+}
+
 static int read_shape(Lowerer *L, Node *shape, Node *at, const char *what, Node **dims, bool allow_infer,
                       int *inferred) {
   if (inferred)
@@ -225,6 +236,7 @@ static int read_shape(Lowerer *L, Node *shape, Node *at, const char *what, Node 
       shape_require_constexpr_names(L, dims[d], at);
       continue;
     }
+    dims[d] = known_dim(L, dims[d], value);
     if (value == -1 && allow_infer) {
       if (*inferred >= 0)
         lower_error(L, at, "%s: only one dimension can be -1", what);
@@ -302,6 +314,8 @@ Node *lower_arange(Lowerer *L, Node *call, const char *member) {
     lower_error(L, args.source[0], "%s: the size %lld is not a power of two", what, count);
   if (!shape_known_int(size, &count))
     shape_require_constexpr_names(L, size, args.source[0]);
+  else
+    size = known_dim(L, size, count);
   Node *start = args.arg[2], *step = args.arg[3];
   long long value;
   Node *result = T(L, "tl.arange(0, _1)", size);

@@ -365,3 +365,32 @@ def k(x, y, T0: ct.Constant[int], T1: ct.Constant[int]):
     ct.store(y, index=(0, 0, 0), tile=tx[:, :, np.newaxis])
 """)
     assert "tx[:, :, None]" in text and "np.newaxis" not in text.split("def k(")[1].split("def launch_k")[0]
+
+
+SAME_CONSTANT_BOTH_BRANCHES = """
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y):
+    if ct.bid(0) == 1:
+        a = 16
+    else:
+        a = 16
+    t = ct.arange(a, dtype=ct.float32) + ct.zeros((a,), dtype=ct.float32)
+    ct.store(y, (0,), t.reshape((a, 1)).reshape((a,)) + ct.full((a,), 2.0, ct.float32))
+"""
+
+
+def test_a_size_known_here_but_bound_in_both_branches_of_a_run_time_if_is_written_as_the_number(convert,
+                                                                                                   convert_text):
+    """`a = 16` in both branches of an `if` on a run-time value (cuTile's test_control_flow): the
+    converter knows a is 16, but to Triton it is a tensor, which no tile shape takes ("Shape
+    element 0 must have type constexpr[int]"): exit 0, then no compile. Such sizes are written as
+    the number."""
+    text = convert_text(SAME_CONSTANT_BOTH_BRANCHES)
+    assert "tl.arange(0, 16)" in text and "tl.full((16,), 2.0, tl.float32)" in text, text
+    mod = convert(SAME_CONSTANT_BOTH_BRANCHES)
+    y = torch.zeros(16, device=ops_common.DEVICE)
+    mod.launch_k(0, (1,), (torch.zeros(16, device=ops_common.DEVICE), y))
+    torch.testing.assert_close(y, torch.arange(16.0, device=ops_common.DEVICE) + 2)
