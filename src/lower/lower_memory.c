@@ -86,14 +86,24 @@ static int tuple_items(Lowerer *L, Node *arg, Node **items, int max) {
  * only Triton knows (BM) is read from the local, which must then be a constexpr local (a
  * constexpr read back from a plain local tuple is no constexpr to Triton when it compiles
  * for a GPU: shape_constexpr_item). */
+static bool known_int(const Node *node, long long *value);
+
 static int shape_items(Lowerer *L, Node *shape, Node **items, int max) {
   int rank = tuple_items(L, shape, items, max);
   for (int d = 0; shape->kind != N_TUPLE && d < rank; d++)
     if (items[d]->kind == N_SUBSCRIPT && !(items[d] = shape_constexpr_item(L, shape, d, shape)))
       lower_error(L, shape, "a tile shape kept in a local tuple must hold constants, assigned once "
                             "(or write the shape in the call: shape=(BM, BN))");
-  for (int d = 0; d < rank; d++)
+  long long value;
+  for (int d = 0; d < rank; d++) {
+    if (items[d]->kind != N_CONSTANT && known_int(items[d], &value) && math_reads_reassigned(L, items[d])) {
+      /* known here, a tensor to Triton (bound in both branches of a run-time `if`): the number */
+      TypeInfo *type = items[d]->type;
+      items[d] = new_int(L, value);
+      items[d]->type = type;
+    }
     shape_require_constexpr_names(L, items[d], shape);
+  }
   return rank;
 }
 

@@ -377,7 +377,7 @@ def k(x, y):
         a = 16
     else:
         a = 16
-    t = ct.arange(a, dtype=ct.float32) + ct.zeros((a,), dtype=ct.float32)
+    t = ct.arange(a, dtype=ct.float32) + ct.load(x, (0,), (a,))
     ct.store(y, (0,), t.reshape((a, 1)).reshape((a,)) + ct.full((a,), 2.0, ct.float32))
 """
 
@@ -387,10 +387,11 @@ def test_a_size_known_here_but_bound_in_both_branches_of_a_run_time_if_is_writte
     """`a = 16` in both branches of an `if` on a run-time value (cuTile's test_control_flow): the
     converter knows a is 16, but to Triton it is a tensor, which no tile shape takes ("Shape
     element 0 must have type constexpr[int]"): exit 0, then no compile. Such sizes are written as
-    the number."""
+    the number (a load's shape was refused: "'a' sizes a tile here")."""
     text = convert_text(SAME_CONSTANT_BOTH_BRANCHES)
     assert "tl.arange(0, 16)" in text and "tl.full((16,), 2.0, tl.float32)" in text, text
+    assert "ct_load_1d(x, x_shape, x_strides, 0, 16, None)" in text, text
     mod = convert(SAME_CONSTANT_BOTH_BRANCHES)
     y = torch.zeros(16, device=ops_common.DEVICE)
-    mod.launch_k(0, (1,), (torch.zeros(16, device=ops_common.DEVICE), y))
-    torch.testing.assert_close(y, torch.arange(16.0, device=ops_common.DEVICE) + 2)
+    mod.launch_k(0, (1,), (torch.ones(16, device=ops_common.DEVICE), y))
+    torch.testing.assert_close(y, torch.arange(16.0, device=ops_common.DEVICE) + 3)
