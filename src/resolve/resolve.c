@@ -816,6 +816,14 @@ static void collect_names(Node *node, void *data) {
     if (set->stores && node->u.except_handler.name.len)
       resolve_set_add(set, node->u.except_handler.name);
     break;
+  case N_COMPREHENSION:
+    if (set->stores && set->comprehension_scopes) { /* `for n in ...` of a comprehension binds its own n */
+      collect_names(node->u.comprehension.iter, data);
+      for (int i = 0; i < node->u.comprehension.ifs.count; i++)
+        collect_names(node->u.comprehension.ifs.items[i], data);
+      return;
+    }
+    break;
   default: break;
   }
   node_children(node, collect_names, data);
@@ -842,7 +850,8 @@ static void find_read(Node *node, void *data) {
  * decorators, which run where it is defined), into `names` (at most `limit`; the count is
  * returned, `first` the first read of the first). */
 static int closure_reads(Converter *conv, Node *def, const NameSet *outer, Str *names, int limit, const Node **first) {
-  NameSet own = {.conv = conv, .stores = true}, read = {.conv = conv, .stores = false};
+  /* a name a comprehension of the kernel binds may be read outside it too: the closure's then */
+  NameSet own = {.conv = conv, .stores = true, .comprehension_scopes = true}, read = {.conv = conv, .stores = false};
   collect_parameters(&own, def->u.function_def.args);
   NodeList *body = &def->u.function_def.body;
   for (int i = 0; i < body->count; i++) {

@@ -12,6 +12,7 @@ typedef struct NameSet {
   Str *names;
   int count, capacity;
   bool stores; /* collect_names in resolve.c: collect the names bound (else the names read) */
+  bool comprehension_scopes; /* with stores: a comprehension's targets are its own, not bound here */
 } NameSet;
 
 bool resolve_set_has(const NameSet *set, Str name);

@@ -1042,3 +1042,28 @@ def run(x):
 ''')
     x = torch.arange(64.0, device=ops_common.DEVICE)
     torch.testing.assert_close(mod.run(x), x + 1)
+
+
+def test_a_comprehension_variable_named_as_a_closure_value_leaves_the_closure_value(convert):
+    """`tuple(n for n in ct.static_iter(range(3)))` in a nested kernel that also reads the host
+    function's `n` (cuTile's test_tuple_comprehension_closure_var_not_shadowed): the
+    comprehension's n is its own, so the kernel reads the closure's n after it. The kernel's
+    names counted the comprehension's target as its own local: "name 'n' is not defined"."""
+    mod = convert('''
+import torch
+import cuda.tile as ct
+
+
+def run(y):
+    n = 99
+
+    @ct.kernel
+    def kernel(y):
+        firsts = tuple(n for n in ct.static_iter(range(3)))
+        ct.scatter(y, (), n + firsts[2])
+
+    ct.launch(torch.cuda.current_stream(), (1,), kernel, (y,))
+    return y
+''')
+    y = torch.zeros((), dtype=torch.int32, device=ops_common.DEVICE)
+    assert mod.run(y).item() == 101
