@@ -1238,6 +1238,7 @@ static void hoist_kernel(Converter *conv, Node *host, Node **slot, const NameSet
     collect_definitions(&host->u.function_def.body, &defined);
   Node *callee = decorator_callee(innermost);
   int values = 0; /* the captured names that are values (constexpr parameters), after the functions moved */
+  int inlined = 0; /* tuples of numbers bound first in its body, in the order read */
   for (int i = 0; i < count && i < C2T_MAX_CAPTURED; i++) {
     Str read = captured[i], to;
     if (resolve_set_has(&defined, read) && callee->kind == N_ATTRIBUTE &&
@@ -1261,9 +1262,13 @@ static void hoist_kernel(Converter *conv, Node *host, Node **slot, const NameSet
       push_node(conv, &assign->u.assign.targets, target);
       assign->u.assign.value = node_copy_tree(&conv->ctx->arena, tuple);
       NodeList *inner_body = &inner->u.function_def.body;
+      int at = inlined++;
+      if (inner_body->count && inner_body->items[0]->kind == N_EXPR_STMT &&
+          inner_body->items[0]->u.expr_stmt.value->kind == N_STRING)
+        at++; /* after its docstring, which stays one */
       push_node(conv, inner_body, assign);
-      memmove(inner_body->items + 1, inner_body->items, sizeof(Node *) * (size_t)(inner_body->count - 1));
-      inner_body->items[0] = assign;
+      memmove(inner_body->items + at + 1, inner_body->items + at, sizeof(Node *) * (size_t)(inner_body->count - 1 - at));
+      inner_body->items[at] = assign;
       continue;
     }
     captured_tuple[values] = tuple_bound;
