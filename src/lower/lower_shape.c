@@ -502,6 +502,9 @@ Node *lower_astile(Lowerer *L, Node *call, const char *member) {
   Node *value = astile_items(L, require_arg(L, call, &args, 0, what, "value"), 0, what);
   Node *dtype = require_dtype(L, call, &args, 1, what);
   if (value->kind != N_TUPLE) {
+    if (value->type && value->type->kind == VAL_CONST && value->type->const_tuple)
+      lower_error(L, args.source[0], "%s of a ct.Constant tuple, whose length and nesting come with the launch, "
+                  "cannot be converted (the tile's shape must be known here)", what);
     if (!type_is_scalar(value->type))
       lower_error(L, args.source[0], "%s: the value must be a scalar or a nested tuple of scalars", what);
     Node *result = value->type->kind == VAL_CONST ? T(L, "tl.full((), _1, _2)", value, dtype)

@@ -982,6 +982,26 @@ static void count_binds(Node *node, void *data) {
   node_children(node, count_binds, data);
 }
 
+typedef struct NonlocalScan {
+  Str name;
+  bool found;
+} NonlocalScan;
+
+/* `nonlocal name` (or `global name`) anywhere in a nested def: it may rebind the host's name. */
+static void find_nonlocal(Node *node, void *data) {
+  NonlocalScan *scan = data;
+  if (scan->found)
+    return;
+  if (node->kind == N_NONLOCAL || node->kind == N_GLOBAL) {
+    for (int i = 0; i < node->u.global.names.count; i++) {
+      const Node *declared = node->u.global.names.items[i];
+      scan->found |= declared && declared->kind == N_NAME && str_same(declared->u.name.id, scan->name);
+    }
+    return;
+  }
+  node_children(node, find_nonlocal, data);
+}
+
 /* A tuple of numbers and bools, nested tuples too, written out. */
 static bool is_literal_tuple(const Node *node, int depth) {
   if (depth > C2T_MAX_PARSE_DEPTH) /* the parser nests no deeper */
@@ -1015,7 +1035,10 @@ static Node *host_literal_tuple(Converter *conv, Node *host, Str name, bool *tup
   for (int i = 0; i < body->count; i++)
     if (body->items[i]->kind == N_FUNCTION_DEF || body->items[i]->kind == N_CLASS_DEF) {
       Node *def = body->items[i];
-      if (str_same(def->kind == N_FUNCTION_DEF ? def->u.function_def.name : def->u.class_def.name, name))
+      NonlocalScan nonlocal = {name, false};
+      node_children(def, find_nonlocal, &nonlocal); /* a helper that rebinds it through nonlocal */
+      if (nonlocal.found ||
+          str_same(def->kind == N_FUNCTION_DEF ? def->u.function_def.name : def->u.class_def.name, name))
         binds.other = true;
     } else
       count_binds(body->items[i], &binds);

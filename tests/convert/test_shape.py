@@ -395,3 +395,31 @@ def test_a_size_known_here_but_bound_in_both_branches_of_a_run_time_if_is_writte
     y = torch.zeros(16, device=ops_common.DEVICE)
     mod.launch_k(0, (1,), (torch.ones(16, device=ops_common.DEVICE), y))
     torch.testing.assert_close(y, torch.arange(16.0, device=ops_common.DEVICE) + 3)
+
+
+def test_a_closure_tuple_a_helper_rebinds_through_nonlocal_is_not_taken_as_known(convert_error):
+    """A tuple the host function binds once but a nested helper may rebind (`nonlocal value`)
+    is read at each launch, not copied into the kernel; as a ct.Constant tuple, whose shape
+    comes with the launch, ct.astile of it is a located error (it exited 0, then the kernel
+    did not compile)."""
+    message = convert_error("""
+import torch
+import cuda.tile as ct
+
+
+def run(x, n):
+    value = (1, 2)
+
+    def bump():
+        nonlocal value
+        value = (n, n)
+
+    @ct.kernel
+    def kernel(X):
+        ct.store(X, (0,), ct.astile(value, dtype=ct.int32))
+
+    if n:
+        bump()
+    ct.launch(torch.cuda.current_stream(), (1,), kernel, (x,))
+""")
+    assert message.startswith("C2T402: ct.astile() of a ct.Constant tuple"), message
