@@ -69,6 +69,9 @@ Node *lower_dataclass_method(Lowerer *L, Node *call);
 Node *lower_dataclass_property(Lowerer *L, Node *expr); /* instance.prop of a @property; else NULL */
 /* item `index` of the lowered tuple `base` (`expr`: where an error points) (lower_expr.c) */
 Node *lower_tuple_item(Lowerer *L, Node *expr, Node *base, int index);
+/* Entry `index` of a tuple whose entries' types are known: the entry written in it, an integer
+ * known at conversion as the number, else `tuple[index]` typed as the entry. */
+Node *lower_tuple_entry(Lowerer *L, Node *tuple, int index);
 /* `raise ct.static_exception(E)` as `tl.static_assert(False, ...)` (lower_debug.c) */
 Node *lower_raise_statement(Lowerer *L, Node *stmt);
 /* The one type of the elements of a tuple that a constexpr counter walks (ct.static_iter over

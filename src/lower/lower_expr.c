@@ -581,6 +581,16 @@ Node *lower_tuple_item(Lowerer *L, Node *expr, Node *base, int index) {
   return lower_tuple_subscript(L, subscript, base, new_int(L, index));
 }
 
+Node *lower_tuple_entry(Lowerer *L, Node *tuple, int index) {
+  if (tuple->kind == N_TUPLE && index < tuple->u.list.elts.count)
+    return tuple->u.list.elts.items[index];
+  TypeInfo *entry = tuple->type->elts[index];
+  bool known = entry && entry->kind == VAL_CONST && !entry->is_float && entry->dtype != DT_UNKNOWN;
+  Node *item = known ? new_int(L, entry->int_value) : T(L, "_1[_2]", tuple, new_int(L, index));
+  item->type = entry;
+  return item;
+}
+
 /* c[i] of a Constant parameter holding a tuple (`shape: ct.Constant[tuple]`): Triton holds
  * the tuple as a constexpr, and its items (tuples again, for a nested one) as constexprs. */
 static Node *lower_constant_tuple_item(Lowerer *L, Node *expr, Node *base) {

@@ -50,15 +50,8 @@ int memory_tuple_items(Lowerer *L, Node *arg, Node **items, int max, const char 
     int count = arg->type->count;
     if (count > max)
       lower_limit(L, arg, what, max);
-    for (int i = 0; i < count; i++) {
-      TypeInfo *entry = arg->type->elts[i];
-      if (entry && entry->kind == VAL_CONST && !entry->is_float && entry->dtype != DT_UNKNOWN) {
-        items[i] = new_int(L, entry->int_value);
-      } else {
-        items[i] = T(L, "_1[_2]", arg, new_int(L, i));
-        items[i]->type = entry;
-      }
-    }
+    for (int i = 0; i < count; i++)
+      items[i] = lower_tuple_entry(L, arg, i);
     return count;
   }
   items[0] = arg;

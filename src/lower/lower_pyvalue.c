@@ -375,13 +375,7 @@ Node *lower_python_sum(Lowerer *L, Node *call, const char *member) {
                 type_describe(L->ctx, type));
   Node *total = args.arg[1];
   for (int i = 0; i < type->count; i++) {
-    TypeInfo *entry = type->elts[i];
-    bool known = entry && entry->kind == VAL_CONST && !entry->is_float && entry->dtype != DT_UNKNOWN &&
-                 entry->dtype != DT_BOOL;
-    Node *item = items->kind == N_TUPLE ? items->u.list.elts.items[i]
-                 : known               ? new_int(L, entry->int_value)
-                                       : T(L, "_1[_2]", items, new_int(L, i));
-    item->type = entry;
+    Node *item = lower_tuple_entry(L, items, i);
     total = total ? lower_binary_operator(L, call, AOP_ADD, total, item) : item;
   }
   return total ? total : new_int(L, 0);

@@ -480,13 +480,8 @@ static Node *astile_items(Lowerer *L, Node *value, int level, const char *what) 
   Node *tuple = T(L, "()");
   tuple->kind = N_TUPLE;
   tuple->u.list.elts = (NodeList){0};
-  for (int i = 0; i < value->type->count; i++) {
-    TypeInfo *entry = value->type->elts[i];
-    bool known = entry && entry->kind == VAL_CONST && !entry->is_float && entry->dtype != DT_UNKNOWN;
-    Node *item = known ? new_int(L, entry->int_value) : T(L, "_1[_2]", value, new_int(L, i));
-    item->type = entry;
-    node_list_push(&L->ctx->arena, &tuple->u.list.elts, astile_items(L, item, level + 1, what));
-  }
+  for (int i = 0; i < value->type->count; i++)
+    node_list_push(&L->ctx->arena, &tuple->u.list.elts, astile_items(L, lower_tuple_entry(L, value, i), level + 1, what));
   tuple->type = value->type;
   return tuple;
 }
