@@ -214,6 +214,9 @@ void resolve_register_function(Converter *conv, Node *def);
  * "PaddingMode.ZERO", "Constant"), following imports and module-level
  * aliases; NULL when it names something else. */
 const char *resolve_ct_member(Converter *conv, const Node *expr);
+/* whether tile code `body` uses `name` where cuTile takes a dtype (astype's, `dtype=`, compared
+ * with a .dtype or a dtype written out) */
+bool resolve_uses_as_dtype(Converter *conv, const NodeList *body, Str name);
 bool is_ct_member(Converter *conv, const Node *expr, const char *member);
 /* The Python name an expression stands for when it names math, numpy or
  * torch or something in them (`math.inf` -> "math.inf", `np.float32` with

@@ -167,6 +167,13 @@ static bool annotation_is_dtype_constant(Lowerer *L, Node *annotation, int depth
   return false;
 }
 
+/* A bare `ct.Constant` parameter that the kernel uses as a dtype (`x.astype(c)`, `c ==
+ * ct.float32`): cuTile takes a dtype for it at launch, as for `ct.Constant[ct.DType]`. */
+static bool untyped_dtype_constant(Lowerer *L, Node *annotation, const NodeList *body, Str name) {
+  return annotation && annotation->kind != N_SUBSCRIPT && is_ct_member(L->conv, annotation, "Constant") &&
+         resolve_uses_as_dtype(L->conv, body, name);
+}
+
 typedef struct UseScan {
   Lowerer *L;
   Str param;
@@ -657,7 +664,8 @@ static void lower_kernel_params(Lowerer *L, Node *def) {
     }
     case PARAM_CONSTEXPR: {
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, "tl.constexpr"));
-      if (annotation_is_dtype_constant(L, arg->u.arg.annotation, 0)) {
+      if (annotation_is_dtype_constant(L, arg->u.arg.annotation, 0) ||
+          untyped_dtype_constant(L, arg->u.arg.annotation, &fn->def->u.function_def.body, name)) {
         /* a dtype: the launcher passes it as Triton's (_tl_dtype) */
         fn->param_is_dtype[i] = true;
         TypeInfo *type = type_new(L->ctx, VAL_DTYPE);

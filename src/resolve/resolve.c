@@ -905,8 +905,15 @@ static bool names_it(const Node *node, Str name) {
   return node && node->kind == N_NAME && str_same(node->u.name.id, name);
 }
 
+/* Whether `expr` names one of cuTile's dtypes (ct.float32, ct.bool_...). */
+static bool names_ct_dtype(Converter *conv, const Node *expr) {
+  const char *member = resolve_ct_member(conv, expr);
+  return member && dtype_name_is_public(member);
+}
+
 /* Whether the kernel uses `name` where cuTile takes a dtype: the dtype argument of astype,
- * bitcast, full, zeros, ones (or any `dtype=`), or compared with an array's or tile's .dtype. */
+ * bitcast, full, zeros, ones (or any `dtype=`), or compared with an array's or tile's .dtype
+ * or with a dtype written out (`c == ct.float32`). */
 static void find_dtype_use(Node *node, void *data) {
   DtypeUse *use = data;
   if (!node || use->found)
@@ -933,12 +940,19 @@ static void find_dtype_use(Node *node, void *data) {
     }
   } else if (node->kind == N_COMPARE && node->u.compare.count == 1) {
     Node *a = node->u.compare.left, *b = node->u.compare.comparators[0];
-    bool a_dtype = a->kind == N_ATTRIBUTE && str_eq(a->u.attribute.attr, "dtype");
-    bool b_dtype = b->kind == N_ATTRIBUTE && str_eq(b->u.attribute.attr, "dtype");
+    bool a_dtype = (a->kind == N_ATTRIBUTE && str_eq(a->u.attribute.attr, "dtype")) || names_ct_dtype(use->conv, a);
+    bool b_dtype = (b->kind == N_ATTRIBUTE && str_eq(b->u.attribute.attr, "dtype")) || names_ct_dtype(use->conv, b);
     if ((a_dtype && names_it(b, use->name)) || (b_dtype && names_it(a, use->name)))
       use->found = true;
   }
   node_children(node, find_dtype_use, data);
+}
+
+bool resolve_uses_as_dtype(Converter *conv, const NodeList *body, Str name) {
+  DtypeUse use = {conv, name, false};
+  for (int s = 0; s < body->count && !use.found; s++)
+    find_dtype_use(body->items[s], &use);
+  return use.found;
 }
 
 /* How a host function binds one name: the statements storing it (not in nested
@@ -1313,11 +1327,8 @@ static void hoist_kernel(Converter *conv, Node *host, Node **slot, const NameSet
                C2T_MAX_CAPTURED);
   count = values;
   for (int i = 0; i < count; i++) {
-    DtypeUse use = {conv, captured[i], false};
-    NodeList *inner_body = &inner->u.function_def.body;
-    for (int s = 0; s < inner_body->count; s++)
-      find_dtype_use(inner_body->items[s], &use);
-    add_captured_param(conv, inner, callee, captured[i], use.found ? "DType" : captured_tuple[i] ? "tuple" : "int");
+    bool dtype = resolve_uses_as_dtype(conv, &inner->u.function_def.body, captured[i]);
+    add_captured_param(conv, inner, callee, captured[i], dtype ? "DType" : captured_tuple[i] ? "tuple" : "int");
   }
   /* at module level under its own name, or `HOST_NAME` where another module-level name has it
      (factories often name their kernels alike) */

@@ -78,3 +78,50 @@ def test_none_as_the_stream_is_a_type_error_as_in_cutile(convert):
         mod.launch_copy(None, (2,), (x, torch.zeros_like(x), 16))
     assert torch.equal(mod.run(x, torch.cuda.current_stream()), x)
     assert torch.equal(mod.run(x, 0), x)
+
+
+UNTYPED_DTYPE_KERNEL = '''
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def scale_cast(x, y, OUT: ct.Constant, T: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    if OUT == ct.float16:
+        t = t * 2
+    ct.store(y, index=(ct.bid(0),), tile=t.astype(OUT))
+
+
+@ct.kernel
+def which(out, c: ct.Constant):
+    ct.scatter(out, 0, c == ct.float32)
+    ct.scatter(out, 1, c != ct.int32)
+
+
+def run(x, out_dtype):
+    y = torch.zeros(x.shape, dtype=out_dtype)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), scale_cast, (x, y, out_dtype, 16))
+    return y
+
+
+def run_which(c):
+    out = torch.full((2,), -1, dtype=torch.int32)
+    ct.launch(torch.cuda.current_stream(), (1,), which, (out, c))
+    return out.tolist()
+'''
+
+
+def test_a_bare_constant_used_as_a_dtype_takes_a_dtype(convert):
+    # cuTile compiles a bare ct.Constant holding a dtype as it does a ct.Constant[ct.DType]:
+    # `OUT == ct.float16` is decided at compile time, `astype(OUT)` casts to it
+    mod = convert(UNTYPED_DTYPE_KERNEL)
+    x = torch.randn(40) * 100
+    assert torch.equal(mod.run(x, torch.float16), (x * 2).to(torch.float16))
+    assert torch.equal(mod.run(x, torch.float32), x)
+    assert torch.equal(mod.run(x, torch.int32), x.to(torch.int32))
+    assert mod.run_which(torch.float32) == [1, 1]
+    assert mod.run_which(torch.int32) == [0, 0]
+    assert mod.run_which(torch.float64) == [0, 1]
+    with pytest.raises(TypeError, match="'OUT'"):
+        mod.launch_scale_cast(0, (1,), (x, torch.zeros(16), 3, 16))
