@@ -239,7 +239,9 @@ Node *lower_ct_value(Lowerer *L, Node *expr, const char *member);
  * (`name` as resolve_python_name spells it: "math.inf", "numpy.float32") */
 Node *lower_python_value(Lowerer *L, Node *expr, const char *name);
 Node *lower_python_call(Lowerer *L, Node *call, const char *name); /* math.sqrt(2.0), math.sqrt(D) */
+const char *lower_python_dtype(const char *name); /* "numpy.float16": "float16"; NULL if no dtype */
 Node *lower_python_float(Lowerer *L, Node *call, const char *member); /* float("inf"), else float(x) */
+Node *lower_number_of_string(Lowerer *L, Node *string, DType dtype, const char *what); /* ct.float32("nan") */
 Node *lower_python_len(Lowerer *L, Node *call, const char *member);   /* len(tuple) */
 Node *lower_python_sum(Lowerer *L, Node *call, const char *member);   /* sum(tuple) */
 Node *lower_python_tuple(Lowerer *L, Node *call, const char *member); /* tuple(e for i in static_iter(range)) */

@@ -354,6 +354,12 @@ Node *lower_call(Lowerer *L, Node *call) {
   if (is_dataclasses_replace(L, callee))
     return lower_dataclass_replace(L, call);
   const char *python = python_callee(L, callee);
+  const char *dtype = python ? lower_python_dtype(python) : NULL;
+  if (dtype) { /* np.float16(1.5), torch.float32(1.0): cuTile reads them as ct.float16(1.5) */
+    expand_starred_arguments(L, call);
+    stats_op(L->conv, "ct.", dtype);
+    return lower_row(L, call, op_find(dtype), arena_printf(&L->ctx->arena, "ct.%s", dtype));
+  }
   if (python)
     return lower_python_call(L, call, python);
   if (callee->kind == N_NAME) {

@@ -594,9 +594,20 @@ Node *math_float8_e8m0fnu_fill(Lowerer *L, const Node *at, const Node *value, co
 Node *lower_math_dtype_constructor(Lowerer *L, Node *call, const char *member) {
   DType dtype = dtype_from_cutile_name(member);
   const char *what = arena_printf(&L->ctx->arena, "ct.%s()", member);
-  BoundArgs args;
-  bind_call(L, call, what, "value, /", &args);
-  Node *x = require_arg(L, call, &args, 0, what, "value");
+  NodeList *raw = &call->u.call.args;
+  bool no_value = raw->count == 0 && call->u.call.keywords.count == 0; /* ct.int32(): cuTile's x=0 */
+  bool string = raw->count == 1 && call->u.call.keywords.count == 0 && raw->items[0]->kind == N_STRING;
+  BoundArgs args = {0};
+  Node *x;
+  if (no_value || string) {
+    x = no_value ? new_int(L, 0) : lower_number_of_string(L, raw->items[0], dtype, what);
+    args.source[0] = no_value ? call : raw->items[0];
+    if (no_value)
+      x->span = call->span;
+  } else {
+    bind_call(L, call, what, "value, /", &args);
+    x = require_arg(L, call, &args, 0, what, "value");
+  }
   require_value(L, call, what, x->type);
   Node *dtype_node = T0(L, dtype_info(dtype)->triton);
   note_read_as_numbers(L, call, x->type);

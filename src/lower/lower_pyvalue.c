@@ -11,6 +11,7 @@
  * on a constant parameter (known only at launch) the call stays as written
  * and Triton evaluates it in Python while compiling, as constexprs.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,19 @@ static bool float_constant(const char *name, double *value) {
       return true;
     }
   return false;
+}
+
+/* The cuTile dtype a numpy, cupy or torch dtype names ("numpy.float16": "float16"), else NULL. */
+const char *lower_python_dtype(const char *name) {
+  const char *dot = strchr(name, '.');
+  if (!dot || strchr(dot + 1, '.'))
+    return NULL;
+  size_t length = (size_t)(dot - name);
+  if ((length == 5 && strncmp(name, "numpy", 5) == 0) || (length == 4 && strncmp(name, "cupy", 4) == 0))
+    return dtype_named(NUMPY_DTYPES, dot + 1);
+  if (length == 5 && strncmp(name, "torch", 5) == 0)
+    return dtype_named(TORCH_DTYPES, dot + 1);
+  return NULL;
 }
 
 Node *lower_python_value(Lowerer *L, Node *expr, const char *name) {
@@ -324,6 +338,53 @@ Node *lower_python_float(Lowerer *L, Node *call, const char *member) {
     return node;
   }
   return lower_math_python_conversion(L, call, member);
+}
+
+/* The number a dtype call of a string makes (`ct.float32("nan")`, `np.int32("7")`): cuTile
+ * applies Python's float(), int() or bool() for the dtype's kind while it compiles. */
+Node *lower_number_of_string(Lowerer *L, Node *string, DType dtype, const char *what) {
+  const char *text = plain_string_text(L, string);
+  if (!text)
+    lower_error(L, string, "%s of this string cannot be converted (a plain literal such as \"inf\", \"-inf\", "
+                "\"nan\" or \"1.5\" can)", what);
+  Node *node;
+  if (dtype == DT_BOOL) { /* bool("False") is True: any string but "" */
+    node = T0(L, text[0] ? "True" : "False");
+    TypeInfo *type = type_new(L->ctx, VAL_CONST);
+    type->rank = 0;
+    type->dtype = DT_BOOL;
+    type->int_value = text[0] != '\0';
+    type->float_value = (double)type->int_value;
+    type->loose = true;
+    node->type = type;
+  } else if (dtype_info(dtype)->category == 'f') {
+    double value;
+    if (!float_of_text(L, text, &value))
+      lower_error(L, string, "%s cannot read \"%s\" as a number, as Python's float() raises", what, text);
+    node = new_float(L, value);
+  } else {
+    /* int(): optional blanks and sign, then decimal digits */
+    const char *p = text;
+    while (*p == ' ' || *p == '\t')
+      p++;
+    bool negative = *p == '-';
+    if (*p == '-' || *p == '+')
+      p++;
+    long long value = 0;
+    const char *digits = p;
+    while (*p >= '0' && *p <= '9') {
+      if (value > (LLONG_MAX - (*p - '0')) / 10)
+        lower_error(L, string, "%s: \"%s\" does not fit in 64 bits", what, text);
+      value = value * 10 + (*p++ - '0');
+    }
+    while (*p == ' ' || *p == '\t')
+      p++;
+    if (p == digits || *p)
+      lower_error(L, string, "%s cannot read \"%s\" as an integer, as Python's int() raises", what, text);
+    node = new_int(L, negative ? -value : value);
+  }
+  node->span = string->span;
+  return node;
 }
 
 /* len(t) of a tuple whose length is known at conversion. */

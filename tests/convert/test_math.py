@@ -574,6 +574,40 @@ def k(x, out, s, TILE: ct.Constant[int]):
     assert_bits(out, expected)
 
 
+def test_dtype_calls_of_numpy_torch_strings_and_no_value(convert, device):
+    """cuTile reads np.float16(1.5) and torch.float32(1.0) as ct.float16(1.5) and ct.float32(1.0),
+    a dtype called without a value as of 0 (its x=0), and of a string through Python's float(),
+    int() or bool() for the dtype's kind (ct.float32("-inf"), ct.int32("7"))."""
+    mod = convert("""
+import numpy as np
+import torch
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, out, TILE: ct.Constant[int]):
+    bid = ct.bid(0)
+    a = ct.load(x, index=(bid,), shape=(TILE,))
+    low = ct.full((TILE,), ct.float32("-inf"), ct.float32)
+    b = ct.maximum(a, low) * np.float16(1.5) + torch.float32(0.25) + ct.int32("7") + ct.int32()
+    ct.store(out, index=(bid,), tile=b + ct.float16("0.1") + ct.bool_("False"))
+""")
+    x = floats(device)
+    out = torch.zeros_like(x)
+    mod.launch_k(0, grid(N), (x, out, TILE))
+    tenth = torch.tensor(0.1, dtype=torch.float16).float()
+    assert_bits(out, x * 1.5 + 0.25 + 7 + 0 + tenth + 1)
+
+
+@pytest.mark.parametrize("expr,message", [
+    ('ct.int32("x")', 'cannot read "x" as an integer'),
+    ('ct.float32("1e")', 'cannot read "1e" as a number'),
+    ("ct.float32(r'1')", "of this string cannot be converted"),
+])
+def test_dtype_call_of_a_string_python_cannot_read(convert_error, expr, message):
+    source = KERNEL2.format(expr=f"a + {expr}").replace("shape=(TILE,))", "shape=(TILE,)).astype(ct.float32)")
+    assert message in convert_error(source)
+
+
 # --------------------------------------------------------- rejections
 
 @pytest.mark.parametrize("expr,message", [
