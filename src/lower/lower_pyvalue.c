@@ -192,7 +192,56 @@ static Node *deferred_math_call(Lowerer *L, Node *call, const char *name, const 
   return call;
 }
 
+/* The expression operator's function `name` ("add") stands for ("_1 + _2"), NULL if none;
+ * *arity: its operands. */
+static const char *operator_template(const char *name, int *arity) {
+  static const struct {
+    const char *name, *text;
+  } BINARY[] = {{"add", "_1 + _2"},      {"sub", "_1 - _2"},     {"mul", "_1 * _2"},       {"truediv", "_1 / _2"},
+                {"floordiv", "_1 // _2"}, {"mod", "_1 % _2"},     {"pow", "_1 ** _2"},      {"and_", "_1 & _2"},
+                {"or_", "_1 | _2"},       {"xor", "_1 ^ _2"},     {"lshift", "_1 << _2"},   {"rshift", "_1 >> _2"},
+                {"lt", "_1 < _2"},        {"le", "_1 <= _2"},     {"eq", "_1 == _2"},       {"ne", "_1 != _2"},
+                {"ge", "_1 >= _2"},       {"gt", "_1 > _2"},      {"matmul", "_1 @ _2"},    {NULL, NULL}},
+    UNARY[] = {{"neg", "-_1"}, {"pos", "+_1"}, {"invert", "~_1"}, {"not_", "not _1"}, {NULL, NULL}};
+  for (int i = 0; BINARY[i].name; i++)
+    if (strcmp(BINARY[i].name, name) == 0) {
+      *arity = 2;
+      return BINARY[i].text;
+    }
+  for (int i = 0; UNARY[i].name; i++)
+    if (strcmp(UNARY[i].name, name) == 0) {
+      *arity = 1;
+      return UNARY[i].text;
+    }
+  return NULL;
+}
+
+bool lower_is_operator_function(const char *name) {
+  int arity;
+  return strncmp(name, "operator.", 9) == 0 && operator_template(name + 9, &arity);
+}
+
+/* operator.add(a, b): a + b, as cuTile reads it. */
+static Node *operator_call(Lowerer *L, Node *call, const char *name) {
+  int arity = 0;
+  const char *text = operator_template(name + 9, &arity);
+  if (!text)
+    lower_error(L, call, "%s() cannot be converted (operator's arithmetic, bitwise and comparison functions "
+                "can: operator.add, operator.mul, operator.lt, ...)", name);
+  NodeList *args = &call->u.call.args;
+  if (call->u.call.keywords.count || args->count != arity)
+    lower_error(L, call, "%s() takes %d positional argument%s", name, arity, arity == 1 ? "" : "s");
+  for (int i = 0; i < arity; i++)
+    if (args->items[i]->kind == N_STARRED)
+      lower_error(L, args->items[i], "%s(): starred arguments cannot be converted", name);
+  Node *expr = arity == 1 ? T(L, text, args->items[0]) : T(L, text, args->items[0], args->items[1]);
+  expr->span = call->span;
+  return lower_expr(L, expr);
+}
+
 Node *lower_python_call(Lowerer *L, Node *call, const char *name) {
+  if (strncmp(name, "operator.", 9) == 0 && !strchr(name + 9, '.'))
+    return operator_call(L, call, name);
   if (strncmp(name, "math.", 5) != 0 || strchr(name + 5, '.'))
     lower_error(L, call, "%s() cannot be called in tile code (use the cuTile operation of the same meaning)", name);
   const MathFunction *fn = math_function(name + 5);

@@ -459,15 +459,26 @@ static Combine combine_of_lambda(Lowerer *L, Node *lambda, Node **xs, int n, con
     buf_free(&text);
   }
   const char *name = arena_printf(&L->ctx->arena, "combine_line%d", lambda->span.start.line);
+  Pos body_at = lambda->u.lambda.body->span.start; /* named_combine's body starts where the lambda does */
+  bool named = lambda->u.lambda.body->kind == N_CALL && body_at.line == lambda->span.start.line &&
+               body_at.col == lambda->span.start.col;
+  const char *origin = named ? NULL
+                           : arena_printf(&L->ctx->arena, "The combine lambda of line %d", lambda->span.start.line);
+  if (!origin) { /* named_combine's: `ct.maximum` */
+    Buf text = {0};
+    expr_text(L->ctx, lambda->u.lambda.body->u.call.func, &text);
+    origin = arena_printf(&L->ctx->arena, "%s (line %d) as a combine function", text.data, lambda->span.start.line);
+    buf_free(&text);
+  }
   const char *source = arena_printf(
       &L->ctx->arena,
       "@triton.jit\n"
       "def %s(%s):\n"
-      "    \"\"\"The combine lambda of line %d, lifted to a top-level function (Triton's combine\n"
-      "    functions must be @triton.jit functions); results cast back to the operands' dtypes\n"
-      "    as cuTile does.\"\"\"\n"
+      "    \"\"\"%s, lifted to a top-level function (Triton's\n"
+      "    combine functions must be @triton.jit functions); results cast back to the operands'\n"
+      "    dtypes as cuTile does.\"\"\"\n"
       "    return %s\n",
-      name, header->data, lambda->span.start.line, cast_back_text(L, results, operands, n));
+      name, header->data, origin, cast_back_text(L, results, operands, n));
   buf_free(header);
   return (Combine){name, use_runtime(L, name, source)};
 }
@@ -556,19 +567,49 @@ static void check_identity(Lowerer *L, Node *identity, Node *at, int n, const ch
   }
 }
 
+/* A combine function named, not defined here: a cuTile operation (ct.maximum), a function of
+ * operator (operator.add) or the builtins max and min, which cuTile calls on two operands; as
+ * the lambda `lambda a, b: f(a, b)`. NULL for anything else (a tile function, a lambda). */
+static Node *named_combine(Lowerer *L, Node *func) {
+  bool named = false;
+  const char *member = resolve_ct_member(L->conv, func);
+  if (member) {
+    const OpRow *row = op_find(member);
+    named = row && !(row->flags & (OPF_TYPE | OPF_DTYPE | OPF_ENUM | OPF_EXCEPTION | OPF_SUBMODULE | OPF_HOST));
+  } else if (func->kind == N_NAME && !scope_lookup(L, func->u.name.id) && !find_function(L->conv, func->u.name.id) &&
+             !find_binding(L->conv, func->u.name.id)) {
+    named = str_eq(func->u.name.id, "max") || str_eq(func->u.name.id, "min");
+  }
+  if (!named) {
+    const Node *base = func;
+    while (base->kind == N_ATTRIBUTE)
+      base = base->u.attribute.value;
+    const char *python = base->kind == N_NAME && !scope_lookup(L, base->u.name.id) ? resolve_python_name(L->conv, func)
+                                                                                   : NULL;
+    named = python && lower_is_operator_function(python);
+  }
+  if (!named)
+    return NULL;
+  Node *lambda = T(L, "lambda a, b: _1(a, b)", func);
+  lambda->span = lambda->u.lambda.body->span = func->span; /* where errors point; see combine_of_lambda */
+  return lambda;
+}
+
 /* Take a lambda argument out before the others are lowered. */
 static Node *take_lambda(Lowerer *L, Node *call, int position, const char *keyword) {
   NodeList *args = &call->u.call.args;
-  if (args->count > position && args->items[position]->kind == N_LAMBDA) {
-    Node *lambda = args->items[position];
+  Node *named = args->count > position ? named_combine(L, args->items[position]) : NULL;
+  if (args->count > position && (args->items[position]->kind == N_LAMBDA || named)) {
+    Node *lambda = named ? named : args->items[position];
     args->items[position] = T0(L, "None");
     return lambda;
   }
   NodeList *keywords = &call->u.call.keywords;
   for (int k = 0; k < keywords->count; k++) {
     Node *kw = keywords->items[k];
-    if (str_eq(kw->u.keyword.arg, keyword) && kw->u.keyword.value->kind == N_LAMBDA) {
-      Node *lambda = kw->u.keyword.value;
+    named = str_eq(kw->u.keyword.arg, keyword) ? named_combine(L, kw->u.keyword.value) : NULL;
+    if (str_eq(kw->u.keyword.arg, keyword) && (kw->u.keyword.value->kind == N_LAMBDA || named)) {
+      Node *lambda = named ? named : kw->u.keyword.value;
       kw->u.keyword.value = T0(L, "None");
       return lambda;
     }

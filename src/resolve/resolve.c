@@ -196,9 +196,9 @@ const char *resolve_ct_member(Converter *conv, const Node *expr) {
 
 /* The Python modules whose values tile code may read (cuTile evaluates
  * them in Python while compiling). CuPy's dtypes and constants are numpy's
- * own (cupy.float32 is numpy.float32). */
+ * own (cupy.float32 is numpy.float32); operator's functions are its operators. */
 const char *resolve_python_module(Str name) {
-  static const char *const MODULES[] = {"math", "numpy", "torch", "cupy", NULL};
+  static const char *const MODULES[] = {"math", "numpy", "torch", "cupy", "operator", NULL};
   for (int i = 0; MODULES[i]; i++)
     if (str_eq(name, MODULES[i]))
       return MODULES[i];

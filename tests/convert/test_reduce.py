@@ -10,6 +10,8 @@ import ops_common
 import torch
 
 HEAD = """
+import operator
+from operator import mul as times
 import cuda.tile as ct
 
 @ct.function
@@ -195,6 +197,32 @@ def test_reduce_lambda_and_function(convert):
                                x.sum(0, keepdim=True), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("combine,reference", [
+    ("ct.maximum", lambda x, d: x.max(d).values),
+    ("max", lambda x, d: x.max(d).values),
+    ("min", lambda x, d: x.min(d).values),
+    ("operator.add", lambda x, d: x.sum(d)),
+    ("ct.add", lambda x, d: x.sum(d)),
+    ("times", lambda x, d: x.prod(d)),
+])
+def test_reduce_and_scan_with_a_named_combine_function(convert, combine, reference):
+    """cuTile takes any function of two operands as the combiner: a cuTile operation, a function
+    of operator (ct.reduce(t, 0, operator.add, 0) in its tests) or the builtins max and min."""
+    x = torch.rand(4, 8) + 0.5
+    identity = {"max": -1e30, "ct.maximum": -1e30, "min": 1e30, "times": 1}.get(combine, 0)
+    torch.testing.assert_close(run(convert, f"ct.reduce(t, 1, {combine}, {identity})", x, (4,), torch.float32),
+                               reference(x, 1), rtol=1e-5, atol=1e-6)
+    scanned = run(convert, f"ct.scan(t, 1, func={combine}, identity={identity})", x, (4, 8), torch.float32)
+    torch.testing.assert_close(scanned[:, -1], reference(x, 1), rtol=1e-5, atol=1e-6)
+
+
+def test_operator_functions_called_in_tile_code(convert):
+    x = torch.randint(-50, 50, (4, 8), dtype=torch.int32)
+    expr = "operator.add(operator.mul(t, 3), operator.neg(t)) + operator.lt(t, 0) + operator.and_(t, 6)"
+    want = x * 3 - x + (x < 0).int() + (x & 6)
+    assert torch.equal(run(convert, expr, x, (4, 8), torch.int32), want)
+
+
 def test_reduce_int8_stays_int8(convert):
     x = torch.full((4, 8), 100, dtype=torch.int8)
     want = x.sum(1, dtype=torch.int8).to(torch.int32)
@@ -228,6 +256,9 @@ def test_flush_to_zero_is_noted(convert_text):
     ("ct.max(t, 2)", "out of range"),
     ("ct.reduce(t, 1, 3, 0)", "combine function"),
     ("ct.reduce(t, 1, lambda a, b, c: a, 0)", "operands"),
+    ("ct.reduce(t, 1, operator.neg, 0)", "operator.neg() takes 1 positional argument"),
+    ("ct.reduce(t, 1, ct.exp, 0)", "ct.exp() takes at most 1"),
+    ("operator.contains(t, t)", "operator.contains() cannot be converted"),
 ])
 def test_errors(convert_error, expr, message):
     assert message in convert_error(kernel(expr, 1))
