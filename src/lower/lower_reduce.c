@@ -462,13 +462,14 @@ static Combine combine_of_lambda(Lowerer *L, Node *lambda, Node **xs, int n, con
   Pos body_at = lambda->u.lambda.body->span.start; /* named_combine's body starts where the lambda does */
   bool named = lambda->u.lambda.body->kind == N_CALL && body_at.line == lambda->span.start.line &&
                body_at.col == lambda->span.start.col;
-  const char *origin = named ? NULL
-                           : arena_printf(&L->ctx->arena, "The combine lambda of line %d", lambda->span.start.line);
-  if (!origin) { /* named_combine's: `ct.maximum` */
+  const char *origin;
+  if (named) { /* `ct.maximum (line 8) as a combine function` */
     Buf text = {0};
     expr_text(L->ctx, lambda->u.lambda.body->u.call.func, &text);
     origin = arena_printf(&L->ctx->arena, "%s (line %d) as a combine function", text.data, lambda->span.start.line);
     buf_free(&text);
+  } else {
+    origin = arena_printf(&L->ctx->arena, "The combine lambda of line %d", lambda->span.start.line);
   }
   const char *source = arena_printf(
       &L->ctx->arena,
