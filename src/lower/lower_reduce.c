@@ -462,24 +462,29 @@ static Combine combine_of_lambda(Lowerer *L, Node *lambda, Node **xs, int n, con
   Pos body_at = lambda->u.lambda.body->span.start; /* named_combine's body starts where the lambda does */
   bool named = lambda->u.lambda.body->kind == N_CALL && body_at.line == lambda->span.start.line &&
                body_at.col == lambda->span.start.col;
-  const char *origin;
-  if (named) { /* `ct.maximum (line 8) as a combine function` */
+  const char *doc;
+  if (named) {
     Buf text = {0};
     expr_text(L->ctx, lambda->u.lambda.body->u.call.func, &text);
-    origin = arena_printf(&L->ctx->arena, "%s (line %d) as a combine function", text.data, lambda->span.start.line);
+    doc = arena_printf(&L->ctx->arena,
+                       "%s (line %d) as a combine function, lifted to a top-level function\n"
+                       "    (Triton's combine functions must be @triton.jit functions); results cast back to the\n"
+                       "    operands' dtypes as cuTile does.",
+                       text.data, lambda->span.start.line);
     buf_free(&text);
   } else {
-    origin = arena_printf(&L->ctx->arena, "The combine lambda of line %d", lambda->span.start.line);
+    doc = arena_printf(&L->ctx->arena,
+                       "The combine lambda of line %d, lifted to a top-level function (Triton's combine\n"
+                       "    functions must be @triton.jit functions); results cast back to the operands' dtypes\n"
+                       "    as cuTile does.",
+                       lambda->span.start.line);
   }
-  const char *source = arena_printf(
-      &L->ctx->arena,
-      "@triton.jit\n"
-      "def %s(%s):\n"
-      "    \"\"\"%s, lifted to a top-level function (Triton's\n"
-      "    combine functions must be @triton.jit functions); results cast back to the operands'\n"
-      "    dtypes as cuTile does.\"\"\"\n"
-      "    return %s\n",
-      name, header->data, origin, cast_back_text(L, results, operands, n));
+  const char *source = arena_printf(&L->ctx->arena,
+                                    "@triton.jit\n"
+                                    "def %s(%s):\n"
+                                    "    \"\"\"%s\"\"\"\n"
+                                    "    return %s\n",
+                                    name, header->data, doc, cast_back_text(L, results, operands, n));
   buf_free(header);
   return (Combine){name, use_runtime(L, name, source)};
 }
