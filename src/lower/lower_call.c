@@ -335,8 +335,31 @@ static const char *python_callee(Lowerer *L, Node *callee) {
   return resolve_python_name(L->conv, callee);
 }
 
+/* `f(t)` with `f = ct.exp` (or `f = helper`) bound in tile code, `fs[1](t)` with `fs = (ct.exp,
+ * ct.sin)`: what the name or item was bound to, as written there; NULL for anything else. */
+static Node *bound_function(Lowerer *L, Node *callee) {
+  if (callee->kind == N_SUBSCRIPT) {
+    Node *item = lower_expr(L, node_copy_tree(&L->ctx->arena, callee));
+    return item->type && item->type->kind == VAL_FUNCTION && item->type->function_expr
+               ? node_copy_tree(&L->ctx->arena, item->type->function_expr)
+               : NULL;
+  }
+  if (callee->kind != N_NAME)
+    return NULL;
+  Variable *var = scope_lookup(L, callee->u.name.id);
+  Node *named = var && var->type && var->type->kind == VAL_FUNCTION ? var->type->function_expr : NULL;
+  if (!named || (named->kind == N_NAME && str_same(named->u.name.id, callee->u.name.id)))
+    return NULL; /* `helper = helper`: the module's function, found by name below */
+  return node_copy_tree(&L->ctx->arena, named);
+}
+
 Node *lower_call(Lowerer *L, Node *call) {
   Node *callee = call->u.call.func;
+  Node *bound = bound_function(L, callee);
+  if (bound) {
+    call->u.call.func = bound;
+    return lower_call(L, call);
+  }
   const char *member = resolve_ct_member(L->conv, callee);
   if (member) {
     expand_starred_arguments(L, call);

@@ -753,6 +753,14 @@ Node *lower_conditional_expr(Lowerer *L, Node *expr) {
                 "known only at launch: an array is not a run-time value in the converted kernel (its pointer, "
                 "shape and strides are parameters); load or store through each array in its own branch of an `if`");
   }
+  bool functions = body && orelse && (body->kind == VAL_FUNCTION || orelse->kind == VAL_FUNCTION);
+  if (functions && !(body->kind == orelse->kind && body->member && orelse->member && !strcmp(body->member, orelse->member))) {
+    if (test->type && test->type->kind == VAL_CONST) /* a constexpr's choice: a version per outcome */
+      note_version_split(L, source_test, test, 3);
+    lower_error(L, expr, "this conditional expression chooses between two functions by a value known only at "
+                "launch: a function is not a run-time value in the converted kernel; call each in its own "
+                "branch of an `if`");
+  }
   if (test->type && test->type->kind == VAL_CONST) {
     /* another rank or kind per outcome: a version of the function per outcome */
     int disagreement = type_disagreement(L, body, orelse);

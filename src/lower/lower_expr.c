@@ -86,6 +86,17 @@ Node *lower_ct_value(Lowerer *L, Node *expr, const char *member) {
       return typed(expr, type);
     }
   }
+  const OpRow *row = op_find(member);
+  /* cuTile's static_eval and static_iter are forms used where written ("must be used directly") */
+  bool direct_only = strcmp(member, "static_eval") == 0 || strcmp(member, "static_iter") == 0;
+  if (row && !strchr(row->name, '.') && !direct_only &&
+      !(row->flags & (OPF_TYPE | OPF_DTYPE | OPF_ENUM | OPF_EXCEPTION | OPF_SUBMODULE | OPF_HOST))) {
+    /* `f = ct.exp`: a function, which a call through the name calls (lower_call) */
+    TypeInfo *type = type_new(L->ctx, VAL_FUNCTION);
+    type->member = arena_printf(&L->ctx->arena, "ct.%s", member);
+    type->function_expr = node_copy_tree(&L->ctx->arena, expr);
+    return typed(expr, type);
+  }
   lower_error(L, expr, "ct.%s cannot be used as a value in tile code", member);
 }
 
@@ -279,6 +290,7 @@ static Node *lower_name(Lowerer *L, Node *expr) {
   if (fn) {
     TypeInfo *type = type_new(L->ctx, VAL_FUNCTION);
     type->member = arena_strndup(&L->ctx->arena, id.text, (size_t)id.len);
+    type->function_expr = node_copy_tree(&L->ctx->arena, expr);
     return typed(expr, type);
   }
   const char *member = resolve_ct_member(L->conv, expr);

@@ -1264,6 +1264,28 @@ static Node **jit_slot(Node *def) {
   return &decorators->items[decorators->count - 1];
 }
 
+/* A function as a value (`f = ct.exp`) is known only while converting: calls through it call
+ * the function itself, a tile function given it is lowered for it. One left anywhere else in
+ * the converted body (`a, f = t, ct.exp`, a dataclass field) would name what the converted
+ * module does not have: a located error. */
+static void find_function_value(Node *node, void *data) {
+  Lowerer *L = data;
+  if (!node)
+    return;
+  if (node->kind == N_CALL) { /* the callee is a function, as written or as converted */
+    for (int i = 0; i < node->u.call.args.count; i++)
+      find_function_value(node->u.call.args.items[i], L);
+    for (int i = 0; i < node->u.call.keywords.count; i++)
+      find_function_value(node->u.call.keywords.items[i], L);
+    return;
+  }
+  if (node->type && node->type->kind == VAL_FUNCTION && node->kind != N_FUNCTION_DEF && node->kind != N_LAMBDA)
+    lower_error(L, node, "%s here cannot be converted: a function is a value only while cuTile compiles (call it, "
+                "bind it to a name, or give it to a tile function or to ct.reduce/ct.scan)",
+                node->type->member ? node->type->member : "a function");
+  node_children(node, find_function_value, L);
+}
+
 static void lower_function_body(Lowerer *L, Node *def) {
   NodeList prologue = L->param_prologue; /* a kernel's parameters made wider first (ct.ScalarInt64) */
   L->param_prologue = (NodeList){0};
@@ -1272,6 +1294,8 @@ static void lower_function_body(Lowerer *L, Node *def) {
   L->loop_depth = 0; /* also after an attempt that stopped inside a loop */
   rename_loop_locals(L, def);
   lower_stmts(L, &def->u.function_def.body);
+  for (int i = 0; i < def->u.function_def.body.count; i++)
+    find_function_value(def->u.function_def.body.items[i], L);
   tf32_finish_version(L, &def->u.function_def.body, &prologue);
   drop_list_item_slots(L, &def->u.function_def.body);
   insert_memory_barriers(L, &def->u.function_def.body);
@@ -2251,6 +2275,22 @@ static const char *python_escaped(Lowerer *L, const char *text) {
  * calls, reshaping its tile argument); the kernels of other modules that
  * import it convert copies of it (resolve_siblings.c). Any other function
  * keeps its located error. */
+typedef struct ParamCall {
+  const NodeList *params;
+  Str found; /* the first parameter the body calls (`f(t)`): a function only a call gives */
+} ParamCall;
+
+static void find_param_call(Node *node, void *data) {
+  ParamCall *scan = data;
+  if (!node || scan->found.len)
+    return;
+  if (node->kind == N_CALL && node->u.call.func->kind == N_NAME)
+    for (int i = 0; i < scan->params->count; i++)
+      if (str_same(scan->params->items[i]->u.arg.arg, node->u.call.func->u.name.id))
+        scan->found = node->u.call.func->u.name.id;
+  node_children(node, find_param_call, data);
+}
+
 void lower_unused_device_function(Lowerer *L, Function *fn) {
   NodeList *written = &fn->def->u.function_def.args->u.arguments.args;
   bool *is_array = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(written->count + 1));
@@ -2264,7 +2304,10 @@ void lower_unused_device_function(Lowerer *L, Function *fn) {
     return;
   const char *report = report_line(L, attempt.message_len);
   attempt_undo(L, &attempt);
-  if (!arrays && !strstr(report, "not known at conversion")) {
+  ParamCall called = {written, {0}};
+  for (int i = 0; i < fn->def->u.function_def.body.count; i++)
+    find_param_call(fn->def->u.function_def.body.items[i], &called);
+  if (!arrays && !called.found.len && !strstr(report, "not known at conversion")) {
     lower_device_function(L, fn, NULL, 0); /* the same located error, reported again */
     return;
   }
@@ -2288,8 +2331,10 @@ void lower_unused_device_function(Lowerer *L, Function *fn) {
   def->u.function_def.args->u.arguments.args = stub_params;
   def->u.function_def.args->u.arguments.defaults = (NodeList){0};
   def->u.function_def.args->rewritten = true;
-  const char *why = arrays ? "it takes an array, which no other module's converted code can pass to it"
-                            : "its tiles' ranks or dtypes come only with a call";
+  const char *why = arrays            ? "it takes an array, which no other module's converted code can pass to it"
+                    : called.found.len ? arena_printf(&L->ctx->arena, "it calls its parameter '%.*s', a function that "
+                                                      "only a call gives", called.found.len, called.found.text)
+                                       : "its tiles' ranks or dtypes come only with a call";
   const char *text = arena_printf(&L->ctx->arena,
                                   "tl.static_assert(False, \"cutile2triton: %.*s was not converted: no kernel of its "
                                   "module calls it, and %s; lowered without a call, it stops at %s\")\n",
@@ -2356,6 +2401,8 @@ static const char *param_mismatch(Lowerer *L, Function *fn, TypeInfo **types, in
       why = "a different dtype"; /* ct.float16 and ct.bfloat16: the body was typed for one */
     else if (seen->kind == VAL_ENUM && (!seen->member || !now->member || strcmp(seen->member, now->member) != 0))
       why = "a different constant value"; /* PaddingMode.ZERO and NEG_INF: the body was lowered for one */
+    else if (seen->kind == VAL_FUNCTION && (!seen->member || !now->member || strcmp(seen->member, now->member) != 0))
+      why = "a different function"; /* apply(ct.exp, t) and apply(ct.sin, t): the body calls one */
     else if (seen->kind == VAL_ARRAY && seen->dtype != DT_UNKNOWN && now->dtype != DT_UNKNOWN &&
              seen->dtype != now->dtype)
       why = "a different dtype";
@@ -2933,8 +2980,9 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
       const TiledViewInfo *view = types[i]->tiled;
       for (int d = 0; view && d < view->items + view->step_items; d++)
         node_list_push(&L->ctx->arena, &expanded, view->lowered[d]);
-    } else if (types[i] && types[i]->kind == VAL_ENUM) {
-      /* a padding or rounding mode: its lowering of the function took it in (one per member) */
+    } else if (types[i] && (types[i]->kind == VAL_ENUM || types[i]->kind == VAL_FUNCTION)) {
+      /* a padding or rounding mode, a function: its lowering of the function took it in (one per
+         member, one per function) */
       node_list_push(&L->ctx->arena, &expanded, T0(L, "None"));
     } else {
       node_list_push(&L->ctx->arena, &expanded, args->items[i]);

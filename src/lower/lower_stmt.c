@@ -69,6 +69,20 @@ static void bind_target(Lowerer *L, Node *target, TypeInfo *type) {
   lower_error(L, target, "tile code can only assign to names (tiles and arrays are immutable)");
 }
 
+/* Whether `type` is a function or a tuple of functions only (`fs = (ct.exp, ct.sin)`). */
+static bool only_functions(const TypeInfo *type, int depth) {
+  if (!type || depth > C2T_MAX_PARSE_DEPTH)
+    return false;
+  if (type->kind == VAL_FUNCTION)
+    return true;
+  if (type->kind != VAL_TUPLE || !type->elts || type->count <= 0)
+    return false;
+  for (int i = 0; i < type->count; i++)
+    if (!only_functions(type->elts[i], depth + 1))
+      return false;
+  return true;
+}
+
 static void lower_assign(Lowerer *L, Node *stmt, NodeList *out) {
   Node *value = lower_expr(L, stmt->u.assign.value);
   Node *first = stmt->u.assign.targets.items[0];
@@ -94,8 +108,8 @@ static void lower_assign(Lowerer *L, Node *stmt, NodeList *out) {
     if (arrays)
       return;
   }
-  if (value->type && value->type->kind == VAL_ENUM)
-    return; /* `pad = ct.PaddingMode.ZERO`: the name's type holds the member, which its uses read */
+  if (value->type && (value->type->kind == VAL_ENUM || only_functions(value->type, 0)))
+    return; /* `pad = ct.PaddingMode.ZERO`, `f = ct.exp`: the name's type holds the value, which its uses read */
   if (value->type && value->type->python_object && stmt->u.assign.targets.count == 1 &&
       stmt->u.assign.targets.items[0]->kind == N_NAME) {
     /* `mode = Mode.MUL`: Triton makes a tensor of a plain local, which an Enum member cannot be */
@@ -344,6 +358,14 @@ static TypeInfo *merged_value(Lowerer *L, Node *at, Str name, TypeInfo *a, TypeI
                 "value (choose the operation in each branch)", name.len, name.text, a->member ? a->member : "?",
                 b->member ? b->member : "?");
   }
+  if (a->kind == VAL_FUNCTION || b->kind == VAL_FUNCTION) { /* `f = ct.exp` in one branch, `f = ct.sin` in the other */
+    if (a->kind == b->kind && a->member && b->member && strcmp(a->member, b->member) == 0)
+      return a;
+    lower_error(L, at, "'%.*s' is %s in one branch of this `if` and %s in the other: a function is not a run-time "
+                "value in the converted kernel (call each in its own branch, or choose by a constexpr in a "
+                "conditional expression)", name.len, name.text, a->kind == VAL_FUNCTION ? a->member : type_describe(L->ctx, a),
+                b->kind == VAL_FUNCTION ? b->member : type_describe(L->ctx, b));
+  }
   if (a->kind == VAL_DTYPE && b->kind == VAL_DTYPE) {
     if (a->dtype == b->dtype && a->dtype != DT_UNKNOWN && !a->tf32_when && !b->tf32_when)
       return a;
@@ -535,8 +557,16 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
                                    test->type && test->type->kind == VAL_CONST, &stmt->u.if_.body,
                                    &stmt->u.if_.orelse);
     }
-    else if (from_body->kind == from_else->kind &&
-             (from_body->kind == VAL_TUPLE || from_body->kind == VAL_ENUM || from_body->kind == VAL_DTYPE))
+    else if (from_body->kind == VAL_FUNCTION || from_else->kind == VAL_FUNCTION) {
+      /* `if FAST: f = ct.exp2` / `else: f = ct.exp`: by a constexpr, a version of the function per
+         outcome, each calling its own; by a value known at run time, an error (merged_value) */
+      bool same = from_body->kind == from_else->kind && from_body->member && from_else->member &&
+                  strcmp(from_body->member, from_else->member) == 0;
+      if (static_test && !same)
+        note_version_split(L, source_test, test, 3);
+      merged = merged_value(L, stmt, A->names[i], from_body, from_else);
+    } else if (from_body->kind == from_else->kind &&
+               (from_body->kind == VAL_TUPLE || from_body->kind == VAL_ENUM || from_body->kind == VAL_DTYPE))
       merged = merged_value(L, stmt, A->names[i], from_body, from_else);
     else if (static_test)
       merged = merged_constexpr_tile(L, from_body, from_else);
@@ -643,12 +673,13 @@ static LoopArrays loop_arrays_open(Lowerer *L, NodeList *body) {
 /* Whether a padding or rounding mode, or a dtype, is the same value in `a` as in `b`
  * (true where neither is one, or a dtype is known only when Triton compiles). */
 static bool same_choice(const TypeInfo *a, const TypeInfo *b) {
-  bool enums = a->kind == VAL_ENUM || b->kind == VAL_ENUM, dtypes = a->kind == VAL_DTYPE || b->kind == VAL_DTYPE;
+  bool enums = a->kind == VAL_ENUM || b->kind == VAL_ENUM || a->kind == VAL_FUNCTION || b->kind == VAL_FUNCTION,
+       dtypes = a->kind == VAL_DTYPE || b->kind == VAL_DTYPE;
   if (!enums && !dtypes)
     return true;
   if (a->kind != b->kind)
     return false;
-  if (enums)
+  if (enums) /* modes and functions: by name */
     return a == b || (a->member && b->member && strcmp(a->member, b->member) == 0);
   return a->dtype == b->dtype || a->dtype == DT_UNKNOWN || b->dtype == DT_UNKNOWN;
 }
@@ -663,7 +694,10 @@ static void loop_arrays_close(Lowerer *L, const LoopArrays *loop, Node *stmt) {
       lower_error(L, loop->at[i] ? loop->at[i] : stmt,
                   "`%.*s` is given another %s in this loop than before it: cuTile needs one value at compile "
                   "time (its type would depend on the iteration)", A->names[i].len, A->names[i].text,
-                  before->kind == VAL_ENUM ? "mode" : before->kind == VAL_DTYPE ? "dtype" : "kind of value");
+                  before->kind == VAL_ENUM       ? "mode"
+                  : before->kind == VAL_DTYPE    ? "dtype"
+                  : before->kind == VAL_FUNCTION ? "function"
+                                                 : "kind of value");
     if (!before || !(holds_array(before) || holds_array(after)) || same_arrays(L, before, after))
       continue;
     lower_error(L, loop->at[i] ? loop->at[i] : stmt,

@@ -217,7 +217,9 @@ struct TypeInfo {
   const Node *dataclass; /* tuples: an instance of this frozen dataclass (its class def), whose fields
                             are the items in order (lower_dataclass.c); NULL for a plain tuple */
   int count;
-  const char *member; /* enums: "PaddingMode.ZERO"; functions: the name */
+  const char *member; /* enums: "PaddingMode.ZERO"; functions: the name ("helper", "ct.exp") */
+  Node *function_expr; /* functions: the expression naming it as written (`helper`, `ct.exp`), which a
+                          call through a local bound to it calls (lower_call) */
 };
 
 TypeInfo *type_new(Context *ctx, ValueKind kind);

@@ -1183,3 +1183,83 @@ def test_an_error_in_a_copied_function_names_where_it_stands(tmp_path):
     assert proc.returncode == 1, proc.stderr
     assert "copied_user.py:5:1: error: C2T402: a dtype has no attributes in tile code" in proc.stderr, proc.stderr
     assert "(in widen, copied from " in proc.stderr and "copied_lib.py:5)" in proc.stderr, proc.stderr
+
+
+# ------------------------------------------------- functions as values
+
+FUNCTION_VALUES = '''
+import cuda.tile as ct
+
+
+@ct.function
+def apply(f, t):
+    return f(t)
+
+
+@ct.function
+def twice(t):
+    return t * 2
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int], FAST: ct.Constant[bool]):
+    t = ct.load(x, (ct.bid(0),), (T,))
+    f = ct.exp
+    fs = (ct.sin, ct.cos)
+    g = ct.exp2 if FAST else twice
+    if FAST:
+        h = twice
+    else:
+        h = ct.abs
+    ct.store(y, (ct.bid(0),), f(t) + g(t) + h(t) + apply(ct.sin, t) + apply(f, t) + fs[1](t))
+'''
+
+
+def test_functions_bound_to_names_and_passed_to_tile_functions(convert, convert_text, device):
+    """cuTile calls a function through a name bound to it (`f = ct.exp`, `f(t)`), chosen by a
+    constexpr (`ct.exp2 if FAST else twice`, or in the branches of an `if`), or given to a tile
+    function. Each call calls the function itself; the choice by a constexpr makes a version of
+    the kernel per outcome, a tile function given two functions a specialization per function."""
+    text = convert_text(FUNCTION_VALUES)
+    assert "ct.exp" not in text.split("def launch_k")[0].split("def k(")[1]  # no cuda.tile name left
+    assert "def apply_2(f, t):" in text and "apply(None, t)" in text
+    mod = convert(FUNCTION_VALUES)
+    x = torch.rand(32, device=device) - 0.5
+    for fast in (True, False):
+        y = torch.empty_like(x)
+        mod.launch_k(0, (2,), (x, y, 16, fast))
+        g = torch.exp2(x) if fast else x * 2
+        h = x * 2 if fast else x.abs()
+        torch.testing.assert_close(y, torch.exp(x) + g + h + torch.sin(x) + torch.exp(x) + torch.cos(x))
+
+
+def test_the_function_values_kernel_is_valid_cutile(cutile_export):
+    ct, array = cutile_export.ct, cutile_export.array
+    f32 = array(ct.float32, 1)
+    assert cutile_export.cubin_size(FUNCTION_VALUES, [f32, f32, 16, True]) > 0
+
+
+@pytest.mark.parametrize("body,message", [
+    ("    if ct.bid(0) == 0:\n        f = ct.exp\n    else:\n        f = ct.sin\n",
+     "'f' is ct.exp in one branch of this `if` and ct.sin in the other"),
+    ("    f = ct.exp\n    for i in range(2):\n        f = ct.sin\n", "`f` is given another function in this loop"),
+    ("    f = ct.sin if ct.bid(0) == 0 else ct.exp\n", "chooses between two functions by a value known only"),
+    ("    a, f = t, ct.exp\n", "ct.exp here cannot be converted: a function is a value only while cuTile compiles"),
+])
+def test_a_function_chosen_at_run_time_is_a_located_error(convert_error, body, message):
+    source = ("import cuda.tile as ct\n\n@ct.kernel\ndef k(x, T: ct.Constant[int]):\n"
+              "    t = ct.load(x, (ct.bid(0),), (T,))\n" + body + "    ct.store(x, (ct.bid(0),), f(t))\n")
+    assert message in convert_error(source)
+
+
+def test_a_tile_function_no_kernel_calls_that_calls_its_parameter_is_a_stub(convert, convert_text, device):
+    """cuTile compiles `apply(f, t)` only for a call, which gives f; with none in its module the
+    converted function says so if Triton is ever asked to compile it, and the module converts."""
+    source = FUNCTION_VALUES.replace("apply(ct.sin, t) + apply(f, t) + ", "")
+    text = convert_text(source)
+    assert "apply was not converted: no kernel of its module calls it, and it calls its parameter 'f'" in text
+    mod = convert(source)
+    x = torch.rand(16, device=device)
+    y = torch.empty_like(x)
+    mod.launch_k(0, (1,), (x, y, 16, False))
+    torch.testing.assert_close(y, torch.exp(x) + x * 2 + x.abs() + torch.cos(x))
