@@ -30,6 +30,17 @@ static void visit_one(Node **slot, SlotVisitor visit, void *data) {
     visit(slot, data);
 }
 
+/* A copy's own array of `count` items of `size` bytes, before its items are replaced: arrays
+ * outside a NodeList (a comparison's operands and operators, a dict's keys) would otherwise
+ * stay shared with the original, which copying and later rewriting one would change too. */
+static void *own_array(SlotVisitor visit, void *data, void *items, int count, size_t size) {
+  if (visit != copy_slot || count <= 0 || !items)
+    return items;
+  void *copy = arena_alloc(data, size * (size_t)count);
+  memcpy(copy, items, size * (size_t)count);
+  return copy;
+}
+
 static void statement_children(Node *n, SlotVisitor visit, void *data) {
   switch (n->kind) {
   case N_FUNCTION_DEF:
@@ -135,6 +146,12 @@ static void expression_children(Node *n, SlotVisitor visit, void *data) {
     visit_one(&n->u.if_exp.orelse, visit, data);
     break;
   case N_DICT:
+    if (visit == copy_slot) { /* its lists are visited item by item (a key may be NULL) */
+      n->u.dict.keys.items = own_array(visit, data, n->u.dict.keys.items, n->u.dict.keys.count, sizeof(Node *));
+      n->u.dict.values.items = own_array(visit, data, n->u.dict.values.items, n->u.dict.values.count, sizeof(Node *));
+      n->u.dict.keys.capacity = n->u.dict.keys.count;
+      n->u.dict.values.capacity = n->u.dict.values.count;
+    }
     for (int i = 0; i < n->u.dict.values.count; i++) {
       visit_one(&n->u.dict.keys.items[i], visit, data);
       visit_one(&n->u.dict.values.items[i], visit, data);
@@ -156,6 +173,8 @@ static void expression_children(Node *n, SlotVisitor visit, void *data) {
   case N_YIELD:
   case N_YIELD_FROM: visit_one(&n->u.yield.value, visit, data); break;
   case N_COMPARE:
+    n->u.compare.comparators = own_array(visit, data, n->u.compare.comparators, n->u.compare.count, sizeof(Node *));
+    n->u.compare.ops = own_array(visit, data, n->u.compare.ops, n->u.compare.count, sizeof(AstOp));
     visit_one(&n->u.compare.left, visit, data);
     for (int i = 0; i < n->u.compare.count; i++)
       visit_one(&n->u.compare.comparators[i], visit, data);

@@ -11,6 +11,9 @@
  * they call, and the module-level names they read that are simple
  * assignments) are copied into this module, after the import: they become
  * its own tile functions, converted with it, and Triton calls the copies.
+ * So is a module-level alias or constant the imports name that this module's tile code
+ * reads (`from .consts import ConstInt, BLOCK`, then `T: ConstInt`, `shape=(BLOCK,)`),
+ * written as literals, names, attributes, subscripts and arithmetic of them.
  * The copied nodes take the import statement's place in the source (their
  * diagnostics point at the import; no comment of this module moves into
  * them). A sibling that cannot be read or parsed, or names this module
@@ -472,6 +475,61 @@ static bool called_in_tile_code(const Node *module, Str name) {
   return false;
 }
 
+typedef struct NameFind {
+  Str name;
+  bool found;
+} NameFind;
+
+static void find_name(Node *node, void *data) {
+  NameFind *find = data;
+  if (!node || find->found)
+    return;
+  if (node->kind == N_NAME && str_same(node->u.name.id, find->name))
+    find->found = true;
+  node_children(node, find_name, data);
+}
+
+/* Whether tile code of this module (a kernel or a @ct.function: its parameters' annotations,
+ * its body) reads `name`: `T: ConstInt`, `shape=(BLOCK,)`. */
+static bool read_in_tile_code(const Node *module, Str name) {
+  const NodeList *body = &module->u.module.body;
+  for (int i = 0; i < body->count; i++) {
+    Node *def = body->items[i];
+    if (def->kind != N_FUNCTION_DEF || !decorated_as_tile_code(def))
+      continue;
+    NameFind find = {name, false};
+    find_name(def->u.function_def.args, &find);
+    for (int s = 0; s < def->u.function_def.body.count && !find.found; s++)
+      find_name(def->u.function_def.body.items[s], &find);
+    if (find.found)
+      return true;
+  }
+  return false;
+}
+
+/* A value a module-level alias or constant is written as: literals, names, attributes,
+ * subscripts and arithmetic of them (`ct.Constant[int]`, `128`, `(64, 64)`, `2 * BLOCK`). */
+static bool plain_alias_value(const Node *node, int depth) {
+  if (!node || depth > C2T_MAX_PARSE_DEPTH)
+    return false;
+  switch (node->kind) {
+  case N_CONSTANT:
+  case N_NAME: return true;
+  case N_ATTRIBUTE: return plain_alias_value(node->u.attribute.value, depth + 1);
+  case N_SUBSCRIPT:
+    return plain_alias_value(node->u.subscript.value, depth + 1) && plain_alias_value(node->u.subscript.slice, depth + 1);
+  case N_BIN_OP:
+    return plain_alias_value(node->u.bin_op.left, depth + 1) && plain_alias_value(node->u.bin_op.right, depth + 1);
+  case N_UNARY_OP: return plain_alias_value(node->u.unary_op.operand, depth + 1);
+  case N_TUPLE:
+    for (int i = 0; i < node->u.list.elts.count; i++)
+      if (!plain_alias_value(node->u.list.elts.items[i], depth + 1))
+        return false;
+    return true;
+  default: return false;
+  }
+}
+
 /* For `from M import a, b` at `index` of this module's body: the copies to
  * insert after it, in the sibling's order (empty when nothing is copied). */
 static NodeList sibling_copies(Converter *conv, Loaded *loaded, Node *stmt) {
@@ -495,6 +553,11 @@ static NodeList sibling_copies(Converter *conv, Loaded *loaded, Node *stmt) {
   for (int k = 0; k < names->count; k++) {
     Node *bound = sibling_binding(s->module, names->items[k]->u.alias.name);
     if (bound && bound->kind == N_FUNCTION_DEF && called_in_tile_code(conv->module, names->items[k]->u.alias.name))
+      copy_with_what_it_reads(s, bound);
+    /* an alias or constant tile code reads (`from .consts import ConstInt, BLOCK`): cuTile reads
+       it in the kernel's globals, where it is the sibling's value */
+    else if (bound && bound->kind == N_ASSIGN && plain_alias_value(bound->u.assign.value, 0) &&
+             read_in_tile_code(conv->module, names->items[k]->u.alias.name))
       copy_with_what_it_reads(s, bound);
   }
   if (s->overflow || s->clash || !s->copied_count)
@@ -536,10 +599,11 @@ static bool is_sibling_import(const Node *stmt) {
   return module.len > 0;
 }
 
-/* Whether an import copied the def of `name` in (this one or an earlier one). */
+/* Whether an import copied the def of `name`, or an assignment to it, in (this one or an
+ * earlier one). */
 static bool copies_define(const Loaded *loaded, Str name) {
   for (int c = 0; c < loaded->copied_count; c++)
-    if (loaded->copied[c]->kind == N_FUNCTION_DEF && str_same(loaded->copied[c]->u.function_def.name, name))
+    if (defines(loaded->copied[c], name))
       return true;
   return false;
 }

@@ -290,6 +290,47 @@ def test_a_tile_function_of_a_sibling_file_is_copied_in(tmp_path, device, module
     torch.testing.assert_close(rows.rows(x), x * 2 + 1)
 
 
+CONSTANTS = '''
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+BLOCK = 16
+ROWS = BLOCK // 8
+'''
+
+USES_CONSTANTS = '''
+import torch
+import cuda.tile as ct
+
+from {module} import ConstInt, ROWS
+
+
+@ct.kernel
+def shift(x, y, W: ConstInt):
+    i = ct.bid(0)
+    ct.store(y, index=(i, 0), tile=ct.load(x, index=(i, 0), shape=(ROWS, W)) + ROWS)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (x.shape[0] // 2,), shift, (x, y, x.shape[1]))
+    return y
+'''
+
+
+@pytest.mark.parametrize("module", [".consts", "c2tpkg.cutile.consts"])
+def test_aliases_and_constants_of_a_sibling_file_are_copied_in(tmp_path, device, module):
+    # cuTile reads `W: ConstInt` and `shape=(ROWS, W)` in the kernel's globals, where they are
+    # the sibling's ct.Constant[int] and 2: copied in (with BLOCK, which ROWS reads), they are
+    # this module's own, and the import names neither
+    out = _convert_package(tmp_path, {"consts.py": CONSTANTS, "uses.py": USES_CONSTANTS.format(module=module)})
+    text = (out / "uses.py").read_text()
+    assert "import ConstInt" not in text and "ROWS = BLOCK // 8" in text and "BLOCK = 16" in text
+    uses = _import_converted(tmp_path, "uses")
+    x = torch.randn(8, 32, device=device)
+    torch.testing.assert_close(uses.run(x), x + 2)
+
+
 def test_a_sibling_function_reading_a_name_this_module_binds_is_not_copied(tmp_path):
     # the copy would read this module's SCALE, not its own: the import stays, and what the
     # function returns is unknown here again (the store of it is a located error)
