@@ -743,3 +743,42 @@ def k(x, y, D: ct.Constant[int]):
     ct.store(y, (0,), ct.load(x, (0,), (16,)).astype(dt).astype(ct.float32))
 ''')
     assert message.startswith("C2T402: a tuple holding the dtype float4_e2m1fn indexed by a value known only"), message
+
+
+RENAMED_IN_EACH_VERSION = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(q, out, BLOCK: ct.Constant[int], R: ct.Constant[int]):
+    q_pe = None
+    if R > 0:
+        q_pe = ct.load(q, index=(0,), shape=(BLOCK,))
+    acc = ct.full((BLOCK,), 0.0, dtype=ct.float32)
+    base = ct.arange(BLOCK, dtype=ct.int32)
+    for i in range(2):
+        offs = i + base
+    for i in range(3):
+        qk = ct.full((BLOCK,), 1.0, dtype=ct.float32)
+        if R > 0:
+            qk = qk + q_pe
+        offs = i + base
+        mask = 2 <= offs
+        acc = acc + ct.where(mask, qk, 0.0)
+    ct.store(out, index=(0,), tile=acc)
+'''
+
+
+def test_a_loop_local_renamed_in_each_version_of_the_kernel(convert, device):
+    """`offs` is set afresh in the second loop, so each version names it `offs_1` there; the
+    right operand of `2 <= offs` was shared between the kernel as written and its copies (a
+    comparison's operands array), so the first attempt's renaming reached the next version's
+    source ("name 'offs_1' is not defined", FlashInfer's block-sparse prefill)."""
+    mod = convert(RENAMED_IN_EACH_VERSION)
+    q = torch.rand(8, device=device)
+    for r in (0, 1):
+        out = torch.empty(8, device=device)
+        mod.launch_k(0, (1,), (q, out, 8, r))
+        per_step = 1.0 + (q if r else 0.0)
+        steps = torch.stack([(torch.arange(8, device=device) + i >= 2).float() for i in range(3)]).sum(0)
+        torch.testing.assert_close(out, per_step * steps)
