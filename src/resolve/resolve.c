@@ -468,6 +468,23 @@ static const char *hasattr_of_cutile_name(Converter *conv, const Node *call) {
  * converted module runs), or `hasattr(ct, "mma")` (what cuda.tile 1.7 has,
  * which host code rewriting writes in its place): 1 or 0; -1 when not known. */
 static int known_flag(Converter *conv, const Node *test) {
+  /* `ct`, `ct is not None`, `not ct`: the cuda.tile module the converted module's tile code
+     was read with, beside `except ImportError: ct = None` (a module is true) */
+  const char *module = resolve_depth(conv, test, 0);
+  if (module && strcmp(module, MEMBER_MODULE) == 0)
+    return 1;
+  if (test->kind == N_UNARY_OP && test->u.unary_op.op == AOP_NOT) {
+    int flag = known_flag(conv, test->u.unary_op.operand);
+    return flag < 0 ? -1 : !flag;
+  }
+  if (test->kind == N_COMPARE && test->u.compare.count == 1 &&
+      (test->u.compare.ops[0] == AOP_IS || test->u.compare.ops[0] == AOP_ISNOT) &&
+      test->u.compare.comparators[0]->kind == N_CONSTANT && test->u.compare.comparators[0]->u.constant.kind == CONST_NONE) {
+    const char *left = resolve_depth(conv, test->u.compare.left, 0);
+    if (left && strcmp(left, MEMBER_MODULE) == 0)
+      return test->u.compare.ops[0] == AOP_ISNOT;
+    return -1;
+  }
   if (test->kind == N_NAME) {
     const Binding *binding = find_binding(conv, test->u.name.id);
     test = binding && binding->value ? binding->value : NULL;
@@ -1952,9 +1969,27 @@ static void refuse_kernels_in_tile_code(Converter *conv) {
   }
 }
 
+/* `ct.kernel(occupancy=2)(body)`: cuTile's ct.kernel with hints alone returns a decorator,
+ * applied here to a function; written `ct.kernel(body, occupancy=2)`, which the rest reads. */
+static void apply_kernel_decorator_calls(Node *node, void *data) {
+  Converter *conv = data;
+  if (!node)
+    return;
+  node_children(node, apply_kernel_decorator_calls, data);
+  if (node->kind != N_CALL || node->u.call.func->kind != N_CALL || node->u.call.args.count != 1 ||
+      node->u.call.keywords.count || node->u.call.args.items[0]->kind == N_STARRED)
+    return;
+  Node *inner = node->u.call.func;
+  if (inner->u.call.args.count || !is_ct_member(conv, inner->u.call.func, "kernel"))
+    return;
+  node->u.call.func = inner->u.call.func;
+  node->u.call.keywords = inner->u.call.keywords;
+}
+
 void resolve_module(Converter *conv) {
   resolve_sibling_imports(conv);
   resolve_statements(conv, &conv->module->u.module.body, 0);
+  apply_kernel_decorator_calls(conv->module, conv);
   hoist_local_imports(conv);
   mark_kernel_factories(conv);
   hoist_nested_kernels(conv);

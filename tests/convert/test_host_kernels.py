@@ -252,6 +252,35 @@ k = ct.kernel(helper, occupancy=2)
     assert "ct.kernel(helper) on the host: helper is not a @ct.kernel" in message
 
 
+def test_ct_kernel_with_hints_alone_applied_to_a_function(convert, convert_text, device):
+    """`ct.kernel(occupancy=2)(body)` (FlashInfer makes occupancy variants of one body so) is
+    `ct.kernel(body, occupancy=2)`: ct.kernel with hints alone is a decorator."""
+    source = '''
+import torch
+import cuda.tile as ct
+
+
+def _body(x, y, T: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(y, index=(i,), tile=ct.load(x, index=(i,), shape=(T,)) * 2)
+
+
+k_occ1 = ct.kernel(_body)
+k_occ2 = ct.kernel(occupancy=2)(_body)
+
+
+def run(x, kernel):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), kernel, (x, y, 16))
+    return y
+'''
+    assert "k_occ2 = _ct_kernel(_body, occupancy=2)" in convert_text(source)
+    mod = convert(source)
+    x = torch.randn(40, device=device)
+    for kernel in (mod.k_occ1, mod.k_occ2):
+        torch.testing.assert_close(mod.run(x, kernel), x * 2)
+
+
 def test_ct_kernel_with_an_unknown_hint_is_a_located_error(convert_error):
     message = convert_error(SCALE_KERNEL + '''
 k = ct.kernel(scale_kernel._pyfunc, num_warps=4)

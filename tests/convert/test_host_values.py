@@ -230,6 +230,43 @@ def run(x):
     torch.testing.assert_close(mod.run(x), x.sum(1))
 
 
+@pytest.mark.parametrize("test", ["ct", "ct is not None", "not not ct"])
+def test_aliases_chosen_by_the_cuda_tile_module_itself(convert, convert_text, device, test):
+    """`PAD = ct.PaddingMode.ZERO if ct else None` beside `except ImportError: ct = None`
+    (FlashInfer's optional cuTile kernels): the converted module's tile code was read with the
+    cuda.tile module, which is true."""
+    source = f'''
+import torch
+
+try:
+    import cuda.tile as ct
+except ImportError:
+    ct = None
+
+ConstInt = ct.Constant[int] if {test} else None
+PAD = ct.PaddingMode.ZERO if {test} else None
+
+
+@ct.kernel
+def row_sums(x, out, TILE: ConstInt):
+    acc = ct.zeros((1, TILE), dtype=ct.float32)
+    for j in range(ct.num_tiles(x, axis=1, shape=(1, TILE))):
+        acc += ct.load(x, index=(ct.bid(0), j), shape=(1, TILE), padding_mode=PAD)
+    ct.store(out, index=(ct.bid(0),), tile=ct.sum(acc, axis=1))
+
+
+def run(x):
+    out = torch.empty(x.shape[0], device=x.device)
+    ct.launch(0, (x.shape[0],), row_sums, (x, out, 16))
+    return out
+'''
+    text = convert_text(source)
+    assert "\nPAD = _PaddingMode.ZERO\n" in text and "ConstInt" not in text
+    mod = convert(source)
+    x = torch.randn(3, 40, device=device)
+    torch.testing.assert_close(mod.run(x), x.sum(1))
+
+
 def test_an_annotated_type_alias_of_constant(convert, convert_text, device):
     """`ConstInt: TypeAlias = ct.Constant[int]` is the alias `ConstInt = ct.Constant[int]` is:
     it leaves the host code, and parameters annotated with it are constexprs."""
