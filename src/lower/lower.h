@@ -240,6 +240,8 @@ Node *lower_ct_value(Lowerer *L, Node *expr, const char *member);
 Node *lower_python_value(Lowerer *L, Node *expr, const char *name);
 Node *lower_python_call(Lowerer *L, Node *call, const char *name); /* math.sqrt(2.0), math.sqrt(D) */
 bool lower_is_operator_function(const char *name); /* "operator.add" */
+/* `f` with `f = ct.exp` bound in tile code, `fs[1]`: the function as written where bound; else NULL */
+Node *lower_bound_function(Lowerer *L, Node *callee);
 const char *lower_python_dtype(const char *name); /* "numpy.float16": "float16"; NULL if no dtype */
 Node *lower_python_float(Lowerer *L, Node *call, const char *member); /* float("inf"), else float(x) */
 Node *lower_number_of_string(Lowerer *L, Node *string, DType dtype, const char *what); /* ct.float32("nan") */

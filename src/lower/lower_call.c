@@ -337,7 +337,7 @@ static const char *python_callee(Lowerer *L, Node *callee) {
 
 /* `f(t)` with `f = ct.exp` (or `f = helper`) bound in tile code, `fs[1](t)` with `fs = (ct.exp,
  * ct.sin)`: what the name or item was bound to, as written there; NULL for anything else. */
-static Node *bound_function(Lowerer *L, Node *callee) {
+Node *lower_bound_function(Lowerer *L, Node *callee) {
   if (callee->kind == N_SUBSCRIPT) {
     Node *item = lower_expr(L, node_copy_tree(&L->ctx->arena, callee));
     return item->type && item->type->kind == VAL_FUNCTION && item->type->function_expr
@@ -355,7 +355,7 @@ static Node *bound_function(Lowerer *L, Node *callee) {
 
 Node *lower_call(Lowerer *L, Node *call) {
   Node *callee = call->u.call.func;
-  Node *bound = bound_function(L, callee);
+  Node *bound = lower_bound_function(L, callee);
   if (bound) {
     call->u.call.func = bound;
     return lower_call(L, call);

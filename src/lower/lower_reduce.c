@@ -577,10 +577,11 @@ static void check_identity(Lowerer *L, Node *identity, Node *at, int n, const ch
  * operator (operator.add) or the builtins max and min, which cuTile calls on two operands; as
  * the lambda `lambda a, b: f(a, b)`. NULL for anything else (a tile function, a lambda). */
 static Node *named_combine(Lowerer *L, Node *func) {
-  Variable *var = func->kind == N_NAME ? scope_lookup(L, func->u.name.id) : NULL;
-  if (var && var->type && var->type->kind == VAL_FUNCTION && var->type->function_expr &&
-      var->type->member && strncmp(var->type->member, "ct.", 3) == 0)
-    func = node_copy_tree(&L->ctx->arena, var->type->function_expr); /* `f = ct.maximum`, then f */
+  if (func->kind == N_LAMBDA)
+    return NULL;
+  Node *bound = lower_bound_function(L, func); /* `f = ct.maximum` then f, `fs[0]` */
+  if (bound)
+    func = bound;
   bool named = false;
   const char *member = resolve_ct_member(L->conv, func);
   if (member) {

@@ -216,6 +216,21 @@ def test_reduce_and_scan_with_a_named_combine_function(convert, combine, referen
     torch.testing.assert_close(scanned[:, -1], reference(x, 1), rtol=1e-5, atol=1e-6)
 
 
+def test_reduce_with_a_combine_function_bound_to_a_name(convert):
+    x = torch.rand(4, 8) + 0.5
+    mod = convert(HEAD + """
+@ct.kernel
+def k(x, y, M: ct.Constant[int], N: ct.Constant[int]):
+    t = ct.load(x, index=(0, 0), shape=(M, N))
+    fs = (ct.maximum, add)
+    f = ct.minimum
+    ct.store(y, index=(0,), tile=ct.reduce(t, 1, fs[0], -1e30) + ct.reduce(t, 1, fs[1], 0) + ct.reduce(t, 1, f, 1e30))
+""")
+    y = torch.zeros(4)
+    mod.launch_k(0, (1,), (x, y, 4, 8))
+    torch.testing.assert_close(y, x.max(1).values + x.sum(1) + x.min(1).values)
+
+
 def test_operator_functions_called_in_tile_code(convert):
     x = torch.randint(-50, 50, (4, 8), dtype=torch.int32)
     expr = "operator.add(operator.mul(t, 3), operator.neg(t)) + operator.lt(t, 0) + operator.and_(t, 6)"
