@@ -230,7 +230,20 @@ static void print_lowered(Printer *P, Node *source, Node *value, int depth) {
  * constant segments as text); tiles are printed by Triton. */
 static void print_value(Printer *P, Node *source) { print_lowered(P, source, lower_expr(P->L, source), 0); }
 
-/* An f-string: its text parts join the text, its values are printed. */
+/* Whether an f-string value's format spec asks for hexadecimal (`{t:#x}`, `{t:08X}`): its
+ * last character, the presentation type, is x or X. */
+static bool hex_format_spec(const Node *spec) {
+  if (!spec || spec->kind != N_FSTRING || !spec->u.fstring.parts.count)
+    return false;
+  const Node *last = spec->u.fstring.parts.items[spec->u.fstring.parts.count - 1];
+  if (last->kind != N_FSTRING_TEXT || !last->u.piece.text.len)
+    return false;
+  char type = last->u.piece.text.text[last->u.piece.text.len - 1];
+  return type == 'x' || type == 'X';
+}
+
+/* An f-string: its text parts join the text, its values are printed (in hexadecimal where
+ * the format spec asks for it; other specs, widths and precisions are dropped). */
 static void print_fstring(Printer *P, const Node *fstring) {
   Str open = fstring->u.fstring.prefix_and_quote;
   bool raw = prefix_is_raw(open.text, open.len);
@@ -242,7 +255,10 @@ static void print_fstring(Printer *P, const Node *fstring) {
     }
     Str debug = part->u.formatted_value.debug_text; /* f"{x = }" prints "x = " first */
     decode_body(debug.text, debug.len, true, false, P->text);
+    bool hex = P->hex;
+    P->hex = hex || hex_format_spec(part->u.formatted_value.format_spec);
     print_value(P, part->u.formatted_value.value);
+    P->hex = hex;
   }
 }
 

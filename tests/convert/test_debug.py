@@ -90,6 +90,13 @@ def test_printf_hex(convert_text):
     assert 'tl.device_print("t =", t, hex=True)' in convert_text(kernel('ct.printf("t = %x", t)'))
 
 
+def test_print_fstring_hex_format_spec(convert_text):
+    # cuTile prints `{t:#x}` in hexadecimal (its unpack_from_bytes page: "[0x4030201]")
+    text = convert_text(kernel('print(f"t={t:#x} n={n:08X} f={t:.5f}")'))
+    assert 'tl.device_print("t=", t, hex=True)' in text and 'tl.device_print("n=", n, hex=True)' in text
+    assert 'tl.device_print("f=", t)' in text
+
+
 @pytest.mark.parametrize("call", ["ct.print", "print"])
 def test_print_fstring(convert, convert_text, capfd, call):
     source = kernel(f'{call}(f"tile={{t}} plus {{TILE}}", "and", n)')
