@@ -670,9 +670,28 @@ static LoopArrays loop_arrays_open(Lowerer *L, NodeList *body) {
   return loop;
 }
 
+/* Whether `a` and `b` hold the same functions in the same places (true where neither holds
+ * one): a function is known only while converting, so a loop may not change one. */
+static bool same_functions(const TypeInfo *a, const TypeInfo *b, int depth) {
+  if (a == b || depth > C2T_MAX_PARSE_DEPTH)
+    return true;
+  if (!a || !b)
+    return !(a && a->kind == VAL_FUNCTION) && !(b && b->kind == VAL_FUNCTION);
+  if (a->kind == VAL_FUNCTION || b->kind == VAL_FUNCTION)
+    return a->kind == b->kind && a->member && b->member && strcmp(a->member, b->member) == 0;
+  if (a->kind != VAL_TUPLE || b->kind != VAL_TUPLE || !a->elts || !b->elts)
+    return true;
+  for (int i = 0; i < a->count || i < b->count; i++)
+    if (!same_functions(i < a->count ? a->elts[i] : NULL, i < b->count ? b->elts[i] : NULL, depth + 1))
+      return false;
+  return true;
+}
+
 /* Whether a padding or rounding mode, or a dtype, is the same value in `a` as in `b`
  * (true where neither is one, or a dtype is known only when Triton compiles). */
 static bool same_choice(const TypeInfo *a, const TypeInfo *b) {
+  if (!same_functions(a, b, 0))
+    return false;
   bool enums = a->kind == VAL_ENUM || b->kind == VAL_ENUM || a->kind == VAL_FUNCTION || b->kind == VAL_FUNCTION,
        dtypes = a->kind == VAL_DTYPE || b->kind == VAL_DTYPE;
   if (!enums && !dtypes)

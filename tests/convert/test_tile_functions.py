@@ -1286,6 +1286,8 @@ def test_the_function_values_kernel_is_valid_cutile(cutile_export):
     ("    f = ct.exp\n    for i in range(2):\n        f = ct.sin\n", "`f` is given another function in this loop"),
     ("    f = ct.sin if ct.bid(0) == 0 else ct.exp\n", "chooses between two functions by a value known only"),
     ("    a, f = t, ct.exp\n", "ct.exp here cannot be converted: a function is a value only while cuTile compiles"),
+    ("    fs = (ct.exp,)\n    for i in range(2):\n        t = fs[0](t)\n        fs = (ct.sin,)\n    f = fs[0]\n",
+     "`fs` is given another kind of value in this loop"),
 ])
 def test_a_function_chosen_at_run_time_is_a_located_error(convert_error, body, message):
     source = ("import cuda.tile as ct\n\n@ct.kernel\ndef k(x, T: ct.Constant[int]):\n"
