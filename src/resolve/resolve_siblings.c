@@ -625,6 +625,8 @@ void resolve_sibling_imports(Converter *conv) {
     for (int k = 0; k < stmt->u.import_from.names.count; k++)
       if (!copies_define(loaded, stmt->u.import_from.names.items[k]->u.alias.name))
         node_list_push(&conv->ctx->arena, &kept, stmt->u.import_from.names.items[k]);
+    if (kept.count != stmt->u.import_from.names.count)
+      stmt->rewritten = true; /* written from its names: the source's text names the copied ones too */
     stmt->u.import_from.names = kept;
     if (kept.count)
       node_list_push(&conv->ctx->arena, &out, stmt);
