@@ -338,7 +338,11 @@ static const char *python_callee(Lowerer *L, Node *callee) {
 /* `f(t)` with `f = ct.exp` (or `f = helper`) bound in tile code, `fs[1](t)` with `fs = (ct.exp,
  * ct.sin)`: what the name or item was bound to, as written there; NULL for anything else. */
 Node *lower_bound_function(Lowerer *L, Node *callee) {
-  if (callee->kind == N_SUBSCRIPT) {
+  if (callee->kind == N_SUBSCRIPT) { /* of a tuple name or literal only: nothing else is lowered twice */
+    const Node *held = callee->u.subscript.value;
+    Variable *tuple = held->kind == N_NAME ? scope_lookup(L, held->u.name.id) : NULL;
+    if (held->kind != N_TUPLE && !(tuple && tuple->type && tuple->type->kind == VAL_TUPLE))
+      return NULL;
     Node *item = lower_expr(L, node_copy_tree(&L->ctx->arena, callee));
     return item->type && item->type->kind == VAL_FUNCTION && item->type->function_expr
                ? node_copy_tree(&L->ctx->arena, item->type->function_expr)
