@@ -111,6 +111,9 @@ void rename_loop_locals(Lowerer *L, Node *def);
 Str fresh_local_name(Lowerer *L, Node *def, Str name);
 /* Every mention of `from` in the body of `def` becomes `to`. */
 void rename_in_body(Node *def, Str from, Str to);
+/* `name` mentioned only inside `stmt`, assigned afresh first thing in its branch `block` */
+bool branch_local_name(Node *def, Node *stmt, NodeList *block, Str name);
+void rename_in_block(NodeList *block, Str from, Str to); /* every `from` in it (nested too) renamed `to` */
 
 /* ---- lower_tf32.c: tfloat32 right-hand operands staged at launch (K-major, rounded) */
 void tf32_scan_kernel(Lowerer *L, Node *def); /* before the kernel is lowered: the candidate arrays */

@@ -282,6 +282,10 @@ static Node *lower_name(Lowerer *L, Node *expr) {
     lower_error(L, expr, "'%.*s' may be unbound here: it is bound in only one branch of a run-time `if` above, or "
                 "first in a loop that may run no iteration; cuTile refuses this use of a potentially undefined "
                 "variable (bind it before, or in each branch)", id.len, id.text);
+  if (var && var->type && var->type->none_by_constexpr)
+    lower_error(L, expr, "'%.*s' is None for one outcome of a constexpr `if` above and %s for the other: it can be "
+                "converted only where the function is lowered once per outcome (a kernel, its condition a "
+                "comparison of its constants)", id.len, id.text, type_describe(L->ctx, var->type));
   if (var && var->type && var->type->kind == VAL_ARRAY)
     note_array_use(L, var->type->array);
   if (var)

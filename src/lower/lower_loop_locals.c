@@ -140,6 +140,22 @@ static void loop_locals_in(Lowerer *L, Node *def, NodeList *stmts, Node *outermo
 
 void rename_loop_locals(Lowerer *L, Node *def) { loop_locals_in(L, def, &def->u.function_def.body, NULL); }
 
+/* Whether `name` is mentioned in `def`'s body only inside `stmt` (by source offsets), and the
+ * first statement of `block` (a branch of `stmt`) that mentions it assigns it afresh. */
+bool branch_local_name(Node *def, Node *stmt, NodeList *block, Str name) {
+  Mentions outside = {name, stmt->span.start.offset, stmt->span.end.offset, 0, 0, 0, false};
+  for (int j = 0; j < def->u.function_def.body.count && !outside.found; j++)
+    find_mention(def->u.function_def.body.items[j], &outside);
+  return !outside.found && set_afresh(block, name);
+}
+
+/* Every `from` in `block` (its nested blocks too) renamed `to`. */
+void rename_in_block(NodeList *block, Str from, Str to) {
+  Rename r = {from, to};
+  for (int j = 0; j < block->count; j++)
+    rename_slot(&block->items[j], &r);
+}
+
 void rename_in_body(Node *def, Str from, Str to) {
   Rename r = {from, to};
   for (int j = 0; j < def->u.function_def.body.count; j++)

@@ -242,11 +242,17 @@ Node *lower_math_abs(Lowerer *L, Node *call, const char *member) {
   Node *x = require_arg(L, call, &args, 0, "abs()", "x");
   require_value(L, call, "abs()", x->type);
   if (math_is_number(x->type)) {
-    Node *result = T(L, "abs(_1)", x);
+    /* known: the number itself; a launch constant: a conditional Triton decides while it compiles
+       (a @triton.jit function has no builtin abs) */
+    bool known = x->type->dtype != DT_UNKNOWN;
+    long long int_value = known && !x->type->is_float ? fold_int(L, call, 'a', x->type->int_value, 0) : 0;
+    Node *result = !known               ? T(L, "(_1 if _1 >= 0 else -_1)", x)
+                   : x->type->is_float ? new_float(L, fabs(x->type->float_value))
+                                       : new_int(L, int_value);
     result->type = type_new(L->ctx, VAL_CONST);
     *result->type = *x->type;
-    result->type->int_value = x->type->is_float || x->type->dtype == DT_UNKNOWN ? 0 : fold_int(L, call, 'a', x->type->int_value, 0);
-    result->type->float_value = fabs(x->type->float_value);
+    result->type->int_value = int_value;
+    result->type->float_value = known && !x->type->is_float ? (double)int_value : fabs(x->type->float_value);
     return result;
   }
   if (math_dtype_is_restricted(x->type->dtype))

@@ -453,6 +453,20 @@ static TypeInfo *maybe_unbound(Lowerer *L, const TypeInfo *type) {
   return marked;
 }
 
+/* Whether Triton can join a name holding `a` in one branch of a run-time `if` and `b` in the
+ * other (its scf.if yields one type): the same kind, tiles of one rank, shape and dtype,
+ * numbers both ints or both floats. */
+static bool joinable(Lowerer *L, const TypeInfo *a, const TypeInfo *b) {
+  if (a->kind != b->kind) /* a number and a tile, a tile and None ... */
+    return (a->kind == VAL_CONST && b->kind == VAL_TILE && b->rank == 0) ||
+           (b->kind == VAL_CONST && a->kind == VAL_TILE && a->rank == 0);
+  if (a->kind == VAL_TILE)
+    return type_disagreement(L, a, b) == 0;
+  if (a->kind == VAL_CONST)
+    return a->is_float == b->is_float;
+  return true;
+}
+
 /* Whether a block ends by leaving (return, break, continue, raise): what it binds is not seen
  * after the `if` that holds it. */
 static bool block_leaves(const NodeList *block) {
@@ -486,6 +500,14 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   collect_assigned(A, &stmt->u.if_.body, 0);
   collect_assigned(A, &stmt->u.if_.orelse, 0);
   save_assigned(L, A);
+  /* names each branch sets afresh and nothing outside the `if` reads (read on the source, before
+     lowering): where the branches give one of them types Triton cannot join, the else branch's
+     gets a name of its own (cuTile allows types that differ where unused after the `if`) */
+  bool *branch_local = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(A->count + 1));
+  for (int i = 0; i < A->count; i++)
+    branch_local[i] = L->function && stmt->u.if_.orelse.count && !A->types[i] &&
+                      branch_local_name(L->function->def, stmt, &stmt->u.if_.body, A->names[i]) &&
+                      branch_local_name(L->function->def, stmt, &stmt->u.if_.orelse, A->names[i]);
   TypeInfo **before = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(A->count + 1));
   TypeInfo **after_body = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(A->count + 1));
   for (int i = 0; i < A->count; i++) /* a name that may be unbound here is unbound for what follows */
@@ -532,6 +554,12 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   save_assigned(L, A);
   for (int i = 0; i < A->count; i++) {
     TypeInfo *from_body = after_body[i], *from_else = A->types[i] == unbound[i] ? NULL : A->types[i], *merged;
+    if (branch_local[i] && !static_test && from_body && from_else && !joinable(L, from_body, from_else)) {
+      Str own = fresh_local_name(L, L->function->def, A->names[i]);
+      rename_in_block(&stmt->u.if_.orelse, A->names[i], own); /* `tmp = 3` / `tmp_1 = tl.full(...)` */
+      scope_bind(L, own, from_else);
+      from_else = from_body; /* what follows reads neither */
+    }
     TypeInfo *one_side = from_body ? from_body : from_else;
     if ((!from_body || !from_else) && one_side && !before[i] && !static_test &&
         !(from_body ? else_leaves : body_leaves)) {
@@ -568,7 +596,14 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
     } else if (from_body->kind == from_else->kind &&
                (from_body->kind == VAL_TUPLE || from_body->kind == VAL_ENUM || from_body->kind == VAL_DTYPE))
       merged = merged_value(L, stmt, A->names[i], from_body, from_else);
-    else if (static_test)
+    else if (static_test && (from_body->kind == VAL_NONE) != (from_else->kind == VAL_NONE)) {
+      /* `bias = None` / `if HAS_BIAS: bias = ct.load(...)`: which one is known only when Triton
+         compiles; a use (`bias is not None`, `t + bias`) stops this attempt, and the version split
+         noted below lowers the function once per outcome, each knowing */
+      merged = type_new(L->ctx, VAL_NONE);
+      *merged = *(from_body->kind == VAL_NONE ? from_else : from_body);
+      merged->none_by_constexpr = true;
+    } else if (static_test)
       merged = merged_constexpr_tile(L, from_body, from_else);
     else
       merged = merged_tile(L, from_body, from_else);

@@ -211,6 +211,8 @@ struct TypeInfo {
                          only its methods and dtype may be used */
   bool maybe_unbound; /* arrays, modes, dtypes: bound in one branch only of the run-time `if` above
                          (cuTile refuses a use: "potentially undefined variable") */
+  bool none_by_constexpr; /* None in one branch of the constexpr `if` above, a value in the other:
+                             a use is an error, which makes a version of the function per outcome */
   TypeInfo **elts;    /* tuples */
   unsigned long long array_items; /* a tuple parameter of arrays and numbers: its arrays (bit k
                                      for item k); 0 for one of arrays only */

@@ -1327,6 +1327,34 @@ for dtype, want in ((torch.int8, -95), (torch.uint8, 161), (torch.int16, 161), (
     assert same, output
 
 
+BRANCH_LOCAL_CALLS = """
+import torch
+def run(m):
+    m.launch_branch_local_kernel(0, (2,), (torch.randn(32), torch.zeros(32), -5, 16))
+CALLS = {"branch_local_types": [run]}
+"""
+
+
+def test_a_name_of_another_type_in_each_branch_compiles(tmp_path):
+    """`tmp = 3` in one branch of a run-time `if`, `tmp = ct.full(...)` in the other, read only
+    there: Triton joined both into one name of the scf.if ("Mismatched type for tmp between then
+    block (int32) and else block"), so the converted kernel did not compile. The else branch's
+    is now its own name. abs() of constants was written `abs(...)`, which a @triton.jit
+    function cannot call."""
+    results = _compile_case(tmp_path, "branch_local_types", BRANCH_LOCAL_CALLS)
+    assert len(results) == 1 and results[0]["problems"] == [], results
+    text = (tmp_path / "mods" / "branch_local_types.py").read_text()
+    assert "tmp_1 = tl.full(" in text and "abs(" not in text.split("def branch_local_kernel(")[1].split("def launch_")[0]
+    same, output = _run_interpreted(tmp_path / "mods" / "branch_local_types.py", """
+x = torch.randn(32)
+y = torch.zeros(32)
+m.launch_branch_local_kernel(0, (2,), (x, y, -5, 16))
+want = torch.cat([x[:16] + 3, x[16:] * 2]) + 12
+torch.testing.assert_close(y, want)
+""")
+    assert same, output
+
+
 TUPLE_INDEX_CALLS = """
 import torch
 def half(m):

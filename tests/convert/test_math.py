@@ -493,6 +493,28 @@ def test_abs_and_negative_of_integers(convert, device):
     assert_bits(run1(convert, "abs(a) + (-a)", x, torch.int8), torch.abs(x) + (-x))
 
 
+def test_abs_of_constants(convert, convert_text, device):
+    """abs() of a module constant, a literal and a launch constant: a @triton.jit function has no
+    builtin abs (Triton: "abs is not defined"), so known numbers fold and a constant of the
+    launch is a conditional Triton decides while it compiles."""
+    source = """
+import cuda.tile as ct
+
+NEG = -7
+
+
+@ct.kernel
+def k(y, C: ct.Constant[int]):
+    ct.store(y, (0,), ct.full((4,), abs(NEG) + abs(-3) + abs(C), dtype=ct.int32))
+"""
+    assert "abs(" not in convert_text(source).split("def k(")[1].split("def launch_k")[0]
+    mod = convert(source)
+    for c in (-5, 4):
+        y = torch.zeros(4, dtype=torch.int32, device=device)
+        mod.launch_k(0, (1,), (y, c))
+        assert y.tolist() == [7 + 3 + abs(c)] * 4
+
+
 def test_pow(convert, device):
     x, y = floats(device, scale=2.0).abs() + 0.1, floats(device, scale=2.0)
     torch.testing.assert_close(run2(convert, "a ** b", x, y, torch.float32), torch.pow(x, y), rtol=1e-6, atol=0)

@@ -782,3 +782,59 @@ def test_a_loop_local_renamed_in_each_version_of_the_kernel(convert, device):
         per_step = 1.0 + (q if r else 0.0)
         steps = torch.stack([(torch.arange(8, device=device) + i >= 2).float() for i in range(3)]).sum(0)
         torch.testing.assert_close(out, per_step * steps)
+
+
+OPTIONAL_INPUT = '''
+import cuda.tile as ct
+
+
+@ct.function
+def combine(t, r):
+    if r is not None:
+        t = t + r
+    return t
+
+
+@ct.function
+def add_optional(t, b, HAS):
+    r = None
+    if HAS:
+        r = ct.load(b, (0,), shape=(8,))
+    if r is not None:
+        t = t + r
+    return t
+
+
+@ct.kernel
+def k(a, b, y, FLAG: ct.Constant[bool]):
+    {bind}
+    out = ct.load(a, (0,), shape=(8,))
+    if res is None:
+        out = out * 10.0
+    flag = 0 if res is None else 1
+    out = combine(out, res) + flag
+    for i in range(2):
+        if res is not None:
+            out = out + 1.0
+    ct.store(y, (0,), out + add_optional(out, b, FLAG))
+'''
+
+
+@pytest.mark.parametrize("bind", [
+    "res = None\n    if FLAG:\n        res = ct.load(b, (0,), shape=(8,))",
+    "if FLAG:\n        res = ct.load(b, (0,), shape=(8,))\n    else:\n        res = None",
+    "res = ct.load(b, (0,), shape=(8,)) if FLAG else None",
+])
+def test_an_optional_input_tested_with_is_none(convert, device, bind):
+    """`res = None` / `if FLAG: res = ct.load(...)` then `if res is not None:` (optional bias,
+    residual): which one `res` is comes with the constexpr, so each test of it is decided per
+    outcome. The test was folded for the None branch (`is not None` false for FLAG=True too:
+    the bias never added), in the kernel and in a tile function alike."""
+    mod = convert(OPTIONAL_INPUT.replace("{bind}", bind))
+    a = torch.arange(8.0, device=device)
+    b = torch.full((8,), 100.0, device=device)
+    for flag in (True, False):
+        y = torch.zeros(8, device=device)
+        mod.launch_k(0, (1,), (a, b, y, flag))
+        out = a + b + 1 + 2 if flag else a * 10
+        torch.testing.assert_close(y, out + (out + b if flag else out))
