@@ -932,8 +932,9 @@ static bool constexpr_value(const ConstexprLocals *C, const Node *e) {
     const Node *v = e->u.subscript.value, *k = e->u.subscript.slice;
     if (k->kind == N_UNARY_OP && k->u.unary_op.op == AOP_USUB)
       k = k->u.unary_op.operand;
-    if (v->kind == N_NAME && is_constexpr_name(C, v->u.name.id)) /* an item of a constexpr tuple: x_shape[-1] */
-      return k->kind == N_CONSTANT && k->u.constant.kind == CONST_NUMBER;
+    if (v->kind == N_NAME && is_constexpr_name(C, v->u.name.id)) /* an item of a constexpr tuple: x_shape[-1],
+                                                                    SIZES_TL[SZ] */
+      return (k->kind == N_CONSTANT && k->u.constant.kind == CONST_NUMBER) || constexpr_value(C, k);
     if (v->kind == N_TUPLE) { /* `(64, 128)[MODE]`: a tuple of constexprs indexed by one */
       for (int i = 0; i < v->u.list.elts.count; i++)
         if (!constexpr_value(C, v->u.list.elts.items[i]))

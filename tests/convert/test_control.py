@@ -934,6 +934,19 @@ def test_a_size_each_branch_of_a_constexpr_if_assigns_is_a_constexpr_local(conve
         torch.testing.assert_close(y, x + 1.0)
 
 
+def test_a_size_from_a_module_tuple_indexed_by_a_constant_is_a_constexpr_local(convert, convert_text):
+    """`S = SIZES[FLAG]` (a module tuple of sizes, a constant parameter choosing one): cuTile knows
+    S when it compiles, so it may size a tile; Triton does too where it is a tl.constexpr local."""
+    source = "SIZES = (16, 32)\n" + STATIC_CHOICE.format(choice="    S = SIZES[FLAG]")
+    assert "S: tl.constexpr = SIZES_TL[FLAG]" in convert_text(source)
+    mod = convert(source)
+    x = torch.randn(64)
+    for flag, tiles in ((0, 4), (1, 2)):
+        y = torch.zeros(64)
+        mod.launch_k(0, (tiles,), (x, y, flag, 16, 32))
+        torch.testing.assert_close(y, x + 1.0)
+
+
 @pytest.mark.parametrize("choice, message", [
     # one branch assigns twice: Triton cannot keep it a constant
     ("    if FLAG == 1:\n        S = BM\n        S = S * 2\n    else:\n        S = BN",
