@@ -460,8 +460,14 @@ static bool joinable(Lowerer *L, const TypeInfo *a, const TypeInfo *b) {
   if (a->kind != b->kind) /* a number and a tile, a tile and None ... */
     return (a->kind == VAL_CONST && b->kind == VAL_TILE && b->rank == 0) ||
            (b->kind == VAL_CONST && a->kind == VAL_TILE && a->rank == 0);
-  if (a->kind == VAL_TILE)
-    return type_disagreement(L, a, b) == 0;
+  if (a->kind == VAL_TILE) { /* a dimension known in one only (BLOCK, 16) may still be the same */
+    if (a->rank != b->rank || (a->dtype != b->dtype && a->dtype != DT_UNKNOWN && b->dtype != DT_UNKNOWN))
+      return false;
+    for (int d = 0; d < a->rank && d < C2T_MAX_RANK; d++)
+      if (a->shape[d] >= 0 && b->shape[d] >= 0 && a->shape[d] != b->shape[d])
+        return false;
+    return true;
+  }
   if (a->kind == VAL_CONST)
     return a->is_float == b->is_float;
   return true;
