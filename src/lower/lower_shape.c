@@ -64,10 +64,21 @@ TypeInfo *shape_tile_type(Lowerer *L, DType dtype, Node *dtype_expr, int rank, N
   return type;
 }
 
+/* A tile shape `(d0, d1, ...)` to Triton. An item of a ct.Constant tuple parameter (`(TS[0],)`)
+ * is written tl.constexpr(TS[0]): Triton's code generator gives TS[0] as a bare int, which a
+ * tuple display cannot hold ("'int' object has no attribute 'type'"). */
 Node *shape_tuple_node(Lowerer *L, Node **dims, int rank) {
   Node *tuple = T0(L, "()");
-  for (int d = 0; d < rank; d++)
-    node_list_push(&L->ctx->arena, &tuple->u.list.elts, dims[d]);
+  for (int d = 0; d < rank; d++) {
+    Node *dim = dims[d];
+    if (dim && dim->kind == N_SUBSCRIPT && dim->type && dim->type->kind == VAL_CONST && dim->type->const_tuple &&
+        dim->type->dtype == DT_UNKNOWN) {
+      TypeInfo *type = dim->type;
+      dim = T(L, "tl.constexpr(_1)", dim);
+      dim->type = type;
+    }
+    node_list_push(&L->ctx->arena, &tuple->u.list.elts, dim);
+  }
   return tuple;
 }
 

@@ -1355,6 +1355,23 @@ torch.testing.assert_close(y, want)
     assert same, output
 
 
+TUPLE_ITEM_SHAPE_CALLS = """
+import torch
+def run(m):
+    m.launch_tuple_item_kernel(0, (2,), (torch.randn(32, 32), torch.zeros(32), (16, 32)))
+CALLS = {"constant_tuple_item_shape": [run]}
+"""
+
+
+def test_an_item_of_a_constant_tuple_in_a_shape_compiles(tmp_path):
+    """`ct.zeros((TS[0],), ...)`, TS a ct.Constant tuple: written `(TS[0],)` the kernel did not
+    compile for the GPU ("'int' object has no attribute 'type'"), though the interpreter ran it."""
+    results = _compile_case(tmp_path, "constant_tuple_item_shape", TUPLE_ITEM_SHAPE_CALLS)
+    assert len(results) == 1 and results[0]["problems"] == [], results
+    text = (tmp_path / "mods" / "constant_tuple_item_shape.py").read_text()
+    assert "tl.zeros((tl.constexpr(TS[0]),), tl.float32)" in text, text
+
+
 TUPLE_INDEX_CALLS = """
 import torch
 def half(m):
