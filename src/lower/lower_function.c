@@ -189,6 +189,8 @@ typedef struct UseScan {
   unsigned long long array_items; /* those of them used as arrays */
   bool other_array_item;          /* an item used as an array at another index (a name, k >= 64) */
   const NodeList *body;           /* the body of the function `param` is a parameter of */
+  int in_static_iter;             /* scanning the iterable of a ct.static_iter(...): a len() there is
+                                     known when cuTile compiles, so `param` is a tuple, not a list */
 } UseScan;
 
 /* k of a subscript `[k]` written as a decimal number below 64, else -1. */
@@ -402,8 +404,18 @@ static void scan_array_use(Node *node, void *data) {
   }
   if (scan->in_kernel && node->kind == N_CALL && node->u.call.func->kind == N_NAME &&
       str_eq(node->u.call.func->u.name.id, "len") && !scope_lookup(scan->L, node->u.call.func->u.name.id) &&
-      node->u.call.args.count == 1 && names_param(node->u.call.args.items[0], scan->param))
-    scan->list_use = true;
+      node->u.call.args.count == 1 && names_param(node->u.call.args.items[0], scan->param)) {
+    if (scan->in_static_iter) /* `ct.static_iter(range(len(xs)))`: a length known when compiling */
+      scan->item_use = true;
+    else
+      scan->list_use = true;
+  }
+  if (node->kind == N_CALL && is_ct_member(scan->L->conv, node->u.call.func, "static_iter")) {
+    scan->in_static_iter++;
+    node_children(node, scan_array_use, data);
+    scan->in_static_iter--;
+    return;
+  }
   if (scan->in_kernel && names_param_item(node, scan->param)) {
     int k = small_item_index(node->u.subscript.slice);
     if (k >= 0)

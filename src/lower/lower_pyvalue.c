@@ -450,9 +450,10 @@ Node *lower_python_len(Lowerer *L, Node *call, const char *member) {
     length->type = type_tile(L->ctx, DT_INT32, 0, NULL);
     return length;
   }
-  if (type && type->kind == VAL_TUPLE && type->count < 0 && !type->array) {
-    /* an array's shape of a rank known only at launch (`len(A.shape) == 2`): Triton's
-     * len() of the tuple is a constexpr, so a condition on it picks a branch at compile time */
+  if (type && type->kind == VAL_TUPLE && type->count < 0 && (!type->array || obj->kind == N_NAME)) {
+    /* an array's shape of a rank known only at launch (`len(A.shape) == 2`), a tuple of arrays
+     * given to the kernel (`len(xs)`): Triton's len() of the tuple is a constexpr, so a
+     * condition on it picks a branch, and a loop over range() of it unrolls, at compile time */
     Node *length = T(L, "len(_1)", obj);
     length->type = type_new(L->ctx, VAL_CONST);
     return length;
