@@ -965,6 +965,10 @@ static bool constexpr_value(const ConstexprLocals *C, const Node *e) {
   case N_BIN_OP:
     return e->u.bin_op.op != AOP_MATMULT && constexpr_value(C, e->u.bin_op.left) &&
            constexpr_value(C, e->u.bin_op.right);
+  case N_ATTRIBUTE: /* a dtype: `t.dtype`, `x.dtype.element_ty`, `tl.float16` (Triton compares them while
+                       it compiles) */
+    return str_eq(e->u.attribute.attr, "dtype") || str_eq(e->u.attribute.attr, "element_ty") ||
+           (e->u.attribute.value->kind == N_NAME && str_eq(e->u.attribute.value->u.name.id, "tl"));
   case N_UNARY_OP: return constexpr_value(C, e->u.unary_op.operand);
   case N_BOOL_OP:
     for (int i = 0; i < e->u.bool_op.values.count; i++)

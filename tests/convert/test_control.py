@@ -947,6 +947,32 @@ def test_a_size_from_a_module_tuple_indexed_by_a_constant_is_a_constexpr_local(c
         torch.testing.assert_close(y, x + 1.0)
 
 
+def test_a_constant_chosen_by_a_dtype_comparison_is_a_constexpr_local(convert, convert_text):
+    """`if t.dtype == ct.float16: code = 16 / else: code = 32`, t's dtype set by a constexpr `if`
+    above: Triton compares dtypes while it compiles, so `code` is a constant there too."""
+    source = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, z, HALF: ct.Constant[bool]):
+    t = ct.load(x, (0,), shape=(8,))
+    if HALF:
+        t = t.astype(ct.float16)
+    if t.dtype == ct.float16:
+        code = 16
+    else:
+        code = 32
+    ct.store(z, (0,), ct.full((code // 8,), code, dtype=ct.int32))
+'''
+    assert "code: tl.constexpr = 16" in convert_text(source)
+    mod = convert(source)
+    for half, code in ((True, 16), (False, 32)):
+        z = torch.zeros(4, dtype=torch.int32)
+        mod.launch_k(0, (1,), (torch.randn(8), z, half))
+        assert z.tolist()[:code // 8] == [code] * (code // 8)
+
+
 @pytest.mark.parametrize("choice, message", [
     # one branch assigns twice: Triton cannot keep it a constant
     ("    if FLAG == 1:\n        S = BM\n        S = S * 2\n    else:\n        S = BN",
