@@ -274,7 +274,13 @@ static void push_return_setup(Lowerer *L, LoopFlags *F, const NodeList *body, No
   push_set(L, out, F->returned, "False");
   if (!first->u.return_.value)
     return;
-  Node *zero = zero_of(L, first->u.return_.value);
+  Node *returned = first->u.return_.value;
+  Node *zero = zero_of(L, returned);
+  Variable *bound = returned->kind == N_NAME ? scope_lookup(L, returned->u.name.id) : NULL;
+  if (!zero && bound && bound->type && (bound->type->kind == VAL_TILE || bound->type->kind == VAL_CONST) &&
+      bound->type->rank == 0) /* `return i`, i a scalar bound before the loop: its value there, of the type
+                                 Triton carries it with */
+    zero = new_name(L, arena_strndup(&L->ctx->arena, returned->u.name.id.text, (size_t)returned->u.name.id.len));
   if (!zero)
     lower_error(L, first, "`return` of %s inside a loop cannot be converted (Triton needs a value of "
                 "its type before the loop; only scalars and tiles of known dtype and shape can be made)",

@@ -767,6 +767,32 @@ def k(y, n):
         assert torch.equal(y, torch.arange(4, dtype=torch.int32) + add), (n, y)
 
 
+def test_return_of_the_counter_inside_a_while_loop(convert_checked):
+    """`return i` from inside `while i < n`, i a scalar set before the loop: the value carried
+    for the return starts as i itself (no zero of a type unknown before the loop to make)."""
+    mod = convert_checked('''
+import cuda.tile as ct
+
+def first_neg(x, n):
+    i = 0
+    while i < n:
+        v = ct.load(x, (i,), shape=(1,))
+        if ct.sum(v) < 0.0:
+            return i
+        i += 1
+    return -1
+
+@ct.kernel
+def k(x, y, n):
+    ct.store(y, (0,), ct.full((1,), first_neg(x, n), dtype=ct.int32))
+''')
+    x = torch.tensor([1.0, 2.0, -3.0, 4.0, -5.0])
+    for n, want in ((5, 2), (2, -1)):
+        y = torch.zeros(1, dtype=torch.int32)
+        mod.launch_k(0, (1,), (x, y, n))
+        assert y.item() == want, (n, y)
+
+
 @pytest.mark.parametrize("step", ["0", "-1"])
 def test_constant_step_must_be_positive(convert_error, step):
     message = convert_error(f'''
