@@ -1533,6 +1533,54 @@ static void lower_kernel_versions(Lowerer *L, Node *def, Node *pristine, const A
   join_versions(L, split, def, other);
 }
 
+/* `for a in ct.static_iter(xs):`, xs a kernel parameter not annotated ct.Constant (a tuple
+ * given at launch: arrays, numbers): cuTile unrolls it over the tuple's items. Written
+ * `for i in ct.static_iter(range(len(xs))):` / `a = xs[i]` / body, the form the parameter
+ * scan and the lowering read (len() of a tuple parameter is Triton's, known when it compiles). */
+static void static_iter_over_params_in(Lowerer *L, Node *def, NodeList *block, int depth) {
+  if (depth > C2T_MAX_PARSE_DEPTH)
+    return;
+  for (int i = 0; i < block->count; i++) {
+    Node *stmt = block->items[i];
+    if (stmt->kind == N_IF) {
+      static_iter_over_params_in(L, def, &stmt->u.if_.body, depth + 1);
+      static_iter_over_params_in(L, def, &stmt->u.if_.orelse, depth + 1);
+      continue;
+    }
+    if (stmt->kind == N_WHILE)
+      static_iter_over_params_in(L, def, &stmt->u.while_.body, depth + 1);
+    if (stmt->kind != N_FOR)
+      continue;
+    static_iter_over_params_in(L, def, &stmt->u.for_.body, depth + 1);
+    Node *iter = stmt->u.for_.iter;
+    if (iter->kind != N_CALL || !is_ct_member(L->conv, iter->u.call.func, "static_iter") ||
+        iter->u.call.args.count != 1 || iter->u.call.keywords.count || iter->u.call.args.items[0]->kind != N_NAME ||
+        stmt->u.for_.target->kind != N_NAME)
+      continue;
+    Str name = iter->u.call.args.items[0]->u.name.id;
+    NodeList *params = &def->u.function_def.args->u.arguments.args;
+    bool plain_param = false;
+    for (int p = 0; p < params->count; p++)
+      if (str_same(params->items[p]->u.arg.arg, name))
+        plain_param = !annotation_is(L, params->items[p]->u.arg.annotation, "Constant", 0);
+    if (!plain_param)
+      continue;
+    Str counter = fresh_local_name(L, def, (Str){"item", 4});
+    Str target = stmt->u.for_.target->u.name.id;
+    const char *text = arena_printf(&L->ctx->arena, "for %.*s in _1(range(len(%.*s))):\n    %.*s = %.*s[%.*s]\n",
+                                    counter.len, counter.text, name.len, name.text, target.len, target.text, name.len,
+                                    name.text, counter.len, counter.text);
+    NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(iter->u.call.func));
+    Node *loop = made.items[0];
+    loop->span = stmt->span;
+    for (int s = 0; s < stmt->u.for_.body.count; s++)
+      node_list_push(&L->ctx->arena, &loop->u.for_.body, stmt->u.for_.body.items[s]);
+    loop->u.for_.body.items[0]->span = stmt->u.for_.target->span;
+    loop->rewritten = true;
+    block->items[i] = loop;
+  }
+}
+
 void lower_kernel(Lowerer *L, Function *fn) {
   L->function = fn;
   L->tma_array_count = 0;
@@ -1548,6 +1596,7 @@ void lower_kernel(Lowerer *L, Function *fn) {
   fn->param_needs_array = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(declared + 1));
   rename_launcher_clashing_params(L, def); /* a parameter `grid`: grid_1 */
   rename_generated_like_locals(L, def); /* a local x_shape beside an array x: x_shape_1 */
+  static_iter_over_params_in(L, def, &def->u.function_def.body, 0);
   tf32_scan_kernel(L, def); /* on the source, before lowering rewrites it */
   kmajor_scan_kernel(L, def);
   find_split_names(L, def, true); /* the spread scan's constexpr tests (each version finds them again) */

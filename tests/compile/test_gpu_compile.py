@@ -1376,7 +1376,9 @@ TUPLE_LEN_CALLS = """
 import torch
 def run(m):
     m.launch_tuple_len_kernel(0, (1,), (tuple(torch.randn(8) for _ in range(3)), torch.zeros(8)))
-CALLS = {"static_iter_tuple_len": [run]}
+def items(m):
+    m.launch_tuple_items_kernel(0, (1,), (tuple(torch.randn(8) for _ in range(3)), torch.zeros(8)))
+CALLS = {"static_iter_tuple_len": [run, items]}
 """
 
 
@@ -1385,14 +1387,18 @@ def test_static_iter_over_the_length_of_a_tuple_of_arrays_compiles(tmp_path):
     int32), which tl.static_range refuses on the GPU ("not a constexpr"). Its len() is now
     Triton's len() of the tuple, known when it compiles."""
     results = _compile_case(tmp_path, "static_iter_tuple_len", TUPLE_LEN_CALLS)
-    assert len(results) == 1 and results[0]["problems"] == [], results
+    assert len(results) == 2 and all(r["problems"] == [] for r in results), results
     text = (tmp_path / "mods" / "static_iter_tuple_len.py").read_text()
     assert "tl.static_range(len(xs))" in text, text
+    # `for a in ct.static_iter(xs)` over a tuple given at launch: by index, as cuTile unrolls it
+    assert "for item_1 in tl.static_range(len(xs)):" in text, text
     same, output = _run_interpreted(tmp_path / "mods" / "static_iter_tuple_len.py", """
 xs = tuple(torch.randn(8) for _ in range(3))
 y = torch.zeros(8)
 m.launch_tuple_len_kernel(0, (1,), (xs, y))
 torch.testing.assert_close(y, xs[0] * 1 + 0 + xs[1] * -2 + 1 + xs[2] * 0.5 + 2)
+m.launch_tuple_items_kernel(0, (1,), (xs, y))
+torch.testing.assert_close(y, xs[0] + xs[1] + xs[2])
 """)
     assert same, output
 

@@ -12,3 +12,11 @@ def tuple_len_kernel(xs, y):
     for i in ct.static_iter(range(len(xs))):
         acc = acc + ct.load(xs[i], (0,), shape=(8,)) * W[i] + i
     ct.store(y, (0,), acc)
+
+
+@ct.kernel
+def tuple_items_kernel(xs, y):
+    acc = ct.zeros((8,), dtype=ct.float32)
+    for a in ct.static_iter(xs):
+        acc = acc + ct.load(a, (0,), shape=(8,))
+    ct.store(y, (0,), acc)
