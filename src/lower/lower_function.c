@@ -934,6 +934,18 @@ static int times_assigned(const ConstexprLocals *C, Str id) {
   return 0;
 }
 
+static bool constexpr_value(const ConstexprLocals *C, const Node *e);
+
+/* An operand of a comparison Triton decides while it compiles: a constexpr, or a dtype
+ * (`t.dtype`, `x.dtype.element_ty`, `tl.float16`: `t.dtype == tl.float16` is a constant there). */
+static bool compared_constexpr(const ConstexprLocals *C, const Node *e) {
+  if (e->kind == N_ATTRIBUTE)
+    return str_eq(e->u.attribute.attr, "dtype") || str_eq(e->u.attribute.attr, "element_ty") ||
+           (e->u.attribute.value->kind == N_NAME && str_eq(e->u.attribute.value->u.name.id, "tl")) ||
+           constexpr_value(C, e);
+  return constexpr_value(C, e);
+}
+
 static bool constexpr_value(const ConstexprLocals *C, const Node *e) {
   switch (e->kind) {
   case N_CONSTANT: return e->u.constant.kind != CONST_NONE && e->u.constant.kind != CONST_ELLIPSIS;
@@ -965,10 +977,6 @@ static bool constexpr_value(const ConstexprLocals *C, const Node *e) {
   case N_BIN_OP:
     return e->u.bin_op.op != AOP_MATMULT && constexpr_value(C, e->u.bin_op.left) &&
            constexpr_value(C, e->u.bin_op.right);
-  case N_ATTRIBUTE: /* a dtype: `t.dtype`, `x.dtype.element_ty`, `tl.float16` (Triton compares them while
-                       it compiles) */
-    return str_eq(e->u.attribute.attr, "dtype") || str_eq(e->u.attribute.attr, "element_ty") ||
-           (e->u.attribute.value->kind == N_NAME && str_eq(e->u.attribute.value->u.name.id, "tl"));
   case N_UNARY_OP: return constexpr_value(C, e->u.unary_op.operand);
   case N_BOOL_OP:
     for (int i = 0; i < e->u.bool_op.values.count; i++)
@@ -976,10 +984,10 @@ static bool constexpr_value(const ConstexprLocals *C, const Node *e) {
         return false;
     return true;
   case N_COMPARE:
-    if (!constexpr_value(C, e->u.compare.left))
+    if (!compared_constexpr(C, e->u.compare.left))
       return false;
     for (int i = 0; i < e->u.compare.count; i++)
-      if (!constexpr_value(C, e->u.compare.comparators[i]))
+      if (!compared_constexpr(C, e->u.compare.comparators[i]))
         return false;
     return true;
   case N_IF_EXP:
