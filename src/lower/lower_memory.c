@@ -1274,11 +1274,26 @@ Node *lower_num_tiles(Lowerer *L, Node *call, const char *member) {
   TypeInfo *array = array_arg(L, call, &args, what);
   Node *axis_arg = require_arg(L, call, &args, 1, what, "axis");
   Node *shape = require_arg(L, call, &args, 2, what, "shape");
-  Node *items[MAX_TILE_RANK];
-  int rank = tuple_items(L, shape, items, MAX_TILE_RANK);
   long long axis;
   if (!known_int(axis_arg, &axis))
     lower_error(L, axis_arg, "%s: axis must be a constant", what);
+  const TypeInfo *held = shape->type;
+  if (held && held->kind == VAL_CONST && held->const_tuple && held->dtype == DT_UNKNOWN) {
+    /* shape=TS, a ct.Constant tuple: its item along the axis, TS[axis], known when Triton compiles */
+    int array_rank = array->rank;
+    if (axis < 0 && array_rank < 0)
+      lower_error(L, axis_arg, "%s: a negative axis with a ct.Constant tuple shape needs the array's rank, not "
+                  "known here (load from the array first)", what);
+    if (axis < 0)
+      axis += array_rank;
+    if (axis < 0 || axis >= MAX_TILE_RANK || (array_rank >= 0 && axis >= array_rank))
+      lower_error(L, axis_arg, "%s: axis %lld is out of range for the array", what, axis);
+    Node *size = T(L, "_1[_2]", shape, new_int(L, axis));
+    size->type = type_launch_tuple_item(L->ctx);
+    return tiles_along(L, array, array_rank >= 0 ? array_rank : (int)axis + 1, (int)axis, size, args.arg[3]);
+  }
+  Node *items[MAX_TILE_RANK];
+  int rank = tuple_items(L, shape, items, MAX_TILE_RANK);
   if (rank == 0) { /* shape=(): a tile of one element along each of the array's axes (cuTile's 0-d shape) */
     int array_rank = array->rank;
     if (array_rank < 0 && (axis < 0 || args.arg[3]))

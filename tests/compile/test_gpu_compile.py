@@ -1358,7 +1358,7 @@ torch.testing.assert_close(y, want)
 TUPLE_ITEM_SHAPE_CALLS = """
 import torch
 def run(m):
-    m.launch_tuple_item_kernel(0, (2,), (torch.randn(32, 32), torch.zeros(32), (16, 32)))
+    m.launch_tuple_item_kernel(0, (2,), (torch.randn(32, 40), torch.zeros(32), (16, 32)))
 CALLS = {"constant_tuple_item_shape": [run]}
 """
 
@@ -1370,6 +1370,14 @@ def test_an_item_of_a_constant_tuple_in_a_shape_compiles(tmp_path):
     assert len(results) == 1 and results[0]["problems"] == [], results
     text = (tmp_path / "mods" / "constant_tuple_item_shape.py").read_text()
     assert "tl.zeros((tl.constexpr(TS[0]),), tl.float32)" in text, text
+    # ct.num_tiles(x, 1, shape=TS): TS's item along the axis (it was "axis 1 is out of range")
+    same, output = _run_interpreted(tmp_path / "mods" / "constant_tuple_item_shape.py", """
+x = torch.randn(32, 40)
+y = torch.zeros(32)
+m.launch_tuple_item_kernel(0, (2,), (x, y, (16, 32)))
+torch.testing.assert_close(y, x.sum(1), atol=1e-4, rtol=1e-4)
+""")
+    assert same, output
 
 
 TUPLE_LEN_CALLS = """
