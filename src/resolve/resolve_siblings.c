@@ -423,18 +423,20 @@ static void copy_needed_imports(Sibling *s, NodeList *out, const Span *at) {
  * code (`@ct.kernel`, `@ct.function`, by the decorator's last name: the
  * imports are not resolved yet), or in a plain def such a def calls: what
  * is worth copying (a host helper such as next_power_of_2 stays imported). */
-typedef struct CallFind {
+typedef struct NameFind {
   Str name;
+  bool calls_only; /* only a call of it counts (`name(...)`), else any mention */
   bool found;
-} CallFind;
+} NameFind;
 
-static void find_call(Node *node, void *data) {
-  CallFind *find = data;
+static void find_name(Node *node, void *data) {
+  NameFind *find = data;
   if (!node || find->found)
     return;
-  if (node->kind == N_CALL && node->u.call.func->kind == N_NAME && str_same(node->u.call.func->u.name.id, find->name))
+  const Node *named = find->calls_only ? (node->kind == N_CALL ? node->u.call.func : NULL) : node;
+  if (named && named->kind == N_NAME && str_same(named->u.name.id, find->name))
     find->found = true;
-  node_children(node, find_call, data);
+  node_children(node, find_name, data);
 }
 
 static bool decorated_as_tile_code(const Node *def) {
@@ -451,9 +453,9 @@ static bool decorated_as_tile_code(const Node *def) {
 }
 
 static bool def_calls(Node *def, Str name) {
-  CallFind find = {name, false};
+  NameFind find = {name, true, false};
   for (int i = 0; i < def->u.function_def.body.count && !find.found; i++)
-    find_call(def->u.function_def.body.items[i], &find);
+    find_name(def->u.function_def.body.items[i], &find);
   return find.found;
 }
 
@@ -475,20 +477,6 @@ static bool called_in_tile_code(const Node *module, Str name) {
   return false;
 }
 
-typedef struct NameFind {
-  Str name;
-  bool found;
-} NameFind;
-
-static void find_name(Node *node, void *data) {
-  NameFind *find = data;
-  if (!node || find->found)
-    return;
-  if (node->kind == N_NAME && str_same(node->u.name.id, find->name))
-    find->found = true;
-  node_children(node, find_name, data);
-}
-
 /* Whether tile code of this module (a kernel or a @ct.function: its parameters' annotations,
  * its body) reads `name`: `T: ConstInt`, `shape=(BLOCK,)`. */
 static bool read_in_tile_code(const Node *module, Str name) {
@@ -497,7 +485,7 @@ static bool read_in_tile_code(const Node *module, Str name) {
     Node *def = body->items[i];
     if (def->kind != N_FUNCTION_DEF || !decorated_as_tile_code(def))
       continue;
-    NameFind find = {name, false};
+    NameFind find = {name, false, false};
     find_name(def->u.function_def.args, &find);
     for (int s = 0; s < def->u.function_def.body.count && !find.found; s++)
       find_name(def->u.function_def.body.items[s], &find);

@@ -188,6 +188,23 @@ except ImportError:
     assert torch.equal(mod.run(x), x * 2)
 
 
+ROW_SUMS = '''
+
+@ct.kernel
+def row_sums(x, out, TILE: ConstInt):
+    acc = ct.zeros((1, TILE), dtype=ct.float32)
+    for j in range(ct.num_tiles(x, axis=1, shape=(1, TILE))):
+        acc += ct.load(x, index=(ct.bid(0), j), shape=(1, TILE), padding_mode=PAD)
+    ct.store(out, index=(ct.bid(0),), tile=ct.sum(acc, axis=1))
+
+
+def run(x):
+    out = torch.empty(x.shape[0], device=x.device)
+    ct.launch(0, (x.shape[0],), row_sums, (x, out, 16))
+    return out
+'''
+
+
 def test_aliases_chosen_by_the_flag_of_a_guarded_import(convert, convert_text, device):
     """`ConstInt = ct.Constant[int] if HAS_CUTILE else int` and `if HAS_CUTILE: PAD = ...`
     beside `try: import cuda.tile as ct; HAS_CUTILE = True`: the converted module runs the
