@@ -480,16 +480,47 @@ void rewrite_break_continue(Lowerer *L, NodeList *stmts) {
  * operand that is not a constant (and pair chains of 3+ operands
  * themselves). For operands without side effects this is the same result,
  * so they stay `a and b and c`. An operand after the first that stores,
- * prints, asserts, does atomics or calls a tile function (which may do any
- * of these) would run where cuTile skips it: a located error. Which
+ * prints, asserts, does atomics or calls a tile function that does any of
+ * these would run where cuTile skips it: a located error. Which
  * operations have side effects: the OPF_SIDE_EFFECT rows of ops/FAMILY.def. */
+
+/* How deep the scan follows tile functions that call tile functions; a chain
+ * deeper than this counts as having side effects (kept as the error). */
+#define LOWER_EFFECT_SCAN_DEPTH 16
 
 typedef struct EffectScan {
   Lowerer *L;
   const Node *found;
+  int depth;            /* tile functions entered */
+  const Node *function; /* the innermost of them (its def as written), or NULL */
 } EffectScan;
 
-static bool has_side_effect(Lowerer *L, const Node *call) {
+static void scan_effects(Node *node, void *data);
+
+/* A tile function of the module has side effects when its body as written, or
+ * one it calls, stores, prints, asserts or does atomics; one that only loads
+ * and computes gives the same value evaluated where cuTile would skip it
+ * (loads out of bounds are padded, never faults). */
+static bool function_has_side_effect(Lowerer *L, Function *fn, int depth) {
+  if (depth >= LOWER_EFFECT_SCAN_DEPTH)
+    return true;
+  Node *def = fn->pristine ? fn->pristine : fn->def; /* as written */
+  EffectScan scan = {L, NULL, depth + 1, def};
+  for (int i = 0; i < def->u.function_def.body.count && !scan.found; i++)
+    scan_effects(def->u.function_def.body.items[i], &scan);
+  return scan.found != NULL;
+}
+
+/* A parameter of the function scanned, which a call may give any function. */
+static bool is_parameter(const Node *def, Str name) {
+  const NodeList *args = &def->u.function_def.args->u.arguments.args;
+  for (int i = 0; i < args->count; i++)
+    if (str_same(args->items[i]->u.arg.arg, name))
+      return true;
+  return false;
+}
+
+static bool has_side_effect(Lowerer *L, const Node *call, const EffectScan *scan) {
   const char *member = resolve_ct_member(L->conv, call->u.call.func);
   if (!member && call->u.call.func->kind == N_ATTRIBUTE) /* tile.method(...) / array.method(...) */
     member = arena_strndup(&L->ctx->arena, call->u.call.func->u.attribute.attr.text,
@@ -500,14 +531,19 @@ static bool has_side_effect(Lowerer *L, const Node *call) {
     return op_has_flags(member, OPF_SIDE_EFFECT); /* the rows flagged so (ops/FAMILY.def) */
   }
   const Node *callee = call->u.call.func;
-  return callee->kind != N_NAME || find_function(L->conv, callee->u.name.id) || str_eq(callee->u.name.id, "print");
+  if (callee->kind != N_NAME || str_eq(callee->u.name.id, "print"))
+    return true;
+  if (scan->function && is_parameter(scan->function, callee->u.name.id))
+    return true;
+  Function *fn = find_function(L->conv, callee->u.name.id);
+  return fn && function_has_side_effect(L, fn, scan->depth);
 }
 
 static void scan_effects(Node *node, void *data) {
   EffectScan *scan = data;
   if (scan->found)
     return;
-  if (node->kind == N_CALL && has_side_effect(scan->L, node)) {
+  if (node->kind == N_CALL && has_side_effect(scan->L, node, scan)) {
     scan->found = node;
     return;
   }
@@ -517,7 +553,7 @@ static void scan_effects(Node *node, void *data) {
 void check_short_circuit(Lowerer *L, Node *bool_op) {
   NodeList *values = &bool_op->u.bool_op.values;
   for (int i = 1; i < values->count; i++) {
-    EffectScan scan = {L, NULL};
+    EffectScan scan = {L, NULL, 0, NULL};
     scan_effects(values->items[i], &scan);
     if (scan.found)
       lower_error(L, scan.found, "this call may have side effects, and cuTile skips it when the `%s` is decided "

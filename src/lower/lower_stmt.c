@@ -926,7 +926,11 @@ TypeInfo *lower_static_element_type(Lowerer *L, Node *at, const TypeInfo *tuple,
  * start) and zip(tuple, ...) (static_iter(enumerate(tiles, 1))):
  *     for i_k in tl.static_range(n):
  *         i = i_k + start
- *         x = tiles[i_k]                                                     */
+ *         x = tiles[i_k]
+ * A target that unpacks an element of tuples (`for a, b in ct.static_iter(PAIRS)`, or
+ * `for i, (a, b) in ct.static_iter(enumerate(PAIRS))`) takes each item by its position:
+ *         a = PAIRS[a_k][0]
+ *         b = PAIRS[a_k][1]                                                  */
 bool lower_is_builtin_call(Lowerer *L, const Node *expr, const char *name) {
   return expr->kind == N_CALL && expr->u.call.func->kind == N_NAME && str_eq(expr->u.call.func->u.name.id, name) &&
          !scope_lookup(L, expr->u.call.func->u.name.id);
@@ -934,6 +938,62 @@ bool lower_is_builtin_call(Lowerer *L, const Node *expr, const char *name) {
 
 static bool is_launch_tuple(const TypeInfo *type) {
   return type && type->kind == VAL_CONST && type->dtype == DT_UNKNOWN && type->const_tuple;
+}
+
+/* The names a ct.static_iter loop binds: each a name of the target, the tuple it
+ * iterates over and, where the target unpacks the element, its position there (-1: the
+ * whole element). */
+typedef struct StaticTarget {
+  Node *name;
+  Node *tuple;
+  int item;
+} StaticTarget;
+
+/* Adds the names `target` binds from `tuple`: a name, or a tuple of names unpacking each
+ * element (one level; every element a tuple of that length). */
+static void static_targets_add(Lowerer *L, StaticTarget *targets, int *count, Node *target, Node *tuple) {
+  if (target->kind == N_NAME) {
+    if (*count >= C2T_MAX_STATIC_TARGETS)
+      lower_error(L, target, "a ct.static_iter loop's target binds more than %d names", C2T_MAX_STATIC_TARGETS);
+    targets[(*count)++] = (StaticTarget){target, tuple, -1};
+    return;
+  }
+  if (target->kind != N_TUPLE && target->kind != N_LIST)
+    lower_error(L, target, "a loop over ct.static_iter needs names, or a tuple of names, as its target");
+  const NodeList *names = &target->u.list.elts;
+  const TypeInfo *type = tuple->type;
+  if (!is_launch_tuple(type)) {
+    if (!type || type->kind != VAL_TUPLE || type->count < 0 || !type->elts)
+      lower_error(L, target, "this ct.static_iter target unpacks each element, but the elements are not known "
+                  "at conversion to be tuples");
+    for (int e = 0; e < type->count; e++)
+      if (!type->elts[e] || type->elts[e]->kind != VAL_TUPLE || type->elts[e]->count != names->count)
+        lower_error(L, target, "this ct.static_iter target unpacks %d items, but element %d of the tuple is %s",
+                    names->count, e, type_describe(L->ctx, type->elts[e]));
+  }
+  for (int j = 0; j < names->count; j++) {
+    if (names->items[j]->kind != N_NAME)
+      lower_error(L, names->items[j], "a ct.static_iter target unpacks into names (one level of parentheses)");
+    if (*count >= C2T_MAX_STATIC_TARGETS)
+      lower_error(L, names->items[j], "a ct.static_iter loop's target binds more than %d names",
+                  C2T_MAX_STATIC_TARGETS);
+    targets[(*count)++] = (StaticTarget){names->items[j], tuple, j};
+  }
+}
+
+/* The type of one target name: of the whole element, or of its item `item` in every element. */
+static TypeInfo *static_target_type(Lowerer *L, Node *at, const StaticTarget *target) {
+  const TypeInfo *type = target->tuple->type;
+  if (is_launch_tuple(type))
+    return type_launch_tuple_item(L->ctx);
+  if (target->item < 0)
+    return lower_static_element_type(L, at, type, "ct.static_iter");
+  TypeInfo *column = type_new(L->ctx, VAL_TUPLE);
+  column->count = type->count;
+  column->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)type->count);
+  for (int e = 0; e < type->count; e++)
+    column->elts[e] = type->elts[e]->elts[target->item];
+  return lower_static_element_type(L, at, column, "ct.static_iter");
 }
 
 static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList *out) {
@@ -952,9 +1012,8 @@ static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList
     if ((target->kind != N_TUPLE && target->kind != N_LIST) || target->u.list.elts.count != names)
       lower_error(L, target, "a loop over ct.static_iter(%s(...)) needs %d names as its target",
                   enumerated ? "enumerate" : "zip", names);
-    for (int i = 0; i < names; i++)
-      if (target->u.list.elts.items[i]->kind != N_NAME)
-        lower_error(L, target->u.list.elts.items[i], "a loop over ct.static_iter needs names as its target");
+    if (enumerated && target->u.list.elts.items[0]->kind != N_NAME)
+      lower_error(L, target->u.list.elts.items[0], "enumerate()'s counter in a ct.static_iter loop must be a name");
     if (enumerated) {
       index = target->u.list.elts.items[0];
       targets[0] = target->u.list.elts.items[1];
@@ -973,8 +1032,6 @@ static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList
       count = args->count;
     }
   } else {
-    if (target->kind != N_NAME)
-      lower_error(L, target, "a loop over ct.static_iter(tuple) needs a single name as its target");
     targets[0] = target;
     tuples[0] = lower_expr(L, iter);
     count = 1;
@@ -992,22 +1049,30 @@ static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList
   }
   if (length == 0) /* nothing to run */
     return;
-  Str first = (index ? index : targets[0])->u.name.id;
+  StaticTarget bound[C2T_MAX_STATIC_TARGETS];
+  int bound_count = 0;
+  for (int i = 0; i < count; i++)
+    static_targets_add(L, bound, &bound_count, targets[i], tuples[i]);
+  Str first = (index ? index : bound[0].name)->u.name.id;
   Str counter = new_temp_name(L, arena_printf(&L->ctx->arena, "%.*s_k", first.len, first.text));
   Node *counter_name = new_name(L, arena_strndup(&L->ctx->arena, counter.text, (size_t)counter.len));
   scope_bind(L, counter, type_tile(L->ctx, DT_INT32, 0, NULL));
   if (index)
     scope_bind(L, index->u.name.id, type_tile(L->ctx, DT_INT32, 0, NULL));
-  for (int i = 0; i < count; i++)
-    scope_bind(L, targets[i]->u.name.id,
-               launch_tuple ? type_launch_tuple_item(L->ctx)
-                            : lower_static_element_type(L, iter, tuples[i]->type, "ct.static_iter"));
+  for (int i = 0; i < bound_count; i++)
+    scope_bind(L, bound[i].name->u.name.id, static_target_type(L, iter, &bound[i]));
   concretize_assigned(L, &stmt->u.for_.body, NULL);
   NodeList body = {0};
   if (index)
     push_stmt(L, &body, template_stmts(L->ctx, "_1 = _2 + _3\n", TEMPLATE_NODES(index, counter_name, start)).items[0]);
-  for (int i = 0; i < count; i++)
-    push_stmt(L, &body, template_stmts(L->ctx, "_1 = _2[_3]\n", TEMPLATE_NODES(targets[i], tuples[i], counter_name)).items[0]);
+  for (int i = 0; i < bound_count; i++) {
+    Node *tuple = node_copy_tree(&L->ctx->arena, bound[i].tuple);
+    if (bound[i].item < 0)
+      push_stmt(L, &body, template_stmts(L->ctx, "_1 = _2[_3]\n", TEMPLATE_NODES(bound[i].name, tuple, counter_name)).items[0]);
+    else
+      push_stmt(L, &body, template_stmts(L->ctx, "_1 = _2[_3][_4]\n",
+                                         TEMPLATE_NODES(bound[i].name, tuple, counter_name, new_int(L, bound[i].item))).items[0]);
+  }
   LoopArrays arrays = loop_arrays_open(L, &stmt->u.for_.body);
   StaticTuples grown;
   static_tuples_open(L, &grown);

@@ -49,6 +49,8 @@
 #define C2T_MAX_ENUM_MEMBERS 256
 /* Tuples one zip() of a ct.static_iter loop or tuple comprehension takes. */
 #define C2T_MAX_STATIC_ZIP 8
+/* Names one ct.static_iter loop's target binds, nested ones counted (`for i, (a, b) in ...`). */
+#define C2T_MAX_STATIC_TARGETS 16
 /* Elements of a tuple built by a comprehension over ct.static_iter(...), which the converter
  * unrolls (lower_pyvalue.c); a longer one is a located error. */
 #define C2T_MAX_STATIC_TUPLE 256

@@ -1467,3 +1467,27 @@ for act, want in (("relu", x.clamp(min=0)), ("neg", -x), ("none", x)):
     assert torch.equal(y, want), act
 """)
     assert same, output
+
+
+PURE_CONDITION_CALLS = """
+import torch
+def run(m):
+    m.launch_pure_condition_kernel(0, (1,), (torch.randn(128), torch.zeros(16), 8))
+CALLS = {"pure_call_in_condition": [run]}
+"""
+
+
+def test_a_pure_tile_function_in_a_while_condition_compiles(tmp_path):
+    """`while i < n and f(x, i)`, f a tile function that only loads and computes (itself calling
+    another): it stays in the condition, and Triton's code generator takes the loop."""
+    results = _compile_case(tmp_path, "pure_call_in_condition", PURE_CONDITION_CALLS)
+    assert len(results) == 1 and results[0]["problems"] == [], results
+    text = (tmp_path / "mods" / "pure_call_in_condition.py").read_text()
+    assert "while i < n and row_positive(" in text, text
+    same, output = _run_interpreted(tmp_path / "mods" / "pure_call_in_condition.py", """
+x = torch.randn(128)
+y = torch.zeros(16)
+m.launch_pure_condition_kernel(0, (1,), (x, y, 8))
+torch.testing.assert_close(y, x[:96].reshape(6, 16).sum(0))
+""")
+    assert same, output

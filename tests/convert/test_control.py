@@ -508,6 +508,59 @@ def test_static_iter_over_enumerate_and_zip_of_tuples(convert_checked, convert_t
     torch.testing.assert_close(y, want)
 
 
+STATIC_NESTED_TARGETS = '''
+import cuda.tile as ct
+
+PAIRS = ((0, 1.0), (2, 0.5), (1, 0.25))
+
+@ct.kernel
+def k(x, y):
+    a = ct.load(x, index=(0,), shape=(4,))
+    b = ct.load(x, index=(1,), shape=(4,))
+    acc = ct.zeros((4,), dtype=ct.float32)
+    for index, weight in ct.static_iter(PAIRS):
+        acc = acc + ct.load(x, index=(index,), shape=(4,)) * weight
+    for i, (t, w) in ct.static_iter(enumerate(((a, 2.0), (b, 3.0)), 1)):
+        acc = acc + t * w * i
+    ct.store(y, index=(0,), tile=acc)
+'''
+
+
+def test_static_iter_with_a_target_that_unpacks_each_element(tmp_path, convert_checked, convert_text):
+    """`for a, b in ct.static_iter(PAIRS)` and `for i, (t, w) in ct.static_iter(enumerate(...))`:
+    each name takes its item of the element, as Python unpacks it (and Triton's GPU code
+    generator takes the constexpr tuple of tuples indexed twice)."""
+    text = convert_text(STATIC_NESTED_TARGETS)
+    assert "index = PAIRS_TL[index_k" in text and "][0]" in text and "][1]" in text, text
+    frontend(tmp_path, text)
+    mod = convert_checked(STATIC_NESTED_TARGETS)
+    x, y = tiles(3), torch.zeros(TILE)
+    mod.launch_k(0, (1,), (x, y))
+    want = tile(x, 0) * 1.0 + tile(x, 2) * 0.5 + tile(x, 1) * 0.25 + tile(x, 0) * 2.0 * 1 + tile(x, 1) * 3.0 * 2
+    torch.testing.assert_close(y, want)
+
+
+@pytest.mark.parametrize("pairs, target, expect", [
+    ("((0, 1), (2, 3, 4))", "a, b", "element 1 of the tuple"),
+    ("(0, 1)", "a, b", "element 0 of the tuple"),
+    ("((0, (1, 2)), (2, (3, 4)))", "a, (b, c)", "into names"),
+])
+def test_static_iter_target_that_does_not_fit_the_elements_is_an_error(convert_error, pairs, target, expect):
+    message = convert_error(f'''
+import cuda.tile as ct
+
+PAIRS = {pairs}
+
+@ct.kernel
+def k(x, y):
+    acc = ct.zeros((4,), dtype=ct.float32)
+    for {target} in ct.static_iter(PAIRS):
+        acc = acc + ct.load(x, index=(a,), shape=(4,))
+    ct.store(y, index=(0,), tile=acc)
+''')
+    assert expect in message
+
+
 STATIC_COUNTER_INDEX = '''
 import cuda.tile as ct
 
@@ -886,6 +939,59 @@ def k(x, y, n):
         mod.launch_k(0, (1,), (x, y, n))
         expect = tile(x, 0) + 1.0 if (n == 0 or tile(x, n).sum() > 0 or n > 5) else tile(x, 0)
         torch.testing.assert_close(y, expect)
+
+
+def test_while_and_a_pure_tile_function_runs(convert_checked):
+    """A tile function that only loads and computes gives the same value evaluated where
+    cuTile skips it: it stays in the `and`, also through a call of another such function."""
+    mod = convert_checked('''
+import cuda.tile as ct
+
+def below(v, limit):
+    return v < limit
+
+def in_range(x, i):
+    return below(i, 6) and ct.sum(ct.load(x, index=(i,), shape=(4,))) > -100.0
+
+@ct.kernel
+def k(x, y, n):
+    i = 0
+    acc = ct.zeros((4,), dtype=ct.float32)
+    while i < n and in_range(x, i):
+        acc = acc + ct.load(x, index=(i,), shape=(4,))
+        i += 1
+    ct.store(y, index=(0,), tile=acc)
+''')
+    x, y = tiles(8), torch.zeros(TILE)
+    for n in (0, 3, 8):
+        mod.launch_k(0, (1,), (x, y, n))
+        expect = sum((tile(x, i) for i in range(min(n, 6))), torch.zeros(TILE))
+        torch.testing.assert_close(y, expect)
+
+
+@pytest.mark.parametrize("effect", [
+    "ct.store(seen, index=(i,), tile=ct.load(x, index=(i,), shape=(4,)))",
+    "ct.atomic_add(seen, (i,), 1.0)",
+    "print(i)",
+])
+def test_and_with_a_function_that_calls_one_with_side_effects_is_an_error(convert_error, effect):
+    """The side effect is two calls down: the operand still cannot stay in the `and`."""
+    message = convert_error(f'''
+import cuda.tile as ct
+
+def visit(x, seen, i):
+    {effect}
+    return i < 3
+
+def check(x, seen, i):
+    return visit(x, seen, i) or i > 5
+
+@ct.kernel
+def k(x: ct.Array, seen: ct.Array, n):
+    if n > 2 and check(x, seen, n):
+        ct.store(seen, index=(0,), tile=ct.load(x, index=(0,), shape=(4,)))
+''')
+    assert "side effects" in message
 
 
 SET_AFRESH = '''
