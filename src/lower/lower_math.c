@@ -1016,6 +1016,25 @@ static Node *lower_truediv_mode(Lowerer *L, Node *call, const char *what, const 
   return result;
 }
 
+/* An operand of divmod, which the quotient and the remainder both read: a name or a
+ * literal as it is, another expression (`t + 1`, `-3`) evaluated once into a local before
+ * the statement (L->pending). */
+static Node *divmod_operand(Lowerer *L, Node *call, Node *operand, const char *hint) {
+  if (operand->kind == N_NAME || operand->kind == N_CONSTANT)
+    return operand;
+  if (!L->pending)
+    lower_error(L, call, "divmod() of expressions cannot be converted here: assign the operands to names first");
+  Str temp = new_temp_name(L, hint);
+  const char *text = arena_strndup(&L->ctx->arena, temp.text, (size_t)temp.len);
+  scope_bind(L, temp, operand->type);
+  NodeList made = template_stmts(L->ctx, "_1 = _2\n", TEMPLATE_NODES(new_name(L, text), operand));
+  set_store_context(made.items[0]->u.assign.targets.items[0], CTX_STORE);
+  node_list_push(&L->ctx->arena, L->pending, made.items[0]);
+  Node *name = new_name(L, text);
+  name->type = operand->type;
+  return name;
+}
+
 /* ct.divmod(x, y) / divmod(x, y): integers only, (x // y, x % y). */
 Node *lower_divmod(Lowerer *L, Node *call, const char *member) {
   BoundArgs args;
@@ -1028,9 +1047,8 @@ Node *lower_divmod(Lowerer *L, Node *call, const char *member) {
     if (t && ((math_is_number(t) && t->is_float) || (!math_is_number(t) && math_dtype_is_float(t->dtype))))
       lower_error(L, call, "divmod() on floats is not supported by cuTile");
   }
-  bool simple = (x->kind == N_NAME || x->kind == N_CONSTANT) && (y->kind == N_NAME || y->kind == N_CONSTANT);
-  if (!simple)
-    lower_error(L, call, "divmod() of expressions cannot be converted yet: assign the operands to names first");
+  x = divmod_operand(L, call, x, "divmod_x");
+  y = divmod_operand(L, call, y, "divmod_y");
   Node *quotient = lower_binary(L, call, what, AOP_FLOORDIV, x, y);
   Node *remainder = lower_binary(L, call, what, AOP_MOD, x, y);
   Node *tuple = T(L, "(_1, _2)", quotient, remainder);

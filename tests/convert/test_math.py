@@ -141,6 +141,36 @@ def k(x, y, q_out, r_out, TILE: ct.Constant[int]):
     assert_bits(r, torch.remainder(x, y))
 
 
+@pytest.mark.parametrize("call, ref", [
+    ("divmod(a, -3)", lambda x, y: (torch.div(x, -3, rounding_mode="floor"), torch.remainder(x, -3))),
+    ("ct.divmod(a + 1, b * 2)", lambda x, y: (torch.div(x + 1, y * 2, rounding_mode="floor"),
+                                              torch.remainder(x + 1, y * 2))),
+])
+def test_divmod_of_expressions_evaluates_each_operand_once(convert, convert_text, device, call, ref):
+    """Operands that are not names (`-3`, `a + 1`) were refused: each is now a local set
+    before the statement, which the quotient and the remainder both read."""
+    source = f"""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y, q_out, r_out, TILE: ct.Constant[int]):
+    bid = ct.bid(0)
+    a = ct.load(x, index=(bid,), shape=(TILE,))
+    b = ct.load(y, index=(bid,), shape=(TILE,))
+    q, r = {call}
+    ct.store(q_out, index=(bid,), tile=q)
+    ct.store(r_out, index=(bid,), tile=r)
+"""
+    assert "divmod_" in convert_text(source)
+    mod = convert(source)
+    x, y = ints(device), ints(device, nonzero=True)
+    q, r = torch.zeros_like(x), torch.zeros_like(x)
+    mod.launch_k(0, grid(N), (x, y, q, r, TILE))
+    want_q, want_r = ref(x, y)
+    assert_bits(q, want_q.to(torch.int32))
+    assert_bits(r, want_r.to(torch.int32))
+
+
 def test_float_floordiv_is_floor_of_ieee_quotient(convert, device):
     x, y = floats(device), floats(device, nonzero=True)
     expected = torch.floor(x / y)  # torch's float32 division is IEEE
