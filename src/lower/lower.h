@@ -340,6 +340,7 @@ void rename_launcher_clashing_params(Lowerer *L, Node *def);
 
 /* ---- lower_call.c: a call's arguments bound to a cuTile signature (BoundArgs, toolkit.h) and lowered */
 void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, BoundArgs *out);
+const char *call_signature_mismatch(Lowerer *L, const Node *call, const char *signature);
 /* A located error when `type` holds a tile of a coded dtype (float4_e2m1fn,
  * float8_e8m0fnu: uint8 codes here) or that dtype, unless `flags` (a row's
  * OPF_FP4, OPF_E8M0) let that dtype through; bind_call passes the row's flags,

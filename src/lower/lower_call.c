@@ -104,6 +104,43 @@ void note_read_as_numbers(Lowerer *L, const Node *at, const TypeInfo *type) {
       fn->param_read_line[i] = at->span.start.line;
 }
 
+/* Why `call` cannot bind to `signature` (too many positional arguments, a keyword it does not
+ * have), as bind_call would report it, or NULL where it may: a check that reports nothing, for
+ * branches that are compiled only for some constexpr values. A signature with *args or
+ * **kwargs, a starred argument or **mapping, is taken as fitting. */
+const char *call_signature_mismatch(Lowerer *L, const Node *call, const char *signature) {
+  if (strstr(signature, "*args") || strstr(signature, "**"))
+    return NULL;
+  Signature sig = {.keyword_from = C2T_MAX_CALL_ARGS};
+  for (const char *p = signature; *p;) {
+    Str item = signature_next(&p);
+    if (item.len == 1 && *item.text == '/')
+      sig.positional_only = sig.count;
+    else if (item.len == 1 && *item.text == '*')
+      sig.keyword_from = sig.count;
+    else if (item.len > 0 && sig.count < C2T_MAX_CALL_ARGS)
+      sig.names[sig.count++] = item;
+  }
+  const NodeList *args = &call->u.call.args, *keywords = &call->u.call.keywords;
+  int positional_limit = sig.keyword_from < sig.count ? sig.keyword_from : sig.count;
+  for (int i = 0; i < args->count; i++)
+    if (args->items[i]->kind == N_STARRED)
+      return NULL;
+  if (args->count > positional_limit)
+    return arena_printf(&L->ctx->arena, "takes at most %d positional arguments", positional_limit);
+  for (int k = 0; k < keywords->count; k++) {
+    Str name = keywords->items[k]->u.keyword.arg;
+    if (name.len == 0)
+      return NULL;
+    bool found = false;
+    for (int i = sig.positional_only; i < sig.count && !found; i++)
+      found = str_same(name, sig.names[i]);
+    if (!found)
+      return arena_printf(&L->ctx->arena, "got an unexpected keyword argument '%.*s'", name.len, name.text);
+  }
+  return NULL;
+}
+
 void bind_call(Lowerer *L, Node *call, const char *what, const char *signature, BoundArgs *out) {
   memset(out, 0, sizeof *out);
   Signature sig = parse_signature(L, call, signature);

@@ -380,21 +380,27 @@ static TypeInfo *merged_value(Lowerer *L, Node *at, Str name, TypeInfo *a, TypeI
   return merged_tile(L, a, b);
 }
 
-/* The first call in `block` of a name cuda.tile does not have (ct.sigmoid). */
+/* The first call in `block` of a name cuda.tile does not have (ct.sigmoid), or of one of its
+ * operations with arguments its signature does not take (ct.arange(0, 16)): the reason. */
 typedef struct UnknownCall {
   Lowerer *L;
-  const char *member;
+  const char *reason;
 } UnknownCall;
 
 static void find_unknown_call(Node *node, void *data) {
   UnknownCall *scan = data;
-  if (scan->member || !node)
+  if (scan->reason || !node)
     return;
   if (node->kind == N_CALL) {
     const char *member = resolve_ct_member(scan->L->conv, node->u.call.func);
     const OpRow *row = member ? op_find(member) : NULL;
     if (member && (!row || strchr(row->name, '.'))) {
-      scan->member = member;
+      scan->reason = arena_printf(&scan->L->ctx->arena, "ct.%s is not a name of cuda.tile", member);
+      return;
+    }
+    const char *mismatch = row && row->signature ? call_signature_mismatch(scan->L, node, row->signature) : NULL;
+    if (mismatch) {
+      scan->reason = arena_printf(&scan->L->ctx->arena, "ct.%s() %s", member, mismatch);
       return;
     }
   }
@@ -402,18 +408,18 @@ static void find_unknown_call(Node *node, void *data) {
 }
 
 /* A branch of an `if` on a constexpr that calls a name cuda.tile does not
- * have is not valid cuTile, but cuTile reports it only when it compiles that
- * branch (a value of the constexpr that takes it). The branch becomes
- * tl.static_assert(False, ...): Triton reports it in the same case. */
+ * have, or one of its operations with arguments it does not take, is not valid
+ * cuTile, but cuTile reports it only when it compiles that branch (a value of
+ * the constexpr that takes it). The branch becomes tl.static_assert(False,
+ * ...): Triton reports it in the same case. */
 static bool invalid_branch_to_static_assert(Lowerer *L, NodeList *block) {
   UnknownCall scan = {L, NULL};
-  for (int i = 0; i < block->count && !scan.member; i++)
+  for (int i = 0; i < block->count && !scan.reason; i++)
     find_unknown_call(block->items[i], &scan);
-  if (!scan.member)
+  if (!scan.reason)
     return false;
-  char *text = arena_printf(&L->ctx->arena,
-                            "tl.static_assert(False, \"ct.%s is not a name of cuda.tile: this branch is not valid cuTile\")\n",
-                            scan.member);
+  char *text = arena_printf(&L->ctx->arena, "tl.static_assert(False, \"%s: this branch is not valid cuTile\")\n",
+                            scan.reason);
   NodeList made = template_stmts(L->ctx, text, NULL, 0);
   made.items[0]->span = block->items[0]->span;
   made.items[0]->rewritten = true;
@@ -496,7 +502,10 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   bool body_leaves = block_leaves(&stmt->u.if_.body), else_leaves = block_leaves(&stmt->u.if_.orelse);
   if (test->type && test->type->kind == VAL_CONST) { /* decided when Triton compiles */
     body_invalid = invalid_branch_to_static_assert(L, &stmt->u.if_.body);
-    else_invalid = stmt->u.if_.orelse.count && invalid_branch_to_static_assert(L, &stmt->u.if_.orelse);
+    /* an `elif` is an `if` of its own in the else block: its branches are checked when it is
+     * lowered, each alone (the chain after an invalid branch is kept) */
+    bool elif = stmt->u.if_.orelse.count == 1 && stmt->u.if_.orelse.items[0]->kind == N_IF;
+    else_invalid = stmt->u.if_.orelse.count && !elif && invalid_branch_to_static_assert(L, &stmt->u.if_.orelse);
   }
 
   /* each branch starts from the types before the `if`; after it, a name

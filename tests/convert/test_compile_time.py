@@ -564,6 +564,51 @@ def test_a_branch_calling_a_name_cutile_lacks_fails_only_when_compiled(convert, 
         mod.launch_swish_kernel(0, (1,), (x, y, 1, 8))
 
 
+UNKNOWN_IN_ELIF = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def act_kernel(x, y, ACT: ct.Constant[int], B: ct.Constant[int]):
+    t = ct.load(x, index=(0,), shape=(B,))
+    if ACT == 1:
+        t = ct.maximum(t, 0.0)
+    elif ACT == 2:
+        t = t * ct.sigmoid(t)
+    elif ACT == 3:
+        t = t + 1.0
+    else:
+        t = t - 1.0
+    ct.store(y, index=(0,), tile=t)
+'''
+
+
+def test_an_elif_calling_a_name_cutile_lacks_leaves_the_rest_of_the_chain(convert, device):
+    """Only the `elif` that calls the unknown name fails when compiled: the branches after it,
+    and the final else, were replaced with it (a public matmul's ACT=0 and ACT=3 failed to
+    compile converted, where cuTile runs them)."""
+    mod = convert(UNKNOWN_IN_ELIF)
+    x = torch.randn(8, device=device)
+    for act, want in ((0, x - 1.0), (1, torch.clamp(x, min=0.0)), (3, x + 1.0)):
+        y = torch.zeros_like(x)
+        mod.launch_act_kernel(0, (1,), (x, y, act, 8))
+        assert torch.equal(y, want), act
+    with pytest.raises(Exception, match="ct.sigmoid is not a name of cuda.tile"):
+        mod.launch_act_kernel(0, (1,), (x, torch.zeros_like(x), 2, 8))
+
+
+def test_a_branch_calling_an_operation_with_arguments_it_lacks_fails_only_when_compiled(convert, device):
+    """`ct.arange(0, 16)` (cuTile's takes one positional argument) in a branch of a constexpr:
+    cuTile reports it only when it compiles that branch; the conversion was refused."""
+    mod = convert(UNKNOWN_IN_BRANCH.replace("ct.sigmoid(t) * t", "t * (ct.arange(0, B) + 1)"))
+    x = torch.randn(8, device=device)
+    y = torch.zeros_like(x)
+    mod.launch_swish_kernel(0, (1,), (x, y, 0, 8))
+    assert torch.equal(x, y)
+    with pytest.raises(Exception, match="ct.arange.. takes at most 1 positional arguments"):
+        mod.launch_swish_kernel(0, (1,), (x, y, 1, 8))
+
+
 def test_a_run_time_branch_calling_a_name_cutile_lacks_is_refused(convert_error):
     error = convert_error(UNKNOWN_IN_BRANCH.replace("if IS_SWISH:", "if ct.bid(0) == 0:"))
     assert "ct.sigmoid is not a name of cuda.tile" in error
