@@ -489,6 +489,8 @@ static bool block_leaves(const NodeList *block) {
 }
 
 static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
+  bool constexpr_elif = L->constexpr_elif == stmt;
+  L->constexpr_elif = NULL;
   /* as written, for a version split on it (lower_version.c) */
   Node *source_test =
       L->split_name_count || L->split_alias_count ? node_copy_tree(&L->ctx->arena, stmt->u.if_.test) : NULL;
@@ -500,11 +502,25 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
     return;
   bool body_invalid = false, else_invalid = false;
   bool body_leaves = block_leaves(&stmt->u.if_.body), else_leaves = block_leaves(&stmt->u.if_.orelse);
-  if (test->type && test->type->kind == VAL_CONST) { /* decided when Triton compiles */
+  bool decided = test->type && test->type->kind == VAL_CONST; /* when Triton compiles */
+  if (constexpr_elif && !decided) {
+    /* an `elif` decided while the kernel runs, of an `if` decided when it compiles: cuTile
+     * compiles all of it where the constexpr takes it, so an invalid call in either branch
+     * makes it the static_assert as a whole */
+    NodeList whole = {0};
+    node_list_push(&L->ctx->arena, &whole, stmt);
+    if (invalid_branch_to_static_assert(L, &whole)) {
+      node_list_push(&L->ctx->arena, out, whole.items[0]);
+      return;
+    }
+  }
+  const Node *elif = NULL;
+  if (decided) {
     body_invalid = invalid_branch_to_static_assert(L, &stmt->u.if_.body);
     /* an `elif` is an `if` of its own in the else block: its branches are checked when it is
      * lowered, each alone (the chain after an invalid branch is kept) */
-    bool elif = stmt->u.if_.orelse.count == 1 && stmt->u.if_.orelse.items[0]->kind == N_IF;
+    if (stmt->u.if_.orelse.count == 1 && stmt->u.if_.orelse.items[0]->kind == N_IF)
+      elif = stmt->u.if_.orelse.items[0];
     else_invalid = stmt->u.if_.orelse.count && !elif && invalid_branch_to_static_assert(L, &stmt->u.if_.orelse);
   }
 
@@ -559,8 +575,11 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
       scope_bind(L, A->names[i], unbound[i]);
     }
   }
-  if (!else_invalid)
+  if (!else_invalid) {
+    L->constexpr_elif = elif; /* read by the `elif`'s lower_if, the block's first statement */
     lower_stmts(L, &stmt->u.if_.orelse);
+    L->constexpr_elif = NULL;
+  }
   if (launch_decides)
     tf32_branch_leave(L);
   for (int i = 0; launch_decides && i < A->count; i++)

@@ -377,6 +377,7 @@ typedef struct Lowerer {
   NodeList param_prologue;  /* statements the kernel being lowered starts with (`n = tl.cast(n, tl.int64)`) */
   const char *statement_note; /* a `# C2Tnnn: ...` comment for the statement being lowered (lower_stmt.c) */
   const Node *statement;      /* the tile statement being lowered: lower_error's location when its node has none */
+  const Node *constexpr_elif; /* an `elif` of an `if` decided when Triton compiles (lower_stmt.c: lower_if) */
   struct MemoryState *memory; /* lower_memory*.c: memory accesses, path choices, barriers */
   RuntimeHelper helpers[C2T_MAX_RUNTIME_HELPERS]; /* runtime helpers used, in order */
   int helper_count;

@@ -597,6 +597,19 @@ def test_an_elif_calling_a_name_cutile_lacks_leaves_the_rest_of_the_chain(conver
         mod.launch_act_kernel(0, (1,), (x, torch.zeros_like(x), 2, 8))
 
 
+def test_a_run_time_elif_of_a_constexpr_if_calling_a_name_cutile_lacks_fails_only_when_compiled(convert, device):
+    """`elif ct.bid(0) == 0:` after `if ACT == 1:`: cuTile compiles the run-time `if` as a whole
+    where ACT takes it, so it is the static_assert as a whole (it was refused since the `elif`
+    is lowered alone)."""
+    mod = convert(UNKNOWN_IN_ELIF.replace("elif ACT == 2:", "elif ct.bid(0) == 0:"))
+    x = torch.randn(8, device=device)
+    y = torch.zeros_like(x)
+    mod.launch_act_kernel(0, (1,), (x, y, 1, 8))
+    assert torch.equal(y, torch.clamp(x, min=0.0))
+    with pytest.raises(Exception, match="ct.sigmoid is not a name of cuda.tile"):
+        mod.launch_act_kernel(0, (1,), (x, y, 3, 8))
+
+
 def test_a_branch_calling_an_operation_with_arguments_it_lacks_fails_only_when_compiled(convert, device):
     """`ct.arange(0, 16)` (cuTile's takes one positional argument) in a branch of a constexpr:
     cuTile reports it only when it compiles that branch; the conversion was refused."""
