@@ -7,6 +7,7 @@ configuration closes the gap to cuTile that the autotuner's own candidates leave
 
     python3 tools/device/skill_matmul_config_probe.py EXAMPLES_DIR CONVERTER OUT.jsonl"""
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -19,6 +20,9 @@ import triton.testing
 from module_file import load
 
 examples, converter, out_path = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+# PROBE_DRY_RUN=1: a check of this script on the CPU under TRITON_INTERPRET=1, at 64^3, one candidate
+DRY = os.environ.get("PROBE_DRY_RUN") == "1"
+DEVICE = "cpu" if DRY else "cuda"
 out = open(out_path, "w")
 
 
@@ -39,27 +43,39 @@ except Exception as e:  # no cuda.tile: the converted side still runs
     rec(note=f"cuTile not importable: {e}")
 
 candidates = [(w, s, extra) for w in (4, 8) for s in (3, 4, 5, 6) for extra in ({}, {"_store_tma": False})]
-for n in (4096, 8192):
-    a = torch.randn(n, n, device="cuda", dtype=torch.float16)
-    b = torch.randn(n, n, device="cuda", dtype=torch.float16)
+if DRY:
+    candidates = candidates[-1:]
+for n in ((64,) if DRY else (4096, 8192)):
+    dtype = torch.float32 if DRY else torch.float16
+    a = torch.randn(n, n, device=DEVICE, dtype=dtype)
+    b = torch.randn(n, n, device=DEVICE, dtype=dtype)
     ref = a @ b
     flop = 2 * n ** 3
 
     def timed(side, fn, **info):
         try:
             c = fn()
-            torch.cuda.synchronize()
             err = (c.float() - ref.float()).abs().max().item()
+            if DRY:
+                rec(side=side, n=n, err=err, **info)
+                return
+            torch.cuda.synchronize()
             us = triton.testing.do_bench(fn, warmup=25, rep=100) * 1000
             rec(side=side, n=n, us=us, tflops=flop / us / 1e6, err=err, **info)
         except Exception as e:  # a configuration Triton refuses (shared memory): reported, not fatal
             rec(side=side, n=n, error=f"{type(e).__name__}: {str(e)[:200]}", **info)
 
+    def converted():  # the example's host code (matmul()), less its is_cuda assert
+        c = torch.empty((n, n), device=DEVICE, dtype=dtype)
+        grid = (triton.cdiv(n, 128) * triton.cdiv(n, 128), 1, 1)
+        conv.launch_matmul_kernel(torch.cuda.current_stream(), grid, (a, b, c, 128, 128, 32))
+        return c
+
     timed("cublas", lambda: a @ b)
     if orig is not None:
         timed("cutile", lambda: orig.matmul(a, b))
     conv.matmul_kernel.cache.clear()
-    timed("converted-autotuned", lambda: conv.matmul(a, b))
+    timed("converted-autotuned", converted)
     chosen = next(iter(conv.matmul_kernel.cache.values()), None)
     rec(side="converted-autotuned-choice", n=n, config=str(chosen))
     default = conv._launch_candidates
@@ -67,5 +83,5 @@ for n in (4096, 8192):
         conv._launch_candidates = lambda configs, elements, w=w, s=s, extra=extra, **kw: [
             triton.Config(dict(extra), num_warps=w, num_stages=s)]
         conv.matmul_kernel.cache.clear()
-        timed("converted", lambda: conv.matmul(a, b), warps=w, stages=s, store="pointers" if extra else "descriptor")
+        timed("converted", converted, warps=w, stages=s, store="pointers" if extra else "descriptor")
     conv._launch_candidates = default
