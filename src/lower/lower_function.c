@@ -2542,9 +2542,11 @@ static Function *specialization_for(Lowerer *L, Node *call, Function *fn, TypeIn
   /* a function host code uses too stays as written; tile code calls copies */
   for (Function *variant = fn->host_too && !fn->def->u.function_def.decorator_list.count ? fn->next_variant : fn; variant;
        variant = variant->next_variant, made++) {
-    if (variant->lowering)
-      lower_error(L, call, "recursive tile functions cannot be converted");
     const char *mismatch = param_mismatch(L, variant, types, count, &which);
+    if (!mismatch && variant->lowering) /* the same arguments again: it would never end */
+      lower_error(L, call, "recursive tile functions cannot be converted where a call passes the same argument "
+                  "types and constants as the one it is in (cuTile unrolls a recursion whose constant arguments "
+                  "change at each call)");
     if (!mismatch)
       return variant;
     if (!why)
@@ -3023,9 +3025,13 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
                   "chosen by a condition) cannot be passed to a tile function (not converted yet: call ct.mma or "
                   "ct.matmul in the kernel, or astype inside the tile function)");
   }
-  if (fn->lowering)
-    lower_error(L, call, "recursive tile functions cannot be converted");
-  if (fn->lowered || (fn->host_too && !fn->def->u.function_def.decorator_list.count)) {
+  /* a recursive call: with this call's constants folded in, a specialization of its own (cuTile
+     unrolls the recursion as it compiles: tree_sum(t, n) calling tree_sum(a + b, n // 2)), the
+     count of specializations bounding it */
+  if (fn->lowering && !fn->fold_constants)
+    lower_error(L, call, "recursive tile functions cannot be converted unless each call's constant arguments are "
+                "known at conversion (cuTile unrolls the recursion as it compiles)");
+  if (fn->lowered || fn->lowering || (fn->host_too && !fn->def->u.function_def.decorator_list.count)) {
     Function *target = specialization_for(L, call, fn, types, args->count);
     if (target != fn) {
       Str name = target->def->u.function_def.name;

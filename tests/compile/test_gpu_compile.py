@@ -1491,3 +1491,20 @@ m.launch_pure_condition_kernel(0, (1,), (x, y, 8))
 torch.testing.assert_close(y, x[:96].reshape(6, 16).sum(0))
 """)
     assert same, output
+
+
+RECURSIVE_SUM_CALLS = """
+import torch
+def run(m):
+    m.launch_recursive_sum_kernel(0, (2,), (torch.randn(128), torch.zeros(2)))
+CALLS = {"recursive_sum": [run]}
+"""
+
+
+def test_a_recursion_unrolled_at_conversion_compiles(tmp_path):
+    """tree_sum(t, 64) -> tree_sum(a + b, 32) -> ... -> tree_sum(., 1): seven specializations,
+    each calling the next, which Triton's code generator compiles for sm_90."""
+    results = _compile_case(tmp_path, "recursive_sum", RECURSIVE_SUM_CALLS)
+    assert len(results) == 1 and results[0]["problems"] == [], results
+    text = (tmp_path / "mods" / "recursive_sum.py").read_text()
+    assert "def tree_sum_7(t, n: tl.constexpr):" in text and "tree_sum_8" not in text

@@ -1311,3 +1311,56 @@ def test_a_tile_function_no_kernel_calls_that_calls_its_parameter_is_a_stub(conv
     y = torch.empty_like(x)
     mod.launch_k(0, (1,), (x, y, 16, False))
     torch.testing.assert_close(y, torch.exp(x) + x * 2 + x.abs() + torch.cos(x))
+
+
+# ---------------------------------------------------------------- recursion
+
+RECURSIVE_SUM = '''
+import cuda.tile as ct
+
+
+def tree_sum(t, n: ct.Constant[int]):
+    """The sum of a tile of n elements, halving it at each call."""
+    if n == 1:
+        return t
+    half = n // 2
+    a = ct.extract(t, index=(0,), shape=(half,))
+    b = ct.extract(t, index=(1,), shape=(half,))
+    return tree_sum(a + b, half)
+
+
+@ct.kernel
+def k(x, y):
+    t = ct.load(x, index=(ct.bid(0),), shape=(16,))
+    ct.store(y, index=(ct.bid(0),), tile=tree_sum(t, 16))
+'''
+
+
+def test_a_recursion_whose_constants_change_at_each_call_is_unrolled(convert, convert_text, device):
+    """cuTile unrolls tree_sum(t, 16) -> tree_sum(a + b, 8) -> ... -> tree_sum(., 1) as it compiles;
+    it was refused ("recursive tile functions cannot be converted"). Each call is a specialization
+    with its constant folded in, the last returning its tile."""
+    text = convert_text(RECURSIVE_SUM)
+    assert "return tree_sum_2(a + b, half)" in text and "def tree_sum_5(t, n: tl.constexpr):\n    \"\"\"The sum of a tile of n elements, halving it at each call.\"\"\"\n    return t" in text
+    mod = convert(RECURSIVE_SUM)
+    x = torch.randn(48, device=device)
+    y = torch.zeros(3, device=device)
+    mod.launch_k(0, (3,), (x, y))
+    torch.testing.assert_close(y, x.reshape(3, 16).sum(1))
+
+
+def test_the_recursive_sum_is_valid_cutile(cutile_export):
+    ct, array = cutile_export.ct, cutile_export.array
+    assert cutile_export.cubin_size(RECURSIVE_SUM, [array(ct.float32, 1), array(ct.float32, 1)]) > 0
+
+
+@pytest.mark.parametrize("source,message", [
+    (RECURSIVE_SUM.replace("def k(x, y):", "def k(x, y, N: ct.Constant[int]):").replace("tree_sum(t, 16)", "tree_sum(t, N)")
+     .replace("shape=(16,)", "shape=(N,)"), "unless each call's constant arguments are known at conversion"),
+    (RECURSIVE_SUM.replace("return tree_sum(a + b, half)", "return tree_sum(t, n)"),
+     "passes the same argument types and constants as the one it is in"),
+    (RECURSIVE_SUM.replace("return tree_sum(a + b, half)", "return tree_sum(t, n + 1)").replace("shape=(half,)", "shape=(1,)"),
+     "too many specializations of one tile function"),
+])
+def test_a_recursion_that_cannot_be_unrolled_at_conversion_is_a_located_error(convert_error, source, message):
+    assert message in convert_error(source)
