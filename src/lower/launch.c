@@ -128,6 +128,9 @@ static void collect_launch_options(Lowerer *L, Function *kernel, LaunchOptions *
       put_comment(options->notes,
                   arena_printf(&L->ctx->arena, "C2T101: %.*s=%.*s %s; not used.", name.len, name.text, written.len,
                                written.text, unmapped_reason(name)));
+    } else if (!name.len) {
+      lower_error(L, kw, "ct.kernel(**hints) cannot be converted where hints is not a dict of the module bound once "
+                  "(HINTS = dict(occupancy=2)): write the hints as keywords");
     } else {
       lower_error(L, kw, "kernel hint '%.*s' cannot be converted", name.len, name.text);
     }
@@ -853,9 +856,34 @@ static void fitting_key(Lowerer *L, Function *kernel, Buf *key) {
   buf_puts(key, count == 1 ? ",)" : ")");
 }
 
+static bool module_rebinds(Lowerer *L, const Function *kernel);
+
+/* The name a launcher reads its kernel by: the kernel's own, or where module-level code binds
+ * that name again (`k = k.replace_hints(...)`, `relu_kernel = leaky_kernel`, `del k`), a
+ * parameter whose default is the kernel, evaluated where the launcher is defined. */
+static Str launched_kernel_name(Lowerer *L, Function *kernel, bool *captured) {
+  *captured = module_rebinds(L, kernel);
+  if (!*captured)
+    return kernel->def->u.function_def.name;
+  for (int attempt = 0;; attempt++) { /* a name no parameter of the kernel has */
+    char *text = attempt ? arena_printf(&L->ctx->arena, "_kernel_%d", attempt) : "_kernel";
+    Str candidate = {text, (int)strlen(text)};
+    bool taken = false;
+    for (int i = 0; i < kernel->param_count && !taken; i++)
+      taken = str_same(kernel->param_names[i], candidate);
+    if (!taken)
+      return candidate;
+  }
+}
+
 void lower_launcher(Lowerer *L, Function *kernel) {
   Node *def = kernel->def;
   Str name = def->u.function_def.name, launcher_name = kernel_launcher_name(L, kernel);
+  bool captured;
+  Str launched = launched_kernel_name(L, kernel, &captured);
+  const char *capture = captured ? arena_printf(&L->ctx->arena, ", %.*s=%.*s", launched.len, launched.text, name.len,
+                                                name.text)
+                                 : "";
   /* lower_buf: a hint that cannot be converted ends the lowering with an error */
   Buf text = {0}, *unpack = lower_buf(L), *call = lower_buf(L);
   launch_arguments(L, kernel, unpack, call);
@@ -875,7 +903,8 @@ void lower_launcher(Lowerer *L, Function *kernel) {
   Buf fitting = {0}, after = {0}; /* a fixed stage count takes fewer stages where it does not fit */
   if (fixed) {
     Node *helper = use_helper(L, tuning.searched ? HELPER__searched_launch : HELPER__fitting_stages);
-    buf_printf(&fitting, "        %.*s(%.*s, ", helper->u.name.id.len, helper->u.name.id.text, name.len, name.text);
+    buf_printf(&fitting, "        %.*s(%.*s, ", helper->u.name.id.len, helper->u.name.id.text, launched.len,
+               launched.text);
     fitting_key(L, kernel, &fitting);
     buf_puts(&fitting, tuning.searched        ? ", lambda num_stages, num_warps=None, **choice: "
                        : L->tma_array_count > 0 ? ", lambda num_stages, **choice: " /* _use_tma=False */
@@ -898,7 +927,7 @@ void lower_launcher(Lowerer *L, Function *kernel) {
   /* the docstring on one line, or broken before ct.launch where that runs past the line limit */
   const char *docstring_break = 4 + 53 + 2 * name.len > EMIT_LINE_LIMIT ? "\n    " : " ";
   buf_printf(&text,
-             "def %.*s(stream, grid, args%s%s):\n"
+             "def %.*s(stream, grid, args%s%s%s):\n"
              "    \"\"\"Launch %.*s as%sct.launch(stream, grid, %.*s, args) did.\"\"\"\n"
              "%s"
              "    %s%s = args\n"
@@ -906,7 +935,7 @@ void lower_launcher(Lowerer *L, Function *kernel) {
              "    with _kernel_stream(stream, %s):\n"
              "%s%.*s(\n            %.*s,\n            %s,\n%s        )%s\n",
              launcher_name.len, launcher_name.text, fixed ? ", num_worker_warps=None" : "",
-             L->launches_dependent ? ", programmatic_dependent_launch=False" : "", name.len,
+             L->launches_dependent ? ", programmatic_dependent_launch=False" : "", capture, name.len,
              name.text, docstring_break, name.len,
              name.text, options.notes->data ? options.notes->data : "", unpack->data ? unpack->data : "_",
              kernel->param_count == 1 ? "," : "",
@@ -915,7 +944,7 @@ void lower_launcher(Lowerer *L, Function *kernel) {
              L->tma_array_count ? "    triton.set_allocator(_tma_workspace)  # set per thread (autograd's threads too)\n"
                                 : "",
              first_array_param(L, kernel), fixed ? fitting.data : "        ", launch->u.name.id.len,
-             launch->u.name.id.text, name.len, name.text, grid.data,
+             launch->u.name.id.text, launched.len, launched.text, grid.data,
              call->data ? call->data : "", after.data ? after.data : "");
   NodeList made = template_stmts(L->ctx, arena_strndup(&L->ctx->arena, text.data, text.len), NULL, 0);
   use_helper(L, HELPER__host_kernel);
@@ -941,10 +970,16 @@ void lower_launcher(Lowerer *L, Function *kernel) {
 
 /* ------------------------------------------------------------ host code */
 
+/* Scopes of host code around the node being rewritten (function defs, lambdas, comprehensions)
+ * that the rewrite follows; deeper ones are taken to hide every kernel name (no error). */
+#define C2T_MAX_HOST_SCOPES 64
+
 typedef struct HostRewrite {
   Lowerer *L;
   Node *statement; /* the innermost statement being rewritten: where a note goes */
   Node *function;  /* the innermost host function being rewritten, or NULL at module level */
+  const Node *scopes[C2T_MAX_HOST_SCOPES]; /* around it, innermost last */
+  int scope_depth;                         /* how many: past C2T_MAX_HOST_SCOPES, not all held */
 } HostRewrite;
 
 /* A note at the host statement being rewritten (the first one it gets is
@@ -982,8 +1017,140 @@ static void note_host_hints(HostRewrite *rw, Node *call) {
   }
 }
 
+typedef struct LocalSearch {
+  Str name;
+  bool found;
+} LocalSearch;
+
+static bool node_binds(const Node *node, Str name);
+static bool binds_locally(const Node *def, Str name);
+
+/* ------------------------------------------------ names host code binds, made once */
+
+typedef struct NameList {
+  Lowerer *L;
+  Str *items;
+  int count, capacity;
+  bool module_level; /* collecting the bindings of module-level code only */
+} NameList;
+
+static void name_list_add(NameList *list, Str name) {
+  if (!name.len)
+    return;
+  if (list->count == list->capacity) {
+    int capacity = list->capacity ? 2 * list->capacity : 64;
+    Str *items = arena_alloc(&list->L->ctx->arena, sizeof(Str) * (size_t)capacity);
+    if (list->count)
+      memcpy(items, list->items, sizeof(Str) * (size_t)list->count);
+    list->items = items;
+    list->capacity = capacity;
+  }
+  list->items[list->count++] = name;
+}
+
+/* The name a node binds where it stands (a stored or deleted name, a parameter, a def, a class,
+ * an import, a `case` capture, `except E as name`), or an empty Str. */
+static Str bound_name(const Node *node) {
+  Str none = {0};
+  switch (node->kind) {
+  case N_NAME: return node->u.name.ctx == CTX_STORE || node->u.name.ctx == CTX_DEL ? node->u.name.id : none;
+  case N_ARG: return node->u.arg.arg;
+  case N_FUNCTION_DEF: return node->u.function_def.name;
+  case N_CLASS_DEF: return node->u.class_def.name;
+  case N_ALIAS: return node->u.alias.asname.len ? node->u.alias.asname : node->u.alias.name;
+  case N_MATCH_AS: return node->u.match_as.name;
+  case N_MATCH_STAR: return node->u.match_star.name;
+  case N_MATCH_MAPPING: return node->u.match_mapping.rest;
+  case N_EXCEPT_HANDLER: return node->u.except_handler.name;
+  default: return none;
+  }
+}
+
+static void collect_bound_anywhere(Node *node, void *data) {
+  if (!node)
+    return;
+  name_list_add(data, bound_name(node));
+  node_children(node, collect_bound_anywhere, data);
+}
+
+/* What a function declared `global` and binds: module-level names it binds again. */
+static void collect_global_bindings(Node *node, void *data) {
+  NameList *list = data;
+  if (!node)
+    return;
+  if (node->kind == N_FUNCTION_DEF) {
+    const NodeList *body = &node->u.function_def.body;
+    for (int i = 0; i < body->count; i++)
+      if (body->items[i]->kind == N_GLOBAL)
+        for (int k = 0; k < body->items[i]->u.global.names.count; k++) {
+          Str name = body->items[i]->u.global.names.items[k]->u.name.id;
+          if (binds_locally(node, name))
+            name_list_add(list, name);
+        }
+  }
+  node_children(node, collect_global_bindings, data);
+}
+
+/* Module-level code's bindings: in its if, for, while, with, try and match blocks, not in the
+ * bodies of defs, classes, lambdas and comprehensions (scopes of their own), a def or class
+ * counted by its name; and the names functions declare `global` and bind. */
+static void collect_module_bindings(Node *node, void *data) {
+  NameList *list = data;
+  if (!node)
+    return;
+  if (node->kind == N_FUNCTION_DEF || node->kind == N_CLASS_DEF) {
+    name_list_add(list, bound_name(node));
+    collect_global_bindings(node, data);
+    return;
+  }
+  if (node->kind == N_LAMBDA || node->kind == N_LIST_COMP || node->kind == N_SET_COMP ||
+      node->kind == N_GENERATOR_EXP || node->kind == N_DICT_COMP)
+    return;
+  if (node->kind != N_ARG)
+    name_list_add(list, bound_name(node));
+  node_children(node, collect_module_bindings, data);
+}
+
+static int name_compare(const void *a, const void *b) { return str_order(*(const Str *)a, *(const Str *)b); }
+
+/* How many times `name` is in the module's names: any scope's (module_level false: 0 or more
+ * than 0 is what counts) or module-level code's (a kernel's def is one). */
+static int host_names_count(Lowerer *L, Str name, bool module_level) {
+  if (!L->bound_anywhere) {
+    NameList anywhere = {L, NULL, 0, 0, false}, module = {L, NULL, 0, 0, true};
+    collect_bound_anywhere(L->conv->module, &anywhere);
+    NodeList *body = &L->conv->module->u.module.body;
+    for (int i = 0; i < body->count; i++)
+      collect_module_bindings(body->items[i], &module);
+    if (anywhere.count)
+      qsort(anywhere.items, (size_t)anywhere.count, sizeof(Str), name_compare);
+    if (module.count)
+      qsort(module.items, (size_t)module.count, sizeof(Str), name_compare);
+    static Str empty;
+    L->bound_anywhere = anywhere.count ? anywhere.items : &empty;
+    L->bound_anywhere_count = anywhere.count;
+    L->module_bound = module.count ? module.items : &empty;
+    L->module_bound_count = module.count;
+  }
+  const Str *items = module_level ? L->module_bound : L->bound_anywhere;
+  int count = module_level ? L->module_bound_count : L->bound_anywhere_count;
+  int low = 0, high = count; /* the first item not before name */
+  while (low < high) {
+    int mid = low + (high - low) / 2;
+    if (str_order(items[mid], name) < 0)
+      low = mid + 1;
+    else
+      high = mid;
+  }
+  int found = 0;
+  while (low + found < count && str_same(items[low + found], name))
+    found++;
+  return found;
+}
+
 static bool launcher_name_taken(Lowerer *L, Str name) {
-  if (find_function(L->conv, name) || find_binding(L->conv, name) || is_helper_name(name))
+  if (find_function(L->conv, name) || find_binding(L->conv, name) || is_helper_name(name) ||
+      host_names_count(L, name, false))
     return true;
   for (int i = 0; i < L->conv->function_count; i++)
     if (L->conv->functions[i].launcher_name.len && str_same(L->conv->functions[i].launcher_name, name))
@@ -1011,16 +1178,27 @@ Str kernel_launcher_name(Lowerer *L, Function *kernel) {
               name.len, name.text, name.len, name.text);
 }
 
-typedef struct LocalSearch {
-  Str name;
-  bool found;
-} LocalSearch;
+
+
+/* Whether `node` itself binds `name`: a name stored or deleted, a `case` capture, `except E as
+ * name`, an import (`import m as name`, `from m import name`). */
+static bool node_binds(const Node *node, Str name) {
+  switch (node->kind) {
+  case N_NAME: return (node->u.name.ctx == CTX_STORE || node->u.name.ctx == CTX_DEL) && str_same(node->u.name.id, name);
+  case N_MATCH_AS: return str_same(node->u.match_as.name, name);
+  case N_MATCH_STAR: return str_same(node->u.match_star.name, name);
+  case N_MATCH_MAPPING: return str_same(node->u.match_mapping.rest, name);
+  case N_EXCEPT_HANDLER: return str_same(node->u.except_handler.name, name);
+  case N_ALIAS: return str_same(node->u.alias.asname.len ? node->u.alias.asname : node->u.alias.name, name);
+  default: return false;
+  }
+}
 
 static void find_local_store(Node *node, void *data) {
   LocalSearch *search = data;
   if (!node || search->found)
     return;
-  if (node->kind == N_NAME && node->u.name.ctx == CTX_STORE && str_same(node->u.name.id, search->name))
+  if (node_binds(node, search->name))
     search->found = true;
   else if ((node->kind == N_FUNCTION_DEF && str_same(node->u.function_def.name, search->name)) ||
            (node->kind == N_CLASS_DEF && str_same(node->u.class_def.name, search->name)))
@@ -1051,13 +1229,48 @@ static bool binds_locally(const Node *def, Str name) {
   return search.found;
 }
 
-/* The kernel of this module that `expr` names where it is read (not a local of the host
- * function around it that has the kernel's name: a factory's parameter), else NULL. */
+static bool arguments_bind(const Node *args, Str name) {
+  const NodeList *lists[] = {&args->u.arguments.posonlyargs, &args->u.arguments.args, &args->u.arguments.kwonlyargs};
+  for (int l = 0; l < 3; l++)
+    for (int i = 0; i < lists[l]->count; i++)
+      if (str_same(lists[l]->items[i]->u.arg.arg, name))
+        return true;
+  return (args->u.arguments.vararg && str_same(args->u.arguments.vararg->u.arg.arg, name)) ||
+         (args->u.arguments.kwarg && str_same(args->u.arguments.kwarg->u.arg.arg, name));
+}
+
+/* Whether scope `scope` (a def, a lambda, a comprehension) binds `name`. */
+static bool scope_binds(const Node *scope, Str name) {
+  if (scope->kind == N_FUNCTION_DEF)
+    return binds_locally(scope, name);
+  if (scope->kind == N_LAMBDA)
+    return scope->u.lambda.args && arguments_bind(scope->u.lambda.args, name);
+  const NodeList *generators = scope->kind == N_DICT_COMP ? &scope->u.dict_comp.generators : &scope->u.comp.generators;
+  LocalSearch search = {name, false};
+  for (int i = 0; i < generators->count && !search.found; i++)
+    find_local_store(generators->items[i]->u.comprehension.target, &search);
+  return search.found;
+}
+
+/* Whether module-level code binds the kernel's name other than by its def: an assignment, a
+ * `for`, `del`, an import, another def or class at module level (in its if, for, while, with
+ * and try blocks too), or an assignment in a function that declares it `global`. Then the name
+ * may hold another object where it is read (`k = k.replace_hints(...)`, `del k`). */
+static bool module_rebinds(Lowerer *L, const Function *kernel) {
+  return host_names_count(L, kernel->def->u.function_def.name, true) > 1; /* its def, at module level */
+}
+
+/* The kernel of this module that `expr` names where it is read, else NULL: not where a scope
+ * around it binds the name (a factory's parameter, a lambda's, a closure's, a `case` capture),
+ * nor where module-level code binds the name again (then it is read at run time). */
 static Function *kernel_named(HostRewrite *rw, const Node *expr) {
-  if (expr->kind != N_NAME || (rw->function && binds_locally(rw->function, expr->u.name.id)))
+  if (expr->kind != N_NAME || rw->scope_depth > C2T_MAX_HOST_SCOPES)
     return NULL;
+  for (int i = 0; i < rw->scope_depth; i++)
+    if (scope_binds(rw->scopes[i], expr->u.name.id))
+      return NULL;
   Function *fn = find_function(rw->L->conv, expr->u.name.id);
-  return fn && fn->role == ROLE_KERNEL ? fn : NULL;
+  return fn && fn->role == ROLE_KERNEL && !module_rebinds(rw->L, fn) ? fn : NULL;
 }
 
 /* ct.launch(stream, grid, k, args) -> launch_k(stream, grid, args) for a kernel
@@ -1068,6 +1281,15 @@ static Node *rewrite_launch(HostRewrite *rw, Node *call) {
   Lowerer *L = rw->L;
   NodeList *args = &call->u.call.args, *keywords = &call->u.call.keywords;
   bool dependent = keywords->count == 1 && str_eq(keywords->items[0]->u.keyword.arg, PDL_KEYWORD);
+  bool starred = false;
+  for (int i = 0; i < args->count; i++)
+    starred |= args->items[i]->kind == N_STARRED;
+  if (starred && !keywords->count) { /* ct.launch(*launch_args): the kernel is known when it runs */
+    Node *result = T0(L, "f()");
+    result->u.call.func = use_helper(L, HELPER_ct_launch);
+    result->u.call.args = *args;
+    return result;
+  }
   if (args->count != 4 || (keywords->count && !dependent))
     lower_error(L, call, "ct.launch takes (stream, grid, kernel, args) as four positional arguments, and "
                 "programmatic_dependent_launch= alone as a keyword");
@@ -1684,6 +1906,12 @@ static bool fold_presence_test(HostRewrite *rw, Node **test, bool is_test) {
   return true;
 }
 
+static void host_scope_enter(HostRewrite *rw, const Node *scope) {
+  if (rw->scope_depth < C2T_MAX_HOST_SCOPES)
+    rw->scopes[rw->scope_depth] = scope;
+  rw->scope_depth++;
+}
+
 static void rewrite_host_node(Node **slot, HostRewrite *rw) {
   void *data = rw;
   Lowerer *L = rw->L;
@@ -1700,8 +1928,17 @@ static void rewrite_host_node(Node **slot, HostRewrite *rw) {
       return; /* tile code: lowered already */
     Node *outer = rw->function;
     rw->function = node;
+    host_scope_enter(rw, node);
     node_child_slots(node, rewrite_host_slot, data);
+    rw->scope_depth--;
     rw->function = outer;
+    return;
+  }
+  if (node->kind == N_LAMBDA || node->kind == N_LIST_COMP || node->kind == N_SET_COMP ||
+      node->kind == N_GENERATOR_EXP || node->kind == N_DICT_COMP) {
+    host_scope_enter(rw, node);
+    node_child_slots(node, rewrite_host_slot, data);
+    rw->scope_depth--;
     return;
   }
   if (node->kind == N_IMPORT || node->kind == N_IMPORT_FROM)
@@ -1813,7 +2050,7 @@ static void rewrite_host_node(Node **slot, HostRewrite *rw) {
 }
 
 void lower_host_code(Lowerer *L) {
-  HostRewrite rw = {L, NULL, NULL};
+  HostRewrite rw = {L, NULL, NULL, {0}, 0};
   NodeList *body = &L->conv->module->u.module.body;
   for (int i = 0; i < body->count; i++) {
     Node *stmt = body->items[i];

@@ -378,6 +378,12 @@ typedef struct Lowerer {
   const char *statement_note; /* a `# C2Tnnn: ...` comment for the statement being lowered (lower_stmt.c) */
   const Node *statement;      /* the tile statement being lowered: lower_error's location when its node has none */
   const Node *constexpr_elif; /* an `elif` of an `if` decided when Triton compiles (lower_stmt.c: lower_if) */
+  /* host code (launch.c), made once: the names any scope of the module binds, and the names
+   * module-level code binds (a name once per binding), each sorted (str_order); count -1: not made */
+  Str *bound_anywhere;
+  int bound_anywhere_count;
+  Str *module_bound;
+  int module_bound_count;
   struct MemoryState *memory; /* lower_memory*.c: memory accesses, path choices, barriers */
   RuntimeHelper helpers[C2T_MAX_RUNTIME_HELPERS]; /* runtime helpers used, in order */
   int helper_count;

@@ -1096,3 +1096,110 @@ def run(y):
 ''')
     y = torch.zeros((), dtype=torch.int32, device=ops_common.DEVICE)
     assert mod.run(y).item() == 101
+
+
+# ------------------------------------------- a kernel's name bound again, or hidden
+
+TWO_KERNELS = '''
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def kernel(x, y):
+    ct.store(y, index=(0,), tile=ct.load(x, index=(0,), shape=(16,)) + 100.0)
+
+
+@ct.kernel
+def neg_kernel(x, y):
+    ct.store(y, index=(0,), tile=-ct.load(x, index=(0,), shape=(16,)))
+
+
+def stream():
+    return torch.cuda.current_stream()
+'''
+
+
+@pytest.mark.parametrize("host, call", [
+    ("run = lambda kernel, x, y: ct.launch(stream(), (1,), kernel, (x, y))\n", "run(neg_kernel, x, y)"),
+    ("def outer(kernel):\n    def inner(x, y):\n        ct.launch(stream(), (1,), kernel, (x, y))\n    return inner\n",
+     "outer(neg_kernel)(x, y)"),
+    ("def run(table, x, y):\n    match table:\n        case {'kernel': kernel}:\n"
+     "            ct.launch(stream(), (1,), kernel, (x, y))\n", "run({'kernel': neg_kernel}, x, y)"),
+    ("def run(ks, x, y):\n    [ct.launch(stream(), (1,), kernel, (x, y)) for kernel in ks]\n", "run([neg_kernel], x, y)"),
+])
+def test_a_name_of_a_scope_around_the_launch_hides_the_kernel_of_that_name(convert, device, host, call):
+    """A lambda's parameter, a closure's, a `case` capture or a comprehension's target named
+    `kernel` is the kernel launched, not the module's `kernel`: the launch was rewritten to the
+    module kernel's launcher (exit 0, x + 100 where cuTile computes -x)."""
+    mod = convert(TWO_KERNELS + "\n\n" + host)
+    x, y = torch.randn(16, device=device), torch.zeros(16, device=device)
+    eval(call, vars(mod), {"x": x, "y": y})
+    torch.testing.assert_close(y, -x)
+
+
+@pytest.mark.parametrize("host", [
+    "kernel = neg_kernel\n",
+    "kernel = kernel.replace_hints(occupancy=2)\nkernel = neg_kernel\n",
+    "def configure():\n    global kernel\n    kernel = neg_kernel\n\n\nconfigure()\n",
+    "KERNELS = {'add': kernel}\ndel kernel\nkernel = neg_kernel\n",
+])
+def test_a_kernel_name_module_code_binds_again_launches_what_it_holds(convert, convert_text, device, host):
+    """`kernel = neg_kernel` (or through `global`, or after `del`): ct.launch(..., kernel, ...)
+    launches what the name holds when it runs, and the launcher of the first kernel keeps its own
+    kernel object (it read the module's name, which then held another object)."""
+    source = TWO_KERNELS + "\n\n" + host + "\n\ndef run(x, y):\n    ct.launch(stream(), (1,), kernel, (x, y))\n"
+    text = convert_text(source)
+    assert "def launch_kernel(stream, grid, args, _kernel=kernel):" in text
+    mod = convert(source)
+    x, y = torch.randn(16, device=device), torch.zeros(16, device=device)
+    mod.run(x, y)
+    torch.testing.assert_close(y, -x)
+    mod.launch_kernel(0, (1,), (x, y))  # the first kernel, by its own launcher
+    torch.testing.assert_close(y, x + 100.0)
+
+
+def test_a_kernel_name_bound_again_to_a_variant_of_itself_still_launches(convert, device):
+    mod = convert(TWO_KERNELS + "\n\nkernel = kernel.replace_hints(occupancy=2)\n\n\n"
+                  "def run(x, y):\n    ct.launch(stream(), (1,), kernel, (x, y))\n")
+    x, y = torch.randn(16, device=device), torch.zeros(16, device=device)
+    mod.run(x, y)
+    torch.testing.assert_close(y, x + 100.0)
+
+
+def test_a_launch_with_starred_arguments_launches_the_kernel_they_hold(convert, device):
+    mod = convert(TWO_KERNELS + "\n\ndef run(x, y):\n    launch_args = (stream(), (1,), neg_kernel, (x, y))\n"
+                  "    ct.launch(*launch_args)\n")
+    x, y = torch.randn(16, device=device), torch.zeros(16, device=device)
+    mod.run(x, y)
+    torch.testing.assert_close(y, -x)
+
+
+@pytest.mark.parametrize("hints", ["dict(occupancy=2, num_worker_warps=4)", "{'occupancy': 2, 'num_worker_warps': 4}"])
+def test_kernel_hints_given_as_a_module_dict(convert, convert_text, device, hints):
+    """`@ct.kernel(**HINTS)`, HINTS a dict of the module bound once: its items are the hints
+    (it was refused as "kernel hint '' cannot be converted")."""
+    source = TWO_KERNELS.replace("@ct.kernel\ndef neg_kernel", "@ct.kernel(**HINTS)\ndef neg_kernel").replace(
+        "\n\n@ct.kernel\ndef kernel", f"\n\nHINTS = {hints}\n\n\n@ct.kernel\ndef kernel", 1)
+    assert "C2T101: occupancy=2" in convert_text(source)
+    mod = convert(source)
+    x, y = torch.randn(16, device=device), torch.zeros(16, device=device)
+    mod.launch_neg_kernel(0, (1,), (x, y))
+    torch.testing.assert_close(y, -x)
+
+
+def test_kernel_hints_from_a_mapping_not_known_at_conversion_are_a_located_error(convert_error):
+    source = TWO_KERNELS.replace("@ct.kernel\ndef neg_kernel", "@ct.kernel(**hints())\ndef neg_kernel")
+    assert "ct.kernel(**hints) cannot be converted" in convert_error(source)
+
+
+def test_a_launcher_name_a_host_function_binds_takes_another(convert, convert_text, device):
+    """A parameter `launch_neg_kernel` of a host function would hide the launcher of that name
+    there: the launcher takes another name (it was a located error)."""
+    source = TWO_KERNELS + ("\n\ndef run(x, y, launch_neg_kernel=True):\n    if launch_neg_kernel:\n"
+                            "        ct.launch(stream(), (1,), neg_kernel, (x, y))\n")
+    assert "def launch_neg_kernel_kernel(" in convert_text(source)
+    mod = convert(source)
+    x, y = torch.randn(16, device=device), torch.zeros(16, device=device)
+    mod.run(x, y)
+    torch.testing.assert_close(y, -x)
