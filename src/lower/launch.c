@@ -1022,7 +1022,6 @@ typedef struct LocalSearch {
   bool found;
 } LocalSearch;
 
-static bool node_binds(const Node *node, Str name);
 static bool binds_locally(const Node *def, Str name);
 
 /* ------------------------------------------------ names host code binds, made once */
@@ -1031,7 +1030,6 @@ typedef struct NameList {
   Lowerer *L;
   Str *items;
   int count, capacity;
-  bool module_level; /* collecting the bindings of module-level code only */
 } NameList;
 
 static void name_list_add(NameList *list, Str name) {
@@ -1064,6 +1062,13 @@ static Str bound_name(const Node *node) {
   case N_EXCEPT_HANDLER: return node->u.except_handler.name;
   default: return none;
   }
+}
+
+/* Whether `node` itself binds `name` where a statement of a scope stands: a name stored or
+ * deleted, a `case` capture, `except E as name`, an import (not a parameter, def or class). */
+static bool node_binds(const Node *node, Str name) {
+  return node->kind != N_ARG && node->kind != N_FUNCTION_DEF && node->kind != N_CLASS_DEF &&
+         str_same(bound_name(node), name);
 }
 
 static void collect_bound_anywhere(Node *node, void *data) {
@@ -1117,7 +1122,7 @@ static int name_compare(const void *a, const void *b) { return str_order(*(const
  * than 0 is what counts) or module-level code's (a kernel's def is one). */
 static int host_names_count(Lowerer *L, Str name, bool module_level) {
   if (!L->bound_anywhere) {
-    NameList anywhere = {L, NULL, 0, 0, false}, module = {L, NULL, 0, 0, true};
+    NameList anywhere = {L, NULL, 0, 0}, module = {L, NULL, 0, 0};
     collect_bound_anywhere(L->conv->module, &anywhere);
     NodeList *body = &L->conv->module->u.module.body;
     for (int i = 0; i < body->count; i++)
@@ -1126,10 +1131,10 @@ static int host_names_count(Lowerer *L, Str name, bool module_level) {
       qsort(anywhere.items, (size_t)anywhere.count, sizeof(Str), name_compare);
     if (module.count)
       qsort(module.items, (size_t)module.count, sizeof(Str), name_compare);
-    static Str empty;
-    L->bound_anywhere = anywhere.count ? anywhere.items : &empty;
+    Str *none = arena_alloc(&L->ctx->arena, sizeof(Str)); /* made, and empty */
+    L->bound_anywhere = anywhere.count ? anywhere.items : none;
     L->bound_anywhere_count = anywhere.count;
-    L->module_bound = module.count ? module.items : &empty;
+    L->module_bound = module.count ? module.items : none;
     L->module_bound_count = module.count;
   }
   const Str *items = module_level ? L->module_bound : L->bound_anywhere;
@@ -1176,22 +1181,6 @@ Str kernel_launcher_name(Lowerer *L, Function *kernel) {
   }
   lower_error(L, kernel->def, "no name is left for the launcher of kernel '%.*s' (launch_%.*s ... are taken)",
               name.len, name.text, name.len, name.text);
-}
-
-
-
-/* Whether `node` itself binds `name`: a name stored or deleted, a `case` capture, `except E as
- * name`, an import (`import m as name`, `from m import name`). */
-static bool node_binds(const Node *node, Str name) {
-  switch (node->kind) {
-  case N_NAME: return (node->u.name.ctx == CTX_STORE || node->u.name.ctx == CTX_DEL) && str_same(node->u.name.id, name);
-  case N_MATCH_AS: return str_same(node->u.match_as.name, name);
-  case N_MATCH_STAR: return str_same(node->u.match_star.name, name);
-  case N_MATCH_MAPPING: return str_same(node->u.match_mapping.rest, name);
-  case N_EXCEPT_HANDLER: return str_same(node->u.except_handler.name, name);
-  case N_ALIAS: return str_same(node->u.alias.asname.len ? node->u.alias.asname : node->u.alias.name, name);
-  default: return false;
-  }
 }
 
 static void find_local_store(Node *node, void *data) {

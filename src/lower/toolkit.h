@@ -379,7 +379,7 @@ typedef struct Lowerer {
   const Node *statement;      /* the tile statement being lowered: lower_error's location when its node has none */
   const Node *constexpr_elif; /* an `elif` of an `if` decided when Triton compiles (lower_stmt.c: lower_if) */
   /* host code (launch.c), made once: the names any scope of the module binds, and the names
-   * module-level code binds (a name once per binding), each sorted (str_order); count -1: not made */
+   * module-level code binds (a name once per binding), each sorted (str_order); NULL: not made */
   Str *bound_anywhere;
   int bound_anywhere_count;
   Str *module_bound;
