@@ -226,21 +226,7 @@ except ModuleNotFoundError:
 ConstInt = ct.Constant[int] if HAS_CUTILE else int
 if HAS_CUTILE:
     PAD = ct.PaddingMode.ZERO
-
-
-@ct.kernel
-def row_sums(x, out, TILE: ConstInt):
-    acc = ct.zeros((1, TILE), dtype=ct.float32)
-    for j in range(ct.num_tiles(x, axis=1, shape=(1, TILE))):
-        acc += ct.load(x, index=(ct.bid(0), j), shape=(1, TILE), padding_mode=PAD)
-    ct.store(out, index=(ct.bid(0),), tile=ct.sum(acc, axis=1))
-
-
-def run(x):
-    out = torch.empty(x.shape[0], device=x.device)
-    ct.launch(0, (x.shape[0],), row_sums, (x, out, 16))
-    return out
-'''
+''' + ROW_SUMS
     assert "if HAS_CUTILE else int" not in convert_text(source)
     mod = convert(source)
     x = torch.randn(3, 40, device=device)
@@ -262,21 +248,7 @@ except ImportError:
 
 ConstInt = ct.Constant[int] if {test} else None
 PAD = ct.PaddingMode.ZERO if {test} else None
-
-
-@ct.kernel
-def row_sums(x, out, TILE: ConstInt):
-    acc = ct.zeros((1, TILE), dtype=ct.float32)
-    for j in range(ct.num_tiles(x, axis=1, shape=(1, TILE))):
-        acc += ct.load(x, index=(ct.bid(0), j), shape=(1, TILE), padding_mode=PAD)
-    ct.store(out, index=(ct.bid(0),), tile=ct.sum(acc, axis=1))
-
-
-def run(x):
-    out = torch.empty(x.shape[0], device=x.device)
-    ct.launch(0, (x.shape[0],), row_sums, (x, out, 16))
-    return out
-'''
+''' + ROW_SUMS
     text = convert_text(source)
     assert "\nPAD = _PaddingMode.ZERO\n" in text and "ConstInt" not in text
     mod = convert(source)
