@@ -44,6 +44,9 @@ typedef struct Arena {
 void arena_init(Arena *arena);
 void *arena_alloc(Arena *arena, size_t size); /* zeroed, 16-byte aligned */
 void *arena_alloc_raw(Arena *arena, size_t size); /* not cleared: for arrays filled before use */
+/* Room for one more item in an arena table of `count` items of `size` bytes: `items` where it
+ * has room, else a copy with twice the capacity (64 at first; the old block stays in the arena) */
+void *arena_grown(Arena *arena, void *items, int count, int *capacity, size_t size);
 char *arena_strndup(Arena *arena, const char *text, size_t length);
 char *arena_printf(Arena *arena, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void arena_free(Arena *arena);

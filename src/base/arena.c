@@ -69,6 +69,17 @@ void *arena_alloc(Arena *arena, size_t size) {
   return result;
 }
 
+void *arena_grown(Arena *arena, void *items, int count, int *capacity, size_t size) {
+  if (count < *capacity)
+    return items;
+  int wanted = *capacity ? *capacity * 2 : 64;
+  void *bigger = arena_alloc(arena, size * (size_t)wanted);
+  if (count)
+    memcpy(bigger, items, size * (size_t)count);
+  *capacity = wanted;
+  return bigger;
+}
+
 char *arena_strndup(Arena *arena, const char *text, size_t length) {
   char *copy = arena_alloc(arena, length + 1);
   memcpy(copy, text, length);

@@ -1035,14 +1035,7 @@ typedef struct NameList {
 static void name_list_add(NameList *list, Str name) {
   if (!name.len)
     return;
-  if (list->count == list->capacity) {
-    int capacity = list->capacity ? 2 * list->capacity : 64;
-    Str *items = arena_alloc(&list->L->ctx->arena, sizeof(Str) * (size_t)capacity);
-    if (list->count)
-      memcpy(items, list->items, sizeof(Str) * (size_t)list->count);
-    list->items = items;
-    list->capacity = capacity;
-  }
+  list->items = arena_grown(&list->L->ctx->arena, list->items, list->count, &list->capacity, sizeof(Str));
   list->items[list->count++] = name;
 }
 

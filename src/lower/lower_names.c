@@ -62,14 +62,7 @@ typedef struct NameIndex {
 } NameIndex;
 
 static void index_add(Lowerer *L, NameIndex *index, Str name, const Node *stmt, const Node *alias, int order) {
-  if (index->count == index->capacity) {
-    int capacity = index->capacity ? 2 * index->capacity : 64;
-    BoundName *names = arena_alloc(&L->ctx->arena, sizeof(BoundName) * (size_t)capacity);
-    if (index->count)
-      memcpy(names, index->names, sizeof(BoundName) * (size_t)index->count);
-    index->names = names;
-    index->capacity = capacity;
-  }
+  index->names = arena_grown(&L->ctx->arena, index->names, index->count, &index->capacity, sizeof(BoundName));
   index->names[index->count++] = (BoundName){name, stmt, alias, order};
 }
 

@@ -43,14 +43,8 @@ static int compare_made_names(const void *a, const void *b) {
 }
 
 static void bind(Liveness *lv, Str name, int stmt) {
-  if (lv->binding_count == lv->binding_capacity) {
-    int capacity = lv->binding_capacity ? 2 * lv->binding_capacity : 64;
-    MadeName *bindings = arena_alloc(&lv->L->ctx->arena, sizeof(MadeName) * (size_t)capacity);
-    if (lv->binding_count)
-      memcpy(bindings, lv->bindings, sizeof(MadeName) * (size_t)lv->binding_count);
-    lv->bindings = bindings;
-    lv->binding_capacity = capacity;
-  }
+  lv->bindings = arena_grown(&lv->L->ctx->arena, lv->bindings, lv->binding_count, &lv->binding_capacity,
+                             sizeof(MadeName));
   lv->bindings[lv->binding_count++] = (MadeName){name, stmt};
 }
 

@@ -56,17 +56,8 @@ Function *function_of_def(Converter *conv, const Node *stmt) {
   return fn && fn->def == stmt ? fn : NULL;
 }
 
-/* Room for one more item in an arena table of `*capacity` items (doubling;
- * the old block stays in the arena). */
 static void *grown(Converter *conv, void *items, int count, int *capacity, size_t size) {
-  if (count < *capacity)
-    return items;
-  int wanted = *capacity ? *capacity * 2 : 64;
-  void *bigger = arena_alloc(&conv->ctx->arena, size * (size_t)wanted);
-  if (count)
-    memcpy(bigger, items, size * (size_t)count);
-  *capacity = wanted;
-  return bigger;
+  return arena_grown(&conv->ctx->arena, items, count, capacity, size);
 }
 
 static void add_binding_python(Converter *conv, Node *at, Str name, Node *value, const char *member,
