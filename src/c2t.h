@@ -487,6 +487,9 @@ void node_child_slots(Node *node, SlotVisitor visit, void *data);
 /* A deep copy of a tree in the arena (its lists copied too): a tile
  * function lowered once per call signature starts from a copy each time. */
 Node *node_copy_tree(Arena *arena, Node *node);
+/* The text of a plain one-piece string literal ('name', "inf": no prefix, no triple quotes, no
+ * escapes), a view into the token; an empty Str (len 0, text NULL) otherwise. */
+Str node_plain_string(const Node *string);
 
 /* Parse a whole module. Reports syntax errors through ctx->diag. The
  * returned N_MODULE and the token list (for comments) live in the arena. */

@@ -299,3 +299,21 @@ Node *node_copy_tree(Arena *arena, Node *node) {
   copy_slot(&root, arena);
   return root;
 }
+
+Str node_plain_string(const Node *string) {
+  Str none = {0};
+  if (string->kind != N_STRING || string->u.string.is_bytes || string->u.string.parts.count != 1)
+    return none;
+  const Node *piece = string->u.string.parts.items[0];
+  if (piece->kind != N_STRING_TOKEN)
+    return none;
+  Str token = piece->u.piece.text;
+  /* no prefix, one quote character each side ("..." or '...'), no escapes */
+  if (token.len < 2 || (token.text[0] != '"' && token.text[0] != '\'') || token.text[token.len - 1] != token.text[0])
+    return none;
+  if (token.len >= 6 && token.text[1] == token.text[0] && token.text[2] == token.text[0])
+    return none; /* a triple-quoted literal */
+  if (memchr(token.text, '\\', (size_t)token.len))
+    return none;
+  return (Str){token.text + 1, token.len - 2};
+}

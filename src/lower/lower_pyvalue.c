@@ -354,20 +354,8 @@ static bool float_of_text(Lowerer *L, const char *text, double *value) {
 
 /* The text of a plain one-piece string literal ("inf", 'nan'), NULL otherwise. */
 const char *plain_string_text(Lowerer *L, const Node *string) {
-  if (string->kind != N_STRING || string->u.string.is_bytes || string->u.string.parts.count != 1)
-    return NULL;
-  const Node *piece = string->u.string.parts.items[0];
-  if (piece->kind != N_STRING_TOKEN)
-    return NULL;
-  Str token = piece->u.piece.text;
-  /* no prefix, one quote character each side ("..." or '...'), no escapes */
-  if (token.len < 2 || (token.text[0] != '"' && token.text[0] != '\'') || token.text[token.len - 1] != token.text[0])
-    return NULL;
-  if (token.len >= 6 && token.text[1] == token.text[0] && token.text[2] == token.text[0])
-    return NULL; /* a triple-quoted literal */
-  if (memchr(token.text, '\\', (size_t)token.len))
-    return NULL;
-  return arena_strndup(&L->ctx->arena, token.text + 1, (size_t)token.len - 2);
+  Str text = node_plain_string(string);
+  return text.text ? arena_strndup(&L->ctx->arena, text.text, (size_t)text.len) : NULL;
 }
 
 /* float(x): float("inf"), float("-inf"), float("nan"), float("1.5") read

@@ -1977,24 +1977,6 @@ static void apply_kernel_decorator_calls(Node *node, void *data) {
   node->u.call.keywords = inner->u.call.keywords;
 }
 
-/* The text of a plain one-piece string literal ('name', "name"), or an empty Str. */
-static Str plain_string(const Node *node) {
-  Str none = {0};
-  if (node->kind != N_STRING || node->u.string.is_bytes || node->u.string.parts.count != 1)
-    return none;
-  const Node *token = node->u.string.parts.items[0];
-  if (token->kind != N_STRING_TOKEN)
-    return none;
-  Str text = token->u.piece.text;
-  if (text.len < 2 || (text.text[0] != '\'' && text.text[0] != '"') || text.text[text.len - 1] != text.text[0] ||
-      (text.len >= 6 && text.text[1] == text.text[0] && text.text[2] == text.text[0]))
-    return none; /* a prefix, or triple quotes */
-  for (int i = 1; i < text.len - 1; i++)
-    if (text.text[i] == '\\' || text.text[i] == text.text[0])
-      return none;
-  return (Str){text.text + 1, text.len - 2};
-}
-
 /* `@ct.kernel(**HINTS)`, HINTS a dict of the module bound once (`HINTS = dict(occupancy=2)`,
  * `HINTS = {"occupancy": 2}`): its items as the decorator's keywords, which the launch
  * options read; any other `**` stays, a located error there. */
@@ -2011,7 +1993,7 @@ static void expand_hint_dicts(Converter *conv, Node *decorator) {
                 str_eq(dict->u.call.func->u.name.id, "dict") && !dict->u.call.args.count;
     bool display = dict && dict->kind == N_DICT;
     for (int k = 0; display && k < dict->u.dict.keys.count; k++)
-      display = dict->u.dict.keys.items[k] && plain_string(dict->u.dict.keys.items[k]).len > 0;
+      display = dict->u.dict.keys.items[k] && node_plain_string(dict->u.dict.keys.items[k]).len > 0;
     for (int k = 0; call && k < dict->u.call.keywords.count; k++)
       call = dict->u.call.keywords.items[k]->u.keyword.arg.len > 0;
     if (kw->u.keyword.arg.len || !(call || display)) {
@@ -2023,7 +2005,7 @@ static void expand_hint_dicts(Converter *conv, Node *decorator) {
       Node *item = arena_alloc(&conv->ctx->arena, sizeof(Node));
       item->kind = N_KEYWORD;
       item->span = kw->span;
-      item->u.keyword.arg = call ? dict->u.call.keywords.items[k]->u.keyword.arg : plain_string(dict->u.dict.keys.items[k]);
+      item->u.keyword.arg = call ? dict->u.call.keywords.items[k]->u.keyword.arg : node_plain_string(dict->u.dict.keys.items[k]);
       item->u.keyword.value = node_copy_tree(&conv->ctx->arena, call ? dict->u.call.keywords.items[k]->u.keyword.value
                                                                        : dict->u.dict.values.items[k]);
       push_node(conv, &expanded, item);
