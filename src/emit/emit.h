@@ -79,8 +79,9 @@ typedef struct Emitter {
   bool converting;
   int wrap_depth;     /* extra indentation inside broken argument lists */
   int no_wrap;        /* > 0 inside f-strings, where lines cannot break */
-  const Node *whole_value; /* the value an assignment writes or a return returns now: a conditional
-                            * expression there past the line limit is broken at `if` and `else` */
+  const Node *whole_value; /* the value an assignment writes or a return returns now, or an item
+                            * alone on its line in a broken list: a conditional expression there
+                            * past the line limit is broken at `if` and `else` */
   bool breaking_items;/* emit_arguments: one parameter per line */
   int params_end_line;/* while breaking a def's parameters: the source line of its
                        * `:`; the comments of the lines before it go with the

@@ -619,7 +619,10 @@ static void emit_argument_list_broken(Emitter *e, const Node *list, const NodeLi
   for (int i = 0; i < args->count; i++) {
     emit_item_break(e, lines, args->items[i], i == 0);
     emit_begin_line(e);
+    const Node *outer = e->whole_value; /* an item alone on its line: a conditional past the limit breaks */
+    e->whole_value = args->items[i];
     emit_named_expression(e, args->items[i]);
+    e->whole_value = outer;
     buf_putc(e->out, ',');
     emit_item_trailing_comment(e, lines, args->items[i], list_item(args, keywords, i + 1));
   }
@@ -633,7 +636,10 @@ static void emit_argument_list_broken(Emitter *e, const Node *list, const NodeLi
     } else {
       emit_text(e, "**");
     }
+    const Node *outer = e->whole_value;
+    e->whole_value = k->u.keyword.value;
     emit_expr(e, k->u.keyword.value, PREC_TEST);
+    e->whole_value = outer;
     buf_putc(e->out, ',');
     emit_item_trailing_comment(e, lines, k, list_item(args, keywords, args->count + i + 1));
   }

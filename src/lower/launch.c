@@ -170,7 +170,8 @@ static bool host_descriptor_of(Lowerer *L, Str array) {
 }
 
 /* The descriptors the launcher makes: of the whole array with the kernel's
- * block shape, where the array suits TMA (its flag), else None. */
+ * block shape, where the array suits TMA (its flag) and, where the kernel
+ * learnt its rank under a constexpr `if`, has that rank; else None. */
 static void host_descriptor_args(Lowerer *L, Buf *call) {
   for (int i = 0; i < L->host_descriptors_taken; i++) {
     const struct HostDescriptor *host = &L->host_descriptors[i];
@@ -182,8 +183,10 @@ static void host_descriptor_args(Lowerer *L, Buf *call) {
         buf_puts(call, ", ");
       expr_text(L->ctx, host->sizes[a], call);
     }
-    buf_printf(call, "]%s) if %.*s_tma else None,\n", host->nan_padding ? ", \"nan\"" : "", host->array.len,
-               host->array.text);
+    buf_printf(call, "]%s) if %.*s_tma", host->nan_padding ? ", \"nan\"" : "", host->array.len, host->array.text);
+    if (host->rank_checked) /* a rank learnt under a constexpr `if`: another launch may give another */
+      buf_printf(call, " and %.*s.dim() == %d", host->array.len, host->array.text, host->rank);
+    buf_puts(call, " else None,\n");
   }
 }
 

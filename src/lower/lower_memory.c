@@ -587,15 +587,13 @@ static bool names_param(const Node *node, Str param, const char *suffix) {
 }
 
 /* Whether `array` is a whole array parameter (its pointer, shape and strides the
- * parameter's own), whatever its rank. */
-static bool whole_param_of_any_rank(const ArrayRef *array) {
+ * parameter's own), whatever its rank (one learnt under a constexpr `if` is
+ * checked by the launcher: HostDescriptor.rank_checked). */
+static bool whole_param(const ArrayRef *array) {
   return array->param.len && !array->is_view && !array->descriptor_slots &&
          names_param(array->pointer, array->param, "") && names_param(array->shape, array->param, "_shape") &&
          names_param(array->strides, array->param, "_strides");
 }
-
-/* ... of a known rank (not one learnt in a constexpr `if`: another launch may give another). */
-static bool whole_param(const ArrayRef *array) { return whole_param_of_any_rank(array) && array->rank_branches == 0; }
 
 /* Adds a candidate, where the list has room (else the descriptor is made in the function, as before). */
 static HostDescriptor *add_candidate(Lowerer *L, const char *name, Str array, Node **block, int rank,
@@ -603,7 +601,7 @@ static HostDescriptor *add_candidate(Lowerer *L, const char *name, Str array, No
   if (L->host_descriptor_count == C2T_MAX_DESCRIPTORS)
     return NULL;
   HostDescriptor *host = &L->host_descriptors[L->host_descriptor_count++];
-  *host = (HostDescriptor){name, array, {NULL}, rank, nan_padding, NULL, NULL, {0}};
+  *host = (HostDescriptor){name, array, {NULL}, rank, nan_padding, false, NULL, NULL, {0}};
   memcpy(host->sizes, block, sizeof(Node *) * (size_t)rank);
   return host;
 }
@@ -613,7 +611,8 @@ static HostDescriptor *add_candidate(Lowerer *L, const char *name, Str array, No
  * make: of a whole array parameter, with a block shape it knows. */
 static void host_descriptor_candidate(Lowerer *L, const ArrayRef *array, Node **sizes, int rank, bool nan_padding,
                                       const char *name, Node *condition, Node *made) {
-  if ((L->function->role != ROLE_KERNEL && !L->device_tma) || rank > C2T_MAX_DESCRIPTOR_RANK || !whole_param(array))
+  if ((L->function->role != ROLE_KERNEL && !L->device_tma) || rank > C2T_MAX_DESCRIPTOR_RANK ||
+      !whole_param(array))
     return;
   Node *block[C2T_MAX_DESCRIPTOR_RANK];
   for (int a = 0; a < rank; a++)
@@ -621,6 +620,7 @@ static void host_descriptor_candidate(Lowerer *L, const ArrayRef *array, Node **
       return;
   HostDescriptor *host = add_candidate(L, name, array->param, block, rank, nan_padding);
   if (host) {
+    host->rank_checked = array->rank_branches > 0; /* another launch may give another rank */
     host->condition = condition;
     host->made = made;
   }
@@ -730,15 +730,16 @@ void pass_device_descriptors(Lowerer *L, const Function *fn, Node **args, TypeIn
       if (str_same(fn->signature_names[i], wanted->array) && types[i] && types[i]->kind == VAL_ARRAY)
         array = types[i]->array;
     Node *block[C2T_MAX_DESCRIPTOR_RANK];
-    bool known = array && L->function->role == ROLE_KERNEL && L->loop_depth == 0 && whole_param(array) &&
-                 !array->tma_unsafe && !array->int64_index && !array->tma_when;
+    bool known = array && L->function->role == ROLE_KERNEL && L->loop_depth == 0 &&
+                 whole_param(array) && !array->tma_unsafe && !array->int64_index && !array->tma_when;
+    bool checked = known && (wanted->rank_checked || array->rank_branches > 0);
     for (int a = 0; known && a < wanted->rank; a++)
       known = (block[a] = launcher_size(L, at_call(L, fn, wanted->sizes[a], args, count))) != NULL;
     HostDescriptor *host = NULL;
     for (int k = 0; known && k < L->host_descriptor_count && !host; k++) {
       HostDescriptor *have = &L->host_descriptors[k];
       bool same = !have->made && str_same(have->array, array->param) && have->rank == wanted->rank &&
-                  have->nan_padding == wanted->nan_padding;
+                  have->nan_padding == wanted->nan_padding && have->rank_checked == checked;
       for (int a = 0; same && a < wanted->rank; a++)
         same = math_same_dim(L, have->sizes[a], block[a]); /* the same text */
       if (same)
@@ -748,6 +749,8 @@ void pass_device_descriptors(Lowerer *L, const Function *fn, Node **args, TypeIn
       const char *name = arena_printf(&L->ctx->arena, "%.*s_host_desc_%d", array->param.len, array->param.text,
                                       L->host_descriptor_count + 1);
       host = add_candidate(L, name, array->param, block, wanted->rank, wanted->nan_padding);
+      if (host)
+        host->rank_checked = checked;
     }
     Node *given = host ? new_name(L, host->name) : T0(L, "None");
     if (host)
@@ -1060,7 +1063,7 @@ static Node *load_tile(Lowerer *L, const LoadParts *parts, Node *order) {
   }
   if (by_tma)
     loaded = memory_choice(L, ok, by_tma, loaded);
-  if (whole_param_of_any_rank(access.array)) {
+  if (whole_param(access.array)) {
     /* the tile an earlier load of another array read (lower_memory_reuse.c); where the array's
        rank was learnt in a constexpr `if`, only followed (lower_memory_kmajor.c) */
     ReuseSite site = {.param = access.array->param, .rank = rank, .padding = (int)padding, .check = check,

@@ -294,6 +294,7 @@ typedef struct HostDescriptor {
   Node *sizes[C2T_MAX_DESCRIPTOR_RANK]; /* its block shape: constants and constexpr parameters */
   int rank;
   bool nan_padding;
+  bool rank_checked;  /* the array's rank was learnt under a constexpr `if`: made only for that rank */
   Node *condition;    /* `X_desc_N_ok: tl.constexpr = ...`, NULL for one a tile function uses */
   Node *made;         /* `if X_desc_N_ok: X_desc_N = tl.make_tensor_descriptor(...)`, or NULL */
   NodeList passed;    /* a kernel's, for its tile functions: the call arguments that pass it */
