@@ -1392,6 +1392,10 @@ static Node *rewrite_host_member(Lowerer *L, Node *node, const char *member) {
                 "autotune_launch and clear_autotune_cache are converted where called)",
                 member);
   DType dtype = dtype_from_cutile_name(member);
+  if (dtype == DT_TFLOAT32) /* torch.float32 would multiply in full float32 where a kernel takes it */
+    lower_error(L, node, "host code uses ct.tfloat32, which has no torch dtype: as torch.float32 a kernel "
+                "given it (a ct.Constant dtype its operands are cast to) would multiply in full float32, "
+                "and a dict keyed by it would meet ct.float32's key; cast to ct.tfloat32 in the kernel");
   if (dtype != DT_UNKNOWN && !dtype_info(dtype)->torch)
     lower_error(L, node, "host code uses ct.%s, which has no torch dtype (torch has none for one %s element)",
                 member, member);

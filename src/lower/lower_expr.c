@@ -923,5 +923,7 @@ Node *lower_expr(Lowerer *L, Node *expr) {
   L->depth--;
   if (result->parenthesized && result != expr)
     result->parenthesized = false;
+  if (result != expr) /* a node of the source in another place (`ct.transpose(t, 0, 0)` is t): the */
+    result->rewritten = true; /* statement is written from the tree, not copied from the source */
   return result;
 }

@@ -3097,8 +3097,10 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
   kmajor_call_args(L, fn, types, args->count, &expanded);
   if (any_flag && fn->tma_reused)
     L->tma_reused = true;
-  if (fn->multiplies) /* lowered for an earlier call, maybe of another kernel */
+  if (fn->multiplies) { /* lowered for an earlier call, maybe of another kernel */
     L->kernel_has_dot = true;
+    L->products++;
+  }
   call->u.call.args = expanded;
   call->rewritten = true;
   call->type = return_type;

@@ -520,6 +520,14 @@ static TypeInfo *counter_as_number(Lowerer *L, TypeInfo *type) {
   return number;
 }
 
+/* Whether an operand makes an arithmetic result a float: a float constant, a tile of a float
+ * dtype, or one known to be a float at launch (float_kind). */
+static bool float_kind_operand(const TypeInfo *type) {
+  if (math_is_number(type))
+    return type->is_float;
+  return type->float_kind || (type->dtype != DT_UNKNOWN && math_dtype_is_float(type->dtype));
+}
+
 /* `left op right` for the operators of the binary family, with cuTile's
  * dtypes; `what` names it in errors. */
 static Node *lower_binary(Lowerer *L, Node *at, const char *what, AstOp op, Node *left, Node *right) {
@@ -561,7 +569,9 @@ static Node *lower_binary(Lowerer *L, Node *at, const char *what, AstOp op, Node
     break;
   }
   result->type = broadcast_type(L, lt, rt, dtype);
-  if (cls == OPC_TRUEDIV && dtype == DT_UNKNOWN) /* a float whichever dtypes come with the launch */
+  /* a float whichever dtypes come with the launch: a true division, or arithmetic with a float
+     operand (a float constant or tile decides the category: an integer tile * 0.5 is float32) */
+  if (dtype == DT_UNKNOWN && (cls == OPC_TRUEDIV || float_kind_operand(lt) || float_kind_operand(rt)))
     result->type->float_kind = true;
   return result;
 }

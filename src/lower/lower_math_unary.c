@@ -206,9 +206,14 @@ Node *lower_math_negative(Lowerer *L, Node *expr, Node *operand) {
     result->type = math_tile_type(L, type, DT_INT32);
     return result;
   }
-  Node *result = T(L, "-_1", operand);
+  bool maybe_bool = type->dtype == DT_UNKNOWN && !type->float_kind; /* a bool array's tile: int32 */
+  Node *result = maybe_bool ? T(L, "_1(_2)", use_helper(L, HELPER_ct_negative), operand) : T(L, "-_1", operand);
   result->type = math_tile_type(L, type, type->dtype);
   result->type->dtype_expr = type->dtype_expr;
+  result->type->float_kind = type->float_kind;
+  if (maybe_bool && type->dtype_expr)
+    result->type->dtype_expr = T(L, "tl.int32 if _1 == tl.int1 else _1", type->dtype_expr,
+                                 node_copy_tree(&L->ctx->arena, type->dtype_expr));
   return result;
 }
 
@@ -261,6 +266,7 @@ Node *lower_math_abs(Lowerer *L, Node *call, const char *member) {
   Node *result = x->type->dtype == DT_BOOL ? x : T(L, "tl.abs(_1)", x);
   result->type = math_tile_type(L, x->type, x->type->dtype);
   result->type->dtype_expr = x->type->dtype_expr;
+  result->type->float_kind = x->type->float_kind;
   return result;
 }
 

@@ -208,6 +208,7 @@ Node *lower_matrix_mma(Lowerer *L, Node *call, const char *member) {
   /* fp8: Triton's default on sm_90 is the fast accumulator; cuTile's is the precise one (ct_mma) */
   Node *fast_node = fast_at_launch ? fast_arg : T0(L, fast ? "True" : "False");
   L->kernel_has_dot = true;
+  L->products++;
   Node *result = T(L, "_1(_2, _3, _4, input_precision=_5, use_fast_acc=_6)", use_helper(L, HELPER_ct_mma), x, y, acc,
                    precision, fast_node);
   result->type = accumulated_type(L, at, dims, rank);
@@ -265,6 +266,7 @@ Node *lower_matrix_product(Lowerer *L, Node *at, const char *what, Node *x, Node
     dtype = dx;
   Node *precision = input_precision(L, at, what, xt, yt);
   L->kernel_has_dot = true;
+  L->products++;
   if (yt->rank == 2)
     y = kmajor_operand(L, y); /* float8: from a K-major copy */
   Node *result = T(L, "_1(_2, _3, input_precision=_4)", use_helper(L, HELPER_ct_matmul), x, y, precision);
@@ -407,6 +409,7 @@ Node *lower_matrix_mma_scaled(Lowerer *L, Node *call, const char *member) {
                 "two), got %d and %d", what, ksx, ksy);
   check_accumulator(L, SRC(args, "acc"), what, at, dims, rank);
   L->kernel_has_dot = true;
+  L->products++;
   Node *result = T(L, "_1(_2, _3, _4, _5, _6, fp4=_7)", use_helper(L, HELPER_ct_mma_scaled), x, xs, y, ys, acc,
                    T0(L, fp4 ? "True" : "False"));
   TypeInfo *type = accumulated_type(L, at, dims, rank);

@@ -1133,6 +1133,49 @@ static long long static_range_trips(const NodeList *args) {
   return length > C2T_MAX_STATIC_TUPLE ? C2T_MAX_STATIC_TUPLE + 1 : (long long)length; /* past the limit: refused */
 }
 
+/* node_children visitor: whether a statement holds a loop (`*data`: a bool) */
+static void find_loop(Node *node, void *data) {
+  if (!node || *(bool *)data)
+    return;
+  if (node->kind == N_FOR || node->kind == N_WHILE)
+    *(bool *)data = true;
+  else
+    node_children(node, find_loop, data);
+}
+
+/* An innermost loop of matrix products over range(N) or range(A, B) of constants and constexpr parameters
+ * (lowered: `iter`) that may run once: where it does, it starts at ct_run_time_zero() (plus A),
+ * so Triton keeps it a loop, whose software pipeliner issues the iteration's loads together;
+ * a loop Triton knows runs once becomes straight-line code that waits for each load where it
+ * stands (the helper's doc). Where it runs more often it is as written. */
+static void keep_single_trip_loop(Lowerer *L, Node *iter) {
+  NodeList *args = &iter->u.call.args;
+  if (args->count > 2)
+    return;
+  for (int i = 0; i < args->count; i++)
+    if (!args->items[i]->type || args->items[i]->type->kind != VAL_CONST)
+      return;
+  Node *start = args->count == 2 ? args->items[0] : new_int(L, 0), *stop = args->items[args->count - 1];
+  long long a, b;
+  bool known = shape_known_int(start, &a) && shape_known_int(stop, &b);
+  if (known && b - a != 1)
+    return;
+  bool from_zero = shape_known_int(start, &a) && a == 0;
+  Node *zero = T(L, "_1()", use_helper(L, HELPER_ct_run_time_zero));
+  Node *first = from_zero ? zero : T(L, "_1 + _2", node_copy_tree(&L->ctx->arena, start), zero);
+  if (!known && from_zero)
+    first = T(L, "0 if _1 > 1 else _2", node_copy_tree(&L->ctx->arena, stop), first);
+  else if (!known)
+    first = T(L, "_1 if _2 - _3 > 1 else _4", node_copy_tree(&L->ctx->arena, start),
+              node_copy_tree(&L->ctx->arena, stop), node_copy_tree(&L->ctx->arena, start), first);
+  if (args->count == 2) {
+    args->items[0] = first;
+  } else {
+    node_list_push(&L->ctx->arena, args, stop);
+    args->items[0] = first;
+  }
+}
+
 /* for i in range(...) | for i in ct.static_iter(range(...)) */
 static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
   if (stmt->u.for_.orelse.count)
@@ -1188,11 +1231,16 @@ static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
   LoopArrays arrays = loop_arrays_open(L, &stmt->u.for_.body);
   StaticTuples grown;
   static_tuples_open(L, &grown);
+  bool outer = false; /* a loop holding loops: Triton pipelines the innermost ones only */
+  for (int i = 0; i < stmt->u.for_.body.count && !outer; i++)
+    find_loop(stmt->u.for_.body.items[i], &outer);
   L->loop_depth++;
-  int outer_loop = reuse_enter_loop(L);
+  int outer_loop = reuse_enter_loop(L), products = L->products;
   lower_stmts(L, &stmt->u.for_.body);
   reuse_leave_loop(L, outer_loop);
   L->loop_depth--;
+  if (!is_static && !pipelined && !steps_by_grid && !outer && L->products > products)
+    keep_single_trip_loop(L, iter);
   loop_arrays_close(L, &arrays, stmt);
   if (is_static)
     static_tuples_close(L, &grown, static_range_trips(args), iter);

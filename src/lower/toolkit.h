@@ -360,6 +360,7 @@ typedef struct Lowerer {
   Str spread_step, spread_loop_var; /* a parameter the loop steps by (else ct.num_blocks(0)), and its variable */
   const struct Function *spread_kernel; /* the kernel whose loop that is (not a tile function lowered later) */
   int loop_depth;     /* loops of the function being lowered around the statement lowered now */
+  int products;       /* matrix products lowered so far (lower_for: whether a loop body holds one) */
   bool tma_reused;    /* a descriptor of the function lowered now (or of a tile function it calls
                          with flags) is read or written in a loop: made once, used at each iteration */
   bool device_tma;    /* the tile function being lowered, for a call, may use descriptors on its

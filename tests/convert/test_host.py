@@ -405,3 +405,24 @@ def test_module_constants_an_import_time_if_chooses_are_read_as_chosen(convert, 
     modes = modes.replace("    SCALE = 2.0\n", "    SCALE = 2.0\n    PAD = ct.PaddingMode.NAN\n")
     modes = modes.replace("shape=(BLOCK,))", "shape=(BLOCK,), padding_mode=PAD)")
     assert "'PAD' is bound in a branch of a module-level `if` decided at import" in convert_error(modes)
+
+
+def test_tfloat32_in_host_code_is_an_error(convert_error):
+    """torch has no tfloat32: as torch.float32 a ct.Constant dtype given ct.tfloat32 would make
+    the kernel's products full float32 ones, and {ct.float32: .., ct.tfloat32: ..} one key."""
+    source = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def mm(a, b, c, DT: ct.Constant[ct.DType]):
+    x = ct.load(a, index=(0, 0), shape=(16, 16)).astype(DT)
+    y = ct.load(b, index=(0, 0), shape=(16, 16)).astype(DT)
+    ct.store(c, index=(0, 0), tile=ct.mma(x, y, ct.zeros((16, 16), dtype=ct.float32)))
+
+
+def run(a, b, c):
+    ct.launch(0, (1,), mm, (a, b, c, ct.tfloat32))
+'''
+    message = convert_error(source)
+    assert "host code uses ct.tfloat32, which has no torch dtype" in message, message

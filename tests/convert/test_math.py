@@ -833,3 +833,16 @@ def test_an_array_parameter_rebound_to_its_tile(convert):
     x, y = torch.arange(16.0), torch.zeros(16)
     mod.launch_k(0, (1,), (x, y))
     torch.testing.assert_close(y, x + (x + 1))
+
+
+def test_negative_of_a_bool_tile_of_a_launch_dtype_is_int32(convert, convert_text, device):
+    """cuTile negates a bool tile as int32 (-True is -1); Triton negates int1 in int1, where -True
+    is True. The tile's dtype comes with the launch here (a bool array's), so ct_negative decides
+    while Triton compiles; a tile known to be a float at launch (one times 0.5) stays `-x`."""
+    x = ints(device, torch.int32, 0, 2).bool()
+    for expr in ("-a", "ct.negative(a)"):
+        assert_bits(run1(convert, expr, x, torch.int32), -(x.int()))
+    f = floats(device)
+    assert_bits(run1(convert, "-a", f, torch.float32), -f)
+    body = convert_text(KERNEL1.format(expr="-(a * 0.5)")).split("def k(")[1].split("def launch_k")[0]
+    assert "ct_negative" not in body and "-(a * 0.5)" in body

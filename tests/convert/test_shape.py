@@ -423,3 +423,27 @@ def run(x, n):
     ct.launch(torch.cuda.current_stream(), (1,), kernel, (x,))
 """)
     assert message.startswith("C2T402: ct.astile() of a ct.Constant tuple"), message
+
+
+SAME_AXES = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, y):
+    tx = ct.load(x, index=(0, 0), shape=(16, 8))
+    same = ct.transpose(tx, 0, 0)
+    kept = ct.permute(same, (0, 1))
+    ct.store(y, index=(0, 0), tile=kept.transpose(1, 1))
+"""
+
+
+def test_a_transpose_of_one_axis_with_itself_is_the_tile(convert, convert_text):
+    # cuTile's transpose(t, 0, 0) and permute(t, (0, 1)) give the tile back: the statements are
+    # written from the tree (they were copied from the source, ct.transpose and all: "name 'ct' is
+    # not defined" at run time)
+    body = convert_text(SAME_AXES).split("def k(")[1].split("def launch_k")[0]
+    assert "ct." not in body and "same = tx\n" in body and "kept = same\n" in body
+    x = ramp(16, 8)
+    y = torch.zeros(16, 8, dtype=x.dtype, device=x.device)
+    convert(SAME_AXES).launch_k(0, (1,), (x, y))
+    assert torch.equal(y, x)

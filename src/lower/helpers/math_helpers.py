@@ -22,6 +22,16 @@ from triton.language.extra import libdevice
 INTERPRETED = tl.constexpr(os.environ.get("TRITON_INTERPRET", "0") == "1")  # as host_helpers.py's INTERPRETED
 
 
+# helper: ct_negative
+@triton.jit
+def ct_negative(x):
+    """-x as cuTile computes it for a tile whose dtype is known at launch: a bool tile becomes
+    int32 first, so -True is -1 (Triton negates an int1 tile in int1, where -True is True)."""
+    if x.dtype == tl.int1:
+        return -(x.to(tl.int32))
+    return -x
+
+
 # helper: ct_common_dtype
 @triton.constexpr_function
 def ct_common_dtype(x, y):

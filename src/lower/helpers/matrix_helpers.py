@@ -16,6 +16,18 @@ import triton
 import triton.language as tl
 
 
+# helper: ct_run_time_zero
+@triton.jit
+def ct_run_time_zero():
+    """0, as a value Triton does not know while it compiles. A loop of matrix products whose
+    constexpr trip count is 1 starts there: Triton folds a loop it knows runs once into
+    straight-line code, which issues each load where it stands (a decode kernel's V tile only
+    after its QK product and softmax); kept as a loop, its software pipeliner issues all the
+    iteration's loads first, together (H100, TileGym's flash decode, one 128-key tile a
+    program: 3.24 us against 3.66)."""
+    return tl.minimum(tl.program_id(0), 0)
+
+
 # helper: ct_mma_acc_ok
 @triton.constexpr_function
 def ct_mma_acc_ok(x, y, acc):
