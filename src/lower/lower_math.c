@@ -573,6 +573,9 @@ static Node *lower_binary(Lowerer *L, Node *at, const char *what, AstOp op, Node
      operand (a float constant or tile decides the category: an integer tile * 0.5 is float32) */
   if (dtype == DT_UNKNOWN && (cls == OPC_TRUEDIV || float_kind_operand(lt) || float_kind_operand(rt)))
     result->type->float_kind = true;
+  if ((op == AOP_ADD || op == AOP_SUB || op == AOP_MULT) && (lt->interpreted_int || rt->interpreted_int) &&
+      (lt->interpreted_int || math_is_number(lt)) && (rt->interpreted_int || math_is_number(rt)))
+    result->type->interpreted_int = true; /* `i - 4` of a loop counter i */
   return result;
 }
 

@@ -380,8 +380,10 @@ static Node *convert_tile(Lowerer *L, Node *at, Node *x, Node *dtype_node, DType
   }
   /* a float to bool is x != 0, NaN true: cuTile's `ftoi unsigned` to i1, which tileiras 13.4 writes as
      setp.neu (read in its PTX), and Triton's cast (une). The counter of a ct.static_iter loop is
-     a Python int to Triton (tl.static_range), which has no .to: tl.cast takes both. */
-  Node *result = T(L, x->type->static_counter ? "tl.cast(_1, _2)" : "_1.to(_2)", x, dtype_node);
+     a Python int to Triton (tl.static_range), and a range loop's (and `i - 4`) is one in Triton's
+     interpreter: neither has .to, tl.cast takes both. */
+  bool python_int = x->type->static_counter || x->type->interpreted_int;
+  Node *result = T(L, python_int ? "tl.cast(_1, _2)" : "_1.to(_2)", x, dtype_node);
   result->type = math_tile_type(L, x->type, dtype);
   if (dtype == DT_UNKNOWN)
     result->type->dtype_expr = dtype_node;

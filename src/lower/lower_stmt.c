@@ -1226,6 +1226,7 @@ static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
     lower_error(L, stmt->u.for_.target, "a loop over range() needs a single name as its target");
   TypeInfo *counter = type_tile(L->ctx, DT_INT32, 0, NULL);
   counter->static_counter = is_static;
+  counter->interpreted_int = !is_static;
   scope_bind(L, stmt->u.for_.target->u.name.id, counter);
   concretize_assigned(L, &stmt->u.for_.body, stmt->u.for_.target);
   LoopArrays arrays = loop_arrays_open(L, &stmt->u.for_.body);

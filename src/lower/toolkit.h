@@ -193,6 +193,8 @@ struct TypeInfo {
                           member): a local bound to it is a `tl.constexpr` local */
   bool static_counter; /* the variable of a `for ... in ct.static_iter(range(...))`: a constexpr
                           to Triton (tl.static_range), so a tuple may be indexed with it */
+  bool interpreted_int; /* a range loop's counter, or + - * of it and numbers: a Python int in
+                           Triton's interpreter (no .to; tl.cast takes it) */
   bool opaque;        /* what a tile function imported from another module returns: a tile
                          of unknown rank to this module, or a tuple of them (it unpacks) */
   Node *tf32_when;    /* tiles and dtypes whose dtype is known only at launch: a constexpr Triton

@@ -1665,7 +1665,8 @@ static void hoist_nested_kernels(Converter *conv) {
     if (inner)
       find_ct_def(inner, &search);
     if (search.found) {
-      NameSet locals = {.conv = conv, .stores = true}; /* a class's names: none its functions read */
+      /* a comprehension's targets are its own (not the host's); a class's names: none its functions read */
+      NameSet locals = {.conv = conv, .stores = true, .comprehension_scopes = true};
       if (stmt->kind == N_FUNCTION_DEF) {
         collect_parameters(&locals, stmt->u.function_def.args);
         for (int k = 0; k < inner->count; k++)

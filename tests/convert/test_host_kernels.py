@@ -1098,6 +1098,36 @@ def run(y):
     assert mod.run(y).item() == 101
 
 
+
+def test_a_comprehension_target_of_the_host_function_is_no_closure_value(convert):
+    """The host function's own comprehension binds `i` (`[... for i in range(2)]`), which in Python
+    3 binds nothing in the function: the nested kernel's `i`, its comprehension's target, is no
+    closure value (it was captured: `_nested_kernel(launch_k, lambda: (i,))`, "name 'i' is not
+    defined" at the launch; cuTile's test_tuple_comprehension_outer_iter_from_scope)."""
+    mod = convert('''
+import torch
+import cuda.tile as ct
+
+
+def run(x, y):
+    @ct.kernel
+    def k(x, y):
+        n = 2
+        tiles = tuple(ct.load(x, (i,), (16,)) for i in ct.static_iter(range(3)))
+        result = tuple(tiles[i] * n for i in ct.static_iter(range(n)) for n in ct.static_iter(range(3)))
+        for j, t in ct.static_iter(enumerate(result)):
+            ct.store(y, (j,), t)
+
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, y))
+    return [i * 2 for i in range(2)]
+''')
+    x = torch.arange(48, dtype=torch.int32, device=ops_common.DEVICE)
+    y = torch.zeros(96, dtype=torch.int32, device=ops_common.DEVICE)
+    assert mod.run(x, y) == [0, 2]
+    want = torch.cat([x[i * 16:(i + 1) * 16] * n for i in range(2) for n in range(3)])
+    assert torch.equal(y, want)
+
+
 # ------------------------------------------- a kernel's name bound again, or hidden
 
 TWO_KERNELS = '''

@@ -846,3 +846,20 @@ def test_negative_of_a_bool_tile_of_a_launch_dtype_is_int32(convert, convert_tex
     assert_bits(run1(convert, "-a", f, torch.float32), -f)
     body = convert_text(KERNEL1.format(expr="-(a * 0.5)")).split("def k(")[1].split("def launch_k")[0]
     assert "ct_negative" not in body and "-(a * 0.5)" in body
+
+
+def test_a_dtype_of_a_loop_counter_expression(convert, device):
+    """ct.int8(i - 4) of a range loop's counter: Triton's interpreter runs the loop with Python
+    ints, which have no .to (tl.cast takes them; a GPU's tensors too)."""
+    mod = convert('''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(y):
+    for i in range(8):
+        ct.scatter(y, i, ct.int8(i - 4) + ct.astype(i * 2, ct.int8))
+''')
+    y = torch.zeros(8, dtype=torch.int8, device=device)
+    mod.launch_k(0, (1,), (y,))
+    assert y.tolist() == [i - 4 + 2 * i for i in range(8)]

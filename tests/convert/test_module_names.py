@@ -412,3 +412,30 @@ def run(x):
     mod.setup()
     x = torch.randn(32)
     assert torch.equal(mod.run(x), x * 2)
+
+
+SHAPE_OF_NAMES = '''
+import cuda.tile as ct
+
+BLOCK = 32
+SHAPE = (2, BLOCK)
+
+
+@ct.kernel
+def k(x, y):
+    t = ct.load(x, index=(ct.bid(0), 0), shape=SHAPE)
+    ct.store(y, index=(ct.bid(0), 0), tile=t + 1)
+'''
+
+
+def test_a_module_tuple_of_module_constants_is_a_tile_shape(convert, convert_error):
+    """SHAPE = (2, BLOCK) is (2, 32) where BLOCK is assigned once (it was refused: "index and shape
+    must have one entry per array dimension"); a BLOCK stored again anywhere is not folded (after
+    `BLOCK = 64`, SHAPE is still (2, 32) in Python: folding the last binding would load 2 x 64)."""
+    mod = convert(SHAPE_OF_NAMES)
+    x = torch.arange(4 * 32, dtype=torch.float32).reshape(4, 32)
+    y = torch.zeros_like(x)
+    mod.launch_k(0, (2,), (x, y))
+    assert torch.equal(y, x + 1)
+    again = SHAPE_OF_NAMES.replace("SHAPE = (2, BLOCK)\n", "SHAPE = (2, BLOCK)\nBLOCK = 64\n")
+    assert "one entry per array dimension" in convert_error(again)
