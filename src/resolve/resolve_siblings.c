@@ -22,6 +22,7 @@
  *
  * Grammar followed (at module level, also under if/try):
  *     from .M import f [as g], ...       level 1..C2T_MAX_SIBLING_LEVELS
+ *     from .M import *                   M's public defs and assignments (M without __all__)
  *     from P.M import f [as g], ...      a folder P holding this file (or above it)
  *     from M import f [as g], ...        M.py beside this file
  */
@@ -520,6 +521,17 @@ static bool plain_alias_value(const Node *node, int depth) {
 
 /* For `from M import a, b` at `index` of this module's body: the copies to
  * insert after it, in the sibling's order (empty when nothing is copied). */
+/* Copies `bound`, the sibling's statement binding `name`, where this module's tile code calls it
+ * (a def) or reads it (a plain alias or constant: `from .consts import ConstInt, BLOCK`; cuTile
+ * reads it in the kernel's globals, where it is the sibling's value). */
+static void copy_if_tile_code_reads(Sibling *s, Node *bound, Str name) {
+  if (bound && bound->kind == N_FUNCTION_DEF && called_in_tile_code(s->conv->module, name))
+    copy_with_what_it_reads(s, bound);
+  else if (bound && bound->kind == N_ASSIGN && plain_alias_value(bound->u.assign.value, 0) &&
+           read_in_tile_code(s->conv->module, name))
+    copy_with_what_it_reads(s, bound);
+}
+
 static NodeList sibling_copies(Converter *conv, Loaded *loaded, Node *stmt) {
   NodeList copies = {0};
   Sibling *s = arena_alloc(&conv->ctx->arena, sizeof(Sibling));
@@ -528,26 +540,35 @@ static NodeList sibling_copies(Converter *conv, Loaded *loaded, Node *stmt) {
   s->loaded = loaded;
   s->import = stmt;
   const NodeList *names = &stmt->u.import_from.names;
+  bool star = false;
   for (int k = 0; k < names->count; k++) {
     const Node *alias = names->items[k];
     if (alias->u.alias.asname.len && !str_same(alias->u.alias.asname, alias->u.alias.name))
       return copies; /* `import f as g`: the copy would need another name */
-    if (str_eq(alias->u.alias.name, "*"))
-      return copies;
+    star |= str_eq(alias->u.alias.name, "*");
   }
   s->module = load_sibling(conv, s->loaded, stmt);
   if (!s->module)
     return copies;
-  for (int k = 0; k < names->count; k++) {
-    Node *bound = sibling_binding(s->module, names->items[k]->u.alias.name);
-    if (bound && bound->kind == N_FUNCTION_DEF && called_in_tile_code(conv->module, names->items[k]->u.alias.name))
-      copy_with_what_it_reads(s, bound);
-    /* an alias or constant tile code reads (`from .consts import ConstInt, BLOCK`): cuTile reads
-       it in the kernel's globals, where it is the sibling's value */
-    else if (bound && bound->kind == N_ASSIGN && plain_alias_value(bound->u.assign.value, 0) &&
-             read_in_tile_code(conv->module, names->items[k]->u.alias.name))
-      copy_with_what_it_reads(s, bound);
+  if (star) { /* `from .helpers import *`: the sibling's public defs and simple assignments */
+    if (sibling_binding(s->module, (Str){"__all__", 7}))
+      return copies; /* its __all__ chooses them: not followed */
+    const NodeList *body = &s->module->u.module.body;
+    for (int i = 0; i < body->count; i++) {
+      Node *bound = body->items[i];
+      Str name = bound->kind == N_FUNCTION_DEF ? bound->u.function_def.name
+                 : bound->kind == N_ASSIGN && bound->u.assign.targets.count == 1 &&
+                         bound->u.assign.targets.items[0]->kind == N_NAME
+                     ? bound->u.assign.targets.items[0]->u.name.id
+                     : (Str){"", 0};
+      if (name.len && name.text[0] != '_' && !module_binds(conv->module, name, stmt) &&
+          sibling_binding(s->module, name) == bound)
+        copy_if_tile_code_reads(s, bound, name);
+    }
   }
+  for (int k = 0; k < names->count && !star; k++)
+    copy_if_tile_code_reads(s, sibling_binding(s->module, names->items[k]->u.alias.name),
+                            names->items[k]->u.alias.name);
   if (s->overflow || s->clash || !s->copied_count)
     return copies;
   for (int i = 0; i < s->copied_count; i++)

@@ -336,6 +336,37 @@ def test_aliases_and_constants_of_a_sibling_file_are_copied_in(tmp_path, device,
     torch.testing.assert_close(uses.run(x), x + 2)
 
 
+STAR_IMPORT = '''
+import torch
+import cuda.tile as ct
+
+from .rows_lib import *
+
+
+@ct.kernel
+def rows_kernel(x, y, R: ct.Constant[int], W: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(y, index=(i, 0), tile=scaled_rows(x, i, R, W) + SCALE)
+
+
+def rows(x):
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (x.shape[0] // 4,), rows_kernel, (x, y, 4, x.shape[1]))
+    return y
+'''
+
+
+def test_names_of_a_star_import_of_a_sibling_file_are_copied_in(tmp_path, device):
+    # `from .rows_lib import *` gives the sibling's public names: those tile code calls or reads
+    # are copied in as a named import's are (they were "not defined in tile code"); the import stays
+    out = _convert_package(tmp_path, {"rows_lib.py": ROWS, "star.py": STAR_IMPORT})
+    text = (out / "star.py").read_text()
+    assert "from .rows_lib import *\n" in text and "@triton.jit\ndef scaled_rows(" in text
+    star = _import_converted(tmp_path, "star")
+    x = torch.randn(8, 32, device=device)
+    torch.testing.assert_close(star.rows(x), x * 2 + 1 + 2)
+
+
 def test_a_sibling_function_reading_a_name_this_module_binds_is_not_copied(tmp_path):
     # the copy would read this module's SCALE, not its own: the import stays, and what the
     # function returns is unknown here again (the store of it is a located error)
