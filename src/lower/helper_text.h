@@ -50,6 +50,7 @@ typedef enum HelperId {
   HELPER__default_tile_context, /* host_helpers.py */
   HELPER__callable_kernel, /* host_helpers.py */
   HELPER__nested_kernel, /* host_helpers.py */
+  HELPER__cdiv, /* host_helpers.py */
   HELPER_ct_launch, /* host_helpers.py */
   HELPER__ct_kernel, /* host_helpers.py */
   HELPER__PaddingMode, /* host_helpers.py */
@@ -1157,6 +1158,11 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    kernel.__name__ = name or launcher.__name__[len(\"launch_\"):]\n"
     "    return kernel\n",
     {HELPER__TileKernel, -1, -1, -1, -1, -1}, false, false, 0u},
+  [HELPER__cdiv] = {"_cdiv",
+    "def _cdiv(x, y):\n"
+    "    \"\"\"ct.cdiv as a value on the host (map(ct.cdiv, ...)): cuTile's exact ceiling of x / y.\"\"\"\n"
+    "    return -((-x) // y)\n",
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_launch] = {"ct_launch",
     "def ct_launch(stream, grid, kernel, args):\n"
     "    \"\"\"ct.launch(stream, grid, kernel, args) of a kernel chosen at run time or imported from\n"

@@ -1407,6 +1407,8 @@ static Node *rewrite_host_member(Lowerer *L, Node *node, const char *member) {
     return use_helper(L, HELPER__CUTILE_VERSION);
   if (strcmp(member, "launch") == 0) /* ct.launch as a value (passed to a timer): the same signature */
     return use_helper(L, HELPER_ct_launch);
+  if (strcmp(member, "cdiv") == 0) /* ct.cdiv as a value (map(ct.cdiv, ...)); a call is rewritten in place */
+    return use_helper(L, HELPER__cdiv);
   /* what host code asks cuTile's internals about the machine and its compiler */
   if (strcmp(member, "_cext.get_compute_capability") == 0)
     return T0(L, "torch.cuda.get_device_capability");

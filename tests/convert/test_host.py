@@ -426,3 +426,25 @@ def run(a, b, c):
 '''
     message = convert_error(source)
     assert "host code uses ct.tfloat32, which has no torch dtype" in message, message
+
+
+def test_cdiv_as_a_value_on_the_host(convert):
+    """map(ct.cdiv, (M, N), (16, 16)): ct.cdiv passed as a function is cuTile's exact ceiling
+    (_cdiv); it was "host code uses ct.cdiv, which has no conversion on the host"."""
+    mod = convert('''
+import cuda.tile as ct
+
+
+@ct.kernel
+def fill(y):
+    ct.store(y, index=(ct.bid(0), ct.bid(1)), tile=ct.full((16, 16), 1.0, dtype=ct.float32))
+
+
+def run(y):
+    grid = tuple(map(ct.cdiv, y.shape, (16, 16)))
+    ct.launch(0, grid, fill, (y,))
+    return grid
+''')
+    y = torch.zeros(40, 20)
+    assert mod.run(y) == (3, 2)
+    assert torch.equal(y, torch.ones(40, 20))

@@ -1000,6 +1000,12 @@ def _nested_kernel(launcher, captured=None, name=None, /, **hints):
     return kernel
 
 
+# helper: _cdiv
+def _cdiv(x, y):
+    """ct.cdiv as a value on the host (map(ct.cdiv, ...)): cuTile's exact ceiling of x / y."""
+    return -((-x) // y)
+
+
 # helper: ct_launch
 def ct_launch(stream, grid, kernel, args):
     """ct.launch(stream, grid, kernel, args) of a kernel chosen at run time or imported from
