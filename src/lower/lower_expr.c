@@ -49,8 +49,11 @@ static Node *lower_number(Lowerer *L, Node *expr) {
   }
   errno = 0;
   unsigned long long value = strtoull(start, NULL, base);
-  if (errno == ERANGE || value > (unsigned long long)INT64_MAX)
+  if (errno == ERANGE)
     lower_error(L, expr, "integer constant %.*s does not fit in 64 bits", text.len, text.text);
+  if (value > (unsigned long long)INT64_MAX) /* cuTile types it uint64 */
+    lower_error(L, expr, "integer constant %.*s is 2**63 or more, a uint64 constant in cuTile, which cannot be "
+                "converted (constants up to 2**63 - 1 can)", text.len, text.text);
   return typed(expr, type_const_int(L->ctx, (long long)value));
 }
 

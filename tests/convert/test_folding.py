@@ -54,6 +54,14 @@ def test_overflowing_shape_is_a_located_error(convert_error):
     assert "overflows int64" in message, message
 
 
+def test_a_literal_of_2_63_or_more_names_cutiles_uint64(convert_error):
+    # cuTile types 0xFFFFFFFFFFFFFFFF a uint64 constant; the message said it did not fit 64 bits
+    message = convert_error(VALUE_KERNEL.format(expr="0xFFFFFFFFFFFFFFFF"))
+    assert "is 2**63 or more, a uint64 constant in cuTile" in message, message
+    message = convert_error(VALUE_KERNEL.format(expr="0x1FFFFFFFFFFFFFFFF"))
+    assert "does not fit in 64 bits" in message, message
+
+
 @pytest.mark.parametrize("expr", ["1 / 0", "1 // 0", "1 % 0", "1.5 / 0.0", "ct.cdiv(7, 0)"])
 def test_division_by_a_known_zero_is_a_located_error(convert_error, expr):
     message = convert_error(VALUE_KERNEL.format(expr=expr))
