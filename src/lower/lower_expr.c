@@ -286,7 +286,7 @@ Node *lower_enum_construct(Lowerer *L, Node *call, const Node *cls) {
   if (call->u.call.args.count != 1 || call->u.call.keywords.count)
     lower_error(L, call, "%.*s(...) in tile code takes one value, the member's", name.len, name.text);
   Node *value = lower_expr(L, call->u.call.args.items[0]);
-  if (!value->type || value->type->kind != VAL_CONST)
+  if (!value->type || (value->type->kind != VAL_CONST && value->type->kind != VAL_STRING))
     lower_error(L, call->u.call.args.items[0],
                 "%.*s(value) in tile code: cuTile calls the class when it compiles, so the value must be known "
                 "then (a literal or a ct.Constant parameter), not %s", name.len, name.text,

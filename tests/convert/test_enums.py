@@ -140,3 +140,35 @@ def test_the_kernel_that_calls_the_class_is_valid_cutile(cutile_export):
 def test_the_class_called_with_a_run_time_value_is_a_located_error(convert_error):
     message = convert_error(CALLED.replace("def k(x, y, M: ct.Constant[int]):", "def k(x, y, M):"))
     assert "Mode(value) in tile code: cuTile calls the class when it compiles" in message
+
+
+BY_STRING = '''
+import enum
+
+import cuda.tile as ct
+
+
+class Status(enum.Enum):
+    OK = "ok"
+    ERR = "err"
+
+
+@ct.kernel
+def k(out):
+    x = Status("ok")
+    if x == Status.OK:
+        ct.scatter(out, (), 1)
+    else:
+        ct.scatter(out, (), 0)
+'''
+
+
+def test_the_class_called_with_a_string_literal_is_its_member(convert, convert_text, tmp_path):
+    """Status("ok"): a string literal is known when cuTile compiles (its
+    test_construction_from_string_value); it was refused as "not a string"."""
+    mod = convert(BY_STRING)
+    out = torch.zeros((), dtype=torch.int32, device=ops_common.DEVICE)
+    mod.launch_k(0, (1,), (out,))
+    assert out.item() == 1
+    from test_control import frontend
+    frontend(tmp_path, convert_text(BY_STRING), "k", ("out",), {})
