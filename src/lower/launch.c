@@ -1969,6 +1969,11 @@ static void rewrite_host_node(Node **slot, HostRewrite *rw) {
       *slot = rewrite_host_cdiv(L, node);
       return;
     }
+    if (member && (strcmp(member, "TileCompilerExecutionError") == 0 ||
+                   strcmp(member, "_exception.TileCompilerExecutionError") == 0))
+      lower_error(L, node, "ct.TileCompilerExecutionError(...) on the host cannot be converted: the converted "
+                  "module catches what Triton raises for it (OutOfResources), a tuple of classes it cannot make "
+                  "an instance of");
     if (member && strcmp(member, "kernel") == 0) {
       rewrite_call_arguments(node, data);
       *slot = rewrite_host_kernel(rw, node);

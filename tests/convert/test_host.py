@@ -448,3 +448,28 @@ def run(y):
     y = torch.zeros(40, 20)
     assert mod.run(y) == (3, 2)
     assert torch.equal(y, torch.ones(40, 20))
+
+
+def test_raising_tile_compiler_execution_error_is_a_located_error(convert_error, convert):
+    """`except ct.TileCompilerExecutionError:` catches Triton's OutOfResources (a tuple of
+    classes); raising one made a call of that tuple ("'tuple' object is not callable")."""
+    source = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x):
+    ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(8,)))
+
+
+def run(x):
+    try:
+        ct.launch(0, (1,), k, (x,))
+    except ct.TileCompilerExecutionError:
+        raise ct.TileCompilerExecutionError("no")
+'''
+    assert "ct.TileCompilerExecutionError(...) on the host cannot be converted" in convert_error(source)
+    mod = convert(source.replace('raise ct.TileCompilerExecutionError("no")', "raise"))
+    x = torch.ones(8)
+    mod.run(x)
+    assert torch.equal(x, torch.ones(8))
