@@ -1321,9 +1321,10 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "def ct_negative(x):\n"
     "    \"\"\"-x as cuTile computes it for a tile whose dtype is known at launch: a bool tile becomes\n"
     "    int32 first, so -True is -1 (Triton negates an int1 tile in int1, where -True is True).\"\"\"\n"
-    "    if x.dtype == tl.int1:\n"
+    "    if x.dtype == tl.int1:  # one branch only: Triton refuses two return types in one function\n"
     "        return -(x.to(tl.int32))\n"
-    "    return -x\n",
+    "    else:\n"
+    "        return -x\n",
     {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_common_dtype] = {"ct_common_dtype",
     "@triton.constexpr_function\n"

@@ -1554,3 +1554,26 @@ def test_a_loop_of_products_that_runs_once_issues_its_loads_together(tmp_path, m
         "        p = torch.softmax(q.float() @ kk.transpose(1, 2), -1)\n"
         "        torch.testing.assert_close(out[:, s], p @ vv, atol=2e-2, rtol=2e-2)\n"))
     assert ok, log
+
+
+BOOL_NEGATION_CALLS = """
+import torch
+def launch(m, dtype, out):
+    m.launch_negate_kernel(0, (2,), (torch.zeros(32, dtype=dtype), torch.zeros(32, dtype=out)))
+CALLS = {"bool_negation": [lambda m: launch(m, torch.bool, torch.int32), lambda m: launch(m, torch.float16, torch.float16),
+                           lambda m: launch(m, torch.int8, torch.int8)]}
+"""
+
+
+def test_negation_of_a_launch_dtype_tile_compiles_for_bools_and_others(tmp_path):
+    """ct_negative returns from one branch of its constexpr `if` (a return after the `if` too
+    made Triton refuse "Inconsistent return types" for a bool tile: int32 and int1); the
+    interpreter, which runs Python's `if`, did not show it."""
+    results = _compile_case(tmp_path, "bool_negation", BOOL_NEGATION_CALLS)
+    assert len(results) == 3 and all(not r["problems"] for r in results), results
+    ok, log = _run_interpreted(tmp_path / "mods" / "bool_negation.py", (
+        "x = torch.tensor([True, False] * 16)\n"
+        "y = torch.zeros(32, dtype=torch.int32)\n"
+        "m.launch_negate_kernel(0, (2,), (x, y))\n"
+        "assert y.tolist() == [-1, 0] * 16, y\n"))
+    assert ok, log

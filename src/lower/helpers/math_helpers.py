@@ -27,9 +27,10 @@ INTERPRETED = tl.constexpr(os.environ.get("TRITON_INTERPRET", "0") == "1")  # as
 def ct_negative(x):
     """-x as cuTile computes it for a tile whose dtype is known at launch: a bool tile becomes
     int32 first, so -True is -1 (Triton negates an int1 tile in int1, where -True is True)."""
-    if x.dtype == tl.int1:
+    if x.dtype == tl.int1:  # one branch only: Triton refuses two return types in one function
         return -(x.to(tl.int32))
-    return -x
+    else:
+        return -x
 
 
 # helper: ct_common_dtype
