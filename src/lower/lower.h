@@ -85,6 +85,9 @@ bool lower_is_builtin_call(Lowerer *L, const Node *expr, const char *name);
 /* lower_pipeline.c: whether Triton may start the loads of this (source) loop
  * early, num_stages=_loop_stages */
 bool loop_may_pipeline(Lowerer *L, const Node *loop);
+/* lower_pipeline.c: whether a loop's body (its source) stores, scatters, updates atomically,
+ * calls a tile function or an array's memory method: software pipelining could read ahead of it */
+bool loop_writes_memory(Lowerer *L, const Node *loop);
 /* A tile two branches give different types: what both agree on (a rank,
  * dimension or dtype they disagree on becomes unknown); b when either is no tile. */
 /* The names a block assigns, nested blocks included (lower_stmt.c): `names[0..count)`. */

@@ -227,3 +227,36 @@ bool loop_may_pipeline(Lowerer *L, const Node *loop) {
         return false;
   return true;
 }
+
+/* ---------------------------------------------- loops that write memory */
+
+typedef struct WriteScan {
+  Lowerer *L;
+  bool writes;
+} WriteScan;
+
+static void scan_writes(Node *node, void *data) {
+  WriteScan *scan = data;
+  if (!node || scan->writes)
+    return;
+  if (node->kind == N_CALL) {
+    const Node *func = node->u.call.func;
+    const char *member = resolve_ct_member(scan->L->conv, func);
+    if (member)
+      scan->writes = !strcmp(member, "store") || !strcmp(member, "scatter") ||
+                     !strcmp(member, "store_advanced_indexing") || !strncmp(member, "atomic", 6);
+    else if (func->kind == N_NAME)
+      scan->writes = find_function(scan->L->conv, func->u.name.id) != NULL; /* a tile function may store */
+    else if (func->kind == N_ATTRIBUTE)
+      scan->writes = is_memory_method(func->u.attribute.attr);
+  }
+  node_children(node, scan_writes, data);
+}
+
+bool loop_writes_memory(Lowerer *L, const Node *loop) {
+  WriteScan scan = {L, false};
+  const NodeList *body = &loop->u.for_.body;
+  for (int i = 0; i < body->count && !scan.writes; i++)
+    scan_writes(body->items[i], &scan);
+  return scan.writes;
+}

@@ -1144,7 +1144,7 @@ static void find_loop(Node *node, void *data) {
 }
 
 /* An innermost loop of matrix products over range(N) or range(A, B) of constants and constexpr parameters
- * (lowered: `iter`) that may run once: where it does, it starts at ct_run_time_zero() (plus A),
+ * (lowered: `iter`), writing no memory, that may run once: where it does, it starts at ct_run_time_zero() (plus A),
  * so Triton keeps it a loop, whose software pipeliner issues the iteration's loads together;
  * a loop Triton knows runs once becomes straight-line code that waits for each load where it
  * stands (the helper's doc). Where it runs more often it is as written. */
@@ -1235,12 +1235,14 @@ static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
   bool outer = false; /* a loop holding loops: Triton pipelines the innermost ones only */
   for (int i = 0; i < stmt->u.for_.body.count && !outer; i++)
     find_loop(stmt->u.for_.body.items[i], &outer);
+  /* a body that writes memory: kept as a loop, its loads would be issued before its stores */
+  bool writes = !outer && loop_writes_memory(L, stmt);
   L->loop_depth++;
   int outer_loop = reuse_enter_loop(L), products = L->products;
   lower_stmts(L, &stmt->u.for_.body);
   reuse_leave_loop(L, outer_loop);
   L->loop_depth--;
-  if (!is_static && !pipelined && !steps_by_grid && !outer && L->products > products)
+  if (!is_static && !pipelined && !steps_by_grid && !outer && !writes && L->products > products)
     keep_single_trip_loop(L, iter);
   loop_arrays_close(L, &arrays, stmt);
   if (is_static)

@@ -1577,3 +1577,17 @@ def test_negation_of_a_launch_dtype_tile_compiles_for_bools_and_others(tmp_path)
         "m.launch_negate_kernel(0, (2,), (x, y))\n"
         "assert y.tolist() == [-1, 0] * 16, y\n"))
     assert ok, log
+
+
+def test_a_loop_that_writes_memory_is_not_kept_for_its_single_trip(tmp_path):
+    """A loop of products that also stores stays as written where it runs once: kept as a loop,
+    Triton's pipeliner would issue its loads before the iteration's stores (a loop over
+    range(N) with N > 1 is pipelined by Triton as it was)."""
+    source = (HERE / "cases" / "split_decode.py").read_text().replace(
+        "        m = m_new\n", "        m = m_new\n        ct.store(Out, index=(b, split, 0, 0), tile=ct.reshape(acc, (1, 1, 16, D)))\n")
+    assert source.count("ct.store(") == 2
+    src = tmp_path / "writes.py"
+    src.write_text(source)
+    _convert(src, tmp_path / "writes_triton.py")
+    text = (tmp_path / "writes_triton.py").read_text()
+    assert "ct_run_time_zero()," not in text and "for j in range(SPLIT // TN):" in text
