@@ -47,6 +47,7 @@ typedef enum HelperId {
   HELPER__TileDispatcher, /* host_helpers.py */
   HELPER__TileCompilerTimeoutError, /* host_helpers.py */
   HELPER__TileCompilerExecutionError, /* host_helpers.py */
+  HELPER__TileError, /* host_helpers.py */
   HELPER__default_tile_context, /* host_helpers.py */
   HELPER__callable_kernel, /* host_helpers.py */
   HELPER__nested_kernel, /* host_helpers.py */
@@ -1120,6 +1121,17 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "# counterpart: a compiled kernel that does not fit the GPU (its front end's errors are\n"
     "# cuTile's TileTypeError and the like, not caught as this)\n"
     "_TileCompilerExecutionError = (triton.runtime.errors.OutOfResources,)\n",
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
+  [HELPER__TileError] = {"_TileError",
+    "# cuTile's base class of its compiler's errors (TileError), for a fallback that catches it\n"
+    "# around a launch: what Triton raises where a kernel does not compile for its arguments\n"
+    "# (CompilationError, a failed static_assert among them) or does not fit the GPU\n"
+    "# (OutOfResources); its interpreter raises InterpreterError for either\n"
+    "_TileError = (\n"
+    "    triton.compiler.errors.CompilationError,\n"
+    "    triton.runtime.errors.OutOfResources,\n"
+    "    triton.runtime.errors.InterpreterError,\n"
+    ")\n",
     {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER__default_tile_context] = {"_default_tile_context",
     "class _default_tile_context:\n"

@@ -1433,6 +1433,8 @@ static Node *rewrite_host_member(Lowerer *L, Node *node, const char *member) {
       {"_exception.TileCompilerTimeoutError", HELPER__TileCompilerTimeoutError, false},
       {"TileCompilerExecutionError", HELPER__TileCompilerExecutionError, false},
       {"_exception.TileCompilerExecutionError", HELPER__TileCompilerExecutionError, false},
+      {"TileError", HELPER__TileError, false},
+      {"_exception.TileError", HELPER__TileError, false},
       {"_execution.TileDispatcher", HELPER__TileDispatcher, false},
       {"_cext.default_tile_context", HELPER__default_tile_context, false},
   };
@@ -1970,10 +1972,11 @@ static void rewrite_host_node(Node **slot, HostRewrite *rw) {
       return;
     }
     if (member && (strcmp(member, "TileCompilerExecutionError") == 0 ||
-                   strcmp(member, "_exception.TileCompilerExecutionError") == 0))
-      lower_error(L, node, "ct.TileCompilerExecutionError(...) on the host cannot be converted: the converted "
-                  "module catches what Triton raises for it (OutOfResources), a tuple of classes it cannot make "
-                  "an instance of");
+                   strcmp(member, "_exception.TileCompilerExecutionError") == 0 || strcmp(member, "TileError") == 0 ||
+                   strcmp(member, "_exception.TileError") == 0))
+      lower_error(L, node, "ct.%s(...) on the host cannot be converted: the converted module catches what Triton "
+                  "raises for it (a tuple of Triton's error classes), which it cannot make an instance of",
+                  strncmp(member, "_exception.", 11) == 0 ? member + 11 : member);
     if (member && strcmp(member, "kernel") == 0) {
       rewrite_call_arguments(node, data);
       *slot = rewrite_host_kernel(rw, node);

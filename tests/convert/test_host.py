@@ -473,3 +473,37 @@ def run(x):
     x = torch.ones(8)
     mod.run(x)
     assert torch.equal(x, torch.ones(8))
+
+
+TILE_ERROR_FALLBACK = '''
+import torch
+import cuda.tile as ct
+
+
+@ct.kernel
+def double(x):
+    ct.static_assert(x.dtype == ct.float32, "float32 only")
+    ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(8,)) * 2)
+
+
+def run(x):
+    try:
+        ct.launch(0, (1,), double, (x,))
+        return "kernel"
+    except ct.TileError:
+        x.mul_(2)
+        return "fallback"
+'''
+
+
+def test_a_fallback_on_tile_error_catches_what_triton_raises(convert, convert_error):
+    """`except ct.TileError:` around a launch (a torch fallback where the kernel does not compile
+    for its arguments) catches Triton's CompilationError and OutOfResources, and the
+    interpreter's InterpreterError; it was "host code uses ct.TileError". Raising one is an
+    error, as for TileCompilerExecutionError."""
+    mod = convert(TILE_ERROR_FALLBACK)
+    x, h = torch.ones(8), torch.ones(8, dtype=torch.float16)
+    assert mod.run(x) == "kernel" and mod.run(h) == "fallback"
+    assert torch.equal(x, torch.full((8,), 2.0)) and torch.equal(h, torch.full((8,), 2.0, dtype=torch.float16))
+    raised = TILE_ERROR_FALLBACK.replace("        x.mul_(2)\n", "        raise ct.TileError('no')\n")
+    assert "ct.TileError(...) on the host cannot be converted" in convert_error(raised)

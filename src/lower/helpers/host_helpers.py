@@ -960,6 +960,18 @@ class _TileCompilerTimeoutError(Exception):
 _TileCompilerExecutionError = (triton.runtime.errors.OutOfResources,)
 
 
+# helper: _TileError
+# cuTile's base class of its compiler's errors (TileError), for a fallback that catches it
+# around a launch: what Triton raises where a kernel does not compile for its arguments
+# (CompilationError, a failed static_assert among them) or does not fit the GPU
+# (OutOfResources); its interpreter raises InterpreterError for either
+_TileError = (
+    triton.compiler.errors.CompilationError,
+    triton.runtime.errors.OutOfResources,
+    triton.runtime.errors.InterpreterError,
+)
+
+
 # helper: _default_tile_context
 class _default_tile_context:
     """cuTile's compiler settings (cuda.tile._cext.default_tile_context) for host code that
