@@ -52,6 +52,7 @@ typedef enum HelperId {
   HELPER__callable_kernel, /* host_helpers.py */
   HELPER__nested_kernel, /* host_helpers.py */
   HELPER__cdiv, /* host_helpers.py */
+  HELPER__bitwidth, /* host_helpers.py */
   HELPER_ct_launch, /* host_helpers.py */
   HELPER__ct_kernel, /* host_helpers.py */
   HELPER__PaddingMode, /* host_helpers.py */
@@ -1174,6 +1175,14 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "def _cdiv(x, y):\n"
     "    \"\"\"ct.cdiv as a value on the host (map(ct.cdiv, ...)): cuTile's exact ceiling of x / y.\"\"\"\n"
     "    return -((-x) // y)\n",
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
+  [HELPER__bitwidth] = {"_bitwidth",
+    "def _bitwidth(dtype):\n"
+    "    \"\"\"dtype.bitwidth on the host, where cuTile's dtypes are torch dtypes: its itemsize in bits\n"
+    "    (ct.bool_ is 8, as cuTile's); any other object's own bitwidth.\"\"\"\n"
+    "    if isinstance(dtype, torch.dtype):\n"
+    "        return dtype.itemsize * 8\n"
+    "    return dtype.bitwidth\n",
     {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_launch] = {"ct_launch",
     "def ct_launch(stream, grid, kernel, args):\n"

@@ -1391,6 +1391,21 @@ static Node *rewrite_host_member(Lowerer *L, Node *node, const char *member) {
                 "host code uses cuda.%s, which has no conversion on the host (of cuda.tile_experimental, "
                 "autotune_launch and clear_autotune_cache are converted where called)",
                 member);
+  const char *dot = strchr(member, '.');
+  if (dot && (!strcmp(dot, ".bitwidth") || !strcmp(dot, ".name"))) { /* ct.float16.bitwidth: known here */
+    char dtype_name[32];
+    size_t length = (size_t)(dot - member);
+    DType of = DT_UNKNOWN;
+    if (length < sizeof dtype_name) {
+      memcpy(dtype_name, member, length);
+      dtype_name[length] = '\0';
+      of = dtype_from_cutile_name(dtype_name);
+    }
+    if (of != DT_UNKNOWN && !strcmp(dot, ".name"))
+      return T0(L, arena_printf(&L->ctx->arena, "\"%s\"", dtype_info(of)->cutile));
+    if (of != DT_UNKNOWN) /* cuTile's bitwidth: float4_e2m1fn's 4, bool_'s 8 */
+      return new_int(L, of == DT_BOOL ? 8 : dtype_info(of)->bits);
+  }
   DType dtype = dtype_from_cutile_name(member);
   if (dtype == DT_TFLOAT32) /* torch.float32 would multiply in full float32 where a kernel takes it */
     lower_error(L, node, "host code uses ct.tfloat32, which has no torch dtype: as torch.float32 a kernel "
@@ -1936,6 +1951,14 @@ static void rewrite_host_node(Node **slot, HostRewrite *rw) {
   }
   if (node->kind == N_IMPORT || node->kind == N_IMPORT_FROM)
     return;
+  if (node->kind == N_ATTRIBUTE && node->u.attribute.ctx == CTX_LOAD && str_eq(node->u.attribute.attr, "bitwidth") &&
+      !resolve_ct_member(L->conv, node)) {
+    /* a cuTile dtype's bitwidth, of a torch dtype on the host (its itemsize in bits) */
+    Node *value = node->u.attribute.value;
+    rewrite_host_slot(&value, data);
+    *slot = T(L, "_1(_2)", use_helper(L, HELPER__bitwidth), value);
+    return;
+  }
   const char *assigned = assigned_ct_member(L, node);
   if (assigned) {
     *slot = dropped_self_binding(L, node, assigned, false);

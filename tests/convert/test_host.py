@@ -507,3 +507,31 @@ def test_a_fallback_on_tile_error_catches_what_triton_raises(convert, convert_er
     assert torch.equal(x, torch.full((8,), 2.0)) and torch.equal(h, torch.full((8,), 2.0, dtype=torch.float16))
     raised = TILE_ERROR_FALLBACK.replace("        x.mul_(2)\n", "        raise ct.TileError('no')\n")
     assert "ct.TileError(...) on the host cannot be converted" in convert_error(raised)
+
+
+def test_the_bitwidth_of_a_dtype_on_the_host(convert):
+    """`2048 // dt.bitwidth` of a cuTile dtype (a torch dtype on the host, which has no
+    bitwidth: AttributeError at run time) is its itemsize in bits; another object's bitwidth
+    is its own."""
+    mod = convert('''
+import cuda.tile as ct
+
+
+class Packed:
+    bitwidth = 4
+
+
+@ct.kernel
+def fill(y, TILE: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.full((TILE,), 1.0, dtype=y.dtype))
+
+
+def run(y):
+    dt = ct.float16
+    tile = 2048 // dt.bitwidth
+    ct.launch(0, (ct.cdiv(y.numel(), tile),), fill, (y, tile))
+    return tile, ct.bool_.bitwidth, ct.float32.bitwidth, Packed().bitwidth, ct.bool_.name
+''')
+    y = torch.zeros(256, dtype=torch.float16)
+    assert mod.run(y) == (128, 8, 32, 4, "bool_")
+    assert torch.equal(y, torch.ones(256, dtype=torch.float16))

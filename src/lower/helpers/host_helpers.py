@@ -1018,6 +1018,15 @@ def _cdiv(x, y):
     return -((-x) // y)
 
 
+# helper: _bitwidth
+def _bitwidth(dtype):
+    """dtype.bitwidth on the host, where cuTile's dtypes are torch dtypes: its itemsize in bits
+    (ct.bool_ is 8, as cuTile's); any other object's own bitwidth."""
+    if isinstance(dtype, torch.dtype):
+        return dtype.itemsize * 8
+    return dtype.bitwidth
+
+
 # helper: ct_launch
 def ct_launch(stream, grid, kernel, args):
     """ct.launch(stream, grid, kernel, args) of a kernel chosen at run time or imported from
