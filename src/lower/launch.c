@@ -1149,6 +1149,8 @@ static int host_names_count(Lowerer *L, Str name, bool module_level) {
   return found;
 }
 
+int module_bindings_of(Lowerer *L, Str name) { return host_names_count(L, name, true); }
+
 static bool launcher_name_taken(Lowerer *L, Str name) {
   if (find_function(L->conv, name) || find_binding(L->conv, name) || is_helper_name(name) ||
       host_names_count(L, name, false))

@@ -88,6 +88,9 @@ bool loop_may_pipeline(Lowerer *L, const Node *loop);
 /* lower_pipeline.c: whether a loop's body (its source) stores, scatters, updates atomically,
  * calls a tile function or an array's memory method: software pipelining could read ahead of it */
 bool loop_writes_memory(Lowerer *L, const Node *loop);
+/* launch.c: how many times module-level code binds `name` (its blocks', and functions' that
+ * declare it `global`; a def or class by its name) */
+int module_bindings_of(Lowerer *L, Str name);
 /* A tile two branches give different types: what both agree on (a rank,
  * dimension or dtype they disagree on becomes unknown); b when either is no tile. */
 /* The names a block assigns, nested blocks included (lower_stmt.c): `names[0..count)`. */

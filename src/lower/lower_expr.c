@@ -111,31 +111,13 @@ static Node *arena_dup_node(Lowerer *L, const Node *node) {
   return copy;
 }
 
-typedef struct StoreCount {
-  Str name;
-  int stores; /* assignments, deletions and `global` statements of the name, anywhere */
-} StoreCount;
-
-static void count_stores(Node *node, void *data) {
-  StoreCount *count = data;
-  if (node->kind == N_NAME && node->u.name.ctx != CTX_LOAD && str_same(node->u.name.id, count->name))
-    count->stores++;
-  if (node->kind == N_GLOBAL)
-    for (int i = 0; i < node->u.global.names.count; i++)
-      count->stores += str_same(node->u.global.names.items[i]->u.name.id, count->name);
-  node_children(node, count_stores, data);
-}
-
-/* The value of module constant `name` where the module assigns it once and nothing else
- * stores it (a name stored again anywhere, a function's local of that name too, is not
- * folded: `BLOCK = 32; SHAPE = (2, BLOCK); BLOCK = 64` keeps SHAPE (2, 32)), else NULL. */
+/* The value of module constant `name` where module-level code binds it once, else NULL (one
+ * bound again is not folded: `BLOCK = 32; SHAPE = (2, BLOCK); BLOCK = 64` keeps SHAPE (2, 32)). */
 static Node *module_value_bound_once(Lowerer *L, Str name) {
   const Binding *binding = find_binding(L->conv, name);
   if (!binding || !binding->value || binding->varies || resolve_ct_member(L->conv, binding->value))
     return NULL;
-  StoreCount count = {name, 0};
-  node_children(L->conv->module, count_stores, &count);
-  return count.stores == 1 ? binding->value : NULL;
+  return module_bindings_of(L, name) == 1 ? binding->value : NULL;
 }
 
 /* The type of a module-level tuple of numbers, nested tuples of them too, each item known;
