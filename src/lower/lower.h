@@ -85,9 +85,10 @@ bool lower_is_builtin_call(Lowerer *L, const Node *expr, const char *name);
 /* lower_pipeline.c: whether Triton may start the loads of this (source) loop
  * early, num_stages=_loop_stages */
 bool loop_may_pipeline(Lowerer *L, const Node *loop);
-/* lower_pipeline.c: whether a loop's body (its source) stores, scatters, updates atomically,
- * calls a tile function or an array's memory method: software pipelining could read ahead of it */
-bool loop_writes_memory(Lowerer *L, const Node *loop);
+/* lower_pipeline.c: whether a loop's body (its source) holds no loop and writes no memory (no
+ * store, scatter or atomic, tile function call or array memory method): kept as a loop for its
+ * single trip (lower_stmt.c), its loads may be issued early */
+bool loop_may_keep_single_trip(Lowerer *L, const Node *loop);
 /* launch.c: how many times module-level code binds `name` (its blocks', and functions' that
  * declare it `global`; a def or class by its name) */
 int module_bindings_of(Lowerer *L, Str name);

@@ -228,35 +228,41 @@ bool loop_may_pipeline(Lowerer *L, const Node *loop) {
   return true;
 }
 
-/* ---------------------------------------------- loops that write memory */
+/* ------------------------------------- loops kept for their single trip (lower_stmt.c) */
 
-typedef struct WriteScan {
+typedef struct KeepScan {
   Lowerer *L;
-  bool writes;
-} WriteScan;
+  bool refused;
+} KeepScan;
 
-static void scan_writes(Node *node, void *data) {
-  WriteScan *scan = data;
-  if (!node || scan->writes)
+/* A nested loop (Triton pipelines the innermost only), or what writes memory: a store, scatter
+ * or atomic, a tile function (which may store) or an array's memory method. */
+static void scan_keep(Node *node, void *data) {
+  KeepScan *scan = data;
+  if (!node || scan->refused)
     return;
+  if (node->kind == N_FOR || node->kind == N_WHILE) {
+    scan->refused = true;
+    return;
+  }
   if (node->kind == N_CALL) {
     const Node *func = node->u.call.func;
     const char *member = resolve_ct_member(scan->L->conv, func);
     if (member)
-      scan->writes = !strcmp(member, "store") || !strcmp(member, "scatter") ||
-                     !strcmp(member, "store_advanced_indexing") || !strncmp(member, "atomic", 6);
+      scan->refused = !strcmp(member, "store") || !strcmp(member, "scatter") ||
+                      !strcmp(member, "store_advanced_indexing") || !strncmp(member, "atomic", 6);
     else if (func->kind == N_NAME)
-      scan->writes = find_function(scan->L->conv, func->u.name.id) != NULL; /* a tile function may store */
+      scan->refused = find_function(scan->L->conv, func->u.name.id) != NULL;
     else if (func->kind == N_ATTRIBUTE)
-      scan->writes = is_memory_method(func->u.attribute.attr);
+      scan->refused = is_memory_method(func->u.attribute.attr);
   }
-  node_children(node, scan_writes, data);
+  node_children(node, scan_keep, data);
 }
 
-bool loop_writes_memory(Lowerer *L, const Node *loop) {
-  WriteScan scan = {L, false};
+bool loop_may_keep_single_trip(Lowerer *L, const Node *loop) {
+  KeepScan scan = {L, false};
   const NodeList *body = &loop->u.for_.body;
-  for (int i = 0; i < body->count && !scan.writes; i++)
-    scan_writes(body->items[i], &scan);
-  return scan.writes;
+  for (int i = 0; i < body->count && !scan.refused; i++)
+    scan_keep(body->items[i], &scan);
+  return !scan.refused;
 }

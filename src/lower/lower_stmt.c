@@ -1133,16 +1133,6 @@ static long long static_range_trips(const NodeList *args) {
   return length > C2T_MAX_STATIC_TUPLE ? C2T_MAX_STATIC_TUPLE + 1 : (long long)length; /* past the limit: refused */
 }
 
-/* node_children visitor: whether a statement holds a loop (`*data`: a bool) */
-static void find_loop(Node *node, void *data) {
-  if (!node || *(bool *)data)
-    return;
-  if (node->kind == N_FOR || node->kind == N_WHILE)
-    *(bool *)data = true;
-  else
-    node_children(node, find_loop, data);
-}
-
 /* An innermost loop of matrix products over range(N) or range(A, B) of constants and constexpr parameters
  * (lowered: `iter`), writing no memory, that may run once: where it does, it starts at ct_run_time_zero() (plus A),
  * so Triton keeps it a loop, whose software pipeliner issues the iteration's loads together;
@@ -1232,17 +1222,13 @@ static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
   LoopArrays arrays = loop_arrays_open(L, &stmt->u.for_.body);
   StaticTuples grown;
   static_tuples_open(L, &grown);
-  bool outer = false; /* a loop holding loops: Triton pipelines the innermost ones only */
-  for (int i = 0; i < stmt->u.for_.body.count && !outer; i++)
-    find_loop(stmt->u.for_.body.items[i], &outer);
-  /* a body that writes memory: kept as a loop, its loads would be issued before its stores */
-  bool writes = !outer && loop_writes_memory(L, stmt);
+  bool may_keep = !is_static && loop_may_keep_single_trip(L, stmt); /* decided on the source body */
   L->loop_depth++;
   int outer_loop = reuse_enter_loop(L), products = L->products;
   lower_stmts(L, &stmt->u.for_.body);
   reuse_leave_loop(L, outer_loop);
   L->loop_depth--;
-  if (!is_static && !pipelined && !steps_by_grid && !outer && !writes && L->products > products)
+  if (may_keep && !pipelined && !steps_by_grid && L->products > products)
     keep_single_trip_loop(L, iter);
   loop_arrays_close(L, &arrays, stmt);
   if (is_static)
