@@ -608,8 +608,14 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
              require_constexpr_local(L, A->names[i], stmt))
       merged = from_body->kind == VAL_CONST ? either_constant(L, from_body, from_else)
                                             : constant_tuple_choice(L, from_body, from_else);
-    else if (from_body->kind == VAL_CONST || from_else->kind == VAL_CONST)
+    else if (from_body->kind == VAL_CONST || from_else->kind == VAL_CONST) {
+      const TypeInfo *other = from_body->kind == VAL_CONST ? from_else : from_body;
+      if (!static_test && other->kind == VAL_TILE && other->rank > 0) /* a number on one path, a tile on the other */
+        lower_error(L, stmt, "the type of `%.*s` depends on the path taken through this `if`: a number on one path, "
+                    "%s on the other (cuTile refuses it; make both a tile, e.g. ct.full(shape, value, dtype))",
+                    A->names[i].len, A->names[i].text, type_describe(L->ctx, other));
       merged = concretized(L, from_body->kind == VAL_CONST ? from_body : from_else);
+    }
     else if (from_body->kind == VAL_ARRAY && from_else->kind == VAL_ARRAY && from_body->array && from_else->array) {
       /* two arrays by a constexpr (`if USE_X: src = x` / `else: src = y`): where they cannot be one
          name, a version of the function per outcome, each reading its own array */

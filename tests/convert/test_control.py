@@ -1216,3 +1216,23 @@ def k(x, y):
     ct.store(y, index=(0,), tile=found[0])
 ''')
     assert message.startswith("C2T402: the tuple 'found' has 0 items before this loop and 1 after its body"), message
+
+
+def test_a_number_on_one_path_and_a_tile_on_the_other_is_refused(convert_error):
+    """cuTile refuses a name whose type depends on the path taken through a run-time `if` ("Type
+    of `u` depends on path taken"): a tile before it, a number in its branch. The converter says
+    so where the `if` stands; it wrote a module that computed garbage (a helper's sweep)."""
+    err = convert_error('''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(U, Out, n: int, T: ct.Constant[int]):
+    u = ct.load(U, index=(0, 0), shape=(T, T))
+    for kk in range(n):
+        if kk > 0:
+            u = 250
+        u = u + 10
+    ct.store(Out, index=(0, 0), tile=u)
+''')
+    assert err.startswith("C2T402: the type of `u` depends on the path taken through this `if`: a number on one path"), err
