@@ -459,6 +459,14 @@ static TypeInfo *maybe_unbound(Lowerer *L, const TypeInfo *type) {
   return marked;
 }
 
+/* `type` marked as one a use of is refused (TypeInfo.path_dependent). */
+static TypeInfo *path_dependent(Lowerer *L, const TypeInfo *type) {
+  TypeInfo *marked = type_new(L->ctx, type->kind);
+  *marked = *type;
+  marked->path_dependent = true;
+  return marked;
+}
+
 /* Whether Triton can join a name holding `a` in one branch of a run-time `if` and `b` in the
  * other (its scf.if yields one type): the same kind, tiles of one rank, shape and dtype,
  * numbers both ints or both floats. */
@@ -610,11 +618,9 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
                                             : constant_tuple_choice(L, from_body, from_else);
     else if (from_body->kind == VAL_CONST || from_else->kind == VAL_CONST) {
       const TypeInfo *other = from_body->kind == VAL_CONST ? from_else : from_body;
-      if (!static_test && other->kind == VAL_TILE && other->rank > 0) /* a number on one path, a tile on the other */
-        lower_error(L, stmt, "the type of `%.*s` depends on the path taken through this `if`: a number on one path, "
-                    "%s on the other (cuTile refuses it; make both a tile, e.g. ct.full(shape, value, dtype))",
-                    A->names[i].len, A->names[i].text, type_describe(L->ctx, other));
       merged = concretized(L, from_body->kind == VAL_CONST ? from_body : from_else);
+      if (!static_test && !body_leaves && !else_leaves && other->kind == VAL_TILE && other->rank > 0)
+        merged = path_dependent(L, merged); /* a number on one path, a tile on the other */
     }
     else if (from_body->kind == VAL_ARRAY && from_else->kind == VAL_ARRAY && from_body->array && from_else->array) {
       /* two arrays by a constexpr (`if USE_X: src = x` / `else: src = y`): where they cannot be one
@@ -645,8 +651,12 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
       merged->none_by_constexpr = true;
     } else if (static_test)
       merged = merged_constexpr_tile(L, from_body, from_else);
-    else
+    else {
       merged = merged_tile(L, from_body, from_else);
+      if (!body_leaves && !else_leaves && from_body->kind == VAL_TILE && from_else->kind == VAL_TILE &&
+          !joinable(L, from_body, from_else))
+        merged = path_dependent(L, merged); /* another dtype or shape on each path: a use is refused */
+    }
     if (static_test && from_body && from_else)
       tf32_join(L, stmt, merged, from_body, from_else); /* the constexpr decides: one branch runs */
     if (static_test && from_body && from_else)

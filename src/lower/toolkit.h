@@ -215,6 +215,10 @@ struct TypeInfo {
                          only its methods and dtype may be used */
   bool maybe_unbound; /* arrays, modes, dtypes: bound in one branch only of the run-time `if` above
                          (cuTile refuses a use: "potentially undefined variable") */
+  bool path_dependent; /* another type on another path to here: a run-time `if` above gave it a tile of
+                          another dtype or dimensions, or a number, on its other path, or a loop
+                          another from one iteration to the next (cuTile refuses a use: "Type of `x`
+                          depends on path taken") */
   bool none_by_constexpr; /* None in one branch of the constexpr `if` above, a value in the other:
                              a use is an error, which makes a version of the function per outcome */
   TypeInfo **elts;    /* tuples */

@@ -1218,11 +1218,12 @@ def k(x, y):
     assert message.startswith("C2T402: the tuple 'found' has 0 items before this loop and 1 after its body"), message
 
 
-def test_a_number_on_one_path_and_a_tile_on_the_other_is_refused(convert_error):
-    """cuTile refuses a name whose type depends on the path taken through a run-time `if` ("Type
-    of `u` depends on path taken"): a tile before it, a number in its branch. The converter says
-    so where the `if` stands; it wrote a module that computed garbage (a helper's sweep)."""
-    err = convert_error('''
+def test_a_name_of_another_type_on_each_path_is_refused_where_it_is_used(convert_error, convert_text):
+    """cuTile refuses a use of a name whose type depends on the path taken through a run-time
+    `if` ("Type of `u` depends on path taken"): a tile before it, a number in its branch, or
+    tiles of two known shapes. The converter says so at the use; it wrote a module that computed
+    garbage (a helper's sweep). Unused after the `if`, the name is valid cuTile and converts."""
+    loop = '''
 import cuda.tile as ct
 
 
@@ -1234,5 +1235,23 @@ def k(U, Out, n: int, T: ct.Constant[int]):
             u = 250
         u = u + 10
     ct.store(Out, index=(0, 0), tile=u)
-''')
-    assert err.startswith("C2T402: the type of `u` depends on the path taken through this `if`: a number on one path"), err
+'''
+    err = convert_error(loop)
+    assert err.startswith("C2T402: the type of 'u' depends on the path taken to here"), err
+    shapes = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(U, Out, n: int):
+    u = ct.load(U, index=(0, 0), shape=(16, 16))
+    if ct.bid(0) > n:
+        u = ct.sum(u, axis=1, keepdims=True)
+    ct.store(Out, index=(0, 0), tile=u)
+'''
+    assert convert_error(shapes).startswith("C2T402: the type of 'u' depends on the path taken to here")
+    unused_after = shapes.replace("    ct.store(Out, index=(0, 0), tile=u)\n",
+                                  "").replace("        u = ct.sum(u, axis=1, keepdims=True)\n",
+                                              "        u = ct.sum(u, axis=1, keepdims=True)\n"
+                                              "        ct.store(Out, index=(0, 0), tile=ct.broadcast_to(u, (16, 16)))\n")
+    assert "        u = ct_sum(u, 1, True)\n" in convert_text(unused_after)
