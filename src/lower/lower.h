@@ -121,6 +121,13 @@ void rename_in_body(Node *def, Str from, Str to);
 /* `name` mentioned only inside `stmt`, assigned afresh first thing in its branch `block` */
 bool branch_local_name(Node *def, Node *stmt, NodeList *block, Str name);
 void rename_in_block(NodeList *block, Str from, Str to); /* every `from` in it (nested too) renamed `to` */
+/* Whether what `name` holds after `stmt` (an `if`) is never read: not inside a loop, and after it
+ * no mention, or the first statement of its block that mentions it assigns it afresh */
+bool value_unread_after(Node *def, Node *stmt, Str name);
+/* `name` bound from its first assignment in `block` on (a statement of the block itself, which may
+ * read the value before) under a name of its own; false where the block reads it first or binds
+ * it in a nested block */
+bool rename_binding_in_block(Lowerer *L, NodeList *block, Str name);
 
 /* ---- lower_tf32.c: tfloat32 right-hand operands staged at launch (K-major, rounded) */
 void tf32_scan_kernel(Lowerer *L, Node *def); /* before the kernel is lowered: the candidate arrays */

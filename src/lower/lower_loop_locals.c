@@ -195,6 +195,36 @@ bool branch_local_name(Node *def, Node *stmt, NodeList *block, Str name) {
   return !later.found || set_afresh(&tail, name);
 }
 
+bool value_unread_after(Node *def, Node *stmt, Str name) {
+  int index = -1;
+  bool in_loop = false;
+  NodeList *holder = holding_block(&def->u.function_def.body, stmt, &index, &in_loop, 0);
+  if (!holder || in_loop)
+    return false;
+  NodeList tail = {holder->items + index + 1, holder->count - index - 1, holder->count - index - 1};
+  Mentions later = {name, 0, 0, stmt->span.end.offset, 0, 0, false};
+  for (int j = 0; j < def->u.function_def.body.count && !later.found; j++)
+    find_mention(def->u.function_def.body.items[j], &later);
+  return !later.found || set_afresh(&tail, name);
+}
+
+bool rename_binding_in_block(Lowerer *L, NodeList *block, Str name) {
+  for (int i = 0; i < block->count; i++) {
+    Node *stmt = block->items[i];
+    if (!mentions(stmt, name))
+      continue;
+    if (stmt->kind != N_ASSIGN || stmt->u.assign.targets.count != 1 || !names(stmt->u.assign.targets.items[0], name))
+      return false; /* read first, or bound inside a nested block */
+    Str own = fresh_local_name(L, L->function->def, name);
+    Rename r = {name, own};
+    rename_slot(&stmt->u.assign.targets.items[0], &r);
+    for (int j = i + 1; j < block->count; j++)
+      rename_slot(&block->items[j], &r);
+    return true;
+  }
+  return false;
+}
+
 /* Every `from` in `block` (its nested blocks too) renamed `to`. */
 void rename_in_block(NodeList *block, Str from, Str to) {
   Rename r = {from, to};

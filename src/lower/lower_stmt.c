@@ -467,6 +467,42 @@ static TypeInfo *path_dependent(Lowerer *L, const TypeInfo *type) {
   return marked;
 }
 
+static bool joinable(Lowerer *L, const TypeInfo *a, const TypeInfo *b);
+
+/* Whether two tiles are surely of one type to Triton: one dtype, known, and each dimension the
+ * same number or written alike. */
+static bool surely_same_tile(Lowerer *L, const TypeInfo *a, const TypeInfo *b) {
+  if (a == b)
+    return true;
+  if (!a || !b || a->kind != VAL_TILE || b->kind != VAL_TILE || a->rank < 0 || a->rank != b->rank ||
+      a->dtype != b->dtype || a->dtype == DT_UNKNOWN)
+    return false;
+  for (int d = 0; d < a->rank && d < C2T_MAX_RANK; d++)
+    if (a->shape[d] != b->shape[d] || (a->shape[d] < 0 && !math_same_dim(L, a->dims[d], b->dims[d])))
+      return false;
+  return true;
+}
+
+/* A name bound before a run-time `if` that a branch rebinds to a tile (or number) that may be of
+ * another type. Triton refuses the `if` where it is (its scf.if yields one type for the name)
+ * and cuTile a read of it after where the types differ ("Type of `x` depends on path taken"), so
+ * where nothing reads it after, each branch that may bind another type binds it under a name of
+ * its own and the name keeps its type before; else, where the types surely differ (`known`), the
+ * name is marked and a read of it refused (TypeInfo.path_dependent); else (dimensions or dtypes
+ * known only at launch) it stays: Triton and cuTile decide at the launch. */
+static TypeInfo *two_types(Lowerer *L, Node *stmt, Str name, TypeInfo *before, TypeInfo *from_body, TypeInfo *from_else,
+                           TypeInfo *merged, bool known) {
+  bool body_may_differ = !surely_same_tile(L, from_body, before), else_may_differ = !surely_same_tile(L, from_else, before);
+  if (before && before->kind == VAL_TILE && (body_may_differ || else_may_differ) && L->function &&
+      value_unread_after(L->function->def, stmt, name)) {
+    /* both renamed or none: a half-renamed `if` would leave it another type on one path still */
+    if ((!body_may_differ || rename_binding_in_block(L, &stmt->u.if_.body, name)) &&
+        (!else_may_differ || rename_binding_in_block(L, &stmt->u.if_.orelse, name)))
+      return before;
+  }
+  return known ? path_dependent(L, merged) : merged;
+}
+
 /* Whether Triton can join a name holding `a` in one branch of a run-time `if` and `b` in the
  * other (its scf.if yields one type): the same kind, tiles of one rank, shape and dtype,
  * numbers both ints or both floats. */
@@ -620,7 +656,7 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
       const TypeInfo *other = from_body->kind == VAL_CONST ? from_else : from_body;
       merged = concretized(L, from_body->kind == VAL_CONST ? from_body : from_else);
       if (!static_test && !body_leaves && !else_leaves && other->kind == VAL_TILE && other->rank > 0)
-        merged = path_dependent(L, merged); /* a number on one path, a tile on the other */
+        merged = two_types(L, stmt, A->names[i], before[i], from_body, from_else, merged, true); /* a number, a tile */
     }
     else if (from_body->kind == VAL_ARRAY && from_else->kind == VAL_ARRAY && from_body->array && from_else->array) {
       /* two arrays by a constexpr (`if USE_X: src = x` / `else: src = y`): where they cannot be one
@@ -653,9 +689,9 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
       merged = merged_constexpr_tile(L, from_body, from_else);
     else {
       merged = merged_tile(L, from_body, from_else);
-      if (!body_leaves && !else_leaves && from_body->kind == VAL_TILE && from_else->kind == VAL_TILE &&
-          !joinable(L, from_body, from_else))
-        merged = path_dependent(L, merged); /* another dtype or shape on each path: a use is refused */
+      if (!body_leaves && !else_leaves && from_body->kind == VAL_TILE && from_else->kind == VAL_TILE)
+        merged = two_types(L, stmt, A->names[i], before[i], from_body, from_else, merged,
+                           !joinable(L, from_body, from_else)); /* dtypes, shapes */
     }
     if (static_test && from_body && from_else)
       tf32_join(L, stmt, merged, from_body, from_else); /* the constexpr decides: one branch runs */
