@@ -181,18 +181,7 @@ bool branch_local_name(Node *def, Node *stmt, NodeList *block, Str name) {
   Mentions before = {name, stmt->span.start.offset, (size_t)-1, (size_t)-1, 0, stmt->span.start.offset, false};
   for (int j = 0; j < def->u.function_def.body.count && !before.found; j++)
     find_mention(def->u.function_def.body.items[j], &before);
-  if (before.found)
-    return false;
-  int index = -1;
-  bool in_loop = false;
-  NodeList *holder = holding_block(&def->u.function_def.body, stmt, &index, &in_loop, 0);
-  if (!holder || in_loop)
-    return false;
-  NodeList tail = {holder->items + index + 1, holder->count - index - 1, holder->count - index - 1};
-  Mentions later = {name, 0, 0, stmt->span.end.offset, 0, 0, false};
-  for (int j = 0; j < def->u.function_def.body.count && !later.found; j++)
-    find_mention(def->u.function_def.body.items[j], &later);
-  return !later.found || set_afresh(&tail, name);
+  return !before.found && value_unread_after(def, stmt, name);
 }
 
 bool value_unread_after(Node *def, Node *stmt, Str name) {
