@@ -929,6 +929,65 @@ static void static_tuples_close(Lowerer *L, const StaticTuples *tuples, long lon
   }
 }
 
+/* The names a loop's body binds that hold tiles before it, with those types (loop_types_open, just
+ * before the body is lowered), for loop_types_close. */
+typedef struct LoopTypes {
+  Assigned *A;
+  TypeInfo **before;
+} LoopTypes;
+
+static LoopTypes loop_types_open(Lowerer *L, const NodeList *body) {
+  LoopTypes T = {new_assigned(L), NULL};
+  collect_assigned(T.A, body, 0);
+  T.before = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(T.A->count + 1));
+  for (int i = 0; i < T.A->count; i++) {
+    Variable *var = scope_lookup(L, T.A->names[i]);
+    T.before[i] = var && var->type && var->type->kind == VAL_TILE && !var->type->maybe_unbound ? var->type : NULL;
+  }
+  return T;
+}
+
+/* "(16, 16)": a tile's dimensions as numbers, or as written (BLOCK), "?" where unknown. */
+static const char *dims_text(Lowerer *L, const TypeInfo *type) {
+  if (type->kind != VAL_TILE)
+    return type_describe(L->ctx, type);
+  Buf text = {0};
+  buf_puts(&text, "(");
+  for (int d = 0; d < type->rank && d < C2T_MAX_RANK; d++) {
+    if (d)
+      buf_puts(&text, ", ");
+    if (type->shape[d] >= 0)
+      buf_printf(&text, "%d", type->shape[d]);
+    else if (type->dims[d])
+      expr_text(L->ctx, type->dims[d], &text);
+    else
+      buf_puts(&text, "?");
+  }
+  buf_puts(&text, type->rank == 1 ? ",)" : ")");
+  const char *made = arena_printf(&L->ctx->arena, "a tile%s%s %s", type->dtype == DT_UNKNOWN ? "" : " of ",
+                                  type->dtype == DT_UNKNOWN ? "" : dtype_info(type->dtype)->cutile, buf_text(&text));
+  buf_free(&text);
+  return made;
+}
+
+/* After the body: a name whose type surely differs from the one before the loop (tiles of two
+ * known shapes or dtypes, a number for a tile) is a located error at the loop, as cuTile's "Type
+ * of `x` depends on path taken" (read after the loop or not; Triton refuses a loop-carried value
+ * that changes type too). Types known only at launch are decided there, by both. */
+static void loop_types_close(Lowerer *L, const LoopTypes *T, const Node *loop) {
+  for (int i = 0; i < T->A->count; i++) {
+    Variable *var = scope_lookup(L, T->A->names[i]);
+    const TypeInfo *now = var ? var->type : NULL;
+    if (!T->before[i] || !now || now == T->before[i] || (now->kind != VAL_TILE && now->kind != VAL_CONST) ||
+        joinable(L, T->before[i], now))
+      continue;
+    Str name = T->A->names[i];
+    lower_error(L, loop, "the type of `%.*s` changes from one iteration of this loop to the next: %s before it, %s "
+                "after its body (cuTile refuses it: its type depends on the path taken; give it one type)",
+                name.len, name.text, dims_text(L, T->before[i]), dims_text(L, now));
+  }
+}
+
 static void lower_while(Lowerer *L, Node *stmt, NodeList *out) {
   if (stmt->u.while_.orelse.count)
     lower_error(L, stmt, "`while ... else` is not valid in tile code");
@@ -949,11 +1008,13 @@ static void lower_while(Lowerer *L, Node *stmt, NodeList *out) {
   LoopArrays arrays = loop_arrays_open(L, &stmt->u.while_.body);
   StaticTuples tuples;
   static_tuples_open(L, &tuples);
+  LoopTypes types = loop_types_open(L, &stmt->u.while_.body);
   L->loop_depth++;
   int outer_loop = reuse_enter_loop(L);
   lower_stmts(L, &stmt->u.while_.body);
   reuse_leave_loop(L, outer_loop);
   L->loop_depth--;
+  loop_types_close(L, &types, stmt);
   loop_arrays_close(L, &arrays, stmt);
   run_time_tuples_close(L, &tuples, stmt);
   concretize_assigned(L, &stmt->u.while_.body, NULL);
@@ -1275,11 +1336,14 @@ static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
   StaticTuples grown;
   static_tuples_open(L, &grown);
   bool may_keep = !is_static && loop_may_keep_single_trip(L, stmt); /* decided on the source body */
+  LoopTypes types = loop_types_open(L, &stmt->u.for_.body);
   L->loop_depth++;
   int outer_loop = reuse_enter_loop(L), products = L->products;
   lower_stmts(L, &stmt->u.for_.body);
   reuse_leave_loop(L, outer_loop);
   L->loop_depth--;
+  if (!is_static) /* ct.static_iter is unrolled: each iteration has its own types */
+    loop_types_close(L, &types, stmt);
   if (may_keep && !pipelined && !steps_by_grid && L->products > products)
     keep_single_trip_loop(L, iter);
   loop_arrays_close(L, &arrays, stmt);

@@ -1255,3 +1255,30 @@ def k(U, Out, n: int):
                                               "        u = ct.sum(u, axis=1, keepdims=True)\n"
                                               "        ct.store(Out, index=(0, 0), tile=ct.broadcast_to(u, (16, 16)))\n")
     assert "        u_1 = ct_sum(u, 1, True)\n" in convert_text(unused_after)  # its own name: Triton joins u
+
+
+def test_a_name_whose_known_type_changes_across_iterations_is_refused_at_the_loop(convert_error, convert_text):
+    """`u` a (16, 16) tile before the loop and (16, 1) after its body: cuTile refuses the kernel
+    ("Type of `u` depends on path taken"), read after the loop or not, and so does Triton (a
+    loop-carried value keeps its type); the converter says so at the loop. Where the dimensions
+    are known only at launch (`(T, T)` and `(T, 1)`, T a constexpr), the launch decides, in cuTile
+    and in Triton, and the kernel converts."""
+    source = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(U, Out, n: int):
+    u = ct.load(U, index=(0, 0), shape=(16, 16))
+    for i in range(n):
+        u = ct.sum(u, axis=1, keepdims=True)
+    ct.store(Out, index=(0, 0), tile=u)
+'''
+    err = convert_error(source)
+    assert err.startswith("C2T402: the type of `u` changes from one iteration of this loop to the next: "
+                          "a tile (16, 16) before it, a tile (16, 1) after its body"), err
+    while_loop = source.replace("    for i in range(n):\\n", "    while ct.bid(0) > n:\\n")
+    assert "changes from one iteration of this loop" in convert_error(while_loop)
+    by_launch = source.replace("def k(U, Out, n: int):", "def k(U, Out, n: int, T: ct.Constant[int]):").replace(
+        "shape=(16, 16)", "shape=(T, T)")
+    assert "for i in range(n):" in convert_text(by_launch)
