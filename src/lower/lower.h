@@ -124,9 +124,9 @@ void rename_in_block(NodeList *block, Str from, Str to); /* every `from` in it (
 /* Whether what `name` holds after `stmt` (an `if`) is never read: not inside a loop, and after it
  * no mention, or the first statement of its block that mentions it assigns it afresh */
 bool value_unread_after(Node *def, Node *stmt, Str name);
-/* `name` bound from its first assignment in `block` on (a statement of the block itself, which may
- * read the value before) under a name of its own; false where the block reads it first or binds
- * it in a nested block */
+/* `name` bound from its first assignment in `block` on (`name = value`, a statement of the block
+ * itself; the statements before it and its value read the value before) under a name of its own;
+ * false where the block binds it first otherwise (in a nested block, by `+=`, unpacked) */
 bool rename_binding_in_block(Lowerer *L, NodeList *block, Str name);
 
 /* ---- lower_tf32.c: tfloat32 right-hand operands staged at launch (K-major, rounded) */

@@ -202,8 +202,16 @@ bool rename_binding_in_block(Lowerer *L, NodeList *block, Str name) {
     Node *stmt = block->items[i];
     if (!mentions(stmt, name))
       continue;
-    if (stmt->kind != N_ASSIGN || stmt->u.assign.targets.count != 1 || !names(stmt->u.assign.targets.items[0], name))
-      return false; /* read first, or bound inside a nested block */
+    bool plain = stmt->kind == N_ASSIGN && stmt->u.assign.targets.count == 1 && names(stmt->u.assign.targets.items[0], name);
+    if (!plain) { /* a read of the value before goes on; another binding of it (nested, `+=`, unpacked) stops */
+      Assigned *bound = new_assigned(L);
+      NodeList one = {&block->items[i], 1, 1};
+      collect_assigned(bound, &one, 0);
+      for (int n = 0; n < bound->count; n++)
+        if (str_same(bound->names[n], name))
+          return false;
+      continue;
+    }
     Str own = fresh_local_name(L, L->function->def, name);
     Rename r = {name, own};
     rename_slot(&stmt->u.assign.targets.items[0], &r);

@@ -1364,22 +1364,23 @@ CALLS = {"branch_only_shape": [run]}
 
 
 def test_a_tile_of_another_shape_read_only_in_its_branch_compiles(tmp_path):
-    """`u = ct.sum(u, axis=1, keepdims=True)` in a run-time `if`, u (TILE, TILE) before it and
-    read only inside it: valid cuTile, but Triton refused the `if` ("initial value for `u` is of
-    type fp32[16, 16], but the then block redefines it as fp32[16, 1]"). The branch's u is now a
-    name of its own; a read of u after such an `if` is refused (cuTile: "Type of `u` depends on
-    path taken")."""
+    """`w = u + 1.0; u = ct.sum(w, axis=1, keepdims=True)` in a run-time `if`, u (TILE, TILE)
+    before it and read only inside it: valid cuTile, but Triton refused the `if` ("initial value
+    for `u` is of type fp32[16, 16], but the then block redefines it as fp32[16, 1]"). The
+    branch's u is now a name of its own from its assignment on (the read before it reads the tile
+    before); a read of u after such an `if` is refused (cuTile: "Type of `u` depends on path
+    taken")."""
     results = _compile_case(tmp_path, "branch_only_shape", BRANCH_ONLY_SHAPE_CALLS)
     assert len(results) == 1 and results[0]["problems"] == [], results
     text = (tmp_path / "mods" / "branch_only_shape.py").read_text()
-    assert "u_1 = ct_sum(u, 1, True)" in text, text
+    assert "w = u + 1.0" in text and "u_1 = ct_sum(w, 1, True)" in text, text
     same, output = _run_interpreted(tmp_path / "mods" / "branch_only_shape.py", """
 x = torch.randn(32, 16)
 y = torch.zeros(32, 16)
 rows = torch.zeros(32, 1)
 m.launch_branch_only_shape_kernel(0, (2,), (x, y, rows, 0, 16))
 torch.testing.assert_close(y, 2 * x)
-torch.testing.assert_close(rows, torch.cat([torch.zeros(16, 1), x[16:].sum(1, keepdim=True)]))
+torch.testing.assert_close(rows, torch.cat([torch.zeros(16, 1), (x[16:] + 1).sum(1, keepdim=True)]))
 """)
     assert same, output
 
