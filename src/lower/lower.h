@@ -118,16 +118,17 @@ void rename_loop_locals(Lowerer *L, Node *def);
 Str fresh_local_name(Lowerer *L, Node *def, Str name);
 /* Every mention of `from` in the body of `def` becomes `to`. */
 void rename_in_body(Node *def, Str from, Str to);
-/* `name` mentioned only inside `stmt`, assigned afresh first thing in its branch `block` */
-bool branch_local_name(Node *def, Node *stmt, NodeList *block, Str name);
 void rename_in_block(NodeList *block, Str from, Str to); /* every `from` in it (nested too) renamed `to` */
-/* Whether what `name` holds after `stmt` (an `if`) is never read: not inside a loop, and after it
- * no mention, or the first statement of its block that mentions it assigns it afresh */
-bool value_unread_after(Node *def, Node *stmt, Str name);
 /* `name` bound from its first assignment in `block` on (`name = value`, a statement of the block
  * itself; the statements before it and its value read the value before) under a name of its own;
  * false where the block binds it first otherwise (in a nested block, by `+=`, unpacked) */
 bool rename_binding_in_block(Lowerer *L, NodeList *block, Str name);
+/* lower_liveness.c: whether what `name` holds after `stmt` (of the function `def`, being lowered) is
+ * never read: each path from it sets the name again (or ends the function) before any read, the
+ * next iterations of the loops around it included */
+bool value_dead_after(Lowerer *L, Node *def, Node *stmt, Str name);
+/* Whether a path through `block` may read `name` before it sets it. */
+bool read_before_set(Lowerer *L, NodeList *block, Str name);
 
 /* ---- lower_tf32.c: tfloat32 right-hand operands staged at launch (K-major, rounded) */
 void tf32_scan_kernel(Lowerer *L, Node *def); /* before the kernel is lowered: the candidate arrays */

@@ -140,63 +140,6 @@ static void loop_locals_in(Lowerer *L, Node *def, NodeList *stmts, Node *outermo
 
 void rename_loop_locals(Lowerer *L, Node *def) { loop_locals_in(L, def, &def->u.function_def.body, NULL); }
 
-/* The block of statements that holds `stmt` (its index there), searched from `block` down,
- * and whether a loop encloses it; NULL if none. */
-static NodeList *holding_block(NodeList *block, const Node *stmt, int *index, bool *in_loop, int depth) {
-  if (depth > C2T_MAX_PARSE_DEPTH)
-    return NULL;
-  for (int i = 0; i < block->count; i++) {
-    Node *s = block->items[i];
-    if (s == stmt) {
-      *index = i;
-      return block;
-    }
-    NodeList *inner[4] = {NULL, NULL, NULL, NULL};
-    bool loop = false;
-    switch (s->kind) {
-    case N_IF: inner[0] = &s->u.if_.body, inner[1] = &s->u.if_.orelse; break;
-    case N_FOR: inner[0] = &s->u.for_.body, inner[1] = &s->u.for_.orelse, loop = true; break;
-    case N_WHILE: inner[0] = &s->u.while_.body, inner[1] = &s->u.while_.orelse, loop = true; break;
-    case N_WITH: inner[0] = &s->u.with.body; break;
-    default: break;
-    }
-    for (int k = 0; k < 4 && inner[k]; k++) {
-      NodeList *found = holding_block(inner[k], stmt, index, in_loop, depth + 1);
-      if (found) {
-        *in_loop = *in_loop || loop;
-        return found;
-      }
-    }
-  }
-  return NULL;
-}
-
-/* Whether the value `stmt` (an `if`) leaves in `name` is never read: `name` is not mentioned
- * before it in `def`, and after it, outside any loop, the first statement of the block holding
- * it that mentions `name` assigns it afresh (or none does); and the first statement of `block`
- * (a branch of `stmt`) that mentions it assigns it afresh too. */
-bool branch_local_name(Node *def, Node *stmt, NodeList *block, Str name) {
-  if (!set_afresh(block, name))
-    return false;
-  Mentions before = {name, stmt->span.start.offset, (size_t)-1, (size_t)-1, 0, stmt->span.start.offset, false};
-  for (int j = 0; j < def->u.function_def.body.count && !before.found; j++)
-    find_mention(def->u.function_def.body.items[j], &before);
-  return !before.found && value_unread_after(def, stmt, name);
-}
-
-bool value_unread_after(Node *def, Node *stmt, Str name) {
-  int index = -1;
-  bool in_loop = false;
-  NodeList *holder = holding_block(&def->u.function_def.body, stmt, &index, &in_loop, 0);
-  if (!holder || in_loop)
-    return false;
-  NodeList tail = {holder->items + index + 1, holder->count - index - 1, holder->count - index - 1};
-  Mentions later = {name, 0, 0, stmt->span.end.offset, 0, 0, false};
-  for (int j = 0; j < def->u.function_def.body.count && !later.found; j++)
-    find_mention(def->u.function_def.body.items[j], &later);
-  return !later.found || set_afresh(&tail, name);
-}
-
 bool rename_binding_in_block(Lowerer *L, NodeList *block, Str name) {
   for (int i = 0; i < block->count; i++) {
     Node *stmt = block->items[i];

@@ -483,24 +483,107 @@ static bool surely_same_tile(Lowerer *L, const TypeInfo *a, const TypeInfo *b) {
   return true;
 }
 
-/* A name bound before a run-time `if` that a branch rebinds to a tile (or number) that may be of
- * another type. Triton refuses the `if` where it is (its scf.if yields one type for the name)
- * and cuTile a read of it after where the types differ ("Type of `x` depends on path taken"), so
- * where nothing reads it after, each branch that may bind another type binds it under a name of
- * its own and the name keeps its type before; else, where the types surely differ (`known`), the
- * name is marked and a read of it refused (TypeInfo.path_dependent); else (dimensions or dtypes
- * known only at launch) it stays: Triton and cuTile decide at the launch. */
-static TypeInfo *two_types(Lowerer *L, Node *stmt, Str name, TypeInfo *before, TypeInfo *from_body, TypeInfo *from_else,
-                           TypeInfo *merged, bool known) {
-  bool body_may_differ = !surely_same_tile(L, from_body, before), else_may_differ = !surely_same_tile(L, from_else, before);
-  if (before && before->kind == VAL_TILE && (body_may_differ || else_may_differ) && L->function &&
-      value_unread_after(L->function->def, stmt, name)) {
-    /* both renamed or none: a half-renamed `if` would leave it another type on one path still */
-    if ((!body_may_differ || rename_binding_in_block(L, &stmt->u.if_.body, name)) &&
-        (!else_may_differ || rename_binding_in_block(L, &stmt->u.if_.orelse, name)))
-      return before;
+/* Whether Triton may see two types in a name holding `a` on one path and `b` on another (its
+ * scf.if yields one type per name): tiles not surely of one type, an int and a float, a number and
+ * a tile of rank > 0, tuples of such. */
+static bool may_differ_to_triton(Lowerer *L, const TypeInfo *a, const TypeInfo *b) {
+  if (a == b || !a || !b)
+    return false;
+  if (a->kind == VAL_TILE && b->kind == VAL_TILE)
+    return !surely_same_tile(L, a, b);
+  if (a->kind == VAL_CONST && b->kind == VAL_CONST)
+    return a->is_float != b->is_float;
+  if ((a->kind == VAL_CONST && b->kind == VAL_TILE) || (a->kind == VAL_TILE && b->kind == VAL_CONST))
+    return (a->kind == VAL_TILE ? a : b)->rank != 0;
+  if (a->kind == VAL_TUPLE && b->kind == VAL_TUPLE) {
+    if (a->count != b->count || !a->elts || !b->elts)
+      return true;
+    for (int i = 0; i < a->count; i++)
+      if (may_differ_to_triton(L, a->elts[i], b->elts[i]))
+        return true;
   }
-  return known ? path_dependent(L, merged) : merged;
+  return false;
+}
+
+/* Whether Triton sees two types, as far as the converter can tell, in a name holding `a` on one
+ * path and `b` on the other: values it cannot join, tiles of dimensions written differently
+ * (`(TILE, TILE)` and `(TILE, 1)`), tuples holding such. A dtype or rank known only at launch is
+ * taken to agree. */
+static bool written_differently(Lowerer *L, const TypeInfo *a, const TypeInfo *b) {
+  if (a->kind == VAL_TUPLE && b->kind == VAL_TUPLE && a->elts && b->elts) {
+    if (a->count != b->count)
+      return true;
+    for (int i = 0; i < a->count; i++)
+      if (a->elts[i] && b->elts[i] && written_differently(L, a->elts[i], b->elts[i]))
+        return true;
+    return false;
+  }
+  if (!joinable(L, a, b))
+    return true;
+  if (a->kind != VAL_TILE || b->kind != VAL_TILE || a->rank != b->rank)
+    return false;
+  for (int d = 0; d < a->rank && d < C2T_MAX_RANK; d++) {
+    bool a_known = a->shape[d] >= 0 || a->dims[d], b_known = b->shape[d] >= 0 || b->dims[d];
+    if (a_known && b_known && a->shape[d] != b->shape[d] &&
+        !(a->shape[d] < 0 && b->shape[d] < 0 && math_same_dim(L, a->dims[d], b->dims[d])))
+      return true;
+  }
+  return false;
+}
+
+/* `name` in `block` bound under a name of its own: from its first assignment in the block on where
+ * that is a plain `name = value` of the block itself (`w = u + 1.0; u_1 = ct.sum(w)`), else all
+ * of it, after `name_1 = name` where the block may read the value before (`u_1 = u` ...). */
+static void rename_branch_binding(Lowerer *L, NodeList *block, Str name, const TypeInfo *before) {
+  if (rename_binding_in_block(L, block, name))
+    return;
+  Str own = fresh_local_name(L, L->function->def, name);
+  bool copy = before && read_before_set(L, block, name);
+  rename_in_block(block, name, own);
+  if (!copy)
+    return;
+  Node *to = new_name(L, arena_strndup(&L->ctx->arena, own.text, (size_t)own.len));
+  Node *from = new_name(L, arena_strndup(&L->ctx->arena, name.text, (size_t)name.len));
+  to->type = from->type = (TypeInfo *)before;
+  Node *set = template_stmts(L->ctx, "_1 = _2\n", TEMPLATE_NODES(to, from)).items[0];
+  NodeList with = {0};
+  node_list_push(&L->ctx->arena, &with, set);
+  for (int i = 0; i < block->count; i++)
+    node_list_push(&L->ctx->arena, &with, block->items[i]);
+  *block = with;
+}
+
+/* A name a branch of a run-time `if` binds to a value Triton may see of another type than the
+ * name holds on the other path: bound before the `if` and rebound in a branch, or bound in both.
+ * Triton refuses the `if` (its scf.if yields one type for each name bound before it or in both
+ * branches; "initial value for `u` is of type fp32[16, 16], but the then block redefines it as
+ * fp32[16, 1]"), cuTile only a read of the name after it ("Type of `u` depends on path taken").
+ * Where nothing reads the value after the `if` (or the branch returns), each such branch binds it
+ * under a name of its own, and the name keeps its type before (`kept`). False where it does not
+ * apply or cannot: the caller joins the types, and marks a name it cannot join. */
+static bool separate_branch_bindings(Lowerer *L, Node *stmt, Str name, TypeInfo *before, TypeInfo *from_body,
+                                     TypeInfo *from_else, const bool binds[2], const bool ends[2], TypeInfo **kept) {
+  TypeInfo *from[2] = {from_body, from_else};
+  NodeList *block[2] = {&stmt->u.if_.body, &stmt->u.if_.orelse};
+  bool rename[2] = {false, false};
+  if (!L->function)
+    return false;
+  if (before) {
+    for (int b = 0; b < 2; b++)
+      rename[b] = binds[b] && may_differ_to_triton(L, from[b], before);
+  } else if (binds[0] && binds[1] && written_differently(L, from_body, from_else)) {
+    rename[ends[0] ? 0 : 1] = true; /* one of them: a branch that returns first (its value is dead) */
+  }
+  if (!rename[0] && !rename[1])
+    return false;
+  if (((rename[0] && !ends[0]) || (rename[1] && !ends[1])) &&
+      !value_dead_after(L, L->function->def, stmt, name))
+    return false;
+  for (int b = 0; b < 2; b++)
+    if (rename[b])
+      rename_branch_binding(L, block[b], name, before);
+  *kept = before ? before : rename[0] ? from_else : from_body;
+  return true;
 }
 
 /* Whether Triton can join a name holding `a` in one branch of a run-time `if` and `b` in the
@@ -530,6 +613,21 @@ static bool block_leaves(const NodeList *block) {
     return false;
   NodeKind last = block->items[block->count - 1]->kind;
   return last == N_RETURN || last == N_BREAK || last == N_CONTINUE || last == N_RAISE;
+}
+
+/* Whether a block ends the function (return, raise): what it binds is dead after the `if`. */
+static bool block_returns(const NodeList *block) {
+  if (block->count == 0)
+    return false;
+  NodeKind last = block->items[block->count - 1]->kind;
+  return last == N_RETURN || last == N_RAISE;
+}
+
+static bool assigned_has(const Assigned *A, Str name) {
+  for (int i = 0; i < A->count; i++)
+    if (str_same(A->names[i], name))
+      return true;
+  return false;
 }
 
 static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
@@ -575,14 +673,10 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   collect_assigned(A, &stmt->u.if_.body, 0);
   collect_assigned(A, &stmt->u.if_.orelse, 0);
   save_assigned(L, A);
-  /* names each branch sets afresh and nothing outside the `if` reads (read on the source, before
-     lowering): where the branches give one of them types Triton cannot join, the else branch's
-     gets a name of its own (cuTile allows types that differ where unused after the `if`) */
-  bool *branch_local = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(A->count + 1));
-  for (int i = 0; i < A->count; i++)
-    branch_local[i] = L->function && stmt->u.if_.orelse.count && !A->types[i] &&
-                      branch_local_name(L->function->def, stmt, &stmt->u.if_.body, A->names[i]) &&
-                      branch_local_name(L->function->def, stmt, &stmt->u.if_.orelse, A->names[i]);
+  /* which branch binds each name (read on the source, before lowering) */
+  Assigned *in_body = new_assigned(L), *in_else = new_assigned(L);
+  collect_assigned(in_body, &stmt->u.if_.body, 0);
+  collect_assigned(in_else, &stmt->u.if_.orelse, 0);
   TypeInfo **before = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(A->count + 1));
   TypeInfo **after_body = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(A->count + 1));
   for (int i = 0; i < A->count; i++) /* a name that may be unbound here is unbound for what follows */
@@ -632,11 +726,14 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   save_assigned(L, A);
   for (int i = 0; i < A->count; i++) {
     TypeInfo *from_body = after_body[i], *from_else = A->types[i] == unbound[i] ? NULL : A->types[i], *merged;
-    if (branch_local[i] && !static_test && from_body && from_else && !joinable(L, from_body, from_else)) {
-      Str own = fresh_local_name(L, L->function->def, A->names[i]);
-      rename_in_block(&stmt->u.if_.orelse, A->names[i], own); /* `tmp = 3` / `tmp_1 = tl.full(...)` */
-      scope_bind(L, own, from_else);
-      from_else = from_body; /* what follows reads neither */
+    bool binds[2] = {assigned_has(in_body, A->names[i]), assigned_has(in_else, A->names[i])};
+    bool ends[2] = {block_returns(&stmt->u.if_.body), block_returns(&stmt->u.if_.orelse)};
+    TypeInfo *kept = NULL;
+    if (!static_test &&
+        separate_branch_bindings(L, stmt, A->names[i], before[i], from_body, from_else, binds, ends, &kept)) {
+      /* what follows reads neither: bound in one branch only, it is unbound after (as in Triton) */
+      scope_bind(L, A->names[i], before[i] || (binds[0] && binds[1]) ? kept : maybe_unbound(L, kept));
+      continue;
     }
     TypeInfo *one_side = from_body ? from_body : from_else;
     if ((!from_body || !from_else) && one_side && !before[i] && !static_test &&
@@ -656,7 +753,7 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
       const TypeInfo *other = from_body->kind == VAL_CONST ? from_else : from_body;
       merged = concretized(L, from_body->kind == VAL_CONST ? from_body : from_else);
       if (!static_test && !body_leaves && !else_leaves && other->kind == VAL_TILE && other->rank > 0)
-        merged = two_types(L, stmt, A->names[i], before[i], from_body, from_else, merged, true); /* a number, a tile */
+        merged = path_dependent(L, merged); /* a number, a tile */
     }
     else if (from_body->kind == VAL_ARRAY && from_else->kind == VAL_ARRAY && from_body->array && from_else->array) {
       /* two arrays by a constexpr (`if USE_X: src = x` / `else: src = y`): where they cannot be one
@@ -689,9 +786,9 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
       merged = merged_constexpr_tile(L, from_body, from_else);
     else {
       merged = merged_tile(L, from_body, from_else);
-      if (!body_leaves && !else_leaves && from_body->kind == VAL_TILE && from_else->kind == VAL_TILE)
-        merged = two_types(L, stmt, A->names[i], before[i], from_body, from_else, merged,
-                           !joinable(L, from_body, from_else)); /* dtypes, shapes */
+      if (!body_leaves && !else_leaves && from_body->kind == VAL_TILE && from_else->kind == VAL_TILE &&
+          !joinable(L, from_body, from_else))
+        merged = path_dependent(L, merged); /* dtypes, shapes */
     }
     if (static_test && from_body && from_else)
       tf32_join(L, stmt, merged, from_body, from_else); /* the constexpr decides: one branch runs */

@@ -1385,6 +1385,61 @@ torch.testing.assert_close(rows, torch.cat([torch.zeros(16, 1), (x[16:] + 1).sum
     assert same, output
 
 
+BRANCH_DEAD_TYPES_CALLS = """
+import torch
+def run(m):
+    x, y, rows = torch.randn(32, 16), torch.zeros(32, 16), torch.zeros(32, 1)
+    for name in ("rebound_by_a_later_if", "swapped_tuple", "elif_chain", "number_then_tile",
+                 "read_only_when_debugging", "returning_branch", "read_then_rebound_in_a_loop"):
+        getattr(m, "launch_" + name)(0, (2,), (x, y, 1, 16))
+    m.launch_branch_in_a_loop(0, (2,), (x, y, rows, 3, 16))
+CALLS = {"branch_dead_types": [run]}
+"""
+
+
+def test_a_value_of_another_type_on_each_path_unread_after_the_if_compiles(tmp_path):
+    """Valid cuTile that Triton refused when compiling for the GPU ("Mismatched type for u between
+    then block and else block"; "initial value for `u` is of type fp32[16, 16], but the then block
+    redefines it as fp32[16, 1]"): a later `if` rebinding the name, a branch in a loop's body,
+    unpacked targets, an elif chain, a number before and a tile in the branch, a read only under a
+    False module constant, a branch that returns, a read in a loop of the branch before it
+    rebinds. Each branch that binds another type binds it under a name of its own."""
+    results = _compile_case(tmp_path, "branch_dead_types", BRANCH_DEAD_TYPES_CALLS)
+    assert len(results) == 8 and all(r["problems"] == [] for r in results), results
+    text = (tmp_path / "mods" / "branch_dead_types.py").read_text()
+    assert "u_1 = ct_sum(t, 1, True)" in text and "w_1, u_1 = t, s" in text, text
+    assert "u_1 = u\n" in text and "u_1 = u_1 + 1.0" in text, text  # the value before, read in a loop
+    same, output = _run_interpreted(tmp_path / "mods" / "branch_dead_types.py", """
+x = torch.randn(32, 16)
+rows_of = lambda t: t.sum(1, keepdim=True)
+def launched(name, c, *extra):
+    y = torch.zeros(32, 16)
+    getattr(m, "launch_" + name)(0, (2,), (x, y, *extra, c, 16))
+    return y
+torch.testing.assert_close(launched("rebound_by_a_later_if", 1), x - 1)
+torch.testing.assert_close(launched("rebound_by_a_later_if", 9), x + 1)
+torch.testing.assert_close(launched("swapped_tuple", 1), x - rows_of(x))
+torch.testing.assert_close(launched("swapped_tuple", 0), 2 * x + rows_of(x))
+torch.testing.assert_close(launched("elif_chain", 0), rows_of(x).expand(32, 16))
+torch.testing.assert_close(launched("elif_chain", 1), torch.cat([x[:16].sum(0, keepdim=True).expand(16, 16),
+                                                                 x[16:].sum(0, keepdim=True).expand(16, 16)]))
+torch.testing.assert_close(launched("elif_chain", 2), torch.full((32, 16), 5.0))
+torch.testing.assert_close(launched("elif_chain", 3), x)
+torch.testing.assert_close(launched("number_then_tile", 1), 2 * x)
+torch.testing.assert_close(launched("number_then_tile", 0), x + 2)
+torch.testing.assert_close(launched("read_only_when_debugging", 0), 3 * x)
+torch.testing.assert_close(launched("returning_branch", 1), rows_of(x).expand(32, 16))
+torch.testing.assert_close(launched("returning_branch", 0), 2 * x)
+torch.testing.assert_close(launched("read_then_rebound_in_a_loop", 0), x)
+torch.testing.assert_close(launched("read_then_rebound_in_a_loop", 3), rows_of(x + 3).expand(32, 16))
+y, rows = torch.zeros(32, 16), torch.zeros(32, 1)
+m.launch_branch_in_a_loop(0, (2,), (x, y, rows, 5, 16))
+torch.testing.assert_close(y, x * (0 + 2 + 4))
+torch.testing.assert_close(rows, rows_of(x) * (1 + 3))
+""")
+    assert same, output
+
+
 TUPLE_ITEM_SHAPE_CALLS = """
 import torch
 def run(m):
