@@ -140,7 +140,7 @@ static void loop_locals_in(Lowerer *L, Node *def, NodeList *stmts, Node *outermo
 
 void rename_loop_locals(Lowerer *L, Node *def) { loop_locals_in(L, def, &def->u.function_def.body, NULL); }
 
-bool rename_binding_in_block(Lowerer *L, NodeList *block, Str name) {
+bool rename_binding_in_block(Lowerer *L, NodeList *block, Str name, Str *own) {
   for (int i = 0; i < block->count; i++) {
     Node *stmt = block->items[i];
     if (!mentions(stmt, name))
@@ -155,8 +155,8 @@ bool rename_binding_in_block(Lowerer *L, NodeList *block, Str name) {
           return false;
       continue;
     }
-    Str own = fresh_local_name(L, L->function->def, name);
-    Rename r = {name, own};
+    *own = fresh_local_name(L, L->function->def, name);
+    Rename r = {name, *own};
     rename_slot(&stmt->u.assign.targets.items[0], &r);
     for (int j = i + 1; j < block->count; j++)
       rename_slot(&block->items[j], &r);

@@ -534,12 +534,16 @@ static bool written_differently(Lowerer *L, const TypeInfo *a, const TypeInfo *b
 /* `name` in `block` bound under a name of its own: from its first assignment in the block on where
  * that is a plain `name = value` of the block itself (`w = u + 1.0; u_1 = ct.sum(w)`), else all
  * of it, after `name_1 = name` where the block may read the value before (`u_1 = u` ...). */
-static void rename_branch_binding(Lowerer *L, NodeList *block, Str name, const TypeInfo *before) {
-  if (rename_binding_in_block(L, block, name))
+static void rename_branch_binding(Lowerer *L, NodeList *block, Str name, const TypeInfo *before, TypeInfo *after) {
+  Str own;
+  if (rename_binding_in_block(L, block, name, &own)) {
+    scope_bind(L, own, after); /* what it holds at the end of the branch (statements moved there read it) */
     return;
-  Str own = fresh_local_name(L, L->function->def, name);
+  }
+  own = fresh_local_name(L, L->function->def, name);
   bool copy = before && read_before_set(L, block, name);
   rename_in_block(block, name, own);
+  scope_bind(L, own, after);
   if (!copy)
     return;
   Node *to = new_name(L, arena_strndup(&L->ctx->arena, own.text, (size_t)own.len));
@@ -581,7 +585,7 @@ static bool separate_branch_bindings(Lowerer *L, Node *stmt, Str name, TypeInfo 
     return false;
   for (int b = 0; b < 2; b++)
     if (rename[b])
-      rename_branch_binding(L, block[b], name, before);
+      rename_branch_binding(L, block[b], name, before, from[b]);
   *kept = before ? before : rename[0] ? from_else : from_body;
   return true;
 }
@@ -630,7 +634,58 @@ static bool assigned_has(const Assigned *A, Str name) {
   return false;
 }
 
+/* The statements after an `if` moved into one of its branches: which (-1: none), where they start
+ * in it, how many. */
+typedef struct TailMove {
+  int branch, from, count;
+} TailMove;
+
+/* `if c: ...; return` / `else: u = ...` (or the other way round) and the statements after the
+ * `if` read u: Triton joins, after an `if`, only the names both branches bind or that exist before
+ * it ("u is not defined" after it), of one type. What follows runs only after the branch that goes
+ * on, so it moves into that branch (still as written: lowered after the `if` is merged, in the
+ * scope the branch leaves), where u needs no join. Done where a name that branch binds is read
+ * after the `if` and was not bound before (or bound to another type), and the returning branch
+ * does not bind it to the same type. */
+static TailMove move_tail_into_branch(Lowerer *L, Node *stmt, NodeList *holder, int at, const Assigned *A,
+                                      const Assigned *in_body, const Assigned *in_else, TypeInfo **before,
+                                      TypeInfo **after_body, const bool ends[2]) {
+  TailMove none = {-1, 0, 0};
+  int stays = ends[0] ? 1 : 0;
+  NodeList rest = {holder->items + at + 1, holder->count - at - 1, holder->count - at - 1};
+  if (rest.count <= 0)
+    return none;
+  bool needed = false;
+  for (int i = 0; i < A->count && !needed; i++) {
+    const Assigned *in_stays = stays ? in_else : in_body, *in_other = stays ? in_body : in_else;
+    TypeInfo *from_stays = stays ? A->types[i] : after_body[i], *from_other = stays ? after_body[i] : A->types[i];
+    if (!assigned_has(in_stays, A->names[i]) || !from_stays || !read_before_set(L, &rest, A->names[i]))
+      continue;
+    if (before[i])
+      needed = may_differ_to_triton(L, from_stays, before[i]);
+    else
+      needed = !assigned_has(in_other, A->names[i]) || !from_other || written_differently(L, from_stays, from_other);
+  }
+  if (!needed)
+    return none;
+  NodeList *branch = stays ? &stmt->u.if_.orelse : &stmt->u.if_.body, joined = {0};
+  TailMove move = {stays, branch->count, rest.count};
+  if (branch->count == 1 && branch->items[0]->kind == N_PASS && !branch->items[0]->span.start.line)
+    move.from = 0; /* the `pass` an empty lowered branch was given */
+  for (int i = 0; i < move.from; i++)
+    node_list_push(&L->ctx->arena, &joined, branch->items[i]);
+  for (int i = 0; i < rest.count; i++)
+    node_list_push(&L->ctx->arena, &joined, rest.items[i]);
+  *branch = joined;
+  holder->count = at + 1; /* lower_stmts, which lowers the holder, stops after the `if` */
+  return move;
+}
+
 static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
+  NodeList *holder = L->stmt_block; /* the block of the `if` as written, for move_tail_into_branch */
+  int at = L->stmt_index;
+  if (!holder || at < 0 || at >= holder->count || holder->items[at] != stmt)
+    holder = NULL;
   bool constexpr_elif = L->constexpr_elif == stmt;
   L->constexpr_elif = NULL;
   /* as written, for a version split on it (lower_version.c) */
@@ -724,10 +779,13 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
     reuse_else[i] = reuse_of_name(L, A->names[i]);
   branch_ranks_close(L, ranks);
   save_assigned(L, A);
+  bool ends[2] = {block_returns(&stmt->u.if_.body), block_returns(&stmt->u.if_.orelse)};
+  TailMove tail = {-1, 0, 0};
+  if (!static_test && holder && ends[0] != ends[1])
+    tail = move_tail_into_branch(L, stmt, holder, at, A, in_body, in_else, before, after_body, ends);
   for (int i = 0; i < A->count; i++) {
     TypeInfo *from_body = after_body[i], *from_else = A->types[i] == unbound[i] ? NULL : A->types[i], *merged;
     bool binds[2] = {assigned_has(in_body, A->names[i]), assigned_has(in_else, A->names[i])};
-    bool ends[2] = {block_returns(&stmt->u.if_.body), block_returns(&stmt->u.if_.orelse)};
     TypeInfo *kept = NULL;
     if (!static_test &&
         separate_branch_bindings(L, stmt, A->names[i], before[i], from_body, from_else, binds, ends, &kept)) {
@@ -801,6 +859,16 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
       scope_bind(L, A->names[i], merged);
     if (merged && launch_decides && !body_leaves && !else_leaves)
       reuse_join(L, A->names[i], test, source_test, reuse_body[i], reuse_else[i]);
+  }
+  if (tail.branch >= 0) { /* the statements moved, lowered where the branch that goes on left the names */
+    NodeList *branch = tail.branch ? &stmt->u.if_.orelse : &stmt->u.if_.body;
+    NodeList moved = {branch->items + tail.from, tail.count, tail.count}, joined = {0};
+    lower_stmts(L, &moved);
+    for (int i = 0; i < tail.from; i++)
+      node_list_push(&L->ctx->arena, &joined, branch->items[i]);
+    for (int i = 0; i < moved.count; i++)
+      node_list_push(&L->ctx->arena, &joined, moved.items[i]);
+    *branch = joined;
   }
   push_stmt(L, out, stmt);
 }
@@ -1546,11 +1614,15 @@ void lower_stmts(Lowerer *L, NodeList *stmts) {
   if (++L->depth > C2T_MAX_PARSE_DEPTH)
     lower_limit(L, stmts->count ? stmts->items[0] : NULL, "nested blocks in tile code", C2T_MAX_PARSE_DEPTH);
   NodeList out = {0};
+  NodeList *outer_block = L->stmt_block;
+  int outer_index = L->stmt_index;
   for (int i = 0; i < stmts->count; i++) {
+    L->stmt_block = stmts, L->stmt_index = i;
     lower_stmt(L, stmts->items[i], &out);
     if (out.count && out.items[out.count - 1]->kind == N_RETURN)
       break; /* what follows a return (one a pruned `if` left here too) never runs: not converted */
   }
+  L->stmt_block = outer_block, L->stmt_index = outer_index;
   if (out.count == 0 && stmts->count > 0) {
     Node *pass = template_stmts(L->ctx, "pass", NULL, 0).items[0];
     push_stmt(L, &out, pass);

@@ -386,6 +386,8 @@ typedef struct Lowerer {
   const char *statement_note; /* a `# C2Tnnn: ...` comment for the statement being lowered (lower_stmt.c) */
   const Node *statement;      /* the tile statement being lowered: lower_error's location when its node has none */
   const Node *constexpr_elif; /* an `elif` of an `if` decided when Triton compiles (lower_stmt.c: lower_if) */
+  NodeList *stmt_block; /* lower_stmts: the block (as written) whose statement stmt_index is being lowered */
+  int stmt_index;
   /* host code (launch.c), made once: the names any scope of the module binds, and the names
    * module-level code binds (a name once per binding), each sorted (str_order); NULL: not made */
   Str *bound_anywhere;

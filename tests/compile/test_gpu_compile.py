@@ -1390,7 +1390,9 @@ import torch
 def run(m):
     x, y, rows = torch.randn(32, 16), torch.zeros(32, 16), torch.zeros(32, 1)
     for name in ("rebound_by_a_later_if", "swapped_tuple", "elif_chain", "number_then_tile",
-                 "read_only_when_debugging", "returning_branch", "read_then_rebound_in_a_loop"):
+                 "read_only_when_debugging", "returning_branch", "read_then_rebound_in_a_loop",
+                 "bound_where_it_goes_on", "returning_branch_of_another_shape", "rebound_where_it_goes_on",
+                 "through_a_tile_function"):
         getattr(m, "launch_" + name)(0, (2,), (x, y, 1, 16))
     m.launch_branch_in_a_loop(0, (2,), (x, y, rows, 3, 16))
 CALLS = {"branch_dead_types": [run]}
@@ -1403,12 +1405,17 @@ def test_a_value_of_another_type_on_each_path_unread_after_the_if_compiles(tmp_p
     redefines it as fp32[16, 1]"): a later `if` rebinding the name, a branch in a loop's body,
     unpacked targets, an elif chain, a number before and a tile in the branch, a read only under a
     False module constant, a branch that returns, a read in a loop of the branch before it
-    rebinds. Each branch that binds another type binds it under a name of its own."""
+    rebinds. Each branch that binds another type binds it under a name of its own. And where one
+    branch returns and what follows reads what the other binds (Triton: "u is not defined" after
+    the `if`), what follows moves into that other branch."""
     results = _compile_case(tmp_path, "branch_dead_types", BRANCH_DEAD_TYPES_CALLS)
-    assert len(results) == 8 and all(r["problems"] == [] for r in results), results
+    assert len(results) == 12 and all(r["problems"] == [] for r in results), results
     text = (tmp_path / "mods" / "branch_dead_types.py").read_text()
     assert "u_1 = ct_sum(t, 1, True)" in text and "w_1, u_1 = t, s" in text, text
     assert "u_1 = u\n" in text and "u_1 = u_1 + 1.0" in text, text  # the value before, read in a loop
+    # what follows an `if` one branch of which returns moves into the other, which binds u
+    assert "        u = t * 3.0\n        # what follows reads u\n" in text, text
+    assert "        s = t * 2.0\n        return s + 1.0\n" in text, text
     same, output = _run_interpreted(tmp_path / "mods" / "branch_dead_types.py", """
 x = torch.randn(32, 16)
 rows_of = lambda t: t.sum(1, keepdim=True)
@@ -1432,6 +1439,14 @@ torch.testing.assert_close(launched("returning_branch", 1), rows_of(x).expand(32
 torch.testing.assert_close(launched("returning_branch", 0), 2 * x)
 torch.testing.assert_close(launched("read_then_rebound_in_a_loop", 0), x)
 torch.testing.assert_close(launched("read_then_rebound_in_a_loop", 3), rows_of(x + 3).expand(32, 16))
+torch.testing.assert_close(launched("bound_where_it_goes_on", 1), 3 * x)
+torch.testing.assert_close(launched("bound_where_it_goes_on", 0), x)
+torch.testing.assert_close(launched("returning_branch_of_another_shape", 1), rows_of(x).expand(32, 16))
+torch.testing.assert_close(launched("returning_branch_of_another_shape", 0), 4 * x)
+torch.testing.assert_close(launched("rebound_where_it_goes_on", 1), x)
+torch.testing.assert_close(launched("rebound_where_it_goes_on", 0), rows_of(x).expand(32, 16))
+torch.testing.assert_close(launched("through_a_tile_function", 1), x)
+torch.testing.assert_close(launched("through_a_tile_function", 0), 2 * x + 1)
 y, rows = torch.zeros(32, 16), torch.zeros(32, 1)
 m.launch_branch_in_a_loop(0, (2,), (x, y, rows, 5, 16))
 torch.testing.assert_close(y, x * (0 + 2 + 4))

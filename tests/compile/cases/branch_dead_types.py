@@ -120,3 +120,58 @@ def read_then_rebound_in_a_loop(x, y, n: int, TILE: ct.Constant[int]):
             u = u + 1.0
         u = ct.sum(u, axis=1, keepdims=True)
         ct.store(y, index=(ct.bid(0), 0), tile=u + ct.zeros((TILE, TILE), dtype=ct.float32))
+
+
+@ct.kernel
+def bound_where_it_goes_on(x, y, c: int, TILE: ct.Constant[int]):
+    """Only the branch that does not return binds u, read after the `if`: what follows moves into
+    that branch (Triton joins only names bound before the `if` or in both branches)."""
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(TILE, TILE))
+    if c > 0:
+        u = t * 3.0
+    else:
+        ct.store(y, index=(ct.bid(0), 0), tile=t)
+        return
+    # what follows reads u
+    ct.store(y, index=(ct.bid(0), 0), tile=u)
+
+
+@ct.kernel
+def returning_branch_of_another_shape(x, y, c: int, TILE: ct.Constant[int]):
+    """Both branches bind u, the one that returns to another shape."""
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(TILE, TILE))
+    if c > 0:
+        u = ct.sum(t, axis=1, keepdims=True)
+        ct.store(y, index=(ct.bid(0), 0), tile=t * 0.0 + u)
+        return
+    else:
+        u = t * 4.0
+    ct.store(y, index=(ct.bid(0), 0), tile=u)
+
+
+@ct.kernel
+def rebound_where_it_goes_on(x, y, c: int, TILE: ct.Constant[int]):
+    """u a tile before the `if`; the branch that goes on rebinds it to its row sums, read after."""
+    u = ct.load(x, index=(ct.bid(0), 0), shape=(TILE, TILE))
+    if c > 0:
+        ct.store(y, index=(ct.bid(0), 0), tile=u)
+        return
+    else:
+        u = ct.sum(u, axis=1, keepdims=True)
+    ct.store(y, index=(ct.bid(0), 0), tile=u + ct.zeros((TILE, TILE), dtype=ct.float32))
+
+
+@ct.function
+def doubled_plus_one_unless(t, c):
+    if c > 0:
+        return t
+    else:
+        s = t * 2.0
+    return s + 1.0
+
+
+@ct.kernel
+def through_a_tile_function(x, y, c: int, TILE: ct.Constant[int]):
+    """The same in a tile function: its last `return` reads what the branch that goes on binds."""
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(TILE, TILE))
+    ct.store(y, index=(ct.bid(0), 0), tile=doubled_plus_one_unless(t, c))
