@@ -531,6 +531,20 @@ static bool written_differently(Lowerer *L, const TypeInfo *a, const TypeInfo *b
   return false;
 }
 
+/* Tuples of other lengths, or holding values Triton cannot join at some index. */
+static bool items_of_other_types(Lowerer *L, const TypeInfo *a, const TypeInfo *b) {
+  if (!a->elts || !b->elts)
+    return false;
+  if (a->count != b->count)
+    return true;
+  for (int i = 0; i < a->count; i++) {
+    const TypeInfo *x = a->elts[i], *y = b->elts[i];
+    if (x && y && (x->kind == VAL_TUPLE && y->kind == VAL_TUPLE ? items_of_other_types(L, x, y) : !joinable(L, x, y)))
+      return true;
+  }
+  return false;
+}
+
 /* `name` in `block` bound under a name of its own: from its first assignment in the block on where
  * that is a plain `name = value` of the block itself (`w = u + 1.0; u_1 = ct.sum(w)`), else all
  * of it, after `name_1 = name` where the block may read the value before (`u_1 = u` ...). */
@@ -810,8 +824,9 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
     else if (from_body->kind == VAL_CONST || from_else->kind == VAL_CONST) {
       const TypeInfo *other = from_body->kind == VAL_CONST ? from_else : from_body;
       merged = concretized(L, from_body->kind == VAL_CONST ? from_body : from_else);
-      if (!static_test && !body_leaves && !else_leaves && other->kind == VAL_TILE && other->rank > 0)
-        merged = path_dependent(L, merged); /* a number, a tile */
+      if (!static_test && !body_leaves && !else_leaves &&
+          ((other->kind == VAL_TILE && other->rank > 0) || !joinable(L, from_body, from_else)))
+        merged = path_dependent(L, merged); /* a number and a tile, an int and a float */
     }
     else if (from_body->kind == VAL_ARRAY && from_else->kind == VAL_ARRAY && from_body->array && from_else->array) {
       /* two arrays by a constexpr (`if USE_X: src = x` / `else: src = y`): where they cannot be one
@@ -831,8 +846,12 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
         note_version_split(L, source_test, test, 3);
       merged = merged_value(L, stmt, A->names[i], from_body, from_else);
     } else if (from_body->kind == from_else->kind &&
-               (from_body->kind == VAL_TUPLE || from_body->kind == VAL_ENUM || from_body->kind == VAL_DTYPE))
+               (from_body->kind == VAL_TUPLE || from_body->kind == VAL_ENUM || from_body->kind == VAL_DTYPE)) {
       merged = merged_value(L, stmt, A->names[i], from_body, from_else);
+      if (!static_test && !body_leaves && !else_leaves && from_body->kind == VAL_TUPLE &&
+          items_of_other_types(L, from_body, from_else))
+        merged = path_dependent(L, merged); /* (t, s) / (s, t) */
+    }
     else if (static_test && (from_body->kind == VAL_NONE) != (from_else->kind == VAL_NONE)) {
       /* `bias = None` / `if HAS_BIAS: bias = ct.load(...)`: which one is known only when Triton
          compiles; a use (`bias is not None`, `t + bias`) stops this attempt, and the version split
@@ -852,6 +871,11 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
       tf32_join(L, stmt, merged, from_body, from_else); /* the constexpr decides: one branch runs */
     if (static_test && from_body && from_else)
       note_version_split(L, source_test, test, type_disagreement(L, from_body, from_else));
+    /* a type that depends on the path through an inner `if` depends on it after this one too */
+    if (merged && !merged->path_dependent && !static_test &&
+        ((from_body && from_body->path_dependent && !body_leaves) ||
+         (from_else && from_else->path_dependent && !else_leaves)))
+      merged = path_dependent(L, merged);
     bool unbound_in_one = (from_body && from_body->maybe_unbound) || (from_else && from_else->maybe_unbound);
     if (merged && unbound_in_one && !merged->maybe_unbound) /* unbound on a path through an inner `if` */
       merged = maybe_unbound(L, merged);
@@ -1139,14 +1163,18 @@ static const char *dims_text(Lowerer *L, const TypeInfo *type) {
  * known shapes or dtypes, a number for a tile) is a located error at the loop, as cuTile's "Type
  * of `x` depends on path taken" (read after the loop or not; Triton refuses a loop-carried value
  * that changes type too). Types known only at launch are decided there, by both. */
-static void loop_types_close(Lowerer *L, const LoopTypes *T, const Node *loop) {
+static void loop_types_close(Lowerer *L, const LoopTypes *T, const Node *loop, NodeList *body) {
   for (int i = 0; i < T->A->count; i++) {
     Variable *var = scope_lookup(L, T->A->names[i]);
     const TypeInfo *now = var ? var->type : NULL;
-    if (!T->before[i] || !now || now == T->before[i] || (now->kind != VAL_TILE && now->kind != VAL_CONST) ||
-        joinable(L, T->before[i], now))
-      continue;
     Str name = T->A->names[i];
+    if (T->before[i] && now && now->path_dependent && read_before_set(L, body, name))
+      lower_error(L, loop, "the type of `%.*s` depends on the path taken through this loop's body (an `if` in it "
+                  "gives it another type on one path than on the other), and the next iteration reads it: cuTile "
+                  "refuses it (give it one type on every path)", name.len, name.text);
+    if (!T->before[i] || !now || now == T->before[i] || (now->kind != VAL_TILE && now->kind != VAL_CONST) ||
+        now->path_dependent || joinable(L, T->before[i], now))
+      continue;
     lower_error(L, loop, "the type of `%.*s` changes from one iteration of this loop to the next: %s before it, %s "
                 "after its body (cuTile refuses it: its type depends on the path taken; give it one type)",
                 name.len, name.text, dims_text(L, T->before[i]), dims_text(L, now));
@@ -1179,7 +1207,7 @@ static void lower_while(Lowerer *L, Node *stmt, NodeList *out) {
   lower_stmts(L, &stmt->u.while_.body);
   reuse_leave_loop(L, outer_loop);
   L->loop_depth--;
-  loop_types_close(L, &types, stmt);
+  loop_types_close(L, &types, stmt, &stmt->u.while_.body);
   loop_arrays_close(L, &arrays, stmt);
   run_time_tuples_close(L, &tuples, stmt);
   concretize_assigned(L, &stmt->u.while_.body, NULL);
@@ -1508,7 +1536,7 @@ static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
   reuse_leave_loop(L, outer_loop);
   L->loop_depth--;
   if (!is_static) /* ct.static_iter is unrolled: each iteration has its own types */
-    loop_types_close(L, &types, stmt);
+    loop_types_close(L, &types, stmt, &stmt->u.for_.body);
   if (may_keep && !pipelined && !steps_by_grid && L->products > products)
     keep_single_trip_loop(L, iter);
   loop_arrays_close(L, &arrays, stmt);

@@ -1282,3 +1282,79 @@ def k(U, Out, n: int):
     by_launch = source.replace("def k(U, Out, n: int):", "def k(U, Out, n: int, T: ct.Constant[int]):").replace(
         "shape=(16, 16)", "shape=(T, T)")
     assert "for i in range(n):" in convert_text(by_launch)
+
+
+def test_a_name_of_another_type_through_tuples_nested_ifs_and_numbers_is_refused_where_it_is_used(
+        convert_error, convert_text):
+    """More reads cuTile refuses ("Type of `x` depends on path taken") that converted with exit 0
+    into a module Triton refused (a helper's sweep): an int on one path and a float on the other,
+    tuples whose items swap shapes, a name an inner `if` leaves of two shapes read after the outer
+    one, and a loop whose body leaves a name of two shapes that its next iteration reads. Each is
+    now a located error; unread, each converts."""
+    numbers = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(X, Y, c: int):
+    t = ct.load(X, index=(0, 0), shape=(16, 16))
+    if c > 0:
+        s = 1
+    else:
+        s = 2.5
+    ct.store(Y, index=(0, 0), tile=t * s)
+'''
+    err = convert_error(numbers)
+    assert err.startswith("C2T402: the type of 's' depends on the path taken to here"), err
+    assert "t * 2.0" in convert_text(numbers.replace("t * s", "t * 2.0"))
+    tuples = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(X, Y, c: int):
+    t = ct.load(X, index=(0, 0), shape=(16, 16))
+    s = ct.sum(t, axis=1, keepdims=True)
+    if c > 0:
+        p = (t, s)
+    else:
+        p = (s, t)
+    ct.store(Y, index=(0, 0), tile=p[0] + p[1])
+'''
+    err = convert_error(tuples)
+    assert err.startswith("C2T402: the type of 'p' depends on the path taken to here"), err
+    convert_text(tuples.replace("tile=p[0] + p[1]", "tile=t"))
+    nested = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(X, Y, c: int, d: int):
+    t = ct.load(X, index=(0, 0), shape=(16, 16))
+    if c > 0:
+        if d > 0:
+            u = t * 2.0
+        else:
+            u = ct.sum(t, axis=1, keepdims=True)
+    else:
+        u = t - 5.0
+    ct.store(Y, index=(0, 0), tile=t + u)
+'''
+    err = convert_error(nested)
+    assert err.startswith("C2T402: the type of 'u' depends on the path taken to here"), err
+    convert_text(nested.replace("tile=t + u", "tile=t"))
+    loop = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(X, Y, n: int):
+    u = ct.load(X, index=(0, 0), shape=(16, 16))
+    for i in range(n):
+        if i > 0:
+            u = ct.sum(u, axis=1, keepdims=True)
+    ct.store(Y, index=(0, 0), tile=ct.load(X, index=(0, 0), shape=(16, 16)))
+'''
+    err = convert_error(loop)
+    assert err.startswith("C2T402: the type of `u` depends on the path taken through this loop's body"), err
+    convert_text(loop.replace("u = ct.sum(u, axis=1, keepdims=True)", "w = ct.sum(u, axis=1, keepdims=True)"))
