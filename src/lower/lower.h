@@ -105,6 +105,10 @@ Assigned *new_assigned(Lowerer *L);
 void add_assigned_target(Assigned *A, const Node *target);
 void collect_assigned(Assigned *A, const NodeList *stmts, int depth);
 
+/* Whether Triton can join a name holding `a` on one path and `b` on the other (its scf.if yields
+ * one type): the same kind, tiles of one rank, shape and dtype where known, numbers both ints or
+ * both floats. */
+bool joinable(Lowerer *L, const TypeInfo *a, const TypeInfo *b);
 TypeInfo *merged_tile(Lowerer *L, TypeInfo *a, TypeInfo *b);
 TypeInfo *merged_constexpr_tile(Lowerer *L, TypeInfo *a, TypeInfo *b);
 /* lower_control.c: what two values one of which Triton picks when it compiles agree on: two

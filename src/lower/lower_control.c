@@ -742,7 +742,12 @@ static TypeInfo *run_time_choice(Lowerer *L, TypeInfo *a, TypeInfo *b) {
       tuple->elts[i] = run_time_choice(L, a->elts[i], b->elts[i]);
     return tuple;
   }
-  return a;
+  if (joinable(L, a, b) || !((a->kind == VAL_TILE || a->kind == VAL_CONST) && (b->kind == VAL_TILE || b->kind == VAL_CONST)))
+    return a;
+  TypeInfo *marked = type_new(L->ctx, a->kind); /* (16, 16) or (16, 1): cuTile refuses a use of it */
+  *marked = *a;
+  marked->path_dependent = true;
+  return marked;
 }
 
 /* Item `i` of a lowered tuple operand: as written in it, else `t[i]`. */

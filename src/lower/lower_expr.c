@@ -298,9 +298,10 @@ static Node *lower_name(Lowerer *L, Node *expr) {
                 "first in a loop that may run no iteration; cuTile refuses this use of a potentially undefined "
                 "variable (bind it before, or in each branch)", id.len, id.text);
   if (var && var->type && var->type->path_dependent)
-    lower_error(L, expr, "the type of '%.*s' depends on the path taken to here: a run-time `if` above gives it a tile "
-                "of another dtype or shape (or a number) on one path than on the other, or a loop from one "
-                "iteration to the next; cuTile refuses this use (give it one type on every path)", id.len, id.text);
+    lower_error(L, expr, "the type of '%.*s' depends on the path taken to here: a run-time `if` (or `a if c else b`) "
+                "above gives it a value of another type (a tile of another dtype or shape, a number, an int or "
+                "a float) on one path than on the other, or a loop from one iteration to the next; cuTile "
+                "refuses this use (give it one type on every path)", id.len, id.text);
   if (var && var->type && var->type->none_by_constexpr)
     lower_error(L, expr, "'%.*s' is None for one outcome of a constexpr `if` above and %s for the other: it can be "
                 "converted only where the function is lowered once per outcome (a kernel, its condition a "

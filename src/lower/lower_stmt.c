@@ -467,7 +467,6 @@ static TypeInfo *path_dependent(Lowerer *L, const TypeInfo *type) {
   return marked;
 }
 
-static bool joinable(Lowerer *L, const TypeInfo *a, const TypeInfo *b);
 
 /* Whether two tiles are surely of one type to Triton: one dtype, known, and each dimension the
  * same number or written alike. */
@@ -607,7 +606,7 @@ static bool separate_branch_bindings(Lowerer *L, Node *stmt, Str name, TypeInfo 
 /* Whether Triton can join a name holding `a` in one branch of a run-time `if` and `b` in the
  * other (its scf.if yields one type): the same kind, tiles of one rank, shape and dtype,
  * numbers both ints or both floats. */
-static bool joinable(Lowerer *L, const TypeInfo *a, const TypeInfo *b) {
+bool joinable(Lowerer *L, const TypeInfo *a, const TypeInfo *b) {
   if (a->kind != b->kind) /* a number and a tile, a tile and None ... */
     return (a->kind == VAL_CONST && b->kind == VAL_TILE && b->rank == 0) ||
            (b->kind == VAL_CONST && a->kind == VAL_TILE && a->rank == 0);

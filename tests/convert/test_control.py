@@ -1358,3 +1358,17 @@ def k(X, Y, n: int):
     err = convert_error(loop)
     assert err.startswith("C2T402: the type of `u` depends on the path taken through this loop's body"), err
     convert_text(loop.replace("u = ct.sum(u, axis=1, keepdims=True)", "w = ct.sum(u, axis=1, keepdims=True)"))
+    ternary = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(X, Y, c: int):
+    t = ct.load(X, index=(0, 0), shape=(16, 16))
+    s = ct.sum(t, axis=1, keepdims=True)
+    u = t if c > 0 else s
+    ct.store(Y, index=(0, 0), tile=u + t)
+'''
+    err = convert_error(ternary)
+    assert err.startswith("C2T402: the type of 'u' depends on the path taken to here: a run-time `if` (or "), err
+    assert "u = t if c > 0 else t * 2.0" in convert_text(ternary.replace("else s", "else t * 2.0"))
