@@ -93,7 +93,8 @@ static bool target_reads(Node *target, Str name) {
 }
 
 /* A test whose value is known when the converter reads it: True, False, a module constant, `not`
- * of one (`if DEBUG:` with DEBUG = False at module level; the converter drops the branch). */
+ * of one (`if DEBUG:` with DEBUG = False at module level; the converter drops the branch). A name
+ * the function binds is in its scope from its first binding on, and read as unknown. */
 static bool known_test(Lowerer *L, const Node *test, bool *value) {
   if (test->kind == N_CONSTANT && (test->u.constant.kind == CONST_TRUE || test->u.constant.kind == CONST_FALSE)) {
     *value = test->u.constant.kind == CONST_TRUE;
@@ -103,22 +104,11 @@ static bool known_test(Lowerer *L, const Node *test, bool *value) {
     *value = !*value;
     return true;
   }
-  if (test->kind != N_NAME || !L->function)
-    return false;
-  /* a name the function never binds, bound to a known number or bool where it is */
-  Assigned *bound = new_assigned(L);
-  collect_assigned(bound, &L->function->def->u.function_def.body, 0);
-  for (int i = 0; i < bound->count; i++)
-    if (str_same(bound->names[i], test->u.name.id))
-      return false;
-  Variable *var = scope_lookup(L, test->u.name.id);
-  const Binding *binding = var ? NULL : find_binding(L->conv, test->u.name.id);
-  if (binding && binding->value && !binding->varies && binding->value->kind == N_CONSTANT)
-    return known_test(L, binding->value, value); /* a module's `DEBUG = False` */
-  if (!var || !var->type || var->type->kind != VAL_CONST || var->type->dtype == DT_UNKNOWN)
-    return false; /* a constexpr parameter's value comes with the launch */
-  *value = var->type->is_float ? var->type->float_value != 0 : var->type->int_value != 0;
-  return true;
+  if (test->kind != N_NAME || scope_lookup(L, test->u.name.id))
+    return false; /* a local: its value where the `if` stands may not be the one it has here */
+  const Binding *binding = find_binding(L->conv, test->u.name.id);
+  return binding && binding->value && !binding->varies && binding->value->kind == N_CONSTANT &&
+         known_test(L, binding->value, value); /* a module's `DEBUG = False` */
 }
 
 static Flow flow_block(FlowScan *S, NodeList *block, int depth);
@@ -146,8 +136,20 @@ static Flow flow_loop(FlowScan *S, Node *loop, int depth) {
   return body == FLOW_READ ? FLOW_READ : FLOW_PASS;
 }
 
+/* One more statement read for the function being lowered; false past C2T_MAX_LIVENESS_STEPS (a
+ * function of thousands of `if`s each of which asks about what follows it). */
+static bool step(Lowerer *L) {
+  if (L->liveness_function != L->function) {
+    L->liveness_function = L->function;
+    L->liveness_steps = 0;
+  }
+  return ++L->liveness_steps <= C2T_MAX_LIVENESS_STEPS;
+}
+
 static Flow flow_stmt(FlowScan *S, Node *stmt, int depth) {
   Str name = S->name;
+  if (!step(S->L))
+    return FLOW_READ; /* taken as read: no name of its own */
   switch (stmt->kind) {
   case N_ASSIGN: {
     if (reads(stmt->u.assign.value, name))
@@ -222,12 +224,14 @@ typedef struct Frame {
   Node *owner; /* the statement whose block this is; NULL for the function's body */
 } Frame;
 
-static bool find_path(NodeList *block, Node *owner, const Node *stmt, Frame *path, int *depth) {
+static bool find_path(Lowerer *L, NodeList *block, Node *owner, const Node *stmt, Frame *path, int *depth) {
   if (*depth >= C2T_MAX_PARSE_DEPTH)
     return false;
   int at = (*depth)++;
   for (int i = 0; i < block->count; i++) {
     Node *s = block->items[i];
+    if (!step(L))
+      break;
     path[at] = (Frame){block, i, owner};
     if (s == stmt)
       return true;
@@ -240,7 +244,7 @@ static bool find_path(NodeList *block, Node *owner, const Node *stmt, Frame *pat
     default: break;
     }
     for (int k = 0; k < 3 && inner[k]; k++)
-      if (find_path(inner[k], s, stmt, path, depth))
+      if (find_path(L, inner[k], s, stmt, path, depth))
         return true;
   }
   (*depth)--;
@@ -250,7 +254,7 @@ static bool find_path(NodeList *block, Node *owner, const Node *stmt, Frame *pat
 bool value_dead_after(Lowerer *L, Node *def, Node *stmt, Str name) {
   Frame *path = arena_alloc(&L->ctx->arena, sizeof(Frame) * (C2T_MAX_PARSE_DEPTH + 1));
   int depth = 0;
-  if (!find_path(&def->u.function_def.body, NULL, stmt, path, &depth))
+  if (!find_path(L, &def->u.function_def.body, NULL, stmt, path, &depth))
     return false;
   FlowScan S = {L, name, false};
   for (int f = depth - 1; f >= 0; f--) {

@@ -22,6 +22,7 @@
 /* Limits of the lowering; past each, a located C2T002 error (lower_limit). */
 #define C2T_MAX_RANK 8             /* dimensions of a tile or shape (TypeInfo.shape) */
 #define C2T_MAX_SCOPE_NAMES 1024   /* local names of one tile function (Scope) */
+#define C2T_MAX_LIVENESS_STEPS 200000 /* statements lower_liveness.c reads, per function (more: values taken as read) */
 #define C2T_MAX_STATIC_CHOICES 64  /* names a constexpr `if` chooses a constant for, per function (more: run-time values) */
 #define C2T_MAX_CALL_ARGS 16       /* parameters of a cuTile signature (BoundArgs, bind_call) */
 #define C2T_MAX_TMA_ARRAYS 64      /* arrays with a TMA flag parameter, per kernel (Lowerer.tma_arrays) */
@@ -386,6 +387,8 @@ typedef struct Lowerer {
   const char *statement_note; /* a `# C2Tnnn: ...` comment for the statement being lowered (lower_stmt.c) */
   const Node *statement;      /* the tile statement being lowered: lower_error's location when its node has none */
   const Node *constexpr_elif; /* an `elif` of an `if` decided when Triton compiles (lower_stmt.c: lower_if) */
+  const void *liveness_function; /* lower_liveness.c: the function liveness_steps counts for */
+  long liveness_steps;
   NodeList *stmt_block; /* lower_stmts: the block (as written) whose statement stmt_index is being lowered */
   int stmt_index;
   /* host code (launch.c), made once: the names any scope of the module binds, and the names
