@@ -467,7 +467,6 @@ static TypeInfo *path_dependent(Lowerer *L, const TypeInfo *type) {
   return marked;
 }
 
-
 /* Whether two tiles are surely of one type to Triton: one dtype, known, and each dimension the
  * same number or written alike. */
 static bool surely_same_tile(Lowerer *L, const TypeInfo *a, const TypeInfo *b) {
