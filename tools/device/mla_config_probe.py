@@ -69,7 +69,7 @@ def main():
                     if time.time() - began > SECONDS:
                         print("(time)")
                         return
-                    module._searched_launch = (lambda kernel, key, launch, shapes, candidates, warps_=None, w=warps, s=stages:
+                    module._searched_launch = (lambda kernel, key, launch, shapes, candidates, w=warps, s=stages, **_:
                                                launch(s, w))
                     run = lambda: module.launch__prefill_mla_kernel(stream, grid, args)  # noqa: E731
                     try:
