@@ -125,7 +125,8 @@ void rename_in_body(Node *def, Str from, Str to);
 void rename_in_block(NodeList *block, Str from, Str to); /* every `from` in it (nested too) renamed `to` */
 /* `name` bound from its first assignment in `block` on (`name = value`, a statement of the block
  * itself; the statements before it and its value read the value before) under a name of its own
- * (`own`); false where the block binds it first otherwise (in a nested block, by `+=`, unpacked) */
+ * (`own`: the one given, else a fresh one); false where the block binds it first otherwise (in a
+ * nested block, by `+=`, unpacked) */
 bool rename_binding_in_block(Lowerer *L, NodeList *block, Str name, Str *own);
 /* lower_liveness.c: whether what `name` holds after `stmt` (of the function `def`, being lowered) is
  * never read: each path from it sets the name again (or ends the function) before any read, the

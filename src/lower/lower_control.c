@@ -385,8 +385,30 @@ static void rewrite_for_as_while(Lowerer *L, Node *loop, LoopFlags *F, NodeList 
   push(L, out, loop_stmt);
 }
 
+/* A `continue` after which the iteration does nothing (the body's last statement, or the last of a
+ * branch of an `if` that is, as where lower_stmt.c moved what followed an `if c: continue` into
+ * its other branch) is dropped: it needs no flag. */
+static void drop_final_continues(Lowerer *L, NodeList *block) {
+  if (block->count == 0)
+    return;
+  Node *last = block->items[block->count - 1];
+  if (last->kind == N_CONTINUE) {
+    block->count--;
+  } else if (last->kind == N_IF) {
+    drop_final_continues(L, &last->u.if_.body);
+    drop_final_continues(L, &last->u.if_.orelse);
+    if (last->u.if_.body.count == 0 && last->u.if_.orelse.count) { /* `if c: pass` / `else: ...` */
+      last->u.if_.test = T(L, "not (_1)", last->u.if_.test);
+      last->u.if_.body = last->u.if_.orelse;
+      last->u.if_.orelse = (NodeList){0};
+    }
+  }
+}
+
 static void rewrite_for(Lowerer *L, Node *loop, NodeList *out) {
   NodeList *body = &loop->u.for_.body;
+  if (!is_static_loop(loop)) /* in ct.static_iter, a jump is an error (below) */
+    drop_final_continues(L, body);
   int jumps = jumps_in_block(body);
   if (is_static_loop(loop) && jumps) {
     const Node *at = find_jump(body, N_BREAK);
@@ -419,6 +441,7 @@ static void rewrite_while(Lowerer *L, Node *loop, NodeList *out) {
   if (test->type && test->type->kind == VAL_TILE && test->type->rank > 0)
     lower_error(L, test, "a `while` condition must be a scalar, not %s", type_describe(L->ctx, test->type));
   NodeList *body = &loop->u.while_.body;
+  drop_final_continues(L, body);
   int jumps = jumps_in_block(body);
   if (!jumps) {
     push(L, out, loop);

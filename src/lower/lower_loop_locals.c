@@ -155,7 +155,8 @@ bool rename_binding_in_block(Lowerer *L, NodeList *block, Str name, Str *own) {
           return false;
       continue;
     }
-    *own = fresh_local_name(L, L->function->def, name);
+    if (!own->len)
+      *own = fresh_local_name(L, L->function->def, name);
     Rename r = {name, *own};
     rename_slot(&stmt->u.assign.targets.items[0], &r);
     for (int j = i + 1; j < block->count; j++)

@@ -546,13 +546,15 @@ static bool items_of_other_types(Lowerer *L, const TypeInfo *a, const TypeInfo *
 /* `name` in `block` bound under a name of its own: from its first assignment in the block on where
  * that is a plain `name = value` of the block itself (`w = u + 1.0; u_1 = ct.sum(w)`), else all
  * of it, after `name_1 = name` where the block may read the value before (`u_1 = u` ...). */
-static void rename_branch_binding(Lowerer *L, NodeList *block, Str name, const TypeInfo *before, TypeInfo *after) {
-  Str own;
+static void rename_branch_binding(Lowerer *L, NodeList *block, Str name, const TypeInfo *before, TypeInfo *after,
+                                  Str given) {
+  Str own = given;
   if (rename_binding_in_block(L, block, name, &own)) {
     scope_bind(L, own, after); /* what it holds at the end of the branch (statements moved there read it) */
     return;
   }
-  own = fresh_local_name(L, L->function->def, name);
+  if (!own.len)
+    own = fresh_local_name(L, L->function->def, name);
   bool copy = before && read_before_set(L, block, name);
   rename_in_block(block, name, own);
   scope_bind(L, own, after);
@@ -597,8 +599,44 @@ static bool separate_branch_bindings(Lowerer *L, Node *stmt, Str name, TypeInfo 
     return false;
   for (int b = 0; b < 2; b++)
     if (rename[b])
-      rename_branch_binding(L, block[b], name, before, from[b]);
+      rename_branch_binding(L, block[b], name, before, from[b], (Str){0});
   *kept = before ? before : rename[0] ? from_else : from_body;
+  return true;
+}
+
+/* A name both branches of a run-time `if` bind (neither returns) to one new type, of other
+ * dimensions or kind than the name holds before the `if`, and read after it:
+ *     u = t                               u = t
+ *     if c > 2:                           if c > 2:
+ *         u = u + s         (16, 16)  ->      u_1 = u + s
+ *     else:                               else:
+ *         u = t * 2.0       (16, 16)          u_1 = t * 2.0
+ *     ... u ...                           u = u_1
+ * with u of shape (16, 1) before. cuTile takes it: u holds the new value on each path. Triton
+ * refuses the `if` ("initial value for `u` is of type fp32[16, 1], but the then block redefines it
+ * as fp32[16, 16]"), not a name the branches bind first. So each branch binds one name of its own
+ * (`own`), set to the name after the `if`. False where it does not apply: a branch that does not
+ * bind the name (its type then depends on the path, for the caller), or types that differ. */
+static bool join_branch_bindings(Lowerer *L, Node *stmt, Str name, TypeInfo *before, TypeInfo *from_body,
+                                 TypeInfo *from_else, const bool binds[2], const bool ends[2], Str *own,
+                                 TypeInfo **joined) {
+  TypeInfo *from[2] = {from_body, from_else};
+  NodeList *block[2] = {&stmt->u.if_.body, &stmt->u.if_.orelse};
+  bool differs = false;
+  *joined = NULL;
+  if (!L->function || !before || ends[0] || ends[1]) /* one going on: hoist_after_return's */
+    return false;
+  for (int b = 0; b < 2; b++) {
+    if (!binds[b] || !from[b] || (*joined && written_differently(L, *joined, from[b])))
+      return false;
+    differs |= written_differently(L, from[b], before);
+    *joined = from[b];
+  }
+  if (!*joined || !differs)
+    return false;
+  *own = fresh_local_name(L, L->function->def, name);
+  for (int b = 0; b < 2; b++)
+    rename_branch_binding(L, block[b], name, before, from[b], *own);
   return true;
 }
 
@@ -659,6 +697,8 @@ typedef struct TailMove {
  * scope the branch leaves), where u needs no join. Done where a name that branch binds is read
  * after the `if` and was not bound before (or bound to another type), and the returning branch
  * does not bind it to the same type. */
+static TailMove tail_moved(Lowerer *L, Node *stmt, NodeList *holder, int at, int stays);
+
 static TailMove move_tail_into_branch(Lowerer *L, Node *stmt, NodeList *holder, int at, const Assigned *A,
                                       const Assigned *in_body, const Assigned *in_else, TypeInfo **before,
                                       TypeInfo **after_body, const bool ends[2]) {
@@ -680,6 +720,33 @@ static TailMove move_tail_into_branch(Lowerer *L, Node *stmt, NodeList *holder, 
   }
   if (!needed)
     return none;
+  return tail_moved(L, stmt, holder, at, stays);
+}
+
+/* In a loop, `if c: ...; continue` (break, or return, which a loop turns into flags) and what
+ * follows the `if` in its block rebinds a name bound before it: lower_control.c would run what
+ * follows under `if keep_iterating_N:`, built after lowering, where Triton refuses a name rebound
+ * to another type ("initial value for `u` is of type fp32[16, 16], but the then block redefines
+ * it as fp32[16, 1]"). What follows moves into the other branch instead, before the branches are
+ * lowered, so that the `if` sees the types it leaves (and binds another type under a name of its
+ * own where that is not read after it). */
+static TailMove move_tail_after_jump(Lowerer *L, Node *stmt, NodeList *holder, int at, const bool leaves[2]) {
+  TailMove none = {-1, 0, 0};
+  if (L->loop_depth == 0 || leaves[0] == leaves[1] || at + 1 >= holder->count)
+    return none;
+  NodeList rest = {holder->items + at + 1, holder->count - at - 1, holder->count - at - 1};
+  Assigned *bound = new_assigned(L);
+  collect_assigned(bound, &rest, 0);
+  bool rebinds = false;
+  for (int i = 0; i < bound->count && !rebinds; i++)
+    rebinds = scope_lookup(L, bound->names[i]) != NULL;
+  return rebinds ? tail_moved(L, stmt, holder, at, leaves[0] ? 1 : 0) : none;
+}
+
+/* The statements after the `if` at `at` in `holder` moved, as written, to the end of its branch
+ * `stays` (0: the body, 1: else). */
+static TailMove tail_moved(Lowerer *L, Node *stmt, NodeList *holder, int at, int stays) {
+  NodeList rest = {holder->items + at + 1, holder->count - at - 1, holder->count - at - 1};
   NodeList *branch = stays ? &stmt->u.if_.orelse : &stmt->u.if_.body, joined = {0};
   TailMove move = {stays, branch->count, rest.count};
   if (branch->count == 1 && branch->items[0]->kind == N_PASS && !branch->items[0]->span.start.line)
@@ -691,6 +758,44 @@ static TailMove move_tail_into_branch(Lowerer *L, Node *stmt, NodeList *holder, 
   *branch = joined;
   holder->count = at + 1; /* lower_stmts, which lowers the holder, stops after the `if` */
   return move;
+}
+
+/* `if c: ...; return` / `else: u = ...` (or the other way round), with u read after the `if` but
+ * not in the statements that follow it in its own block (move_tail_into_branch's case), as in an
+ * `elif` that returns or an `if` nested in another: Triton joins, after an `if`, only the names
+ * both branches bind or that exist before it, of one type ("u is not defined"). The branch that
+ * goes on then runs after the `if` instead, which keeps only the branch that returns:
+ *     if c: ...; return           if c: ...; return
+ *     else: u = ...        ->     u = ...
+ * The branch that goes on (0, 1), or -1 where no name needs it: one it binds that is read after
+ * the `if`, not bound before or bound to another type. */
+static int hoisted_branch(Lowerer *L, Node *stmt, const Assigned *A, const Assigned *in_body, const Assigned *in_else,
+                          TypeInfo **before, TypeInfo **after_body, TypeInfo **after_else, const bool ends[2]) {
+  if (!L->function || ends[0] == ends[1])
+    return -1;
+  int goes_on = ends[0] ? 1 : 0;
+  for (int i = 0; i < A->count; i++) {
+    TypeInfo *from = goes_on ? after_else[i] : after_body[i];
+    if (!assigned_has(goes_on ? in_else : in_body, A->names[i]) || !from)
+      continue;
+    if ((!before[i] || may_differ_to_triton(L, from, before[i])) &&
+        !value_dead_after(L, L->function->def, stmt, A->names[i]))
+      return goes_on;
+  }
+  return -1;
+}
+
+/* The `if` of hoisted_branch without the branch that goes on, whose statements follow it. */
+static void hoist_branch(Lowerer *L, Node *stmt, int goes_on, NodeList *out) {
+  NodeList after = goes_on ? stmt->u.if_.orelse : stmt->u.if_.body;
+  if (!goes_on) { /* the else branch returns: `if not (c):` it */
+    stmt->u.if_.test = T(L, "not (_1)", stmt->u.if_.test);
+    stmt->u.if_.body = stmt->u.if_.orelse;
+  }
+  stmt->u.if_.orelse = (NodeList){0};
+  push_stmt(L, out, stmt);
+  for (int i = 0; i < after.count; i++)
+    push_stmt(L, out, after.items[i]);
 }
 
 static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
@@ -712,6 +817,11 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   bool body_invalid = false, else_invalid = false;
   bool body_leaves = block_leaves(&stmt->u.if_.body), else_leaves = block_leaves(&stmt->u.if_.orelse);
   bool decided = test->type && test->type->kind == VAL_CONST; /* when Triton compiles */
+  if (!decided && holder) { /* before the branches are lowered: what moves is lowered in its branch */
+    bool leaves[2] = {body_leaves, else_leaves};
+    if (move_tail_after_jump(L, stmt, holder, at, leaves).branch >= 0)
+      body_leaves = block_leaves(&stmt->u.if_.body), else_leaves = block_leaves(&stmt->u.if_.orelse);
+  }
   if (constexpr_elif && !decided) {
     /* an `elif` decided while the kernel runs, of an `if` decided when it compiles: cuTile
      * compiles all of it where the constexpr takes it, so an invalid call in either branch
@@ -793,8 +903,16 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   save_assigned(L, A);
   bool ends[2] = {block_returns(&stmt->u.if_.body), block_returns(&stmt->u.if_.orelse)};
   TailMove tail = {-1, 0, 0};
+  NodeList joins = {0}; /* `u = u_1` after the `if`, of join_branch_bindings */
   if (!static_test && holder && ends[0] != ends[1])
     tail = move_tail_into_branch(L, stmt, holder, at, A, in_body, in_else, before, after_body, ends);
+  int hoist = -1;
+  if (!static_test && tail.branch < 0 && ends[0] != ends[1]) {
+    TypeInfo **after_else = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(A->count + 1));
+    for (int i = 0; i < A->count; i++)
+      after_else[i] = A->types[i] == unbound[i] ? NULL : A->types[i];
+    hoist = hoisted_branch(L, stmt, A, in_body, in_else, before, after_body, after_else, ends);
+  }
   for (int i = 0; i < A->count; i++) {
     TypeInfo *from_body = after_body[i], *from_else = A->types[i] == unbound[i] ? NULL : A->types[i], *merged;
     bool binds[2] = {assigned_has(in_body, A->names[i]), assigned_has(in_else, A->names[i])};
@@ -803,6 +921,17 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
         separate_branch_bindings(L, stmt, A->names[i], before[i], from_body, from_else, binds, ends, &kept)) {
       /* what follows reads neither: bound in one branch only, it is unbound after (as in Triton) */
       scope_bind(L, A->names[i], before[i] || (binds[0] && binds[1]) ? kept : maybe_unbound(L, kept));
+      continue;
+    }
+    Str own = {0};
+    TypeInfo *joined = NULL;
+    if (!static_test && tail.branch < 0 &&
+        join_branch_bindings(L, stmt, A->names[i], before[i], from_body, from_else, binds, ends, &own, &joined)) {
+      Node *to = new_name(L, arena_strndup(&L->ctx->arena, A->names[i].text, (size_t)A->names[i].len));
+      Node *from = new_name(L, arena_strndup(&L->ctx->arena, own.text, (size_t)own.len));
+      to->type = from->type = joined;
+      node_list_push(&L->ctx->arena, &joins, template_stmts(L->ctx, "_1 = _2\n", TEMPLATE_NODES(to, from)).items[0]);
+      scope_bind(L, A->names[i], joined);
       continue;
     }
     TypeInfo *one_side = from_body ? from_body : from_else;
@@ -892,7 +1021,13 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
       node_list_push(&L->ctx->arena, &joined, moved.items[i]);
     *branch = joined;
   }
+  if (hoist >= 0) {
+    hoist_branch(L, stmt, hoist, out);
+    return;
+  }
   push_stmt(L, out, stmt);
+  for (int i = 0; i < joins.count; i++)
+    push_stmt(L, out, joins.items[i]);
 }
 
 /* Whether `type` is an array or a tuple holding one. */

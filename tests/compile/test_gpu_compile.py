@@ -1455,6 +1455,64 @@ torch.testing.assert_close(rows, rows_of(x) * (1 + 3))
     assert same, output
 
 
+BRANCH_JOINED_TYPES_CALLS = """
+import torch
+def run(m):
+    x, y = torch.randn(32, 16), torch.zeros(32, 16)
+    for name in ("joined_after_the_if", "rebound_in_both_inner_branches", "joined_in_a_loop", "elif_that_returns",
+                 "else_that_returns", "continue_then_rebound", "break_then_rebound"):
+        getattr(m, "launch_" + name)(0, (2,), (x, y, 1, 16))
+CALLS = {"branch_joined_types": [run]}
+"""
+
+
+def test_a_value_of_a_new_type_on_every_path_that_goes_on_compiles(tmp_path):
+    """Valid cuTile that Triton refused when compiling for the GPU: both branches rebind u to a
+    type other than the one it held before the `if` ("initial value for `u` is of type fp32[16, 1],
+    but the then block redefines it as fp32[16, 16]"), at the top level, in an inner `if` and in a
+    loop; and an `if` whose one branch returns while the other binds u, read after an enclosing
+    `if` ("u is not defined"); u rebound after `if ...: continue` or `break` (the statements were
+    run under `if keep_iterating_1:`, where Triton refuses the new type). The branches bind one
+    name of their own, set to u after the `if`; the branch that goes on runs after an `if` that
+    keeps only the one that returns; what follows a jump moves into the `if`'s other branch."""
+    results = _compile_case(tmp_path, "branch_joined_types", BRANCH_JOINED_TYPES_CALLS)
+    assert len(results) == 7 and all(r["problems"] == [] for r in results), results
+    text = (tmp_path / "mods" / "branch_joined_types.py").read_text()
+    assert "        u_1 = u + t\n    else:\n        u_1 = t - u\n    u = u_1\n" in text, text
+    assert "            u_1 = t * 2.0\n        u = u_1\n" in text, text
+    assert "            return\n        u = t * 4.0\n" in text, text  # the elif's else, after it
+    assert "        if not c > 0:\n" in text, text  # the branch that returns, alone
+    # the continue moved last, dropped: no flag
+    assert "        if not i == c:\n            u_1 = ct_sum(u, 1, True)\n" in text, text
+    assert "keep_iterating" not in text, text
+    assert "            keep_looping_1 = False\n        else:\n            u_1 = ct_sum(u, 1, True)\n" in text, text
+    same, output = _run_interpreted(tmp_path / "mods" / "branch_joined_types.py", """
+x = torch.randn(32, 16)
+rows = x.sum(1, keepdim=True)
+def launched(name, c):
+    y = torch.zeros(32, 16)
+    getattr(m, "launch_" + name)(0, (2,), (x, y, c, 16))
+    return y
+torch.testing.assert_close(launched("joined_after_the_if", 1), rows + x)
+torch.testing.assert_close(launched("joined_after_the_if", 0), x - rows)
+torch.testing.assert_close(launched("rebound_in_both_inner_branches", 0), x)
+torch.testing.assert_close(launched("rebound_in_both_inner_branches", 2), 2 * x)
+torch.testing.assert_close(launched("rebound_in_both_inner_branches", 3), rows + x)
+torch.testing.assert_close(launched("joined_in_a_loop", 4), (rows * 0 + x) + (x - rows) + (rows * 2 + x) + (x - rows * 3))
+torch.testing.assert_close(launched("elif_that_returns", 0), x)
+torch.testing.assert_close(launched("elif_that_returns", 1), rows.expand(32, 16))
+torch.testing.assert_close(launched("elif_that_returns", 2), 4 * x)
+torch.testing.assert_close(launched("else_that_returns", 6), x + 1)
+torch.testing.assert_close(launched("else_that_returns", 3), 3 * x)
+torch.testing.assert_close(launched("else_that_returns", 0), rows.expand(32, 16))
+for c in (0, 2, 5):
+    skipped = c if c < 4 else 0
+    torch.testing.assert_close(launched("continue_then_rebound", c), (rows * (6 - skipped)).expand(32, 16))
+    torch.testing.assert_close(launched("break_then_rebound", c), (rows * sum(range(min(c, 4)))).expand(32, 16))
+""")
+    assert same, output
+
+
 TUPLE_ITEM_SHAPE_CALLS = """
 import torch
 def run(m):
