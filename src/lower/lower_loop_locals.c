@@ -72,11 +72,18 @@ static void rename_slot(Node **slot, void *data) {
 }
 
 Str fresh_local_name(Lowerer *L, Node *def, Str name) {
-  for (int n = 1;; n++) {
+  /* a function renaming one name many times (an `if` after another) would scan it for each number
+     taken: quadratic in the number of ifs */
+  int from = L->fresh_def == def && str_same(L->fresh_base, name) ? L->fresh_last + 1 : 1;
+  for (int n = from;; n++) {
     char *text = arena_printf(&L->ctx->arena, "%.*s_%d", name.len, name.text, n);
     Str candidate = {text, (int)strlen(text)};
-    if (!mentions(def, candidate) && !find_binding(L->conv, candidate) && !find_function(L->conv, candidate))
+    if (!mentions(def, candidate) && !find_binding(L->conv, candidate) && !find_function(L->conv, candidate)) {
+      L->fresh_def = def;
+      L->fresh_base = (Str){arena_strndup(&L->ctx->arena, name.text, (size_t)name.len), name.len};
+      L->fresh_last = n;
       return candidate;
+    }
   }
 }
 

@@ -435,6 +435,11 @@ typedef struct Lowerer {
   unsigned bind_serial;        /* bindings of names so far (Variable.serial) */
   struct ReuseState *reuse;    /* lower_memory_reuse.c: loads a later load may take its tile from */
   struct KmajorState *kmajor;  /* lower_memory_kmajor.c: arrays read from a K-major copy */
+  /* fresh_local_name: the function and name it last gave a number to, and that number (the ones
+     before are taken: a name it gives is written into the function at once) */
+  const Node *fresh_def;
+  Str fresh_base;
+  int fresh_last;
 } Lowerer;
 
 /* ---- toolkit.c */

@@ -123,6 +123,19 @@ def test_names_assigned_from_names_do_not_make_the_tfloat32_scan_exponential(con
     assert "@triton.jit" in convert_text("\n".join(lines) + "\n")  # the fixture's subprocess stops at 60 s
 
 
+def test_a_name_joined_after_each_of_many_ifs_is_not_quadratic(convert_text):
+    # each `if` whose branches both rebind u to a full tile (row sums before it) binds u_N; the
+    # search for a free N scanned the function once per number taken: 1000 such ifs took 103 s
+    lines = ["import cuda.tile as ct", "", "@ct.kernel", "def k(x, y, c: int):",
+             "    t = ct.load(x, index=(0, 0), shape=(16, 16))", "    u = ct.sum(t, axis=1, keepdims=True)"]
+    for i in range(900):
+        lines += [f"    if c == {i}:", f"        u = t * {i}.0", "    else:", f"        u = t + {i}.0",
+                  "    u = ct.sum(u, axis=1, keepdims=True)"]
+    lines.append("    ct.store(y, index=(0, 0), tile=t * 0.0 + u)")
+    text = convert_text("\n".join(lines) + "\n")  # the fixture's subprocess stops at 60 s
+    assert "        u_900 = t + 899.0\n    u = u_900\n" in text, text[-2000:]
+
+
 # ------------------------------------------------ the README's table and the sources agree
 
 import os
