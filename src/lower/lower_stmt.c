@@ -644,9 +644,17 @@ static bool join_branch_bindings(Lowerer *L, Node *stmt, Str name, TypeInfo *bef
  * other (its scf.if yields one type): the same kind, tiles of one rank, shape and dtype,
  * numbers both ints or both floats. */
 bool joinable(Lowerer *L, const TypeInfo *a, const TypeInfo *b) {
-  if (a->kind != b->kind) /* a number and a tile, a tile and None ... */
-    return (a->kind == VAL_CONST && b->kind == VAL_TILE && b->rank == 0) ||
-           (b->kind == VAL_CONST && a->kind == VAL_TILE && a->rank == 0);
+  if (a->kind != b->kind) { /* a number and a tile, a tile and None ... */
+    const TypeInfo *number = a->kind == VAL_CONST ? a : b, *tile = a->kind == VAL_CONST ? b : a;
+    if (number->kind != VAL_CONST || tile->kind != VAL_TILE || tile->rank != 0)
+      return false;
+    /* Triton makes the number an int32 (a float: float32) scalar: `s = 2.5` / `s = n` of int32
+       ("Mismatched type for s between then block (int32) and else block (fp32)"), `s = 3` / an
+       int64 sum; a dtype known only at launch is taken to agree */
+    if (number->is_float)
+      return tile->dtype == DT_UNKNOWN || tile->dtype == DT_FLOAT32;
+    return tile->dtype == DT_UNKNOWN || tile->dtype == DT_INT32 || tile->dtype == DT_BOOL;
+  }
   if (a->kind == VAL_TILE) { /* a dimension known in one only (BLOCK, 16) may still be the same */
     if (a->rank != b->rank || (a->dtype != b->dtype && a->dtype != DT_UNKNOWN && b->dtype != DT_UNKNOWN))
       return false;

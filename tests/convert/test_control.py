@@ -1284,6 +1284,33 @@ def k(U, Out, n: int):
     assert "for i in range(n):" in convert_text(by_launch)
 
 
+def test_a_number_on_one_path_and_a_scalar_tile_of_another_dtype_on_the_other_is_refused_where_used(
+        convert_error, convert_text):
+    """`s = 3` / `s = ct.sum(<int64 tile>)`, `s = 2.5` / `s = ct.sum(<int32 tile>)`: cuTile refuses a
+    read of s ("Type of `s` depends on path taken"); Triton makes the number an int32 (a float a
+    float32) scalar and refuses the `if` ("Mismatched type for s between then block (int32) and
+    else block (int64)"), where the converter wrote both with exit 0. The number of the scalar's
+    own kind (`s = 3` with an int32 sum, `s = 2.5` with a float32 one) still converts."""
+    source = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(X, Y, c: int):
+    t = ct.load(X, index=(0, 0), shape=(16, 16))
+    if c > 0:
+        s = NUMBER
+    else:
+        s = ct.sum(ct.arange(16, dtype=ct.DTYPE))
+    ct.store(Y, index=(0, 0), tile=t + s)
+'''
+    for number, dtype in (("3", "int64"), ("2.5", "int32"), ("3", "float32")):
+        err = convert_error(source.replace("NUMBER", number).replace("DTYPE", dtype))
+        assert err.startswith("C2T402: the type of 's' depends on the path taken to here"), (number, dtype, err)
+    for number, dtype in (("3", "int32"), ("2.5", "float32")):
+        assert "        s = " + number in convert_text(source.replace("NUMBER", number).replace("DTYPE", dtype))
+
+
 def test_a_name_of_another_type_through_tuples_nested_ifs_and_numbers_is_refused_where_it_is_used(
         convert_error, convert_text):
     """More reads cuTile refuses ("Type of `x` depends on path taken") that converted with exit 0
