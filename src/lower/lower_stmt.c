@@ -806,6 +806,9 @@ static void hoist_branch(Lowerer *L, Node *stmt, int goes_on, NodeList *out) {
     push_stmt(L, out, after.items[i]);
 }
 
+static void note_jump_types(Lowerer *L, const NodeList *block, const Assigned *in_block, const Assigned *A,
+                            TypeInfo **types);
+
 static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   NodeList *holder = L->stmt_block; /* the block of the `if` as written, for move_tail_into_branch */
   int at = L->stmt_index;
@@ -887,6 +890,8 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   save_assigned(L, A);
   bool static_test = test->type && test->type->kind == VAL_CONST;
   TypeInfo **unbound = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(A->count + 1));
+  if (!static_test)
+    note_jump_types(L, &stmt->u.if_.body, in_body, A, A->types);
   for (int i = 0; i < A->count; i++) {
     after_body[i] = A->types[i];
     unbound[i] = NULL;
@@ -909,6 +914,8 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
     reuse_else[i] = reuse_of_name(L, A->names[i]);
   branch_ranks_close(L, ranks);
   save_assigned(L, A);
+  if (!static_test)
+    note_jump_types(L, &stmt->u.if_.orelse, in_else, A, A->types);
   bool ends[2] = {block_returns(&stmt->u.if_.body), block_returns(&stmt->u.if_.orelse)};
   TailMove tail = {-1, 0, 0};
   NodeList joins = {0}; /* `u = u_1` after the `if`, of join_branch_bindings */
@@ -943,6 +950,14 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
       continue;
     }
     TypeInfo *one_side = from_body ? from_body : from_else;
+    bool numbers_or_tiles = from_body && from_else && (from_body->kind == VAL_TILE || from_body->kind == VAL_CONST) &&
+                            (from_else->kind == VAL_TILE || from_else->kind == VAL_CONST);
+    if (!static_test && body_leaves != else_leaves && numbers_or_tiles) {
+      /* what a branch that leaves (break, continue, return) binds is not seen after the `if`
+         (note_jump_types follows it after the loop and to the next iteration) */
+      scope_bind(L, A->names[i], body_leaves ? from_else : from_body);
+      continue;
+    }
     if ((!from_body || !from_else) && one_side && !before[i] && !static_test &&
         !(from_body ? else_leaves : body_leaves)) {
       merged = maybe_unbound(L, one_side); /* bound on one path only: a use after the `if` is refused */
@@ -1264,17 +1279,55 @@ static void static_tuples_close(Lowerer *L, const StaticTuples *tuples, long lon
 typedef struct LoopTypes {
   Assigned *A;
   TypeInfo **before;
+  /* what a branch ending in `break` (after the loop) or `continue` (at the next iteration) leaves
+     in a name it binds (note_jump_types) */
+  Str *jump_names;
+  TypeInfo **jump_types;
+  bool *jump_breaks;
+  int jump_count, jump_capacity;
+  struct LoopTypes *outer; /* L->loop_types before this loop */
 } LoopTypes;
 
-static LoopTypes loop_types_open(Lowerer *L, const NodeList *body) {
-  LoopTypes T = {new_assigned(L), NULL};
-  collect_assigned(T.A, body, 0);
-  T.before = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(T.A->count + 1));
-  for (int i = 0; i < T.A->count; i++) {
-    Variable *var = scope_lookup(L, T.A->names[i]);
-    T.before[i] = var && var->type && var->type->kind == VAL_TILE && !var->type->maybe_unbound ? var->type : NULL;
+static void loop_types_open(Lowerer *L, LoopTypes *T, const NodeList *body) {
+  *T = (LoopTypes){.A = new_assigned(L), .outer = L->loop_types};
+  collect_assigned(T->A, body, 0);
+  T->before = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(T->A->count + 1));
+  for (int i = 0; i < T->A->count; i++) {
+    Variable *var = scope_lookup(L, T->A->names[i]);
+    T->before[i] = var && var->type && var->type->kind == VAL_TILE && !var->type->maybe_unbound ? var->type : NULL;
   }
-  return T;
+  L->loop_types = T;
+}
+
+/* After the loop's body is lowered: the enclosing loop's again. */
+static void loop_types_leave(Lowerer *L, LoopTypes *T) { L->loop_types = T->outer; }
+
+/* A branch of an `if` that ends in `break` or `continue` (its last statement, as written): the
+ * types it leaves in the names it binds (`types`, by A's index), for loop_types_close. */
+static void note_jump_types(Lowerer *L, const NodeList *block, const Assigned *in_block, const Assigned *A,
+                            TypeInfo **types) {
+  LoopTypes *T = L->loop_types;
+  if (!T || block->count == 0)
+    return;
+  NodeKind last = block->items[block->count - 1]->kind;
+  if (last != N_BREAK && last != N_CONTINUE)
+    return;
+  for (int i = 0; i < A->count; i++) {
+    if (!types[i] || !assigned_has(in_block, A->names[i]))
+      continue;
+    if (T->jump_count == T->jump_capacity) {
+      int capacity = T->jump_capacity;
+      T->jump_names = arena_grown(&L->ctx->arena, T->jump_names, T->jump_count, &capacity, sizeof(Str));
+      capacity = T->jump_capacity;
+      T->jump_types = arena_grown(&L->ctx->arena, T->jump_types, T->jump_count, &capacity, sizeof(TypeInfo *));
+      capacity = T->jump_capacity;
+      T->jump_breaks = arena_grown(&L->ctx->arena, T->jump_breaks, T->jump_count, &capacity, sizeof(bool));
+      T->jump_capacity = capacity;
+    }
+    T->jump_names[T->jump_count] = A->names[i];
+    T->jump_types[T->jump_count] = types[i];
+    T->jump_breaks[T->jump_count++] = last == N_BREAK;
+  }
 }
 
 /* "(16, 16)": a tile's dimensions as numbers, or as written (BLOCK), "?" where unknown. */
@@ -1320,6 +1373,21 @@ static void loop_types_close(Lowerer *L, const LoopTypes *T, const Node *loop, N
                 "after its body (cuTile refuses it: its type depends on the path taken; give it one type)",
                 name.len, name.text, dims_text(L, T->before[i]), dims_text(L, now));
   }
+  /* a value of another type left by `break` meets the loop's own after it; one left by `continue`,
+     the next iteration (Triton refused both: "initial value for `u` is of type ...") */
+  for (int j = 0; j < T->jump_count; j++) {
+    Str name = T->jump_names[j];
+    Variable *var = scope_lookup(L, name);
+    TypeInfo *now = var ? var->type : NULL;
+    if (!now || now->path_dependent || !written_differently(L, now, T->jump_types[j]))
+      continue;
+    if (!T->jump_breaks[j] && read_before_set(L, body, name))
+      lower_error(L, loop, "the type of `%.*s` depends on the path taken through this loop's body (a branch that "
+                  "ends in `continue` gives it another type), and the next iteration reads it: cuTile refuses it "
+                  "(give it one type on every path)", name.len, name.text);
+    if (T->jump_breaks[j])
+      scope_bind(L, name, path_dependent(L, now)); /* a read after the loop is refused */
+  }
 }
 
 static void lower_while(Lowerer *L, Node *stmt, NodeList *out) {
@@ -1342,10 +1410,12 @@ static void lower_while(Lowerer *L, Node *stmt, NodeList *out) {
   LoopArrays arrays = loop_arrays_open(L, &stmt->u.while_.body);
   StaticTuples tuples;
   static_tuples_open(L, &tuples);
-  LoopTypes types = loop_types_open(L, &stmt->u.while_.body);
+  LoopTypes types;
+  loop_types_open(L, &types, &stmt->u.while_.body);
   L->loop_depth++;
   int outer_loop = reuse_enter_loop(L);
   lower_stmts(L, &stmt->u.while_.body);
+  loop_types_leave(L, &types);
   reuse_leave_loop(L, outer_loop);
   L->loop_depth--;
   loop_types_close(L, &types, stmt, &stmt->u.while_.body);
@@ -1670,10 +1740,12 @@ static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
   StaticTuples grown;
   static_tuples_open(L, &grown);
   bool may_keep = !is_static && loop_may_keep_single_trip(L, stmt); /* decided on the source body */
-  LoopTypes types = loop_types_open(L, &stmt->u.for_.body);
+  LoopTypes types;
+  loop_types_open(L, &types, &stmt->u.for_.body);
   L->loop_depth++;
   int outer_loop = reuse_enter_loop(L), products = L->products;
   lower_stmts(L, &stmt->u.for_.body);
+  loop_types_leave(L, &types);
   reuse_leave_loop(L, outer_loop);
   L->loop_depth--;
   if (!is_static) /* ct.static_iter is unrolled: each iteration has its own types */

@@ -440,6 +440,7 @@ typedef struct Lowerer {
   const Node *fresh_def;
   Str fresh_base;
   int fresh_last;
+  struct LoopTypes *loop_types; /* lower_stmt.c: of the innermost loop being lowered (NULL: none) */
 } Lowerer;
 
 /* ---- toolkit.c */

@@ -1311,6 +1311,51 @@ def k(X, Y, c: int):
         assert "        s = " + number in convert_text(source.replace("NUMBER", number).replace("DTYPE", dtype))
 
 
+def test_a_name_of_another_type_left_by_break_or_continue_is_refused_where_it_is_read(convert_error, convert_text):
+    """A branch that binds u to row sums, then leaves by `break`: read after the loop, u holds
+    either type (cuTile: "Type of `u` depends on path taken: Tile[float32,(16,1)] vs.
+    Tile[float32,(16,16)]"); by `continue`, the next iteration reads either. Both converted with
+    exit 0 into modules Triton refused (the break's value was joined with the loop's as a tile of
+    unknown width). Not read anywhere after, the row sums get a name of their own."""
+    broken = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(X, Y, n: int):
+    t = ct.load(X, index=(0, 0), shape=(16, 16))
+    u = t
+    for i in range(8):
+        if i == n:
+            u = ct.sum(t, axis=1, keepdims=True)
+            break
+    ct.store(Y, index=(0, 0), tile=t + u)
+'''
+    err = convert_error(broken)
+    assert err.startswith("C2T402: the type of 'u' depends on the path taken to here"), err
+    assert "u_1 = ct_sum(t, 1, True)" in convert_text(broken.replace("tile=t + u", "tile=t"))
+    continued = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(X, Y, n: int):
+    t = ct.load(X, index=(0, 0), shape=(16, 16))
+    u = t
+    acc = ct.zeros((16, 16), dtype=ct.float32)
+    for i in range(8):
+        acc = acc + u
+        if i == n:
+            u = ct.sum(t, axis=1, keepdims=True)
+            continue
+    ct.store(Y, index=(0, 0), tile=acc)
+'''
+    err = convert_error(continued)
+    assert err.startswith("C2T402: the type of `u` depends on the path taken through this loop's body (a branch "
+                          "that ends in `continue` gives it another type), and the next iteration reads it"), err
+    assert "acc = acc + u" in convert_text(continued.replace("ct.sum(t, axis=1, keepdims=True)", "t * 2.0"))
+
+
 def test_a_name_of_another_type_through_tuples_nested_ifs_and_numbers_is_refused_where_it_is_used(
         convert_error, convert_text):
     """More reads cuTile refuses ("Type of `x` depends on path taken") that converted with exit 0
