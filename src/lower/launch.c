@@ -1334,6 +1334,10 @@ static const char COMPILER_TIMEOUT_NOTE[] =
 /* ct.cdiv(x, y) on the host: cuTile computes -((-x) // y), exact ceiling. */
 static Node *rewrite_host_cdiv(Lowerer *L, Node *call) {
   NodeList *args = &call->u.call.args;
+  for (int i = 0; i < args->count; i++)
+    if (args->items[i]->kind == N_STARRED) /* `-(-n // *a)` is not Python */
+      lower_error(L, args->items[i], "ct.cdiv on the host with an unpacked argument cannot be converted: it becomes "
+                  "-(-x // y), which needs x and y written out");
   if (args->count != 2 || call->u.call.keywords.count)
     lower_error(L, call, "ct.cdiv takes two positional arguments");
   return T(L, "-(-_1 // _2)", args->items[0], args->items[1]);

@@ -10,6 +10,8 @@ showed it.
 * `ct.gather(x, ())` (and the other element-indexed operations) generated a
   helper `ct_element_offsets_0d(strides(null))` (a C2T900 internal error):
   they read and write the 0-d array's one element, at its base.
+* `ct.cdiv(n, *a)` in host code became `-(-n // *a)`, which is not Python: an
+  unpacked argument there is a located error.
 """
 
 import torch
@@ -66,3 +68,16 @@ def k(x, out, n: ct.Constant[int]):
     out = torch.tensor(0.0, device=device)
     mod.launch_k(0, (1,), (x, out, 5))
     assert out.item() == 20.0 and x.item() == 18.0  # 3 * 5 + 1 + 2, swapped for 20
+
+
+def test_host_cdiv_of_an_unpacked_argument_is_a_located_error(convert_error, convert_text):
+    source = """
+import cuda.tile as ct
+
+
+def blocks(n, *a):
+    return ct.cdiv(n, *a)
+"""
+    message = convert_error(source)
+    assert message.startswith("C2T403: ct.cdiv on the host with an unpacked argument cannot be converted"), message
+    assert "return -(-n // a[0])" in convert_text(source.replace("ct.cdiv(n, *a)", "ct.cdiv(n, a[0])"))
