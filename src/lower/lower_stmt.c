@@ -874,6 +874,7 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   bool launch_decides = test->type && test->type->kind == VAL_CONST && L->function && L->function->role == ROLE_KERNEL;
   if (launch_decides)
     tf32_branch_enter(L, source_test, true);
+  L->run_time_ifs += !decided; /* lower_return: which return runs is decided at run time */
   if (!body_invalid) /* tl.static_assert(False, ...) is Triton already */
     lower_stmts(L, &stmt->u.if_.body);
   /* what each name holds at the end of each branch (lower_memory_reuse.c follows loads' tiles) */
@@ -908,6 +909,7 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
     lower_stmts(L, &stmt->u.if_.orelse);
     L->constexpr_elif = NULL;
   }
+  L->run_time_ifs -= !decided;
   if (launch_decides)
     tf32_branch_leave(L);
   for (int i = 0; launch_decides && i < A->count; i++)
@@ -1774,7 +1776,17 @@ static void lower_return(Lowerer *L, Node *stmt, NodeList *out) {
       lower_error(L, stmt->u.return_.value, "a tile function returning an array (or a view of one) cannot be "
                   "converted: an array is its pointer, shape and strides, parameters of the function that uses "
                   "it, not a value it can return; make the view (or choose the array) where it is used");
-    note_return_type(L, stmt, stmt->u.return_.value->type);
+    /* Triton refuses returns of two types ("Inconsistent return types"), cuTile where the path
+       decides which one runs ("Type of return value depends on path taken") */
+    TypeInfo *type = stmt->u.return_.value->type;
+    bool run_time = L->run_time_ifs > 0 || L->loop_depth > 0;
+    if (type && L->return_type && (run_time || L->returned_at_run_time) &&
+        written_differently(L, L->return_type, type))
+      lower_error(L, stmt, "the type of what this tile function returns depends on the path taken: %s here, %s at "
+                  "another return; cuTile refuses it (give every return one type)", dims_text(L, type),
+                  dims_text(L, L->return_type));
+    L->returned_at_run_time |= run_time;
+    note_return_type(L, stmt, type);
   }
   push_stmt(L, out, stmt);
 }

@@ -441,6 +441,8 @@ typedef struct Lowerer {
   Str fresh_base;
   int fresh_last;
   struct LoopTypes *loop_types; /* lower_stmt.c: of the innermost loop being lowered (NULL: none) */
+  int run_time_ifs;             /* lower_stmt.c: `if`s decided at run time around the statement lowered now */
+  bool returned_at_run_time;    /* ... and whether a return of the function so far was under one or in a loop */
 } Lowerer;
 
 /* ---- toolkit.c */

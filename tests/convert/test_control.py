@@ -1356,6 +1356,39 @@ def k(X, Y, n: int):
     assert "acc = acc + u" in convert_text(continued.replace("ct.sum(t, axis=1, keepdims=True)", "t * 2.0"))
 
 
+def test_a_tile_function_returning_another_type_on_another_path_is_refused_at_the_return(convert_error, convert_text):
+    """Returns of a tile function that give another shape, or tuples of swapped shapes, where a
+    run-time `if` decides which runs: cuTile refuses it ("Type of return value depends on path
+    taken: Tile[float32,(16,1)] vs. Tile[float32,(16,16)]"), and Triton refused the converted
+    module ("Inconsistent return types"). Decided by a constexpr, each version returns one type."""
+    source = '''
+import cuda.tile as ct
+
+
+@ct.function
+def f(t, c):
+    if c > 0:
+        return t
+    else:
+        return ct.sum(t, axis=1, keepdims=True)
+
+
+@ct.kernel
+def k(X, Y, c: int):
+    t = ct.load(X, index=(0, 0), shape=(16, 16))
+    ct.store(Y, index=(0, 0), tile=t + f(t, c))
+'''
+    err = convert_error(source)
+    assert err.startswith("C2T402: the type of what this tile function returns depends on the path taken: "
+                          "a tile (16, 1) here, a tile (16, 16) at another return"), err
+    swapped = source.replace("return t\n", "return t, ct.sum(t, axis=1, keepdims=True)\n").replace(
+        "return ct.sum(t, axis=1, keepdims=True)\n", "return ct.sum(t, axis=1, keepdims=True), t\n").replace(
+        "tile=t + f(t, c)", "tile=f(t, c)[1]")
+    assert "returns depends on the path taken" in convert_error(swapped)
+    by_constexpr = source.replace("def k(X, Y, c: int):", "def k(X, Y, c: ct.Constant[int]):")
+    assert "@triton.jit" in convert_text(by_constexpr)
+
+
 def test_a_name_of_another_type_through_tuples_nested_ifs_and_numbers_is_refused_where_it_is_used(
         convert_error, convert_text):
     """More reads cuTile refuses ("Type of `x` depends on path taken") that converted with exit 0
