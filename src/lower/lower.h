@@ -109,6 +109,8 @@ void collect_assigned(Assigned *A, const NodeList *stmts, int depth);
  * one type): the same kind, tiles of one rank, shape and dtype where known, numbers both ints or
  * both floats. */
 bool joinable(Lowerer *L, const TypeInfo *a, const TypeInfo *b);
+/* lower_control.c: `if c:` / `else: S` as `if not (c): S`, without an else */
+void negate_if(Lowerer *L, Node *stmt);
 TypeInfo *merged_tile(Lowerer *L, TypeInfo *a, TypeInfo *b);
 TypeInfo *merged_constexpr_tile(Lowerer *L, TypeInfo *a, TypeInfo *b);
 /* lower_control.c: what two values one of which Triton picks when it compiles agree on: two

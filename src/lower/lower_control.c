@@ -397,12 +397,15 @@ static void drop_final_continues(Lowerer *L, NodeList *block) {
   } else if (last->kind == N_IF) {
     drop_final_continues(L, &last->u.if_.body);
     drop_final_continues(L, &last->u.if_.orelse);
-    if (last->u.if_.body.count == 0 && last->u.if_.orelse.count) { /* `if c: pass` / `else: ...` */
-      last->u.if_.test = T(L, "not (_1)", last->u.if_.test);
-      last->u.if_.body = last->u.if_.orelse;
-      last->u.if_.orelse = (NodeList){0};
-    }
+    if (last->u.if_.body.count == 0 && last->u.if_.orelse.count) /* `if c: pass` / `else: ...` */
+      negate_if(L, last);
   }
+}
+
+void negate_if(Lowerer *L, Node *stmt) {
+  stmt->u.if_.test = T(L, "not (_1)", stmt->u.if_.test);
+  stmt->u.if_.body = stmt->u.if_.orelse;
+  stmt->u.if_.orelse = (NodeList){0};
 }
 
 static void rewrite_for(Lowerer *L, Node *loop, NodeList *out) {

@@ -796,11 +796,10 @@ static int hoisted_branch(Lowerer *L, Node *stmt, const Assigned *A, const Assig
 /* The `if` of hoisted_branch without the branch that goes on, whose statements follow it. */
 static void hoist_branch(Lowerer *L, Node *stmt, int goes_on, NodeList *out) {
   NodeList after = goes_on ? stmt->u.if_.orelse : stmt->u.if_.body;
-  if (!goes_on) { /* the else branch returns: `if not (c):` it */
-    stmt->u.if_.test = T(L, "not (_1)", stmt->u.if_.test);
-    stmt->u.if_.body = stmt->u.if_.orelse;
-  }
-  stmt->u.if_.orelse = (NodeList){0};
+  if (goes_on)
+    stmt->u.if_.orelse = (NodeList){0};
+  else
+    negate_if(L, stmt); /* the else branch returns: `if not (c):` it */
   push_stmt(L, out, stmt);
   for (int i = 0; i < after.count; i++)
     push_stmt(L, out, after.items[i]);
