@@ -1282,9 +1282,11 @@ typedef struct LoopTypes {
   TypeInfo **before;
   /* what a branch ending in `break` (after the loop) or `continue` (at the next iteration) leaves
      in a name it binds (note_jump_types) */
-  Str *jump_names;
-  TypeInfo **jump_types;
-  bool *jump_breaks;
+  struct JumpType {
+    Str name;
+    TypeInfo *type;
+    bool is_break;
+  } *jumps;
   int jump_count, jump_capacity;
   struct LoopTypes *outer; /* L->loop_types before this loop */
 } LoopTypes;
@@ -1316,18 +1318,8 @@ static void note_jump_types(Lowerer *L, const NodeList *block, const Assigned *i
   for (int i = 0; i < A->count; i++) {
     if (!types[i] || !assigned_has(in_block, A->names[i]))
       continue;
-    if (T->jump_count == T->jump_capacity) {
-      int capacity = T->jump_capacity;
-      T->jump_names = arena_grown(&L->ctx->arena, T->jump_names, T->jump_count, &capacity, sizeof(Str));
-      capacity = T->jump_capacity;
-      T->jump_types = arena_grown(&L->ctx->arena, T->jump_types, T->jump_count, &capacity, sizeof(TypeInfo *));
-      capacity = T->jump_capacity;
-      T->jump_breaks = arena_grown(&L->ctx->arena, T->jump_breaks, T->jump_count, &capacity, sizeof(bool));
-      T->jump_capacity = capacity;
-    }
-    T->jump_names[T->jump_count] = A->names[i];
-    T->jump_types[T->jump_count] = types[i];
-    T->jump_breaks[T->jump_count++] = last == N_BREAK;
+    T->jumps = arena_grown(&L->ctx->arena, T->jumps, T->jump_count, &T->jump_capacity, sizeof *T->jumps);
+    T->jumps[T->jump_count++] = (struct JumpType){A->names[i], types[i], last == N_BREAK};
   }
 }
 
@@ -1377,16 +1369,16 @@ static void loop_types_close(Lowerer *L, const LoopTypes *T, const Node *loop, N
   /* a value of another type left by `break` meets the loop's own after it; one left by `continue`,
      the next iteration (Triton refused both: "initial value for `u` is of type ...") */
   for (int j = 0; j < T->jump_count; j++) {
-    Str name = T->jump_names[j];
+    Str name = T->jumps[j].name;
     Variable *var = scope_lookup(L, name);
     TypeInfo *now = var ? var->type : NULL;
-    if (!now || now->path_dependent || !written_differently(L, now, T->jump_types[j]))
+    if (!now || now->path_dependent || !written_differently(L, now, T->jumps[j].type))
       continue;
-    if (!T->jump_breaks[j] && read_before_set(L, body, name))
+    if (!T->jumps[j].is_break && read_before_set(L, body, name))
       lower_error(L, loop, "the type of `%.*s` depends on the path taken through this loop's body (a branch that "
                   "ends in `continue` gives it another type), and the next iteration reads it: cuTile refuses it "
                   "(give it one type on every path)", name.len, name.text);
-    if (T->jump_breaks[j])
+    if (T->jumps[j].is_break)
       scope_bind(L, name, path_dependent(L, now)); /* a read after the loop is refused */
   }
 }
