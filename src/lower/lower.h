@@ -69,6 +69,8 @@ Node *lower_dataclass_method(Lowerer *L, Node *call);
 Node *lower_dataclass_property(Lowerer *L, Node *expr); /* instance.prop of a @property; else NULL */
 /* item `index` of the lowered tuple `base` (`expr`: where an error points) (lower_expr.c) */
 Node *lower_tuple_item(Lowerer *L, Node *expr, Node *base, int index);
+/* Element `index` of a tuple of arrays: pointer `xs[index]`, shape `xs_shape[index]`, strides likewise. */
+Node *tuple_array_item(Lowerer *L, const ArrayRef *tuple, Node *index);
 /* Entry `index` of a tuple whose entries' types are known: the entry written in it, an integer
  * known at conversion as the number, else `tuple[index]` typed as the entry. */
 Node *lower_tuple_entry(Lowerer *L, Node *tuple, int index);

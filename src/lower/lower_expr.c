@@ -308,6 +308,8 @@ static Node *lower_name(Lowerer *L, Node *expr) {
                 "comparison of its constants)", id.len, id.text, type_describe(L->ctx, var->type));
   if (var && var->type && var->type->kind == VAL_ARRAY)
     note_array_use(L, var->type->array);
+  if (var && var->type && var->type->kind == VAL_CONST && var->type->value_expr)
+    return typed(T(L, "_1", node_copy_tree(&L->ctx->arena, var->type->value_expr)), var->type);
   if (var)
     return typed(expr, var->type);
   Function *fn = find_function(L->conv, id);
@@ -510,7 +512,7 @@ static bool constant_index(const Node *index, long long *value) {
 
 /* Element i of a tuple of arrays `xs`: pointer xs[i], shape xs_shape[i],
  * strides xs_strides[i]. */
-static Node *tuple_array_item(Lowerer *L, const ArrayRef *tuple, Node *index) {
+Node *tuple_array_item(Lowerer *L, const ArrayRef *tuple, Node *index) {
   TypeInfo *type = type_new(L->ctx, VAL_ARRAY);
   ArrayRef *array = arena_alloc(&L->ctx->arena, sizeof(ArrayRef));
   array->pointer = T(L, "_1[_2]", tuple->pointer, index);
@@ -591,6 +593,8 @@ static Node *lower_tuple_subscript(Lowerer *L, Node *expr, Node *base, Node *ind
     number->not_bfloat16 = true;
     return typed(T(L, "_1[_2]", base, new_int(L, i)), number);
   }
+  if (tuple->array && tuple->elts && i < tuple->count && tuple->elts[i] && tuple->elts[i]->kind == VAL_ARRAY)
+    return typed(T(L, "_1", node_copy_tree(&L->ctx->arena, tuple->elts[i]->array->pointer)), tuple->elts[i]);
   if (tuple->array) /* an element of a tuple-of-arrays parameter: an array */
     return tuple_array_item(L, tuple->array, new_int(L, i));
   Node *item = T(L, "_1[_2]", base, new_int(L, i));
@@ -812,6 +816,33 @@ static Node *lower_subscript(Lowerer *L, Node *expr) {
 
 /* ------------------------------------------------------ other operators */
 
+/* A tuple display whose items are all arrays (`arrs = (x, z)`, `ct.static_iter((x, z))`): its
+ * items as one tuple of arrays, as a tuple-of-arrays parameter is, the pointers `(x, z)`, the
+ * shapes `(x_shape, z_shape)` and the strides, which a ct.static_iter counter indexes while Triton
+ * compiles (tuple_array_item: through pointers); an item indexed by a number is that array itself
+ * (lower_tuple_subscript). NULL where an item is no plain array (a tiled view, raw memory). */
+static ArrayRef *arrays_of_items(Lowerer *L, const TypeInfo *tuple) {
+  if (tuple->count <= 0)
+    return NULL;
+  Node *pointers = T0(L, "()"), *shapes = T0(L, "()"), *strides = T0(L, "()");
+  bool int64_index = false;
+  for (int i = 0; i < tuple->count; i++) {
+    const TypeInfo *item = tuple->elts[i];
+    if (!item || item->kind != VAL_ARRAY || !item->array || item->tiled || item->raw_memory)
+      return NULL;
+    node_list_push(&L->ctx->arena, &pointers->u.list.elts, node_copy_tree(&L->ctx->arena, item->array->pointer));
+    node_list_push(&L->ctx->arena, &shapes->u.list.elts, node_copy_tree(&L->ctx->arena, item->array->shape));
+    node_list_push(&L->ctx->arena, &strides->u.list.elts, node_copy_tree(&L->ctx->arena, item->array->strides));
+    int64_index |= item->array->int64_index; /* reading every shape as int64 is never wrong */
+  }
+  ArrayRef *array = arena_alloc(&L->ctx->arena, sizeof(ArrayRef));
+  array->pointer = pointers;
+  array->shape = shapes;
+  array->strides = strides;
+  array->int64_index = int64_index;
+  return array;
+}
+
 /* A tuple display, lowered item by item; a starred item (`(*prefix, i)`) is the items of
  * `prefix`, a tuple of a length known here, each in its place, as cuTile takes them. */
 static Node *lower_tuple(Lowerer *L, Node *expr) {
@@ -836,6 +867,7 @@ static Node *lower_tuple(Lowerer *L, Node *expr) {
   type->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)(elts->count + 1));
   for (int i = 0; i < elts->count; i++)
     type->elts[i] = elts->items[i]->type;
+  type->array = arrays_of_items(L, type);
   return typed(expr, type);
 }
 

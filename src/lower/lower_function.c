@@ -268,20 +268,43 @@ static int signature_index(Function *fn, Str name) {
   return -1;
 }
 
-/* Whether parameter `index` of tile function `fn` is used as an array. */
-static bool callee_param_is_array(Lowerer *L, Function *fn, int index, int depth) {
-  if (fn->lowered || fn->lowering) /* its parameter list is rewritten: what it was lowered with */
-    return fn->param_is_array && index < fn->param_count && fn->param_is_array[index];
+/* How tile function `fn` uses its parameter `index`: as an array, or as a tuple of arrays (`pair[0]`
+ * loaded from: which items, `items` bit k for item k, or every one, `every`). */
+typedef struct CalleeUse {
+  bool array, array_tuple, every;
+  unsigned long long items;
+} CalleeUse;
+
+static CalleeUse callee_param_use(Lowerer *L, Function *fn, int index, int depth) {
+  CalleeUse use = {0};
+  if (fn->lowered || fn->lowering) { /* its parameter list is rewritten: what it was lowered with */
+    use.array = fn->param_is_array && index < fn->param_count && fn->param_is_array[index];
+    const TypeInfo *type = use.array && fn->param_types ? fn->param_types[index] : NULL;
+    use.array_tuple = use.every = type && type->kind == VAL_TUPLE;
+    use.array &= !use.array_tuple;
+    return use;
+  }
   Node *arg = unflattened_param(fn, index); /* a keyword-only parameter too (a nested function's captures) */
   if (!arg)
-    return false;
-  if (annotation_is(L, arg->u.arg.annotation, "Array", 0) || annotation_is(L, arg->u.arg.annotation, "IndexedWithInt64", 0))
-    return true;
+    return use;
+  if (annotation_is(L, arg->u.arg.annotation, "Array", 0) || annotation_is(L, arg->u.arg.annotation, "IndexedWithInt64", 0)) {
+    use.array = true;
+    return use;
+  }
   NodeList *body = &fn->def->u.function_def.body;
   UseScan scan = {.L = L, .param = arg->u.arg.arg, .depth = depth, .body = body};
   for (int i = 0; i < body->count && !scan.is_array; i++)
     scan_array_use(body->items[i], &scan);
-  return scan.is_array;
+  use.array = scan.is_array;
+  use.array_tuple = !scan.is_array && scan.is_array_tuple;
+  use.items = scan.array_items;
+  use.every = scan.other_array_item;
+  return use;
+}
+
+/* Whether parameter `index` of tile function `fn` is used as an array. */
+static bool callee_param_is_array(Lowerer *L, Function *fn, int index, int depth) {
+  return callee_param_use(L, fn, index, depth).array;
 }
 
 /* `param[i]`: an element of a tuple parameter. */
@@ -390,10 +413,107 @@ static bool alias_used_as_array(UseScan *scan, Str alias_name, bool in_kernel) {
   return alias.is_array;
 }
 
+/* Bit k for each item k < 64 of a tuple display `(a, param, ...)` that names the parameter;
+ * 0 when `value` is no display or none of its items does. */
+static unsigned long long display_items_naming(const Node *value, Str param) {
+  if (!value || (value->kind != N_TUPLE && value->kind != N_LIST))
+    return 0;
+  unsigned long long at = 0;
+  for (int i = 0; i < value->u.list.elts.count && i < 64; i++)
+    if (names_param(value->u.list.elts.items[i], param))
+      at |= 1ULL << i;
+  return at;
+}
+
+/* Whether the local `tuple` (bound to a display in the kernel: `arrs = (x, z)`) has an item among
+ * `items` (bits) used as an array: `arrs[k]` where an array goes, or every item where the index is
+ * a ct.static_iter counter or the tuple is iterated (`for a in ct.static_iter(arrs)`). */
+static bool display_items_used_as_array(UseScan *scan, Str tuple, unsigned long long items) {
+  if (!tuple.len || scan->depth >= C2T_MAX_PARAM_SCAN_DEPTH)
+    return false;
+  UseScan held = {.L = scan->L, .param = tuple, .in_kernel = true, .depth = scan->depth + 1, .body = scan->body};
+  for (int i = 0; i < scan->body->count; i++)
+    scan_array_use(scan->body->items[i], &held);
+  return held.is_array || (held.array_items & items) || held.other_array_item;
+}
+
+/* `for a in ct.static_iter(X)` (or `for i, a in ct.static_iter(enumerate(X))`): X, and in *item
+ * the name each element is bound to; NULL when `node` is no such loop. */
+static const Node *static_iter_items(const UseScan *scan, const Node *node, Str *item) {
+  if (node->kind != N_FOR)
+    return NULL;
+  const Node *iter = node->u.for_.iter, *target = node->u.for_.target;
+  if (iter->kind != N_CALL || !is_ct_member(scan->L->conv, iter->u.call.func, "static_iter") ||
+      iter->u.call.args.count != 1)
+    return NULL;
+  iter = iter->u.call.args.items[0];
+  if (iter->kind == N_CALL && iter->u.call.func->kind == N_NAME && str_eq(iter->u.call.func->u.name.id, "enumerate") &&
+      iter->u.call.args.count >= 1) {
+    if ((target->kind != N_TUPLE && target->kind != N_LIST) || target->u.list.elts.count != 2)
+      return NULL;
+    iter = iter->u.call.args.items[0];
+    target = target->u.list.elts.items[1];
+  }
+  if (target->kind != N_NAME)
+    return NULL;
+  *item = target->u.name.id;
+  return iter;
+}
+
 static void scan_array_use(Node *node, void *data) {
   UseScan *scan = data;
   if (scan->is_array)
     return;
+  /* a kernel's local tuple of arrays: `arrs = (x, z)` then `ct.load(arrs[0], ...)`, and loops over
+     one (`for a in ct.static_iter((x, z))`, or over `arrs`) */
+  if (scan->in_kernel && node->kind == N_ASSIGN && node->u.assign.targets.count == 1 &&
+      node->u.assign.targets.items[0]->kind == N_NAME) {
+    unsigned long long at = display_items_naming(node->u.assign.value, scan->param);
+    if (at && display_items_used_as_array(scan, node->u.assign.targets.items[0]->u.name.id, at))
+      scan->is_array = true;
+  }
+  /* `f((x, z), j)`, f loading from the items of its parameter */
+  if (scan->in_kernel && node->kind == N_CALL && node->u.call.func->kind == N_NAME) {
+    Function *fn = find_function(scan->L->conv, node->u.call.func->u.name.id);
+    NodeList *args = &node->u.call.args;
+    for (int i = 0; fn && fn->role == ROLE_DEVICE && i < args->count && !scan->is_array; i++) {
+      if (args->items[i]->kind == N_STARRED)
+        break;
+      unsigned long long at = display_items_naming(args->items[i], scan->param);
+      if (!at || scan->depth >= C2T_MAX_PARAM_SCAN_DEPTH)
+        continue;
+      CalleeUse use = callee_param_use(scan->L, fn, i, scan->depth + 1);
+      if (use.array_tuple && (use.every || (use.items & at)))
+        scan->is_array = true;
+    }
+  }
+  /* `a, b = param`, a or b then used as an array: param holds arrays (a tuple) */
+  if (scan->in_kernel && node->kind == N_ASSIGN && node->u.assign.targets.count == 1 &&
+      names_param(node->u.assign.value, scan->param)) {
+    const Node *target = node->u.assign.targets.items[0];
+    for (int k = 0; (target->kind == N_TUPLE || target->kind == N_LIST) && k < target->u.list.elts.count; k++) {
+      const Node *one = target->u.list.elts.items[k];
+      if (one->kind != N_NAME || str_same(one->u.name.id, scan->param) ||
+          !alias_used_as_array(scan, one->u.name.id, true))
+        continue;
+      scan->is_array_tuple = true;
+      if (k < 64)
+        scan->array_items |= 1ULL << k;
+      else
+        scan->other_array_item = true;
+    }
+  }
+  Str element = {NULL, 0};
+  const Node *iterated = scan->in_kernel ? static_iter_items(scan, node, &element) : NULL;
+  if (iterated && (display_items_naming(iterated, scan->param) || names_param(iterated, scan->param)) &&
+      alias_used_as_array(scan, element, true)) {
+    if (names_param(iterated, scan->param)) { /* every item of the tuple is an array */
+      scan->other_array_item = true;
+      scan->is_array_tuple = true;
+    } else {
+      scan->is_array = true;
+    }
+  }
   if (node->kind == N_CALL && node->u.call.args.count > 0) {
     const char *member = resolve_ct_member(scan->L->conv, node->u.call.func);
     Node *first = node->u.call.args.items[0];
@@ -449,11 +569,16 @@ static void scan_array_use(Node *node, void *data) {
         continue;
       if (scan->depth >= C2T_MAX_PARAM_SCAN_DEPTH)
         lower_limit(scan->L, node, "levels of tile-function calls followed to find array parameters", C2T_MAX_PARAM_SCAN_DEPTH);
-      if (callee_param_is_array(scan->L, fn, i, scan->depth + 1)) {
+      CalleeUse use = callee_param_use(scan->L, fn, i, scan->depth + 1);
+      if (use.array) {
         if (item) /* `f(param[i])`: an item is the array */
           note_array_item(scan, args->items[i]);
         else
           scan->is_array = true;
+      } else if (use.array_tuple && !item) { /* `f(param)`, f loading from its items */
+        scan->is_array_tuple = true;
+        scan->array_items |= use.items;
+        scan->other_array_item |= use.every;
       }
     }
     NodeList *keywords = &node->u.call.keywords;
@@ -581,6 +706,42 @@ Node *new_arg(Lowerer *L, Str name, const char *annotation) {
 Str suffixed(Lowerer *L, Str name, const char *suffix) {
   char *text = arena_printf(&L->ctx->arena, "%.*s%s", name.len, name.text, suffix);
   return (Str){text, (int)strlen(text)};
+}
+
+/* Whether a value reaches a tile function as arrays do, its pointer, shape and strides: an array, or a
+ * tuple of arrays (a kernel's tuple parameter, a display `(x, z)`), the tuples of those. */
+static bool passes_as_arrays(const TypeInfo *type) {
+  return type && (type->kind == VAL_ARRAY || (type->kind == VAL_TUPLE && type->array));
+}
+
+TypeInfo *array_param_type(Lowerer *L, Str name, bool int64_index);
+
+/* A tile function's parameter `name` given a tuple of arrays: items through pointers (`name[k]`,
+ * `name_shape[k]`, `name_strides[k]`), each of the rank and dtype the caller's has. */
+static TypeInfo *array_tuple_param_type(Lowerer *L, Str name, const TypeInfo *given) {
+  TypeInfo *type = array_param_type(L, name, given->array->int64_index);
+  type->kind = VAL_TUPLE;
+  type->count = given->count;
+  type->array->param = (Str){NULL, 0}; /* its items are no kernel parameters: no TMA flag */
+  type->array_items = given->array_items;
+  if (given->count > 0 && given->elts) {
+    type->elts = arena_alloc(&L->ctx->arena, sizeof(TypeInfo *) * (size_t)given->count);
+    for (int k = 0; k < given->count; k++) {
+      const TypeInfo *item = given->elts[k];
+      if (!item || item->kind != VAL_ARRAY) {
+        type->elts[k] = (TypeInfo *)item;
+        continue;
+      }
+      TypeInfo *array = tuple_array_item(L, type->array, new_int(L, k))->type;
+      array->rank = item->rank;
+      if (item->dtype != DT_UNKNOWN) {
+        array->dtype = item->dtype;
+        array->dtype_expr = NULL;
+      }
+      type->elts[k] = array;
+    }
+  }
+  return type;
 }
 
 TypeInfo *array_param_type(Lowerer *L, Str name, bool int64_index) {
@@ -1951,10 +2112,15 @@ static void lower_device_version(Lowerer *L, Function *fn, TypeInfo **arg_types,
     Node *arg = original->items[i];
     Str name = arg->u.arg.arg;
     TypeInfo *given = i < arg_count && arg_types ? arg_types[i] : NULL;
-    bool is_array = given ? given->kind == VAL_ARRAY : kernel_param_kind(L, arg) == PARAM_ARRAY;
+    bool is_array = given ? passes_as_arrays(given) : kernel_param_kind(L, arg) == PARAM_ARRAY;
     fn->param_is_array[i] = is_array;
     int first_param = params.count;
-    if (is_array) {
+    if (is_array && given && given->kind == VAL_TUPLE) { /* a tuple of arrays: the tuples of pointers, shapes and strides */
+      node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
+      node_list_push(&L->ctx->arena, &params, new_arg(L, suffixed(L, name, "_shape"), NULL));
+      node_list_push(&L->ctx->arena, &params, new_arg(L, suffixed(L, name, "_strides"), NULL));
+      scope_bind(L, name, array_tuple_param_type(L, name, given));
+    } else if (is_array) {
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, NULL));
       node_list_push(&L->ctx->arena, &params, new_arg(L, suffixed(L, name, "_shape"), NULL));
       node_list_push(&L->ctx->arena, &params, new_arg(L, suffixed(L, name, "_strides"), NULL));
@@ -2468,7 +2634,7 @@ static const char *param_mismatch(Lowerer *L, Function *fn, TypeInfo **types, in
     return NULL; /* lowered without a call: for any argument types */
   for (int i = 0; i < count && i < fn->param_count; i++) {
     const TypeInfo *seen = fn->param_types[i], *now = types[i];
-    bool now_array = now && now->kind == VAL_ARRAY;
+    bool now_array = passes_as_arrays(now);
     const char *why = NULL;
     *which = i;
     if (now_array != fn->param_is_array[i])
@@ -2477,6 +2643,9 @@ static const char *param_mismatch(Lowerer *L, Function *fn, TypeInfo **types, in
       continue;
     if (seen->kind != now->kind)
       why = "a different kind of value";
+    else if (seen->kind == VAL_TUPLE && now_array &&
+             (seen->count != now->count || seen->array_items != now->array_items))
+      why = "another tuple of arrays";
     else if (seen->kind == VAL_TILE && seen->rank >= 0 && seen->rank != now->rank)
       why = "a different rank";
     else if (seen->kind == VAL_ARRAY && seen->rank >= 0 && now->rank >= 0 && seen->rank != now->rank)
@@ -3068,7 +3237,7 @@ Node *lower_device_call(Lowerer *L, Node *call, Function *fn) {
                                               types, args->count, 0);
   NodeList expanded = {0};
   for (int i = 0; i < args->count; i++) {
-    bool is_array = types[i] && types[i]->kind == VAL_ARRAY;
+    bool is_array = passes_as_arrays(types[i]);
     if (i < fn->param_count && is_array != fn->param_is_array[i])
       lower_error(L, args->items[i], "internal error: tile function '%.*s' was specialized for another kind of "
                   "argument here", fn->def->u.function_def.name.len, fn->def->u.function_def.name.text);

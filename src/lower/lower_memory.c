@@ -204,17 +204,21 @@ void memory_require_float_array(Lowerer *L, Node *at, const TypeInfo *array, con
   if (array->dtype != DT_UNKNOWN || !L->prologue)
     return;
   const ArrayRef *ref = array->array;
-  Node *root = ref->is_view ? new_name(L, arena_printf(&L->ctx->arena, "%.*s", ref->param.len, ref->param.text))
-                            : ref->pointer; /* a view's dtype is its parent's, a parameter of the kernel */
+  Node *root = ref->is_view && ref->param.len
+                   ? new_name(L, arena_printf(&L->ctx->arena, "%.*s", ref->param.len, ref->param.text))
+                   : ref->pointer; /* a view's dtype is its parent's, a parameter of the kernel */
+  /* an item of a tuple of arrays indexed by a loop's counter (`(x, z)[a_k]`): checked where it is used,
+     the counter bound there; a parameter, once at the top of the kernel */
+  bool here = root->kind != N_NAME && L->pending;
   Buf pointer = {0};
   expr_text(L->ctx, root, &pointer);
   const char *message = arena_printf(&L->ctx->arena, assertion, buf_text(&pointer));
   const char *key = arena_printf(&L->ctx->arena, "float-array|%s", message);
-  if (memory_first_time(L, key)) {
+  if (here || memory_first_time(L, key)) {
     const char *text = arena_printf(&L->ctx->arena, "tl.static_assert(_1.dtype.element_ty.is_floating(), \"%s\")\n",
                                     message);
-    NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(root));
-    node_list_push(&L->ctx->arena, L->prologue, made.items[0]);
+    NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(node_copy_tree(&L->ctx->arena, root)));
+    node_list_push(&L->ctx->arena, here ? L->pending : L->prologue, made.items[0]);
   }
   buf_free(&pointer);
 }

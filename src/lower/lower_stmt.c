@@ -99,6 +99,9 @@ static void lower_assign(Lowerer *L, Node *stmt, NodeList *out) {
   if (value->type && value->type->kind == VAL_ARRAY && stmt->u.assign.targets.count == 1 &&
       stmt->u.assign.targets.items[0]->kind == N_NAME)
     return; /* an array view (x.slice(...)): its pieces are named already */
+  if (value->type && value->type->kind == VAL_TUPLE && value->type->array && value->type->count > 0 &&
+      value->type->elts && stmt->u.assign.targets.count == 1 && stmt->u.assign.targets.items[0]->kind == N_NAME)
+    return; /* `arrs = (x, z)`: the name's type holds its arrays, which its uses read */
   if (value->type && value->type->kind == VAL_TUPLE && value->type->elts && value->type->count > 0 &&
       stmt->u.assign.targets.count == 1 &&
       (stmt->u.assign.targets.items[0]->kind == N_TUPLE || stmt->u.assign.targets.items[0]->kind == N_LIST)) {
@@ -1441,19 +1444,33 @@ TypeInfo *lower_static_element_type(Lowerer *L, Node *at, const TypeInfo *tuple,
     type->loose = true;
     return type;
   }
+  TypeInfo *common = NULL; /* a copy of the first where a dimension is known in it only */
   for (int i = 1; i < tuple->count; i++) {
     const TypeInfo *e = tuple->elts[i];
     bool same = e && first && e->kind == VAL_TILE && first->kind == VAL_TILE && e->dtype == first->dtype &&
                 e->rank == first->rank;
-    for (int d = 0; same && d < first->rank && d < C2T_MAX_RANK; d++)
-      same = e->shape[d] == first->shape[d] && (e->shape[d] >= 0 || math_same_dim(L, e->dims[d], first->dims[d]));
+    for (int d = 0; same && d < first->rank && d < C2T_MAX_RANK; d++) {
+      if (e->shape[d] == first->shape[d] && (e->shape[d] >= 0 || math_same_dim(L, e->dims[d], first->dims[d])))
+        continue;
+      /* a dimension known to neither as a number, written differently (`vals[0].shape[0]` and
+         `vals[1].shape[0]` in a tile function given (a, b)) or in one only: unknown in the element's
+         type (an operation that needs it is a located error); Triton's unrolled loop gives each
+         iteration its element's own */
+      same = e->shape[d] < 0 && first->shape[d] < 0;
+      if (same && !common) {
+        common = type_new(L->ctx, VAL_TILE);
+        *common = *first;
+      }
+      if (same)
+        common->dims[d] = NULL;
+    }
     if (!same)
       lower_error(L, at, "%s over a tuple whose elements differ in kind, dtype or shape cannot be "
                          "converted (the loop body is not unrolled by the converter)", what);
   }
   if (!first || first->kind != VAL_TILE)
     lower_error(L, at, "%s over a tuple of %s cannot be converted", what, type_describe(L->ctx, first));
-  return (TypeInfo *)first;
+  return common ? common : (TypeInfo *)first;
 }
 
 /* for x in ct.static_iter(tuple): Triton unrolls tl.static_range loops, and
@@ -1519,11 +1536,25 @@ static void static_targets_add(Lowerer *L, StaticTarget *targets, int *count, No
   }
 }
 
-/* The type of one target name: of the whole element, or of its item `item` in every element. */
-static TypeInfo *static_target_type(Lowerer *L, Node *at, const StaticTarget *target) {
+/* Whether the target name takes each element of a tuple of arrays (`for a in ct.static_iter((x, z))`):
+ * an array, indexed by the counter where it is used, with nothing to run at each iteration. */
+static bool static_target_is_array(const StaticTarget *target) {
+  const TypeInfo *type = target->tuple->type;
+  return target->item < 0 && type && type->kind == VAL_TUPLE && type->array && !is_launch_tuple(type);
+}
+
+/* The type of one target name: of the whole element, or of its item `item` in every element
+ * (`counter`: the loop's own). */
+static TypeInfo *static_target_type(Lowerer *L, Node *at, const StaticTarget *target, Node *counter) {
   const TypeInfo *type = target->tuple->type;
   if (is_launch_tuple(type))
     return type_launch_tuple_item(L->ctx);
+  if (static_target_is_array(target)) {
+    if (type->array_items)
+      lower_error(L, at, "ct.static_iter over a tuple of arrays and numbers cannot be converted (index its items "
+                  "with numbers)");
+    return tuple_array_item(L, type->array, node_copy_tree(&L->ctx->arena, counter))->type;
+  }
   if (target->item < 0)
     return lower_static_element_type(L, at, type, "ct.static_iter");
   TypeInfo *column = type_new(L->ctx, VAL_TUPLE);
@@ -1532,6 +1563,20 @@ static TypeInfo *static_target_type(Lowerer *L, Node *at, const StaticTarget *ta
   for (int e = 0; e < type->count; e++)
     column->elts[e] = type->elts[e]->elts[target->item];
   return lower_static_element_type(L, at, column, "ct.static_iter");
+}
+
+/* A ct.static_iter loop's name that takes a constant at each iteration (an int of a tuple, enumerate()'s
+ * counter), the body not binding it again: each use is written as `value` (`index[i_k]`), a constexpr to
+ * Triton, as cuTile's constant is (a local would hold a tensor, which indexes no tuple and sizes no tile). */
+static bool constant_in_each_use(Lowerer *L, Node *name, const Assigned *in_body, Node *value) {
+  Variable *var = scope_lookup(L, name->u.name.id);
+  if (!var || !var->type || var->type->kind != VAL_CONST || assigned_has(in_body, name->u.name.id))
+    return false;
+  TypeInfo *type = type_new(L->ctx, VAL_CONST);
+  *type = *var->type;
+  type->value_expr = value;
+  scope_bind(L, name->u.name.id, type);
+  return true;
 }
 
 static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList *out) {
@@ -1595,21 +1640,30 @@ static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList
   Str counter = new_temp_name(L, arena_printf(&L->ctx->arena, "%.*s_k", first.len, first.text));
   Node *counter_name = new_name(L, arena_strndup(&L->ctx->arena, counter.text, (size_t)counter.len));
   scope_bind(L, counter, type_tile(L->ctx, DT_INT32, 0, NULL));
-  if (index)
-    scope_bind(L, index->u.name.id, type_tile(L->ctx, DT_INT32, 0, NULL));
+  if (index) { /* enumerate()'s counter: a Python int to cuTile, each iteration its own */
+    TypeInfo *number = type_new(L->ctx, VAL_CONST);
+    number->dtype = DT_UNKNOWN;
+    number->loose = true;
+    scope_bind(L, index->u.name.id, number);
+  }
   for (int i = 0; i < bound_count; i++)
-    scope_bind(L, bound[i].name->u.name.id, static_target_type(L, iter, &bound[i]));
+    scope_bind(L, bound[i].name->u.name.id, static_target_type(L, iter, &bound[i], counter_name));
   concretize_assigned(L, &stmt->u.for_.body, NULL);
   NodeList body = {0};
-  if (index)
+  Assigned *in_body = new_assigned(L);
+  collect_assigned(in_body, &stmt->u.for_.body, 0);
+  if (index && !constant_in_each_use(L, index, in_body, T(L, "(_1 + _2)", node_copy_tree(&L->ctx->arena, counter_name),
+                                                            node_copy_tree(&L->ctx->arena, start))))
     push_stmt(L, &body, template_stmts(L->ctx, "_1 = _2 + _3\n", TEMPLATE_NODES(index, counter_name, start)).items[0]);
   for (int i = 0; i < bound_count; i++) {
+    if (static_target_is_array(&bound[i]))
+      continue; /* its uses index the tuple's pointers, shapes and strides */
     Node *tuple = node_copy_tree(&L->ctx->arena, bound[i].tuple);
-    if (bound[i].item < 0)
-      push_stmt(L, &body, template_stmts(L->ctx, "_1 = _2[_3]\n", TEMPLATE_NODES(bound[i].name, tuple, counter_name)).items[0]);
-    else
-      push_stmt(L, &body, template_stmts(L->ctx, "_1 = _2[_3][_4]\n",
-                                         TEMPLATE_NODES(bound[i].name, tuple, counter_name, new_int(L, bound[i].item))).items[0]);
+    Node *item = bound[i].item < 0 ? T(L, "_1[_2]", tuple, node_copy_tree(&L->ctx->arena, counter_name))
+                                   : T(L, "_1[_2][_3]", tuple, node_copy_tree(&L->ctx->arena, counter_name),
+                                       new_int(L, bound[i].item));
+    if (!constant_in_each_use(L, bound[i].name, in_body, item))
+      push_stmt(L, &body, template_stmts(L->ctx, "_1 = _2\n", TEMPLATE_NODES(bound[i].name, item)).items[0]);
   }
   LoopArrays arrays = loop_arrays_open(L, &stmt->u.for_.body);
   StaticTuples grown;

@@ -194,6 +194,9 @@ struct TypeInfo {
                           member): a local bound to it is a `tl.constexpr` local */
   bool static_counter; /* the variable of a `for ... in ct.static_iter(range(...))`: a constexpr
                           to Triton (tl.static_range), so a tuple may be indexed with it */
+  Node *value_expr;   /* constants: what each use of a name bound to it is written as, a constexpr
+                         Triton evaluates while compiling (`index[i_k]`, the item of a constant tuple
+                         a ct.static_iter loop takes), where a local would hold a tensor */
   bool interpreted_int; /* a range loop's counter, or + - * of it and numbers: a Python int in
                            Triton's interpreter (no .to; tl.cast takes it) */
   bool opaque;        /* what a tile function imported from another module returns: a tile

@@ -113,7 +113,7 @@ class CutileExport:
     """Real cuTile's front end and tileiras, without a GPU (cuda.tile.compilation.export_kernel):
     whether a kernel written for a test is valid cuTile. `array(dtype, rank)` is an array
     argument (contiguous rows, 16-byte aligned); `cubin_size(source, args)` compiles the
-    kernel `k` of `source` for `gpu` and returns the cubin's size."""
+    kernel `k` (or the one named by `kernel=`) of `source` for `gpu` and returns the cubin's size."""
 
     def __init__(self, tmp_path, ct, compilation):
         self.tmp_path, self.ct, self.compilation = tmp_path, ct, compilation
@@ -125,7 +125,7 @@ class CutileExport:
             may_alias_internally=False, stride_constant=[None] * (rank - 1) + [1],
             stride_divisible_by=[16] * (rank - 1) + [1], shape_divisible_by=divisible, base_addr_divisible_by=16)
 
-    def cubin_size(self, source, args, gpu="sm_100", convention="cutile_python_v1"):
+    def cubin_size(self, source, args, gpu="sm_100", convention="cutile_python_v1", kernel="k"):
         import importlib.util
         import io
         path = self.tmp_path / f"cutile_kernel_{len(list(self.tmp_path.iterdir()))}.py"
@@ -136,7 +136,7 @@ class CutileExport:
         out = io.BytesIO()
         calling = getattr(self.compilation.CallingConvention, convention)()  # v2: tuple parameters
         signature = self.compilation.KernelSignature(args, calling)
-        self.compilation.export_kernel(module.k, [signature], out, gpu_code=gpu, output_format="cubin")
+        self.compilation.export_kernel(getattr(module, kernel), [signature], out, gpu_code=gpu, output_format="cubin")
         return len(out.getvalue())
 
 

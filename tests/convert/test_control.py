@@ -529,9 +529,13 @@ def k(x, y):
 def test_static_iter_with_a_target_that_unpacks_each_element(tmp_path, convert_checked, convert_text):
     """`for a, b in ct.static_iter(PAIRS)` and `for i, (t, w) in ct.static_iter(enumerate(...))`:
     each name takes its item of the element, as Python unpacks it (and Triton's GPU code
-    generator takes the constexpr tuple of tuples indexed twice)."""
+    generator takes the constexpr tuple of tuples indexed twice). A name that takes a constant
+    is written as that item at each use, a constexpr, as cuTile's constant is: a local would
+    hold a tensor, which indexes no tuple and is not weakly typed (t * w of a float16 t would
+    compute in float32); enumerate()'s counter likewise."""
     text = convert_text(STATIC_NESTED_TARGETS)
-    assert "index = PAIRS_TL[index_k" in text and "][0]" in text and "][1]" in text, text
+    assert "(x, x_shape, x_strides, PAIRS_TL[index_k_1][0], 4" in text and "* PAIRS_TL[index_k_1][1]" in text, text
+    assert "weight =" not in text and "i = " not in text and "(i_k_2 + 1)" in text, text
     frontend(tmp_path, text)
     mod = convert_checked(STATIC_NESTED_TARGETS)
     x, y = tiles(3), torch.zeros(TILE)

@@ -461,3 +461,95 @@ def k(a: Args, T: ct.Constant[int]):
     ct.store(a.x, index=(ct.bid(0),), tile=t * a.scale)
 '''
     assert "a kernel parameter that is a dataclass instance ('a: Args')" in convert_error(source)
+
+
+ARRAYS_IN_TUPLES = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def indexed(x, z, y, T: ct.Constant[int]):
+    # a local tuple of arrays: items by number, unpacked, and by a ct.static_iter counter
+    arrs = (x, z)
+    first, second = arrs
+    acc = ct.load(arrs[0], (ct.bid(0),), (T,)) - ct.load(second, (ct.bid(0),), (T,))
+    for i in ct.static_iter(range(len(arrs))):
+        acc += ct.load(arrs[i], (ct.bid(0),), (T,)) * (i + 2)
+    ct.store(y, (ct.bid(0),), acc)
+
+
+@ct.kernel
+def iterated(x, z, y, T: ct.Constant[int]):
+    acc = ct.zeros((T,), dtype=ct.float32)
+    for k, a in ct.static_iter(enumerate((x, z), 1)):
+        acc += ct.load(a, (ct.bid(0),), (T,), padding_mode=ct.PaddingMode.NEG_INF) * k
+    ct.store(y, (ct.bid(0),), acc)
+
+
+@ct.function
+def add_into(pair, b, T):
+    # stores through an item: pair[0] += pair[1]
+    t = ct.load(pair[0], (b,), (T,)) + ct.load(pair[1], (b,), (T,))
+    ct.store(pair[0], (b,), t)
+
+
+@ct.kernel
+def passed(x, z, T: ct.Constant[int]):
+    add_into((x, z), ct.bid(0), T)
+
+
+@ct.kernel
+def passed_param(xs, T: ct.Constant[int]):
+    add_into(xs, ct.bid(0), T)
+'''
+
+
+def test_arrays_held_in_a_local_tuple_are_the_arrays(convert, convert_text, device):
+    """cuTile 1.7 takes a tuple of arrays made in the kernel: indexed with numbers each item is its
+    array (its own descriptor path); indexed with a ct.static_iter counter, or iterated, the tuples
+    of pointers, shapes and strides are indexed while Triton compiles."""
+    mod = convert(ARRAYS_IN_TUPLES)
+    x = torch.randn(64, device=device)
+    z = torch.randn(64, device=device)
+    y = torch.empty(64, device=device)
+    mod.launch_indexed(0, (4,), (x, z, y, 16))
+    torch.testing.assert_close(y, x - z + 2 * x + 3 * z)
+    mod.launch_iterated(0, (4,), (x, z, y, 16))
+    torch.testing.assert_close(y, x + 2 * z)
+    text = convert_text(ARRAYS_IN_TUPLES)
+    assert "(x, z)[i]" in text and "(x_shape, z_shape)[i]" in text
+    assert "arrs = " not in text  # the tuple is no run-time value: its uses read its arrays
+
+
+def test_a_tuple_of_arrays_passed_to_a_tile_function_is_three_tuples(convert, convert_text, device):
+    """The tile function takes the tuples of pointers, shapes and strides; a store through an item
+    writes the caller's array (a display's, or a kernel's tuple parameter's)."""
+    mod = convert(ARRAYS_IN_TUPLES)
+    x = torch.randn(64, device=device)
+    z = torch.randn(64, device=device)
+    expected = x + z
+    mod.launch_passed(0, (4,), (x, z, 16))
+    torch.testing.assert_close(x, expected)
+    mod.launch_passed_param(0, (4,), ((x, z), 16))
+    torch.testing.assert_close(x, expected + z)
+    text = convert_text(ARRAYS_IN_TUPLES)
+    assert "def add_into(pair, pair_shape, pair_strides, b, T" in text
+    assert "add_into((x, z), (x_shape, z_shape), (x_strides, z_strides)," in text
+
+
+def test_a_float_only_padding_of_a_tuple_item_is_checked_where_the_item_is_used(convert_text):
+    """A NEG_INF padding needs a float array: for an item picked by a counter the static check
+    sits in the loop, where the counter is bound, not at the top of the kernel."""
+    text = convert_text(ARRAYS_IN_TUPLES)
+    body = text[text.index("def iterated("):text.index("def launch_iterated")]
+    loop = body.index("tl.static_range(2)")
+    assert body.count("tl.static_assert") == 1 and body.index("tl.static_assert") > loop
+
+
+def test_the_arrays_in_tuples_kernels_are_valid_cutile(cutile_export):
+    ct, compilation = cutile_export.ct, cutile_export.compilation
+    f32 = cutile_export.array(ct.float32, 1)
+    tile = compilation.ConstantConstraint(16)
+    for name in ("indexed", "iterated"):
+        assert cutile_export.cubin_size(ARRAYS_IN_TUPLES, [f32, f32, f32, tile], kernel=name) > 0
+    assert cutile_export.cubin_size(ARRAYS_IN_TUPLES, [f32, f32, tile], kernel="passed") > 0
