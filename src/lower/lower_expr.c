@@ -293,6 +293,18 @@ static void note_array_use(Lowerer *L, const ArrayRef *array) {
 static Node *lower_name(Lowerer *L, Node *expr) {
   Str id = expr->u.name.id;
   Variable *var = scope_lookup(L, id);
+  if (var && var->type && var->type->maybe_unbound && L->constexpr_ifs > 0 && L->pending) {
+    /* in a branch of an `if` Triton decides when it compiles: cuTile refuses the read only where it
+       compiles that branch, Triton then the static assertion */
+    const char *text = arena_printf(&L->ctx->arena, "tl.static_assert(False, \"'%.*s' may be unbound here: cuTile refuses "
+                                    "this use of a potentially undefined variable\")\n", id.len, id.text);
+    NodeList made = template_stmts(L->ctx, text, NULL, 0);
+    node_list_push(&L->ctx->arena, L->pending, made.items[0]);
+    TypeInfo *bound = type_new(L->ctx, var->type->kind);
+    *bound = *var->type;
+    bound->maybe_unbound = false;
+    return typed(expr, bound);
+  }
   if (var && var->type && var->type->maybe_unbound)
     lower_error(L, expr, "'%.*s' may be unbound here: it is bound in only one branch of a run-time `if` above, or "
                 "first in a loop that may run no iteration; cuTile refuses this use of a potentially undefined "

@@ -1605,7 +1605,7 @@ typedef struct Attempt {
   const Node *statement;
   int loop_depth;           /* ... and the loops and ifs */
   struct LoopTypes *loop_types;
-  int run_time_ifs;
+  int run_time_ifs, constexpr_ifs;
 } Attempt;
 
 static Attempt attempt_begin(Lowerer *L) {
@@ -1613,7 +1613,7 @@ static Attempt attempt_begin(Lowerer *L) {
   return (Attempt){diag->messages.len, diag->error_count, L->tma_array_count, L->tf32_array_count,
                    reuse_pair_count(L), kmajor_staged_count(L), L->needs_allocator, L->needs_by_target,
                    L->uses_tma, L->host_enums, L->depth, L->statement, L->loop_depth, L->loop_types,
-                   L->run_time_ifs};
+                   L->run_time_ifs, L->constexpr_ifs};
 }
 
 static void attempt_undo(Lowerer *L, const Attempt *a) {
@@ -1633,6 +1633,7 @@ static void attempt_undo(Lowerer *L, const Attempt *a) {
   L->loop_depth = a->loop_depth;
   L->loop_types = a->loop_types;
   L->run_time_ifs = a->run_time_ifs;
+  L->constexpr_ifs = a->constexpr_ifs;
 }
 
 /* A failed attempt that split on L->split_source becomes two versions: the
@@ -1924,14 +1925,14 @@ typedef struct SavedState {
   int static_choice_count;
   int loop_depth; /* the caller's loops and ifs, which the callee's body is not in */
   struct LoopTypes *loop_types;
-  int run_time_ifs;
+  int run_time_ifs, constexpr_ifs;
   bool returned_at_run_time;
 } SavedState;
 
 static void save_state(Lowerer *L, SavedState *saved) {
   *saved = (SavedState){L->function, L->scope, L->prologue, L->pending, L->return_type, L->temp_counter, {{0}}, {0},
                         L->static_choice_count, L->loop_depth, L->loop_types, L->run_time_ifs,
-                        L->returned_at_run_time};
+                        L->constexpr_ifs, L->returned_at_run_time};
   memcpy(saved->static_choice_names, L->static_choice_names, sizeof saved->static_choice_names);
   memcpy(saved->static_choice_at, L->static_choice_at, sizeof saved->static_choice_at);
 }
@@ -1949,6 +1950,7 @@ static void restore_state(Lowerer *L, const SavedState *saved) {
   L->loop_depth = saved->loop_depth;
   L->loop_types = saved->loop_types;
   L->run_time_ifs = saved->run_time_ifs;
+  L->constexpr_ifs = saved->constexpr_ifs;
   L->returned_at_run_time = saved->returned_at_run_time;
 }
 
@@ -2089,6 +2091,7 @@ static void lower_device_version(Lowerer *L, Function *fn, TypeInfo **arg_types,
   L->loop_depth = 0;
   L->loop_types = NULL;
   L->run_time_ifs = 0;
+  L->constexpr_ifs = 0;
   L->returned_at_run_time = false;
   L->scope = arena_alloc(&L->ctx->arena, sizeof(Scope));
   L->return_type = NULL;

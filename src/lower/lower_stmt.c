@@ -877,6 +877,7 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   if (launch_decides)
     tf32_branch_enter(L, source_test, true);
   L->run_time_ifs += !decided; /* lower_return: which return runs is decided at run time */
+  L->constexpr_ifs += decided;  /* lower_name: a read of a name that may be unbound */
   if (!body_invalid) /* tl.static_assert(False, ...) is Triton already */
     lower_stmts(L, &stmt->u.if_.body);
   /* what each name holds at the end of each branch (lower_memory_reuse.c follows loads' tiles) */
@@ -912,6 +913,7 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
     L->constexpr_elif = NULL;
   }
   L->run_time_ifs -= !decided;
+  L->constexpr_ifs -= decided;
   if (launch_decides)
     tf32_branch_leave(L);
   for (int i = 0; launch_decides && i < A->count; i++)

@@ -445,6 +445,7 @@ typedef struct Lowerer {
   int fresh_last;
   struct LoopTypes *loop_types; /* lower_stmt.c: of the innermost loop being lowered (NULL: none) */
   int run_time_ifs;             /* lower_stmt.c: `if`s decided at run time around the statement lowered now */
+  int constexpr_ifs;            /* ... and those Triton decides when it compiles (a branch it may never compile) */
   bool returned_at_run_time;    /* ... and whether a return of the function so far was under one or in a loop */
 } Lowerer;
 

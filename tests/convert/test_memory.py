@@ -786,6 +786,55 @@ def test_a_name_first_bound_in_a_loop_is_an_error_where_used_after_it(convert_er
     assert "'v' may be unbound here" in message and "first in a loop that may run no iteration" in message, message
 
 
+UNBOUND_IN_A_CONSTEXPR_BRANCH = """
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int], V: ct.Constant[bool], G: ct.Constant[bool]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    for i in range(2):
+        if not V:
+            t = t + 1.0
+        else:
+            m = t * 2.0
+            t = t + m
+    if G:
+        if not V:
+            t = t * 3.0
+        else:
+            t = t + m
+    ct.store(y, index=(ct.bid(0),), tile=t)
+"""
+
+
+def test_a_name_that_may_be_unbound_read_in_a_constexpr_branch_is_refused_where_compiled(convert, device):
+    """`m` is bound first in a loop (when V) and read in a branch of constexpr `if`s: cuTile
+    refuses the read only where it compiles that branch (V and G; tileiras 13.4 compiles the
+    other launches), so the converted kernel runs for those and Triton's static assertion
+    refuses it where cuTile does (it was refused at conversion for every launch)."""
+    mod = convert(UNBOUND_IN_A_CONSTEXPR_BRANCH)
+    x = torch.arange(16, dtype=torch.float32, device=device)
+    y = torch.zeros(16, device=device)
+    mod.launch_k(0, (1,), (x, y, 16, False, True))
+    torch.testing.assert_close(y, (x + 2) * 3)
+    mod.launch_k(0, (1,), (x, y, 16, True, False))
+    torch.testing.assert_close(y, x * 9)
+    with pytest.raises(Exception, match="'m' may be unbound here"):
+        mod.launch_k(0, (1,), (x, y, 16, True, True))
+
+
+def test_the_constexpr_branch_kernel_is_valid_cutile_where_its_read_is_not_compiled(cutile_export):
+    ct, compilation = cutile_export.ct, cutile_export.compilation
+    f32 = cutile_export.array(ct.float32, 1)
+    const = compilation.ConstantConstraint
+    for v, g in ((False, True), (True, False)):
+        args = [f32, f32, const(16), const(v), const(g)]
+        assert cutile_export.cubin_size(UNBOUND_IN_A_CONSTEXPR_BRANCH, args) > 0
+    with pytest.raises(Exception):
+        cutile_export.cubin_size(UNBOUND_IN_A_CONSTEXPR_BRANCH, [f32, f32, const(16), const(True), const(True)])
+
+
 def test_loops_of_both_branches_of_a_constexpr_if_bind_a_name_afresh(convert, convert_text):
     """Each branch of a constexpr `if` binds `v` first in its own loop (an array in one, another
     in the other; a tile read under another constexpr `if` in each, as TileGym's paged decode
