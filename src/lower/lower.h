@@ -71,6 +71,9 @@ Node *lower_dataclass_property(Lowerer *L, Node *expr); /* instance.prop of a @p
 Node *lower_tuple_item(Lowerer *L, Node *expr, Node *base, int index);
 /* Element `index` of a tuple of arrays: pointer `xs[index]`, shape `xs_shape[index]`, strides likewise. */
 Node *tuple_array_item(Lowerer *L, const ArrayRef *tuple, Node *index);
+/* The first call in `block` of a name cuda.tile lacks, or of an operation with arguments it does not
+ * take: why it is not valid cuTile whatever the types (NULL: none). */
+const char *lower_unknown_call(Lowerer *L, const NodeList *block);
 /* Entry `index` of a tuple whose entries' types are known: the entry written in it, an integer
  * known at conversion as the number, else `tuple[index]` typed as the entry. */
 Node *lower_tuple_entry(Lowerer *L, Node *tuple, int index);

@@ -2144,8 +2144,14 @@ static void lower_device_version(Lowerer *L, Function *fn, TypeInfo **arg_types,
       node_list_push(&L->ctx->arena, &params, new_arg(L, name, "tl.constexpr"));
       /* its value is not folded: other calls may pass other values (Triton
        * specializes the function for each) */
+      TypeInfo *any = NULL; /* lowered for any arguments: a tuple where annotated so (ct.Constant[tuple[int, ...]]) */
+      if (!given) {
+        any = type_new(L->ctx, VAL_CONST);
+        any->dtype = DT_UNKNOWN; /* its value comes with each call */
+        any->const_tuple = annotation_is_tuple_constant(arg->u.arg.annotation);
+      }
       scope_bind(L, name, given ? param_type_from_argument(L, given, new_name(L, str_dup(L, name)), fn->fold_constants, 0)
-                                : type_new(L->ctx, VAL_CONST));
+                                : any);
     } else {
       /* a constant argument (a kernel's constexpr, a literal) stays one in the
        * tile function, as in cuTile: `n: tl.constexpr`, so that locals computed
@@ -2554,6 +2560,64 @@ static void find_param_call(Node *node, void *data) {
   node_children(node, find_param_call, data);
 }
 
+/* The statement a report ("12:5: error: ...") points into, and whether it reads a parameter: what
+ * the body does with a value only a call types (`ret += (original[i],)` of a tuple parameter, which
+ * lowered for any arguments is a tile of unknown rank); of a loop or `if`, its header. */
+typedef struct ErrorSite {
+  int line, col; /* col 1-based, as reported */
+  const NodeList *params;
+  Node *statement; /* the innermost statement holding the site */
+  bool reads_param;
+} ErrorSite;
+
+static void find_param_read(Node *node, void *data) {
+  ErrorSite *site = data;
+  if (!node || site->reads_param)
+    return;
+  for (int i = 0; node->kind == N_NAME && i < site->params->count; i++)
+    site->reads_param |= str_same(site->params->items[i]->u.arg.arg, node->u.name.id);
+  node_children(node, find_param_read, data);
+}
+
+static bool holds_site(const Node *node, const ErrorSite *site) {
+  Pos a = node->span.start, b = node->span.end;
+  bool after_start = a.line < site->line || (a.line == site->line && a.col + 1 <= site->col);
+  bool before_end = b.line > site->line || (b.line == site->line && b.col + 1 > site->col);
+  return a.line > 0 && after_start && before_end;
+}
+
+static void find_error_statement(Node *node, void *data) {
+  ErrorSite *site = data;
+  if (!node || !holds_site(node, site))
+    return;
+  if (node->kind >= N_RETURN && node->kind <= N_CONTINUE)
+    site->statement = node;
+  node_children(node, find_error_statement, data);
+}
+
+static bool error_reads_param(Function *fn, const char *report) {
+  ErrorSite site = {0, 0, &fn->def->u.function_def.args->u.arguments.args, NULL, false};
+  if (sscanf(report, "%d:%d:", &site.line, &site.col) != 2)
+    return false;
+  NodeList *body = &fn->def->u.function_def.body;
+  for (int i = 0; i < body->count; i++)
+    find_error_statement(body->items[i], &site);
+  Node *at = site.statement;
+  if (!at)
+    return false;
+  if (at->kind == N_FOR) {
+    find_param_read(at->u.for_.iter, &site);
+    find_param_read(at->u.for_.target, &site);
+  } else if (at->kind == N_IF) {
+    find_param_read(at->u.if_.test, &site);
+  } else if (at->kind == N_WHILE) {
+    find_param_read(at->u.while_.test, &site);
+  } else if (at->kind != N_WITH && at->kind != N_TRY && at->kind != N_MATCH) {
+    find_param_read(at, &site);
+  }
+  return site.reads_param;
+}
+
 void lower_unused_device_function(Lowerer *L, Function *fn) {
   NodeList *written = &fn->def->u.function_def.args->u.arguments.args;
   bool *is_array = arena_alloc(&L->ctx->arena, sizeof(bool) * (size_t)(written->count + 1));
@@ -2570,7 +2634,9 @@ void lower_unused_device_function(Lowerer *L, Function *fn) {
   ParamCall called = {written, {0}};
   for (int i = 0; i < fn->def->u.function_def.body.count; i++)
     find_param_call(fn->def->u.function_def.body.items[i], &called);
-  if (!arrays && !called.found.len && !strstr(report, "not known at conversion")) {
+  bool untyped = !arrays && !called.found.len && !strstr(report, "not known at conversion") &&
+                 error_reads_param(fn, report) && !lower_unknown_call(L, &fn->def->u.function_def.body);
+  if (!arrays && !called.found.len && !strstr(report, "not known at conversion") && !untyped) {
     lower_device_function(L, fn, NULL, 0); /* the same located error, reported again */
     return;
   }
@@ -2597,7 +2663,8 @@ void lower_unused_device_function(Lowerer *L, Function *fn) {
   const char *why = arrays            ? "it takes an array, which no other module's converted code can pass to it"
                     : called.found.len ? arena_printf(&L->ctx->arena, "it calls its parameter '%.*s', a function that "
                                                       "only a call gives", called.found.len, called.found.text)
-                                       : "its tiles' ranks or dtypes come only with a call";
+                    : untyped ? "what its parameters are (tiles, tuples, constants) comes only with a call"
+                              : "its tiles' ranks or dtypes come only with a call";
   const char *text = arena_printf(&L->ctx->arena,
                                   "tl.static_assert(False, \"cutile2triton: %.*s was not converted: no kernel of its "
                                   "module calls it, and %s; lowered without a call, it stops at %s\")\n",

@@ -410,6 +410,13 @@ static void find_unknown_call(Node *node, void *data) {
   node_children(node, find_unknown_call, data);
 }
 
+const char *lower_unknown_call(Lowerer *L, const NodeList *block) {
+  UnknownCall scan = {L, NULL};
+  for (int i = 0; i < block->count && !scan.reason; i++)
+    find_unknown_call(block->items[i], &scan);
+  return scan.reason;
+}
+
 /* A branch of an `if` on a constexpr that calls a name cuda.tile does not
  * have, or one of its operations with arguments it does not take, is not valid
  * cuTile, but cuTile reports it only when it compiles that branch (a value of

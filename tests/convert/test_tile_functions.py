@@ -1331,6 +1331,51 @@ def test_a_function_chosen_at_run_time_is_a_located_error(convert_error, body, m
     assert message in convert_error(source)
 
 
+UNCALLED_TUPLE_HELPERS = '''
+import cuda.tile as ct
+
+
+@ct.function
+def retile(original, index: ct.Constant[tuple[int, ...]]):
+    # original is a tuple only a call gives: lowered without one it is a tile of unknown rank
+    ret = ()
+    for i in ct.static_iter(index):
+        ret += (original[i],)
+    return ret
+
+
+@ct.function
+def add_one(t):
+    return t + 1.0
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int]):
+    ct.store(y, (ct.bid(0),), add_one(ct.load(x, (ct.bid(0),), (T,))))
+'''
+
+
+def test_a_tile_function_no_kernel_calls_that_indexes_its_tuple_parameter_is_a_stub(convert, convert_text, device):
+    """A library's tile helper over a tuple and a ct.Constant[tuple] (a public reduction library's
+    codegen module): cuTile compiles it only for a call, so the module converts, the helper saying
+    why it was not converted if Triton is ever asked to compile it (the module was refused)."""
+    text = convert_text(UNCALLED_TUPLE_HELPERS)
+    assert "retile was not converted: no kernel of its module calls it, and what its parameters are" in text
+    mod = convert(UNCALLED_TUPLE_HELPERS)
+    x = torch.rand(16, device=device)
+    y = torch.empty_like(x)
+    mod.launch_k(0, (1,), (x, y, 16))
+    torch.testing.assert_close(y, x + 1)
+
+
+def test_an_uncalled_tile_function_keeps_a_located_error_of_its_own(convert_error):
+    """What no call could make valid stays a located error (a name cuda.tile lacks, used on a
+    value of the function's own)."""
+    message = convert_error("import cuda.tile as ct\n\n@ct.function\ndef f(t):\n"
+                            "    u = ct.zeros((4,), dtype=ct.float32)\n    return t + ct.sigmoid(u)\n")
+    assert "sigmoid" in message
+
+
 def test_a_tile_function_no_kernel_calls_that_calls_its_parameter_is_a_stub(convert, convert_text, device):
     """cuTile compiles `apply(f, t)` only for a call, which gives f; with none in its module the
     converted function says so if Triton is ever asked to compile it, and the module converts."""
