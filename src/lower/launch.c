@@ -2077,6 +2077,48 @@ static void rewrite_host_node(Node **slot, HostRewrite *rw) {
   node_child_slots(node, rewrite_host_slot, data);
 }
 
+/* The name a plain one-token string literal spells ('PaddingMode', "ct"), else a zero Str. */
+static Str literal_name(const Node *value) {
+  if (value->kind != N_STRING || value->u.string.parts.count != 1)
+    return (Str){NULL, 0};
+  const Node *token = value->u.string.parts.items[0];
+  Str text = token->kind == N_STRING_TOKEN ? token->u.piece.text : (Str){NULL, 0};
+  if (text.len < 2 || (text.text[0] != '"' && text.text[0] != '\'') || text.text[text.len - 1] != text.text[0])
+    return (Str){NULL, 0};
+  return (Str){text.text + 1, text.len - 2};
+}
+
+/* Whether `name` is one the converted module no longer binds: a name of cuda.tile it imported
+ * (`from cuda.tile import PaddingMode`), or the module itself (`ct`). */
+static bool names_dropped_import(Lowerer *L, Str name) {
+  if (!name.len)
+    return false;
+  for (int i = 0; i < L->conv->ct_module_count; i++)
+    if (str_same(L->conv->ct_modules[i], name))
+      return true;
+  const Binding *binding = find_binding(L->conv, name);
+  return binding && binding->member && !binding->value;
+}
+
+/* `__all__ = [...]` naming what the module re-exports of cuda.tile: those items go with the import
+ * (a star import of the converted module would fail on a name it does not bind). */
+static void drop_dropped_exports(Lowerer *L, Node *stmt) {
+  if (stmt->kind != N_ASSIGN || stmt->u.assign.targets.count != 1 ||
+      stmt->u.assign.targets.items[0]->kind != N_NAME || !str_eq(stmt->u.assign.targets.items[0]->u.name.id, "__all__"))
+    return;
+  Node *value = stmt->u.assign.value;
+  if (value->kind != N_LIST && value->kind != N_TUPLE)
+    return;
+  NodeList *items = &value->u.list.elts, kept = {0};
+  for (int i = 0; i < items->count; i++)
+    if (!names_dropped_import(L, literal_name(items->items[i])))
+      node_list_push(&L->ctx->arena, &kept, items->items[i]);
+  if (kept.count == items->count)
+    return;
+  *items = kept;
+  value->rewritten = stmt->rewritten = true; /* written from the tree */
+}
+
 void lower_host_code(Lowerer *L) {
   HostRewrite rw = {L, NULL, NULL, {0}, 0};
   NodeList *body = &L->conv->module->u.module.body;
@@ -2086,6 +2128,7 @@ void lower_host_code(Lowerer *L) {
     if (is_ct_type_alias(L, stmt))
       continue;
     drop_type_aliases_in(L, stmt);
+    drop_dropped_exports(L, stmt);
     const char *member = assigned_ct_member(L, stmt);
     if (member) {
       body->items[i] = dropped_self_binding(L, stmt, member, true);

@@ -535,3 +535,30 @@ def run(y):
     y = torch.zeros(256, dtype=torch.float16)
     assert mod.run(y) == (128, 8, 32, 4, "bool_")
     assert torch.equal(y, torch.ones(256, dtype=torch.float16))
+
+
+REEXPORTS = '''
+import cuda.tile as ct
+from cuda.tile import PaddingMode, float32
+
+__all__ = ["PaddingMode", "float32", "ct", "copy_kernel", "MODE"]
+MODE = PaddingMode.ZERO
+
+
+@ct.kernel
+def copy_kernel(x, y, T: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,), padding_mode=MODE)
+    ct.store(y, index=(ct.bid(0),), tile=t.astype(float32))
+'''
+
+
+def test_all_names_no_cuda_tile_name_the_module_no_longer_imports(convert, convert_text):
+    """`__all__` listing names of cuda.tile the module re-exports (a public copy of cuTile's
+    own package does): the converted module does not import them, so they leave `__all__`
+    and `from module import *` works (it raised AttributeError)."""
+    text = convert_text(REEXPORTS)
+    assert '__all__ = ["copy_kernel", "MODE"]' in text, text
+    mod = convert(REEXPORTS)
+    namespace = {}
+    exec(f"from {mod.__name__} import *", namespace)
+    assert "copy_kernel" in namespace and "MODE" in namespace
