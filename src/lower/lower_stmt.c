@@ -1453,33 +1453,24 @@ TypeInfo *lower_static_element_type(Lowerer *L, Node *at, const TypeInfo *tuple,
     type->loose = true;
     return type;
   }
-  TypeInfo *common = NULL; /* a copy of the first where a dimension is known in it only */
-  for (int i = 1; i < tuple->count; i++) {
+  /* Triton's unrolled loop gives each iteration its element's own type: the one the body is lowered
+     with is what every element agrees on, as for the branches of a constexpr `if` (a dtype or a
+     dimension they differ in is unknown: an operation that needs it is a located error) */
+  TypeInfo *common = (TypeInfo *)first;
+  bool any_tile = false;
+  for (int i = 0; i < tuple->count; i++)
+    any_tile |= tuple->elts[i] && tuple->elts[i]->kind == VAL_TILE;
+  for (int i = 0; i < tuple->count; i++) {
     const TypeInfo *e = tuple->elts[i];
-    bool same = e && first && e->kind == VAL_TILE && first->kind == VAL_TILE && e->dtype == first->dtype &&
-                e->rank == first->rank;
-    for (int d = 0; same && d < first->rank && d < C2T_MAX_RANK; d++) {
-      if (e->shape[d] == first->shape[d] && (e->shape[d] >= 0 || math_same_dim(L, e->dims[d], first->dims[d])))
-        continue;
-      /* a dimension known to neither as a number, written differently (`vals[0].shape[0]` and
-         `vals[1].shape[0]` in a tile function given (a, b)) or in one only: unknown in the element's
-         type (an operation that needs it is a located error); Triton's unrolled loop gives each
-         iteration its element's own */
-      same = e->shape[d] < 0 && first->shape[d] < 0;
-      if (same && !common) {
-        common = type_new(L->ctx, VAL_TILE);
-        *common = *first;
-      }
-      if (same)
-        common->dims[d] = NULL;
-    }
-    if (!same)
-      lower_error(L, at, "%s over a tuple whose elements differ in kind, dtype or shape cannot be "
-                         "converted (the loop body is not unrolled by the converter)", what);
+    if ((!e || e->kind != VAL_TILE) && any_tile)
+      lower_error(L, at, "%s over a tuple of tiles and %s cannot be converted (the loop body is not unrolled by "
+                  "the converter: index the tuple with numbers)", what, type_describe(L->ctx, e));
+    if (!e || e->kind != VAL_TILE)
+      lower_error(L, at, "%s over a tuple of %s cannot be converted", what, type_describe(L->ctx, e));
+    if (i)
+      common = merged_constexpr_tile(L, (TypeInfo *)e, common);
   }
-  if (!first || first->kind != VAL_TILE)
-    lower_error(L, at, "%s over a tuple of %s cannot be converted", what, type_describe(L->ctx, first));
-  return common ? common : (TypeInfo *)first;
+  return common;
 }
 
 /* for x in ct.static_iter(tuple): Triton unrolls tl.static_range loops, and
