@@ -822,6 +822,20 @@ Node *lower_conditional_expr(Lowerer *L, Node *expr) {
   if (arrays && !(body->kind == orelse->kind && memory_same_array(L, body, orelse))) {
     if (test->type && test->type->kind == VAL_CONST) /* a constexpr's choice: a version per outcome */
       note_version_split(L, source_test, test, 3);
+    else if (body->kind == VAL_ARRAY && orelse->kind == VAL_ARRAY && body->array && orelse->array && L->pending &&
+             !body->tiled && !orelse->tiled && !body->raw_memory && !orelse->raw_memory &&
+             !body->array->descriptor_slots && !orelse->array->descriptor_slots &&
+             body->array->int64_index == orelse->array->int64_index) {
+      /* chosen while the kernel runs: `if c:` setting the pieces of one view in each branch */
+      Node *choice = template_stmts(L->ctx, "if _1:\n    pass\nelse:\n    pass\n", TEMPLATE_NODES(test)).items[0];
+      choice->u.if_.body = choice->u.if_.orelse = (NodeList){0};
+      TypeInfo *chosen = memory_chosen_array(L, (Str){"chosen", 6}, body, orelse, &choice->u.if_.body,
+                                             &choice->u.if_.orelse);
+      node_list_push(&L->ctx->arena, L->pending, choice);
+      Node *made = node_copy_tree(&L->ctx->arena, chosen->array->pointer);
+      made->type = chosen;
+      return made;
+    }
     lower_error(L, expr, "this conditional expression chooses between two arrays (or views of them) by a value "
                 "known only at launch: an array is not a run-time value in the converted kernel (its pointer, "
                 "shape and strides are parameters); load or store through each array in its own branch of an `if`");

@@ -1451,6 +1451,47 @@ bool memory_same_array(Lowerer *L, const TypeInfo *x, const TypeInfo *y) {
   return a == b || (memory_same_text(L, a->pointer, b->pointer) && memory_same_text(L, a->shape, b->shape));
 }
 
+/* Two different arrays chosen by a value known only when the kernel runs (`if flag: src = x` /
+ * `else: src = z`, `src = x if flag else z`): cuTile takes either, an array being a run-time value
+ * there. Each branch sets the pieces of a fresh view, pointer, shape and strides:
+ *     src_1, src_1_shape, src_1_strides = x, x_shape, x_strides        (body)
+ *     src_1, src_1_shape, src_1_strides = z, z_shape, z_strides        (else)
+ * read through pointers (neither array's TMA flag holds for the other). Triton joins the pieces
+ * where their types agree: the same dtype, as cuTile requires, and ranks (its compile fails
+ * otherwise, as cuTile's does). */
+TypeInfo *memory_chosen_array(Lowerer *L, Str name, const TypeInfo *body, const TypeInfo *orelse, NodeList *body_out,
+                              NodeList *else_out) {
+  const ArrayRef *a = body->array, *b = orelse->array;
+  Str base = new_temp_name(L, arena_printf(&L->ctx->arena, "%.*s", name.len, name.text));
+  char *pointer = arena_strndup(&L->ctx->arena, base.text, (size_t)base.len);
+  const char *text = arena_printf(&L->ctx->arena, "%s, %s_shape, %s_strides = _1, _2, _3\n", pointer, pointer, pointer);
+  for (int side = 0; side < 2; side++) {
+    const ArrayRef *from = side ? b : a;
+    NodeList *out = side ? else_out : body_out;
+    if (out->count == 1 && out->items[0]->kind == N_PASS) /* what stood for the branch's dropped binding */
+      out->count = 0;
+    NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(from->pointer, from->shape, from->strides));
+    node_list_push(&L->ctx->arena, out, made.items[0]);
+  }
+  TypeInfo *type = type_new(L->ctx, VAL_ARRAY);
+  *type = *orelse;
+  if (body->rank != orelse->rank)
+    type->rank = -1;
+  ArrayRef *view = arena_alloc(&L->ctx->arena, sizeof(ArrayRef));
+  view->pointer = new_name(L, pointer);
+  view->shape = new_name(L, arena_printf(&L->ctx->arena, "%s_shape", pointer));
+  view->strides = new_name(L, arena_printf(&L->ctx->arena, "%s_strides", pointer));
+  view->int64_index = a->int64_index;
+  view->is_view = true;
+  view->tma_unsafe = true;
+  type->array = view;
+  if (body->dtype != orelse->dtype || orelse->dtype == DT_UNKNOWN) {
+    type->dtype = body->dtype == orelse->dtype ? body->dtype : DT_UNKNOWN;
+    type->dtype_expr = T(L, "_1.dtype.element_ty", new_name(L, pointer));
+  }
+  return type;
+}
+
 TypeInfo *memory_merge_arrays(Lowerer *L, Node *at, Str name, TypeInfo *body, TypeInfo *orelse, bool constexpr_if,
                               NodeList *body_out, NodeList *else_out) {
   ArrayRef *a = body->array, *b = orelse->array;
@@ -1465,6 +1506,9 @@ TypeInfo *memory_merge_arrays(Lowerer *L, Node *at, Str name, TypeInfo *body, Ty
     return orelse;
   bool mergeable = a->param.len && str_same(a->param, b->param) && !a->descriptor_slots && !b->descriptor_slots &&
                    a->int64_index == b->int64_index && memory_same_text(L, a->strides, b->strides);
+  if (!mergeable && !constexpr_if && !body->tiled && !a->descriptor_slots && !b->descriptor_slots &&
+      a->int64_index == b->int64_index)
+    return memory_chosen_array(L, name, body, orelse, body_out, else_out);
   if (!mergeable)
     lower_error(L, at, "`%.*s` is a different array in each branch of this `if`: an array is not a run-time value "
                 "in the converted kernel; bind it in one place (or load in each branch)", name.len, name.text);

@@ -128,6 +128,8 @@ TypeInfo *memory_merge_arrays(Lowerer *L, Node *at, Str name, TypeInfo *body, Ty
                               NodeList *body_out, NodeList *else_out);
 /* The name of a fresh local for a memory operation (`x_slice_1`). */
 Str memory_temp(Lowerer *L, Str base, const char *what);
+TypeInfo *memory_chosen_array(Lowerer *L, Str name, const TypeInfo *body, const TypeInfo *orelse, NodeList *body_out,
+                              NodeList *else_out);
 bool memory_is_false(const Node *flag);
 /* A constant the converter knows the integer value of (a literal, not a constexpr parameter). */
 bool memory_known_int(const Node *node, long long *value);

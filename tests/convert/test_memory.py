@@ -703,22 +703,88 @@ def test_view_chosen_by_a_constexpr_branch_keeps_tma_where_it_can(convert_text):
     assert "x_slice" not in prologue, prologue
 
 
-def test_a_name_bound_to_two_arrays_by_an_if_is_an_error(convert_error):
-    """By a value known only when the kernel runs (by a constexpr: a version each, see
-    test_versioning.py)."""
-    message = convert_error("""
+ARRAYS_CHOSEN_AT_RUN_TIME = """
 import cuda.tile as ct
 
 @ct.kernel
-def k(x, z, y, flag: int, B: ct.Constant[int]):
-    ct.store(y, (1,), ct.load(x, (0,), (B,)) + ct.load(z, (0,), (B,)))
+def by_if(x, z, y, flag: int, B: ct.Constant[int]):
     if flag == 1:
         v = x
     else:
         v = z
     ct.store(y, (ct.bid(0),), ct.load(v, (ct.bid(0),), (B,)))
+
+
+@ct.kernel
+def by_expression(x, z, flag: int, B: ct.Constant[int]):
+    dst = x if flag > 0 else z
+    ct.store(dst, (ct.bid(0), 0), ct.load(dst, (ct.bid(0), 0), (2, B)) * 2)
+
+
+@ct.kernel
+def in_a_loop(x, z, y, n: int, B: ct.Constant[int]):
+    acc = ct.zeros((B,), dtype=ct.float32)
+    for i in range(n):
+        if i % 2 == 0:
+            src = x
+        else:
+            src = z
+        acc += ct.load(src, (ct.bid(0),), (B,))
+    ct.store(y, (ct.bid(0),), acc)
+"""
+
+
+def test_an_array_chosen_while_the_kernel_runs_is_either_array(convert, convert_text, device):
+    """cuTile takes an array chosen by a value known only when the kernel runs (`if flag: v = x`
+    / `else: v = z`, `x if flag > 0 else z`; tileiras 13.4 compiles these): each branch sets the
+    pointer, shape and strides of one view, read through pointers (they were refused). By a
+    constexpr it is a version each (test_versioning.py)."""
+    text = convert_text(ARRAYS_CHOSEN_AT_RUN_TIME)
+    assert "v_1, v_1_shape, v_1_strides = x, x_shape, x_strides" in text, text
+    assert "chosen_1, chosen_1_shape, chosen_1_strides = z, z_shape, z_strides" in text, text
+    mod = convert(ARRAYS_CHOSEN_AT_RUN_TIME)
+    x, z = torch.randn(64, device=device), torch.randn(64, device=device)
+    for flag, want in ((1, x), (0, z)):
+        y = torch.zeros(64, device=device)
+        mod.launch_by_if(0, (4,), (x, z, y, flag, 16))
+        torch.testing.assert_close(y, want)
+    y = torch.zeros(64, device=device)
+    mod.launch_in_a_loop(0, (4,), (x, z, y, 3, 16))
+    torch.testing.assert_close(y, 2 * x + z)
+    x2, z2 = torch.randn(4, 16, device=device), torch.randn(4, 16, device=device)
+    x0, z0 = x2.clone(), z2.clone()
+    mod.launch_by_expression(0, (2,), (x2, z2, 1, 16))  # written in place: z untouched
+    torch.testing.assert_close(x2, x0 * 2)
+    torch.testing.assert_close(z2, z0)
+    mod.launch_by_expression(0, (2,), (x2, z2, 0, 16))
+    torch.testing.assert_close(z2, z0 * 2)
+
+
+def test_the_run_time_choice_kernels_are_valid_cutile(cutile_export):
+    ct, compilation = cutile_export.ct, cutile_export.compilation
+    f32 = cutile_export.array(ct.float32, 1)
+    f32_2d = cutile_export.array(ct.float32, 2)
+    scalar, tile = compilation.ScalarConstraint(ct.int32), compilation.ConstantConstraint(16)
+    assert cutile_export.cubin_size(ARRAYS_CHOSEN_AT_RUN_TIME, [f32, f32, f32, scalar, tile], kernel="by_if") > 0
+    assert cutile_export.cubin_size(ARRAYS_CHOSEN_AT_RUN_TIME, [f32_2d, f32_2d, scalar, tile],
+                                    kernel="by_expression") > 0
+    assert cutile_export.cubin_size(ARRAYS_CHOSEN_AT_RUN_TIME, [f32, f32, f32, scalar, tile], kernel="in_a_loop") > 0
+
+
+def test_an_array_rebound_in_a_loop_to_another_is_a_located_error(convert_error):
+    """Which array `src` is after an iteration would be carried by the loop: not converted yet."""
+    message = convert_error("""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, z, y, n: int, B: ct.Constant[int]):
+    src = x
+    for i in range(n):
+        if i == 1:
+            src = z
+        ct.store(y, (ct.bid(0),), ct.load(src, (ct.bid(0),), (B,)))
 """)
-    assert "`v` is a different array in each branch" in message, message
+    assert "`src` is bound to another array in this loop than before it" in message, message
 
 
 UNBOUND_AFTER_IF = {
