@@ -2020,7 +2020,9 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    refuses a 64-bit one, which an index computed from int64 values gives (an element of a\n"
     "    torch.long array). An offset outside int32's range lies outside any array a descriptor\n"
     "    covers: it is clamped, so the tile stays outside (padding there, as cuTile reads), never\n"
-    "    wrapped into the array.\"\"\"\n"
+    "    wrapped into the array. Triton's interpreter runs a range loop's counter as a Python int:\n"
+    "    adding an int32 zero makes it a tensor there (compiled, the addition folds away).\"\"\"\n"
+    "    offset = offset + tl.zeros((), tl.int32)\n"
     "    if offset.dtype.primitive_bitwidth <= 32:\n"
     "        return offset\n"
     "    return tl.minimum(tl.maximum(offset, -2147483648), 2147483647).to(tl.int32)\n",

@@ -429,7 +429,9 @@ static unsigned long long display_items_naming(const Node *value, Str param) {
  * `items` (bits) used as an array: `arrs[k]` where an array goes, or every item where the index is
  * a ct.static_iter counter or the tuple is iterated (`for a in ct.static_iter(arrs)`). */
 static bool display_items_used_as_array(UseScan *scan, Str tuple, unsigned long long items) {
-  if (!tuple.len || scan->depth >= C2T_MAX_PARAM_SCAN_DEPTH)
+  /* followed from the kernel's own scan only: a display of a display (`b = (a, a)`, `a = (b, b)`,
+     ...) would rescan the body at each level, a count of scans that grows as a power of its length */
+  if (!tuple.len || scan->depth > 0)
     return false;
   UseScan held = {.L = scan->L, .param = tuple, .in_kernel = true, .depth = scan->depth + 1, .body = scan->body};
   for (int i = 0; i < scan->body->count; i++)

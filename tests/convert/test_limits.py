@@ -136,6 +136,17 @@ def test_a_name_joined_after_each_of_many_ifs_is_not_quadratic(convert_text):
     assert "        u_900 = t + 899.0\n    u = u_900\n" in text, text[-2000:]
 
 
+def test_tuples_of_tuples_of_a_parameter_are_not_followed_level_by_level(convert_error):
+    # `b = (x, x)` / `x = (b, b)` repeated: following each display into a scan of the body, and the
+    # displays that scan finds, grew as a power of the body's length (40 pairs did not end in 60 s)
+    lines = ["import cuda.tile as ct", "", "@ct.kernel", "def k(x, y):"]
+    for i in range(40):
+        lines += ["    b = (x, x)", "    x = (b, b)"]
+    lines.append("    ct.store(y, (0,), ct.load(x[0][0], (0,), (16,)))")
+    message = convert_error("\n".join(lines) + "\n")  # the fixture's subprocess stops at 60 s
+    assert "C2T402" in message, message
+
+
 # ------------------------------------------------ the README's table and the sources agree
 
 import os

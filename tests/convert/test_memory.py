@@ -1536,3 +1536,27 @@ def test_num_tiles_along_an_axis_a_constant_chooses(convert):
 def test_cutile_compiles_num_tiles_along_a_chosen_axis(cutile_export):
     c = cutile_export
     assert c.cubin_size(NUM_TILES_BY_CONDITION, [c.array(c.ct.float32, 2), c.array(c.ct.int32, 1), 16, 8, True]) > 0
+
+
+RANGE_COUNTER_INDEX = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(a, out, NT: ct.Constant[int], T: ct.Constant[int]):
+    acc = ct.zeros((16, T), dtype=ct.float32)
+    for j in range(NT):
+        for i in range(2):
+            acc = acc + ct.load(a, index=(0, i * NT + j), shape=(16, T), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(0, 0), tile=acc)
+"""
+
+
+def test_a_descriptor_coordinate_from_range_counters_only(convert, device):
+    """A tile index made of range() counters alone (an LLM-written int8 GEMM's `i * NT + j`):
+    Triton's interpreter runs them as Python ints, which the descriptor's coordinate helper took
+    for a tensor ('int' object has no attribute 'dtype')."""
+    mod = convert(RANGE_COUNTER_INDEX)
+    a = torch.randn(16, 64, device=device)
+    out = torch.empty(16, 16, device=device)
+    mod.launch_k(0, (1,), (a, out, 2, 16))
+    torch.testing.assert_close(out, a[:, 0:16] + a[:, 16:32] + a[:, 32:48] + a[:, 48:64])

@@ -28,7 +28,9 @@ def ct_descriptor_coordinate(offset):
     refuses a 64-bit one, which an index computed from int64 values gives (an element of a
     torch.long array). An offset outside int32's range lies outside any array a descriptor
     covers: it is clamped, so the tile stays outside (padding there, as cuTile reads), never
-    wrapped into the array."""
+    wrapped into the array. Triton's interpreter runs a range loop's counter as a Python int:
+    adding an int32 zero makes it a tensor there (compiled, the addition folds away)."""
+    offset = offset + tl.zeros((), tl.int32)
     if offset.dtype.primitive_bitwidth <= 32:
         return offset
     return tl.minimum(tl.maximum(offset, -2147483648), 2147483647).to(tl.int32)
