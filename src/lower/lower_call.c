@@ -79,6 +79,11 @@ void refuse_coded(Lowerer *L, const Node *at, const char *what, const TypeInfo *
                 "converter holds such a tile as its uint8 bits, which only ct.mma_scaled, astype, bitcast, store, "
                 "reshape, permute, transpose, expand_dims, broadcast_to, cat and pack_to_bytes take", what);
   }
+  int limit;
+  if (type_too_deep_to_scan(type, &limit))
+    lower_error(L, at, "%s of tuples nested more than %d levels deep cannot be converted (CODED_SCAN_MAX_DEPTH: "
+                "the converter does not look deeper for a float4_e2m1fn or float8_e8m0fnu tile, which Triton "
+                "holds in another dtype)", what, limit);
   if (type->kind == VAL_DTYPE)
     lower_error(L, at, "%s with dtype float4_e2m1fn cannot be converted: Triton has no FP4 dtype, and the converter "
                 "makes float4_e2m1fn tiles only with astype", what);

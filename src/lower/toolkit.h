@@ -251,6 +251,8 @@ extern const char *const TYPE_OPAQUE_WHY;
 /* The coded dtype (dtype_is_coded) of `type` when it is a tile of one or that
  * dtype, or a tuple holding one (the first found); DT_UNKNOWN when none. */
 DType type_coded_dtype(const TypeInfo *type);
+/* Whether tuples nest in `type` deeper than type_coded_dtype looks (*limit: how deep it looks). */
+bool type_too_deep_to_scan(const TypeInfo *type, int *limit);
 
 /* --------------------------------------------------------------- lowering */
 

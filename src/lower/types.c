@@ -177,6 +177,22 @@ static DType coded_dtype(const TypeInfo *type, int depth) {
  * deeper than CODED_SCAN_MAX_DEPTH counts as holding one. */
 DType type_coded_dtype(const TypeInfo *type) { return coded_dtype(type, 0); }
 
+static bool nested_deeper(const TypeInfo *type, int depth) {
+  if (!type || type->kind != VAL_TUPLE || !type->elts)
+    return false;
+  if (depth >= CODED_SCAN_MAX_DEPTH)
+    return true;
+  for (int i = 0; i < type->count; i++)
+    if (nested_deeper(type->elts[i], depth + 1))
+      return true;
+  return false;
+}
+
+bool type_too_deep_to_scan(const TypeInfo *type, int *limit) {
+  *limit = CODED_SCAN_MAX_DEPTH;
+  return nested_deeper(type, 0);
+}
+
 bool dtype_float8_e8m0fnu_bits(double value, int *bits) {
   if (signbit(value))
     return false;
