@@ -39,6 +39,7 @@ typedef enum HelperId {
   HELPER__loop_stop, /* host_helpers.py */
   HELPER__grid_steps, /* host_helpers.py */
   HELPER__SpreadGrid, /* host_helpers.py */
+  HELPER__interpreted_floats, /* host_helpers.py */
   HELPER__c2t_launch, /* host_helpers.py */
   HELPER__replayed, /* host_helpers.py */
   HELPER__by_target, /* host_helpers.py */
@@ -676,6 +677,40 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            seen.add(storage)\n"
     "        return True\n",
     {HELPER__loop_stop, -1, -1, -1, -1, -1}, false, false, 0u},
+  [HELPER__interpreted_floats] = {"_interpreted_floats",
+    "_INTERPRETING = triton.knobs.runtime.interpret  # TRITON_INTERPRET=1\n"
+    "\n"
+    "\n"
+    "def _interpreted_floats(kernel, args):\n"
+    "    \"\"\"A launch's float arguments as compiled Triton takes them, for Triton's interpreter\n"
+    "    (TRITON_INTERPRET=1), which passes a Python float to the kernel as it is: weakly typed\n"
+    "    there (a float16 tile times it stays float16), where compiled Triton, as cuTile, takes a\n"
+    "    float32 scalar (the product is float32). Each float of a parameter that is no constexpr\n"
+    "    becomes the interpreter's float32 scalar, as the interpreter makes an int argument an\n"
+    "    int32 one; tuples item by item.\"\"\"\n"
+    "    from triton.runtime.interpreter import TensorHandle\n"
+    "    import numpy\n"
+    "\n"
+    "    def converted(value):\n"
+    "        if type(value) is float:\n"
+    "            handle = TensorHandle(numpy.array([value], dtype=numpy.float32), tl.float32)\n"
+    "            return tl.tensor(handle, tl.float32)\n"
+    "        if type(value) is tuple:\n"
+    "            return tuple(converted(item) for item in value)\n"
+    "        return value\n"
+    "\n"
+    "    function = kernel\n"
+    "    while hasattr(function, \"fn\"):  # the autotuner's, the interpreter's wrapper: the Python function\n"
+    "        function = function.fn\n"
+    "    if not inspect.isfunction(function):\n"
+    "        return args\n"
+    "    params = list(inspect.signature(function).parameters.values())\n"
+    "    given = []\n"
+    "    for i, value in enumerate(args):\n"
+    "        constexpr = i < len(params) and params[i].annotation in (tl.constexpr, \"tl.constexpr\")\n"
+    "        given.append(value if constexpr else converted(value))\n"
+    "    return tuple(given)\n",
+    {-1, -1, -1, -1, -1, -1}, false, false, 4u},
   [HELPER__c2t_launch] = {"_c2t_launch",
     "_LAUNCHED = {}\n"
     "_LAUNCHED_LIMIT = 4096  # kept launch keys (all kernels); more are dropped together\n"
@@ -847,6 +882,8 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    the .ftz forms of the PTX), where cuTile keeps them unless flush_to_zero=True (measured\n"
     "    on the H200 against cuTile 1.7: sin(1e-39) was 0, exp2(-144.7) 0, not 2.8e-44).\"\"\"\n"
     "    constants[\"enable_reflect_ftz\"] = False\n"
+    "    if _INTERPRETING:\n"
+    "        args = _interpreted_floats(kernel, args)\n"
     "    record = _RECORDING.launch\n"
     "    plan = _LAUNCH_PLANS.get((id(kernel), len(args)))\n"
     "    if plan is None:\n"
@@ -925,7 +962,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            meta = dict(chosen.kwargs) if chosen is not None else dict(constants)\n"
     "        device = torch.cuda.current_device()\n"
     "        _LAUNCHED[key] = (compiled, names, (None,) * len(rest), direct, kernel, device, meta)\n",
-    {HELPER__launch_key, -1, -1, -1, -1, -1}, false, false, 2u},
+    {HELPER__launch_key, HELPER__interpreted_floats, -1, -1, -1, -1}, false, false, 2u},
   [HELPER__replayed] = {"_replayed",
     "_REPLAYED_LIMIT = 1024  # replayed launches kept per launcher; more are dropped together\n"
     "\n"

@@ -125,3 +125,30 @@ def test_a_bare_constant_used_as_a_dtype_takes_a_dtype(convert):
     assert mod.run_which(torch.float64) == [0, 1]
     with pytest.raises(TypeError, match="'OUT'"):
         mod.launch_scale_cast(0, (1,), (x, torch.zeros(16), 3, 16))
+
+
+FLOAT_ARGUMENTS = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, alpha: ct.Constant[float], beta, pair, T: ct.Constant[int]):
+    t = ct.load(x, (ct.bid(0),), (T,))
+    if alpha > 0.5:  # a constexpr: still a Python float
+        t = t * alpha
+    ct.store(y, (ct.bid(0),), t * beta + pair[0])
+'''
+
+
+def test_a_float_argument_is_a_float32_scalar_as_compiled_triton_takes_it(convert, device):
+    """cuTile (and compiled Triton) take a float argument as a float32 scalar: a float16 tile
+    times it is float32. Triton's interpreter passed the Python float as it is, weakly typed,
+    and the product stayed float16 (1.0 instead of 1.0001 here); the launcher now gives it as
+    the interpreter's float32 scalar, a tuple's items too, a constexpr's value untouched."""
+    mod = convert(FLOAT_ARGUMENTS)
+    x = torch.ones(32, dtype=torch.float16, device=device)
+    y = torch.zeros(32, dtype=torch.float32, device=device)
+    mod.launch_k(0, (2,), (x, y, 2.0, 1.0001, (0.0001,), 16))
+    expected = torch.tensor(2.0, dtype=torch.float32) * torch.tensor(1.0001, dtype=torch.float32) + \
+        torch.tensor(0.0001, dtype=torch.float32)
+    torch.testing.assert_close(y, torch.full((32,), expected.item(), device=device), rtol=0, atol=1e-7)

@@ -505,7 +505,42 @@ class _SpreadGrid:
         return True
 
 
-# helper: _c2t_launch needs _launch_key
+# helper: _interpreted_floats
+_INTERPRETING = triton.knobs.runtime.interpret  # TRITON_INTERPRET=1
+
+
+def _interpreted_floats(kernel, args):
+    """A launch's float arguments as compiled Triton takes them, for Triton's interpreter
+    (TRITON_INTERPRET=1), which passes a Python float to the kernel as it is: weakly typed
+    there (a float16 tile times it stays float16), where compiled Triton, as cuTile, takes a
+    float32 scalar (the product is float32). Each float of a parameter that is no constexpr
+    becomes the interpreter's float32 scalar, as the interpreter makes an int argument an
+    int32 one; tuples item by item."""
+    from triton.runtime.interpreter import TensorHandle
+    import numpy
+
+    def converted(value):
+        if type(value) is float:
+            handle = TensorHandle(numpy.array([value], dtype=numpy.float32), tl.float32)
+            return tl.tensor(handle, tl.float32)
+        if type(value) is tuple:
+            return tuple(converted(item) for item in value)
+        return value
+
+    function = kernel
+    while hasattr(function, "fn"):  # the autotuner's, the interpreter's wrapper: the Python function
+        function = function.fn
+    if not inspect.isfunction(function):
+        return args
+    params = list(inspect.signature(function).parameters.values())
+    given = []
+    for i, value in enumerate(args):
+        constexpr = i < len(params) and params[i].annotation in (tl.constexpr, "tl.constexpr")
+        given.append(value if constexpr else converted(value))
+    return tuple(given)
+
+
+# helper: _c2t_launch needs _launch_key _interpreted_floats
 _LAUNCHED = {}
 _LAUNCHED_LIMIT = 4096  # kept launch keys (all kernels); more are dropped together
 _LAUNCH_PLANS = {}
@@ -676,6 +711,8 @@ def _c2t_launch(kernel, grid, *args, **constants):
     the .ftz forms of the PTX), where cuTile keeps them unless flush_to_zero=True (measured
     on the H200 against cuTile 1.7: sin(1e-39) was 0, exp2(-144.7) 0, not 2.8e-44)."""
     constants["enable_reflect_ftz"] = False
+    if _INTERPRETING:
+        args = _interpreted_floats(kernel, args)
     record = _RECORDING.launch
     plan = _LAUNCH_PLANS.get((id(kernel), len(args)))
     if plan is None:
