@@ -1977,6 +1977,7 @@ static TypeInfo *param_type_from_argument(Lowerer *L, const TypeInfo *given, Nod
   }
   if (type->dtype == DT_UNKNOWN)
     type->dtype_expr = NULL;
+  type->value_expr = NULL; /* the caller's expression (`index[i_k]`): the parameter is the callee's name */
   if (type->kind == VAL_CONST && !fold)
     type->dtype = DT_UNKNOWN; /* the value of the first call must not be folded into the function */
   if (type->kind == VAL_TUPLE && type->count > 0 && depth == LOWER_MAX_ARG_TUPLE_DEPTH)

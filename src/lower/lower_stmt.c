@@ -1652,8 +1652,12 @@ static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList
   NodeList body = {0};
   Assigned *in_body = new_assigned(L);
   collect_assigned(in_body, &stmt->u.for_.body, 0);
-  if (index && !constant_in_each_use(L, index, in_body, T(L, "(_1 + _2)", node_copy_tree(&L->ctx->arena, counter_name),
-                                                            node_copy_tree(&L->ctx->arena, start))))
+  long long start_value = 0;
+  Node *counted = !index ? NULL
+                  : shape_known_int(start, &start_value) && start_value == 0
+                      ? node_copy_tree(&L->ctx->arena, counter_name)
+                      : T(L, "(_1 + _2)", node_copy_tree(&L->ctx->arena, counter_name), node_copy_tree(&L->ctx->arena, start));
+  if (index && !constant_in_each_use(L, index, in_body, counted))
     push_stmt(L, &body, template_stmts(L->ctx, "_1 = _2 + _3\n", TEMPLATE_NODES(index, counter_name, start)).items[0]);
   for (int i = 0; i < bound_count; i++) {
     if (static_target_is_array(&bound[i]))

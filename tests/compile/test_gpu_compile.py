@@ -1569,6 +1569,31 @@ torch.testing.assert_close(y, xs[0] + xs[1] + xs[2])
     assert same, output
 
 
+STATIC_LOOP_CONSTANTS_CALLS = """
+import torch
+def run(m):
+    m.launch_static_loop_constants_kernel(0, (2,), (torch.randn(32), torch.randn(32), torch.zeros(32), 16))
+CALLS = {"static_loop_constants": [run]}
+"""
+
+
+def test_static_loop_constants_and_tuples_of_arrays_compile(tmp_path):
+    """A static loop's constant indexing a tuple (in a tile function too), given to a tile
+    function, enumerate()'s counter, a tuple of arrays indexed by a counter and an array chosen
+    while the kernel runs: each compiles for the GPU and computes as cuTile does."""
+    results = _compile_case(tmp_path, "static_loop_constants", STATIC_LOOP_CONSTANTS_CALLS)
+    assert len(results) == 1 and results[0]["problems"] == [], results
+    text = (tmp_path / "mods" / "static_loop_constants.py").read_text()
+    assert "ret += (vals[index[i_k_1]],)" in text and "def scale(t, w: tl.constexpr):" in text, text
+    same, output = _run_interpreted(tmp_path / "mods" / "static_loop_constants.py", """
+x, z, y = torch.randn(32), torch.randn(32), torch.zeros(32)
+m.launch_static_loop_constants_kernel(0, (2,), (x, z, y, 16))
+want = x * 6 + x * 0.25 + x + z + x + torch.cat([z[:16], x[16:]])
+torch.testing.assert_close(y, want, atol=1e-5, rtol=1e-5)
+""")
+    assert same, output
+
+
 TUPLE_INDEX_CALLS = """
 import torch
 def half(m):
