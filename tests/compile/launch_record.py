@@ -44,6 +44,9 @@ def encode(value):
         return {"tl_dtype": value.name}
     if isinstance(value, tl.constexpr):
         return {"constexpr": encode(value.value)}
+    if isinstance(value, tl.tensor) and hasattr(value.handle, "data") and value.handle.data.size == 1:
+        # a float argument the launcher gave the interpreter as its float32 scalar: a float
+        return {"float": float(value.handle.data.reshape(-1)[0])}
     raise TypeError(f"launch argument of type {type(value).__name__} cannot be recorded: {value!r}")
 
 
