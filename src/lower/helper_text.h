@@ -39,7 +39,7 @@ typedef enum HelperId {
   HELPER__loop_stop, /* host_helpers.py */
   HELPER__grid_steps, /* host_helpers.py */
   HELPER__SpreadGrid, /* host_helpers.py */
-  HELPER__interpreted_floats, /* host_helpers.py */
+  HELPER__interpreted_scalars, /* host_helpers.py */
   HELPER__c2t_launch, /* host_helpers.py */
   HELPER__replayed, /* host_helpers.py */
   HELPER__by_target, /* host_helpers.py */
@@ -677,17 +677,18 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            seen.add(storage)\n"
     "        return True\n",
     {HELPER__loop_stop, -1, -1, -1, -1, -1}, false, false, 0u},
-  [HELPER__interpreted_floats] = {"_interpreted_floats",
-    "_INTERPRETING = triton.knobs.runtime.interpret  # TRITON_INTERPRET=1\n"
+  [HELPER__interpreted_scalars] = {"_interpreted_scalars",
+    "_INTERPRETING = triton.knobs.runtime.interpret\n"
     "\n"
     "\n"
-    "def _interpreted_floats(kernel, args):\n"
-    "    \"\"\"A launch's float arguments as compiled Triton takes them, for Triton's interpreter\n"
-    "    (TRITON_INTERPRET=1), which passes a Python float to the kernel as it is: weakly typed\n"
-    "    there (a float16 tile times it stays float16), where compiled Triton, as cuTile, takes a\n"
-    "    float32 scalar (the product is float32). Each float of a parameter that is no constexpr\n"
-    "    becomes the interpreter's float32 scalar, as the interpreter makes an int argument an\n"
-    "    int32 one; tuples item by item.\"\"\"\n"
+    "def _interpreted_scalars(kernel, args):\n"
+    "    \"\"\"A launch's float and bool arguments as compiled Triton takes them, for Triton's\n"
+    "    interpreter (TRITON_INTERPRET=1). It passes a Python float to the kernel as it is, weakly\n"
+    "    typed there (a float16 tile times it stays float16), where compiled Triton, as cuTile, takes\n"
+    "    a float32 scalar (the product is float32); and it fails on a bool (its int1 scalar made of\n"
+    "    32-bit data). Each float or bool of a parameter that is no constexpr becomes the\n"
+    "    interpreter's float32 or int1 scalar, as it makes an int argument an int32 one; tuples item\n"
+    "    by item.\"\"\"\n"
     "    from triton.runtime.interpreter import TensorHandle\n"
     "    import numpy\n"
     "\n"
@@ -695,6 +696,8 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "        if type(value) is float:\n"
     "            handle = TensorHandle(numpy.array([value], dtype=numpy.float32), tl.float32)\n"
     "            return tl.tensor(handle, tl.float32)\n"
+    "        if type(value) is bool:\n"
+    "            return tl.tensor(TensorHandle(numpy.array([value], dtype=numpy.bool_), tl.int1), tl.int1)\n"
     "        if type(value) is tuple:\n"
     "            return tuple(converted(item) for item in value)\n"
     "        return value\n"
@@ -883,7 +886,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    on the H200 against cuTile 1.7: sin(1e-39) was 0, exp2(-144.7) 0, not 2.8e-44).\"\"\"\n"
     "    constants[\"enable_reflect_ftz\"] = False\n"
     "    if _INTERPRETING:\n"
-    "        args = _interpreted_floats(kernel, args)\n"
+    "        args = _interpreted_scalars(kernel, args)\n"
     "    record = _RECORDING.launch\n"
     "    plan = _LAUNCH_PLANS.get((id(kernel), len(args)))\n"
     "    if plan is None:\n"
@@ -962,7 +965,7 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "            meta = dict(chosen.kwargs) if chosen is not None else dict(constants)\n"
     "        device = torch.cuda.current_device()\n"
     "        _LAUNCHED[key] = (compiled, names, (None,) * len(rest), direct, kernel, device, meta)\n",
-    {HELPER__launch_key, HELPER__interpreted_floats, -1, -1, -1, -1}, false, false, 2u},
+    {HELPER__launch_key, HELPER__interpreted_scalars, -1, -1, -1, -1}, false, false, 2u},
   [HELPER__replayed] = {"_replayed",
     "_REPLAYED_LIMIT = 1024  # replayed launches kept per launcher; more are dropped together\n"
     "\n"

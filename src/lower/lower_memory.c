@@ -1470,6 +1470,14 @@ TypeInfo *memory_chosen_array(Lowerer *L, Str name, const TypeInfo *body, const 
     NodeList *out = side ? else_out : body_out;
     if (out->count == 1 && out->items[0]->kind == N_PASS) /* what stood for the branch's dropped binding */
       out->count = 0;
+    if (!side && (body->dtype == DT_UNKNOWN || body->dtype != orelse->dtype)) {
+      /* cuTile refuses arrays of two dtypes ("depends on path taken"); compiled Triton refuses the
+         join, its interpreter would read each as it is */
+      const char *check = arena_printf(&L->ctx->arena, "tl.static_assert(_1.dtype == _2.dtype, \"'%.*s' is an array "
+                                       "of another dtype in each branch (cuTile refuses it)\")\n", name.len, name.text);
+      node_list_push(&L->ctx->arena, out,
+                     template_stmts(L->ctx, check, TEMPLATE_NODES(a->pointer, b->pointer)).items[0]);
+    }
     NodeList made = template_stmts(L->ctx, text, TEMPLATE_NODES(from->pointer, from->shape, from->strides));
     node_list_push(&L->ctx->arena, out, made.items[0]);
   }

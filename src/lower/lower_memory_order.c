@@ -133,15 +133,26 @@ static void state_union(OrderState *into, const OrderState *from) {
   into->acquired |= from->acquired;
 }
 
+/* Whether `set` may hold `array`: named there, or either side an array reached through no
+ * kernel parameter of its own ("?": an item of a tuple of arrays, an array chosen while the kernel
+ * runs), which may be any of them. */
+static bool may_hold(const ArraySet *set, Str array) {
+  if (set_has(set, array))
+    return true;
+  if (!set->count)
+    return false;
+  return str_eq(array, "?") || set_has(set, (Str){"?", 1});
+}
+
 /* Whether an operation with `effects` on `array` must wait for a barrier. */
 static bool needs_barrier(const OrderState *state, Str array, unsigned effects) {
   if (state->acquired)
     return true;
   if ((effects & MEM_RELEASE) && state->accessed)
     return true;
-  if ((effects & MEM_READ) && set_has(&state->written, array))
+  if ((effects & MEM_READ) && may_hold(&state->written, array))
     return true;
-  return (effects & MEM_READ) && !(effects & MEM_ATOMIC) && set_has(&state->atomics, array);
+  return (effects & MEM_READ) && !(effects & MEM_ATOMIC) && may_hold(&state->atomics, array);
 }
 
 static void apply_effects(OrderState *state, Str array, unsigned effects) {

@@ -817,6 +817,8 @@ static void hoist_branch(Lowerer *L, Node *stmt, int goes_on, NodeList *out) {
 
 static void note_jump_types(Lowerer *L, const NodeList *block, const Assigned *in_block, const Assigned *A,
                             TypeInfo **types);
+static bool holds_array(const TypeInfo *type);
+static bool same_arrays(Lowerer *L, const TypeInfo *a, const TypeInfo *b);
 
 static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
   NodeList *holder = L->stmt_block; /* the block of the `if` as written, for move_tail_into_branch */
@@ -1010,6 +1012,16 @@ static void lower_if(Lowerer *L, Node *stmt, NodeList *out) {
       merged = merged_value(L, stmt, A->names[i], from_body, from_else);
     } else if (from_body->kind == from_else->kind &&
                (from_body->kind == VAL_TUPLE || from_body->kind == VAL_ENUM || from_body->kind == VAL_DTYPE)) {
+      if (from_body->kind == VAL_TUPLE && (holds_array(from_body) || holds_array(from_else)) &&
+          !same_arrays(L, from_body, from_else)) {
+        /* `arrs = (x, z)` / `arrs = (z, x)`: by a constexpr, a version per outcome; at run time, not
+           converted (each item would have to be a view of its own) */
+        if (static_test)
+          note_version_split(L, source_test, test, 3);
+        lower_error(L, stmt, "`%.*s` is a tuple of other arrays in each branch of this `if`, decided while the "
+                    "kernel runs: not converted yet (choose each array on its own: `a = x if c else z`)",
+                    A->names[i].len, A->names[i].text);
+      }
       merged = merged_value(L, stmt, A->names[i], from_body, from_else);
       if (!static_test && !body_leaves && !else_leaves && from_body->kind == VAL_TUPLE &&
           items_of_other_types(L, from_body, from_else))

@@ -45,8 +45,9 @@ def encode(value):
     if isinstance(value, tl.constexpr):
         return {"constexpr": encode(value.value)}
     if isinstance(value, tl.tensor) and hasattr(value.handle, "data") and value.handle.data.size == 1:
-        # a float argument the launcher gave the interpreter as its float32 scalar: a float
-        return {"float": float(value.handle.data.reshape(-1)[0])}
+        # a float or bool argument the launcher gave the interpreter as its float32 or int1 scalar
+        item = value.handle.data.reshape(-1)[0]
+        return bool(item) if value.dtype == tl.int1 else {"float": float(item)}
     raise TypeError(f"launch argument of type {type(value).__name__} cannot be recorded: {value!r}")
 
 

@@ -132,10 +132,12 @@ import cuda.tile as ct
 
 
 @ct.kernel
-def k(x, y, alpha: ct.Constant[float], beta, pair, T: ct.Constant[int]):
+def k(x, y, alpha: ct.Constant[float], beta, pair, flag, T: ct.Constant[int]):
     t = ct.load(x, (ct.bid(0),), (T,))
     if alpha > 0.5:  # a constexpr: still a Python float
         t = t * alpha
+    if flag:  # a bool argument: the interpreter failed on it ("itemsize exceeds int1")
+        t = t + 0.0
     ct.store(y, (ct.bid(0),), t * beta + pair[0])
 '''
 
@@ -148,7 +150,7 @@ def test_a_float_argument_is_a_float32_scalar_as_compiled_triton_takes_it(conver
     mod = convert(FLOAT_ARGUMENTS)
     x = torch.ones(32, dtype=torch.float16, device=device)
     y = torch.zeros(32, dtype=torch.float32, device=device)
-    mod.launch_k(0, (2,), (x, y, 2.0, 1.0001, (0.0001,), 16))
+    mod.launch_k(0, (2,), (x, y, 2.0, 1.0001, (0.0001,), True, 16))
     expected = torch.tensor(2.0, dtype=torch.float32) * torch.tensor(1.0001, dtype=torch.float32) + \
         torch.tensor(0.0001, dtype=torch.float32)
     torch.testing.assert_close(y, torch.full((32,), expected.item(), device=device), rtol=0, atol=1e-7)

@@ -1560,3 +1560,60 @@ def test_a_descriptor_coordinate_from_range_counters_only(convert, device):
     out = torch.empty(16, 16, device=device)
     mod.launch_k(0, (1,), (a, out, 2, 16))
     torch.testing.assert_close(out, a[:, 0:16] + a[:, 16:32] + a[:, 32:48] + a[:, 48:64])
+
+
+CHOSEN_THEN_READ = """
+import cuda.tile as ct
+
+@ct.kernel
+def by_choice(x, w, y, out, flag):
+    b = ct.bid(0)
+    dst = x if flag > 0 else w
+    ct.store(dst, (b,), ct.load(y, (b,), shape=(1024,)))
+    ct.store(out, (b,), ct.load(x, (b * 4 + 3,), shape=(256,)))
+
+@ct.kernel
+def read_chosen(x, w, y, out, flag):
+    b = ct.bid(0)
+    ct.store(x, (b,), ct.load(y, (b,), shape=(1024,)))
+    if flag > 0:
+        src = x
+    else:
+        src = w
+    ct.store(out, (b,), ct.load(src, (b * 4 + 3,), shape=(256,)))
+
+@ct.kernel
+def through_item(x, w, y, out, flag):
+    b = ct.bid(0)
+    arrs = (x, w)
+    for i in ct.static_iter(range(1)):
+        ct.store(arrs[i], (b,), ct.load(y, (b,), shape=(1024,)))
+    ct.store(out, (b,), ct.load(x, (b * 4 + 3,), shape=(256,)))
+"""
+
+
+def test_a_read_after_a_write_through_a_chosen_array_waits_for_the_block(convert_text):
+    """cuTile orders a block's memory operations; the converted kernel puts tl.debug_barrier()
+    before a read of an array the block wrote. An array reached through no parameter of its own
+    (chosen while the kernel runs, an item of a tuple picked by a counter) may be any of them: a
+    barrier is due after a write through one, and before a read through one (there was none)."""
+    text = convert_text(CHOSEN_THEN_READ)
+    for name in ("by_choice", "read_chosen", "through_item"):
+        body = text[text.index(f"def {name}("):text.index(f"def launch_{name}(")]
+        assert "tl.debug_barrier()" in body, body
+
+
+def test_a_tuple_of_other_arrays_in_each_branch_of_a_run_time_if_is_a_located_error(convert_error):
+    """Its uses took the last branch's arrays on every path (x read where z was chosen)."""
+    message = convert_error("""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, z, y, flag):
+    if flag > 0:
+        arrs = (x, z)
+    else:
+        arrs = (z, x)
+    ct.store(y, (0,), ct.load(arrs[0], (0,), shape=(16,)))
+""")
+    assert "`arrs` is a tuple of other arrays in each branch of this `if`" in message, message

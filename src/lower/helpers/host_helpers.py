@@ -505,17 +505,18 @@ class _SpreadGrid:
         return True
 
 
-# helper: _interpreted_floats
-_INTERPRETING = triton.knobs.runtime.interpret  # TRITON_INTERPRET=1
+# helper: _interpreted_scalars
+_INTERPRETING = triton.knobs.runtime.interpret
 
 
-def _interpreted_floats(kernel, args):
-    """A launch's float arguments as compiled Triton takes them, for Triton's interpreter
-    (TRITON_INTERPRET=1), which passes a Python float to the kernel as it is: weakly typed
-    there (a float16 tile times it stays float16), where compiled Triton, as cuTile, takes a
-    float32 scalar (the product is float32). Each float of a parameter that is no constexpr
-    becomes the interpreter's float32 scalar, as the interpreter makes an int argument an
-    int32 one; tuples item by item."""
+def _interpreted_scalars(kernel, args):
+    """A launch's float and bool arguments as compiled Triton takes them, for Triton's
+    interpreter (TRITON_INTERPRET=1). It passes a Python float to the kernel as it is, weakly
+    typed there (a float16 tile times it stays float16), where compiled Triton, as cuTile, takes
+    a float32 scalar (the product is float32); and it fails on a bool (its int1 scalar made of
+    32-bit data). Each float or bool of a parameter that is no constexpr becomes the
+    interpreter's float32 or int1 scalar, as it makes an int argument an int32 one; tuples item
+    by item."""
     from triton.runtime.interpreter import TensorHandle
     import numpy
 
@@ -523,6 +524,8 @@ def _interpreted_floats(kernel, args):
         if type(value) is float:
             handle = TensorHandle(numpy.array([value], dtype=numpy.float32), tl.float32)
             return tl.tensor(handle, tl.float32)
+        if type(value) is bool:
+            return tl.tensor(TensorHandle(numpy.array([value], dtype=numpy.bool_), tl.int1), tl.int1)
         if type(value) is tuple:
             return tuple(converted(item) for item in value)
         return value
@@ -540,7 +543,7 @@ def _interpreted_floats(kernel, args):
     return tuple(given)
 
 
-# helper: _c2t_launch needs _launch_key _interpreted_floats
+# helper: _c2t_launch needs _launch_key _interpreted_scalars
 _LAUNCHED = {}
 _LAUNCHED_LIMIT = 4096  # kept launch keys (all kernels); more are dropped together
 _LAUNCH_PLANS = {}
@@ -712,7 +715,7 @@ def _c2t_launch(kernel, grid, *args, **constants):
     on the H200 against cuTile 1.7: sin(1e-39) was 0, exp2(-144.7) 0, not 2.8e-44)."""
     constants["enable_reflect_ftz"] = False
     if _INTERPRETING:
-        args = _interpreted_floats(kernel, args)
+        args = _interpreted_scalars(kernel, args)
     record = _RECORDING.launch
     plan = _LAUNCH_PLANS.get((id(kernel), len(args)))
     if plan is None:
