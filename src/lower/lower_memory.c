@@ -207,9 +207,10 @@ void memory_require_float_array(Lowerer *L, Node *at, const TypeInfo *array, con
   Node *root = ref->is_view && ref->param.len
                    ? new_name(L, arena_printf(&L->ctx->arena, "%.*s", ref->param.len, ref->param.text))
                    : ref->pointer; /* a view's dtype is its parent's, a parameter of the kernel */
-  /* an item of a tuple of arrays indexed by a loop's counter (`(x, z)[a_k]`): checked where it is used,
-     the counter bound there; a parameter, once at the top of the kernel */
-  bool here = root->kind != N_NAME && L->pending;
+  /* an item of a tuple of arrays indexed by a loop's counter (`(x, z)[a_k]`), an array chosen while the
+     kernel runs (its pointer a local set in an `if`): checked where it is used, where those are bound;
+     a parameter, once at the top of the kernel */
+  bool here = (root->kind != N_NAME || (ref->is_view && !ref->param.len)) && L->pending;
   Buf pointer = {0};
   expr_text(L->ctx, root, &pointer);
   const char *message = arena_printf(&L->ctx->arena, assertion, buf_text(&pointer));

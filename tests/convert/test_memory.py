@@ -1617,3 +1617,22 @@ def k(x, z, y, flag):
     ct.store(y, (0,), ct.load(arrs[0], (0,), shape=(16,)))
 """)
     assert "`arrs` is a tuple of other arrays in each branch of this `if`" in message, message
+
+
+def test_a_float_padding_of_a_chosen_array_is_checked_where_it_is_chosen(convert, device):
+    """A NEG_INF padding needs a float array; of an array chosen while the kernel runs the static
+    check stood at the top of the kernel, before the `if` that sets the view's pointer (a
+    NameError when Triton compiled it)."""
+    mod = convert("""
+import cuda.tile as ct
+
+@ct.kernel
+def k(x, z, y, flag):
+    src = x if flag > 0 else z
+    ct.store(y, (ct.bid(0),), ct.load(src, (ct.bid(0),), shape=(16,), padding_mode=ct.PaddingMode.NEG_INF))
+""")
+    x, z = torch.randn(20, device=device), torch.randn(20, device=device)
+    y = torch.zeros(32, device=device)
+    mod.launch_k(0, (2,), (x, z, y, 0))
+    torch.testing.assert_close(y[:20], z)
+    assert bool((y[20:] == float("-inf")).all())
