@@ -716,8 +716,6 @@ static bool passes_as_arrays(const TypeInfo *type) {
   return type && (type->kind == VAL_ARRAY || (type->kind == VAL_TUPLE && type->array));
 }
 
-TypeInfo *array_param_type(Lowerer *L, Str name, bool int64_index);
-
 /* A tile function's parameter `name` given a tuple of arrays: items through pointers (`name[k]`,
  * `name_shape[k]`, `name_strides[k]`), each of the rank and dtype the caller's has. */
 static TypeInfo *array_tuple_param_type(Lowerer *L, Str name, const TypeInfo *given) {

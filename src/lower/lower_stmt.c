@@ -1664,13 +1664,14 @@ static void lower_static_tuple_loop(Lowerer *L, Node *stmt, Node *iter, NodeList
   NodeList body = {0};
   Assigned *in_body = new_assigned(L);
   collect_assigned(in_body, &stmt->u.for_.body, 0);
-  long long start_value = 0;
-  Node *counted = !index ? NULL
-                  : shape_known_int(start, &start_value) && start_value == 0
-                      ? node_copy_tree(&L->ctx->arena, counter_name)
-                      : T(L, "(_1 + _2)", node_copy_tree(&L->ctx->arena, counter_name), node_copy_tree(&L->ctx->arena, start));
-  if (index && !constant_in_each_use(L, index, in_body, counted))
-    push_stmt(L, &body, template_stmts(L->ctx, "_1 = _2 + _3\n", TEMPLATE_NODES(index, counter_name, start)).items[0]);
+  if (index) { /* enumerate()'s counter: the loop's own, plus the start where it is not 0 */
+    long long from = 0;
+    Node *counted = node_copy_tree(&L->ctx->arena, counter_name);
+    if (!shape_known_int(start, &from) || from != 0)
+      counted = T(L, "(_1 + _2)", counted, node_copy_tree(&L->ctx->arena, start));
+    if (!constant_in_each_use(L, index, in_body, counted))
+      push_stmt(L, &body, template_stmts(L->ctx, "_1 = _2 + _3\n", TEMPLATE_NODES(index, counter_name, start)).items[0]);
+  }
   for (int i = 0; i < bound_count; i++) {
     if (static_target_is_array(&bound[i]))
       continue; /* its uses index the tuple's pointers, shapes and strides */
