@@ -96,6 +96,8 @@ typedef enum HelperId {
   HELPER_ct_float8_e8m0fnu_to_float32, /* math_helpers.py */
   HELPER_ct_float8_e8m0fnu_bits, /* math_helpers.py */
   HELPER_ct_run_time_zero, /* matrix_helpers.py */
+  HELPER_ct_signed_integer, /* matrix_helpers.py */
+  HELPER_ct_loop_split, /* matrix_helpers.py */
   HELPER_ct_mma_acc_ok, /* matrix_helpers.py */
   HELPER_ct_matmul_acc_dtype, /* matrix_helpers.py */
   HELPER_ct_mma_core, /* matrix_helpers.py */
@@ -1805,6 +1807,36 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     "    program: 3.24 us against 3.66).\"\"\"\n"
     "    return tl.minimum(tl.program_id(0), 0)\n",
     {-1, -1, -1, -1, -1, -1}, false, false, 0u},
+  [HELPER_ct_signed_integer] = {"ct_signed_integer",
+    "@triton.constexpr_function\n"
+    "def ct_signed_integer(x):\n"
+    "    \"\"\"Whether `x` (a Python number or a tensor) is a signed integer of more than one bit:\n"
+    "    what Triton compares with an int32 counter without changing either.\"\"\"\n"
+    "    if isinstance(x, bool):\n"
+    "        return False\n"
+    "    if isinstance(x, int):\n"
+    "        return True\n"
+    "    dtype = getattr(x, \"dtype\", None)\n"
+    "    return dtype is not None and dtype.is_int_signed() and dtype.primitive_bitwidth > 1\n",
+    {-1, -1, -1, -1, -1, -1}, false, false, 0u},
+  [HELPER_ct_loop_split] = {"ct_loop_split",
+    "@triton.jit\n"
+    "def ct_loop_split(bound, start, stop, HOLDS_FROM_BOUND: tl.constexpr):\n"
+    "    \"\"\"Where a loop over range(start, stop) is split whose `if` tests `counter >= bound`\n"
+    "    (HOLDS_FROM_BOUND) or `counter < bound`: the bound, within [start, stop], in the range\n"
+    "    counter's dtype. The part where the test cannot hold leaves it out; the other keeps it. A\n"
+    "    bound that is not a signed integer (a float) splits nothing: the part that keeps the test\n"
+    "    runs every iteration.\"\"\"\n"
+    "    first = start + tl.zeros((), tl.int32)\n"
+    "    last = stop + tl.zeros((), tl.int32)\n"
+    "    if ct_signed_integer(bound):\n"
+    "        split = tl.minimum(tl.maximum(bound, first), last)\n"
+    "    elif HOLDS_FROM_BOUND:\n"
+    "        split = first\n"
+    "    else:\n"
+    "        split = last\n"
+    "    return split.to((first + last).dtype)\n",
+    {HELPER_ct_signed_integer, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_mma_acc_ok] = {"ct_mma_acc_ok",
     "@triton.constexpr_function\n"
     "def ct_mma_acc_ok(x, y, acc):\n"

@@ -94,6 +94,9 @@ bool loop_may_pipeline(Lowerer *L, const Node *loop);
  * store, scatter or atomic, tile function call or array memory method): kept as a loop for its
  * single trip (lower_stmt.c), its loads may be issued early */
 bool loop_may_keep_single_trip(Lowerer *L, const Node *loop);
+/* lower_split.c: a lowered loop of matrix products whose `if` on its counter turns once, as two
+ * loops in a tl.static_range(2), pushed to `out`; false (nothing pushed) where it does not qualify */
+bool split_loop_at_turn(Lowerer *L, Node *stmt, NodeList *out);
 /* launch.c: how many times module-level code binds `name` (its blocks', and functions' that
  * declare it `global`; a def or class by its name) */
 int module_bindings_of(Lowerer *L, Str name);

@@ -1824,6 +1824,8 @@ static void lower_for(Lowerer *L, Node *stmt, NodeList *out) {
   concretize_assigned(L, &stmt->u.for_.body, stmt->u.for_.target);
   if (!is_static) /* ct.static_iter(range(...)) is unrolled: what it binds is bound after it */
     mark_first_bound(L, &arrays);
+  if (!is_static && !pipelined && !steps_by_grid && L->products > products && split_loop_at_turn(L, stmt, out))
+    return;
   push_stmt(L, out, stmt);
 }
 

@@ -50,6 +50,9 @@
 #define C2T_MAX_ENUM_MEMBERS 256
 /* Tuples one zip() of a ct.static_iter loop or tuple comprehension takes. */
 #define C2T_MAX_STATIC_ZIP 8
+/* Tests joined by `and` that lower_split.c looks through for a comparison of a loop's counter; an
+ * `if` with more leaves its loop whole (an optimization, no error). */
+#define C2T_MAX_SPLIT_CONJUNCTS 16
 /* Names one ct.static_iter loop's target binds, nested ones counted (`for i, (a, b) in ...`). */
 #define C2T_MAX_STATIC_TARGETS 16
 /* Elements of a tuple built by a comprehension over ct.static_iter(...), which the converter

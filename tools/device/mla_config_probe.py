@@ -11,7 +11,7 @@ cuTile runs each configuration with occupancy 1 and 2 (num_ctas 1), as its searc
 them. Times: triton.testing.do_bench (L2 cleared before each run), us, and TFLOP/s of the
 causal product (B4 H32 D128, rope dimension 64); maxdiff: the largest difference from cuTile's
 output of the same configuration. MLA_TILES, MLA_OPTIONS (Python literals) and MLA_SECONDS
-narrow a run: e.g. MLA_TILES="[(128, 64)]" MLA_OPTIONS="[(8, 3)]".
+narrow a run: e.g. MLA_TILES="[(128, 64)]" MLA_OPTIONS="[(8, 3)]" MLA_CASES="[('bfloat16', 1024)]".
 """
 import ast
 import math
@@ -32,6 +32,7 @@ import tilegym.ops.cutile.mla as original  # noqa: E402
 TILES = ast.literal_eval(os.environ.get("MLA_TILES", "[(128, 64), (128, 128), (256, 64), (256, 128), (64, 64), (64, 128)]"))
 OPTIONS = ast.literal_eval(os.environ.get("MLA_OPTIONS", "[(8, 2), (8, 3), (4, 2), (4, 3)]"))
 SECONDS = float(os.environ.get("MLA_SECONDS", "500"))
+CASES = ast.literal_eval(os.environ.get("MLA_CASES", "[('float8_e5m2', 8192), ('bfloat16', 4096)]"))
 
 
 def load(path):
@@ -41,7 +42,8 @@ def load(path):
 def main():
     variants = {os.path.basename(p)[:-3]: load(p) for p in sys.argv[1:]}
     began = time.time()
-    for dtype, S in [(torch.float8_e5m2, 8192), (torch.bfloat16, 4096)]:
+    for dtype_name, S in CASES:
+        dtype = getattr(torch, dtype_name)
         B, H, D, P = 4, 32, 128, 64
 
         def tensor(*shape):

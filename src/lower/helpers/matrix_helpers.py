@@ -28,6 +28,38 @@ def ct_run_time_zero():
     return tl.minimum(tl.program_id(0), 0)
 
 
+# helper: ct_signed_integer
+@triton.constexpr_function
+def ct_signed_integer(x):
+    """Whether `x` (a Python number or a tensor) is a signed integer of more than one bit:
+    what Triton compares with an int32 counter without changing either."""
+    if isinstance(x, bool):
+        return False
+    if isinstance(x, int):
+        return True
+    dtype = getattr(x, "dtype", None)
+    return dtype is not None and dtype.is_int_signed() and dtype.primitive_bitwidth > 1
+
+
+# helper: ct_loop_split needs ct_signed_integer
+@triton.jit
+def ct_loop_split(bound, start, stop, HOLDS_FROM_BOUND: tl.constexpr):
+    """Where a loop over range(start, stop) is split whose `if` tests `counter >= bound`
+    (HOLDS_FROM_BOUND) or `counter < bound`: the bound, within [start, stop], in the range
+    counter's dtype. The part where the test cannot hold leaves it out; the other keeps it. A
+    bound that is not a signed integer (a float) splits nothing: the part that keeps the test
+    runs every iteration."""
+    first = start + tl.zeros((), tl.int32)
+    last = stop + tl.zeros((), tl.int32)
+    if ct_signed_integer(bound):
+        split = tl.minimum(tl.maximum(bound, first), last)
+    elif HOLDS_FROM_BOUND:
+        split = first
+    else:
+        split = last
+    return split.to((first + last).dtype)
+
+
 # helper: ct_mma_acc_ok
 @triton.constexpr_function
 def ct_mma_acc_ok(x, y, acc):

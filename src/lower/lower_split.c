@@ -1,0 +1,274 @@
+/*
+ * lower_split.c — a loop of matrix products split in two where a test of
+ * its counter turns.
+ *
+ * Attention kernels mask the tiles on and past the diagonal only:
+ *
+ *     for j in range(0, hi):
+ *         ...
+ *         if j >= mask_start:
+ *             qk = ct.where(mask, qk, -1.0e6)
+ *
+ * Triton builds one loop with a branch in every iteration, between a
+ * product and the next. Split where the test turns, neither part tests it:
+ *
+ *     j_split = tl.minimum(tl.maximum(mask_start, 0), hi)
+ *     for part in tl.static_range(2):
+ *         for j in range(0 if part == 0 else j_split, j_split if part == 0 else hi):
+ *             ...
+ *             if part == 1:  # j >= mask_start
+ *                 qk = tl.where(mask, qk, -1.0e6)
+ *
+ * `part` is a constexpr: each part is compiled with the branch it takes and
+ * without the other. The iterations run in the same order with the same
+ * values, so what the loop computes is unchanged; `tl.static_range` keeps
+ * the body written once.
+ *
+ * Split (run on the lowered loop):
+ *
+ *   - a `for` over range(stop), range(start, stop) or range(start, stop, 1)
+ *     whose body holds a matrix product, no break, continue or return;
+ *   - at its top level, an `if` whose test is `j >= X`, `j < X` (or
+ *     `X <= j`, `X > j`), or such a comparison `and` other tests that call
+ *     nothing (then the `if` has no else); `j` the counter, X an int32 the
+ *     loop does not assign, written without calls (it is read once, before
+ *     the loop). `j > X` and `j <= X` are left: their turning point, X + 1,
+ *     may overflow.
+ *
+ * The first such `if` decides the split; others stay as they are.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "lower.h"
+
+/* -------------------------------------------------------- what qualifies */
+
+typedef struct {
+  bool found;
+} Refusal;
+
+/* A break, continue or return anywhere in the body (a nested loop's too: kept simple). */
+static void find_exit(Node *node, void *data) {
+  Refusal *scan = data;
+  if (!node || scan->found)
+    return;
+  if (node->kind == N_BREAK || node->kind == N_CONTINUE || node->kind == N_RETURN) {
+    scan->found = true;
+    return;
+  }
+  node_children(node, find_exit, data);
+}
+
+static void find_call(Node *node, void *data) {
+  Refusal *scan = data;
+  if (!node || scan->found)
+    return;
+  if (node->kind == N_CALL || node->kind == N_NAMED_EXPR || node->kind == N_LAMBDA) {
+    scan->found = true;
+    return;
+  }
+  node_children(node, find_call, data);
+}
+
+static bool calls_nothing(Node *node) {
+  Refusal scan = {false};
+  find_call(node, &scan);
+  return !scan.found;
+}
+
+/* A number: a scalar tile or a constant that is not a tuple, dtype or other Python object (whether it is
+ * an integer is learnt where Triton compiles, by ct_loop_split). */
+static bool is_scalar(const Node *node) {
+  const TypeInfo *type = node->type;
+  if (!type)
+    return false;
+  if (type->kind == VAL_TILE)
+    return type->rank == 0;
+  return type->kind == VAL_CONST && !type->python_object && !type->const_tuple;
+}
+
+typedef struct {
+  Node *comparison; /* j >= X, ... */
+  Node *bound;      /* X */
+  bool past;        /* j > X: the test holds from X + 1 on */
+  bool from_bound;  /* j >= X, j > X: the test holds from the turn on; j < X: before it */
+} Turn;
+
+/* `j >= X`, `X <= j`, `j > X`, `X < j` (holding from the turn on); `j < X`, `X > j` (before it).
+ * `j <= X` is left: its turn, X + 1, may overflow where the test holds on every counter. */
+static bool counter_turn(Node *test, Str counter, Turn *turn) {
+  if (test->kind != N_COMPARE || test->u.compare.count != 1)
+    return false;
+  Node *left = test->u.compare.left, *right = test->u.compare.comparators[0];
+  AstOp op = test->u.compare.ops[0];
+  bool counter_left = left->kind == N_NAME && str_same(left->u.name.id, counter);
+  bool counter_right = right->kind == N_NAME && str_same(right->u.name.id, counter);
+  if (counter_left == counter_right)
+    return false;
+  if (counter_right) { /* X op j: as j op' X */
+    op = op == AOP_LTE ? AOP_GTE : op == AOP_LT ? AOP_GT : op == AOP_GT ? AOP_LT : AOP_EQ;
+    right = left;
+  }
+  if (op != AOP_GTE && op != AOP_GT && op != AOP_LT)
+    return false;
+  *turn = (Turn){test, right, op == AOP_GT, op != AOP_LT};
+  return true;
+}
+
+typedef struct {
+  Node *stmt; /* the `if` */
+  Turn turn;
+} Split;
+
+/* The conjuncts of `test`, nested `and`s flattened (the converted code writes `a and b and c` as
+ * `(a and b) and c`), in the order Python evaluates them; false past the limit. */
+static bool conjuncts(Lowerer *L, Node *test, NodeList *out) {
+  if (test->kind != N_BOOL_OP || test->u.bool_op.op != AOP_AND) {
+    node_list_push(&L->ctx->arena, out, test);
+    return out->count <= C2T_MAX_SPLIT_CONJUNCTS;
+  }
+  for (int i = 0; i < test->u.bool_op.values.count; i++)
+    if (!conjuncts(L, test->u.bool_op.values.items[i], out))
+      return false;
+  return true;
+}
+
+/* An `if` whose test is the counter's comparison, or an `and` of it and tests that call nothing (in the
+ * part where the comparison is false they are not evaluated). */
+static bool splitting_if(Lowerer *L, Node *stmt, Str counter, const Assigned *assigned, Split *split) {
+  if (stmt->kind != N_IF)
+    return false;
+  NodeList tests = {0};
+  if (!conjuncts(L, stmt->u.if_.test, &tests))
+    return false;
+  Turn turn;
+  int at = -1;
+  for (int i = 0; i < tests.count; i++) {
+    if (at < 0 && counter_turn(tests.items[i], counter, &turn))
+      at = i;
+    else if (!calls_nothing(tests.items[i]))
+      return false;
+  }
+  if (at < 0 || !is_scalar(turn.bound) || !calls_nothing(turn.bound) ||
+      node_reads_any(turn.bound, assigned->names, assigned->count))
+    return false;
+  *split = (Split){stmt, turn};
+  return true;
+}
+
+/* ------------------------------------------------------------ the split */
+
+/* `bound` read more than once: a name or constant as it is, another expression through a local. */
+static Node *read_once(Lowerer *L, Node *bound, const char *hint, NodeList *out) {
+  if (bound->kind == N_NAME || bound->kind == N_CONSTANT)
+    return bound;
+  Str name = new_temp_name(L, hint);
+  Node *local = new_name(L, arena_strndup(&L->ctx->arena, name.text, (size_t)name.len));
+  node_list_push(&L->ctx->arena, out, template_stmts(L->ctx, "_1 = _2\n", TEMPLATE_NODES(local, bound)).items[0]);
+  return local;
+}
+
+/* The comparison, as the converted code writes it. */
+static const char *comparison_text(Lowerer *L, const Node *comparison) {
+  Buf *text = lower_buf(L);
+  expr_text(L->ctx, comparison, text);
+  return arena_strndup(&L->ctx->arena, text->data, text->len);
+}
+
+static Node *comment(Lowerer *L, const char *text) {
+  Node *node = arena_alloc(&L->ctx->arena, sizeof(Node));
+  node->kind = N_COMMENT;
+  node->u.piece.text = (Str){text, (int)strlen(text)};
+  node->rewritten = true;
+  return node;
+}
+
+bool split_loop_at_turn(Lowerer *L, Node *stmt, NodeList *out) {
+  Node *iter = stmt->u.for_.iter, *target = stmt->u.for_.target;
+  if (stmt->kind != N_FOR || target->kind != N_NAME || iter->kind != N_CALL || iter->u.call.func->kind != N_NAME ||
+      !str_eq(iter->u.call.func->u.name.id, "range") || iter->u.call.keywords.count)
+    return false;
+  NodeList *args = &iter->u.call.args;
+  long long step;
+  if (args->count < 1 || args->count > 3 || (args->count == 3 && !(shape_known_int(args->items[2], &step) && step == 1)))
+    return false;
+  Refusal exits = {false};
+  for (int i = 0; i < stmt->u.for_.body.count && !exits.found; i++)
+    find_exit(stmt->u.for_.body.items[i], &exits);
+  if (exits.found)
+    return false;
+  Str counter = target->u.name.id;
+  Assigned *assigned = new_assigned(L);
+  add_assigned_target(assigned, target);
+  collect_assigned(assigned, &stmt->u.for_.body, 0);
+  Split split;
+  int at = -1;
+  for (int i = 0; i < stmt->u.for_.body.count && at < 0; i++)
+    if (splitting_if(L, stmt->u.for_.body.items[i], counter, assigned, &split))
+      at = i;
+  if (at < 0)
+    return false;
+
+  Arena *arena = &L->ctx->arena;
+  bool from_bound = split.turn.from_bound;
+  const char *written = comparison_text(L, split.turn.comparison);
+  NodeList before = {0};
+  node_list_push(arena, &before, comment(L, arena_printf(arena, "the loop in two parts: the %s, where `%s` cannot hold, "
+                                                                "does not test it", from_bound ? "first" : "second",
+                                                         written)));
+  char *counter_text = arena_strndup(arena, counter.text, (size_t)counter.len);
+  Node *start = args->count == 1 ? new_int(L, 0) : read_once(L, args->items[0], "start", &before);
+  Node *stop = read_once(L, args->items[args->count == 1 ? 0 : 1], "stop", &before);
+  Str at_name = new_temp_name(L, arena_printf(arena, "%s_split", counter_text));
+  Str part_name = new_temp_name(L, "part");
+  Node *turn_at = new_name(L, arena_strndup(arena, at_name.text, (size_t)at_name.len));
+  Node *part = new_name(L, arena_strndup(arena, part_name.text, (size_t)part_name.len));
+  Node *bound = node_copy_tree(arena, split.turn.bound);
+  if (split.turn.past)
+    bound = T(L, "_1 + 1", bound);
+  node_list_push(arena, &before,
+                 template_stmts(L->ctx, from_bound ? "_1 = _2(_3, _4, _5, True)\n" : "_1 = _2(_3, _4, _5, False)\n",
+                                TEMPLATE_NODES(turn_at, use_helper(L, HELPER_ct_loop_split), bound,
+                                               node_copy_tree(arena, start), node_copy_tree(arena, stop)))
+                     .items[0]);
+
+  /* the counter's range, by part */
+  Node *first = T(L, "_1 if _2 == 0 else _3", node_copy_tree(arena, start), node_copy_tree(arena, part),
+                  node_copy_tree(arena, turn_at));
+  Node *last = T(L, "_1 if _2 == 0 else _3", node_copy_tree(arena, turn_at), node_copy_tree(arena, part),
+                 node_copy_tree(arena, stop));
+  NodeList bounds = {0};
+  node_list_push(arena, &bounds, first);
+  node_list_push(arena, &bounds, last);
+  *args = bounds;
+
+  /* the `if` as written in the part where its comparison may hold; its else alone in the other */
+  Node *was = split.stmt;
+  Node *kept = arena_alloc(arena, sizeof(Node));
+  *kept = *was;
+  Node *choice = template_stmts(L->ctx, "if _1 == _2:\n    pass\n",
+                                TEMPLATE_NODES(node_copy_tree(arena, part), new_int(L, from_bound ? 1 : 0)))
+                     .items[0];
+  NodeList taken = {0};
+  node_list_push(arena, &taken, kept);
+  choice->u.if_.body = taken;
+  choice->u.if_.orelse = (NodeList){0};
+  for (int i = 0; i < was->u.if_.orelse.count; i++)
+    node_list_push(arena, &choice->u.if_.orelse, node_copy_tree(arena, was->u.if_.orelse.items[i]));
+  choice->span.start = choice->span.end = was->span.start; /* the comments above the `if` stay above it */
+  kept->span = (Span){0};
+  choice->note = arena_printf(arena, "`%s` cannot hold in part %d", written, from_bound ? 0 : 1);
+  stmt->u.for_.body.items[at] = choice;
+
+  Node *outer = template_stmts(L->ctx, "for _1 in tl.static_range(2):\n    pass\n", TEMPLATE_NODES(part)).items[0];
+  NodeList inside = {0};
+  node_list_push(arena, &inside, stmt);
+  outer->u.for_.body = inside;
+  /* the comments above the loop stay above what comes first */
+  before.items[0]->span.start = before.items[0]->span.end = stmt->span.start;
+  for (int i = 0; i < before.count; i++)
+    node_list_push(arena, out, before.items[i]);
+  node_list_push(arena, out, outer);
+  return true;
+}
