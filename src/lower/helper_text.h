@@ -1821,21 +1821,26 @@ static const HelperSource HELPER_SOURCES[HELPER_COUNT] = {
     {-1, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_loop_split] = {"ct_loop_split",
     "@triton.jit\n"
-    "def ct_loop_split(bound, start, stop, HOLDS_FROM_BOUND: tl.constexpr):\n"
-    "    \"\"\"Where a loop over range(start, stop) is split whose `if` tests `counter >= bound`\n"
-    "    (HOLDS_FROM_BOUND) or `counter < bound`: the bound, within [start, stop], in the range\n"
-    "    counter's dtype. The part where the test cannot hold leaves it out; the other keeps it. A\n"
-    "    bound that is not a signed integer (a float) splits nothing: the part that keeps the test\n"
-    "    runs every iteration.\"\"\"\n"
+    "def ct_loop_split(bound, start, stop, step, HOLDS_FROM_BOUND: tl.constexpr, SPLIT: tl.constexpr = True):\n"
+    "    \"\"\"Where a loop over range(start, stop, step) is split whose `if` tests `counter >= bound`\n"
+    "    (HOLDS_FROM_BOUND) or `counter < bound`: the first counter value at or past the bound\n"
+    "    (stop at most), in the range counter's dtype. The part where the test cannot hold leaves\n"
+    "    it out; the other keeps it. A bound that is not a signed integer (a float), a step that is\n"
+    "    not positive, or SPLIT false (the `if`'s constexpr tests: it never runs) splits nothing:\n"
+    "    the part that keeps the test runs every iteration.\"\"\"\n"
     "    first = start + tl.zeros((), tl.int32)\n"
     "    last = stop + tl.zeros((), tl.int32)\n"
-    "    if ct_signed_integer(bound):\n"
-    "        split = tl.minimum(tl.maximum(bound, first), last)\n"
-    "    elif HOLDS_FROM_BOUND:\n"
-    "        split = first\n"
+    "    stride = step + tl.zeros((), tl.int32)\n"
+    "    if HOLDS_FROM_BOUND:\n"
+    "        whole = first\n"
     "    else:\n"
-    "        split = last\n"
-    "    return split.to((first + last).dtype)\n",
+    "        whole = last\n"
+    "    if SPLIT and ct_signed_integer(bound):\n"
+    "        edge = tl.minimum(tl.maximum(bound, first), last)\n"
+    "        split = tl.where(stride > 0, first + (edge - first + stride - 1) // stride * stride, whole)\n"
+    "    else:\n"
+    "        split = whole\n"
+    "    return split.to((first + last + stride).dtype)\n",
     {HELPER_ct_signed_integer, -1, -1, -1, -1, -1}, false, false, 0u},
   [HELPER_ct_mma_acc_ok] = {"ct_mma_acc_ok",
     "@triton.constexpr_function\n"

@@ -10,30 +10,41 @@
  *             qk = ct.where(mask, qk, -1.0e6)
  *
  * Triton builds one loop with a branch in every iteration, between a
- * product and the next. Split where the test turns, neither part tests it:
+ * product and the next. Split where the test turns, the first part does
+ * not test it:
  *
- *     j_split = tl.minimum(tl.maximum(mask_start, 0), hi)
+ *     # the loop in two parts: the first, where `j >= mask_start` cannot hold, does not test it
+ *     j_split = ct_loop_split(mask_start, 0, hi, 1, True)
  *     for part in tl.static_range(2):
  *         for j in range(0 if part == 0 else j_split, j_split if part == 0 else hi):
  *             ...
- *             if part == 1:  # j >= mask_start
- *                 qk = tl.where(mask, qk, -1.0e6)
+ *             if part == 1:  # `j >= mask_start` cannot hold in part 0
+ *                 if j >= mask_start:
+ *                     qk = tl.where(mask, qk, -1.0e6)
  *
- * `part` is a constexpr: each part is compiled with the branch it takes and
- * without the other. The iterations run in the same order with the same
- * values, so what the loop computes is unchanged; `tl.static_range` keeps
- * the body written once.
+ * The iterations run in the same order with the same values, so what the
+ * loop computes is unchanged; `tl.static_range` keeps the body written once.
+ *
+ * `part` is a constexpr: each part is compiled with or without the `if`.
+ * The part where the comparison cannot hold leaves the `if` out (its else,
+ * if any, stands alone there); the other part keeps it as written, so a
+ * turn placed too early costs a test but never changes a result.
+ * ct_loop_split finds the turn where Triton compiles: X within the range,
+ * the first counter value at or past it for a positive step, in the
+ * counter's dtype; a float X, or a step that is not positive, puts every
+ * iteration in the part that keeps the test.
  *
  * Split (run on the lowered loop):
  *
- *   - a `for` over range(stop), range(start, stop) or range(start, stop, 1)
- *     whose body holds a matrix product, no break, continue or return;
- *   - at its top level, an `if` whose test is `j >= X`, `j < X` (or
- *     `X <= j`, `X > j`), or such a comparison `and` other tests that call
- *     nothing (then the `if` has no else); `j` the counter, X an int32 the
- *     loop does not assign, written without calls (it is read once, before
- *     the loop). `j > X` and `j <= X` are left: their turning point, X + 1,
- *     may overflow.
+ *   - a `for` over range(...) whose body holds a matrix product and no
+ *     break, continue or return;
+ *   - at its top level, an `if` whose test is `j >= X`, `j > X` (turning
+ *     at X + 1) or `j < X`, either way round, or such a comparison `and`
+ *     tests that call nothing (not evaluated where the comparison is
+ *     false); `j` the counter, X a scalar the loop does not assign,
+ *     written without calls (it is read once, before the loop). `j <= X`
+ *     is left: its turn, X + 1, may overflow where the test holds for
+ *     every counter.
  *
  * The first such `if` decides the split; others stay as they are.
  */
@@ -119,6 +130,7 @@ static bool counter_turn(Node *test, Str counter, Turn *turn) {
 typedef struct {
   Node *stmt; /* the `if` */
   Turn turn;
+  NodeList constant; /* the other tests that are constexprs (`not EVEN_N`): no split where one is false */
 } Split;
 
 /* The conjuncts of `test`, nested `and`s flattened (the converted code writes `a and b and c` as
@@ -143,17 +155,21 @@ static bool splitting_if(Lowerer *L, Node *stmt, Str counter, const Assigned *as
   if (!conjuncts(L, stmt->u.if_.test, &tests))
     return false;
   Turn turn;
+  NodeList constant = {0};
   int at = -1;
   for (int i = 0; i < tests.count; i++) {
-    if (at < 0 && counter_turn(tests.items[i], counter, &turn))
+    Node *test = tests.items[i];
+    if (at < 0 && counter_turn(test, counter, &turn))
       at = i;
-    else if (!calls_nothing(tests.items[i]))
+    else if (!calls_nothing(test))
       return false;
+    else if (test->type && test->type->kind == VAL_CONST)
+      node_list_push(&L->ctx->arena, &constant, test);
   }
   if (at < 0 || !is_scalar(turn.bound) || !calls_nothing(turn.bound) ||
       node_reads_any(turn.bound, assigned->names, assigned->count))
     return false;
-  *split = (Split){stmt, turn};
+  *split = (Split){stmt, turn, constant};
   return true;
 }
 
@@ -190,8 +206,7 @@ bool split_loop_at_turn(Lowerer *L, Node *stmt, NodeList *out) {
       !str_eq(iter->u.call.func->u.name.id, "range") || iter->u.call.keywords.count)
     return false;
   NodeList *args = &iter->u.call.args;
-  long long step;
-  if (args->count < 1 || args->count > 3 || (args->count == 3 && !(shape_known_int(args->items[2], &step) && step == 1)))
+  if (args->count < 1 || args->count > 3)
     return false;
   Refusal exits = {false};
   for (int i = 0; i < stmt->u.for_.body.count && !exits.found; i++)
@@ -220,6 +235,10 @@ bool split_loop_at_turn(Lowerer *L, Node *stmt, NodeList *out) {
   char *counter_text = arena_strndup(arena, counter.text, (size_t)counter.len);
   Node *start = args->count == 1 ? new_int(L, 0) : read_once(L, args->items[0], "start", &before);
   Node *stop = read_once(L, args->items[args->count == 1 ? 0 : 1], "stop", &before);
+  long long unit;
+  Node *step = args->count < 3 ? new_int(L, 1)
+               : shape_known_int(args->items[2], &unit) && unit == 1 ? args->items[2]
+                                                                     : read_once(L, args->items[2], "step", &before);
   Str at_name = new_temp_name(L, arena_printf(arena, "%s_split", counter_text));
   Str part_name = new_temp_name(L, "part");
   Node *turn_at = new_name(L, arena_strndup(arena, at_name.text, (size_t)at_name.len));
@@ -227,11 +246,16 @@ bool split_loop_at_turn(Lowerer *L, Node *stmt, NodeList *out) {
   Node *bound = node_copy_tree(arena, split.turn.bound);
   if (split.turn.past)
     bound = T(L, "_1 + 1", bound);
-  node_list_push(arena, &before,
-                 template_stmts(L->ctx, from_bound ? "_1 = _2(_3, _4, _5, True)\n" : "_1 = _2(_3, _4, _5, False)\n",
-                                TEMPLATE_NODES(turn_at, use_helper(L, HELPER_ct_loop_split), bound,
-                                               node_copy_tree(arena, start), node_copy_tree(arena, stop)))
-                     .items[0]);
+  Node *call = T(L, from_bound ? "_1(_2, _3, _4, _5, True)" : "_1(_2, _3, _4, _5, False)",
+                 use_helper(L, HELPER_ct_loop_split), bound, node_copy_tree(arena, start), node_copy_tree(arena, stop),
+                 node_copy_tree(arena, step));
+  if (split.constant.count) { /* split only where the constexpr tests hold: elsewhere the `if` never runs */
+    Node *when = node_copy_tree(arena, split.constant.items[0]);
+    for (int i = 1; i < split.constant.count; i++)
+      when = T(L, "_1 and _2", when, node_copy_tree(arena, split.constant.items[i]));
+    node_list_push(arena, &call->u.call.keywords, T(L, "f(SPLIT=_1)", when)->u.call.keywords.items[0]);
+  }
+  node_list_push(arena, &before, template_stmts(L->ctx, "_1 = _2\n", TEMPLATE_NODES(turn_at, call)).items[0]);
 
   /* the counter's range, by part */
   Node *first = T(L, "_1 if _2 == 0 else _3", node_copy_tree(arena, start), node_copy_tree(arena, part),
@@ -241,6 +265,8 @@ bool split_loop_at_turn(Lowerer *L, Node *stmt, NodeList *out) {
   NodeList bounds = {0};
   node_list_push(arena, &bounds, first);
   node_list_push(arena, &bounds, last);
+  if (args->count == 3)
+    node_list_push(arena, &bounds, node_copy_tree(arena, step));
   *args = bounds;
 
   /* the `if` as written in the part where its comparison may hold; its else alone in the other */

@@ -5,8 +5,8 @@
 loop does not assign, becomes two loops in a `tl.static_range(2)`: the part where the
 comparison cannot hold leaves the `if` out (its else alone runs), the other keeps it as
 written. ct_loop_split computes the turn: X within the range, in the counter's dtype; a
-bound that is not a signed integer (a float) puts every iteration in the part that keeps the
-test. Each test runs the converted kernel against the loop computed in torch, with bounds
+bound that is not a signed integer (a float), or a constexpr test of the `if` that is false
+(SPLIT=...), puts every iteration in the part that keeps the test. Each test runs the converted kernel against the loop computed in torch, with bounds
 before, inside and past the range.
 """
 import ast
@@ -87,7 +87,7 @@ def test_a_causal_loop_masks_in_its_second_part_only(convert_text, convert, devi
     loops = _loops(text, "causal")
     assert len(loops) == 2 and loops[0] == "tl.static_range(2)", loops
     part, split = re.fullmatch(r"range\(0 if (part_\d+) == 0 else (j_split_\d+), \2 if \1 == 0 else hi\)", loops[1]).groups()
-    assert f"{split} = ct_loop_split(mask_start, 0, hi, True)" in text
+    assert f"{split} = ct_loop_split(mask_start, 0, hi, 1, True)" in text
     assert "# the loop in two parts: the first, where `j >= mask_start` cannot hold, does not test it" in text
     assert f"if {part} == 1:  # `j >= mask_start` cannot hold in part 0" in text
     # the comment above the `if` stays above it
@@ -109,11 +109,11 @@ def _banded_reference(a, b, t, holds):
 
 
 @pytest.mark.parametrize("test, holds, split", [
-    ("if j >= lo:", lambda j, lo, hi, flag: j >= lo, r"ct_loop_split\(lo, 1, stop_\d+, True\)"),
-    ("if lo > j:", lambda j, lo, hi, flag: j < lo, r"ct_loop_split\(lo, 1, stop_\d+, False\)"),
-    ("if j > lo:", lambda j, lo, hi, flag: j > lo, r"ct_loop_split\(lo \+ 1, 1, stop_\d+, True\)"),
+    ("if j >= lo:", lambda j, lo, hi, flag: j >= lo, r"ct_loop_split\(lo, 1, stop_\d+, 1, True\)"),
+    ("if lo > j:", lambda j, lo, hi, flag: j < lo, r"ct_loop_split\(lo, 1, stop_\d+, 1, False\)"),
+    ("if j > lo:", lambda j, lo, hi, flag: j > lo, r"ct_loop_split\(lo \+ 1, 1, stop_\d+, 1, True\)"),
     ("if FLAG and lo < j and j < hi:", lambda j, lo, hi, flag: flag and lo < j < hi,
-     r"ct_loop_split\(lo \+ 1, 1, stop_\d+, True\)"),
+     r"ct_loop_split\(lo \+ 1, 1, stop_\d+, 1, True, SPLIT=FLAG\)"),
 ])
 def test_each_comparison_splits_where_it_turns(convert_text, convert, device, test, holds, split):
     source = BANDED.replace("TEST", test)
@@ -130,6 +130,42 @@ def test_each_comparison_splits_where_it_turns(convert_text, convert, device, te
             expected = torch.cat([_banded_reference(a[r * 16:(r + 1) * 16].cpu(), b.cpu(), 16,
                                                     lambda j: holds(j, lo, hi, flag)) for r in range(2)])
             torch.testing.assert_close(out.cpu(), expected, atol=1e-4, rtol=1e-4, msg=f"lo={lo} hi={hi} {flag}")
+
+
+# A loop stepping by its tile, as Triton's tutorials write them: the counter is a key offset.
+STEPPED = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def stepped(A, B, Out, lo, T: ct.Constant[int], STEP: ct.Constant[int]):
+    bid = ct.bid(0)
+    acc = ct.zeros((T, T), dtype=ct.float32)
+    for n in range(T, A.shape[1], STEP):
+        a = ct.load(A, index=(bid, n // T), shape=(T, T))
+        b = ct.load(B, index=(n // T, 0), shape=(T, T))
+        p = ct.mma(a, b, ct.zeros((T, T), dtype=ct.float32))
+        if n >= lo:
+            p = p * 2.0
+        acc = acc + p
+    ct.store(Out, index=(bid, 0), tile=acc)
+'''
+
+
+def test_a_loop_with_a_step_splits_at_its_first_counter_past_the_bound(convert_text, convert, device):
+    text = convert_text(STEPPED)
+    assert re.search(r"ct_loop_split\(lo, T, stop_\d+, STEP, True\)", text), text
+    mod = convert(STEPPED)
+    a, b = torch.randn(16, 128, device=device), torch.randn(128, 16, device=device)
+    for step in (16, 32, 48):
+        for lo in (-7, 0, 16, 17, 40, 64, 100, 200, 33.5):
+            out = torch.zeros(16, 16, device=device)
+            mod.launch_stepped(0, (1,), (a, b, out, lo, 16, step))
+            expected = torch.zeros(16, 16)
+            for n in range(16, 128, step):
+                p = a[:, n:n + 16].cpu() @ b[n:n + 16].cpu()
+                expected += p * 2.0 if n >= lo else p
+            torch.testing.assert_close(out.cpu(), expected, atol=1e-4, rtol=1e-4, msg=f"step={step} lo={lo}")
 
 
 @pytest.mark.parametrize("test, why", [

@@ -43,21 +43,26 @@ def ct_signed_integer(x):
 
 # helper: ct_loop_split needs ct_signed_integer
 @triton.jit
-def ct_loop_split(bound, start, stop, HOLDS_FROM_BOUND: tl.constexpr):
-    """Where a loop over range(start, stop) is split whose `if` tests `counter >= bound`
-    (HOLDS_FROM_BOUND) or `counter < bound`: the bound, within [start, stop], in the range
-    counter's dtype. The part where the test cannot hold leaves it out; the other keeps it. A
-    bound that is not a signed integer (a float) splits nothing: the part that keeps the test
-    runs every iteration."""
+def ct_loop_split(bound, start, stop, step, HOLDS_FROM_BOUND: tl.constexpr, SPLIT: tl.constexpr = True):
+    """Where a loop over range(start, stop, step) is split whose `if` tests `counter >= bound`
+    (HOLDS_FROM_BOUND) or `counter < bound`: the first counter value at or past the bound
+    (stop at most), in the range counter's dtype. The part where the test cannot hold leaves
+    it out; the other keeps it. A bound that is not a signed integer (a float), a step that is
+    not positive, or SPLIT false (the `if`'s constexpr tests: it never runs) splits nothing:
+    the part that keeps the test runs every iteration."""
     first = start + tl.zeros((), tl.int32)
     last = stop + tl.zeros((), tl.int32)
-    if ct_signed_integer(bound):
-        split = tl.minimum(tl.maximum(bound, first), last)
-    elif HOLDS_FROM_BOUND:
-        split = first
+    stride = step + tl.zeros((), tl.int32)
+    if HOLDS_FROM_BOUND:
+        whole = first
     else:
-        split = last
-    return split.to((first + last).dtype)
+        whole = last
+    if SPLIT and ct_signed_integer(bound):
+        edge = tl.minimum(tl.maximum(bound, first), last)
+        split = tl.where(stride > 0, first + (edge - first + stride - 1) // stride * stride, whole)
+    else:
+        split = whole
+    return split.to((first + last + stride).dtype)
 
 
 # helper: ct_mma_acc_ok
