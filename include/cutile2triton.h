@@ -88,6 +88,8 @@ enum {
   C2T_OPTION_NO_AUTOTUNE = 8, /* kernels get fixed launch options (num_warps, num_stages: the
                                  first of the candidates they would be tuned over) instead of
                                  @triton.autotune */
+  C2T_OPTION_NO_LOOP_SPLIT = 16, /* loops of matrix products stay whole where an `if` on their
+                                    counter turns once (no tl.static_range(2) of two parts) */
 };
 
 enum { C2T_NOT_CUTILE = 3 }; /* c2t_result.status under C2T_OPTION_CUTILE_ONLY */

@@ -79,6 +79,7 @@ static int api_run(ApiJob job, const char *filename, const char *source, size_t 
         conv->stats = arena_alloc(&ctx->arena, sizeof(ConvertStats));
       conv->notes_fatal = (flags & C2T_OPTION_NOTES_FATAL) != 0;
       conv->no_autotune = (flags & C2T_OPTION_NO_AUTOTUNE) != 0;
+      conv->no_loop_split = (flags & C2T_OPTION_NO_LOOP_SPLIT) != 0;
       conv->tile_only_op = op_is_tile_only;
       conv->stub_name = op_in_stub;
       conv->public_name = op_is_public_name;

@@ -170,6 +170,7 @@ typedef struct Converter {
   ConvertStats *stats;    /* NULL unless the caller asked for statistics */
   bool notes_fatal;       /* C2T_OPTION_NOTES_FATAL: a note is a located error (lower_stmt.c, launch.c) */
   bool no_autotune;       /* C2T_OPTION_NO_AUTOTUNE: fixed launch options, no @triton.autotune (launch.c) */
+  bool no_loop_split;     /* C2T_OPTION_NO_LOOP_SPLIT: no loop split at an `if` on its counter (lower_split.c) */
   /* Whether a ct member is an operation only tile code can call: the op
    * table's answer (op_is_tile_only), given by the caller so that resolve.c,
    * a stage below the lowering, does not read the lowering's table itself. */

@@ -81,6 +81,8 @@ static const char USAGE[] =
     "                   nothing written\n"
     "  --no-autotune    kernels get fixed launch options (num_warps, num_stages: the\n"
     "                   first candidate of the heuristic) instead of @triton.autotune\n"
+    "  --no-loop-split  loops of matrix products stay whole where an `if` on their\n"
+    "                   counter turns once (the causal mask of attention)\n"
     "  -q, --quiet      no progress, summary or \"would change\" lines: only errors\n"
     "  --               the arguments after it are inputs, even when they start\n"
     "                   with -\n"
@@ -313,7 +315,7 @@ typedef struct CliOptions {
   char **inputs; /* argv entries: files, folders, "-" */
   int input_count;
   const char *output; /* -o */
-  bool stats, diff, check, quiet, werror_notes, no_autotune;
+  bool stats, diff, check, quiet, werror_notes, no_autotune, no_loop_split;
   bool color; /* diagnostics in colour: standard error is a terminal and NO_COLOR is unset or empty */
 } CliOptions;
 
@@ -473,7 +475,8 @@ static int cli_convert_one(const CliOptions *options, const char *path, const ch
   c2t_report report;
   c2t_options convert_options = {(cutile_only ? C2T_OPTION_CUTILE_ONLY : 0) | (options->stats ? C2T_OPTION_STATS : 0) |
                                  (options->werror_notes ? C2T_OPTION_NOTES_FATAL : 0) |
-                                 (options->no_autotune ? C2T_OPTION_NO_AUTOTUNE : 0)};
+                                 (options->no_autotune ? C2T_OPTION_NO_AUTOTUNE : 0) |
+                                 (options->no_loop_split ? C2T_OPTION_NO_LOOP_SPLIT : 0)};
   c2t_convert_ex(name, source, length, &convert_options, &result, &report);
   free(source);
   int status = result.status;
@@ -974,6 +977,8 @@ static int cli_main(int argc, char **argv) {
       options.werror_notes = true;
     } else if (strcmp(arg, "--no-autotune") == 0) {
       options.no_autotune = true;
+    } else if (strcmp(arg, "--no-loop-split") == 0) {
+      options.no_loop_split = true;
     } else if (strcmp(arg, "-o") == 0) {
       if (i + 1 == argc || !argv[i + 1][0])
         status = cli_usage_error("%s needs a path (- for standard output)", arg);

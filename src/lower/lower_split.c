@@ -202,7 +202,7 @@ static Node *comment(Lowerer *L, const char *text) {
 
 bool split_loop_at_turn(Lowerer *L, Node *stmt, NodeList *out) {
   Node *iter = stmt->u.for_.iter, *target = stmt->u.for_.target;
-  if (stmt->kind != N_FOR || target->kind != N_NAME || iter->kind != N_CALL || iter->u.call.func->kind != N_NAME ||
+  if (L->conv->no_loop_split || stmt->kind != N_FOR || target->kind != N_NAME || iter->kind != N_CALL || iter->u.call.func->kind != N_NAME ||
       !str_eq(iter->u.call.func->u.name.id, "range") || iter->u.call.keywords.count)
     return false;
   NodeList *args = &iter->u.call.args;

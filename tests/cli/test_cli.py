@@ -826,7 +826,8 @@ def help_and_readme_document_every_option():
         readme = f.read()
     section = readme[readme.index("## Command line"):]
     section = section[:section.index("\n## ", 1)]
-    for option in ("-o -", "--check", "--quiet", "--werror-notes", "NO_COLOR", "--", "--diff", "--stats"):
+    for option in ("-o -", "--check", "--quiet", "--werror-notes", "--no-autotune", "--no-loop-split", "NO_COLOR", "--",
+                   "--diff", "--stats"):
         assert option in usage, option
         assert option in section, option
     assert "torch==2.13.0" in readme[:readme.index("## Command line")], "the quick start pins torch"

@@ -203,3 +203,25 @@ def test_loops_without_products_or_with_a_break_stay_whole(convert_text):
     assert "ct_loop_split" not in convert_text(no_product)
     with_break = BANDED.replace("TEST", "if j >= lo:").replace("acc = acc - p", "acc = acc - p\n            break")
     assert "ct_loop_split" not in convert_text(with_break)
+
+
+def test_no_loop_split_keeps_the_loop_as_written(tmp_path, convert_text):
+    """--no-loop-split (C2T_OPTION_NO_LOOP_SPLIT): the loop stays whole; everything else is as
+    the default conversion writes it."""
+    import subprocess
+
+    import ops_common
+
+    src = tmp_path / "causal.py"
+    src.write_text(CAUSAL)
+    proc = subprocess.run([str(ops_common.CONVERTER), "--no-loop-split", str(src), "-o", "-"], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    whole = proc.stdout
+    assert "ct_loop_split" not in whole and "tl.static_range" not in whole
+    assert _loops(whole, "causal") == ["range(0, hi)"]
+    assert "        if j >= mask_start:\n" in whole
+    split = convert_text(CAUSAL)
+    assert "ct_loop_split" in split
+    # outside the kernel's loop the two conversions agree
+    assert whole[:whole.index("def causal(")] == split[:split.index("def causal(")]
