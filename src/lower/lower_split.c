@@ -36,8 +36,8 @@
  *
  * Split (run on the lowered loop):
  *
- *   - a `for` over range(...) whose body holds a matrix product and no
- *     break, continue or return;
+ *   - a `for` over range(...) whose body holds a matrix product, no
+ *     break, continue, return or `:=`, and assigns no value to its counter;
  *   - at its top level, an `if` whose test is `j >= X`, `j > X` (turning
  *     at X + 1) or `j < X`, either way round, or such a comparison `and`
  *     tests that call nothing (not evaluated where the comparison is
@@ -59,12 +59,13 @@ typedef struct {
   bool found;
 } Refusal;
 
-/* A break, continue or return anywhere in the body (a nested loop's too: kept simple). */
+/* A break, continue or return anywhere in the body (a nested loop's too: kept simple), or a `:=`
+ * (a name it binds is not among the statements' targets). */
 static void find_exit(Node *node, void *data) {
   Refusal *scan = data;
   if (!node || scan->found)
     return;
-  if (node->kind == N_BREAK || node->kind == N_CONTINUE || node->kind == N_RETURN) {
+  if (node->kind == N_BREAK || node->kind == N_CONTINUE || node->kind == N_RETURN || node->kind == N_NAMED_EXPR) {
     scan->found = true;
     return;
   }
@@ -215,8 +216,11 @@ bool split_loop_at_turn(Lowerer *L, Node *stmt, NodeList *out) {
     return false;
   Str counter = target->u.name.id;
   Assigned *assigned = new_assigned(L);
-  add_assigned_target(assigned, target);
   collect_assigned(assigned, &stmt->u.for_.body, 0);
+  for (int i = 0; i < assigned->count; i++)
+    if (str_same(assigned->names[i], counter))
+      return false; /* `j = j * 2` before the `if`: it tests another value than the counter's */
+  add_assigned_target(assigned, target);
   Split split;
   int at = -1;
   for (int i = 0; i < stmt->u.for_.body.count && at < 0; i++)

@@ -225,3 +225,16 @@ def test_no_loop_split_keeps_the_loop_as_written(tmp_path, convert_text):
     assert "ct_loop_split" in split
     # outside the kernel's loop the two conversions agree
     assert whole[:whole.index("def causal(")] == split[:split.index("def causal(")]
+
+
+def test_a_counter_the_body_assigns_leaves_the_loop_whole(convert_text, convert, device):
+    """`j = j * 2` before the `if`: it tests another value than the counter's, so the loop is
+    not split there (a split at the counter's turn would run the wrong arm)."""
+    source = BANDED.replace("TEST", "j = j * 2\n        if j >= lo:")
+    assert "ct_loop_split" not in convert_text(source)
+    mod = convert(source)
+    a, b = torch.randn(16, 96, device=device), torch.randn(96, 16, device=device)
+    out = torch.zeros(16, 16, device=device)
+    mod.launch_banded(0, (1,), (a, b, out, 5, 0, True, 16))
+    torch.testing.assert_close(out.cpu(), _banded_reference(a.cpu(), b.cpu(), 16, lambda j: j * 2 >= 5), atol=1e-4,
+                               rtol=1e-4)
