@@ -48,7 +48,6 @@
  *
  * The first such `if` decides the split; others stay as they are.
  */
-#include <stdint.h>
 #include <string.h>
 
 #include "lower.h"
@@ -202,8 +201,10 @@ static Node *comment(Lowerer *L, const char *text) {
 }
 
 bool split_loop_at_turn(Lowerer *L, Node *stmt, NodeList *out) {
+  if (L->conv->no_loop_split || stmt->kind != N_FOR)
+    return false;
   Node *iter = stmt->u.for_.iter, *target = stmt->u.for_.target;
-  if (L->conv->no_loop_split || stmt->kind != N_FOR || target->kind != N_NAME || iter->kind != N_CALL || iter->u.call.func->kind != N_NAME ||
+  if (target->kind != N_NAME || iter->kind != N_CALL || iter->u.call.func->kind != N_NAME ||
       !str_eq(iter->u.call.func->u.name.id, "range") || iter->u.call.keywords.count)
     return false;
   NodeList *args = &iter->u.call.args;
