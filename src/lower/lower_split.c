@@ -54,38 +54,33 @@
 
 /* -------------------------------------------------------- what qualifies */
 
+/* Whether a node of one of `kinds` stands anywhere in `node`. */
 typedef struct {
+  const NodeKind *kinds;
+  int count;
   bool found;
-} Refusal;
+} KindScan;
 
-/* A break, continue or return anywhere in the body (a nested loop's too: kept simple), or a `:=`
- * (a name it binds is not among the statements' targets). */
-static void find_exit(Node *node, void *data) {
-  Refusal *scan = data;
+static void scan_kinds(Node *node, void *data) {
+  KindScan *scan = data;
   if (!node || scan->found)
     return;
-  if (node->kind == N_BREAK || node->kind == N_CONTINUE || node->kind == N_RETURN || node->kind == N_NAMED_EXPR) {
-    scan->found = true;
-    return;
-  }
-  node_children(node, find_exit, data);
+  for (int i = 0; i < scan->count; i++)
+    scan->found |= node->kind == scan->kinds[i];
+  if (!scan->found)
+    node_children(node, scan_kinds, data);
 }
 
-static void find_call(Node *node, void *data) {
-  Refusal *scan = data;
-  if (!node || scan->found)
-    return;
-  if (node->kind == N_CALL || node->kind == N_NAMED_EXPR || node->kind == N_LAMBDA) {
-    scan->found = true;
-    return;
-  }
-  node_children(node, find_call, data);
+static bool holds_kind(Node *node, const NodeKind *kinds, int count) {
+  KindScan scan = {kinds, count, false};
+  scan_kinds(node, &scan);
+  return scan.found;
 }
 
+/* A test evaluated for nothing but its value. */
 static bool calls_nothing(Node *node) {
-  Refusal scan = {false};
-  find_call(node, &scan);
-  return !scan.found;
+  static const NodeKind effects[] = {N_CALL, N_NAMED_EXPR, N_LAMBDA};
+  return !holds_kind(node, effects, 3);
 }
 
 /* A number: a scalar tile or a constant that is not a tuple, dtype or other Python object (whether it is
@@ -210,11 +205,12 @@ bool split_loop_at_turn(Lowerer *L, Node *stmt, NodeList *out) {
   NodeList *args = &iter->u.call.args;
   if (args->count < 1 || args->count > 3)
     return false;
-  Refusal exits = {false};
-  for (int i = 0; i < stmt->u.for_.body.count && !exits.found; i++)
-    find_exit(stmt->u.for_.body.items[i], &exits);
-  if (exits.found)
-    return false;
+  /* a break, continue or return anywhere in the body (a nested loop's too: kept simple), or a `:=`
+     (a name it binds is not among the statements' targets) */
+  static const NodeKind exits[] = {N_BREAK, N_CONTINUE, N_RETURN, N_NAMED_EXPR};
+  for (int i = 0; i < stmt->u.for_.body.count; i++)
+    if (holds_kind(stmt->u.for_.body.items[i], exits, 4))
+      return false;
   Str counter = target->u.name.id;
   Assigned *assigned = new_assigned(L);
   collect_assigned(assigned, &stmt->u.for_.body, 0);
