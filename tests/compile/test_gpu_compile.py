@@ -1779,36 +1779,33 @@ def test_a_loop_that_writes_memory_is_not_kept_for_its_single_trip(tmp_path):
 CAUSAL_SPLIT_CALLS = """
 import torch
 def launch(m):
-    q, k, v = torch.randn(512, 64).half(), torch.randn(512, 64).half(), torch.randn(512, 64).half()
-    m.launch_causal_split_kernel(0, (8,), (q, k, v, torch.empty(512, 64).half(), 64, 64, 64))
-CALLS = {"causal_split": [launch]}
+    q, kv = torch.randn(1, 2, 512, 64).half(), torch.randn(1, 1, 512, 64).half()
+    m.launch_attention_causal_kernel(0, (4, 2, 1), (q, kv, kv, torch.empty_like(q), 0.125, 2, 128, 64, 64))
+CALLS = {"attention_causal": [launch]}
 """
 
 
 def test_a_causal_loop_split_in_two_masks_in_its_second_loop_only(tmp_path, monkeypatch):
-    """`if j >= mask_start:` in a loop of products (src/lower/lower_split.c): for sm_90 the kernel
-    has two loops, the first with no branch and no select (the unmasked tiles), the second with
-    the `if`; both multiply with wgmma and copy by TMA. The interpreter checks the result
-    against torch."""
+    """The corpus's causal attention (corpus/cutile/attention_causal.py) tests `if j >= diagonal:`
+    in its loop of products; converted (src/lower/lower_split.c), for sm_90 the kernel has two
+    loops, the first with no branch and no select (the unmasked key tiles), the second with the
+    `if`; both multiply with wgmma and copy by TMA. tests/ops/test_attention_causal.py checks
+    its results under the interpreter."""
     asm = tmp_path / "asm"
     asm.mkdir()
     monkeypatch.setenv("C2T_DUMP_ASM", str(asm))
-    results = _compile_case(tmp_path, "causal_split", CAUSAL_SPLIT_CALLS)
+    (tmp_path / "mods").mkdir()
+    _convert(REPO / "corpus" / "cutile" / "attention_causal.py", tmp_path / "mods" / "attention_causal.py")
+    out = tmp_path / "results.json"
+    proc = _check_folder(tmp_path / "mods", CAUSAL_SPLIT_CALLS, tmp_path, "--targets", "90", "--json", str(out))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    results = json.loads(out.read_text())
     assert len(results) == 1 and results[0]["tma_launch"] and not results[0]["problems"], results
-    assert results[0]["ptx_wgmma"] > 0, results
-    (ttgir,) = asm.glob("causal_split.causal_split_kernel.*.ttgir")
+    assert results[0]["ptx_wgmma"] > 0 and results[0]["ptx_tma_loads"] > 0, results
+    (ttgir,) = asm.glob("attention_causal.attention_causal_kernel.*.ttgir")
     ir = ttgir.read_text()
     loops = [m.start() for m in re.finditer(r"\bscf\.for\b", ir)]
     assert len(loops) == 2, ir
-    # the mask: a comparison of int32 tensors (offs_m >= j * TN + offs_n), in the second loop only
-    mask = re.compile(r"arith\.cmpi sge, [^\n]*: tensor<")
+    # the mask: a comparison of int32 tensors (keys <= queries), in the second loop only
+    mask = re.compile(r"arith\.cmpi sle, [^\n]*: tensor<")
     assert not mask.search(ir[loops[0]:loops[1]]) and mask.search(ir[loops[1]:]), ir
-    ok, log = _run_interpreted(tmp_path / "mods" / "causal_split.py", (
-        "torch.manual_seed(0)\n"
-        "for seq, tm, tn in ((128, 32, 16), (96, 16, 32)):\n"
-        "    q, k, v = torch.randn(seq, 16), torch.randn(seq, 16), torch.randn(seq, 16)\n"
-        "    out = torch.zeros(seq, 16)\n"
-        "    m.launch_causal_split_kernel(0, ((seq + tm - 1) // tm,), (q, k, v, out, tm, tn, 16))\n"
-        "    s = (q @ k.T).masked_fill(torch.ones(seq, seq).triu(1).bool(), float('-inf'))\n"
-        "    torch.testing.assert_close(out, torch.softmax(s, -1) @ v, atol=1e-4, rtol=1e-4)\n"))
-    assert ok, log
