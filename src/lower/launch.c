@@ -1479,6 +1479,8 @@ static Node *rewrite_host_member(Lowerer *L, Node *node, const char *member) {
                 "host code uses cuda.tile.%s (ct.%s): ahead-of-time kernel export has no Triton counterpart; "
                 "Triton compiles kernels when they are first launched",
                 submodule, member);
+  if (!op_starts_with_cutile_name(member))
+    lower_error(L, node, "ct.%s is not a name of cuda.tile (cutile2triton --list-ops lists them)", member);
   lower_error(L, node, "host code uses ct.%s, which has no conversion on the host", member);
 }
 

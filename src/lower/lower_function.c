@@ -976,6 +976,10 @@ static void replace_decorators(Lowerer *L, Node *def) {
                   def->u.function_def.name.text);
     CtMention mention = {L, NULL};
     find_ct_mention(decorator, &mention);
+    const char *named = mention.found ? resolve_ct_member(L->conv, mention.found) : NULL;
+    if (named && !op_starts_with_cutile_name(named))
+      lower_error(L, mention.found, "ct.%s is not a name of cuda.tile (cutile2triton --list-ops lists them)",
+                  named);
     if (mention.found)
       lower_error(L, mention.found, "a decorator of a kernel that uses cuda.tile names cannot be converted (it stays "
                   "host code, where cuda.tile is gone)");

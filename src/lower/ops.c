@@ -254,6 +254,24 @@ bool op_is_public_name(const char *name) {
   return row && !strchr(row->name, '.') && !(row->flags & OPF_BUILTIN_ONLY);
 }
 
+bool op_starts_with_cutile_name(const char *member) {
+  /* submodules of the cuda-tile 1.7 package that its __all__ (the table) does not name */
+  static const char *const UNLISTED_SUBMODULES[] = {"jax", NULL};
+  if (member[0] == '_') /* a private submodule or name, which the table does not list */
+    return true;
+  size_t length = strcspn(member, ".");
+  for (int i = 0; UNLISTED_SUBMODULES[i]; i++)
+    if (strlen(UNLISTED_SUBMODULES[i]) == length && strncmp(UNLISTED_SUBMODULES[i], member, length) == 0)
+      return true;
+  for (int i = 0; i < c2t_op_row_count; i++) {
+    const OpRow *row = &c2t_op_rows[i];
+    if (!strchr(row->name, '.') && !(row->flags & OPF_BUILTIN_ONLY) && strlen(row->name) == length &&
+        strncmp(row->name, member, length) == 0)
+      return true;
+  }
+  return false;
+}
+
 /* Whether `member` is a cuTile operation only tile code can call (resolve.c asks
  * through Converter.tile_only_op, to find tile-helper functions no kernel calls). */
 bool op_is_tile_only(const char *member) {

@@ -96,6 +96,9 @@ bool op_is_tile_only(const char *member);
 /* A name cuda.tile takes from cuda.tile._stub (`_stub.pack_to_bytes` is ct.pack_to_bytes). */
 bool op_in_stub(const char *name);
 bool op_is_public_name(const char *name); /* hasattr(ct, name) in cuda.tile 1.7 */
+/* Whether ct.`member` ("tune.exhaustive_search", "_ir.ops") starts with a name cuda.tile 1.7 has:
+ * a public one of the table, or any private one (a leading underscore). */
+bool op_starts_with_cutile_name(const char *member);
 /* Any row whose name (or bare method name) is `name`, builtin-only rows included. */
 const OpRow *op_row(const char *name);
 /* The row that `object.name(...)` calls for a tile or array object, NULL if none. */

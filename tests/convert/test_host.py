@@ -562,3 +562,18 @@ def test_all_names_no_cuda_tile_name_the_module_no_longer_imports(convert, conve
     namespace = {}
     exec(f"from {mod.__name__} import *", namespace)
     assert "copy_kernel" in namespace and "MODE" in namespace
+
+
+def test_a_name_cuda_tile_does_not_have_is_said_so_on_the_host(convert_error):
+    """Host code of a fork of cuTile (`ct.set_backend("cpu")`, an `@ct.autotune` decorator above
+    the kernel) names what cuda-tile 1.7 lacks: the located error says the name is not cuTile's,
+    where it said the name had no conversion."""
+    message = convert_error(COPY_KERNEL + '\nct.set_backend("cpu")\n')
+    assert message.startswith("C2T403: ct.set_backend is not a name of cuda.tile"), message
+    message = convert_error(COPY_KERNEL.replace("@ct.kernel", '@ct.autotune(configs=[], key=["T"])\n@ct.kernel'))
+    assert message.startswith("C2T402: ct.autotune is not a name of cuda.tile"), message
+    # names of cuda.tile that have no conversion keep their message, private ones and the jax
+    # submodule (outside __all__) included
+    for use in ("ct.tune.Config", "ct._ir.ops", "ct.jax.cutile_call"):
+        message = convert_error(COPY_KERNEL + f"\nHOOK = {use}\n")
+        assert message.startswith(f"C2T403: host code uses {use}, which has no conversion"), message
