@@ -249,10 +249,19 @@ bool op_in_stub(const char *name) {
 /* Whether cuda.tile 1.7 has the public attribute `name` (hasattr(ct, name)):
  * every public name of cuda.tile 1.7 has a row; methods (Tile.x) and the
  * Python builtins the table also holds are not attributes of the module. */
-bool op_is_public_name(const char *name) {
-  const OpRow *row = op_find(name);
-  return row && !strchr(row->name, '.') && !(row->flags & OPF_BUILTIN_ONLY);
+/* Whether the `length` characters at `name` are a public name of cuda.tile: a row without a
+ * method's dot, not a builtin-only one. */
+static bool is_public_name(const char *name, size_t length) {
+  for (int i = 0; i < c2t_op_row_count; i++) {
+    const OpRow *row = &c2t_op_rows[i];
+    if (!strchr(row->name, '.') && !(row->flags & OPF_BUILTIN_ONLY) && strlen(row->name) == length &&
+        strncmp(row->name, name, length) == 0)
+      return true;
+  }
+  return false;
 }
+
+bool op_is_public_name(const char *name) { return is_public_name(name, strlen(name)); }
 
 bool op_starts_with_cutile_name(const char *member) {
   /* submodules of the cuda-tile 1.7 package that its __all__ (the table) does not name */
@@ -263,13 +272,7 @@ bool op_starts_with_cutile_name(const char *member) {
   for (int i = 0; UNLISTED_SUBMODULES[i]; i++)
     if (strlen(UNLISTED_SUBMODULES[i]) == length && strncmp(UNLISTED_SUBMODULES[i], member, length) == 0)
       return true;
-  for (int i = 0; i < c2t_op_row_count; i++) {
-    const OpRow *row = &c2t_op_rows[i];
-    if (!strchr(row->name, '.') && !(row->flags & OPF_BUILTIN_ONLY) && strlen(row->name) == length &&
-        strncmp(row->name, member, length) == 0)
-      return true;
-  }
-  return false;
+  return is_public_name(member, length);
 }
 
 /* Whether `member` is a cuTile operation only tile code can call (resolve.c asks
